@@ -1,0 +1,156 @@
+//! Errors: every variant has a stable machine-readable [`Error::code`] and a message a person
+//! understands. No input, however malformed, makes the core panic; it gets one of these, and the
+//! value that returned it stays usable.
+
+use alloc::string::String;
+
+use thiserror::Error;
+
+use crate::model::Model;
+use crate::status::Status;
+
+/// Everything that can go wrong when the core is handed bad input.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A model name that is not `task-2026`, `task-2025` or `job`.
+    #[error("unknown model {raw:?}: expected \"task-2026\", \"task-2025\" or \"job\"")]
+    UnknownModel {
+        /// The text as received.
+        raw: String,
+    },
+    /// A status string that no model speaks. It is never read as "pending".
+    #[error("unknown {model} status {raw:?}")]
+    UnknownStatus {
+        /// The model the status was read for.
+        model: Model,
+        /// The text as received.
+        raw: String,
+    },
+    /// A real status, but of another model (`canceled` for an MCP task, `working` for a job).
+    #[error("status {status:?} does not belong to the {model} model")]
+    StatusNotInModel {
+        /// The model the status was read for.
+        model: Model,
+        /// The status received.
+        status: Status,
+    },
+    /// A configuration value out of range.
+    #[error("invalid configuration: {field}: {reason}")]
+    InvalidConfig {
+        /// The field, as named in the configuration.
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An argument that does not make sense (an empty id, a batch with no ids, ...).
+    #[error("invalid input: {field}: {reason}")]
+    InvalidInput {
+        /// The argument or field.
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A value of one model handed to a machine of another.
+    #[error("this {expected} machine cannot take input of the {got} model")]
+    WrongModel {
+        /// The machine's model.
+        expected: Model,
+        /// The input's model.
+        got: Model,
+    },
+    /// The cancel button was pressed in a state that does not allow it; nothing goes on the wire.
+    #[error("cancel refused while the button is {state}: {reason}")]
+    CancelRefused {
+        /// The button state at the time of the press.
+        state: &'static str,
+        /// Why the press does nothing.
+        reason: &'static str,
+    },
+    /// A wire message that is not valid JSON or does not have the shape of any known message.
+    #[error("malformed {what}: {reason}")]
+    Malformed {
+        /// What was being read.
+        what: &'static str,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A wire message or field over a size limit.
+    #[error("{what} is too large: {actual} > {limit}")]
+    TooLarge {
+        /// What was being read.
+        what: &'static str,
+        /// The limit.
+        limit: usize,
+        /// What was received.
+        actual: usize,
+    },
+    /// JSON nested deeper than the reader allows.
+    #[error("JSON nested deeper than {limit} levels")]
+    TooDeep {
+        /// The nesting limit.
+        limit: usize,
+    },
+    /// A snapshot of a version this build does not know.
+    #[error("snapshot of {kind} has version {found}; this build reads version {supported}")]
+    SnapshotVersion {
+        /// The kind of state in the snapshot.
+        kind: String,
+        /// The version found.
+        found: u64,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// A snapshot that cannot be read back.
+    #[error("invalid snapshot: {reason}")]
+    SnapshotInvalid {
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// The stable machine-readable code of this error (also the `code` of a JavaScript error).
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Error::UnknownModel { .. } => "unknown_model",
+            Error::UnknownStatus { .. } => "unknown_status",
+            Error::StatusNotInModel { .. } => "status_not_in_model",
+            Error::InvalidConfig { .. } => "invalid_config",
+            Error::InvalidInput { .. } => "invalid_input",
+            Error::WrongModel { .. } => "wrong_model",
+            Error::CancelRefused { .. } => "cancel_refused",
+            Error::Malformed { .. } => "malformed",
+            Error::TooLarge { .. } => "too_large",
+            Error::TooDeep { .. } => "too_deep",
+            Error::SnapshotVersion { .. } => "snapshot_version",
+            Error::SnapshotInvalid { .. } => "snapshot_invalid",
+        }
+    }
+
+    /// Shorthand for [`Error::InvalidInput`].
+    pub fn invalid_input(field: &str, reason: &str) -> Error {
+        Error::InvalidInput { field: field.into(), reason: reason.into() }
+    }
+
+    /// Shorthand for [`Error::InvalidConfig`].
+    pub fn invalid_config(field: &str, reason: &str) -> Error {
+        Error::InvalidConfig { field: field.into(), reason: reason.into() }
+    }
+}
+
+/// Every error code, for documentation and for hosts that switch on codes.
+pub const ERROR_CODES: &[&str] = &[
+    "unknown_model",
+    "unknown_status",
+    "status_not_in_model",
+    "invalid_config",
+    "invalid_input",
+    "wrong_model",
+    "cancel_refused",
+    "malformed",
+    "too_large",
+    "too_deep",
+    "snapshot_version",
+    "snapshot_invalid",
+];

@@ -1,0 +1,57 @@
+//! # longcall
+//!
+//! The lifecycle brain for calls that outlive a request: MCP tasks (the 2026-07-28 extension
+//! `io.modelcontextprotocol/tasks` and the 2025-11-25 experimental design) and Sume-style paid
+//! jobs. It decides; the host does the I/O.
+//!
+//! * **Rules as pure functions.** [`lifecycle`] (is this transition legal, is this observation
+//!   consistent), [`outcome`] (what a settled call means), [`cancel`] (the cancel window, what
+//!   every cancel answer means, an honest cancel button), [`poll`] (when to poll next),
+//!   [`batch`] (which ids go in the next `jobs_wait`), [`admission`] (what a submit answer means
+//!   and what to do next), [`ownership`], [`mapping`].
+//! * **State machines per watched call** in [`tracker`]: `handle_*(now, input)`, then drain
+//!   [`tracker::Output`]s until `Output::WakeAt(deadline)`; call again at that deadline or when
+//!   the next input arrives.
+//! * **Reference servers** in [`server`]: a task registry and a job book, for mocks, conformance
+//!   runs and fuzz oracles.
+//!
+//! ## Rules of the road
+//!
+//! * **No I/O, no clock, no randomness.** Time is a `u64` of milliseconds passed in by the host
+//!   (any epoch, as long as it is the same one throughout); jitter comes from a seed.
+//! * **No panics.** Bad input gets an [`Error`] with a stable [`Error::code`], and the value that
+//!   returned it stays usable. A panic is a bug.
+//! * **Snapshots** ([`snapshot`]) hold absolute deadlines and restore exactly.
+#![no_std]
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)
+)]
+
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
+
+pub mod admission;
+pub mod batch;
+pub mod cancel;
+pub mod error;
+pub mod lifecycle;
+pub mod mapping;
+pub mod model;
+pub mod outcome;
+pub mod ownership;
+pub mod poll;
+pub mod server;
+pub mod snapshot;
+pub mod status;
+pub mod time;
+pub mod tracker;
+pub mod violation;
+pub mod wire;
+
+pub use error::Error;
+pub use model::Model;
+pub use status::Status;
+pub use violation::{Level, Rule, Violation};

@@ -1,0 +1,330 @@
+//! Status transitions. The tables below are the data; every function reads them.
+//!
+//! Rules (SEMANTICS.md §1), written once:
+//!
+//! 1. **Server truth.** A status moves only along an edge of its model's table.
+//! 2. **Repeats are not transitions.** `X → X` is a repeated poll (it may still carry new fields
+//!    such as `statusMessage` or `pollIntervalMs`); `processing ↔ running` is one phase under two
+//!    names and counts as a repeat too.
+//! 3. **Terminal is absorbing.** No edge leaves `completed`, `failed`, `cancelled`, `canceled` or
+//!    `expired`. A server that reports a different status after a terminal one violates the
+//!    protocol: the client keeps the first terminal status and reports the conflict.
+//! 4. **Observation is not truth.** A poller sees a subsequence of the true path, so `A` then `C`
+//!    is consistent if some path `A →* C` exists (`queued → completed`: `processing` was missed).
+//!    `processing → queued` has no path: a regression.
+//! 5. **Seeds.** A 2025 task MUST start `working`. A 2026 task is "typically" seeded `working`
+//!    but a client must accept any seed, even a terminal one. A job is created `queued`, but a
+//!    resumed watcher may first see it in any status.
+//!
+//! The README's state diagrams are generated from [`table`] by `longcall diagram` and a test
+//! checks that they match.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::model::Model;
+use crate::status::Status::{self, *};
+
+/// One row of a transition table: a status and the statuses the server may move it to.
+pub type Row = (Status, &'static [Status]);
+
+/// MCP tasks, both revisions (the 2025 text and the 2026 diagram agree).
+pub const TASK_TABLE: &[Row] = &[
+    (Working, &[InputRequired, Completed, Failed, Cancelled]),
+    (InputRequired, &[Working, Completed, Failed, Cancelled]),
+    (Completed, &[]),
+    (Failed, &[]),
+    (Cancelled, &[]),
+];
+
+/// Sume jobs. Never `processing → canceled`: once generation started the job runs and bills.
+pub const JOB_TABLE: &[Row] = &[
+    (Queued, &[Processing, Running, Canceled, Failed, Expired]),
+    (Processing, &[Completed, Failed, Expired]),
+    (Running, &[Completed, Failed, Expired]),
+    (Completed, &[]),
+    (Failed, &[]),
+    (Canceled, &[]),
+    (Expired, &[]),
+];
+
+/// The transition table of `model`.
+pub const fn table(model: Model) -> &'static [Row] {
+    match model {
+        Model::Task2026 | Model::Task2025 => TASK_TABLE,
+        Model::Job => JOB_TABLE,
+    }
+}
+
+/// The statuses a call of `model` may be created in (rule 5).
+pub const fn seeds(model: Model) -> &'static [Status] {
+    match model {
+        Model::Task2025 => &[Working],
+        Model::Task2026 => &Status::TASK,
+        Model::Job => &[Queued],
+    }
+}
+
+/// Whether the server may really move a call from one status to another (rules 1 to 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transition {
+    /// A true transition of the model.
+    Allowed = 0,
+    /// The same status (or phase) again: not a transition.
+    Repeat = 1,
+    /// Not an edge of the table, out of a non-terminal status.
+    Forbidden = 2,
+    /// Out of a terminal status: never.
+    FromTerminal = 3,
+}
+
+/// Whether a polled sequence `from` then `to` is consistent with the model (rule 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Observation {
+    /// A direct transition of the model.
+    Advance = 0,
+    /// The same status (or phase) again.
+    Repeat = 1,
+    /// Consistent: some statuses were missed between two polls.
+    Skipped = 2,
+    /// Inconsistent: no path leads back (`processing → queued`).
+    Regression = 3,
+    /// Inconsistent: a different status after a terminal one. Keep the first terminal status.
+    TerminalConflict = 4,
+}
+
+impl Observation {
+    /// True when a real server could have produced this sequence.
+    pub const fn is_consistent(self) -> bool {
+        matches!(self, Observation::Advance | Observation::Repeat | Observation::Skipped)
+    }
+
+    /// The numeric code used by the numbers-only WebAssembly path.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+impl Transition {
+    /// The numeric code used by the numbers-only WebAssembly path.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+/// How a first status seen for a call relates to the model's seeds (rule 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Seed {
+    /// The status a call of this model is created in.
+    Normal,
+    /// Allowed but unusual: a 2026 task born in another status, or a job first seen later on.
+    Unusual,
+    /// A protocol violation: a 2025 task that does not start `working`.
+    Violation,
+}
+
+// Bit sets of status codes, built from the tables at compile time, so each check is one lookup.
+type Bits = u16;
+
+const fn bit(s: Status) -> Bits {
+    1 << (s as u8)
+}
+
+const fn adjacency(rows: &[Row]) -> [Bits; 10] {
+    let mut adj = [0; 10];
+    let mut r = 0;
+    while r < rows.len() {
+        let (from, tos) = rows[r];
+        let mut t = 0;
+        while t < tos.len() {
+            adj[from as usize] |= bit(tos[t]);
+            t += 1;
+        }
+        r += 1;
+    }
+    adj
+}
+
+const fn closure(adj: [Bits; 10]) -> [Bits; 10] {
+    let mut reach = adj;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        let mut s = 0;
+        while s < 10 {
+            let mut next = reach[s];
+            let mut t = 0;
+            while t < 10 {
+                if reach[s] & (1 << t) != 0 {
+                    next |= reach[t];
+                }
+                t += 1;
+            }
+            if next != reach[s] {
+                reach[s] = next;
+                changed = true;
+            }
+            s += 1;
+        }
+    }
+    reach
+}
+
+const TASK_EDGES: [Bits; 10] = adjacency(TASK_TABLE);
+const JOB_EDGES: [Bits; 10] = adjacency(JOB_TABLE);
+const TASK_PATHS: [Bits; 10] = closure(TASK_EDGES);
+const JOB_PATHS: [Bits; 10] = closure(JOB_EDGES);
+
+const fn edges(model: Model) -> &'static [Bits; 10] {
+    match model {
+        Model::Job => &JOB_EDGES,
+        _ => &TASK_EDGES,
+    }
+}
+
+const fn paths(model: Model) -> &'static [Bits; 10] {
+    match model {
+        Model::Job => &JOB_PATHS,
+        _ => &TASK_PATHS,
+    }
+}
+
+fn lookup(sets: &[Bits; 10], from: Status) -> Bits {
+    sets.get(from as usize).copied().unwrap_or(0)
+}
+
+fn check_pair(model: Model, from: Status, to: Status) -> Result<(), Error> {
+    from.expect_in(model)?;
+    to.expect_in(model)?;
+    Ok(())
+}
+
+/// May the server really move a call of `model` from `from` to `to`?
+///
+/// ```
+/// use longcall::{lifecycle::{transition, Transition}, Model, Status};
+/// assert_eq!(transition(Model::Job, Status::Queued, Status::Canceled).unwrap(), Transition::Allowed);
+/// assert_eq!(transition(Model::Job, Status::Processing, Status::Canceled).unwrap(), Transition::Forbidden);
+/// assert_eq!(transition(Model::Task2026, Status::Cancelled, Status::Completed).unwrap(), Transition::FromTerminal);
+/// ```
+pub fn transition(model: Model, from: Status, to: Status) -> Result<Transition, Error> {
+    check_pair(model, from, to)?;
+    Ok(if from.phase() == to.phase() {
+        Transition::Repeat
+    } else if from.is_terminal() {
+        Transition::FromTerminal
+    } else if lookup(edges(model), from) & bit(to) != 0 {
+        Transition::Allowed
+    } else {
+        Transition::Forbidden
+    })
+}
+
+/// Is seeing `from` and then `to` in two polls consistent with `model`?
+///
+/// ```
+/// use longcall::{lifecycle::{observe, Observation}, Model, Status};
+/// assert_eq!(observe(Model::Job, Status::Queued, Status::Completed).unwrap(), Observation::Skipped);
+/// assert_eq!(observe(Model::Job, Status::Processing, Status::Queued).unwrap(), Observation::Regression);
+/// ```
+pub fn observe(model: Model, from: Status, to: Status) -> Result<Observation, Error> {
+    check_pair(model, from, to)?;
+    Ok(if from.phase() == to.phase() {
+        Observation::Repeat
+    } else if from.is_terminal() {
+        Observation::TerminalConflict
+    } else if lookup(edges(model), from) & bit(to) != 0 {
+        Observation::Advance
+    } else if lookup(paths(model), from) & bit(to) != 0 {
+        Observation::Skipped
+    } else {
+        Observation::Regression
+    })
+}
+
+/// How the first status seen for a call relates to the model's seeds.
+pub fn seed(model: Model, first: Status) -> Result<Seed, Error> {
+    first.expect_in(model)?;
+    Ok(if first == Working || first == Queued {
+        Seed::Normal
+    } else if model == Model::Task2025 {
+        Seed::Violation
+    } else {
+        Seed::Unusual
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(model: Model, from: Status, to: Status) -> bool {
+        table(model)
+            .iter()
+            .any(|(f, tos)| *f == from && tos.contains(&to))
+    }
+
+    /// Every ordered pair of every model, checked against the rows as written.
+    #[test]
+    fn transition_follows_the_rows() {
+        for model in Model::ALL {
+            for &from in Status::of(model) {
+                for &to in Status::of(model) {
+                    let got = transition(model, from, to).unwrap();
+                    let want = if from.phase() == to.phase() {
+                        Transition::Repeat
+                    } else if from.is_terminal() {
+                        Transition::FromTerminal
+                    } else if listed(model, from, to) {
+                        Transition::Allowed
+                    } else {
+                        Transition::Forbidden
+                    };
+                    assert_eq!(got, want, "{model} {from} -> {to}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_status_of_a_model_has_a_row() {
+        for model in Model::ALL {
+            for &s in Status::of(model) {
+                let rows = table(model).iter().filter(|(f, _)| *f == s).count();
+                assert_eq!(rows, 1, "{model} {s}");
+                let terminal_row_empty = table(model).iter().any(|(f, t)| *f == s && t.is_empty());
+                assert_eq!(terminal_row_empty, s.is_terminal(), "{model} {s}");
+            }
+        }
+    }
+
+    #[test]
+    fn named_rules() {
+        use Observation as O;
+        let job = Model::Job;
+        assert_eq!(observe(job, Queued, Completed).unwrap(), O::Skipped);
+        assert_eq!(observe(job, Processing, Queued).unwrap(), O::Regression);
+        assert_eq!(observe(job, Processing, Running).unwrap(), O::Repeat);
+        assert_eq!(transition(job, Processing, Canceled).unwrap(), Transition::Forbidden);
+        assert_eq!(transition(job, Running, Canceled).unwrap(), Transition::Forbidden);
+        assert_eq!(observe(job, Processing, Canceled).unwrap(), O::Regression);
+        for task in [Model::Task2026, Model::Task2025] {
+            assert_eq!(observe(task, Cancelled, Completed).unwrap(), O::TerminalConflict);
+            assert_eq!(observe(task, InputRequired, Working).unwrap(), O::Advance);
+        }
+        assert_eq!(seed(Model::Task2025, Completed).unwrap(), Seed::Violation);
+        assert_eq!(seed(Model::Task2026, Completed).unwrap(), Seed::Unusual);
+        assert_eq!(seed(Model::Task2026, Working).unwrap(), Seed::Normal);
+    }
+
+    #[test]
+    fn foreign_statuses_are_typed_errors() {
+        let e = transition(Model::Task2026, Canceled, Working).unwrap_err();
+        assert_eq!(e.code(), "status_not_in_model");
+        let e = observe(Model::Job, Queued, Cancelled).unwrap_err();
+        assert_eq!(e.code(), "status_not_in_model");
+    }
+}

@@ -1,0 +1,196 @@
+//! Statuses with their exact wire spellings.
+//!
+//! One enum holds the statuses of all three models so that hosts, vectors and the numbers-only
+//! WebAssembly path treat them uniformly; [`Status::parse`] checks that a status belongs to the
+//! model it is read for. Note the spellings: MCP `cancelled` (double l), Sume `canceled`.
+
+use core::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::model::Model;
+
+/// A lifecycle status of a task or a job.
+///
+/// ```
+/// use longcall::{Model, Status};
+/// let s = Status::parse(Model::Task2026, "input_required").unwrap();
+/// assert_eq!(s, Status::InputRequired);
+/// assert!(!s.is_terminal());
+/// // The wrong spelling for the model is a typed error, never a default.
+/// assert_eq!(Status::parse(Model::Task2026, "canceled").unwrap_err().code(), "status_not_in_model");
+/// assert_eq!(Status::parse(Model::Job, "pending").unwrap_err().code(), "unknown_status");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Task: the request is being processed.
+    Working = 0,
+    /// Task: the server waits for client input listed in `inputRequests`.
+    InputRequired = 1,
+    /// Task or job: finished with a result (a task result may still carry `isError`).
+    Completed = 2,
+    /// Task or job: finished with an error.
+    Failed = 3,
+    /// Task: cancelled (MCP spelling).
+    Cancelled = 4,
+    /// Job: accepted, waiting for a concurrency slot. The only state a job can be cancelled in.
+    Queued = 5,
+    /// Job: generation has started; it runs to completion and bills.
+    Processing = 6,
+    /// Job: Sume's public name for the processing phase.
+    Running = 7,
+    /// Job: cancelled while queued (Sume spelling).
+    Canceled = 8,
+    /// Job: expired before it finished (terminal).
+    Expired = 9,
+}
+
+impl Status {
+    /// Every status, in code order.
+    pub const ALL: [Status; 10] = [
+        Status::Working,
+        Status::InputRequired,
+        Status::Completed,
+        Status::Failed,
+        Status::Cancelled,
+        Status::Queued,
+        Status::Processing,
+        Status::Running,
+        Status::Canceled,
+        Status::Expired,
+    ];
+
+    /// The statuses of the MCP task models.
+    pub const TASK: [Status; 5] = [
+        Status::Working,
+        Status::InputRequired,
+        Status::Completed,
+        Status::Failed,
+        Status::Cancelled,
+    ];
+
+    /// The statuses of the job model.
+    pub const JOB: [Status; 7] = [
+        Status::Queued,
+        Status::Processing,
+        Status::Running,
+        Status::Completed,
+        Status::Failed,
+        Status::Canceled,
+        Status::Expired,
+    ];
+
+    /// The exact wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Working => "working",
+            Status::InputRequired => "input_required",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::Cancelled => "cancelled",
+            Status::Queued => "queued",
+            Status::Processing => "processing",
+            Status::Running => "running",
+            Status::Canceled => "canceled",
+            Status::Expired => "expired",
+        }
+    }
+
+    /// The numeric code used by the numbers-only WebAssembly path.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The status for a numeric code, if there is one.
+    pub const fn from_code(code: u8) -> Option<Status> {
+        match code {
+            0 => Some(Status::Working),
+            1 => Some(Status::InputRequired),
+            2 => Some(Status::Completed),
+            3 => Some(Status::Failed),
+            4 => Some(Status::Cancelled),
+            5 => Some(Status::Queued),
+            6 => Some(Status::Processing),
+            7 => Some(Status::Running),
+            8 => Some(Status::Canceled),
+            9 => Some(Status::Expired),
+            _ => None,
+        }
+    }
+
+    /// Terminal statuses never change again (the same set for every model that speaks them).
+    pub const fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            Status::Completed | Status::Failed | Status::Cancelled | Status::Canceled | Status::Expired
+        )
+    }
+
+    /// True for a cancelled task or a canceled job.
+    pub const fn is_cancelled(self) -> bool {
+        matches!(self, Status::Cancelled | Status::Canceled)
+    }
+
+    /// The phase a status stands for: `running` is `processing` under another name.
+    pub const fn phase(self) -> Status {
+        match self {
+            Status::Running => Status::Processing,
+            other => other,
+        }
+    }
+
+    /// Whether `model` speaks this status.
+    pub const fn belongs_to(self, model: Model) -> bool {
+        match model {
+            Model::Task2026 | Model::Task2025 => (self as u8) <= 4,
+            Model::Job => matches!(
+                self,
+                Status::Queued
+                    | Status::Processing
+                    | Status::Running
+                    | Status::Completed
+                    | Status::Failed
+                    | Status::Canceled
+                    | Status::Expired
+            ),
+        }
+    }
+
+    /// The statuses `model` speaks.
+    pub fn of(model: Model) -> &'static [Status] {
+        if model.is_task() {
+            &Status::TASK
+        } else {
+            &Status::JOB
+        }
+    }
+
+    /// Reads a wire status for `model`.
+    ///
+    /// An unknown string is [`Error::UnknownStatus`] carrying the raw text (never "pending");
+    /// a real status of another model (`canceled` for a task) is [`Error::StatusNotInModel`].
+    pub fn parse(model: Model, raw: &str) -> Result<Status, Error> {
+        let status = Status::ALL
+            .into_iter()
+            .find(|s| s.as_str() == raw)
+            .ok_or_else(|| Error::UnknownStatus { model, raw: raw.into() })?;
+        status.expect_in(model)
+    }
+
+    /// Returns the status if `model` speaks it, else [`Error::StatusNotInModel`].
+    pub fn expect_in(self, model: Model) -> Result<Status, Error> {
+        if self.belongs_to(model) {
+            Ok(self)
+        } else {
+            Err(Error::StatusNotInModel { model, status: self })
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,107 @@
+//! Protocol violations: what a peer did that the rules forbid. They are observations, not errors:
+//! the tracker reports them as outputs and keeps working, and `longcall check` lists them.
+
+use alloc::string::String;
+use core::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// How strongly the broken rule is worded in its source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// A SHOULD (or our documented choice): `longcall check` warns, `--strict` fails.
+    Should,
+    /// A MUST: `longcall check` fails.
+    Must,
+}
+
+macro_rules! rules {
+    ($( $(#[$doc:meta])* $variant:ident = $code:literal, $level:ident; )*) => {
+        /// A rule a peer can break. Codes are stable.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        #[non_exhaustive]
+        pub enum Rule {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Rule {
+            /// Every rule.
+            pub const ALL: &'static [Rule] = &[$(Rule::$variant,)*];
+
+            /// The stable code (snake case).
+            pub const fn code(self) -> &'static str {
+                match self { $(Rule::$variant => $code,)* }
+            }
+
+            /// MUST or SHOULD.
+            pub const fn level(self) -> Level {
+                match self { $(Rule::$variant => Level::$level,)* }
+            }
+        }
+    };
+}
+
+rules! {
+    /// A status sequence no allowed path explains (`processing → queued`).
+    IllegalTransition = "illegal_transition", Must;
+    /// A different status after a terminal one; the first terminal status stands.
+    TerminalConflict = "terminal_conflict", Must;
+    /// A 2025 task that was not created `working`.
+    BadSeed = "bad_seed", Must;
+    /// A status string the model does not have.
+    UnknownStatus = "unknown_status", Must;
+    /// A payload that contradicts its status (failed with a result, completed without one, ...).
+    ResultContradictsStatus = "result_contradicts_status", Must;
+    /// A cancel answer the revision does not allow (2025 cancel not answered `cancelled`, ...).
+    CancelAnswerBreaksRevision = "cancel_answer_breaks_revision", Must;
+    /// Cancelling a terminal 2026 task answered with an error instead of the idempotent ack.
+    CancelTerminalNotAcked = "cancel_terminal_not_acked", Should;
+    /// An input key asked again after it was answered.
+    InputKeyReused = "input_key_reused", Must;
+    /// The client answered the same input key twice.
+    InputAnsweredTwice = "input_answered_twice", Should;
+    /// The client polled sooner than the server's interval.
+    PollTooFast = "poll_too_fast", Should;
+    /// The original paid or mutating request was sent again after a local timeout.
+    ResubmitAfterTimeout = "resubmit_after_timeout", Must;
+    /// A `tasks/*` request over HTTP without `Mcp-Name`, or with one that differs from `taskId`.
+    McpNameHeader = "mcp_name_header", Must;
+    /// A `resultType` that is wrong for the message (`task` on `tasks/get`, ...).
+    WrongResultType = "wrong_result_type", Must;
+    /// A 2026 `tasks/*` request without the tasks capability in its `_meta`.
+    MissingCapability = "missing_capability", Must;
+    /// A task handle returned to a request that did not declare the tasks capability.
+    UnsolicitedTask = "unsolicited_task", Must;
+    /// A method that the revision removed or never had (`tasks/result` on 2026).
+    WrongRevisionMethod = "wrong_revision_method", Must;
+    /// A required field missing or of the wrong type.
+    MissingField = "missing_field", Must;
+    /// A notification for a task the client does not know. Kept or ignored, never fatal.
+    UnknownTaskNotification = "unknown_task_notification", Should;
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// One broken rule, with what was seen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// The rule.
+    pub rule: Rule,
+    /// MUST or SHOULD (copied from the rule so JSON readers need no table).
+    pub level: Level,
+    /// What was seen, for a person.
+    pub detail: String,
+}
+
+impl Violation {
+    /// A violation of `rule`, with what was seen.
+    pub fn new(rule: Rule, detail: impl Into<String>) -> Violation {
+        Violation { rule, level: rule.level(), detail: detail.into() }
+    }
+}
