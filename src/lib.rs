@@ -48,6 +48,7 @@ pub mod snapshot;
 pub mod status;
 pub mod time;
 pub mod tracker;
+pub mod view;
 pub mod violation;
 pub mod wire;
 

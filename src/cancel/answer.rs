@@ -1,0 +1,329 @@
+//! What every cancel answer means, per model, as the table [`ANSWER_TABLE`].
+//!
+//! Rules (SEMANTICS.md §3):
+//!
+//! * **task-2026** `tasks/cancel` answers an empty ack `{resultType: "complete"}`. It is **not** a
+//!   promise: the task may stay working and end completed or failed. Keep observing. A terminal
+//!   task gets the same ack (idempotent). `-32602`: unknown or expired id.
+//! * **task-2025** answers the task, which MUST already be `cancelled`. Cancelling a terminal
+//!   task MUST be rejected with `-32602`, the same code as an unknown id, so `-32602` means
+//!   "finished first, or unknown": an observation decides.
+//! * **job** `jobs_cancel`: 200 with the canceled job (also when it was canceled already:
+//!   idempotent); 409 `job_generation_already_started` with `details.cancelable: false` once
+//!   generation started (the job runs and bills: show "still running", keep waiting, never
+//!   resubmit); 409 `job_not_cancelable` once terminal; 404 `not_found` for an unknown id **or
+//!   another member's job**, indistinguishable by design.
+//! * Any other error (rate limit, 5xx, transport) means the cancel did not take effect.
+//! * After **any** answer one confirming observation is due: a cancel sent from a stale snapshot
+//!   can race the worker, and the server's status decides.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::model::Model;
+use crate::status::Status;
+use crate::view::codes;
+use crate::violation::Rule;
+
+/// A Sume error code seen in a cancel answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobErrorCode {
+    /// 409: generation has started; the job runs to completion and bills.
+    JobGenerationAlreadyStarted,
+    /// 409: the job is terminal; nothing to cancel.
+    JobNotCancelable,
+    /// 404: unknown id, or another member's job.
+    NotFound,
+    /// 429: slow down.
+    RateLimitExceeded,
+    /// Any other code.
+    Other,
+}
+
+impl JobErrorCode {
+    /// Reads a wire error code; unknown codes are [`JobErrorCode::Other`].
+    pub fn parse(code: &str) -> JobErrorCode {
+        match code {
+            "job_generation_already_started" => JobErrorCode::JobGenerationAlreadyStarted,
+            "job_not_cancelable" => JobErrorCode::JobNotCancelable,
+            "not_found" => JobErrorCode::NotFound,
+            "rate_limit_exceeded" => JobErrorCode::RateLimitExceeded,
+            _ => JobErrorCode::Other,
+        }
+    }
+
+    /// The wire spelling (`other` for codes longcall does not know).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            JobErrorCode::JobGenerationAlreadyStarted => "job_generation_already_started",
+            JobErrorCode::JobNotCancelable => "job_not_cancelable",
+            JobErrorCode::NotFound => "not_found",
+            JobErrorCode::RateLimitExceeded => "rate_limit_exceeded",
+            JobErrorCode::Other => "other",
+        }
+    }
+}
+
+/// A cancel answer as the wire said it (parsed by [`crate::wire`], or built by a host).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CancelAnswer {
+    /// 2026: the empty ack `{resultType: "complete"}`.
+    Ack,
+    /// 2025: the task after cancellation.
+    Task {
+        /// Its status.
+        status: Status,
+    },
+    /// A JSON-RPC error.
+    RpcError {
+        /// The error code.
+        code: i64,
+    },
+    /// Job: 200 with the job.
+    Job {
+        /// Its status.
+        status: Status,
+    },
+    /// Job: an error envelope.
+    JobError {
+        /// The HTTP status.
+        http_status: u16,
+        /// `error.code`.
+        code: JobErrorCode,
+        /// `error.details.cancelable`, when present.
+        #[serde(default)]
+        cancelable: Option<bool>,
+    },
+    /// No answer: a transport error or a local timeout. The cancel may or may not have arrived.
+    NoAnswer,
+}
+
+/// What a cancel answer means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelVerdict {
+    /// 2026: accepted, not a promise. Keep observing until a terminal status.
+    Acknowledged = 0,
+    /// The call is cancelled.
+    Cancelled = 1,
+    /// Job: generation started. It runs to completion and bills; keep waiting, never resubmit.
+    TooLate = 2,
+    /// The call was already terminal.
+    AlreadyFinished = 3,
+    /// 2025 `-32602`: finished first, or unknown. An observation decides.
+    Rejected = 4,
+    /// The handle is unknown (or another member's): it no longer resolves.
+    NotFound = 5,
+    /// The cancel did not take effect (rate limit, server or transport error). It may be retried.
+    RequestFailed = 6,
+    /// The answer breaks the revision's rule. An observation decides.
+    BreaksRevision = 7,
+}
+
+impl CancelVerdict {
+    /// The stable name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CancelVerdict::Acknowledged => "acknowledged",
+            CancelVerdict::Cancelled => "cancelled",
+            CancelVerdict::TooLate => "too_late",
+            CancelVerdict::AlreadyFinished => "already_finished",
+            CancelVerdict::Rejected => "rejected",
+            CancelVerdict::NotFound => "not_found",
+            CancelVerdict::RequestFailed => "request_failed",
+            CancelVerdict::BreaksRevision => "breaks_revision",
+        }
+    }
+
+    /// The numeric code used by the numbers-only WebAssembly path.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The rule the peer broke, when the verdict records one.
+    pub const fn violation(self) -> Option<Rule> {
+        match self {
+            CancelVerdict::BreaksRevision => Some(Rule::CancelAnswerBreaksRevision),
+            _ => None,
+        }
+    }
+}
+
+/// Which answers a row matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// The 2026 ack.
+    Ack,
+    /// A task in this status.
+    Task(Status),
+    /// A task in any status.
+    AnyTask,
+    /// A JSON-RPC error with this code.
+    Rpc(i64),
+    /// Any JSON-RPC error.
+    AnyRpc,
+    /// A job in this status.
+    Job(Status),
+    /// A job in any status.
+    AnyJob,
+    /// A job error with this code.
+    JobError(JobErrorCode),
+    /// Any job error.
+    AnyJobError,
+    /// No answer at all.
+    NoAnswer,
+    /// Anything.
+    Any,
+}
+
+impl Pattern {
+    fn matches(self, a: CancelAnswer) -> bool {
+        use CancelAnswer as A;
+        match (self, a) {
+            (Pattern::Any, _) => true,
+            (Pattern::Ack, A::Ack) | (Pattern::NoAnswer, A::NoAnswer) => true,
+            (Pattern::Task(s), A::Task { status }) => s == status,
+            (Pattern::AnyTask, A::Task { .. }) => true,
+            (Pattern::Rpc(c), A::RpcError { code }) => c == code,
+            (Pattern::AnyRpc, A::RpcError { .. }) => true,
+            (Pattern::Job(s), A::Job { status }) => s == status,
+            (Pattern::AnyJob, A::Job { .. }) => true,
+            (Pattern::JobError(c), A::JobError { code, cancelable, .. }) => {
+                // A "started" answer that claims the job is still cancelable contradicts itself.
+                c == code && !(c == JobErrorCode::JobGenerationAlreadyStarted && cancelable == Some(true))
+            }
+            (Pattern::AnyJobError, A::JobError { .. }) => true,
+            _ => false,
+        }
+    }
+}
+
+/// One row: for this model, an answer matching this pattern means this verdict.
+pub type AnswerRow = (Model, Pattern, CancelVerdict);
+
+use CancelVerdict as V;
+
+/// The cancel-answer table. The first matching row wins.
+pub const ANSWER_TABLE: &[AnswerRow] = &[
+    (Model::Task2026, Pattern::Ack, V::Acknowledged),
+    (Model::Task2026, Pattern::Rpc(codes::INVALID_PARAMS), V::NotFound),
+    (Model::Task2026, Pattern::AnyRpc, V::RequestFailed),
+    (Model::Task2026, Pattern::NoAnswer, V::RequestFailed),
+    (Model::Task2026, Pattern::Any, V::BreaksRevision),
+    (Model::Task2025, Pattern::Task(Status::Cancelled), V::Cancelled),
+    (Model::Task2025, Pattern::AnyTask, V::BreaksRevision),
+    (Model::Task2025, Pattern::Rpc(codes::INVALID_PARAMS), V::Rejected),
+    (Model::Task2025, Pattern::AnyRpc, V::RequestFailed),
+    (Model::Task2025, Pattern::NoAnswer, V::RequestFailed),
+    (Model::Task2025, Pattern::Any, V::BreaksRevision),
+    (Model::Job, Pattern::Job(Status::Canceled), V::Cancelled),
+    (Model::Job, Pattern::AnyJob, V::BreaksRevision),
+    (Model::Job, Pattern::JobError(JobErrorCode::JobGenerationAlreadyStarted), V::TooLate),
+    (Model::Job, Pattern::JobError(JobErrorCode::JobNotCancelable), V::AlreadyFinished),
+    (Model::Job, Pattern::JobError(JobErrorCode::NotFound), V::NotFound),
+    (Model::Job, Pattern::JobError(JobErrorCode::RateLimitExceeded), V::RequestFailed),
+    (Model::Job, Pattern::JobError(JobErrorCode::Other), V::RequestFailed),
+    (Model::Job, Pattern::NoAnswer, V::RequestFailed),
+    (Model::Job, Pattern::Any, V::BreaksRevision),
+];
+
+/// What a cancel answer means for a call of `model`.
+///
+/// ```
+/// use longcall::cancel::{classify_answer, CancelAnswer, CancelVerdict, JobErrorCode};
+/// use longcall::Model;
+/// let started = CancelAnswer::JobError {
+///     http_status: 409,
+///     code: JobErrorCode::JobGenerationAlreadyStarted,
+///     cancelable: Some(false),
+/// };
+/// assert_eq!(classify_answer(Model::Job, started).unwrap(), CancelVerdict::TooLate);
+/// assert_eq!(classify_answer(Model::Task2026, CancelAnswer::Ack).unwrap(), CancelVerdict::Acknowledged);
+/// ```
+///
+/// Errors: a status in the answer that is not of the model's kind.
+pub fn classify_answer(model: Model, answer: CancelAnswer) -> Result<CancelVerdict, Error> {
+    // A task answer must carry a task status and a job answer a job status, whatever the model
+    // (an answer of the other kind is a broken revision, not bad input).
+    match answer {
+        CancelAnswer::Task { status } => {
+            status.expect_in(if model.is_task() { model } else { Model::Task2026 })?;
+        }
+        CancelAnswer::Job { status } => {
+            status.expect_in(Model::Job)?;
+        }
+        _ => {}
+    }
+    Ok(ANSWER_TABLE
+        .iter()
+        .find(|(m, p, _)| *m == model && p.matches(answer))
+        .map_or(CancelVerdict::BreaksRevision, |r| r.2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use CancelAnswer as A;
+
+    fn job_err(code: JobErrorCode, http: u16) -> CancelAnswer {
+        A::JobError { http_status: http, code, cancelable: Some(false) }
+    }
+
+    #[test]
+    fn seed_and_spec_answers() {
+        let c = |m, a| classify_answer(m, a).unwrap();
+        assert_eq!(c(Model::Task2026, A::Ack), V::Acknowledged);
+        assert_eq!(c(Model::Task2026, A::RpcError { code: -32602 }), V::NotFound);
+        assert_eq!(c(Model::Task2026, A::Task { status: Status::Cancelled }), V::BreaksRevision);
+        assert_eq!(c(Model::Task2025, A::Task { status: Status::Cancelled }), V::Cancelled);
+        assert_eq!(c(Model::Task2025, A::Task { status: Status::Working }), V::BreaksRevision);
+        assert_eq!(c(Model::Task2025, A::RpcError { code: -32602 }), V::Rejected);
+        assert_eq!(c(Model::Task2025, A::Ack), V::BreaksRevision);
+        assert_eq!(c(Model::Job, A::Job { status: Status::Canceled }), V::Cancelled);
+        assert_eq!(c(Model::Job, A::Job { status: Status::Processing }), V::BreaksRevision);
+        assert_eq!(c(Model::Job, job_err(JobErrorCode::JobGenerationAlreadyStarted, 409)), V::TooLate);
+        assert_eq!(c(Model::Job, job_err(JobErrorCode::JobNotCancelable, 409)), V::AlreadyFinished);
+        assert_eq!(c(Model::Job, job_err(JobErrorCode::NotFound, 404)), V::NotFound);
+        assert_eq!(c(Model::Job, job_err(JobErrorCode::Other, 503)), V::RequestFailed);
+        assert_eq!(c(Model::Job, A::NoAnswer), V::RequestFailed);
+        let contradictory = A::JobError {
+            http_status: 409,
+            code: JobErrorCode::JobGenerationAlreadyStarted,
+            cancelable: Some(true),
+        };
+        assert_eq!(c(Model::Job, contradictory), V::BreaksRevision);
+    }
+
+    #[test]
+    fn every_row_matches_its_own_example_first_or_is_shadowed_by_design() {
+        for (i, &(m, p, v)) in ANSWER_TABLE.iter().enumerate() {
+            let example = match p {
+                Pattern::Ack | Pattern::Any => A::Ack,
+                Pattern::Task(s) => A::Task { status: s },
+                Pattern::AnyTask => A::Task { status: Status::Working },
+                Pattern::Rpc(code) => A::RpcError { code },
+                Pattern::AnyRpc => A::RpcError { code: -32603 },
+                Pattern::Job(s) => A::Job { status: s },
+                Pattern::AnyJob => A::Job { status: Status::Queued },
+                Pattern::JobError(c) => job_err(c, 409),
+                Pattern::AnyJobError => job_err(JobErrorCode::Other, 500),
+                Pattern::NoAnswer => A::NoAnswer,
+            };
+            let first = ANSWER_TABLE.iter().position(|(mm, pp, _)| *mm == m && pp.matches(example));
+            if first == Some(i) {
+                assert_eq!(classify_answer(m, example).unwrap(), v, "row {i}");
+            } else {
+                // Only catch-all rows may be shadowed for their example.
+                assert_eq!(p, Pattern::Any, "row {i} is dead");
+            }
+        }
+    }
+
+    #[test]
+    fn foreign_status_in_answer_is_typed_error() {
+        assert!(classify_answer(Model::Job, A::Job { status: Status::Working }).is_err());
+        assert!(classify_answer(Model::Task2025, A::Task { status: Status::Canceled }).is_err());
+    }
+}

@@ -1,0 +1,321 @@
+//! An honest cancel button: its state comes from the model, the last observed status, and what
+//! happened to the cancel request, never from hope.
+//!
+//! Rules (SEMANTICS.md §3, "The button"):
+//!
+//! * Before the handle is known the button is `unavailable`.
+//! * Not pressed: a call inside its cancel window shows `available`; a job whose generation started
+//!   shows `too_late`; a terminal call shows `not_applicable`.
+//! * Pressing is allowed only when `available`; it moves to `requesting` and the host sends the
+//!   cancel. In any other state a press is a typed refusal and nothing goes on the wire.
+//! * The answer moves it on: 2026 ack → `acknowledged_pending` (not a promise); cancelled →
+//!   `cancelled`; 409 started → `too_late`; already terminal → `finished_first`; unknown handle →
+//!   `unavailable`; a failed request → back to `available`; an ambiguous or rule-breaking answer
+//!   stays `requesting` until an observation decides.
+//! * Observations settle it once pressed: a cancelled status → `cancelled`; any other terminal
+//!   status → `finished_first` (the call finished before the cancel took effect).
+//! * `cancelled`, `finished_first` and `not_applicable` are final for the button.
+//! * "Cancelled" is shown only once a cancelled status was observed (or the 2025/job answer itself
+//!   carried it).
+
+use serde::{Deserialize, Serialize};
+
+use super::answer::CancelVerdict;
+use super::window::{window, Window};
+use crate::error::Error;
+use crate::model::Model;
+use crate::snapshot::Snapshot;
+use crate::status::Status;
+
+/// What the button shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ButtonState {
+    /// No handle yet (or the handle no longer resolves).
+    Unavailable = 0,
+    /// Press it: a cancel can be sent now.
+    Available = 1,
+    /// Sent; no answer yet.
+    Requesting = 2,
+    /// 2026: the server acknowledged; the task has not settled yet and may still finish.
+    AcknowledgedPending = 3,
+    /// Job: generation started; it runs to completion and bills.
+    TooLate = 4,
+    /// A cancelled status was observed.
+    Cancelled = 5,
+    /// Pressed, but the call settled as completed or failed before the cancel took effect.
+    FinishedFirst = 6,
+    /// Already terminal before anyone pressed.
+    NotApplicable = 7,
+}
+
+impl ButtonState {
+    /// Every state, in code order.
+    pub const ALL: [ButtonState; 8] = [
+        ButtonState::Unavailable,
+        ButtonState::Available,
+        ButtonState::Requesting,
+        ButtonState::AcknowledgedPending,
+        ButtonState::TooLate,
+        ButtonState::Cancelled,
+        ButtonState::FinishedFirst,
+        ButtonState::NotApplicable,
+    ];
+
+    /// The stable name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ButtonState::Unavailable => "unavailable",
+            ButtonState::Available => "available",
+            ButtonState::Requesting => "requesting",
+            ButtonState::AcknowledgedPending => "acknowledged_pending",
+            ButtonState::TooLate => "too_late",
+            ButtonState::Cancelled => "cancelled",
+            ButtonState::FinishedFirst => "finished_first",
+            ButtonState::NotApplicable => "not_applicable",
+        }
+    }
+
+    /// The numeric code used by the numbers-only WebAssembly path.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// True for the states the button never leaves.
+    pub const fn is_final(self) -> bool {
+        matches!(self, ButtonState::Cancelled | ButtonState::FinishedFirst | ButtonState::NotApplicable)
+    }
+
+    /// Why a press does nothing in this state (`None` when a press is allowed).
+    pub const fn refusal(self) -> Option<&'static str> {
+        match self {
+            ButtonState::Available => None,
+            ButtonState::Unavailable => Some("there is no handle to cancel"),
+            ButtonState::Requesting => Some("a cancel request is already on its way"),
+            ButtonState::AcknowledgedPending => {
+                Some("the server acknowledged the cancel; the task has not settled yet")
+            }
+            ButtonState::TooLate => {
+                Some("generation already started: the job runs to completion and bills")
+            }
+            ButtonState::Cancelled => Some("the call is already cancelled"),
+            ButtonState::FinishedFirst => Some("the call finished before the cancel took effect"),
+            ButtonState::NotApplicable => Some("the call had already finished"),
+        }
+    }
+}
+
+/// The cancel button of one call.
+///
+/// ```
+/// use longcall::cancel::{ButtonState, CancelButton, CancelVerdict};
+/// use longcall::{Model, Status};
+/// let mut b = CancelButton::new(Model::Job);
+/// b.handle_status(Status::Queued).unwrap();
+/// assert_eq!(b.state(), ButtonState::Available);
+/// b.press().unwrap(); // now send jobs_cancel
+/// b.handle_verdict(CancelVerdict::TooLate); // 409 job_generation_already_started
+/// assert_eq!(b.state(), ButtonState::TooLate);
+/// assert_eq!(b.press().unwrap_err().code(), "cancel_refused");
+/// b.handle_status(Status::Completed).unwrap();
+/// assert_eq!(b.state(), ButtonState::FinishedFirst);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CancelButton {
+    model: Model,
+    state: ButtonState,
+    last_status: Option<Status>,
+    pressed: bool,
+}
+
+impl Snapshot for CancelButton {
+    const KIND: &'static str = "cancel_button";
+}
+
+impl CancelButton {
+    /// A button for a call whose handle is not known yet.
+    pub const fn new(model: Model) -> CancelButton {
+        CancelButton { model, state: ButtonState::Unavailable, last_status: None, pressed: false }
+    }
+
+    /// What the button shows now.
+    pub const fn state(&self) -> ButtonState {
+        self.state
+    }
+
+    /// The model.
+    pub const fn model(&self) -> Model {
+        self.model
+    }
+
+    /// Whether it was pressed (and the press went on the wire).
+    pub const fn pressed(&self) -> bool {
+        self.pressed
+    }
+
+    /// The last status observed.
+    pub const fn last_status(&self) -> Option<Status> {
+        self.last_status
+    }
+
+    /// An observation of the call's status. Call it for every status seen (answers to polls,
+    /// notifications, a 2025 cancel answer). Returns the new state.
+    pub fn handle_status(&mut self, status: Status) -> Result<ButtonState, Error> {
+        let win = window(self.model, status)?;
+        if self.last_status.is_some_and(|s| s.is_terminal()) {
+            // The first terminal status stands; later ones are the tracker's conflict to report.
+            return Ok(self.state);
+        }
+        self.last_status = Some(status);
+        if self.state.is_final() {
+            return Ok(self.state);
+        }
+        self.state = match (self.pressed, win) {
+            (_, Window::Terminal) if !self.pressed => ButtonState::NotApplicable,
+            (_, Window::Terminal) if status.is_cancelled() => ButtonState::Cancelled,
+            (_, Window::Terminal) => ButtonState::FinishedFirst,
+            (false, Window::Open) => ButtonState::Available,
+            (false, Window::Started) => ButtonState::TooLate,
+            // Pressed and still running: the answer (or its absence) decides.
+            (true, Window::Started) if self.state == ButtonState::Available => ButtonState::TooLate,
+            (true, _) => self.state,
+        };
+        Ok(self.state)
+    }
+
+    /// The user pressed the button. `Ok` means: send the cancel request now (the button shows
+    /// `requesting`). Any other state is a typed refusal and nothing must go on the wire.
+    pub fn press(&mut self) -> Result<(), Error> {
+        match self.state.refusal() {
+            None => {
+                self.state = ButtonState::Requesting;
+                self.pressed = true;
+                Ok(())
+            }
+            Some(reason) => Err(Error::CancelRefused { state: self.state.as_str(), reason }),
+        }
+    }
+
+    /// The cancel request was answered. Returns the new state.
+    pub fn handle_verdict(&mut self, verdict: CancelVerdict) -> ButtonState {
+        if self.state.is_final() {
+            return self.state;
+        }
+        self.state = match verdict {
+            CancelVerdict::Acknowledged => ButtonState::AcknowledgedPending,
+            CancelVerdict::Cancelled => ButtonState::Cancelled,
+            CancelVerdict::TooLate => ButtonState::TooLate,
+            CancelVerdict::AlreadyFinished => ButtonState::FinishedFirst,
+            CancelVerdict::NotFound => ButtonState::Unavailable,
+            CancelVerdict::RequestFailed => self.reopen(),
+            CancelVerdict::Rejected | CancelVerdict::BreaksRevision => ButtonState::Requesting,
+        };
+        self.state
+    }
+
+    /// The handle no longer resolves (`-32602` on a poll, 404, TTL passed unsettled).
+    pub fn handle_lost(&mut self) -> ButtonState {
+        if !self.state.is_final() {
+            self.state = ButtonState::Unavailable;
+        }
+        self.state
+    }
+
+    // A cancel that did not take effect can be tried again if the window is still open.
+    fn reopen(&mut self) -> ButtonState {
+        self.pressed = false;
+        match self.last_status.map(|s| window(self.model, s)) {
+            Some(Ok(Window::Open)) => ButtonState::Available,
+            Some(Ok(Window::Started)) => ButtonState::TooLate,
+            Some(Ok(Window::Terminal)) => ButtonState::NotApplicable,
+            _ => ButtonState::Unavailable,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ButtonState as B;
+
+    #[test]
+    fn no_press_follows_the_window() {
+        for model in Model::ALL {
+            for &s in Status::of(model) {
+                let mut b = CancelButton::new(model);
+                assert_eq!(b.state(), B::Unavailable);
+                let got = b.handle_status(s).unwrap();
+                let want = match window(model, s).unwrap() {
+                    Window::Open => B::Available,
+                    Window::Started => B::TooLate,
+                    Window::Terminal => B::NotApplicable,
+                };
+                assert_eq!(got, want, "{model} {s}");
+            }
+        }
+    }
+
+    #[test]
+    fn refusals_never_change_state() {
+        for state in ButtonState::ALL {
+            let mut b = CancelButton { model: Model::Job, state, last_status: None, pressed: false };
+            let r = b.press();
+            assert_eq!(r.is_ok(), state == B::Available);
+            if r.is_err() {
+                assert_eq!(b.state(), state);
+                assert_eq!(r.unwrap_err().code(), "cancel_refused");
+            }
+        }
+    }
+
+    #[test]
+    fn task_2026_ack_is_not_a_promise() {
+        let mut b = CancelButton::new(Model::Task2026);
+        b.handle_status(Status::Working).unwrap();
+        b.press().unwrap();
+        assert_eq!(b.handle_verdict(CancelVerdict::Acknowledged), B::AcknowledgedPending);
+        assert_eq!(b.handle_status(Status::Working).unwrap(), B::AcknowledgedPending);
+        assert_eq!(b.handle_status(Status::Completed).unwrap(), B::FinishedFirst);
+        // A later different terminal status does not flip it.
+        assert_eq!(b.handle_status(Status::Cancelled).unwrap(), B::FinishedFirst);
+    }
+
+    #[test]
+    fn cancelled_only_after_cancelled_status() {
+        let mut b = CancelButton::new(Model::Task2026);
+        b.handle_status(Status::InputRequired).unwrap();
+        b.press().unwrap();
+        b.handle_verdict(CancelVerdict::Acknowledged);
+        assert_ne!(b.state(), B::Cancelled);
+        assert_eq!(b.handle_status(Status::Cancelled).unwrap(), B::Cancelled);
+    }
+
+    #[test]
+    fn failed_request_reopens_the_window() {
+        let mut b = CancelButton::new(Model::Job);
+        b.handle_status(Status::Queued).unwrap();
+        b.press().unwrap();
+        assert_eq!(b.handle_verdict(CancelVerdict::RequestFailed), B::Available);
+        assert!(!b.pressed());
+        b.press().unwrap();
+        assert_eq!(b.handle_verdict(CancelVerdict::Cancelled), B::Cancelled);
+    }
+
+    #[test]
+    fn job_2025_rejected_waits_for_observation() {
+        let mut b = CancelButton::new(Model::Task2025);
+        b.handle_status(Status::Working).unwrap();
+        b.press().unwrap();
+        assert_eq!(b.handle_verdict(CancelVerdict::Rejected), B::Requesting);
+        assert_eq!(b.handle_status(Status::Completed).unwrap(), B::FinishedFirst);
+    }
+
+    #[test]
+    fn lost_handle() {
+        let mut b = CancelButton::new(Model::Job);
+        b.handle_status(Status::Queued).unwrap();
+        b.press().unwrap();
+        assert_eq!(b.handle_verdict(CancelVerdict::NotFound), B::Unavailable);
+        assert!(b.press().is_err());
+    }
+}

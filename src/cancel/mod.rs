@@ -1,0 +1,15 @@
+//! Cancellation: what a cancel button can honestly promise (SEMANTICS.md §3).
+//!
+//! * [`window`]: may this call still be cancelled, given its last status?
+//! * [`answer`]: what every cancel answer means, per model, as a table.
+//! * [`button`]: the state of an honest cancel button.
+//!
+//! A client-side timeout is **not** a cancel: stopping watching a job does not stop the job.
+
+pub mod answer;
+pub mod button;
+pub mod window;
+
+pub use answer::{classify_answer, CancelAnswer, CancelVerdict, JobErrorCode};
+pub use button::{ButtonState, CancelButton};
+pub use window::{window, Window};

@@ -1,0 +1,72 @@
+//! The cancel window.
+//!
+//! Rules: a task can be cancelled while `working` or `input_required` (cooperatively: see
+//! [`super::answer`]). A job can be cancelled only while `queued`: queued time has cost nothing
+//! yet; once generation has started (`processing`, `running`) the job runs to completion and bills.
+//! Nothing terminal can be cancelled.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::model::Model;
+use crate::status::Status;
+
+/// Where a call stands with respect to cancellation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Window {
+    /// A cancel request can be sent now.
+    Open = 0,
+    /// Job only: generation has started; a cancel would be answered 409 and the job bills.
+    Started = 1,
+    /// The call is terminal; there is nothing to cancel.
+    Terminal = 2,
+}
+
+impl Window {
+    /// The numeric code used by the numbers-only WebAssembly path.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+/// The cancel window of a call of `model` last seen in `status`.
+///
+/// ```
+/// use longcall::cancel::{window, Window};
+/// use longcall::{Model, Status};
+/// assert_eq!(window(Model::Job, Status::Queued).unwrap(), Window::Open);
+/// assert_eq!(window(Model::Job, Status::Running).unwrap(), Window::Started);
+/// assert_eq!(window(Model::Task2026, Status::InputRequired).unwrap(), Window::Open);
+/// ```
+pub fn window(model: Model, status: Status) -> Result<Window, Error> {
+    status.expect_in(model)?;
+    Ok(if status.is_terminal() {
+        Window::Terminal
+    } else if model == Model::Job && status.phase() == Status::Processing {
+        Window::Started
+    } else {
+        Window::Open
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_status_of_every_model() {
+        for model in Model::ALL {
+            for &s in Status::of(model) {
+                let want = match (model, s) {
+                    (_, s) if s.is_terminal() => Window::Terminal,
+                    (Model::Job, Status::Queued) => Window::Open,
+                    (Model::Job, _) => Window::Started,
+                    _ => Window::Open,
+                };
+                assert_eq!(window(model, s).unwrap(), want, "{model} {s}");
+            }
+        }
+        assert!(window(Model::Job, Status::Working).is_err());
+    }
+}

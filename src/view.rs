@@ -1,0 +1,130 @@
+//! What a host knows about one task or job at one moment: the parsed, wire-independent form that
+//! the codecs in [`crate::wire`] produce, the reference servers in [`crate::server`] answer, and
+//! the trackers in [`crate::tracker`] consume.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::status::Status;
+
+/// A JSON-RPC error object `{code, message, data?}`. Compare codes, never message text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RpcError {
+    /// The JSON-RPC error code.
+    pub code: i64,
+    /// The message, for people only.
+    #[serde(default)]
+    pub message: String,
+    /// Optional structured data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// JSON-RPC and MCP error codes the rules refer to.
+pub mod codes {
+    /// Unknown or expired task id (both revisions); 2025: cancel of a terminal task.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Method not found: `tasks/result` and `tasks/list` on 2026.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// Invalid request.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// 2026: the client did not declare the tasks capability.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// 2026 Streamable HTTP: `Mcp-Name` / `Mcp-Method` header missing or not matching the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
+}
+
+/// A tool result as received (`CallToolResult`), with its `isError` flag read out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// `isError: true`: the tool ran and reported a business failure.
+    pub is_error: bool,
+    /// The whole result object as received.
+    pub value: Value,
+}
+
+/// One outstanding input request of an `input_required` task: a key and what is asked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InputRequest {
+    /// The key, unique over the task's life. Echo it back exactly.
+    pub key: String,
+    /// The request (`elicitation/create`, `sampling/createMessage`, `roots/list`).
+    pub request: Value,
+}
+
+/// One observation of a task: what `tasks/get` (or a notification) said.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TaskView {
+    /// The server-generated task id.
+    pub task_id: String,
+    /// The status.
+    pub status: Status,
+    /// Optional human-readable status message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// `createdAt` as milliseconds since the Unix epoch, when it parsed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at_ms: Option<u64>,
+    /// `lastUpdatedAt` as milliseconds since the Unix epoch, when it parsed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_updated_at_ms: Option<u64>,
+    /// `ttlMs` (2026) or `ttl` (2025): lifetime from creation; `None` is unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// `pollIntervalMs` (2026) or `pollInterval` (2025): a floor for the next poll.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_interval_ms: Option<u64>,
+    /// 2026 `input_required`: every outstanding input request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_requests: Vec<InputRequest>,
+    /// 2026 `completed` (or a 2025 `tasks/result` answer): the tool result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<ToolResult>,
+    /// 2026 `failed` (or a 2025 `tasks/result` error): the JSON-RPC error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RpcError>,
+}
+
+impl Default for Status {
+    fn default() -> Self {
+        Status::Working
+    }
+}
+
+/// One observation of a job: what `jobs_get` or `jobs_wait` said about it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobView {
+    /// The job id.
+    pub id: String,
+    /// The status.
+    pub status: Status,
+    /// The job's result, when completed and included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The job's error body, when failed or expired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+}
+
+/// A Sume API error envelope `{error: {code, message, details}, request_id}` with its HTTP status.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub http_status: u16,
+    /// `error.code`, e.g. `job_generation_already_started`.
+    pub code: String,
+    /// `error.message`, for people only.
+    #[serde(default)]
+    pub message: String,
+    /// `error.details`, e.g. `{cancelable: false}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// `request_id`, to show with the error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
