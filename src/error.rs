@@ -130,12 +130,18 @@ impl Error {
 
     /// Shorthand for [`Error::InvalidInput`].
     pub fn invalid_input(field: &str, reason: &str) -> Error {
-        Error::InvalidInput { field: field.into(), reason: reason.into() }
+        Error::InvalidInput {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 
     /// Shorthand for [`Error::InvalidConfig`].
     pub fn invalid_config(field: &str, reason: &str) -> Error {
-        Error::InvalidConfig { field: field.into(), reason: reason.into() }
+        Error::InvalidConfig {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 }
 

@@ -70,13 +70,25 @@ pub struct Payload {
 
 impl Payload {
     /// No payload.
-    pub const NONE: Payload = Payload { result: None, error: false };
+    pub const NONE: Payload = Payload {
+        result: None,
+        error: false,
+    };
     /// A result with `isError` absent or false.
-    pub const OK: Payload = Payload { result: Some(false), error: false };
+    pub const OK: Payload = Payload {
+        result: Some(false),
+        error: false,
+    };
     /// A result with `isError: true`.
-    pub const TOOL_ERROR: Payload = Payload { result: Some(true), error: false };
+    pub const TOOL_ERROR: Payload = Payload {
+        result: Some(true),
+        error: false,
+    };
     /// A JSON-RPC error.
-    pub const ERROR: Payload = Payload { result: None, error: true };
+    pub const ERROR: Payload = Payload {
+        result: None,
+        error: true,
+    };
 }
 
 /// Which payload shape a row matches.
@@ -121,31 +133,169 @@ const RCS: Option<Rule> = Some(Rule::ResultContradictsStatus);
 /// The outcome table. The first matching row wins.
 pub const OUTCOME_TABLE: &[OutcomeRow] = &[
     // 2026: the result rides in tasks/get.
-    (Model::Task2026, Status::Completed, Shape::Ok, Outcome::Succeeded, None),
-    (Model::Task2026, Status::Completed, Shape::ToolError, Outcome::ToolError, None),
-    (Model::Task2026, Status::Completed, Shape::Both, Outcome::ProtocolFailure, RCS),
-    (Model::Task2026, Status::Completed, Shape::Error, Outcome::ProtocolFailure, RCS),
-    (Model::Task2026, Status::Completed, Shape::Nothing, Outcome::ProtocolFailure, RCS),
-    (Model::Task2026, Status::Failed, Shape::Error, Outcome::ProtocolFailure, None),
-    (Model::Task2026, Status::Failed, Shape::ToolError, Outcome::ToolError, RCS),
-    (Model::Task2026, Status::Failed, Shape::Any, Outcome::ProtocolFailure, RCS),
-    (Model::Task2026, Status::Cancelled, Shape::Nothing, Outcome::Cancelled, None),
-    (Model::Task2026, Status::Cancelled, Shape::Any, Outcome::Cancelled, RCS),
+    (
+        Model::Task2026,
+        Status::Completed,
+        Shape::Ok,
+        Outcome::Succeeded,
+        None,
+    ),
+    (
+        Model::Task2026,
+        Status::Completed,
+        Shape::ToolError,
+        Outcome::ToolError,
+        None,
+    ),
+    (
+        Model::Task2026,
+        Status::Completed,
+        Shape::Both,
+        Outcome::ProtocolFailure,
+        RCS,
+    ),
+    (
+        Model::Task2026,
+        Status::Completed,
+        Shape::Error,
+        Outcome::ProtocolFailure,
+        RCS,
+    ),
+    (
+        Model::Task2026,
+        Status::Completed,
+        Shape::Nothing,
+        Outcome::ProtocolFailure,
+        RCS,
+    ),
+    (
+        Model::Task2026,
+        Status::Failed,
+        Shape::Error,
+        Outcome::ProtocolFailure,
+        None,
+    ),
+    (
+        Model::Task2026,
+        Status::Failed,
+        Shape::ToolError,
+        Outcome::ToolError,
+        RCS,
+    ),
+    (
+        Model::Task2026,
+        Status::Failed,
+        Shape::Any,
+        Outcome::ProtocolFailure,
+        RCS,
+    ),
+    (
+        Model::Task2026,
+        Status::Cancelled,
+        Shape::Nothing,
+        Outcome::Cancelled,
+        None,
+    ),
+    (
+        Model::Task2026,
+        Status::Cancelled,
+        Shape::Any,
+        Outcome::Cancelled,
+        RCS,
+    ),
     // 2025: the payload is what tasks/result answered.
-    (Model::Task2025, Status::Completed, Shape::Ok, Outcome::Succeeded, None),
-    (Model::Task2025, Status::Completed, Shape::ToolError, Outcome::ToolError, None),
-    (Model::Task2025, Status::Completed, Shape::Error, Outcome::ProtocolFailure, RCS),
-    (Model::Task2025, Status::Completed, Shape::Any, Outcome::ProtocolFailure, RCS),
-    (Model::Task2025, Status::Failed, Shape::ToolError, Outcome::ToolError, None),
-    (Model::Task2025, Status::Failed, Shape::Error, Outcome::ProtocolFailure, None),
-    (Model::Task2025, Status::Failed, Shape::Ok, Outcome::ProtocolFailure, RCS),
-    (Model::Task2025, Status::Failed, Shape::Any, Outcome::ProtocolFailure, None),
-    (Model::Task2025, Status::Cancelled, Shape::Any, Outcome::Cancelled, None),
+    (
+        Model::Task2025,
+        Status::Completed,
+        Shape::Ok,
+        Outcome::Succeeded,
+        None,
+    ),
+    (
+        Model::Task2025,
+        Status::Completed,
+        Shape::ToolError,
+        Outcome::ToolError,
+        None,
+    ),
+    (
+        Model::Task2025,
+        Status::Completed,
+        Shape::Error,
+        Outcome::ProtocolFailure,
+        RCS,
+    ),
+    (
+        Model::Task2025,
+        Status::Completed,
+        Shape::Any,
+        Outcome::ProtocolFailure,
+        RCS,
+    ),
+    (
+        Model::Task2025,
+        Status::Failed,
+        Shape::ToolError,
+        Outcome::ToolError,
+        None,
+    ),
+    (
+        Model::Task2025,
+        Status::Failed,
+        Shape::Error,
+        Outcome::ProtocolFailure,
+        None,
+    ),
+    (
+        Model::Task2025,
+        Status::Failed,
+        Shape::Ok,
+        Outcome::ProtocolFailure,
+        RCS,
+    ),
+    (
+        Model::Task2025,
+        Status::Failed,
+        Shape::Any,
+        Outcome::ProtocolFailure,
+        None,
+    ),
+    (
+        Model::Task2025,
+        Status::Cancelled,
+        Shape::Any,
+        Outcome::Cancelled,
+        None,
+    ),
     // Jobs: the status decides; the result or error body is the host's to show.
-    (Model::Job, Status::Completed, Shape::Any, Outcome::Succeeded, None),
-    (Model::Job, Status::Failed, Shape::Any, Outcome::Failed, None),
-    (Model::Job, Status::Canceled, Shape::Any, Outcome::Cancelled, None),
-    (Model::Job, Status::Expired, Shape::Any, Outcome::Expired, None),
+    (
+        Model::Job,
+        Status::Completed,
+        Shape::Any,
+        Outcome::Succeeded,
+        None,
+    ),
+    (
+        Model::Job,
+        Status::Failed,
+        Shape::Any,
+        Outcome::Failed,
+        None,
+    ),
+    (
+        Model::Job,
+        Status::Canceled,
+        Shape::Any,
+        Outcome::Cancelled,
+        None,
+    ),
+    (
+        Model::Job,
+        Status::Expired,
+        Shape::Any,
+        Outcome::Expired,
+        None,
+    ),
 ];
 
 /// Whether the outcome of a terminal status needs a separate fetch before it can be classified:
@@ -166,7 +316,11 @@ pub const fn needs_result_fetch(model: Model, status: Status) -> bool {
 /// ```
 ///
 /// Errors: a status of another model, or a status that is not terminal.
-pub fn classify(model: Model, status: Status, payload: Payload) -> Result<(Outcome, Option<Rule>), Error> {
+pub fn classify(
+    model: Model,
+    status: Status,
+    payload: Payload,
+) -> Result<(Outcome, Option<Rule>), Error> {
     status.expect_in(model)?;
     OUTCOME_TABLE
         .iter()
@@ -184,7 +338,10 @@ mod tests {
         Payload::OK,
         Payload::TOOL_ERROR,
         Payload::ERROR,
-        Payload { result: Some(false), error: true },
+        Payload {
+            result: Some(false),
+            error: true,
+        },
     ];
 
     #[test]
@@ -206,7 +363,10 @@ mod tests {
             Shape::Ok => Payload::OK,
             Shape::ToolError => Payload::TOOL_ERROR,
             Shape::Error => Payload::ERROR,
-            Shape::Both => Payload { result: Some(true), error: true },
+            Shape::Both => Payload {
+                result: Some(true),
+                error: true,
+            },
         };
         for (i, &(m, s, shape, outcome, rule)) in OUTCOME_TABLE.iter().enumerate() {
             // A row shadowed by an earlier one is dead data; Any rows are checked by a shape no
@@ -231,13 +391,31 @@ mod tests {
     fn named_rules() {
         use Outcome::*;
         let c = |m, s, p| classify(m, s, p).unwrap();
-        assert_eq!(c(Model::Task2026, Status::Completed, Payload::OK), (Succeeded, None));
-        assert_eq!(c(Model::Task2026, Status::Failed, Payload::ERROR), (ProtocolFailure, None));
+        assert_eq!(
+            c(Model::Task2026, Status::Completed, Payload::OK),
+            (Succeeded, None)
+        );
+        assert_eq!(
+            c(Model::Task2026, Status::Failed, Payload::ERROR),
+            (ProtocolFailure, None)
+        );
         assert_eq!(c(Model::Task2026, Status::Completed, Payload::NONE).1, RCS);
-        assert_eq!(c(Model::Task2026, Status::Failed, Payload::TOOL_ERROR), (ToolError, RCS));
-        assert_eq!(c(Model::Task2025, Status::Failed, Payload::TOOL_ERROR), (ToolError, None));
-        assert_eq!(c(Model::Job, Status::Expired, Payload::NONE), (Expired, None));
-        assert_eq!(c(Model::Job, Status::Canceled, Payload::NONE), (Cancelled, None));
+        assert_eq!(
+            c(Model::Task2026, Status::Failed, Payload::TOOL_ERROR),
+            (ToolError, RCS)
+        );
+        assert_eq!(
+            c(Model::Task2025, Status::Failed, Payload::TOOL_ERROR),
+            (ToolError, None)
+        );
+        assert_eq!(
+            c(Model::Job, Status::Expired, Payload::NONE),
+            (Expired, None)
+        );
+        assert_eq!(
+            c(Model::Job, Status::Canceled, Payload::NONE),
+            (Cancelled, None)
+        );
         assert!(needs_result_fetch(Model::Task2025, Status::Failed));
         assert!(!needs_result_fetch(Model::Task2026, Status::Failed));
         assert!(classify(Model::Job, Status::Cancelled, Payload::NONE).is_err());

@@ -44,8 +44,14 @@ struct Body<T> {
 
 /// Saves `value` as a versioned snapshot.
 pub fn save<T: Snapshot>(value: &T) -> Result<String, Error> {
-    serde_json::to_string(&Envelope { kind: T::KIND, v: VERSION, state: value })
-        .map_err(|e| Error::SnapshotInvalid { reason: e.to_string() })
+    serde_json::to_string(&Envelope {
+        kind: T::KIND,
+        v: VERSION,
+        state: value,
+    })
+    .map_err(|e| Error::SnapshotInvalid {
+        reason: e.to_string(),
+    })
 }
 
 /// Restores a value saved by [`save`].
@@ -69,9 +75,14 @@ pub fn restore<T: Snapshot>(text: &str) -> Result<T, Error> {
         });
     }
     if header.v != u64::from(VERSION) {
-        return Err(Error::SnapshotVersion { kind: header.kind, found: header.v, supported: VERSION });
+        return Err(Error::SnapshotVersion {
+            kind: header.kind,
+            found: header.v,
+            supported: VERSION,
+        });
     }
-    let body: Body<T> = serde_json::from_str(text)
-        .map_err(|e| Error::SnapshotInvalid { reason: e.to_string() })?;
+    let body: Body<T> = serde_json::from_str(text).map_err(|e| Error::SnapshotInvalid {
+        reason: e.to_string(),
+    })?;
     Ok(body.state)
 }

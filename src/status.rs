@@ -124,7 +124,11 @@ impl Status {
     pub const fn is_terminal(self) -> bool {
         matches!(
             self,
-            Status::Completed | Status::Failed | Status::Cancelled | Status::Canceled | Status::Expired
+            Status::Completed
+                | Status::Failed
+                | Status::Cancelled
+                | Status::Canceled
+                | Status::Expired
         )
     }
 
@@ -175,7 +179,10 @@ impl Status {
         let status = Status::ALL
             .into_iter()
             .find(|s| s.as_str() == raw)
-            .ok_or_else(|| Error::UnknownStatus { model, raw: raw.into() })?;
+            .ok_or_else(|| Error::UnknownStatus {
+                model,
+                raw: raw.into(),
+            })?;
         status.expect_in(model)
     }
 
@@ -184,7 +191,10 @@ impl Status {
         if self.belongs_to(model) {
             Ok(self)
         } else {
-            Err(Error::StatusNotInModel { model, status: self })
+            Err(Error::StatusNotInModel {
+                model,
+                status: self,
+            })
         }
     }
 }

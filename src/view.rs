@@ -58,7 +58,7 @@ pub struct InputRequest {
 }
 
 /// One observation of a task: what `tasks/get` (or a notification) said.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskView {
     /// The server-generated task id.
     pub task_id: String,
@@ -88,12 +88,6 @@ pub struct TaskView {
     /// 2026 `failed` (or a 2025 `tasks/result` error): the JSON-RPC error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<RpcError>,
-}
-
-impl Default for Status {
-    fn default() -> Self {
-        Status::Working
-    }
 }
 
 /// One observation of a job: what `jobs_get` or `jobs_wait` said about it.

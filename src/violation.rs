@@ -102,6 +102,10 @@ pub struct Violation {
 impl Violation {
     /// A violation of `rule`, with what was seen.
     pub fn new(rule: Rule, detail: impl Into<String>) -> Violation {
-        Violation { rule, level: rule.level(), detail: detail.into() }
+        Violation {
+            rule,
+            level: rule.level(),
+            detail: detail.into(),
+        }
     }
 }

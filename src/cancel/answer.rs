@@ -190,9 +190,15 @@ impl Pattern {
             (Pattern::AnyRpc, A::RpcError { .. }) => true,
             (Pattern::Job(s), A::Job { status }) => s == status,
             (Pattern::AnyJob, A::Job { .. }) => true,
-            (Pattern::JobError(c), A::JobError { code, cancelable, .. }) => {
+            (
+                Pattern::JobError(c),
+                A::JobError {
+                    code, cancelable, ..
+                },
+            ) => {
                 // A "started" answer that claims the job is still cancelable contradicts itself.
-                c == code && !(c == JobErrorCode::JobGenerationAlreadyStarted && cancelable == Some(true))
+                c == code
+                    && !(c == JobErrorCode::JobGenerationAlreadyStarted && cancelable == Some(true))
             }
             (Pattern::AnyJobError, A::JobError { .. }) => true,
             _ => false,
@@ -208,23 +214,55 @@ use CancelVerdict as V;
 /// The cancel-answer table. The first matching row wins.
 pub const ANSWER_TABLE: &[AnswerRow] = &[
     (Model::Task2026, Pattern::Ack, V::Acknowledged),
-    (Model::Task2026, Pattern::Rpc(codes::INVALID_PARAMS), V::NotFound),
+    (
+        Model::Task2026,
+        Pattern::Rpc(codes::INVALID_PARAMS),
+        V::NotFound,
+    ),
     (Model::Task2026, Pattern::AnyRpc, V::RequestFailed),
     (Model::Task2026, Pattern::NoAnswer, V::RequestFailed),
     (Model::Task2026, Pattern::Any, V::BreaksRevision),
-    (Model::Task2025, Pattern::Task(Status::Cancelled), V::Cancelled),
+    (
+        Model::Task2025,
+        Pattern::Task(Status::Cancelled),
+        V::Cancelled,
+    ),
     (Model::Task2025, Pattern::AnyTask, V::BreaksRevision),
-    (Model::Task2025, Pattern::Rpc(codes::INVALID_PARAMS), V::Rejected),
+    (
+        Model::Task2025,
+        Pattern::Rpc(codes::INVALID_PARAMS),
+        V::Rejected,
+    ),
     (Model::Task2025, Pattern::AnyRpc, V::RequestFailed),
     (Model::Task2025, Pattern::NoAnswer, V::RequestFailed),
     (Model::Task2025, Pattern::Any, V::BreaksRevision),
     (Model::Job, Pattern::Job(Status::Canceled), V::Cancelled),
     (Model::Job, Pattern::AnyJob, V::BreaksRevision),
-    (Model::Job, Pattern::JobError(JobErrorCode::JobGenerationAlreadyStarted), V::TooLate),
-    (Model::Job, Pattern::JobError(JobErrorCode::JobNotCancelable), V::AlreadyFinished),
-    (Model::Job, Pattern::JobError(JobErrorCode::NotFound), V::NotFound),
-    (Model::Job, Pattern::JobError(JobErrorCode::RateLimitExceeded), V::RequestFailed),
-    (Model::Job, Pattern::JobError(JobErrorCode::Other), V::RequestFailed),
+    (
+        Model::Job,
+        Pattern::JobError(JobErrorCode::JobGenerationAlreadyStarted),
+        V::TooLate,
+    ),
+    (
+        Model::Job,
+        Pattern::JobError(JobErrorCode::JobNotCancelable),
+        V::AlreadyFinished,
+    ),
+    (
+        Model::Job,
+        Pattern::JobError(JobErrorCode::NotFound),
+        V::NotFound,
+    ),
+    (
+        Model::Job,
+        Pattern::JobError(JobErrorCode::RateLimitExceeded),
+        V::RequestFailed,
+    ),
+    (
+        Model::Job,
+        Pattern::JobError(JobErrorCode::Other),
+        V::RequestFailed,
+    ),
     (Model::Job, Pattern::NoAnswer, V::RequestFailed),
     (Model::Job, Pattern::Any, V::BreaksRevision),
 ];
@@ -249,7 +287,11 @@ pub fn classify_answer(model: Model, answer: CancelAnswer) -> Result<CancelVerdi
     // (an answer of the other kind is a broken revision, not bad input).
     match answer {
         CancelAnswer::Task { status } => {
-            status.expect_in(if model.is_task() { model } else { Model::Task2026 })?;
+            status.expect_in(if model.is_task() {
+                model
+            } else {
+                Model::Task2026
+            })?;
         }
         CancelAnswer::Job { status } => {
             status.expect_in(Model::Job)?;
@@ -268,25 +310,90 @@ mod tests {
     use CancelAnswer as A;
 
     fn job_err(code: JobErrorCode, http: u16) -> CancelAnswer {
-        A::JobError { http_status: http, code, cancelable: Some(false) }
+        A::JobError {
+            http_status: http,
+            code,
+            cancelable: Some(false),
+        }
     }
 
     #[test]
     fn seed_and_spec_answers() {
         let c = |m, a| classify_answer(m, a).unwrap();
         assert_eq!(c(Model::Task2026, A::Ack), V::Acknowledged);
-        assert_eq!(c(Model::Task2026, A::RpcError { code: -32602 }), V::NotFound);
-        assert_eq!(c(Model::Task2026, A::Task { status: Status::Cancelled }), V::BreaksRevision);
-        assert_eq!(c(Model::Task2025, A::Task { status: Status::Cancelled }), V::Cancelled);
-        assert_eq!(c(Model::Task2025, A::Task { status: Status::Working }), V::BreaksRevision);
-        assert_eq!(c(Model::Task2025, A::RpcError { code: -32602 }), V::Rejected);
+        assert_eq!(
+            c(Model::Task2026, A::RpcError { code: -32602 }),
+            V::NotFound
+        );
+        assert_eq!(
+            c(
+                Model::Task2026,
+                A::Task {
+                    status: Status::Cancelled
+                }
+            ),
+            V::BreaksRevision
+        );
+        assert_eq!(
+            c(
+                Model::Task2025,
+                A::Task {
+                    status: Status::Cancelled
+                }
+            ),
+            V::Cancelled
+        );
+        assert_eq!(
+            c(
+                Model::Task2025,
+                A::Task {
+                    status: Status::Working
+                }
+            ),
+            V::BreaksRevision
+        );
+        assert_eq!(
+            c(Model::Task2025, A::RpcError { code: -32602 }),
+            V::Rejected
+        );
         assert_eq!(c(Model::Task2025, A::Ack), V::BreaksRevision);
-        assert_eq!(c(Model::Job, A::Job { status: Status::Canceled }), V::Cancelled);
-        assert_eq!(c(Model::Job, A::Job { status: Status::Processing }), V::BreaksRevision);
-        assert_eq!(c(Model::Job, job_err(JobErrorCode::JobGenerationAlreadyStarted, 409)), V::TooLate);
-        assert_eq!(c(Model::Job, job_err(JobErrorCode::JobNotCancelable, 409)), V::AlreadyFinished);
-        assert_eq!(c(Model::Job, job_err(JobErrorCode::NotFound, 404)), V::NotFound);
-        assert_eq!(c(Model::Job, job_err(JobErrorCode::Other, 503)), V::RequestFailed);
+        assert_eq!(
+            c(
+                Model::Job,
+                A::Job {
+                    status: Status::Canceled
+                }
+            ),
+            V::Cancelled
+        );
+        assert_eq!(
+            c(
+                Model::Job,
+                A::Job {
+                    status: Status::Processing
+                }
+            ),
+            V::BreaksRevision
+        );
+        assert_eq!(
+            c(
+                Model::Job,
+                job_err(JobErrorCode::JobGenerationAlreadyStarted, 409)
+            ),
+            V::TooLate
+        );
+        assert_eq!(
+            c(Model::Job, job_err(JobErrorCode::JobNotCancelable, 409)),
+            V::AlreadyFinished
+        );
+        assert_eq!(
+            c(Model::Job, job_err(JobErrorCode::NotFound, 404)),
+            V::NotFound
+        );
+        assert_eq!(
+            c(Model::Job, job_err(JobErrorCode::Other, 503)),
+            V::RequestFailed
+        );
         assert_eq!(c(Model::Job, A::NoAnswer), V::RequestFailed);
         let contradictory = A::JobError {
             http_status: 409,
@@ -302,16 +409,22 @@ mod tests {
             let example = match p {
                 Pattern::Ack | Pattern::Any => A::Ack,
                 Pattern::Task(s) => A::Task { status: s },
-                Pattern::AnyTask => A::Task { status: Status::Working },
+                Pattern::AnyTask => A::Task {
+                    status: Status::Working,
+                },
                 Pattern::Rpc(code) => A::RpcError { code },
                 Pattern::AnyRpc => A::RpcError { code: -32603 },
                 Pattern::Job(s) => A::Job { status: s },
-                Pattern::AnyJob => A::Job { status: Status::Queued },
+                Pattern::AnyJob => A::Job {
+                    status: Status::Queued,
+                },
                 Pattern::JobError(c) => job_err(c, 409),
                 Pattern::AnyJobError => job_err(JobErrorCode::Other, 500),
                 Pattern::NoAnswer => A::NoAnswer,
             };
-            let first = ANSWER_TABLE.iter().position(|(mm, pp, _)| *mm == m && pp.matches(example));
+            let first = ANSWER_TABLE
+                .iter()
+                .position(|(mm, pp, _)| *mm == m && pp.matches(example));
             if first == Some(i) {
                 assert_eq!(classify_answer(m, example).unwrap(), v, "row {i}");
             } else {
@@ -323,7 +436,19 @@ mod tests {
 
     #[test]
     fn foreign_status_in_answer_is_typed_error() {
-        assert!(classify_answer(Model::Job, A::Job { status: Status::Working }).is_err());
-        assert!(classify_answer(Model::Task2025, A::Task { status: Status::Canceled }).is_err());
+        assert!(classify_answer(
+            Model::Job,
+            A::Job {
+                status: Status::Working
+            }
+        )
+        .is_err());
+        assert!(classify_answer(
+            Model::Task2025,
+            A::Task {
+                status: Status::Canceled
+            }
+        )
+        .is_err());
     }
 }

@@ -83,7 +83,10 @@ impl ButtonState {
 
     /// True for the states the button never leaves.
     pub const fn is_final(self) -> bool {
-        matches!(self, ButtonState::Cancelled | ButtonState::FinishedFirst | ButtonState::NotApplicable)
+        matches!(
+            self,
+            ButtonState::Cancelled | ButtonState::FinishedFirst | ButtonState::NotApplicable
+        )
     }
 
     /// Why a press does nothing in this state (`None` when a press is allowed).
@@ -135,7 +138,12 @@ impl Snapshot for CancelButton {
 impl CancelButton {
     /// A button for a call whose handle is not known yet.
     pub const fn new(model: Model) -> CancelButton {
-        CancelButton { model, state: ButtonState::Unavailable, last_status: None, pressed: false }
+        CancelButton {
+            model,
+            state: ButtonState::Unavailable,
+            last_status: None,
+            pressed: false,
+        }
     }
 
     /// What the button shows now.
@@ -192,7 +200,10 @@ impl CancelButton {
                 self.pressed = true;
                 Ok(())
             }
-            Some(reason) => Err(Error::CancelRefused { state: self.state.as_str(), reason }),
+            Some(reason) => Err(Error::CancelRefused {
+                state: self.state.as_str(),
+                reason,
+            }),
         }
     }
 
@@ -258,12 +269,17 @@ mod tests {
     #[test]
     fn refusals_never_change_state() {
         for state in ButtonState::ALL {
-            let mut b = CancelButton { model: Model::Job, state, last_status: None, pressed: false };
+            let mut b = CancelButton {
+                model: Model::Job,
+                state,
+                last_status: None,
+                pressed: false,
+            };
             let r = b.press();
             assert_eq!(r.is_ok(), state == B::Available);
-            if r.is_err() {
+            if let Err(e) = r {
                 assert_eq!(b.state(), state);
-                assert_eq!(r.unwrap_err().code(), "cancel_refused");
+                assert_eq!(e.code(), "cancel_refused");
             }
         }
     }
@@ -273,11 +289,23 @@ mod tests {
         let mut b = CancelButton::new(Model::Task2026);
         b.handle_status(Status::Working).unwrap();
         b.press().unwrap();
-        assert_eq!(b.handle_verdict(CancelVerdict::Acknowledged), B::AcknowledgedPending);
-        assert_eq!(b.handle_status(Status::Working).unwrap(), B::AcknowledgedPending);
-        assert_eq!(b.handle_status(Status::Completed).unwrap(), B::FinishedFirst);
+        assert_eq!(
+            b.handle_verdict(CancelVerdict::Acknowledged),
+            B::AcknowledgedPending
+        );
+        assert_eq!(
+            b.handle_status(Status::Working).unwrap(),
+            B::AcknowledgedPending
+        );
+        assert_eq!(
+            b.handle_status(Status::Completed).unwrap(),
+            B::FinishedFirst
+        );
         // A later different terminal status does not flip it.
-        assert_eq!(b.handle_status(Status::Cancelled).unwrap(), B::FinishedFirst);
+        assert_eq!(
+            b.handle_status(Status::Cancelled).unwrap(),
+            B::FinishedFirst
+        );
     }
 
     #[test]
@@ -307,7 +335,10 @@ mod tests {
         b.handle_status(Status::Working).unwrap();
         b.press().unwrap();
         assert_eq!(b.handle_verdict(CancelVerdict::Rejected), B::Requesting);
-        assert_eq!(b.handle_status(Status::Completed).unwrap(), B::FinishedFirst);
+        assert_eq!(
+            b.handle_status(Status::Completed).unwrap(),
+            B::FinishedFirst
+        );
     }
 
     #[test]
