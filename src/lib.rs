@@ -53,6 +53,7 @@ pub mod snapshot;
 pub mod status;
 pub mod time;
 pub mod tracker;
+pub mod vector;
 pub mod view;
 pub mod violation;
 pub mod wire;

@@ -1,0 +1,753 @@
+//! The tracker state machine. See the module docs of [`crate::tracker`] for the run loop.
+
+use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::record::{RunRecord, MAX_RECORDED_VIOLATIONS};
+use super::{Failure, Input, Output, Request, RequestKind, StopReason};
+use crate::cancel::{classify_answer, ButtonState, CancelAnswer, CancelButton, CancelVerdict};
+use crate::error::Error;
+use crate::lifecycle::{self, Observation, Seed};
+use crate::model::Model;
+use crate::outcome::{self, Outcome, Payload};
+use crate::poll::{PollPolicy, PollSchedule, PollStep, StopReason as PollStop};
+use crate::snapshot::Snapshot;
+use crate::status::Status;
+use crate::view::{codes, JobView, RpcError, TaskView, ToolResult};
+use crate::violation::{Rule, Violation};
+
+/// How a tracker polls and how long it watches.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TrackerConfig {
+    /// Backoff, jitter, global minimum and maximum polls.
+    pub poll: PollPolicy,
+    /// Seed for the jitter, so every schedule is reproducible.
+    pub seed: u64,
+    /// Absolute time after which the tracker stops watching (never stops the call).
+    pub deadline_ms: Option<u64>,
+}
+
+/// Where an observation came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Created,
+    Poll,
+    Notification,
+    CancelAnswer,
+}
+
+/// Requests on the wire that have not been answered yet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct InFlight {
+    get: bool,
+    cancel: bool,
+    update: bool,
+    fetch: bool,
+}
+
+/// One watched task or job. Create it with [`Tracker::new`], feed it with
+/// [`Tracker::handle_input`] and [`Tracker::handle_timeout`], drain [`Tracker::poll_output`].
+///
+/// ```
+/// use longcall::tracker::{Input, Output, Request, Tracker, TrackerConfig};
+/// use longcall::view::JobView;
+/// use longcall::{Model, Status};
+///
+/// let mut t = Tracker::new(Model::Job, TrackerConfig::default()).unwrap();
+/// let job = JobView { id: "job_1".into(), status: Status::Queued, result: None, error: None };
+/// t.handle_input(0, Input::JobCreated { job }).unwrap();
+/// let wake = loop {
+///     match t.poll_output() {
+///         Output::WakeAt { at } => break at,
+///         Output::Idle => unreachable!(),
+///         _ => {}
+///     }
+/// };
+/// t.handle_timeout(wake);
+/// assert_eq!(
+///     t.poll_output(),
+///     Output::Send { request: Request::Get { handle: "job_1".into() } }
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tracker {
+    model: Model,
+    schedule: PollSchedule,
+    button: CancelButton,
+    handle: Option<String>,
+    status: Option<Status>,
+    server_interval_ms: Option<u64>,
+    ttl_deadline: Option<u64>,
+    next_poll_at: Option<u64>,
+    in_flight: InFlight,
+    /// Input keys asked, ever.
+    asked: BTreeSet<String>,
+    /// Input keys answered → whether the task has left `input_required` since.
+    answered: BTreeMap<String, bool>,
+    /// Answers sent but not acknowledged, re-sent on failure.
+    unacked: Vec<(String, Value)>,
+    resend_update: bool,
+    reused_reported: BTreeSet<String>,
+    /// 2025: what `tasks/result` answered, once it did.
+    fetched: Option<Payload>,
+    fetch_sent: bool,
+    cancel_requested: bool,
+    outcome: Option<Outcome>,
+    stopped: Option<StopReason>,
+    last_observed_at: Option<u64>,
+    polls_sent: u32,
+    violations: Vec<Violation>,
+    violation_count: u32,
+    queue: VecDeque<Output>,
+}
+
+impl Snapshot for Tracker {
+    const KIND: &'static str = "tracker";
+}
+
+impl Tracker {
+    /// A tracker for a call of `model` whose handle is not known yet.
+    ///
+    /// Errors: an invalid poll policy.
+    pub fn new(model: Model, config: TrackerConfig) -> Result<Tracker, Error> {
+        let mut schedule = PollSchedule::new(config.poll, config.seed)?;
+        schedule.set_deadline(config.deadline_ms);
+        Ok(Tracker {
+            model,
+            schedule,
+            button: CancelButton::new(model),
+            handle: None,
+            status: None,
+            server_interval_ms: None,
+            ttl_deadline: None,
+            next_poll_at: None,
+            in_flight: InFlight::default(),
+            asked: BTreeSet::new(),
+            answered: BTreeMap::new(),
+            unacked: Vec::new(),
+            resend_update: false,
+            reused_reported: BTreeSet::new(),
+            fetched: None,
+            fetch_sent: false,
+            cancel_requested: false,
+            outcome: None,
+            stopped: None,
+            last_observed_at: None,
+            polls_sent: 0,
+            violations: Vec::new(),
+            violation_count: 0,
+            queue: VecDeque::new(),
+        })
+    }
+
+    /// The model.
+    pub fn model(&self) -> Model {
+        self.model
+    }
+
+    /// The task or job id, once known.
+    pub fn handle(&self) -> Option<&str> {
+        self.handle.as_deref()
+    }
+
+    /// The status held (the first terminal one, once seen).
+    pub fn status(&self) -> Option<Status> {
+        self.status
+    }
+
+    /// What the cancel button shows.
+    pub fn button(&self) -> ButtonState {
+        self.button.state()
+    }
+
+    /// The verified outcome, once settled.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// True once settled or stopped: no more requests will be asked for.
+    pub fn is_done(&self) -> bool {
+        self.outcome.is_some() || self.stopped.is_some()
+    }
+
+    /// The next time [`Tracker::handle_timeout`] has work, if any.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        if self.is_done() {
+            None
+        } else {
+            self.next_poll_at
+        }
+    }
+
+    /// The run record a host shows or stores.
+    pub fn record(&self) -> RunRecord {
+        RunRecord {
+            model: self.model,
+            handle: self.handle.clone(),
+            status: self.status,
+            poll_interval_ms: self.server_interval_ms,
+            last_observed_at: self.last_observed_at,
+            next_poll_at: self.poll_timeout(),
+            ttl_deadline: self.ttl_deadline,
+            polls_sent: self.polls_sent,
+            cancel: self.button.state(),
+            outcome: self.outcome,
+            stopped: self.stopped,
+            violations: self.violations.clone(),
+            violation_count: self.violation_count,
+        }
+    }
+
+    /// The next output. Call it after every `handle_*` until it returns [`Output::WakeAt`] or
+    /// [`Output::Idle`].
+    pub fn poll_output(&mut self) -> Output {
+        if let Some(out) = self.queue.pop_front() {
+            return out;
+        }
+        match self.poll_timeout() {
+            Some(at) => Output::WakeAt { at },
+            None => Output::Idle,
+        }
+    }
+
+    /// Drains every pending output, ending with the [`Output::WakeAt`] or [`Output::Idle`].
+    pub fn drain(&mut self) -> Vec<Output> {
+        let mut out = Vec::with_capacity(self.queue.len() + 1);
+        loop {
+            let o = self.poll_output();
+            let last = matches!(o, Output::WakeAt { .. } | Output::Idle);
+            out.push(o);
+            if last {
+                return out;
+            }
+        }
+    }
+
+    /// Time passed. Call it at (or after) the time of the last [`Output::WakeAt`]; earlier calls
+    /// do nothing.
+    pub fn handle_timeout(&mut self, now: u64) {
+        if self.is_done() {
+            return;
+        }
+        let Some(at) = self.next_poll_at else { return };
+        if now < at {
+            return;
+        }
+        self.next_poll_at = None;
+        let Some(handle) = self.handle.clone() else { return };
+        if self.resend_update && !self.unacked.is_empty() && !self.in_flight.update {
+            self.resend_update = false;
+            self.in_flight.update = true;
+            let responses = self.unacked.clone();
+            self.send(Request::Update { handle: handle.clone(), responses });
+        }
+        if self.result_fetch_due() {
+            self.send_fetch(handle);
+        } else if !self.in_flight.get {
+            self.in_flight.get = true;
+            self.polls_sent = self.polls_sent.saturating_add(1);
+            self.send(Request::Get { handle });
+        }
+    }
+
+    /// Something happened. Errors are typed, send nothing on the wire, and leave the tracker as
+    /// it was (a refused cancel press, an input of another model, an unknown input key, ...).
+    pub fn handle_input(&mut self, now: u64, input: Input) -> Result<(), Error> {
+        match input {
+            Input::TaskCreated { task } => self.on_task(now, task, Source::Created),
+            Input::TaskPolled { task } => self.on_task(now, task, Source::Poll),
+            Input::TaskNotified { task } => self.on_task(now, task, Source::Notification),
+            Input::JobCreated { job } => self.on_job(now, job, Source::Created),
+            Input::JobPolled { job } => self.on_job(now, job, Source::Poll),
+            Input::CallResult { result } => self.on_call_answer(Some(result), None),
+            Input::CallError { error } => self.on_call_answer(None, Some(error)),
+            Input::CreateUnanswered => {
+                if self.handle.is_some() {
+                    return Err(Error::invalid_input("input", "the handle is already known"));
+                }
+                self.stop(StopReason::CreateUnanswered);
+                Ok(())
+            }
+            Input::ResultFetched { result } => self.on_fetched(now, Payload {
+                result: Some(result.is_error),
+                error: false,
+            }),
+            Input::CancelAnswered { answer } => self.on_cancel_answer(now, answer),
+            Input::UpdateAcked => {
+                self.in_flight.update = false;
+                self.unacked.clear();
+                Ok(())
+            }
+            Input::RequestFailed { request, failure } => self.on_failure(now, request, failure),
+            Input::CancelPressed => self.on_cancel_pressed(),
+            Input::InputAnswered { key, response } => self.on_input_answered(now, key, response),
+            Input::StopWatching => {
+                self.stop(StopReason::HostStopped);
+                Ok(())
+            }
+        }
+    }
+
+    // --- observations ---------------------------------------------------------------------
+
+    fn on_task(&mut self, now: u64, task: TaskView, source: Source) -> Result<(), Error> {
+        self.expect_task()?;
+        task.status.expect_in(self.model)?;
+        if !self.accept_handle(&task.task_id, source)? {
+            return Ok(()); // a notification about another task: kept out, never fatal
+        }
+        self.note_answer(now, source);
+        if let Some(ms) = task.poll_interval_ms {
+            self.server_interval_ms = Some(ms);
+            self.schedule.handle_server_interval(Some(ms));
+        }
+        if source == Source::Created {
+            // Measured from receipt, so clock skew between host and server cannot expire a
+            // handle early.
+            self.ttl_deadline = task.ttl_ms.map(|ttl| now.saturating_add(ttl));
+            self.schedule.set_ttl_deadline(self.ttl_deadline);
+        }
+        self.observe_status(task.status, source);
+        let status = self.status.unwrap_or(task.status);
+        if status == Status::InputRequired {
+            self.on_input_requests(&task);
+        } else {
+            for moved_on in self.answered.values_mut() {
+                *moved_on = true;
+            }
+        }
+        if status.is_terminal() {
+            let payload = Payload { result: task.result.as_ref().map(|r| r.is_error), error: task.error.is_some() };
+            self.on_terminal(now, status, payload);
+        } else if self.model == Model::Task2025 && status == Status::InputRequired {
+            // 2025: the input requests travel on the tasks/result stream; stop polling while
+            // it is open (the spec's "poll until terminal or input_required").
+            if !self.fetch_sent {
+                if let Some(handle) = self.handle.clone() {
+                    self.send_fetch(handle);
+                }
+            }
+            if self.in_flight.fetch {
+                self.next_poll_at = None;
+            } else {
+                self.plan_after(now, source);
+            }
+        } else {
+            self.plan_after(now, source);
+        }
+        Ok(())
+    }
+
+    fn on_job(&mut self, now: u64, job: JobView, source: Source) -> Result<(), Error> {
+        if self.model != Model::Job {
+            return Err(Error::WrongModel { expected: self.model, got: Model::Job });
+        }
+        job.status.expect_in(Model::Job)?;
+        if !self.accept_handle(&job.id, source)? {
+            return Ok(());
+        }
+        self.note_answer(now, source);
+        self.observe_status(job.status, source);
+        match self.status {
+            Some(s) if s.is_terminal() => self.on_terminal(now, s, Payload::NONE),
+            _ => self.plan_after(now, source),
+        }
+        Ok(())
+    }
+
+    /// Checks the id of an observation against the handle; sets the handle on creation.
+    /// Returns false for a notification about another task.
+    fn accept_handle(&mut self, id: &str, source: Source) -> Result<bool, Error> {
+        match (&self.handle, source) {
+            (None, Source::Created) => {
+                if id.is_empty() {
+                    return Err(Error::invalid_input("id", "a handle must not be empty"));
+                }
+                self.handle = Some(id.into());
+                Ok(true)
+            }
+            (None, _) => Err(Error::invalid_input("input", "no handle yet: feed the creating answer first")),
+            (Some(_), Source::Created) => Err(Error::invalid_input("input", "the handle is already known")),
+            (Some(h), _) if h == id => Ok(true),
+            (Some(_), Source::Notification) => Ok(false),
+            (Some(h), _) => Err(Error::InvalidInput {
+                field: "id".into(),
+                reason: format!("this tracker watches {h:?}, not {id:?}"),
+            }),
+        }
+    }
+
+    fn note_answer(&mut self, now: u64, source: Source) {
+        if source == Source::Poll {
+            self.in_flight.get = false;
+        }
+        self.last_observed_at = Some(now);
+    }
+
+    /// Accepts a status if the model explains it; keeps the first terminal status.
+    fn observe_status(&mut self, status: Status, source: Source) {
+        let before = self.button.state();
+        match self.status {
+            None => {
+                if source == Source::Created {
+                    if let Ok(Seed::Violation) = lifecycle::seed(self.model, status) {
+                        self.violate(Rule::BadSeed, format!("{} task created {status}", self.model));
+                    }
+                }
+                self.set_status(status);
+            }
+            Some(prev) => match lifecycle::observe(self.model, prev, status) {
+                Ok(Observation::Repeat) => {}
+                Ok(Observation::Advance | Observation::Skipped) => {
+                    self.schedule.handle_progress();
+                    self.set_status(status);
+                }
+                Ok(Observation::Regression) => {
+                    self.violate(Rule::IllegalTransition, format!("{prev} then {status}"));
+                }
+                Ok(Observation::TerminalConflict) => {
+                    self.violate(Rule::TerminalConflict, format!("{status} after terminal {prev}; {prev} stands"));
+                }
+                Err(_) => {}
+            },
+        }
+        self.sync_button(before);
+    }
+
+    fn set_status(&mut self, status: Status) {
+        self.status = Some(status);
+        let _ = self.button.handle_status(status);
+        self.queue.push_back(Output::Status { status });
+    }
+
+    fn on_input_requests(&mut self, task: &TaskView) {
+        if self.model != Model::Task2026 {
+            return;
+        }
+        for req in &task.input_requests {
+            match self.answered.get(&req.key) {
+                Some(true) => {
+                    if self.reused_reported.insert(req.key.clone()) {
+                        self.violate(Rule::InputKeyReused, format!("input key {:?} asked again after it was answered", req.key));
+                    }
+                }
+                // Answered and the task has not moved on: the eventually consistent echo of
+                // our own tasks/update, not a new question.
+                Some(false) => {}
+                None if self.asked.contains(&req.key) || self.cancel_requested => {}
+                None => {
+                    self.asked.insert(req.key.clone());
+                    self.queue.push_back(Output::AskUser { key: req.key.clone(), request: req.request.clone() });
+                }
+            }
+        }
+    }
+
+    fn on_terminal(&mut self, now: u64, status: Status, payload: Payload) {
+        if self.outcome.is_some() {
+            return;
+        }
+        self.next_poll_at = None;
+        if outcome::needs_result_fetch(self.model, status) {
+            match self.fetched {
+                Some(fetched) => self.settle_classified(status, fetched),
+                None if !self.fetch_sent => {
+                    if let Some(handle) = self.handle.clone() {
+                        self.send_fetch(handle);
+                    }
+                }
+                None if !self.in_flight.fetch => self.plan(now),
+                None => {}
+            }
+        } else {
+            self.settle_classified(status, payload);
+        }
+    }
+
+    fn settle_classified(&mut self, status: Status, payload: Payload) {
+        match outcome::classify(self.model, status, payload) {
+            Ok((outcome, rule)) => {
+                if let Some(rule) = rule {
+                    self.violate(rule, format!("{status} with {payload:?}"));
+                }
+                self.settle(outcome, Some(status));
+            }
+            Err(_) => self.settle(Outcome::ProtocolFailure, Some(status)),
+        }
+    }
+
+    fn on_call_answer(&mut self, result: Option<ToolResult>, error: Option<RpcError>) -> Result<(), Error> {
+        self.expect_task()?;
+        if self.handle.is_some() || self.is_done() {
+            return Err(Error::invalid_input("input", "the call was already answered"));
+        }
+        let before = self.button.state();
+        let _ = self.button.handle_status(Status::Completed);
+        self.sync_button(before);
+        let outcome = match (result, error) {
+            (Some(r), _) if r.is_error => Outcome::ToolError,
+            (Some(_), _) => Outcome::Succeeded,
+            _ => Outcome::ProtocolFailure,
+        };
+        self.settle(outcome, None);
+        Ok(())
+    }
+
+    fn on_fetched(&mut self, now: u64, payload: Payload) -> Result<(), Error> {
+        if self.model != Model::Task2025 {
+            return Err(Error::invalid_input("input", "tasks/result exists only in the 2025 revision"));
+        }
+        if self.handle.is_none() {
+            return Err(Error::invalid_input("input", "no handle yet"));
+        }
+        self.in_flight.fetch = false;
+        self.fetched = Some(payload);
+        match self.status {
+            Some(s) if s.is_terminal() => self.on_terminal(now, s, payload),
+            // tasks/result answers only once the task is terminal: look at its status now.
+            _ => {
+                self.schedule.handle_progress();
+                self.plan(now);
+            }
+        }
+        Ok(())
+    }
+
+    // --- cancel ---------------------------------------------------------------------------
+
+    fn on_cancel_pressed(&mut self) -> Result<(), Error> {
+        let handle = self.handle.clone();
+        self.button.press()?;
+        let Some(handle) = handle else {
+            // press() refuses without a handle (the button is unavailable); keep it that way.
+            return Err(Error::invalid_input("input", "no handle yet"));
+        };
+        self.queue.push_back(Output::Button { state: self.button.state() });
+        self.cancel_requested = true;
+        self.in_flight.cancel = true;
+        let idempotency_key = (self.model == Model::Job).then(|| format!("{handle}:cancel"));
+        self.send(Request::Cancel { handle, idempotency_key });
+        Ok(())
+    }
+
+    fn on_cancel_answer(&mut self, now: u64, answer: CancelAnswer) -> Result<(), Error> {
+        if self.handle.is_none() {
+            return Err(Error::invalid_input("input", "no handle yet"));
+        }
+        let mut verdict = classify_answer(self.model, answer)?;
+        self.in_flight.cancel = false;
+        let known_terminal = self.status.is_some_and(Status::is_terminal);
+        if self.model == Model::Task2026 && verdict == CancelVerdict::NotFound && known_terminal {
+            self.violate(Rule::CancelTerminalNotAcked, "tasks/cancel on a terminal task answered -32602, not the ack");
+            verdict = CancelVerdict::AlreadyFinished;
+        }
+        if let Some(rule) = verdict.violation() {
+            self.violate(rule, format!("{} cancel answered {answer:?}", self.model));
+        }
+        if verdict == CancelVerdict::RequestFailed {
+            self.cancel_requested = false;
+        }
+        let before = self.button.state();
+        self.button.handle_verdict(verdict);
+        self.sync_button(before);
+        // An answer that carries the status is an observation too.
+        let carried = match answer {
+            CancelAnswer::Task { status } | CancelAnswer::Job { status } => Some(status),
+            _ => None,
+        };
+        if let Some(status) = carried.filter(|s| s.belongs_to(self.model)) {
+            self.observe_status(status, Source::CancelAnswer);
+            if let Some(s) = self.status.filter(|s| s.is_terminal()) {
+                self.on_terminal(now, s, Payload::NONE);
+            }
+        }
+        // After any answer one confirming observation is due: reset the backoff and look soon.
+        if !self.is_done() && !self.in_flight.get && !self.in_flight.fetch {
+            self.schedule.handle_progress();
+            self.plan(now);
+        }
+        Ok(())
+    }
+
+    // --- input ----------------------------------------------------------------------------
+
+    fn on_input_answered(&mut self, now: u64, key: String, response: Value) -> Result<(), Error> {
+        if self.model != Model::Task2026 {
+            return Err(Error::invalid_input("input", "input answers go through tasks/update, a 2026 method"));
+        }
+        let Some(handle) = self.handle.clone() else {
+            return Err(Error::invalid_input("input", "no handle yet"));
+        };
+        if !self.asked.contains(&key) {
+            return Err(Error::invalid_input("key", "this input key was never asked"));
+        }
+        if self.answered.contains_key(&key) {
+            return Err(Error::invalid_input("key", "this input key was already answered; a key is answered once"));
+        }
+        if self.cancel_requested {
+            return Err(Error::invalid_input("key", "the task is being cancelled; its input requests are moot"));
+        }
+        if self.is_done() {
+            return Err(Error::invalid_input("key", "the task already settled"));
+        }
+        self.answered.insert(key.clone(), false);
+        self.unacked.push((key.clone(), response.clone()));
+        self.in_flight.update = true;
+        self.send(Request::Update { handle, responses: alloc::vec![(key, response)] });
+        // The answer should move the task on: look again soon.
+        self.schedule.handle_progress();
+        if !self.in_flight.get {
+            self.plan(now);
+        }
+        Ok(())
+    }
+
+    // --- failures -------------------------------------------------------------------------
+
+    fn on_failure(&mut self, now: u64, request: RequestKind, failure: Failure) -> Result<(), Error> {
+        if self.handle.is_none() {
+            return Err(Error::invalid_input("input", "no handle yet"));
+        }
+        let gone = match &failure {
+            Failure::Rpc { error } => self.model.is_task() && error.code == codes::INVALID_PARAMS,
+            Failure::Http { status, .. } => self.model == Model::Job && *status == 404,
+            Failure::Transport => false,
+        };
+        match request {
+            RequestKind::Cancel => {
+                let answer = match &failure {
+                    Failure::Rpc { error } => CancelAnswer::RpcError { code: error.code },
+                    Failure::Http { status, code, .. } => CancelAnswer::JobError {
+                        http_status: *status,
+                        code: crate::cancel::JobErrorCode::parse(code.as_deref().unwrap_or("")),
+                        cancelable: None,
+                    },
+                    Failure::Transport => CancelAnswer::NoAnswer,
+                };
+                return self.on_cancel_answer(now, answer);
+            }
+            RequestKind::Get => self.in_flight.get = false,
+            RequestKind::Update => {
+                self.in_flight.update = false;
+                self.resend_update = !gone;
+            }
+            RequestKind::FetchResult => {
+                self.in_flight.fetch = false;
+                if let (Failure::Rpc { .. }, false) = (&failure, gone) {
+                    // tasks/result answered the underlying JSON-RPC error: that is the payload.
+                    return self.on_fetched(now, Payload::ERROR);
+                }
+                self.fetch_sent = false;
+            }
+        }
+        if gone {
+            self.lose();
+            return Ok(());
+        }
+        if let Failure::Http { status: 429, retry_after_ms, .. } = failure {
+            self.schedule.handle_retry_after(now, retry_after_ms.unwrap_or(0));
+        }
+        if !self.in_flight.get && !self.in_flight.fetch {
+            self.plan(now);
+        }
+        Ok(())
+    }
+
+    // --- scheduling -----------------------------------------------------------------------
+
+    /// After an observation: polls answer with the next poll; creation arms the first one;
+    /// notifications leave the schedule alone unless nothing is armed.
+    fn plan_after(&mut self, now: u64, source: Source) {
+        if self.in_flight.get || self.is_done() {
+            return;
+        }
+        if source != Source::Notification || self.next_poll_at.is_none() {
+            self.plan(now);
+        }
+    }
+
+    fn plan(&mut self, now: u64) {
+        if self.is_done() {
+            return;
+        }
+        match self.schedule.next(now) {
+            PollStep::At(at) => self.next_poll_at = Some(at),
+            PollStep::Stop(PollStop::TtlElapsed) => self.lose(),
+            PollStep::Stop(PollStop::MaxPolls) => self.stop(StopReason::MaxPolls),
+            PollStep::Stop(PollStop::Deadline) => self.stop(StopReason::Deadline),
+        }
+    }
+
+    fn result_fetch_due(&self) -> bool {
+        !self.fetch_sent
+            && self.fetched.is_none()
+            && self.status.is_some_and(|s| outcome::needs_result_fetch(self.model, s))
+    }
+
+    fn send_fetch(&mut self, handle: String) {
+        self.fetch_sent = true;
+        self.in_flight.fetch = true;
+        self.send(Request::FetchResult { handle });
+    }
+
+    fn send(&mut self, request: Request) {
+        self.queue.push_back(Output::Send { request });
+    }
+
+    // --- endings --------------------------------------------------------------------------
+
+    fn settle(&mut self, outcome: Outcome, status: Option<Status>) {
+        if self.outcome.is_some() {
+            return;
+        }
+        self.outcome = Some(outcome);
+        self.next_poll_at = None;
+        self.queue.push_back(Output::Settled { outcome, status });
+    }
+
+    fn lose(&mut self) {
+        let before = self.button.state();
+        self.button.handle_lost();
+        self.sync_button(before);
+        self.settle(Outcome::Lost, None);
+    }
+
+    fn stop(&mut self, reason: StopReason) {
+        if self.is_done() {
+            return;
+        }
+        self.stopped = Some(reason);
+        self.next_poll_at = None;
+        self.queue.push_back(Output::Stopped { reason });
+    }
+
+    fn violate(&mut self, rule: Rule, detail: impl Into<String>) {
+        let v = Violation::new(rule, detail);
+        self.violation_count = self.violation_count.saturating_add(1);
+        if self.violations.len() < MAX_RECORDED_VIOLATIONS {
+            self.violations.push(v.clone());
+        }
+        self.queue.push_back(Output::Violation { violation: v });
+    }
+
+    fn sync_button(&mut self, before: ButtonState) {
+        let now = self.button.state();
+        if now != before {
+            self.queue.push_back(Output::Button { state: now });
+        }
+    }
+
+    fn expect_task(&self) -> Result<(), Error> {
+        if self.model.is_task() {
+            Ok(())
+        } else {
+            Err(Error::WrongModel { expected: self.model, got: Model::Task2026 })
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! Trackers: one sans-io state machine per watched task or job (str0m style).
+//!
+//! ```text
+//! let mut t = Tracker::new(Model::Task2026, TrackerConfig::default())?;
+//! t.handle_input(now, Input::TaskCreated(view))?;       // the tools/call answer was a task
+//! loop {
+//!     match t.poll_output() {
+//!         Output::Send(req)        => { /* do the I/O; feed the answer back with handle_input */ }
+//!         Output::AskUser { .. }   => { /* show the prompt once; answer with Input::InputAnswered */ }
+//!         Output::Button(state)    => { /* render the cancel button */ }
+//!         Output::Settled { .. }   => { /* the verified final outcome, exactly once */ }
+//!         Output::WakeAt(t)        => { /* call handle_timeout(t) then, or earlier on input */ break }
+//!         Output::Idle             => break, // nothing until the next input
+//!         _ => {}
+//!     }
+//! }
+//! ```
+//!
+//! **Every `handle_*` call may queue outputs; drain [`Tracker::poll_output`] after each one until
+//! it returns [`Output::WakeAt`] or [`Output::Idle`].** The host owns every timer and all I/O.
+//!
+//! What a tracker guarantees, whatever the server does:
+//!
+//! * it polls no sooner than the server's interval (a floor), the policy's global minimum, or a
+//!   Retry-After, and never after its watch deadline;
+//! * it keeps the **first** terminal status and reports any later, different one as a violation;
+//! * it asks the user for each input key **once**, even when a poll right after `tasks/update`
+//!   still shows the key, and never answers a key twice; after a cancel press it stops prompting;
+//! * after a 2026 cancel ack it keeps watching until a terminal status; after a job's 409
+//!   `job_generation_already_started` it shows `too_late` and keeps waiting;
+//! * it never resubmits the original request: there is no output that could;
+//! * it settles exactly once, and "cancelled" only when a cancelled status was observed.
+
+mod machine;
+mod record;
+
+pub use machine::{Tracker, TrackerConfig};
+pub use record::RunRecord;
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::cancel::{ButtonState, CancelAnswer};
+use crate::outcome::Outcome;
+use crate::status::Status;
+use crate::view::{JobView, RpcError, TaskView, ToolResult};
+use crate::violation::Violation;
+
+/// Something that happened, handed to [`Tracker::handle_input`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Input {
+    /// The creating request answered with a task handle (2026 flat or 2025 nested
+    /// `CreateTaskResult`).
+    TaskCreated {
+        /// The task as created.
+        task: TaskView,
+    },
+    /// The creating request answered with a plain result: the server chose not to make a task.
+    CallResult {
+        /// The tool result.
+        result: ToolResult,
+    },
+    /// The creating request answered with a JSON-RPC error.
+    CallError {
+        /// The error.
+        error: RpcError,
+    },
+    /// The submit was accepted and the job exists.
+    JobCreated {
+        /// The job as accepted (normally `queued`).
+        job: JobView,
+    },
+    /// The creating request got no answer (a local timeout, a lost response). The tracker never
+    /// resubmits: it stops with [`StopReason::CreateUnanswered`], and the host reconciles.
+    CreateUnanswered,
+    /// A poll answered (`tasks/get`, `jobs_get`, or this job's entry in a `jobs_wait` answer).
+    TaskPolled {
+        /// What the server said.
+        task: TaskView,
+    },
+    /// A job poll answered.
+    JobPolled {
+        /// What the server said.
+        job: JobView,
+    },
+    /// A notification about the task (`notifications/tasks`, 2025 `notifications/tasks/status`):
+    /// an extra observation, never a replacement for polling.
+    TaskNotified {
+        /// What the server said.
+        task: TaskView,
+    },
+    /// 2025: `tasks/result` answered with a tool result.
+    ResultFetched {
+        /// The tool result.
+        result: ToolResult,
+    },
+    /// The cancel request was answered.
+    CancelAnswered {
+        /// The answer.
+        answer: CancelAnswer,
+    },
+    /// `tasks/update` was acknowledged.
+    UpdateAcked,
+    /// A request failed without a usable answer.
+    RequestFailed {
+        /// Which request.
+        request: RequestKind,
+        /// How it failed.
+        failure: Failure,
+    },
+    /// The user pressed the cancel button.
+    CancelPressed,
+    /// The user answered input key `key`.
+    InputAnswered {
+        /// The key, exactly as the server sent it.
+        key: String,
+        /// The answer (`ElicitResult`, `CreateMessageResult`, ...).
+        response: Value,
+    },
+    /// The host stops watching (an AbortSignal, a closed page). The call itself goes on.
+    StopWatching,
+}
+
+/// Which request an answer or failure belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestKind {
+    /// `tasks/get` / `jobs_get`.
+    Get,
+    /// `tasks/cancel` / `jobs_cancel`.
+    Cancel,
+    /// `tasks/update`.
+    Update,
+    /// 2025 `tasks/result`.
+    FetchResult,
+}
+
+/// How a request failed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Failure {
+    /// A JSON-RPC error answer.
+    Rpc {
+        /// The error.
+        error: RpcError,
+    },
+    /// An HTTP error answer (Sume envelope or a bare status).
+    Http {
+        /// The HTTP status.
+        status: u16,
+        /// The error code from the envelope, if any.
+        #[serde(default)]
+        code: Option<String>,
+        /// Retry-After, in milliseconds, if the answer carried one.
+        #[serde(default)]
+        retry_after_ms: Option<u64>,
+    },
+    /// No answer: connection error or local timeout. Not a cancel, never a reason to resubmit.
+    Transport,
+}
+
+/// A request the host must send now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Request {
+    /// `tasks/get {taskId}` or `jobs_get {job_id}`.
+    Get {
+        /// The task or job id.
+        handle: String,
+    },
+    /// `tasks/cancel {taskId}` or `jobs_cancel {job_id, idempotency_key}`.
+    Cancel {
+        /// The task or job id.
+        handle: String,
+        /// Job only: the cancel's own idempotency key (the same for every retry of this cancel).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        idempotency_key: Option<String>,
+    },
+    /// `tasks/update {taskId, inputResponses}`.
+    Update {
+        /// The task id.
+        handle: String,
+        /// Key → response, each key answered once.
+        responses: Vec<(String, Value)>,
+    },
+    /// 2025 `tasks/result {taskId}` (blocks server-side until terminal).
+    FetchResult {
+        /// The task id.
+        handle: String,
+    },
+}
+
+impl Request {
+    /// Which kind of request this is.
+    pub fn kind(&self) -> RequestKind {
+        match self {
+            Request::Get { .. } => RequestKind::Get,
+            Request::Cancel { .. } => RequestKind::Cancel,
+            Request::Update { .. } => RequestKind::Update,
+            Request::FetchResult { .. } => RequestKind::FetchResult,
+        }
+    }
+}
+
+/// Why watching ended without a settled outcome. The call itself is not affected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The policy's maximum number of polls was reached.
+    MaxPolls,
+    /// The watch deadline passed.
+    Deadline,
+    /// The host stopped watching.
+    HostStopped,
+    /// The creating request got no answer; reconcile, never resubmit.
+    CreateUnanswered,
+}
+
+/// Something the host must do or show, drained from [`Tracker::poll_output`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Output {
+    /// Send this request now.
+    Send {
+        /// The request.
+        request: Request,
+    },
+    /// Ask the user for input key `key`: emitted once per key over the task's life.
+    AskUser {
+        /// The key; answer it with [`Input::InputAnswered`].
+        key: String,
+        /// What the server asks.
+        request: Value,
+    },
+    /// The cancel button changed.
+    Button {
+        /// What it shows now.
+        state: ButtonState,
+    },
+    /// The status the tracker holds changed.
+    Status {
+        /// The new status.
+        status: Status,
+    },
+    /// The peer broke a rule. The tracker keeps working.
+    Violation {
+        /// What was broken.
+        violation: Violation,
+    },
+    /// The call settled with this verified outcome. Emitted exactly once.
+    Settled {
+        /// The outcome.
+        outcome: Outcome,
+        /// The terminal status, when one was observed (`None` for lost handles and plain results).
+        status: Option<Status>,
+    },
+    /// Watching ended without an outcome. The call goes on.
+    Stopped {
+        /// Why.
+        reason: StopReason,
+    },
+    /// Nothing more now: call [`Tracker::handle_timeout`] at this time (or earlier on input).
+    WakeAt {
+        /// Absolute time in milliseconds.
+        at: u64,
+    },
+    /// Nothing more until the next input (a request is in flight, or the tracker is done).
+    Idle,
+}

@@ -1,0 +1,47 @@
+//! The run record: what a host shows or stores about one watched call (SEMANTICS.md §5).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use super::StopReason;
+use crate::cancel::ButtonState;
+use crate::model::Model;
+use crate::outcome::Outcome;
+use crate::status::Status;
+use crate::violation::Violation;
+
+/// Most violations a record keeps; later ones are only counted.
+pub const MAX_RECORDED_VIOLATIONS: usize = 32;
+
+/// Everything a host needs to show or persist about a watched call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// The model.
+    pub model: Model,
+    /// The task or job id, once known. It is the recovery path: persist it.
+    pub handle: Option<String>,
+    /// The latest status held (the first terminal status, once one was seen).
+    pub status: Option<Status>,
+    /// The server's poll interval in force (a floor), in milliseconds.
+    pub poll_interval_ms: Option<u64>,
+    /// When the last observation arrived (host time, ms).
+    pub last_observed_at: Option<u64>,
+    /// When the next poll is due (absolute, ms).
+    pub next_poll_at: Option<u64>,
+    /// The TTL deadline (`createdAt + ttlMs`), if any.
+    pub ttl_deadline: Option<u64>,
+    /// Polls sent so far.
+    pub polls_sent: u32,
+    /// What the cancel button shows.
+    pub cancel: ButtonState,
+    /// The verified final outcome, once settled.
+    pub outcome: Option<Outcome>,
+    /// Why watching stopped without an outcome, if it did.
+    pub stopped: Option<StopReason>,
+    /// Violations seen (the first [`MAX_RECORDED_VIOLATIONS`]).
+    pub violations: Vec<Violation>,
+    /// How many violations were seen in all.
+    pub violation_count: u32,
+}
