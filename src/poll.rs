@@ -658,7 +658,7 @@ mod tests {
             let t = at(s.next(now));
             let d = t - now;
             assert!(
-                d >= 1000 && d <= 30_000 && d <= prev * 3,
+                (1000..=30_000).contains(&d) && d <= prev * 3,
                 "attempt {n}: {d}"
             );
             prev = d;
