@@ -103,7 +103,10 @@ pub struct Report {
 
 /// Reads a vector from JSON text.
 pub fn parse(text: &str) -> Result<Vector, Error> {
-    serde_json::from_str(text).map_err(|e| Error::Malformed { what: "vector", reason: alloc::format!("{e}") })
+    serde_json::from_str(text).map_err(|e| Error::Malformed {
+        what: "vector",
+        reason: alloc::format!("{e}"),
+    })
 }
 
 /// Runs a vector natively. Errors only when the vector itself is unusable (a bad config).
@@ -113,7 +116,10 @@ pub fn run(vector: &Vector) -> Result<Report, Error> {
     let mut passed = true;
     for (index, step) in vector.steps.iter().enumerate() {
         let error = match (&step.input, step.timeout) {
-            (Some(input), _) => tracker.handle_input(step.at, input.clone()).err().map(|e| e.code().into()),
+            (Some(input), _) => tracker
+                .handle_input(step.at, input.clone())
+                .err()
+                .map(|e| e.code().into()),
             (None, true) => {
                 tracker.handle_timeout(step.at);
                 None
@@ -127,11 +133,23 @@ pub fn run(vector: &Vector) -> Result<Report, Error> {
             .collect();
         let ok = error == step.error && outputs == step.expect;
         passed &= ok;
-        steps.push(StepResult { index, error, outputs, ok });
+        steps.push(StepResult {
+            index,
+            error,
+            outputs,
+            ok,
+        });
     }
     let record = serde_json::to_value(tracker.record()).unwrap_or(Value::Null);
-    let record_ok = vector.record.as_ref().map_or(true, |want| {
-        want.iter().all(|(k, v)| record.get(k) == Some(v))
-    });
-    Ok(Report { name: vector.name.clone(), passed: passed && record_ok, steps, record, record_ok })
+    let record_ok = vector
+        .record
+        .as_ref()
+        .is_none_or(|want| want.iter().all(|(k, v)| record.get(k) == Some(v)));
+    Ok(Report {
+        name: vector.name.clone(),
+        passed: passed && record_ok,
+        steps,
+        record,
+        record_ok,
+    })
 }

@@ -10,7 +10,11 @@ use serde_json::json;
 
 fn config() -> TrackerConfig {
     TrackerConfig {
-        poll: PollPolicy { jitter: Jitter::None, min_interval_ms: 100, ..PollPolicy::default() },
+        poll: PollPolicy {
+            jitter: Jitter::None,
+            min_interval_ms: 100,
+            ..PollPolicy::default()
+        },
         seed: 7,
         deadline_ms: None,
     }
@@ -32,7 +36,12 @@ fn task(status: Status) -> TaskView {
 }
 
 fn job(status: Status) -> JobView {
-    JobView { id: "job_1".into(), status, result: None, error: None }
+    JobView {
+        id: "job_1".into(),
+        status,
+        result: None,
+        error: None,
+    }
 }
 
 fn wake(outs: &[Output]) -> Option<u64> {
@@ -72,7 +81,10 @@ fn poll_once(t: &mut Tracker, answer: Input) -> (u64, Vec<Output>) {
     let at = t.poll_timeout().expect("a poll is armed");
     t.handle_timeout(at);
     let outs = t.drain();
-    assert!(matches!(sends(&outs).first(), Some(Request::Get { .. })), "{outs:?}");
+    assert!(
+        matches!(sends(&outs).first(), Some(Request::Get { .. })),
+        "{outs:?}"
+    );
     t.handle_input(at, answer).unwrap();
     (at, t.drain())
 }
@@ -80,48 +92,96 @@ fn poll_once(t: &mut Tracker, answer: Input) -> (u64, Vec<Output>) {
 #[test]
 fn job_cancel_too_late_keeps_waiting_and_never_shows_cancelled() {
     let mut t = Tracker::new(Model::Job, config()).unwrap();
-    t.handle_input(0, Input::JobCreated { job: job(Status::Queued) }).unwrap();
+    t.handle_input(
+        0,
+        Input::JobCreated {
+            job: job(Status::Queued),
+        },
+    )
+    .unwrap();
     t.drain();
     assert_eq!(t.button(), ButtonState::Available);
     t.handle_input(10, Input::CancelPressed).unwrap();
     let outs = t.drain();
     match sends(&outs).as_slice() {
-        [Request::Cancel { idempotency_key: Some(k), .. }] => assert_eq!(k, "job_1:cancel"),
+        [Request::Cancel {
+            idempotency_key: Some(k),
+            ..
+        }] => assert_eq!(k, "job_1:cancel"),
         other => panic!("{other:?}"),
     }
     // A second press while requesting is refused and sends nothing.
-    assert_eq!(t.handle_input(11, Input::CancelPressed).unwrap_err().code(), "cancel_refused");
+    assert_eq!(
+        t.handle_input(11, Input::CancelPressed).unwrap_err().code(),
+        "cancel_refused"
+    );
     assert!(sends(&t.drain()).is_empty());
     let started = CancelAnswer::JobError {
         http_status: 409,
         code: JobErrorCode::JobGenerationAlreadyStarted,
         cancelable: Some(false),
     };
-    t.handle_input(20, Input::CancelAnswered { answer: started }).unwrap();
+    t.handle_input(20, Input::CancelAnswered { answer: started })
+        .unwrap();
     let outs = t.drain();
     assert_eq!(t.button(), ButtonState::TooLate);
     assert!(wake(&outs).is_some(), "keeps waiting: {outs:?}");
-    poll_once(&mut t, Input::JobPolled { job: job(Status::Processing) });
-    let (_, outs) = poll_once(&mut t, Input::JobPolled { job: job(Status::Completed) });
+    poll_once(
+        &mut t,
+        Input::JobPolled {
+            job: job(Status::Processing),
+        },
+    );
+    let (_, outs) = poll_once(
+        &mut t,
+        Input::JobPolled {
+            job: job(Status::Completed),
+        },
+    );
     assert_eq!(settled(&outs), Some(Outcome::Succeeded));
     assert_eq!(t.button(), ButtonState::FinishedFirst);
-    assert!(!outs.iter().any(|o| matches!(o, Output::Button { state: ButtonState::Cancelled })));
+    assert!(!outs.iter().any(|o| matches!(
+        o,
+        Output::Button {
+            state: ButtonState::Cancelled
+        }
+    )));
 }
 
 #[test]
 fn task_2026_ack_then_completed_is_finished_first() {
     let mut t = Tracker::new(Model::Task2026, config()).unwrap();
-    t.handle_input(0, Input::TaskCreated { task: task(Status::Working) }).unwrap();
+    t.handle_input(
+        0,
+        Input::TaskCreated {
+            task: task(Status::Working),
+        },
+    )
+    .unwrap();
     t.drain();
     t.handle_input(5, Input::CancelPressed).unwrap();
     t.drain();
-    t.handle_input(6, Input::CancelAnswered { answer: CancelAnswer::Ack }).unwrap();
+    t.handle_input(
+        6,
+        Input::CancelAnswered {
+            answer: CancelAnswer::Ack,
+        },
+    )
+    .unwrap();
     let outs = t.drain();
     assert_eq!(t.button(), ButtonState::AcknowledgedPending);
     assert_eq!(settled(&outs), None, "an ack is not a promise");
-    poll_once(&mut t, Input::TaskPolled { task: task(Status::Working) });
+    poll_once(
+        &mut t,
+        Input::TaskPolled {
+            task: task(Status::Working),
+        },
+    );
     let mut done = task(Status::Completed);
-    done.result = Some(ToolResult { is_error: false, value: json!({"content": []}) });
+    done.result = Some(ToolResult {
+        is_error: false,
+        value: json!({"content": []}),
+    });
     let (_, outs) = poll_once(&mut t, Input::TaskPolled { task: done });
     assert_eq!(settled(&outs), Some(Outcome::Succeeded));
     assert_eq!(t.button(), ButtonState::FinishedFirst);
@@ -130,28 +190,59 @@ fn task_2026_ack_then_completed_is_finished_first() {
 #[test]
 fn input_key_is_asked_once_and_answered_once() {
     let mut t = Tracker::new(Model::Task2026, config()).unwrap();
-    t.handle_input(0, Input::TaskCreated { task: task(Status::Working) }).unwrap();
+    t.handle_input(
+        0,
+        Input::TaskCreated {
+            task: task(Status::Working),
+        },
+    )
+    .unwrap();
     t.drain();
     let mut ir = task(Status::InputRequired);
-    ir.input_requests = vec![InputRequest { key: "k1".into(), request: json!({"method": "elicitation/create"}) }];
+    ir.input_requests = vec![InputRequest {
+        key: "k1".into(),
+        request: json!({"method": "elicitation/create"}),
+    }];
     let (_, outs) = poll_once(&mut t, Input::TaskPolled { task: ir.clone() });
-    let asks = outs.iter().filter(|o| matches!(o, Output::AskUser { .. })).count();
+    let asks = outs
+        .iter()
+        .filter(|o| matches!(o, Output::AskUser { .. }))
+        .count();
     assert_eq!(asks, 1);
     // The same key on the next poll is not a new question.
     let (at, outs) = poll_once(&mut t, Input::TaskPolled { task: ir.clone() });
     assert!(!outs.iter().any(|o| matches!(o, Output::AskUser { .. })));
-    t.handle_input(at + 1, Input::InputAnswered { key: "k1".into(), response: json!({"action": "accept"}) })
-        .unwrap();
+    t.handle_input(
+        at + 1,
+        Input::InputAnswered {
+            key: "k1".into(),
+            response: json!({"action": "accept"}),
+        },
+    )
+    .unwrap();
     let outs = t.drain();
-    assert!(matches!(sends(&outs).as_slice(), [Request::Update { responses, .. }] if responses.len() == 1));
-    let again = t.handle_input(at + 2, Input::InputAnswered { key: "k1".into(), response: json!({}) });
+    assert!(
+        matches!(sends(&outs).as_slice(), [Request::Update { responses, .. }] if responses.len() == 1)
+    );
+    let again = t.handle_input(
+        at + 2,
+        Input::InputAnswered {
+            key: "k1".into(),
+            response: json!({}),
+        },
+    );
     assert_eq!(again.unwrap_err().code(), "invalid_input");
     // A poll right after the update may still show the key: not a question, not a violation.
     let (_, outs) = poll_once(&mut t, Input::TaskPolled { task: ir.clone() });
     assert!(!outs.iter().any(|o| matches!(o, Output::AskUser { .. })));
     assert!(violations(&outs).is_empty());
     // Once the task moved on, the same key again is a reuse.
-    poll_once(&mut t, Input::TaskPolled { task: task(Status::Working) });
+    poll_once(
+        &mut t,
+        Input::TaskPolled {
+            task: task(Status::Working),
+        },
+    );
     let (_, outs) = poll_once(&mut t, Input::TaskPolled { task: ir });
     assert_eq!(violations(&outs), vec![Rule::InputKeyReused]);
     assert!(!outs.iter().any(|o| matches!(o, Output::AskUser { .. })));
@@ -160,13 +251,28 @@ fn input_key_is_asked_once_and_answered_once() {
 #[test]
 fn first_terminal_status_stands() {
     let mut t = Tracker::new(Model::Task2026, config()).unwrap();
-    t.handle_input(0, Input::TaskCreated { task: task(Status::Working) }).unwrap();
+    t.handle_input(
+        0,
+        Input::TaskCreated {
+            task: task(Status::Working),
+        },
+    )
+    .unwrap();
     t.drain();
-    let (at, outs) = poll_once(&mut t, Input::TaskPolled { task: task(Status::Cancelled) });
+    let (at, outs) = poll_once(
+        &mut t,
+        Input::TaskPolled {
+            task: task(Status::Cancelled),
+        },
+    );
     assert_eq!(settled(&outs), Some(Outcome::Cancelled));
     let mut flipped = task(Status::Completed);
-    flipped.result = Some(ToolResult { is_error: false, value: json!({}) });
-    t.handle_input(at + 1, Input::TaskNotified { task: flipped }).unwrap();
+    flipped.result = Some(ToolResult {
+        is_error: false,
+        value: json!({}),
+    });
+    t.handle_input(at + 1, Input::TaskNotified { task: flipped })
+        .unwrap();
     let outs = t.drain();
     assert_eq!(violations(&outs), vec![Rule::TerminalConflict]);
     assert_eq!(settled(&outs), None, "settled exactly once");
@@ -178,7 +284,8 @@ fn server_interval_is_a_floor() {
     let mut t = Tracker::new(Model::Task2026, config()).unwrap();
     let mut created = task(Status::Working);
     created.poll_interval_ms = Some(5_000);
-    t.handle_input(1_000, Input::TaskCreated { task: created }).unwrap();
+    t.handle_input(1_000, Input::TaskCreated { task: created })
+        .unwrap();
     let outs = t.drain();
     assert!(wake(&outs).unwrap() >= 6_000, "{outs:?}");
     // Waking early sends nothing.
@@ -189,14 +296,30 @@ fn server_interval_is_a_floor() {
 #[test]
 fn unknown_id_on_poll_is_lost_never_a_retry() {
     let mut t = Tracker::new(Model::Task2025, config()).unwrap();
-    t.handle_input(0, Input::TaskCreated { task: task(Status::Working) }).unwrap();
+    t.handle_input(
+        0,
+        Input::TaskCreated {
+            task: task(Status::Working),
+        },
+    )
+    .unwrap();
     t.drain();
     let at = t.poll_timeout().unwrap();
     t.handle_timeout(at);
     t.drain();
-    let error = RpcError { code: -32602, message: "Task not found".into(), data: None };
-    t.handle_input(at, Input::RequestFailed { request: longcall::tracker::RequestKind::Get, failure: Failure::Rpc { error } })
-        .unwrap();
+    let error = RpcError {
+        code: -32602,
+        message: "Task not found".into(),
+        data: None,
+    };
+    t.handle_input(
+        at,
+        Input::RequestFailed {
+            request: longcall::tracker::RequestKind::Get,
+            failure: Failure::Rpc { error },
+        },
+    )
+    .unwrap();
     let outs = t.drain();
     assert_eq!(settled(&outs), Some(Outcome::Lost));
     assert_eq!(outs.last(), Some(&Output::Idle));
@@ -206,17 +329,40 @@ fn unknown_id_on_poll_is_lost_never_a_retry() {
 #[test]
 fn task_2025_failed_fetches_the_result_before_settling() {
     let mut t = Tracker::new(Model::Task2025, config()).unwrap();
-    t.handle_input(0, Input::TaskCreated { task: task(Status::Working) }).unwrap();
+    t.handle_input(
+        0,
+        Input::TaskCreated {
+            task: task(Status::Working),
+        },
+    )
+    .unwrap();
     t.drain();
     let at = t.poll_timeout().unwrap();
     t.handle_timeout(at);
     t.drain();
-    t.handle_input(at, Input::TaskPolled { task: task(Status::Failed) }).unwrap();
+    t.handle_input(
+        at,
+        Input::TaskPolled {
+            task: task(Status::Failed),
+        },
+    )
+    .unwrap();
     let outs = t.drain();
-    assert!(matches!(sends(&outs).as_slice(), [Request::FetchResult { .. }]), "{outs:?}");
+    assert!(
+        matches!(sends(&outs).as_slice(), [Request::FetchResult { .. }]),
+        "{outs:?}"
+    );
     assert_eq!(settled(&outs), None);
-    t.handle_input(at + 1, Input::ResultFetched { result: ToolResult { is_error: true, value: json!({"isError": true}) } })
-        .unwrap();
+    t.handle_input(
+        at + 1,
+        Input::ResultFetched {
+            result: ToolResult {
+                is_error: true,
+                value: json!({"isError": true}),
+            },
+        },
+    )
+    .unwrap();
     assert_eq!(settled(&t.drain()), Some(Outcome::ToolError));
 }
 
@@ -225,11 +371,32 @@ fn deadline_ends_watching_not_the_call() {
     let mut cfg = config();
     cfg.deadline_ms = Some(1_500);
     let mut t = Tracker::new(Model::Job, cfg).unwrap();
-    t.handle_input(0, Input::JobCreated { job: job(Status::Queued) }).unwrap();
+    t.handle_input(
+        0,
+        Input::JobCreated {
+            job: job(Status::Queued),
+        },
+    )
+    .unwrap();
     t.drain();
-    let (_, outs) = poll_once(&mut t, Input::JobPolled { job: job(Status::Processing) });
-    assert!(outs.contains(&Output::Stopped { reason: StopReason::Deadline }), "{outs:?}");
-    assert!(!outs.iter().any(|o| matches!(o, Output::Send { request: Request::Cancel { .. } })));
+    let (_, outs) = poll_once(
+        &mut t,
+        Input::JobPolled {
+            job: job(Status::Processing),
+        },
+    );
+    assert!(
+        outs.contains(&Output::Stopped {
+            reason: StopReason::Deadline
+        }),
+        "{outs:?}"
+    );
+    assert!(!outs.iter().any(|o| matches!(
+        o,
+        Output::Send {
+            request: Request::Cancel { .. }
+        }
+    )));
     assert_eq!(t.outcome(), None);
 }
 
@@ -238,14 +405,28 @@ fn create_unanswered_never_resubmits() {
     let mut t = Tracker::new(Model::Job, config()).unwrap();
     t.handle_input(0, Input::CreateUnanswered).unwrap();
     let outs = t.drain();
-    assert_eq!(outs, vec![Output::Stopped { reason: StopReason::CreateUnanswered }, Output::Idle]);
+    assert_eq!(
+        outs,
+        vec![
+            Output::Stopped {
+                reason: StopReason::CreateUnanswered
+            },
+            Output::Idle
+        ]
+    );
 }
 
 #[test]
 fn snapshot_mid_flight_resumes_identically() {
     use longcall::snapshot;
     let mut t = Tracker::new(Model::Task2026, config()).unwrap();
-    t.handle_input(0, Input::TaskCreated { task: task(Status::Working) }).unwrap();
+    t.handle_input(
+        0,
+        Input::TaskCreated {
+            task: task(Status::Working),
+        },
+    )
+    .unwrap();
     t.drain();
     let saved = snapshot::save(&t).unwrap();
     let mut r: Tracker = snapshot::restore(&saved).unwrap();

@@ -240,12 +240,17 @@ impl Tracker {
             return;
         }
         self.next_poll_at = None;
-        let Some(handle) = self.handle.clone() else { return };
+        let Some(handle) = self.handle.clone() else {
+            return;
+        };
         if self.resend_update && !self.unacked.is_empty() && !self.in_flight.update {
             self.resend_update = false;
             self.in_flight.update = true;
             let responses = self.unacked.clone();
-            self.send(Request::Update { handle: handle.clone(), responses });
+            self.send(Request::Update {
+                handle: handle.clone(),
+                responses,
+            });
         }
         if self.result_fetch_due() {
             self.send_fetch(handle);
@@ -274,10 +279,13 @@ impl Tracker {
                 self.stop(StopReason::CreateUnanswered);
                 Ok(())
             }
-            Input::ResultFetched { result } => self.on_fetched(now, Payload {
-                result: Some(result.is_error),
-                error: false,
-            }),
+            Input::ResultFetched { result } => self.on_fetched(
+                now,
+                Payload {
+                    result: Some(result.is_error),
+                    error: false,
+                },
+            ),
             Input::CancelAnswered { answer } => self.on_cancel_answer(now, answer),
             Input::UpdateAcked => {
                 self.in_flight.update = false;
@@ -323,7 +331,10 @@ impl Tracker {
             }
         }
         if status.is_terminal() {
-            let payload = Payload { result: task.result.as_ref().map(|r| r.is_error), error: task.error.is_some() };
+            let payload = Payload {
+                result: task.result.as_ref().map(|r| r.is_error),
+                error: task.error.is_some(),
+            };
             self.on_terminal(now, status, payload);
         } else if self.model == Model::Task2025 && status == Status::InputRequired {
             // 2025: the input requests travel on the tasks/result stream; stop polling while
@@ -346,7 +357,10 @@ impl Tracker {
 
     fn on_job(&mut self, now: u64, job: JobView, source: Source) -> Result<(), Error> {
         if self.model != Model::Job {
-            return Err(Error::WrongModel { expected: self.model, got: Model::Job });
+            return Err(Error::WrongModel {
+                expected: self.model,
+                got: Model::Job,
+            });
         }
         job.status.expect_in(Model::Job)?;
         if !self.accept_handle(&job.id, source)? {
@@ -372,8 +386,13 @@ impl Tracker {
                 self.handle = Some(id.into());
                 Ok(true)
             }
-            (None, _) => Err(Error::invalid_input("input", "no handle yet: feed the creating answer first")),
-            (Some(_), Source::Created) => Err(Error::invalid_input("input", "the handle is already known")),
+            (None, _) => Err(Error::invalid_input(
+                "input",
+                "no handle yet: feed the creating answer first",
+            )),
+            (Some(_), Source::Created) => {
+                Err(Error::invalid_input("input", "the handle is already known"))
+            }
             (Some(h), _) if h == id => Ok(true),
             (Some(_), Source::Notification) => Ok(false),
             (Some(h), _) => Err(Error::InvalidInput {
@@ -397,7 +416,10 @@ impl Tracker {
             None => {
                 if source == Source::Created {
                     if let Ok(Seed::Violation) = lifecycle::seed(self.model, status) {
-                        self.violate(Rule::BadSeed, format!("{} task created {status}", self.model));
+                        self.violate(
+                            Rule::BadSeed,
+                            format!("{} task created {status}", self.model),
+                        );
                     }
                 }
                 self.set_status(status);
@@ -412,7 +434,10 @@ impl Tracker {
                     self.violate(Rule::IllegalTransition, format!("{prev} then {status}"));
                 }
                 Ok(Observation::TerminalConflict) => {
-                    self.violate(Rule::TerminalConflict, format!("{status} after terminal {prev}; {prev} stands"));
+                    self.violate(
+                        Rule::TerminalConflict,
+                        format!("{status} after terminal {prev}; {prev} stands"),
+                    );
                 }
                 Err(_) => {}
             },
@@ -434,7 +459,10 @@ impl Tracker {
             match self.answered.get(&req.key) {
                 Some(true) => {
                     if self.reused_reported.insert(req.key.clone()) {
-                        self.violate(Rule::InputKeyReused, format!("input key {:?} asked again after it was answered", req.key));
+                        self.violate(
+                            Rule::InputKeyReused,
+                            format!("input key {:?} asked again after it was answered", req.key),
+                        );
                     }
                 }
                 // Answered and the task has not moved on: the eventually consistent echo of
@@ -443,7 +471,10 @@ impl Tracker {
                 None if self.asked.contains(&req.key) || self.cancel_requested => {}
                 None => {
                     self.asked.insert(req.key.clone());
-                    self.queue.push_back(Output::AskUser { key: req.key.clone(), request: req.request.clone() });
+                    self.queue.push_back(Output::AskUser {
+                        key: req.key.clone(),
+                        request: req.request.clone(),
+                    });
                 }
             }
         }
@@ -482,10 +513,17 @@ impl Tracker {
         }
     }
 
-    fn on_call_answer(&mut self, result: Option<ToolResult>, error: Option<RpcError>) -> Result<(), Error> {
+    fn on_call_answer(
+        &mut self,
+        result: Option<ToolResult>,
+        error: Option<RpcError>,
+    ) -> Result<(), Error> {
         self.expect_task()?;
         if self.handle.is_some() || self.is_done() {
-            return Err(Error::invalid_input("input", "the call was already answered"));
+            return Err(Error::invalid_input(
+                "input",
+                "the call was already answered",
+            ));
         }
         let before = self.button.state();
         let _ = self.button.handle_status(Status::Completed);
@@ -501,7 +539,10 @@ impl Tracker {
 
     fn on_fetched(&mut self, now: u64, payload: Payload) -> Result<(), Error> {
         if self.model != Model::Task2025 {
-            return Err(Error::invalid_input("input", "tasks/result exists only in the 2025 revision"));
+            return Err(Error::invalid_input(
+                "input",
+                "tasks/result exists only in the 2025 revision",
+            ));
         }
         if self.handle.is_none() {
             return Err(Error::invalid_input("input", "no handle yet"));
@@ -528,11 +569,16 @@ impl Tracker {
             // press() refuses without a handle (the button is unavailable); keep it that way.
             return Err(Error::invalid_input("input", "no handle yet"));
         };
-        self.queue.push_back(Output::Button { state: self.button.state() });
+        self.queue.push_back(Output::Button {
+            state: self.button.state(),
+        });
         self.cancel_requested = true;
         self.in_flight.cancel = true;
         let idempotency_key = (self.model == Model::Job).then(|| format!("{handle}:cancel"));
-        self.send(Request::Cancel { handle, idempotency_key });
+        self.send(Request::Cancel {
+            handle,
+            idempotency_key,
+        });
         Ok(())
     }
 
@@ -544,7 +590,10 @@ impl Tracker {
         self.in_flight.cancel = false;
         let known_terminal = self.status.is_some_and(Status::is_terminal);
         if self.model == Model::Task2026 && verdict == CancelVerdict::NotFound && known_terminal {
-            self.violate(Rule::CancelTerminalNotAcked, "tasks/cancel on a terminal task answered -32602, not the ack");
+            self.violate(
+                Rule::CancelTerminalNotAcked,
+                "tasks/cancel on a terminal task answered -32602, not the ack",
+            );
             verdict = CancelVerdict::AlreadyFinished;
         }
         if let Some(rule) = verdict.violation() {
@@ -579,19 +628,31 @@ impl Tracker {
 
     fn on_input_answered(&mut self, now: u64, key: String, response: Value) -> Result<(), Error> {
         if self.model != Model::Task2026 {
-            return Err(Error::invalid_input("input", "input answers go through tasks/update, a 2026 method"));
+            return Err(Error::invalid_input(
+                "input",
+                "input answers go through tasks/update, a 2026 method",
+            ));
         }
         let Some(handle) = self.handle.clone() else {
             return Err(Error::invalid_input("input", "no handle yet"));
         };
         if !self.asked.contains(&key) {
-            return Err(Error::invalid_input("key", "this input key was never asked"));
+            return Err(Error::invalid_input(
+                "key",
+                "this input key was never asked",
+            ));
         }
         if self.answered.contains_key(&key) {
-            return Err(Error::invalid_input("key", "this input key was already answered; a key is answered once"));
+            return Err(Error::invalid_input(
+                "key",
+                "this input key was already answered; a key is answered once",
+            ));
         }
         if self.cancel_requested {
-            return Err(Error::invalid_input("key", "the task is being cancelled; its input requests are moot"));
+            return Err(Error::invalid_input(
+                "key",
+                "the task is being cancelled; its input requests are moot",
+            ));
         }
         if self.is_done() {
             return Err(Error::invalid_input("key", "the task already settled"));
@@ -599,7 +660,10 @@ impl Tracker {
         self.answered.insert(key.clone(), false);
         self.unacked.push((key.clone(), response.clone()));
         self.in_flight.update = true;
-        self.send(Request::Update { handle, responses: alloc::vec![(key, response)] });
+        self.send(Request::Update {
+            handle,
+            responses: alloc::vec![(key, response)],
+        });
         // The answer should move the task on: look again soon.
         self.schedule.handle_progress();
         if !self.in_flight.get {
@@ -610,7 +674,12 @@ impl Tracker {
 
     // --- failures -------------------------------------------------------------------------
 
-    fn on_failure(&mut self, now: u64, request: RequestKind, failure: Failure) -> Result<(), Error> {
+    fn on_failure(
+        &mut self,
+        now: u64,
+        request: RequestKind,
+        failure: Failure,
+    ) -> Result<(), Error> {
         if self.handle.is_none() {
             return Err(Error::invalid_input("input", "no handle yet"));
         }
@@ -650,8 +719,14 @@ impl Tracker {
             self.lose();
             return Ok(());
         }
-        if let Failure::Http { status: 429, retry_after_ms, .. } = failure {
-            self.schedule.handle_retry_after(now, retry_after_ms.unwrap_or(0));
+        if let Failure::Http {
+            status: 429,
+            retry_after_ms,
+            ..
+        } = failure
+        {
+            self.schedule
+                .handle_retry_after(now, retry_after_ms.unwrap_or(0));
         }
         if !self.in_flight.get && !self.in_flight.fetch {
             self.plan(now);
@@ -687,7 +762,9 @@ impl Tracker {
     fn result_fetch_due(&self) -> bool {
         !self.fetch_sent
             && self.fetched.is_none()
-            && self.status.is_some_and(|s| outcome::needs_result_fetch(self.model, s))
+            && self
+                .status
+                .is_some_and(|s| outcome::needs_result_fetch(self.model, s))
     }
 
     fn send_fetch(&mut self, handle: String) {
@@ -747,7 +824,10 @@ impl Tracker {
         if self.model.is_task() {
             Ok(())
         } else {
-            Err(Error::WrongModel { expected: self.model, got: Model::Task2026 })
+            Err(Error::WrongModel {
+                expected: self.model,
+                got: Model::Task2026,
+            })
         }
     }
 }
