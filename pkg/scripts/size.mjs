@@ -47,5 +47,6 @@ for (const [p, m] of rows) console.log(`${p.padEnd(26)} ${pad(m.raw, 8)} ${pad(m
 for (const [kind, m] of Object.entries(totals)) console.log(`${('total ' + kind).padEnd(26)} ${pad(m.raw, 8)} ${pad(m.gzip, 8)} ${pad(m.brotli, 8)}`);
 console.log(`${'total wasm + glue'.padEnd(26)} ${pad(all.raw, 8)} ${pad(all.gzip, 8)} ${pad(all.brotli, 8)}`);
 const verdict = all.gzip <= BUDGET ? 'ok' : 'OVER BUDGET';
-console.log(`size: wasm+glue gzip ${all.gzip} B / budget ${BUDGET} B: ${verdict}`);
+const trio = (m) => `${m.raw}/${m.gzip}/${m.brotli}`;
+console.log(`size: raw/gzip/brotli bytes: wasm ${trio(totals.wasm)}, glue ${trio(totals.glue)}, wasm+glue ${trio(all)}; gzip budget ${BUDGET}: ${verdict}`);
 if (all.gzip > BUDGET) process.exit(1);
