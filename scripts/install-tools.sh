@@ -48,7 +48,8 @@ else
 fi
 
 # 5. npm dev tools, exact versions from pkg/package-lock.json: binaryen (wasm-opt), playwright-core
-#    (drives /usr/bin/chromium; never downloads a browser), xstate (benchmark baseline).
+#    (drives /usr/bin/chromium; never downloads a browser), typescript (checks
+#    index.d.ts), xstate (benchmark baseline).
 step npm --prefix pkg ci --no-audit --no-fund
 
 echo "---- install-tools timings ----" >&2

@@ -28,7 +28,7 @@ after(() => { if (tmp) rmSync(tmp, { recursive: true, force: true }); });
 
 test('tarball holds the package files and nothing else', () => {
   const files = packed.files.map((f) => f.path).sort();
-  assert.deepEqual(files, ['api.js', 'dist/longcall.js', 'dist/longcall_bg.wasm', 'index.d.ts', 'node.js', 'package.json', 'web.js']);
+  assert.deepEqual(files, ['README.md', 'api.js', 'dist/longcall.js', 'dist/longcall_bg.wasm', 'index.d.ts', 'node.js', 'package.json', 'web.js']);
 });
 
 test('installed package works from Node ESM', () => {
