@@ -25,11 +25,13 @@ if [ $# -gt 0 ]; then STEPS=("$@"); fi
 # summaries (cargo's `test result:`, node's `# tests/# pass/# fail`, size and wasm checks).
 LOGS="${TEST_LOGS:-target/test-logs}"
 mkdir -p "$LOGS"
+rm -f "$LOGS"/*.log
 recap() {
+  local n
   echo "---- test runner summaries ----"
-  for name in "${STEPS[@]}"; do
-    [ -f "$LOGS/$name.log" ] || continue
-    grep -E '^(test result:|# (tests|suites|pass|fail|cancelled|skipped) [0-9]+|size: |check-wasm: |build: )' "$LOGS/$name.log" || true
+  for n in "${STEPS[@]}"; do
+    [ -f "$LOGS/$n.log" ] || continue
+    grep -E '^(test result:|# (tests|suites|pass|fail|cancelled|skipped) [0-9]+|size: |check-wasm: |build: )' "$LOGS/$n.log" || true
   done
 }
 
@@ -39,7 +41,6 @@ for name in "${STEPS[@]}"; do
   if ! declare -F "step_$name" >/dev/null; then echo "test.sh: no step '$name'" >&2; exit 2; fi
   echo "==> [$name]" >&2
   s=$SECONDS rc=0
-  rm -f "$LOGS/$name.log"
   set +e # (not `|| rc=$?`: that would switch errexit off inside multi-command steps)
   ( set -e; "step_$name" ) 2>&1 | tee "$LOGS/$name.log"
   rc=${PIPESTATUS[0]}
