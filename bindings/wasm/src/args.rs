@@ -1,0 +1,77 @@
+//! Typed conversion of JavaScript arguments. Nothing here panics, whatever the value.
+
+use longcall::{Error, Model, Status};
+use wasm_bindgen::JsValue;
+
+/// The sentinel that numbers-only exports return for input they cannot read.
+pub const BAD: u8 = 255;
+
+/// A model name (`"task-2026"`, `"task-2025"`, `"job"`) from any JavaScript value.
+pub fn model(value: &JsValue) -> Result<Model, Error> {
+    match value.as_string() {
+        Some(s) => s.parse(),
+        None => Err(not_a_string("model", value)),
+    }
+}
+
+/// A wire status of `model` from any JavaScript value; `field` names the argument in errors.
+pub fn status(model: Model, value: &JsValue, field: &str) -> Result<Status, Error> {
+    match value.as_string() {
+        Some(s) => Status::parse(model, &s),
+        None => Err(not_a_string(field, value)),
+    }
+}
+
+/// A small numeric code from a JavaScript number: `None` for NaN, infinities, fractions,
+/// negatives and anything above 255.
+pub fn code(value: f64) -> Option<u8> {
+    // `as` saturates (NaN -> 0); the round trip rejects everything that was not exact.
+    let n = value as u8;
+    (f64::from(n) == value).then_some(n)
+}
+
+fn not_a_string(field: &str, value: &JsValue) -> Error {
+    Error::InvalidInput {
+        field: field.into(),
+        reason: format!("expected a string, got {}", describe(value)),
+    }
+}
+
+/// `typeof value`, with `null` and arrays told apart from objects.
+fn describe(value: &JsValue) -> String {
+    if value.is_null() {
+        "null".into()
+    } else if value.is_array() {
+        "array".into()
+    } else {
+        value
+            .js_typeof()
+            .as_string()
+            .unwrap_or_else(|| "unknown".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_exact_small_integers() {
+        assert_eq!(code(0.0), Some(0));
+        assert_eq!(code(-0.0), Some(0));
+        assert_eq!(code(9.0), Some(9));
+        assert_eq!(code(255.0), Some(255));
+        for bad in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -1.0,
+            256.0,
+            1.5,
+            1e300,
+            -1e-300,
+        ] {
+            assert_eq!(code(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! WebAssembly bindings of the longcall core, for the npm package `longcall` (`pkg/`).
+//!
+//! Every export lives in a small module by concern and follows three rules:
+//!
+//! * **No panics on any JavaScript value.** A panic aborts (`panic = "abort"` in the `wasm`
+//!   profile) and kills the module instance for the whole page, so arguments a caller could get
+//!   wrong are taken as [`JsValue`](wasm_bindgen::JsValue) and converted with typed errors
+//!   ([`args`]).
+//! * **Errors are JavaScript `Error`s with a `code`.** Every export returns
+//!   [`errors::JsResult`]; a [`longcall::Error`] becomes an `Error` whose `message` is its
+//!   `Display` and whose `code` is [`longcall::Error::code`] ([`errors::to_js`]).
+//! * **Per-event paths take numbers** (`*Code` exports) and never throw: bad input yields the
+//!   sentinel [`args::BAD`].
+//!
+//! The pure parts (string in, verdict out) are plain Rust functions next to their exports so that
+//! host `cargo test` covers them; the JavaScript side is tested from `pkg/test/` in Node and in
+//! headless Chromium.
+//!
+//! Adding an export: write `#[wasm_bindgen(js_name = camelCase)] pub fn ...` in the module of its
+//! concern (or a new module declared below), list the name in `pkg/api.js`, type it in
+//! `pkg/index.d.ts`, and add cases to a `pkg/test/shared/*.cases.mjs` file.
+
+pub mod args;
+pub mod errors;
+pub mod rules;

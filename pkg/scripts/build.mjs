@@ -1,0 +1,62 @@
+// Builds pkg/dist/ from the Rust sources:
+//   cargo build -p longcall-wasm --target wasm32-unknown-unknown --profile wasm
+//   wasm-bindgen --target web --out-name longcall (names and producers sections removed)
+//   wasm-opt -Oz (npm binaryen 132; NOT Debian's binaryen 108, whose output crashes at load)
+// then prints the sizes (scripts/size.mjs). Usage: npm --prefix pkg run build
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = resolve(PKG, '..');
+const DIST = join(PKG, 'dist');
+const CRATE = 'longcall-wasm';
+const TARGET = 'wasm32-unknown-unknown';
+const PROFILE = 'wasm';
+// rustc's default wasm32 features (Rust >= 1.87): binaryen must be told, or it rejects the module.
+const FEATURES = ['--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
+  '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue'];
+
+function run(cmd, args, opts = {}) {
+  const t0 = performance.now();
+  console.error(`$ ${cmd} ${args.join(' ')}`);
+  const out = execFileSync(cmd, args, { cwd: ROOT, stdio: opts.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8' });
+  console.error(`[time] ${((performance.now() - t0) / 1000).toFixed(1)}s  ${cmd} ${args[0] ?? ''}`);
+  return out;
+}
+
+function fail(msg) {
+  console.error(`build: ${msg}`);
+  process.exit(1);
+}
+
+// 1. The wasm-bindgen CLI must be exactly the crate version in Cargo.lock (schema must match).
+const locked = run('cargo', ['pkgid', '-p', 'wasm-bindgen'], { capture: true }).trim().replace(/.*[@#]/, '');
+let cli = '';
+try { cli = execFileSync('wasm-bindgen', ['--version'], { encoding: 'utf8' }).trim(); } catch { /* missing */ }
+if (cli !== `wasm-bindgen ${locked}`) {
+  fail(`need wasm-bindgen-cli ${locked} (Cargo.lock), found "${cli || 'none'}"; run scripts/install-tools.sh`);
+}
+const wasmOpt = join(PKG, 'node_modules', '.bin', 'wasm-opt');
+if (!existsSync(wasmOpt)) fail('pkg/node_modules/.bin/wasm-opt missing; run `npm ci` in pkg/ (or scripts/install-tools.sh)');
+
+// 2. Rust -> wasm.
+const locked_ = process.env.CI ? ['--locked'] : [];
+run('cargo', ['build', ...locked_, '-p', CRATE, '--target', TARGET, '--profile', PROFILE]);
+const meta = JSON.parse(run('cargo', ['metadata', '--format-version', '1', '--no-deps'], { capture: true }));
+const raw = join(meta.target_directory, TARGET, PROFILE, `${CRATE.replaceAll('-', '_')}.wasm`);
+if (!existsSync(raw)) fail(`cargo did not produce ${raw}`);
+
+// 3. JS glue (ES module, `init`/`initSync`) + wasm.
+rmSync(DIST, { recursive: true, force: true });
+mkdirSync(DIST, { recursive: true });
+run('wasm-bindgen', [raw, '--target', 'web', '--out-dir', DIST, '--out-name', 'longcall',
+  '--remove-name-section', '--remove-producers-section']);
+const wasm = join(DIST, 'longcall_bg.wasm');
+const afterBindgen = statSync(wasm).size;
+
+// 4. Size optimisation.
+run(wasmOpt, ['-Oz', ...FEATURES, wasm, '-o', wasm]);
+
+console.log(`build: cargo ${statSync(raw).size} B -> wasm-bindgen ${afterBindgen} B -> wasm-opt -Oz ${statSync(wasm).size} B (${wasm})`);

@@ -1,0 +1,37 @@
+// The package's surface is consistent: every wasm export is in api.js, every api.js export is
+// typed in index.d.ts (and nothing more), the exports map lists "types" first, both entries
+// re-export api.js, and every file the package ships exists.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as lc from 'longcall';
+import { PKG } from './support/paths.mjs';
+
+const read = (p) => readFileSync(join(PKG, p), 'utf8');
+const pkg = JSON.parse(read('package.json'));
+
+test('every wasm-bindgen export is public in api.js', async () => {
+  const glue = await import(pathToFileURL(join(PKG, 'dist/longcall.js')).href);
+  const wasmFns = Object.keys(glue).filter((k) => k !== 'default' && k !== 'initSync');
+  const missing = wasmFns.filter((k) => !(k in lc));
+  assert.deepEqual(missing, [], 'add these to pkg/api.js and pkg/index.d.ts');
+});
+
+test('index.d.ts declares exactly the runtime exports, without any', () => {
+  const dts = read('index.d.ts');
+  const declared = [...dts.matchAll(/^export (?:declare )?(?:function|const) (\w+)/gm)].map((m) => m[1]);
+  assert.deepEqual([...new Set(declared)].sort(), Object.keys(lc).sort());
+  assert.doesNotMatch(dts.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''), /:\s*any\b|<any>|\bany\[\]/, 'public types are literal unions, not any');
+});
+
+test('exports map: types first, node and browser entries, files exist', () => {
+  const dot = pkg.exports['.'];
+  assert.equal(Object.keys(dot)[0], 'types');
+  assert.equal(dot.node, './node.js');
+  assert.equal(dot.browser, './web.js');
+  assert.equal(dot.default, './web.js');
+  for (const f of pkg.files) assert.ok(existsSync(join(PKG, f)), `${f} (listed in "files") is missing`);
+  for (const entry of ['node.js', 'web.js']) assert.match(read(entry), /^export \* from '\.\/api\.js';$/m, entry);
+});

@@ -1,0 +1,62 @@
+// Pack-and-install smoke test of the real tarball: `npm pack`, install it offline into a fresh
+// temporary project, import it from Node ESM, then load it in headless Chromium from a page with
+// a plain <script type="module"> (served from that project).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchChromium, openPage } from './support/chromium.mjs';
+import { serve } from './support/server.mjs';
+import { PKG } from './support/paths.mjs';
+
+const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+let tmp, app, tarball, packed;
+
+before(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'longcall-pack-'));
+  [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], PKG));
+  tarball = join(tmp, packed.filename);
+  app = join(tmp, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  npm(['install', tarball, '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], app);
+});
+
+after(() => { if (tmp) rmSync(tmp, { recursive: true, force: true }); });
+
+test('tarball holds the package files and nothing else', () => {
+  const files = packed.files.map((f) => f.path).sort();
+  assert.deepEqual(files, ['README.md', 'api.js', 'dist/longcall.js', 'dist/longcall_bg.wasm', 'index.d.ts', 'node.js', 'package.json', 'web.js']);
+});
+
+test('installed package works from Node ESM', () => {
+  writeFileSync(join(app, 'main.mjs'), `import { observe, observeCode, OBSERVATIONS } from 'longcall';
+console.log(JSON.stringify([observe('job', 'queued', 'completed'), OBSERVATIONS[observeCode(2, 6, 5)]]));`);
+  const out = execFileSync(process.execPath, ['main.mjs'], { cwd: app, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out), ['skipped', 'regression']);
+});
+
+test('installed package loads in Chromium from <script type="module">', async () => {
+  const installed = JSON.parse(readFileSync(join(app, 'node_modules/longcall/package.json'), 'utf8'));
+  const entry = `./node_modules/longcall/${installed.exports['.'].browser.replace(/^\.\//, '')}`;
+  writeFileSync(join(app, 'index.html'), `<!doctype html><meta charset="utf-8"><title>loading</title>
+<script type="importmap">{"imports": {"longcall": "${entry}"}}</script>
+<script type="module">
+  import { observe, statuses } from 'longcall';
+  document.title = JSON.stringify([observe('task-2026', 'working', 'completed'), statuses('job').length]);
+</script>`);
+  const server = await serve(app);
+  const browser = await launchChromium();
+  const logs = [];
+  try {
+    const page = await openPage(browser, `${server.base}/index.html`, logs);
+    await page.waitForFunction(() => document.title !== 'loading', null, { timeout: 30_000 })
+      .catch((e) => { throw new Error(`${e.message}\n${logs.join('\n')}`); });
+    assert.deepEqual(JSON.parse(await page.title()), ['advance', 7], logs.join('\n'));
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});

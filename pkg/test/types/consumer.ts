@@ -1,0 +1,25 @@
+// Compile-only check of index.d.ts (test/types.test.mjs runs tsc --noEmit on this file).
+import {
+  observe, observeCode, parseStatus, statuses, transition, transitionTable,
+  MODELS, OBSERVATIONS, BAD_CODE,
+  type Model, type Observation, type Transition, type JobStatus, type TaskStatus, type LongcallError,
+} from 'longcall';
+
+const o: Observation = observe('job', 'queued', 'completed');
+const t: Transition = transition('task-2026', 'working', 'input_required');
+const j: JobStatus = parseStatus('job', 'queued');
+const s: TaskStatus[] = statuses('task-2025');
+const table: Record<JobStatus, JobStatus[]> = transitionTable('job');
+const code = observeCode(2, 5, 2);
+const verdict: Observation | undefined = code === BAD_CODE ? undefined : OBSERVATIONS[code];
+const m: Model = MODELS[0];
+try { parseStatus('job', 'x'); } catch (e) { const code: string = (e as LongcallError).code; void code; }
+
+// @ts-expect-error: a task status is not a job status
+observe('job', 'working', 'queued');
+// @ts-expect-error: not a model
+statuses('task-2027');
+// @ts-expect-error: verdicts are literal unions
+const bad: Observation = 'skipped-ish';
+
+export { o, t, j, s, table, verdict, m, bad };

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# THE test command (README): runs every test. Assumes scripts/install-tools.sh ran.
+# Usage: bash scripts/test.sh                     all steps
+#        bash scripts/test.sh js-build js-test    only the named steps
+#
+# Adding a step: write a function `step_<name>` below and add <name> to STEPS (order matters).
+# Each step is timed; the script stops at the first failing step and prints a summary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+LOCKED=()
+if [ -n "${CI:-}" ]; then LOCKED=(--locked); fi
+
+step_fmt()        { cargo fmt --all --check; }
+step_clippy()     { cargo clippy "${LOCKED[@]}" --workspace --all-targets -- -D warnings; }
+step_cargo-test() { cargo test "${LOCKED[@]}" --workspace; }
+step_core-wasm()  { cargo build "${LOCKED[@]}" -p longcall --target wasm32-unknown-unknown; }
+step_js-build()   { npm --prefix pkg run build; }
+step_js-test()    { npm --prefix pkg test; }
+
+STEPS=(fmt clippy cargo-test core-wasm js-build js-test)
+if [ $# -gt 0 ]; then STEPS=("$@"); fi
+
+# Each step's output is also kept in $LOGS/<name>.log; the closing lines repeat the runners'
+# summaries (cargo's `test result:`, node's `# tests/# pass/# fail`, size and wasm checks).
+LOGS="${TEST_LOGS:-target/test-logs}"
+mkdir -p "$LOGS"
+rm -f "$LOGS"/*.log
+recap() {
+  local n
+  echo "---- test runner summaries ----"
+  for n in "${STEPS[@]}"; do
+    [ -f "$LOGS/$n.log" ] || continue
+    grep -E '^(test result:|# (tests|suites|pass|fail|cancelled|skipped) [0-9]+|size: |check-wasm: |build: )' "$LOGS/$n.log" || true
+  done
+}
+
+T0=$SECONDS
+SUMMARY=()
+for name in "${STEPS[@]}"; do
+  if ! declare -F "step_$name" >/dev/null; then echo "test.sh: no step '$name'" >&2; exit 2; fi
+  echo "==> [$name]" >&2
+  s=$SECONDS rc=0
+  set +e # (not `|| rc=$?`: that would switch errexit off inside multi-command steps)
+  ( set -e; "step_$name" ) 2>&1 | tee "$LOGS/$name.log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  SUMMARY+=("$(printf '%-12s %4ss  %s' "$name" "$((SECONDS - s))" "$([ $rc = 0 ] && echo ok || echo "FAILED (exit $rc)")")")
+  echo "[time] $((SECONDS - s))s  $name" >&2
+  if [ $rc != 0 ]; then
+    recap
+    printf '%s\n' "---- test.sh: step '$name' FAILED ----" "${SUMMARY[@]}"
+    exit $rc
+  fi
+done
+recap
+printf '%s\n' "---- test.sh: all ${#STEPS[@]} steps passed in $((SECONDS - T0))s ----" "${SUMMARY[@]}"
