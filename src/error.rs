@@ -107,6 +107,22 @@ pub enum Error {
         /// What was wrong.
         reason: String,
     },
+    /// An id or key that must be unique was used again (a task id, an input-request key).
+    #[error("duplicate {what}: {id:?} is already in use")]
+    Duplicate {
+        /// What kind of id (`task_id`, `input_key`).
+        what: &'static str,
+        /// The id as given.
+        id: String,
+    },
+    /// A configured limit would be exceeded (tasks per principal, ...).
+    #[error("limit reached: {what} is at most {limit}")]
+    LimitReached {
+        /// The limit, as named in the configuration.
+        what: &'static str,
+        /// Its value.
+        limit: usize,
+    },
 }
 
 impl Error {
@@ -125,6 +141,8 @@ impl Error {
             Error::TooDeep { .. } => "too_deep",
             Error::SnapshotVersion { .. } => "snapshot_version",
             Error::SnapshotInvalid { .. } => "snapshot_invalid",
+            Error::Duplicate { .. } => "duplicate",
+            Error::LimitReached { .. } => "limit_reached",
         }
     }
 
@@ -159,4 +177,6 @@ pub const ERROR_CODES: &[&str] = &[
     "too_deep",
     "snapshot_version",
     "snapshot_invalid",
+    "duplicate",
+    "limit_reached",
 ];
