@@ -331,7 +331,10 @@ impl JobBook {
         idempotency_key: Option<&str>,
     ) -> Result<JobView, ApiError> {
         if owner.workspace.is_empty() || owner.member.is_empty() {
-            return Err(invalid_request("owner", "workspace and member are required"));
+            return Err(invalid_request(
+                "owner",
+                "workspace and member are required",
+            ));
         }
         if idempotency_key == Some("") {
             return Err(invalid_request("idempotency_key", "must not be empty"));
@@ -589,7 +592,9 @@ impl JobBook {
                 400,
                 "invalid_request",
                 "job_ids takes 1 to 20 ids",
-                Some(json!({"field": "job_ids", "min": 1, "max": MAX_WAIT_IDS, "got": job_ids.len()})),
+                Some(
+                    json!({"field": "job_ids", "min": 1, "max": MAX_WAIT_IDS, "got": job_ids.len()}),
+                ),
             ));
         }
         let mut seen = alloc::collections::BTreeSet::new();

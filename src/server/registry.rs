@@ -234,7 +234,9 @@ impl Entry {
                 (Status::Completed, Some(Payload::Result { result })) => {
                     view.result = Some(result.clone());
                 }
-                (Status::Failed, Some(Payload::Error { error })) => view.error = Some(error.clone()),
+                (Status::Failed, Some(Payload::Error { error })) => {
+                    view.error = Some(error.clone())
+                }
                 _ => {}
             }
         }
@@ -245,6 +247,7 @@ impl Entry {
 /// A 2026 `tasks/cancel` or 2025 `tasks/cancel` answer (errors are the `Err` side).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)] // one answer per request; boxing buys nothing here
 pub enum CancelReply {
     /// 2026: the empty ack `{resultType: "complete"}`. Not a promise.
     Ack,
