@@ -46,8 +46,10 @@ fn elicit() -> Value {
 fn config_is_validated() {
     let e = TaskRegistry::new(Model::Job, RegistryConfig::default()).unwrap_err();
     assert_eq!(e.code(), "wrong_model");
-    let mut c = RegistryConfig::default();
-    c.page_size = 0;
+    let c = RegistryConfig {
+        page_size: 0,
+        ..RegistryConfig::default()
+    };
     assert_eq!(
         TaskRegistry::new(Model::Task2025, c).unwrap_err().code(),
         "invalid_config"
