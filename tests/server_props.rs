@@ -382,6 +382,15 @@ proptest! {
         for op in &ops {
             let before_state = save(&b).unwrap();
             let len_before = b.len();
+            if let JOp::Cancel(o, j, None) = op {
+                // A processing job of the caller: the answer is always the 409, never a cancel.
+                if b.peek(&jid(*j)).is_some_and(|(owner, v)| {
+                    owner == os[*o] && v.status.phase() == Status::Processing
+                }) {
+                    let a = b.clone().cancel(now + 1, &os[*o], &jid(*j), None);
+                    prop_assert_eq!(a.unwrap_err().code, "job_generation_already_started");
+                }
+            }
             let answer = japply(&mut b, &mut now, &mut next, op);
             match op {
                 JOp::Submit(o, Some(k)) => {
