@@ -401,12 +401,12 @@ proptest! {
                         submit_keys.insert((*o, *k), jid(next.wrapping_sub(1)));
                     }
                 }
-                JOp::Get(o, j) | JOp::Cancel(o, j, None) => {
-                    if b.peek(&jid(*j)).is_none_or(|(owner, _)| owner != os[*o]) {
-                        let unknown = format!("{:?}", b.get(&os[*o], "never"));
-                        prop_assert_eq!(&answer, &unknown);
-                        prop_assert_eq!(save(&b).unwrap(), before_state, "foreign call changed state");
-                    }
+                JOp::Get(o, j) | JOp::Cancel(o, j, None)
+                    if b.peek(&jid(*j)).is_none_or(|(owner, _)| owner != os[*o]) =>
+                {
+                    let unknown = format!("{:?}", b.get(&os[*o], "never"));
+                    prop_assert_eq!(&answer, &unknown);
+                    prop_assert_eq!(save(&b).unwrap(), before_state, "foreign call changed state");
                 }
                 _ => {}
             }
