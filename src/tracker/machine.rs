@@ -563,12 +563,16 @@ impl Tracker {
     // --- cancel ---------------------------------------------------------------------------
 
     fn on_cancel_pressed(&mut self) -> Result<(), Error> {
-        let handle = self.handle.clone();
-        self.button.press()?;
-        let Some(handle) = handle else {
-            // press() refuses without a handle (the button is unavailable); keep it that way.
-            return Err(Error::invalid_input("input", "no handle yet"));
+        // Without a handle the button is unavailable, so press() refuses; check it first anyway
+        // so a refused press can never leave the button requesting.
+        let Some(handle) = self.handle.clone() else {
+            return Err(self
+                .button
+                .press()
+                .err()
+                .unwrap_or(Error::invalid_input("input", "no handle yet")));
         };
+        self.button.press()?;
         self.queue.push_back(Output::Button {
             state: self.button.state(),
         });
