@@ -563,14 +563,13 @@ impl Tracker {
     // --- cancel ---------------------------------------------------------------------------
 
     fn on_cancel_pressed(&mut self) -> Result<(), Error> {
-        // Without a handle the button is unavailable, so press() refuses; check it first anyway
-        // so a refused press can never leave the button requesting.
         let Some(handle) = self.handle.clone() else {
-            return Err(self
-                .button
-                .press()
-                .err()
-                .unwrap_or(Error::invalid_input("input", "no handle yet")));
+            let state = self.button.state();
+            let reason = state.refusal().unwrap_or("there is no handle to cancel");
+            return Err(Error::CancelRefused {
+                state: state.as_str(),
+                reason,
+            });
         };
         self.button.press()?;
         self.queue.push_back(Output::Button {
