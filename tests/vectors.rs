@@ -31,7 +31,9 @@ const NOT_EMITTED_BY_TRACKERS: &[(Rule, &str)] = &[
 ];
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("vectors")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("vectors")
 }
 
 /// Every `tests/vectors/*.json`, sorted by file name (`pending/` is not loaded).
@@ -57,7 +59,13 @@ fn pretty(v: &impl serde::Serialize) -> String {
 /// A readable account of every mismatch in `report`.
 fn diff(file: &Path, v: &Vector, report: &Report) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "vector {} ({}) failed: {}", v.name, file.display(), v.about);
+    let _ = writeln!(
+        out,
+        "vector {} ({}) failed: {}",
+        v.name,
+        file.display(),
+        v.about
+    );
     for (step, got) in v.steps.iter().zip(&report.steps) {
         if got.ok {
             continue;
@@ -90,11 +98,15 @@ fn diff(file: &Path, v: &Vector, report: &Report) -> String {
 
 /// Every rule code that appears in a `violation` output.
 fn rules_in(report: &Report) -> impl Iterator<Item = String> + '_ {
-    report.steps.iter().flat_map(|s| &s.outputs).filter_map(|o| {
-        (o.get("type")? == "violation")
-            .then(|| o.pointer("/violation/rule")?.as_str().map(String::from))
-            .flatten()
-    })
+    report
+        .steps
+        .iter()
+        .flat_map(|s| &s.outputs)
+        .filter_map(|o| {
+            (o.get("type")? == "violation")
+                .then(|| o.pointer("/violation/rule")?.as_str().map(String::from))
+                .flatten()
+        })
 }
 
 #[test]
@@ -111,10 +123,26 @@ fn every_vector_passes() {
     let mut seen_rules = BTreeSet::new();
     for file in &files {
         let v = load(file);
-        let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-        assert_eq!(v.name, stem, "{}: name must match the file name", file.display());
-        assert!(names.insert(v.name.clone()), "duplicate vector name {}", v.name);
-        assert!(v.about.contains("SEMANTICS §"), "{}: `about` must name the rule (SEMANTICS §n)", v.name);
+        let stem = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        assert_eq!(
+            v.name,
+            stem,
+            "{}: name must match the file name",
+            file.display()
+        );
+        assert!(
+            names.insert(v.name.clone()),
+            "duplicate vector name {}",
+            v.name
+        );
+        assert!(
+            v.about.contains("SEMANTICS §"),
+            "{}: `about` must name the rule (SEMANTICS §n)",
+            v.name
+        );
         assert!(!v.steps.is_empty(), "{}: no steps", v.name);
         let report = vector::run(&v).unwrap_or_else(|e| panic!("{}: unusable vector: {e}", v.name));
         seen_rules.extend(rules_in(&report));
@@ -122,13 +150,32 @@ fn every_vector_passes() {
             failures.push(diff(file, &v, &report));
         }
     }
-    assert!(failures.is_empty(), "{} of {} vectors failed:\n\n{}", failures.len(), files.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} vectors failed:\n\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n\n")
+    );
 
-    let exempt: BTreeSet<&str> = NOT_EMITTED_BY_TRACKERS.iter().map(|(r, _)| r.code()).collect();
-    let missing: Vec<&str> =
-        Rule::ALL.iter().map(|r| r.code()).filter(|c| !exempt.contains(c) && !seen_rules.contains(*c)).collect();
-    assert!(missing.is_empty(), "rules a tracker can emit that no vector exercises: {missing:?}");
-    let stale: Vec<&str> = exempt.iter().copied().filter(|c| seen_rules.contains(*c)).collect();
+    let exempt: BTreeSet<&str> = NOT_EMITTED_BY_TRACKERS
+        .iter()
+        .map(|(r, _)| r.code())
+        .collect();
+    let missing: Vec<&str> = Rule::ALL
+        .iter()
+        .map(|r| r.code())
+        .filter(|c| !exempt.contains(c) && !seen_rules.contains(*c))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "rules a tracker can emit that no vector exercises: {missing:?}"
+    );
+    let stale: Vec<&str> = exempt
+        .iter()
+        .copied()
+        .filter(|c| seen_rules.contains(*c))
+        .collect();
     assert!(stale.is_empty(), "rules listed as never emitted by trackers but seen in vectors (remove the exception): {stale:?}");
 }
 
@@ -137,7 +184,9 @@ fn every_vector_passes() {
 #[test]
 fn pending_vectors_still_fail() {
     let pending = dir().join("pending");
-    let Ok(entries) = fs::read_dir(&pending) else { return };
+    let Ok(entries) = fs::read_dir(&pending) else {
+        return;
+    };
     let mut files: Vec<PathBuf> = entries
         .map(|e| e.expect("readable entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
@@ -146,6 +195,10 @@ fn pending_vectors_still_fail() {
     for file in files {
         let v = load(&file);
         let report = vector::run(&v).unwrap_or_else(|e| panic!("{}: unusable vector: {e}", v.name));
-        assert!(!report.passed, "pending vector {} passes now: move it to tests/vectors/", v.name);
+        assert!(
+            !report.passed,
+            "pending vector {} passes now: move it to tests/vectors/",
+            v.name
+        );
     }
 }
