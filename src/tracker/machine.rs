@@ -83,6 +83,8 @@ pub struct Tracker {
     handle: Option<String>,
     status: Option<Status>,
     server_interval_ms: Option<u64>,
+    /// When the creating answer arrived (host time): the TTL's anchor.
+    created_at: Option<u64>,
     ttl_deadline: Option<u64>,
     next_poll_at: Option<u64>,
     in_flight: InFlight,
@@ -125,6 +127,7 @@ impl Tracker {
             handle: None,
             status: None,
             server_interval_ms: None,
+            created_at: None,
             ttl_deadline: None,
             next_poll_at: None,
             in_flight: InFlight::default(),
@@ -179,9 +182,13 @@ impl Tracker {
     /// The next time [`Tracker::handle_timeout`] has work, if any.
     pub fn poll_timeout(&self) -> Option<u64> {
         if self.is_done() {
-            None
-        } else {
-            self.next_poll_at
+            return None;
+        }
+        // The watch deadline is a timer of its own, so it fires even while a request is open
+        // (a 2025 tasks/result can block for as long as the task runs).
+        match (self.next_poll_at, self.schedule.deadline()) {
+            (Some(poll), Some(deadline)) => Some(poll.min(deadline)),
+            (poll, deadline) => poll.or(deadline),
         }
     }
 
@@ -234,6 +241,13 @@ impl Tracker {
     pub fn handle_timeout(&mut self, now: u64) {
         if self.is_done() {
             return;
+        }
+        if let Some(deadline) = self.schedule.deadline() {
+            // A poll due exactly at the deadline still goes out; after it, nothing does.
+            if now >= deadline && self.next_poll_at.is_none_or(|p| p > deadline) {
+                self.stop(StopReason::Deadline);
+                return;
+            }
         }
         let Some(at) = self.next_poll_at else { return };
         if now < at {
@@ -316,11 +330,14 @@ impl Tracker {
             self.schedule.handle_server_interval(Some(ms));
         }
         if source == Source::Created {
-            // Measured from receipt, so clock skew between host and server cannot expire a
-            // handle early.
-            self.ttl_deadline = task.ttl_ms.map(|ttl| now.saturating_add(ttl));
-            self.schedule.set_ttl_deadline(self.ttl_deadline);
+            self.created_at = Some(now);
         }
+        // ttlMs (2025: ttl) is required on every task and may change; `None` is unlimited. It is
+        // measured from when the host received the handle, so clock skew between host and
+        // server cannot expire a handle early.
+        let anchor = self.created_at.unwrap_or(now);
+        self.ttl_deadline = task.ttl_ms.map(|ttl| anchor.saturating_add(ttl));
+        self.schedule.set_ttl_deadline(self.ttl_deadline);
         self.observe_status(task.status, source);
         let status = self.status.unwrap_or(task.status);
         if status == Status::InputRequired {
@@ -686,6 +703,17 @@ impl Tracker {
         if self.handle.is_none() {
             return Err(Error::invalid_input("input", "no handle yet"));
         }
+        // Retry-After is a floor for every request that follows, a confirming poll after a
+        // failed cancel included.
+        if let Failure::Http {
+            status: 429,
+            retry_after_ms,
+            ..
+        } = &failure
+        {
+            self.schedule
+                .handle_retry_after(now, retry_after_ms.unwrap_or(0));
+        }
         let gone = match &failure {
             Failure::Rpc { error } => self.model.is_task() && error.code == codes::INVALID_PARAMS,
             Failure::Http { status, .. } => self.model == Model::Job && *status == 404,
@@ -721,15 +749,6 @@ impl Tracker {
         if gone {
             self.lose();
             return Ok(());
-        }
-        if let Failure::Http {
-            status: 429,
-            retry_after_ms,
-            ..
-        } = failure
-        {
-            self.schedule
-                .handle_retry_after(now, retry_after_ms.unwrap_or(0));
         }
         if !self.in_flight.get && !self.in_flight.fetch {
             self.plan(now);
