@@ -247,7 +247,12 @@ const MONTHS: [&[u8; 3]; 12] = [
 /// ```
 pub fn parse_http_date_ms(text: &str) -> Result<u64, Error> {
     const W: &str = "HTTP date";
-    let shape = || bad(W, "expected IMF-fixdate like \"Sun, 06 Nov 1994 08:49:37 GMT\"");
+    let shape = || {
+        bad(
+            W,
+            "expected IMF-fixdate like \"Sun, 06 Nov 1994 08:49:37 GMT\"",
+        )
+    };
     let text = text.trim();
     let b = text.as_bytes();
     let rest = match b.get(3..5) {
@@ -368,7 +373,11 @@ mod tests {
             "2026-02-01",
             "２０２６-02-01T00:00:00Z",
         ] {
-            assert_eq!(parse_rfc3339_ms(bad).unwrap_err().code(), "malformed", "{bad}");
+            assert_eq!(
+                parse_rfc3339_ms(bad).unwrap_err().code(),
+                "malformed",
+                "{bad}"
+            );
         }
         assert!(parse_rfc3339_ms("2024-02-29T00:00:00Z").is_ok());
         assert!(parse_rfc3339_ms("2023-02-29T00:00:00Z").is_err());

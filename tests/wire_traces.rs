@@ -146,19 +146,20 @@ fn every_transcript_line_parses_and_round_trips() {
                             let p = mcp2026::read_ack(result).unwrap();
                             assert!(p.violations.is_empty(), "{}", ctx(m));
                             if m == "tasks/cancel" {
-                                assert_eq!(mcp2026::cancel_answer(&msg).unwrap(), CancelAnswer::Ack);
+                                assert_eq!(
+                                    mcp2026::cancel_answer(&msg).unwrap(),
+                                    CancelAnswer::Ack
+                                );
                             }
                             *kinds.entry("2026 ack").or_default() += 1;
                         }
-                        (Model::Task2025, "tools/call") => {
-                            if result.get("task").is_some() {
-                                let c: mcp2025::CreateTaskResult = round_trip(result);
-                                let p = mcp2025::read_create(result).unwrap();
-                                assert!(p.violations.is_empty(), "{}", ctx("create"));
-                                assert_eq!(p.value.task_id, c.task.task_id);
-                                assert_eq!(p.value.status, Status::Working);
-                                *kinds.entry("2025 CreateTaskResult").or_default() += 1;
-                            }
+                        (Model::Task2025, "tools/call") if result.get("task").is_some() => {
+                            let c: mcp2025::CreateTaskResult = round_trip(result);
+                            let p = mcp2025::read_create(result).unwrap();
+                            assert!(p.violations.is_empty(), "{}", ctx("create"));
+                            assert_eq!(p.value.task_id, c.task.task_id);
+                            assert_eq!(p.value.status, Status::Working);
+                            *kinds.entry("2025 CreateTaskResult").or_default() += 1;
                         }
                         (Model::Task2025, "tasks/get") => {
                             let _: mcp2025::Task = round_trip(result);
@@ -181,8 +182,7 @@ fn every_transcript_line_parses_and_round_trips() {
                             *kinds.entry("2025 cancel answer (task)").or_default() += 1;
                         }
                         (Model::Task2025, "tasks/result") => {
-                            let Answer::Result(p) = mcp2025::read_task_result(&msg).unwrap()
-                            else {
+                            let Answer::Result(p) = mcp2025::read_task_result(&msg).unwrap() else {
                                 panic!("{}", ctx("tasks/result"))
                             };
                             assert!(p.violations.is_empty(), "{}", ctx("tasks/result"));
@@ -242,7 +242,11 @@ fn every_transcript_line_parses_and_round_trips() {
         }
     }
     println!("{lines} lines: {kinds:#?}");
-    assert_eq!(kinds.get("envelope").copied(), Some(lines), "every line is a message");
+    assert_eq!(
+        kinds.get("envelope").copied(),
+        Some(lines),
+        "every line is a message"
+    );
     for (kind, min) in [
         ("envelope", 500),
         ("2026 CreateTaskResult", 15),
@@ -270,4 +274,3 @@ fn every_transcript_line_parses_and_round_trips() {
 fn other(dir: &str) -> String {
     if dir == "c2s" { "s2c" } else { "c2s" }.to_string()
 }
-

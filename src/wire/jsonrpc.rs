@@ -209,9 +209,7 @@ impl Message {
     /// The method of a request or notification.
     pub fn method(&self) -> Option<&str> {
         match self {
-            Message::Request { method, .. } | Message::Notification { method, .. } => {
-                Some(method)
-            }
+            Message::Request { method, .. } | Message::Notification { method, .. } => Some(method),
             _ => None,
         }
     }
@@ -219,9 +217,9 @@ impl Message {
     /// The id of a request or response.
     pub fn id(&self) -> Option<&Id> {
         match self {
-            Message::Request { id, .. } | Message::Response { id, .. } | Message::Error { id, .. } => {
-                Some(id)
-            }
+            Message::Request { id, .. }
+            | Message::Response { id, .. }
+            | Message::Error { id, .. } => Some(id),
             Message::Notification { .. } => None,
         }
     }
@@ -286,8 +284,7 @@ pub(crate) fn read_response<'a, T: Deserialize<'a>>(
     what: &'static str,
 ) -> Result<(Id, Answer<T>), Error> {
     check(bytes, limits)?;
-    let raw: RawResponse<'a, T> =
-        serde_json::from_slice(bytes).map_err(|e| malformed(what, &e))?;
+    let raw: RawResponse<'a, T> = serde_json::from_slice(bytes).map_err(|e| malformed(what, &e))?;
     if raw.jsonrpc.as_deref() != Some("2.0") {
         return Err(bad("missing \"jsonrpc\": \"2.0\""));
     }

@@ -97,7 +97,11 @@ pub struct ListTasksResult {
     /// The tasks on this page.
     pub tasks: Vec<Task>,
     /// The cursor of the next page.
-    #[serde(rename = "nextCursor", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "nextCursor",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub next_cursor: Option<String>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

@@ -15,6 +15,7 @@
 //!   `params._meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"] = {}`
 //!   and, over Streamable HTTP, the headers of [`http_headers`].
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -79,7 +80,11 @@ pub struct Task {
     )]
     pub poll_interval_ms: Option<u64>,
     /// `resultType` (`"task"` on create, `"complete"` on `tasks/get`, absent in notifications).
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resultType",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub result_type: Option<String>,
     /// `inputRequests` (input_required): key → request.
     #[serde(
@@ -138,7 +143,11 @@ impl Task {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ack {
     /// `resultType`, `"complete"` when well-formed.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resultType",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub result_type: Option<String>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -161,7 +170,10 @@ impl Ack {
 
 /// Reads a `CreateTaskResult` (the `result` of a `tools/call` answer).
 pub fn read_create(result: &Value) -> Result<Parsed<TaskView>, Error> {
-    to_view(raw_from_value(result, "CreateTaskResult")?, Kind::Create2026)
+    to_view(
+        raw_from_value(result, "CreateTaskResult")?,
+        Kind::Create2026,
+    )
 }
 
 /// Reads a `GetTaskResult` (the `result` of a `tasks/get` answer).
@@ -171,7 +183,10 @@ pub fn read_get(result: &Value) -> Result<Parsed<TaskView>, Error> {
 
 /// Reads the params of a `notifications/tasks` notification (a `DetailedTask`).
 pub fn read_notification(params: &Value) -> Result<Parsed<TaskView>, Error> {
-    to_view(raw_from_value(params, "notifications/tasks")?, Kind::Notify2026)
+    to_view(
+        raw_from_value(params, "notifications/tasks")?,
+        Kind::Notify2026,
+    )
 }
 
 /// Reads a `tasks/get` answer straight from the bytes of the JSON-RPC response: the fast path
@@ -225,7 +240,7 @@ pub fn read_ack(result: &Value) -> Result<Parsed<Ack>, Error> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallAnswer {
     /// `resultType: "task"`: a task was created.
-    Task(TaskView),
+    Task(Box<TaskView>),
     /// Any other result: the tool's own result.
     Result(ToolResult),
 }
@@ -235,7 +250,7 @@ pub fn read_tools_call(result: &Value) -> Result<Parsed<CallAnswer>, Error> {
     if result.get("resultType").and_then(Value::as_str) == Some("task") {
         let p = read_create(result)?;
         return Ok(Parsed {
-            value: CallAnswer::Task(p.value),
+            value: CallAnswer::Task(Box::new(p.value)),
             violations: p.violations,
         });
     }
@@ -384,7 +399,11 @@ fn task_request(id: Id, method: &str, mut params: Value) -> Message {
 /// `tools/call {name, arguments}` declaring the tasks capability (the server decides whether to
 /// answer with a task).
 pub fn tools_call_request(id: Id, name: &str, arguments: Value) -> Message {
-    task_request(id, "tools/call", json!({"name": name, "arguments": arguments}))
+    task_request(
+        id,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+    )
 }
 
 /// `tasks/get {taskId}` with the capability.

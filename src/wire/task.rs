@@ -81,14 +81,13 @@ fn missing(field: &str) -> Error {
     }
 }
 
-fn timestamp(
-    raw: Option<&str>,
-    name: &str,
-    violations: &mut Vec<Violation>,
-) -> Option<u64> {
+fn timestamp(raw: Option<&str>, name: &str, violations: &mut Vec<Violation>) -> Option<u64> {
     match raw {
         None => {
-            violations.push(Violation::new(Rule::MissingField, format!("{name} is missing")));
+            violations.push(Violation::new(
+                Rule::MissingField,
+                format!("{name} is missing"),
+            ));
             None
         }
         Some(t) => match parse_rfc3339_ms(t) {
@@ -266,13 +265,19 @@ pub(crate) fn to_view(raw: RawTask<'_>, kind: Kind) -> Result<Parsed<TaskView>, 
 /// A tool result with its `isError` read out (absent is `false`; a non-boolean is a violation).
 pub(crate) fn tool_result(value: Value, v: &mut Vec<Violation>) -> ToolResult {
     if !value.is_object() {
-        v.push(Violation::new(Rule::MissingField, "result is not an object"));
+        v.push(Violation::new(
+            Rule::MissingField,
+            "result is not an object",
+        ));
     }
     let is_error = match value.get("isError") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
         Some(_) => {
-            v.push(Violation::new(Rule::MissingField, "isError is not a boolean"));
+            v.push(Violation::new(
+                Rule::MissingField,
+                "isError is not a boolean",
+            ));
             false
         }
     };
@@ -280,7 +285,10 @@ pub(crate) fn tool_result(value: Value, v: &mut Vec<Violation>) -> ToolResult {
 }
 
 /// Reads a raw task from a JSON value.
-pub(crate) fn raw_from_value<'a>(value: &'a Value, what: &'static str) -> Result<RawTask<'a>, Error> {
+pub(crate) fn raw_from_value<'a>(
+    value: &'a Value,
+    what: &'static str,
+) -> Result<RawTask<'a>, Error> {
     if !value.is_object() {
         return Err(Error::Malformed {
             what,
