@@ -270,7 +270,7 @@ pub enum Answer<T> {
 #[derive(Deserialize)]
 struct RawResponse<'a, T> {
     #[serde(borrow)]
-    jsonrpc: Option<alloc::borrow::Cow<'a, str>>,
+    jsonrpc: Option<super::task::Str<'a>>,
     #[serde(default)]
     id: Option<Value>,
     result: Option<T>,

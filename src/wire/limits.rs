@@ -60,29 +60,40 @@ pub fn check(bytes: &[u8], limits: &Limits) -> Result<(), Error> {
             actual: bytes.len(),
         });
     }
+    let n = bytes.len();
+    // A string cannot be longer than the message: skip the per-string check when it cannot fire.
+    let check_strings = limits.max_string_bytes < n;
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut string_start = 0usize;
-    for (i, &b) in bytes.iter().enumerate() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-                let len = i.saturating_sub(string_start);
-                if len > limits.max_string_bytes {
-                    return Err(string_too_large(limits, len));
-                }
-            }
-            continue;
-        }
+    let mut i = 0usize;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
         match b {
             b'"' => {
-                in_string = true;
-                string_start = i + 1;
+                let start = i;
+                loop {
+                    let next = bytes
+                        .get(i..)
+                        .and_then(|rest| rest.iter().position(|&c| c == b'"' || c == b'\\'));
+                    match next {
+                        Some(off) => {
+                            i += off;
+                            if bytes.get(i) == Some(&b'\\') {
+                                i += 2;
+                                continue;
+                            }
+                            break;
+                        }
+                        None => {
+                            i = n;
+                            break;
+                        }
+                    }
+                }
+                let len = i.min(n).saturating_sub(start);
+                if check_strings && len > limits.max_string_bytes {
+                    return Err(string_too_large(limits, len));
+                }
+                i += 1;
             }
             b'[' | b'{' => {
                 depth += 1;
@@ -94,13 +105,6 @@ pub fn check(bytes: &[u8], limits: &Limits) -> Result<(), Error> {
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
-        }
-    }
-    if in_string {
-        // Unterminated: serde_json reports the syntax error, but an over-long tail is still too large.
-        let len = bytes.len().saturating_sub(string_start);
-        if len > limits.max_string_bytes {
-            return Err(string_too_large(limits, len));
         }
     }
     Ok(())

@@ -28,19 +28,52 @@ where
     T::deserialize(d).map(Some)
 }
 
+/// A string that borrows from the input when it can (no escapes) and owns it otherwise.
+/// (`Option<Cow<str>>` would always allocate: serde borrows only a bare `Cow`.)
+pub(crate) struct Str<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(core::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Str<'a>;
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v.into())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V(core::marker::PhantomData))
+    }
+}
+
+impl core::ops::Deref for Str<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
 /// A task object as written by either revision; unknown members (such as `_meta`) are skipped.
 #[derive(Deserialize, Default)]
 pub(crate) struct RawTask<'a> {
     #[serde(rename = "taskId", borrow, default)]
-    pub task_id: Option<Cow<'a, str>>,
+    pub task_id: Option<Str<'a>>,
     #[serde(borrow, default)]
-    pub status: Option<Cow<'a, str>>,
+    pub status: Option<Str<'a>>,
     #[serde(rename = "statusMessage", borrow, default)]
-    pub status_message: Option<Cow<'a, str>>,
+    pub status_message: Option<Str<'a>>,
     #[serde(rename = "createdAt", borrow, default)]
-    pub created_at: Option<Cow<'a, str>>,
+    pub created_at: Option<Str<'a>>,
     #[serde(rename = "lastUpdatedAt", borrow, default)]
-    pub last_updated_at: Option<Cow<'a, str>>,
+    pub last_updated_at: Option<Str<'a>>,
     #[serde(rename = "ttlMs", default, deserialize_with = "present")]
     pub ttl_ms: Option<Option<u64>>,
     #[serde(rename = "ttl", default, deserialize_with = "present")]
@@ -50,7 +83,7 @@ pub(crate) struct RawTask<'a> {
     #[serde(rename = "pollInterval", default)]
     pub poll_interval: Option<u64>,
     #[serde(rename = "resultType", borrow, default)]
-    pub result_type: Option<Cow<'a, str>>,
+    pub result_type: Option<Str<'a>>,
     #[serde(rename = "inputRequests", default)]
     pub input_requests: Option<Map<String, Value>>,
     #[serde(default)]
@@ -110,7 +143,7 @@ pub(crate) fn to_view(raw: RawTask<'_>, kind: Kind) -> Result<Parsed<TaskView>, 
     } else {
         Model::Task2026
     };
-    let task_id = raw.task_id.ok_or_else(|| missing("taskId"))?;
+    let task_id = raw.task_id.ok_or_else(|| missing("taskId"))?.0;
     let status = Status::parse(model, &raw.status.ok_or_else(|| missing("status"))?)?;
     let mut v = Vec::new();
 
@@ -149,7 +182,7 @@ pub(crate) fn to_view(raw: RawTask<'_>, kind: Kind) -> Result<Parsed<TaskView>, 
     let mut view = TaskView {
         task_id: task_id.into_owned(),
         status,
-        status_message: raw.status_message.map(Cow::into_owned),
+        status_message: raw.status_message.map(|s| s.0.into_owned()),
         created_at_ms,
         last_updated_at_ms,
         ttl_ms,
