@@ -79,6 +79,15 @@ fn deep_nesting_is_too_deep_not_a_stack_overflow() {
     // Brackets inside strings do not count.
     let s = format!("{{\"a\":\"{}\"}}", "[".repeat(10_000));
     assert!(read_json(&s).is_ok());
+    // Escaped quotes and backslashes do not end a string early.
+    let tight = Limits {
+        max_depth: 2,
+        ..Limits::DEFAULT
+    };
+    let s = format!(r#"{{"a":"\"{}\\","b":[1]}}"#, "[".repeat(10));
+    assert!(read_json_with(&s, &tight).is_ok(), "{s}");
+    let s = r#"{"a":"\\","b":[[1]]}"#;
+    assert_eq!(code(read_json_with(s, &tight)), "too_deep");
     // 64 levels pass, 65 do not.
     let ok = format!("{}{}", "[".repeat(64), "]".repeat(64));
     assert!(read_json(&ok).is_ok());
