@@ -1,0 +1,303 @@
+//! The MCP 2025-11-25 experimental tasks on the wire (what the 1.x TypeScript SDK speaks).
+//!
+//! Shapes (SEMANTICS.md §9):
+//! * `tools/call` with `params.task: {ttl?}` is answered `{task: {taskId, status, ttl (number or
+//!   null), createdAt, lastUpdatedAt, pollInterval?, statusMessage?}, _meta?}` (nested).
+//! * `tasks/get` answers the flat `Task`; `tasks/cancel` answers the task, which MUST already be
+//!   `cancelled` (a terminal task is refused with `-32602`).
+//! * `tasks/result` blocks until terminal and answers what the original request would have: a
+//!   `CallToolResult` (`isError: true` possible) or a JSON-RPC error, with
+//!   `_meta["io.modelcontextprotocol/related-task"] = {taskId}`.
+//! * `tasks/list {cursor?}` answers `{tasks: [Task], nextCursor?}`.
+//! * `notifications/tasks/status` params are a `Task`.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::jsonrpc::{Answer, Id, Message};
+use super::limits::malformed;
+use super::task::{present, raw_from_value, to_view, tool_result, Kind, RawTask};
+use super::Parsed;
+use crate::cancel::CancelAnswer;
+use crate::error::Error;
+use crate::model::Model;
+use crate::status::Status;
+use crate::view::{TaskView, ToolResult};
+use crate::violation::{Rule, Violation};
+
+/// The protocol version string.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+/// The `_meta` key naming the task a message belongs to.
+pub const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
+
+/// A 2025 task as written on the wire (`tasks/get`, `tasks/cancel`, list items, status
+/// notifications, and inside `CreateTaskResult`). Exact: `_meta` in `meta`, other unknown
+/// members in `extra`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    /// `taskId`.
+    #[serde(rename = "taskId")]
+    pub task_id: String,
+    /// `status`, as written.
+    pub status: String,
+    /// `statusMessage`.
+    #[serde(
+        rename = "statusMessage",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub status_message: Option<String>,
+    /// `createdAt` (RFC 3339).
+    #[serde(rename = "createdAt")]
+    pub created_at: String,
+    /// `lastUpdatedAt` (RFC 3339).
+    #[serde(rename = "lastUpdatedAt")]
+    pub last_updated_at: String,
+    /// `ttl`: `None` absent (a violation), `Some(None)` is `null` (unlimited).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ttl: Option<Option<u64>>,
+    /// `pollInterval` in ms.
+    #[serde(
+        rename = "pollInterval",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub poll_interval: Option<u64>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+    /// Every other member, kept as received.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `CreateTaskResult`: `{task: Task, _meta?}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CreateTaskResult {
+    /// The task.
+    pub task: Task,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+    /// Every other member, kept as received.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `ListTasksResult`: `{tasks: [Task], nextCursor?, _meta?}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ListTasksResult {
+    /// The tasks on this page.
+    pub tasks: Vec<Task>,
+    /// The cursor of the next page.
+    #[serde(
+        rename = "nextCursor",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub next_cursor: Option<String>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+    /// Every other member, kept as received.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn task_view(value: &Value, what: &'static str) -> Result<Parsed<TaskView>, Error> {
+    to_view(raw_from_value(value, what)?, Kind::Task2025)
+}
+
+/// Reads a `CreateTaskResult` (the `result` of a task-augmented `tools/call`).
+pub fn read_create(result: &Value) -> Result<Parsed<TaskView>, Error> {
+    let task = result.get("task").ok_or_else(|| Error::Malformed {
+        what: "CreateTaskResult",
+        reason: "missing task (2025 nests the task under \"task\")".into(),
+    })?;
+    task_view(task, "CreateTaskResult.task")
+}
+
+/// Reads a `tasks/get` result (a flat `Task`).
+pub fn read_get(result: &Value) -> Result<Parsed<TaskView>, Error> {
+    task_view(result, "tasks/get result")
+}
+
+/// Reads a `tasks/cancel` result (the task after cancellation). Its status is not judged here;
+/// [`crate::cancel::classify_answer`] does that.
+pub fn read_cancel(result: &Value) -> Result<Parsed<TaskView>, Error> {
+    task_view(result, "tasks/cancel result")
+}
+
+/// Reads `notifications/tasks/status` params.
+pub fn read_notification(params: &Value) -> Result<Parsed<TaskView>, Error> {
+    task_view(params, "notifications/tasks/status")
+}
+
+/// One page of `tasks/list`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskPage {
+    /// The tasks.
+    pub tasks: Vec<TaskView>,
+    /// The cursor of the next page, if any.
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawList<'a> {
+    #[serde(borrow)]
+    tasks: Vec<RawTask<'a>>,
+    #[serde(rename = "nextCursor", default)]
+    next_cursor: Option<String>,
+}
+
+/// Reads a `tasks/list` result.
+pub fn read_list(result: &Value) -> Result<Parsed<TaskPage>, Error> {
+    let raw = RawList::deserialize(result).map_err(|e| malformed("tasks/list result", &e))?;
+    let mut violations = Vec::new();
+    let mut tasks = Vec::with_capacity(raw.tasks.len());
+    for t in raw.tasks {
+        let p = to_view(t, Kind::Task2025)?;
+        violations.extend(p.violations);
+        tasks.push(p.value);
+    }
+    Ok(Parsed {
+        value: TaskPage {
+            tasks,
+            next_cursor: raw.next_cursor,
+        },
+        violations,
+    })
+}
+
+/// A `tasks/result` success: the underlying result and the task it names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskResult {
+    /// The tool result (`isError: true` is a tool error; 2025 reports such tasks `failed`).
+    pub result: ToolResult,
+    /// `_meta["io.modelcontextprotocol/related-task"].taskId`.
+    pub related_task: Option<String>,
+}
+
+/// Reads a `tasks/result` answer: the underlying result, or the underlying JSON-RPC error.
+/// A result without the related-task `_meta` (a MUST) is a [`Rule::MissingField`] violation.
+pub fn read_task_result(response: &Message) -> Result<Answer<Parsed<TaskResult>>, Error> {
+    match response {
+        Message::Response { result, .. } => {
+            let mut v = Vec::new();
+            let related_task = result
+                .get("_meta")
+                .and_then(|m| m.get(RELATED_TASK_META))
+                .and_then(|r| r.get("taskId"))
+                .and_then(Value::as_str)
+                .map(String::from);
+            if related_task.is_none() {
+                v.push(Violation::new(
+                    Rule::MissingField,
+                    "tasks/result answer without _meta related-task",
+                ));
+            }
+            let result = tool_result(result.clone(), &mut v);
+            Ok(Answer::Result(Parsed {
+                value: TaskResult {
+                    result,
+                    related_task,
+                },
+                violations: v,
+            }))
+        }
+        Message::Error { error, .. } => Ok(Answer::Error(error.clone())),
+        _ => Err(Error::Malformed {
+            what: "tasks/result answer",
+            reason: "not a response".into(),
+        }),
+    }
+}
+
+/// Maps the answer to a `tasks/cancel` into a [`CancelAnswer`]: the task (with its status), or
+/// a JSON-RPC error. A result that is not a task (a 2026-style ack) is [`CancelAnswer::Ack`],
+/// which the cancel table judges as a broken revision.
+///
+/// ```
+/// use longcall::cancel::CancelAnswer;
+/// use longcall::wire::{mcp2025, Message};
+/// use longcall::Status;
+/// let m = Message::parse(br#"{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"terminal"}}"#).unwrap();
+/// assert_eq!(mcp2025::cancel_answer(&m).unwrap(), CancelAnswer::RpcError { code: -32602 });
+/// ```
+pub fn cancel_answer(response: &Message) -> Result<CancelAnswer, Error> {
+    match response {
+        Message::Response { result, .. } => {
+            if result.get("taskId").is_none() && result.get("status").is_none() {
+                return Ok(CancelAnswer::Ack);
+            }
+            let status = result
+                .get("status")
+                .and_then(Value::as_str)
+                .ok_or_else(|| Error::Malformed {
+                    what: "tasks/cancel answer",
+                    reason: "status must be a string".into(),
+                })?;
+            Ok(CancelAnswer::Task {
+                status: Status::parse(Model::Task2025, status)?,
+            })
+        }
+        Message::Error { error, .. } => Ok(CancelAnswer::RpcError { code: error.code }),
+        _ => Err(Error::Malformed {
+            what: "tasks/cancel answer",
+            reason: "not a response".into(),
+        }),
+    }
+}
+
+/// `tools/call {name, arguments, task: {ttl?}}`: asks for a task (a requested TTL the server
+/// may override).
+pub fn tools_call_request(id: Id, name: &str, arguments: Value, ttl_ms: Option<u64>) -> Message {
+    let task = match ttl_ms {
+        Some(t) => json!({ "ttl": t }),
+        None => json!({}),
+    };
+    request(
+        id,
+        "tools/call",
+        json!({"name": name, "arguments": arguments, "task": task}),
+    )
+}
+
+fn request(id: Id, method: &str, params: Value) -> Message {
+    Message::Request {
+        id,
+        method: method.into(),
+        params: Some(params),
+    }
+}
+
+/// `tasks/get {taskId}`.
+pub fn get_request(id: Id, task_id: &str) -> Message {
+    request(id, "tasks/get", json!({ "taskId": task_id }))
+}
+
+/// `tasks/result {taskId}` (blocks until the task is terminal).
+pub fn result_request(id: Id, task_id: &str) -> Message {
+    request(id, "tasks/result", json!({ "taskId": task_id }))
+}
+
+/// `tasks/cancel {taskId}`.
+pub fn cancel_request(id: Id, task_id: &str) -> Message {
+    request(id, "tasks/cancel", json!({ "taskId": task_id }))
+}
+
+/// `tasks/list {cursor?}`.
+pub fn list_request(id: Id, cursor: Option<&str>) -> Message {
+    let params = match cursor {
+        Some(c) => json!({ "cursor": c }),
+        None => json!({}),
+    };
+    request(id, "tasks/list", params)
+}

@@ -1,0 +1,497 @@
+//! The MCP 2026-07-28 tasks extension `io.modelcontextprotocol/tasks` on the wire.
+//!
+//! Shapes (SEMANTICS.md §9):
+//! * `CreateTaskResult` (answer to `tools/call`): flat `{resultType: "task", taskId, status,
+//!   createdAt, lastUpdatedAt, ttlMs (required, null = unlimited), pollIntervalMs?,
+//!   statusMessage?, _meta?}`.
+//! * `GetTaskResult` (answer to `tasks/get`) and `notifications/tasks` params: the same members
+//!   plus, by status, `inputRequests` (input_required), `result` (completed) or `error` (failed);
+//!   `resultType: "complete"`.
+//! * `tasks/update` and `tasks/cancel` answer an empty ack `{resultType: "complete"}`.
+//! * Errors: `-32602` unknown/expired task, `-32601` for the removed `tasks/result` and
+//!   `tasks/list`, `-32021` missing capability (with `data.requiredCapabilities`), `-32020`
+//!   header mismatch.
+//! * Every `tasks/*` request carries the capability in
+//!   `params._meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"] = {}`
+//!   and, over Streamable HTTP, the headers of [`http_headers`].
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::jsonrpc::{read_response, Answer, Id, Message};
+use super::limits::Limits;
+use super::task::{present, raw_from_value, to_view, tool_result, Kind, RawTask};
+use super::Parsed;
+use crate::cancel::CancelAnswer;
+use crate::error::Error;
+use crate::model::Model;
+use crate::status::Status;
+use crate::time::format_rfc3339_ms;
+use crate::view::{codes, RpcError, TaskView, ToolResult};
+use crate::violation::{Rule, Violation};
+
+/// The protocol version string.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+/// The extension id.
+pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// The `_meta` key of the per-request client capabilities.
+pub const CLIENT_CAPABILITIES_META: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// A task as written on the wire: `CreateTaskResult`, `GetTaskResult` and `notifications/tasks`
+/// params share it (the payload members are present by status). Exact: parse then serialize gives
+/// back the same JSON value; `_meta` is in `meta`, other unknown members in `extra`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    /// `taskId`.
+    #[serde(rename = "taskId")]
+    pub task_id: String,
+    /// `status`, as written (read it with [`Status::parse`]).
+    pub status: String,
+    /// `statusMessage`.
+    #[serde(
+        rename = "statusMessage",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub status_message: Option<String>,
+    /// `createdAt` (RFC 3339).
+    #[serde(rename = "createdAt")]
+    pub created_at: String,
+    /// `lastUpdatedAt` (RFC 3339).
+    #[serde(rename = "lastUpdatedAt")]
+    pub last_updated_at: String,
+    /// `ttlMs`: `None` absent (a violation), `Some(None)` is `null` (unlimited).
+    #[serde(
+        rename = "ttlMs",
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ttl_ms: Option<Option<u64>>,
+    /// `pollIntervalMs`.
+    #[serde(
+        rename = "pollIntervalMs",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub poll_interval_ms: Option<u64>,
+    /// `resultType` (`"task"` on create, `"complete"` on `tasks/get`, absent in notifications).
+    #[serde(
+        rename = "resultType",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub result_type: Option<String>,
+    /// `inputRequests` (input_required): key → request.
+    #[serde(
+        rename = "inputRequests",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub input_requests: Option<Map<String, Value>>,
+    /// `result` (completed): the tool result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// `error` (failed): the JSON-RPC error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RpcError>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+    /// Every other member, kept as received.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Task {
+    /// The wire task for a view (`resultType` as given: `"task"` for a create answer,
+    /// `"complete"` for `tasks/get`, `None` for a notification). Missing timestamps are written
+    /// as the epoch; a host that serves tasks always has them.
+    pub fn from_view(view: &TaskView, result_type: Option<&str>) -> Task {
+        let mut input_requests = None;
+        if view.status == Status::InputRequired || !view.input_requests.is_empty() {
+            input_requests = Some(
+                view.input_requests
+                    .iter()
+                    .map(|r| (r.key.clone(), r.request.clone()))
+                    .collect(),
+            );
+        }
+        Task {
+            task_id: view.task_id.clone(),
+            status: String::from(view.status.as_str()),
+            status_message: view.status_message.clone(),
+            created_at: format_rfc3339_ms(view.created_at_ms.unwrap_or(0)),
+            last_updated_at: format_rfc3339_ms(view.last_updated_at_ms.unwrap_or(0)),
+            ttl_ms: Some(view.ttl_ms),
+            poll_interval_ms: view.poll_interval_ms,
+            result_type: result_type.map(String::from),
+            input_requests,
+            result: view.result.as_ref().map(|r| r.value.clone()),
+            error: view.error.clone(),
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+/// The empty ack of `tasks/update` and `tasks/cancel`: `{resultType: "complete", _meta?}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ack {
+    /// `resultType`, `"complete"` when well-formed.
+    #[serde(
+        rename = "resultType",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub result_type: Option<String>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+    /// Every other member, kept as received.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Ack {
+    /// The well-formed ack.
+    pub fn complete() -> Ack {
+        Ack {
+            result_type: Some("complete".into()),
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+/// Reads a `CreateTaskResult` (the `result` of a `tools/call` answer).
+pub fn read_create(result: &Value) -> Result<Parsed<TaskView>, Error> {
+    to_view(
+        raw_from_value(result, "CreateTaskResult")?,
+        Kind::Create2026,
+    )
+}
+
+/// Reads a `GetTaskResult` (the `result` of a `tasks/get` answer).
+pub fn read_get(result: &Value) -> Result<Parsed<TaskView>, Error> {
+    to_view(raw_from_value(result, "GetTaskResult")?, Kind::Get2026)
+}
+
+/// Reads the params of a `notifications/tasks` notification (a `DetailedTask`).
+pub fn read_notification(params: &Value) -> Result<Parsed<TaskView>, Error> {
+    to_view(
+        raw_from_value(params, "notifications/tasks")?,
+        Kind::Notify2026,
+    )
+}
+
+/// Reads a `tasks/get` answer straight from the bytes of the JSON-RPC response: the fast path
+/// (one borrowed pass, no intermediate `Value` for the task members).
+///
+/// ```
+/// use longcall::wire::{mcp2026, Answer, Limits};
+/// use longcall::Status;
+/// let bytes = br#"{"jsonrpc":"2.0","id":3,"result":{"taskId":"t1","status":"working",
+///   "createdAt":"2026-11-29T15:07:54.708861+00:00","lastUpdatedAt":"2026-11-29T15:07:54.72Z",
+///   "ttlMs":900000,"pollIntervalMs":200,"resultType":"complete"}}"#;
+/// let (_id, answer) = mcp2026::parse_get_response(bytes, &Limits::DEFAULT).unwrap();
+/// let Answer::Result(p) = answer else { panic!() };
+/// assert_eq!(p.value.status, Status::Working);
+/// assert_eq!(p.value.poll_interval_ms, Some(200));
+/// assert!(p.violations.is_empty());
+/// ```
+pub fn parse_get_response(
+    bytes: &[u8],
+    limits: &Limits,
+) -> Result<(Id, Answer<Parsed<TaskView>>), Error> {
+    let (id, answer) = read_response::<RawTask<'_>>(bytes, limits, "tasks/get answer")?;
+    Ok((
+        id,
+        match answer {
+            Answer::Result(raw) => Answer::Result(to_view(raw, Kind::Get2026)?),
+            Answer::Error(e) => Answer::Error(e),
+        },
+    ))
+}
+
+/// Reads an ack (`tasks/update`, `tasks/cancel`); a `resultType` other than `"complete"` is a
+/// [`Rule::WrongResultType`] violation.
+pub fn read_ack(result: &Value) -> Result<Parsed<Ack>, Error> {
+    let ack: Ack = serde_json::from_value(result.clone())
+        .map_err(|e| super::limits::malformed("tasks ack", &e))?;
+    let mut p = Parsed::clean(ack);
+    if p.value.result_type.as_deref() != Some("complete") {
+        p.violations.push(Violation::new(
+            Rule::WrongResultType,
+            alloc::format!(
+                "ack has resultType {:?}, expected \"complete\"",
+                p.value.result_type
+            ),
+        ));
+    }
+    Ok(p)
+}
+
+/// What a `tools/call` answered: a task handle or the plain result (the server decides).
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallAnswer {
+    /// `resultType: "task"`: a task was created.
+    Task(Box<TaskView>),
+    /// Any other result: the tool's own result.
+    Result(ToolResult),
+}
+
+/// Reads the `result` of a `tools/call` answer.
+pub fn read_tools_call(result: &Value) -> Result<Parsed<CallAnswer>, Error> {
+    if result.get("resultType").and_then(Value::as_str) == Some("task") {
+        let p = read_create(result)?;
+        return Ok(Parsed {
+            value: CallAnswer::Task(Box::new(p.value)),
+            violations: p.violations,
+        });
+    }
+    let mut v = Vec::new();
+    let r = tool_result(result.clone(), &mut v);
+    Ok(Parsed {
+        value: CallAnswer::Result(r),
+        violations: v,
+    })
+}
+
+/// Maps the answer to a `tasks/cancel` into a [`CancelAnswer`]: the ack, a task (which 2026 does
+/// not allow; the cancel table says so), or a JSON-RPC error.
+///
+/// ```
+/// use longcall::cancel::CancelAnswer;
+/// use longcall::wire::{mcp2026, Message};
+/// let m = Message::parse(br#"{"jsonrpc":"2.0","id":27,"result":{"resultType":"complete"}}"#).unwrap();
+/// assert_eq!(mcp2026::cancel_answer(&m).unwrap(), CancelAnswer::Ack);
+/// ```
+pub fn cancel_answer(response: &Message) -> Result<CancelAnswer, Error> {
+    match response {
+        Message::Response { result, .. } => {
+            if result.get("taskId").is_some() && result.get("status").is_some() {
+                let status = result
+                    .get("status")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| Error::Malformed {
+                        what: "tasks/cancel answer",
+                        reason: "status must be a string".into(),
+                    })?;
+                Ok(CancelAnswer::Task {
+                    status: Status::parse(Model::Task2026, status)?,
+                })
+            } else {
+                Ok(CancelAnswer::Ack)
+            }
+        }
+        Message::Error { error, .. } => Ok(CancelAnswer::RpcError { code: error.code }),
+        _ => Err(Error::Malformed {
+            what: "tasks/cancel answer",
+            reason: "not a response".into(),
+        }),
+    }
+}
+
+/// What a JSON-RPC error on a tasks request means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskErrorKind {
+    /// `-32602`: unknown or expired task id (or another principal's).
+    UnknownTask,
+    /// `-32601`: method not found (`tasks/result`, `tasks/list` on 2026).
+    MethodNotFound,
+    /// `-32021`: the tasks capability was not declared on this request.
+    MissingCapability {
+        /// `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]` is present.
+        names_tasks_extension: bool,
+    },
+    /// `-32020`: an `Mcp-Name` / `Mcp-Method` header missing or not matching the body.
+    HeaderMismatch,
+    /// Any other code.
+    Other(i64),
+}
+
+/// Classifies an error by its code (never its message).
+pub fn classify_error(error: &RpcError) -> TaskErrorKind {
+    match error.code {
+        codes::INVALID_PARAMS => TaskErrorKind::UnknownTask,
+        codes::METHOD_NOT_FOUND => TaskErrorKind::MethodNotFound,
+        codes::MISSING_REQUIRED_CLIENT_CAPABILITY => TaskErrorKind::MissingCapability {
+            names_tasks_extension: error
+                .data
+                .as_ref()
+                .and_then(|d| d.get("requiredCapabilities"))
+                .and_then(|c| c.get("extensions"))
+                .and_then(|e| e.get(EXTENSION))
+                .is_some(),
+        },
+        codes::HEADER_MISMATCH => TaskErrorKind::HeaderMismatch,
+        other => TaskErrorKind::Other(other),
+    }
+}
+
+/// The `-32021` error a server answers to a request without the tasks capability.
+pub fn missing_capability_error(message: &str) -> RpcError {
+    RpcError {
+        code: codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message: message.into(),
+        data: Some(json!({"requiredCapabilities": {"extensions": {EXTENSION: {}}}})),
+    }
+}
+
+/// The `_meta` object that declares the tasks capability on one request.
+pub fn capability_meta() -> Value {
+    json!({ CLIENT_CAPABILITIES_META: { "extensions": { EXTENSION: {} } } })
+}
+
+/// Adds the tasks capability to `params._meta` (creating `_meta` and the path as needed and
+/// keeping what is there). Params that are not an object are replaced by an object.
+pub fn declare_capability(params: &mut Value) {
+    if !params.is_object() {
+        *params = Value::Object(Map::new());
+    }
+    let Some(obj) = params.as_object_mut() else {
+        return;
+    };
+    let meta = obj
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !meta.is_object() {
+        *meta = Value::Object(Map::new());
+    }
+    let Some(caps) = meta.as_object_mut().map(|m| {
+        m.entry(CLIENT_CAPABILITIES_META)
+            .or_insert_with(|| Value::Object(Map::new()))
+    }) else {
+        return;
+    };
+    if !caps.is_object() {
+        *caps = Value::Object(Map::new());
+    }
+    let Some(ext) = caps.as_object_mut().map(|c| {
+        c.entry("extensions")
+            .or_insert_with(|| Value::Object(Map::new()))
+    }) else {
+        return;
+    };
+    if !ext.is_object() {
+        *ext = Value::Object(Map::new());
+    }
+    if let Some(e) = ext.as_object_mut() {
+        e.entry(EXTENSION)
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
+}
+
+fn task_request(id: Id, method: &str, mut params: Value) -> Message {
+    declare_capability(&mut params);
+    Message::Request {
+        id,
+        method: method.into(),
+        params: Some(params),
+    }
+}
+
+/// `tools/call {name, arguments}` declaring the tasks capability (the server decides whether to
+/// answer with a task).
+pub fn tools_call_request(id: Id, name: &str, arguments: Value) -> Message {
+    task_request(
+        id,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+    )
+}
+
+/// `tasks/get {taskId}` with the capability.
+///
+/// ```
+/// use longcall::wire::{mcp2026, Id};
+/// let v = mcp2026::get_request(Id::Number(3), "t1").to_value();
+/// assert_eq!(v["params"]["taskId"], "t1");
+/// assert!(v["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
+///     ["io.modelcontextprotocol/tasks"].is_object());
+/// ```
+pub fn get_request(id: Id, task_id: &str) -> Message {
+    task_request(id, "tasks/get", json!({ "taskId": task_id }))
+}
+
+/// `tasks/update {taskId, inputResponses}` with the capability.
+pub fn update_request(id: Id, task_id: &str, input_responses: Map<String, Value>) -> Message {
+    task_request(
+        id,
+        "tasks/update",
+        json!({ "taskId": task_id, "inputResponses": input_responses }),
+    )
+}
+
+/// `tasks/cancel {taskId}` with the capability.
+pub fn cancel_request(id: Id, task_id: &str) -> Message {
+    task_request(id, "tasks/cancel", json!({ "taskId": task_id }))
+}
+
+/// The Streamable HTTP headers for a request: `Mcp-Method: <method>`, `Mcp-Name: <name>` (the
+/// `taskId` for `tasks/*`, the tool name for `tools/call`) and `MCP-Protocol-Version`.
+/// Values that are not plain printable ASCII use the `=?base64?...?=` sentinel encoding.
+///
+/// ```
+/// use longcall::wire::mcp2026::http_headers;
+/// let h = http_headers("tasks/get", "t1");
+/// assert_eq!(h[1], ("Mcp-Name", "t1".to_string()));
+/// assert_eq!(h[2].1, "2026-07-28");
+/// ```
+pub fn http_headers(method: &str, name: &str) -> [(&'static str, String); 3] {
+    [
+        ("Mcp-Method", header_value(method)),
+        ("Mcp-Name", header_value(name)),
+        ("MCP-Protocol-Version", String::from(PROTOCOL_VERSION)),
+    ]
+}
+
+fn header_value(v: &str) -> String {
+    if v.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return String::from(v);
+    }
+    let mut out = String::from("=?base64?");
+    base64(v.as_bytes(), &mut out);
+    out.push_str("?=");
+    out
+}
+
+fn base64(bytes: &[u8], out: &mut String) {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let sym = |i: u32| char::from(T.get((i & 63) as usize).copied().unwrap_or(b'='));
+    for chunk in bytes.chunks(3) {
+        let b0 = u32::from(chunk.first().copied().unwrap_or(0));
+        let b1 = u32::from(chunk.get(1).copied().unwrap_or(0));
+        let b2 = u32::from(chunk.get(2).copied().unwrap_or(0));
+        let n = (b0 << 16) | (b1 << 8) | b2;
+        out.push(sym(n >> 18));
+        out.push(sym(n >> 12));
+        out.push(if chunk.len() > 1 { sym(n >> 6) } else { '=' });
+        out.push(if chunk.len() > 2 { sym(n) } else { '=' });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_sentinel() {
+        assert_eq!(header_value("tâche"), "=?base64?dMOiY2hl?=");
+        assert_eq!(header_value("plain"), "plain");
+    }
+
+    #[test]
+    fn declare_capability_keeps_existing_meta() {
+        let mut p = json!({"taskId":"x","_meta":{"k":1,"io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}});
+        declare_capability(&mut p);
+        assert_eq!(p["_meta"]["k"], 1);
+        assert!(p["_meta"][CLIENT_CAPABILITIES_META]["sampling"].is_object());
+        assert!(p["_meta"][CLIENT_CAPABILITIES_META]["extensions"][EXTENSION].is_object());
+    }
+}

@@ -1,0 +1,332 @@
+//! The task reader shared by both MCP revisions: one borrowed, typed pass over a task object
+//! (flat 2026 `Task`/`DetailedTask`, or a 2025 `Task`), then one conversion into a
+//! [`TaskView`] with the non-fatal shape problems as [`Violation`]s.
+
+use alloc::borrow::Cow;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+use super::jsonrpc::rpc_error_from_value;
+use super::Parsed;
+use crate::error::Error;
+use crate::model::Model;
+use crate::status::Status;
+use crate::time::parse_rfc3339_ms;
+use crate::view::{InputRequest, TaskView, ToolResult};
+use crate::violation::{Rule, Violation};
+
+/// `Some(inner)` when the field is present (even as `null`), `None` when absent.
+pub(crate) fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
+}
+
+/// A string that borrows from the input when it can (no escapes) and owns it otherwise.
+/// (`Option<Cow<str>>` would always allocate: serde borrows only a bare `Cow`.)
+pub(crate) struct Str<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(core::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Str<'a>;
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v.into())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V(core::marker::PhantomData))
+    }
+}
+
+impl core::ops::Deref for Str<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A task object as written by either revision; unknown members (such as `_meta`) are skipped.
+#[derive(Deserialize, Default)]
+pub(crate) struct RawTask<'a> {
+    #[serde(rename = "taskId", borrow, default)]
+    pub task_id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    pub status: Option<Str<'a>>,
+    #[serde(rename = "statusMessage", borrow, default)]
+    pub status_message: Option<Str<'a>>,
+    #[serde(rename = "createdAt", borrow, default)]
+    pub created_at: Option<Str<'a>>,
+    #[serde(rename = "lastUpdatedAt", borrow, default)]
+    pub last_updated_at: Option<Str<'a>>,
+    #[serde(rename = "ttlMs", default, deserialize_with = "present")]
+    pub ttl_ms: Option<Option<u64>>,
+    #[serde(rename = "ttl", default, deserialize_with = "present")]
+    pub ttl: Option<Option<u64>>,
+    #[serde(rename = "pollIntervalMs", default)]
+    pub poll_interval_ms: Option<u64>,
+    #[serde(rename = "pollInterval", default)]
+    pub poll_interval: Option<u64>,
+    #[serde(rename = "resultType", borrow, default)]
+    pub result_type: Option<Str<'a>>,
+    #[serde(rename = "inputRequests", default)]
+    pub input_requests: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub result: Option<Value>,
+    #[serde(default)]
+    pub error: Option<Value>,
+}
+
+/// Which message the task object came in; it decides which shape rules apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// 2026 `CreateTaskResult`: flat `Task`, `resultType: "task"`, no payload.
+    Create2026,
+    /// 2026 `GetTaskResult`: `DetailedTask`, `resultType: "complete"`.
+    Get2026,
+    /// 2026 `notifications/tasks` params: `DetailedTask`.
+    Notify2026,
+    /// 2025 `Task` (in a create, get, cancel, list or status notification).
+    Task2025,
+}
+
+const WHAT: &str = "task";
+
+fn missing(field: &str) -> Error {
+    Error::Malformed {
+        what: WHAT,
+        reason: format!("missing {field}"),
+    }
+}
+
+fn timestamp(raw: Option<&str>, name: &str, violations: &mut Vec<Violation>) -> Option<u64> {
+    match raw {
+        None => {
+            violations.push(Violation::new(
+                Rule::MissingField,
+                format!("{name} is missing"),
+            ));
+            None
+        }
+        Some(t) => match parse_rfc3339_ms(t) {
+            Ok(ms) => Some(ms),
+            Err(_) => {
+                violations.push(Violation::new(
+                    Rule::MissingField,
+                    format!("{name} {t:?} is not an RFC 3339 time"),
+                ));
+                None
+            }
+        },
+    }
+}
+
+/// Turns a raw task into a view, checking the shape rules of `kind`.
+pub(crate) fn to_view(raw: RawTask<'_>, kind: Kind) -> Result<Parsed<TaskView>, Error> {
+    let model = if kind == Kind::Task2025 {
+        Model::Task2025
+    } else {
+        Model::Task2026
+    };
+    let task_id = raw.task_id.ok_or_else(|| missing("taskId"))?.0;
+    let status = Status::parse(model, &raw.status.ok_or_else(|| missing("status"))?)?;
+    let mut v = Vec::new();
+
+    let created_at_ms = timestamp(raw.created_at.as_deref(), "createdAt", &mut v);
+    let last_updated_at_ms = timestamp(raw.last_updated_at.as_deref(), "lastUpdatedAt", &mut v);
+
+    let (ttl, ttl_name, poll) = if model == Model::Task2025 {
+        (raw.ttl, "ttl", raw.poll_interval)
+    } else {
+        (raw.ttl_ms, "ttlMs", raw.poll_interval_ms)
+    };
+    let ttl_ms = match ttl {
+        Some(t) => t,
+        None => {
+            v.push(Violation::new(
+                Rule::MissingField,
+                format!("{ttl_name} is missing (required, null for unlimited)"),
+            ));
+            None
+        }
+    };
+
+    match (kind, raw.result_type.as_deref()) {
+        (Kind::Create2026, Some("task")) => {}
+        (Kind::Create2026, other) => v.push(Violation::new(
+            Rule::WrongResultType,
+            format!("CreateTaskResult has resultType {other:?}, expected \"task\""),
+        )),
+        (Kind::Get2026, Some(t)) if t != "complete" => v.push(Violation::new(
+            Rule::WrongResultType,
+            format!("tasks/get result has resultType {t:?}, expected \"complete\""),
+        )),
+        _ => {}
+    }
+
+    let mut view = TaskView {
+        task_id: task_id.into_owned(),
+        status,
+        status_message: raw.status_message.map(|s| s.0.into_owned()),
+        created_at_ms,
+        last_updated_at_ms,
+        ttl_ms,
+        poll_interval_ms: poll,
+        input_requests: Vec::new(),
+        result: None,
+        error: None,
+    };
+
+    if model == Model::Task2025 {
+        // A 2025 Task has no payload members; anything else is an unknown member, skipped.
+        return Ok(Parsed {
+            value: view,
+            violations: v,
+        });
+    }
+
+    if kind == Kind::Create2026 {
+        for (present, name) in [
+            (raw.input_requests.is_some(), "inputRequests"),
+            (raw.result.is_some(), "result"),
+            (raw.error.is_some(), "error"),
+        ] {
+            if present {
+                v.push(Violation::new(
+                    Rule::ResultContradictsStatus,
+                    format!("CreateTaskResult carries {name}; it is a Task, not a DetailedTask"),
+                ));
+            }
+        }
+        return Ok(Parsed {
+            value: view,
+            violations: v,
+        });
+    }
+
+    // DetailedTask: the payload follows the status.
+    let wants = |s: Status| status == s;
+    match raw.input_requests {
+        Some(map) => {
+            if !wants(Status::InputRequired) {
+                v.push(Violation::new(
+                    Rule::ResultContradictsStatus,
+                    format!("inputRequests on a {status} task"),
+                ));
+            } else if map.is_empty() {
+                v.push(Violation::new(
+                    Rule::ResultContradictsStatus,
+                    "input_required with an empty inputRequests",
+                ));
+            }
+            view.input_requests.reserve(map.len());
+            for (key, request) in map {
+                if request.get("method").and_then(Value::as_str).is_none() {
+                    v.push(Violation::new(
+                        Rule::MissingField,
+                        format!("inputRequests[{key:?}] has no string method"),
+                    ));
+                }
+                view.input_requests.push(InputRequest { key, request });
+            }
+        }
+        None if wants(Status::InputRequired) => v.push(Violation::new(
+            Rule::ResultContradictsStatus,
+            "input_required without inputRequests",
+        )),
+        None => {}
+    }
+    match raw.result {
+        Some(value) => {
+            if !wants(Status::Completed) {
+                v.push(Violation::new(
+                    Rule::ResultContradictsStatus,
+                    format!("result on a {status} task"),
+                ));
+            }
+            view.result = Some(tool_result(value, &mut v));
+        }
+        None if wants(Status::Completed) => v.push(Violation::new(
+            Rule::ResultContradictsStatus,
+            "completed without result",
+        )),
+        None => {}
+    }
+    match raw.error {
+        Some(value) => {
+            if !wants(Status::Failed) {
+                v.push(Violation::new(
+                    Rule::ResultContradictsStatus,
+                    format!("error on a {status} task"),
+                ));
+            }
+            match rpc_error_from_value(value) {
+                Ok(e) => view.error = Some(e),
+                Err(_) => v.push(Violation::new(
+                    Rule::MissingField,
+                    "error is not a JSON-RPC error {code, message, data?}",
+                )),
+            }
+        }
+        None if wants(Status::Failed) => v.push(Violation::new(
+            Rule::ResultContradictsStatus,
+            "failed without error",
+        )),
+        None => {}
+    }
+    Ok(Parsed {
+        value: view,
+        violations: v,
+    })
+}
+
+/// A tool result with its `isError` read out (absent is `false`; a non-boolean is a violation).
+pub(crate) fn tool_result(value: Value, v: &mut Vec<Violation>) -> ToolResult {
+    if !value.is_object() {
+        v.push(Violation::new(
+            Rule::MissingField,
+            "result is not an object",
+        ));
+    }
+    let is_error = match value.get("isError") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            v.push(Violation::new(
+                Rule::MissingField,
+                "isError is not a boolean",
+            ));
+            false
+        }
+    };
+    ToolResult { is_error, value }
+}
+
+/// Reads a raw task from a JSON value.
+pub(crate) fn raw_from_value<'a>(
+    value: &'a Value,
+    what: &'static str,
+) -> Result<RawTask<'a>, Error> {
+    if !value.is_object() {
+        return Err(Error::Malformed {
+            what,
+            reason: "expected an object".into(),
+        });
+    }
+    RawTask::deserialize(value).map_err(|e| super::limits::malformed(what, &e))
+}
