@@ -323,7 +323,9 @@ impl Wave {
     /// `queued`), watched until `deadline` (absolute ms) if given. A job already terminal
     /// settles at once and is never waited on.
     ///
-    /// Call once per job, before or between rounds; it joins the next round. Errors (nothing
+    /// Call once per job, before or between rounds; it joins the next round. Satisfaction is
+    /// decided at the next [`Wave::handle_timeout`], so adding jobs one by one never satisfies
+    /// a wave early. Errors (nothing
     /// changes): an id already in the wave, an empty id, a status that is not a job status, a
     /// wave already satisfied.
     pub fn add_job(&mut self, now: u64, job: JobView, deadline: Option<u64>) -> Result<(), Error> {
@@ -358,8 +360,8 @@ impl Wave {
             released: false,
             given_up: None,
         });
+        // Satisfaction is decided at the next timeout, not here: more jobs may follow.
         self.pump(self.jobs.len().saturating_sub(1), None);
-        self.check_satisfied();
         Ok(())
     }
 
@@ -392,9 +394,10 @@ impl Wave {
     /// The next time [`Wave::handle_timeout`] has work: the next round (when none is in flight
     /// and the wave is not satisfied) or the earliest deadline of a needed job.
     pub fn poll_timeout(&self) -> Option<u64> {
-        let round =
-            (self.round.is_none() && !self.satisfied && self.jobs.iter().any(Entry::needed))
-                .then_some(self.next_round_at);
+        // Armed while the wave is unsatisfied, even with nothing to wait on, so the timeout
+        // that decides satisfaction runs (jobs added already terminal).
+        let round = (self.round.is_none() && !self.satisfied && !self.jobs.is_empty())
+            .then_some(self.next_round_at);
         let deadline = self
             .jobs
             .iter()
