@@ -549,13 +549,21 @@ impl Wave {
     /// A per-job answer: the `jobs_cancel` answer ([`Input::CancelAnswered`] or
     /// [`Input::RequestFailed`]), a `jobs_get` answer, [`Input::StopWatching`], ...
     ///
-    /// Call whenever such an answer arrives. Errors: an id not in the wave, or the tracker's
-    /// error (the tracker stays as it was).
+    /// Call whenever such an answer arrives. Errors: an id not in the wave, a job the wave gave
+    /// up (nothing is applied), or the tracker's error (the tracker stays as it was).
     pub fn handle_job_input(&mut self, now: u64, id: &str, input: Input) -> Result<(), Error> {
         let i = self.lookup(id)?;
         let Some(entry) = self.jobs.get_mut(i) else {
             return Err(not_in_wave());
         };
+        if entry.given_up.is_some() {
+            // The tracker would still take it (and could settle after its `Stopped`); the wave
+            // keeps its word: once given up, a job's answers are no longer applied.
+            return Err(Error::invalid_input(
+                "id",
+                "the wave stopped waiting for this job; its answers are no longer applied",
+            ));
+        }
         let stop = matches!(input, Input::StopWatching);
         entry.tracker.handle_input(now, input)?;
         if stop && entry.given_up.is_none() && entry.tracker.outcome().is_none() {
