@@ -44,3 +44,181 @@ fn admission_classify(status: u16) -> longcall::admission::Advice {
         retry_after_ms: Some(1_000),
     })))
 }
+
+/// One cancel decision: classify a job's 409 answer, then move the button with the verdict.
+/// (`sample_size` is fixed: a cold first sample made divan auto-tune to one iteration per
+/// sample, below the timer precision.)
+#[divan::bench(sample_size = 10_000)]
+fn cancel_decision(bencher: divan::Bencher) {
+    use longcall::cancel::{
+        classify_answer, CancelAnswer, CancelButton, CancelVerdict, JobErrorCode,
+    };
+    use longcall::{Model, Status};
+    let mut button = CancelButton::new(Model::Job);
+    let _ = button.handle_status(Status::Queued);
+    let _ = button.press();
+    let answer = CancelAnswer::JobError {
+        http_status: 409,
+        code: JobErrorCode::JobGenerationAlreadyStarted,
+        cancelable: Some(false),
+    };
+    bencher.bench_local(|| {
+        let verdict = classify_answer(divan::black_box(Model::Job), divan::black_box(answer))
+            .unwrap_or(CancelVerdict::RequestFailed);
+        // `too_late` is not final, so every iteration takes the same path.
+        button.handle_verdict(divan::black_box(verdict))
+    });
+}
+
+/// The cancel window of a job seen `processing`.
+#[divan::bench]
+fn cancel_window() -> Result<longcall::cancel::Window, longcall::Error> {
+    use longcall::{Model, Status};
+    longcall::cancel::window(
+        divan::black_box(Model::Job),
+        divan::black_box(Status::Processing),
+    )
+}
+
+fn working_task() -> longcall::view::TaskView {
+    longcall::view::TaskView {
+        task_id: "task_0123456789abcdef".into(),
+        status: longcall::Status::Working,
+        status_message: Some("rendering".into()),
+        created_at_ms: Some(1_700_000_000_000),
+        last_updated_at_ms: Some(1_700_000_000_500),
+        ttl_ms: None,
+        poll_interval_ms: Some(2_000),
+        input_requests: Vec::new(),
+        result: None,
+        error: None,
+    }
+}
+
+fn working_tracker() -> longcall::tracker::Tracker {
+    use longcall::tracker::{Input, Tracker, TrackerConfig};
+    let mut t = Tracker::new(longcall::Model::Task2026, TrackerConfig::default())
+        .unwrap_or_else(|_| unreachable!("the default config is valid"));
+    let _ = t.handle_input(
+        0,
+        Input::TaskCreated {
+            task: working_task(),
+        },
+    );
+    let _ = t.drain();
+    t
+}
+
+/// Tracker step on an already-parsed answer: a repeated `working` poll, fed and drained. The
+/// `TaskView` is cloned from a pre-built one (two small `String`s: `task_id`, `status_message`).
+#[divan::bench]
+fn tracker_step_working_poll(bencher: divan::Bencher) {
+    use longcall::tracker::{Input, Output};
+    let mut t = working_tracker();
+    let task = working_task();
+    let mut now = 1_000u64;
+    bencher.bench_local(|| {
+        now += 2_000;
+        let _ = t.handle_input(now, Input::TaskPolled { task: task.clone() });
+        loop {
+            match t.poll_output() {
+                Output::WakeAt { at } => break at,
+                Output::Idle => break 0,
+                _ => {}
+            }
+        }
+    });
+}
+
+/// The clone alone, to see how much of the tracker step it is.
+#[divan::bench]
+fn tracker_step_clone_only(bencher: divan::Bencher) {
+    let task = working_task();
+    bencher.bench_local(|| divan::black_box(&task).clone());
+}
+
+/// The same step with the view built outside the timed section (no clone, no allocation of
+/// the input): divan's `with_inputs` hands each iteration its own `TaskView`.
+#[divan::bench]
+fn tracker_step_working_poll_no_clone(bencher: divan::Bencher) {
+    use longcall::tracker::{Input, Output};
+    let mut t = working_tracker();
+    let mut now = 1_000u64;
+    bencher
+        .with_inputs(working_task)
+        .bench_local_values(|task| {
+            now += 2_000;
+            let _ = t.handle_input(now, Input::TaskPolled { task });
+            loop {
+                match t.poll_output() {
+                    Output::WakeAt { at } => break at,
+                    Output::Idle => break 0,
+                    _ => {}
+                }
+            }
+        });
+}
+
+/// One wave round of 100 jobs: plan (EDF, chunks of 20), then every call answered with a
+/// timeout partial snapshot (all still `processing`), drained until the next wake.
+#[divan::bench]
+fn wave_round_100_jobs(bencher: divan::Bencher) {
+    use longcall::batch::WaitFor;
+    use longcall::view::JobView;
+    use longcall::wave::{Wave, WaveConfig, WaveOutput};
+    use longcall::Status;
+    let mut wave = Wave::new(WaveConfig {
+        wait_for: WaitFor::All,
+        ..WaveConfig::default()
+    })
+    .unwrap_or_else(|_| unreachable!("the default config is valid"));
+    for i in 0..100u64 {
+        let job = JobView {
+            id: format!("job_{i:03}"),
+            status: Status::Queued,
+            result: None,
+            error: None,
+        };
+        let _ = wave.add_job(0, job, Some(u64::MAX / 2 + (i * 7919) % 100));
+    }
+    let _ = wave.drain();
+    let answers: Vec<Vec<JobView>> = (0..5)
+        .map(|c| {
+            (0..20)
+                .map(|k| JobView {
+                    id: format!("job_{:03}", c * 20 + k),
+                    status: Status::Processing,
+                    result: None,
+                    error: None,
+                })
+                .collect()
+        })
+        .collect();
+    let mut now = 0u64;
+    bencher.bench_local(|| {
+        wave.handle_timeout(now);
+        let mut calls = Vec::with_capacity(5);
+        loop {
+            match wave.poll_output() {
+                WaveOutput::Wait { call_id, .. } => calls.push(call_id),
+                WaveOutput::WakeAt { .. } | WaveOutput::Idle => break,
+                _ => {}
+            }
+        }
+        for (call_id, jobs) in calls.into_iter().zip(answers.iter()) {
+            let _ = wave.handle_wait_answer(now + 10, call_id, jobs.clone(), true);
+        }
+        let mut next = 0;
+        loop {
+            match wave.poll_output() {
+                WaveOutput::WakeAt { at } => {
+                    next = at;
+                    break;
+                }
+                WaveOutput::Idle => break,
+                _ => {}
+            }
+        }
+        now = next;
+    });
+}

@@ -56,6 +56,7 @@ pub mod tracker;
 pub mod vector;
 pub mod view;
 pub mod violation;
+pub mod wave;
 pub mod wire;
 
 pub use error::Error;

@@ -1,0 +1,783 @@
+//! A wave scheduler: many jobs watched together with `jobs_wait` rounds (SEMANTICS.md §5
+//! "Batch waits", §3 job cancel, §6). Sans-io, str0m style like [`crate::tracker`].
+//!
+//! ```text
+//! let mut w = Wave::new(WaveConfig::default())?;
+//! w.add_job(now, job_view, Some(deadline))?;            // once per accepted submit
+//! loop {
+//!     match w.poll_output() {
+//!         WaveOutput::Wait { call_id, call } => { /* send jobs_wait; answer with
+//!                                                   handle_wait_answer / handle_wait_failed */ }
+//!         WaveOutput::Job { id, output }     => { /* per-job: button, status, settled, cancel */ }
+//!         WaveOutput::Satisfied { .. }       => { /* the wave is done (any / all) */ }
+//!         WaveOutput::Ignored { .. }         => { /* log it */ }
+//!         WaveOutput::WakeAt { at }          => { /* call handle_timeout(at) */ break }
+//!         WaveOutput::Idle                   => break,
+//!     }
+//! }
+//! ```
+//!
+//! **Every `handle_*` (and `add_job`, `release`, `press_cancel`) may queue outputs; drain
+//! [`Wave::poll_output`] after each until [`WaveOutput::WakeAt`] or [`WaveOutput::Idle`].**
+//!
+//! Rules, written once:
+//!
+//! 1. **One tracker per job.** Each job has a [`Tracker`] of the job model; `jobs_wait` entries
+//!    are fed to it as [`Input::JobPolled`], so per-job semantics (cancel button, violations,
+//!    first terminal wins, outcome) are exactly the tracker's. The trackers' own poll timers are
+//!    never fired: the wave owns polling. Their `WakeAt`/`Idle`/`Send{Get}` are dropped; every
+//!    other output is forwarded as [`WaveOutput::Job`].
+//! 2. **Needed ids.** A job is *needed* until its tracker settled or the wave gave it up
+//!    explicitly (its deadline passed → `Stopped{deadline}`; [`Wave::release`] of a started
+//!    job or [`Input::StopWatching`] → `Stopped{host_stopped}`). No id is dropped before that.
+//! 3. **Earliest deadline first.** A round plans the needed ids sorted by deadline (no deadline
+//!    last, then insertion order) with [`batch::plan_waits`]: chunks of at most
+//!    [`batch::MAX_IDS_PER_WAIT`], no duplicates, nothing terminal.
+//! 4. **One round in flight.** Rounds start only in [`Wave::handle_timeout`]. The next round
+//!    starts once every call of the round answered or failed, and no sooner than
+//!    `min_round_interval_ms` after the previous round was sent (a server that answers
+//!    instantly is not hammered). A failed call (429: `Retry-After` is a floor; 5xx and
+//!    transport: backoff with a [`PollSchedule`]) delays the next round; a round with no failure
+//!    resets the backoff.
+//! 5. **A timeout answer is a partial snapshot, not an error.** Ids an answer lacks stay as they
+//!    were; an entry for an id not in the wave is reported ([`WaveOutput::Ignored`]) and never
+//!    fatal; an entry the tracker refuses (a status of another model) is reported the same way.
+//! 6. **Satisfaction**, emitted once as [`WaveOutput::Satisfied`]: `any` by the first job that
+//!    settles (over all chunks; a job the host released does not count); `all` once every job
+//!    settled or was given up. After that no round is started.
+//! 7. **Release.** [`Wave::release`] says a job is no longer needed. Queued: the wave presses its
+//!    cancel button (a `jobs_cancel` with the job's own idempotency key) and keeps the id in the
+//!    rounds until the cancel answer and an observation decide. Started: the wave stops waiting
+//!    for it, never pretending it was cancelled: it runs and bills. A 409
+//!    `job_generation_already_started` to a cancel keeps the id waited (seed 004: show it still
+//!    running and keep waiting with `jobs_wait` slices); release it again to stop waiting.
+//! 8. Snapshots ([`Snapshot`], kind `wave`) hold absolute times and restore exactly, in-flight
+//!    round included.
+
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use crate::batch::{self, WaitCall, WaitFor};
+use crate::error::Error;
+use crate::model::Model;
+use crate::poll::{PollPolicy, PollSchedule, PollStep};
+use crate::snapshot::Snapshot;
+use crate::status::Status;
+use crate::tracker::{Failure, Input, Output, Request, StopReason, Tracker, TrackerConfig};
+use crate::view::JobView;
+
+/// How a wave waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WaveConfig {
+    /// `all` or `any`, set in every call and deciding [`WaveOutput::Satisfied`].
+    pub wait_for: WaitFor,
+    /// How long the server may hold one `jobs_wait` call (≥ 1; default 50, the seed's example).
+    pub timeout_seconds: u32,
+    /// Return completed results in the same answer (default true, as in the seed).
+    pub include_results: bool,
+    /// The least time between two rounds being sent, in ms (≥ 1; default 500).
+    pub min_round_interval_ms: u64,
+    /// Seed for the jitter of the failure backoff and of the per-job trackers.
+    pub seed: u64,
+    /// The backoff after a failed call (5xx, transport, 429 on top of its `Retry-After`).
+    /// `max_polls`, when set, bounds the failed rounds over the wave's life; past it the wave
+    /// stops watching every needed job (`Stopped{max_polls}`).
+    pub backoff: PollPolicy,
+}
+
+impl Default for WaveConfig {
+    /// `all`, 50 s, results included, 500 ms between rounds, seed 0, the default backoff.
+    fn default() -> Self {
+        WaveConfig {
+            wait_for: WaitFor::All,
+            timeout_seconds: 50,
+            include_results: true,
+            min_round_interval_ms: 500,
+            seed: 0,
+            backoff: PollPolicy::default(),
+        }
+    }
+}
+
+/// Why the wave stopped waiting for a job that did not settle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GiveUp {
+    /// Its deadline passed.
+    Deadline,
+    /// It was released after generation started: it runs and bills.
+    Released,
+    /// The host stopped watching it ([`Input::StopWatching`]).
+    HostStopped,
+    /// The failure backoff's `max_polls` was used up.
+    Backoff,
+}
+
+impl GiveUp {
+    fn stop_reason(self) -> StopReason {
+        match self {
+            GiveUp::Deadline => StopReason::Deadline,
+            GiveUp::Released | GiveUp::HostStopped => StopReason::HostStopped,
+            GiveUp::Backoff => StopReason::MaxPolls,
+        }
+    }
+}
+
+/// Why an answer entry was not applied.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum IgnoredReason {
+    /// The id is not in the wave.
+    NotInWave,
+    /// The job's tracker refused it (e.g. a status of another model).
+    Refused {
+        /// The stable error code.
+        code: String,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+/// What [`Wave::release`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Released {
+    /// The job was queued: its cancel was pressed and a `jobs_cancel` goes out. It stays waited
+    /// until the answer and an observation decide.
+    CancelRequested,
+    /// A cancel of this job is already on its way; the wave waits for its answer.
+    CancelPending,
+    /// Generation had started: the wave stopped waiting. The job runs and bills.
+    StoppedWaiting,
+    /// The job had already settled or was given up: nothing to do.
+    AlreadyDone,
+}
+
+/// Something the host must do or show, drained from [`Wave::poll_output`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum WaveOutput {
+    /// Send this `jobs_wait` now; answer with [`Wave::handle_wait_answer`] or
+    /// [`Wave::handle_wait_failed`] quoting `call_id`.
+    Wait {
+        /// Names this call in the answer (unique over the wave's life).
+        call_id: u64,
+        /// The body, spelled as on the wire.
+        call: WaitCall,
+    },
+    /// Something one job's tracker says (button, status, violation, settled, stopped, or a
+    /// `jobs_cancel` to send: answer it with [`Wave::handle_job_input`]).
+    Job {
+        /// The job id.
+        id: String,
+        /// What its tracker said.
+        output: Output,
+    },
+    /// An answer entry the wave did not apply. Never fatal.
+    Ignored {
+        /// The id of the entry.
+        id: String,
+        /// Why.
+        reason: IgnoredReason,
+    },
+    /// The wave is satisfied (emitted once); no round starts after it.
+    Satisfied {
+        /// `any`: the job that settled first. `all`: `None`.
+        by: Option<String>,
+    },
+    /// Nothing more now: call [`Wave::handle_timeout`] at this time (or earlier on input).
+    WakeAt {
+        /// Absolute time in ms.
+        at: u64,
+    },
+    /// Nothing more until the next input (a round is in flight, or the wave is done).
+    Idle,
+}
+
+/// One job of the wave.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Entry {
+    id: String,
+    deadline: Option<u64>,
+    tracker: Tracker,
+    released: bool,
+    given_up: Option<GiveUp>,
+}
+
+impl Entry {
+    fn needed(&self) -> bool {
+        self.given_up.is_none() && !self.tracker.is_done()
+    }
+}
+
+/// One call of the round in flight.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct PendingCall {
+    call_id: u64,
+    ids: Vec<String>,
+    done: bool,
+}
+
+/// The round in flight.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Round {
+    sent_at: u64,
+    calls: Vec<PendingCall>,
+    failed: bool,
+}
+
+/// Many jobs watched together. Create with [`Wave::new`], add jobs with [`Wave::add_job`],
+/// drive with [`Wave::handle_timeout`] and the answer handlers, drain [`Wave::poll_output`].
+///
+/// ```
+/// use longcall::batch::WaitFor;
+/// use longcall::view::JobView;
+/// use longcall::wave::{Wave, WaveConfig, WaveOutput};
+/// use longcall::Status;
+///
+/// let mut w = Wave::new(WaveConfig { wait_for: WaitFor::Any, ..WaveConfig::default() }).unwrap();
+/// for id in ["job_a", "job_b"] {
+///     let job = JobView { id: id.into(), status: Status::Queued, result: None, error: None };
+///     w.add_job(0, job, None).unwrap();
+/// }
+/// let at = loop {
+///     match w.poll_output() {
+///         WaveOutput::WakeAt { at } => break at,
+///         _ => {}
+///     }
+/// };
+/// w.handle_timeout(at);
+/// let WaveOutput::Wait { call_id, call } = w.poll_output() else { unreachable!() };
+/// assert_eq!(call.job_ids, ["job_a", "job_b"]);
+/// let done = JobView { id: "job_b".into(), status: Status::Completed, result: None, error: None };
+/// w.handle_wait_answer(10, call_id, vec![done], false).unwrap();
+/// assert!(w.drain().contains(&WaveOutput::Satisfied { by: Some("job_b".into()) }));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Wave {
+    config: WaveConfig,
+    backoff: PollSchedule,
+    /// Insertion order.
+    jobs: Vec<Entry>,
+    /// id → index in `jobs`.
+    index: BTreeMap<String, usize>,
+    round: Option<Round>,
+    /// No round starts before this (absolute ms).
+    next_round_at: u64,
+    next_call_id: u64,
+    rounds_sent: u64,
+    /// The first job that settled while not released (what satisfies an `any` wave).
+    first_settled: Option<String>,
+    satisfied: bool,
+    queue: VecDeque<WaveOutput>,
+}
+
+impl Snapshot for Wave {
+    const KIND: &'static str = "wave";
+}
+
+impl Wave {
+    /// An empty wave. Errors: [`Error::InvalidConfig`] for `timeout_seconds` 0,
+    /// `min_round_interval_ms` 0, or a bad backoff policy.
+    ///
+    /// Call once per wave.
+    pub fn new(config: WaveConfig) -> Result<Wave, Error> {
+        if config.timeout_seconds == 0 {
+            return Err(Error::invalid_config(
+                "timeout_seconds",
+                "must be at least 1 second",
+            ));
+        }
+        if config.min_round_interval_ms == 0 {
+            return Err(Error::invalid_config(
+                "min_round_interval_ms",
+                "must be at least 1 ms, so a server that answers instantly is not hammered",
+            ));
+        }
+        let backoff = PollSchedule::new(config.backoff, config.seed)?;
+        Ok(Wave {
+            config,
+            backoff,
+            jobs: Vec::new(),
+            index: BTreeMap::new(),
+            round: None,
+            next_round_at: 0,
+            next_call_id: 0,
+            rounds_sent: 0,
+            first_settled: None,
+            satisfied: false,
+            queue: VecDeque::new(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &WaveConfig {
+        &self.config
+    }
+
+    /// Adds a job whose submit was accepted (`job` as the submit answered it, normally
+    /// `queued`), watched until `deadline` (absolute ms) if given. A job already terminal
+    /// settles at once and is never waited on.
+    ///
+    /// Call once per job, before or between rounds; it joins the next round. Satisfaction is
+    /// decided at the next [`Wave::handle_timeout`], so adding jobs one by one never satisfies
+    /// a wave early. Errors (nothing
+    /// changes): an id already in the wave, an empty id, a status that is not a job status, a
+    /// wave already satisfied.
+    pub fn add_job(&mut self, now: u64, job: JobView, deadline: Option<u64>) -> Result<(), Error> {
+        if self.satisfied {
+            return Err(Error::invalid_input(
+                "job",
+                "the wave is already satisfied; start a new wave",
+            ));
+        }
+        if self.index.contains_key(&job.id) {
+            return Err(Error::invalid_input(
+                "job",
+                "this id is already in the wave",
+            ));
+        }
+        let seq = self.jobs.len() as u64;
+        let mut tracker = Tracker::new(
+            Model::Job,
+            TrackerConfig {
+                poll: PollPolicy::default(),
+                seed: self.config.seed.wrapping_add(seq.wrapping_add(1)),
+                deadline_ms: None,
+            },
+        )?;
+        let id = job.id.clone();
+        tracker.handle_input(now, Input::JobCreated { job })?;
+        self.index.insert(id.clone(), self.jobs.len());
+        self.jobs.push(Entry {
+            id,
+            deadline,
+            tracker,
+            released: false,
+            given_up: None,
+        });
+        // Satisfaction is decided at the next timeout, not here: more jobs may follow.
+        self.pump(self.jobs.len().saturating_sub(1), None);
+        Ok(())
+    }
+
+    /// The next output. Call after every `handle_*`, `add_job`, `release` and `press_cancel`
+    /// until it returns [`WaveOutput::WakeAt`] or [`WaveOutput::Idle`].
+    pub fn poll_output(&mut self) -> WaveOutput {
+        if let Some(out) = self.queue.pop_front() {
+            return out;
+        }
+        match self.poll_timeout() {
+            Some(at) => WaveOutput::WakeAt { at },
+            None => WaveOutput::Idle,
+        }
+    }
+
+    /// Drains every pending output, ending with the [`WaveOutput::WakeAt`] or
+    /// [`WaveOutput::Idle`].
+    pub fn drain(&mut self) -> Vec<WaveOutput> {
+        let mut out = Vec::with_capacity(self.queue.len().saturating_add(1));
+        loop {
+            let o = self.poll_output();
+            let last = matches!(o, WaveOutput::WakeAt { .. } | WaveOutput::Idle);
+            out.push(o);
+            if last {
+                return out;
+            }
+        }
+    }
+
+    /// The next time [`Wave::handle_timeout`] has work: the next round (when none is in flight
+    /// and the wave is not satisfied) or the earliest deadline of a needed job.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        // Armed while the wave is unsatisfied, even with nothing to wait on, so the timeout
+        // that decides satisfaction runs (jobs added already terminal).
+        let round = (self.round.is_none() && !self.satisfied && !self.jobs.is_empty())
+            .then_some(self.next_round_at);
+        let deadline = self
+            .jobs
+            .iter()
+            .filter(|e| e.needed())
+            .filter_map(|e| e.deadline)
+            .min();
+        match (round, deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Time passed. Call at (or after) the time of the last [`WaveOutput::WakeAt`]; earlier
+    /// calls do nothing. Gives up jobs whose deadline passed, then starts a round if one is due.
+    pub fn handle_timeout(&mut self, now: u64) {
+        let expired: Vec<usize> = self
+            .jobs
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.needed() && e.deadline.is_some_and(|d| d <= now))
+            .map(|(i, _)| i)
+            .collect();
+        for i in expired {
+            self.give_up(now, i, GiveUp::Deadline);
+        }
+        self.check_satisfied();
+        if self.round.is_none() && !self.satisfied && now >= self.next_round_at {
+            self.start_round(now);
+        }
+    }
+
+    /// A `jobs_wait` call answered with `jobs` (its entries, in any order). `timed_out`: the
+    /// server returned at `timeout_seconds`; the answer is then a partial snapshot, treated the
+    /// same way (the statuses decide, not the flag).
+    ///
+    /// Call once per call of the round. Errors (nothing changes): a `call_id` that is not an
+    /// unanswered call of the round in flight.
+    pub fn handle_wait_answer(
+        &mut self,
+        now: u64,
+        call_id: u64,
+        jobs: Vec<JobView>,
+        timed_out: bool,
+    ) -> Result<(), Error> {
+        let _ = timed_out; // informational: a timeout answer is a partial snapshot, not an error
+        self.finish_call(call_id)?;
+        for job in jobs {
+            let Some(&i) = self.index.get(&job.id) else {
+                self.queue.push_back(WaveOutput::Ignored {
+                    id: job.id,
+                    reason: IgnoredReason::NotInWave,
+                });
+                continue;
+            };
+            let Some(entry) = self.jobs.get_mut(i) else {
+                continue;
+            };
+            if entry.given_up.is_some() {
+                continue; // no longer waited for: not applied
+            }
+            let id = job.id.clone();
+            match entry.tracker.handle_input(now, Input::JobPolled { job }) {
+                Ok(()) => self.pump(i, None),
+                Err(e) => self.queue.push_back(WaveOutput::Ignored {
+                    id,
+                    reason: IgnoredReason::Refused {
+                        code: e.code().to_string(),
+                        message: e.to_string(),
+                    },
+                }),
+            }
+        }
+        self.check_satisfied();
+        self.close_round_if_done(now);
+        Ok(())
+    }
+
+    /// A `jobs_wait` call failed without a usable answer. The ids of the call stay as they were;
+    /// the next round waits for a backoff (429: at least `Retry-After`).
+    ///
+    /// Call once per failed call of the round. Errors (nothing changes): a `call_id` that is not
+    /// an unanswered call of the round in flight.
+    pub fn handle_wait_failed(
+        &mut self,
+        now: u64,
+        call_id: u64,
+        failure: Failure,
+    ) -> Result<(), Error> {
+        self.finish_call(call_id)?;
+        if let Failure::Http {
+            status: 429,
+            retry_after_ms,
+            ..
+        } = failure
+        {
+            self.backoff
+                .handle_retry_after(now, retry_after_ms.unwrap_or(0));
+        }
+        if let Some(round) = self.round.as_mut() {
+            round.failed = true;
+        }
+        self.close_round_if_done(now);
+        Ok(())
+    }
+
+    /// The job is no longer needed. Queued: its cancel is pressed (a `jobs_cancel` goes out as
+    /// [`WaveOutput::Job`] with [`Request::Cancel`]). Started: the wave stops waiting for it
+    /// (`Stopped{host_stopped}`); it runs and bills. A released job no longer satisfies an
+    /// `any` wave.
+    ///
+    /// Call when the host decides (e.g. after `queue_full`, or when an `any` wave is satisfied).
+    /// Errors: an id not in the wave.
+    pub fn release(&mut self, now: u64, id: &str) -> Result<Released, Error> {
+        let i = self.lookup(id)?;
+        let Some(entry) = self.jobs.get_mut(i) else {
+            return Err(not_in_wave());
+        };
+        if !entry.needed() {
+            entry.released = true;
+            return Ok(Released::AlreadyDone);
+        }
+        entry.released = true;
+        let status = entry.tracker.status();
+        if entry.tracker.button() == crate::cancel::ButtonState::Requesting {
+            return Ok(Released::CancelPending);
+        }
+        if status == Some(Status::Queued)
+            && entry
+                .tracker
+                .handle_input(now, Input::CancelPressed)
+                .is_ok()
+        {
+            self.pump(i, None);
+            return Ok(Released::CancelRequested);
+        }
+        self.give_up(now, i, GiveUp::Released);
+        self.check_satisfied();
+        Ok(Released::StoppedWaiting)
+    }
+
+    /// The user pressed the cancel button of job `id`. The job stays in the wave: it is waited
+    /// on until terminal, whatever the answer (a 409 shows `too_late` and keeps waiting).
+    ///
+    /// Errors: an id not in the wave, or the tracker's typed refusal (nothing goes on the wire).
+    pub fn press_cancel(&mut self, now: u64, id: &str) -> Result<(), Error> {
+        self.handle_job_input(now, id, Input::CancelPressed)
+    }
+
+    /// A per-job answer: the `jobs_cancel` answer ([`Input::CancelAnswered`] or
+    /// [`Input::RequestFailed`]), a `jobs_get` answer, [`Input::StopWatching`], ...
+    ///
+    /// Call whenever such an answer arrives. Errors: an id not in the wave, a job the wave gave
+    /// up (nothing is applied), or the tracker's error (the tracker stays as it was).
+    pub fn handle_job_input(&mut self, now: u64, id: &str, input: Input) -> Result<(), Error> {
+        let i = self.lookup(id)?;
+        let Some(entry) = self.jobs.get_mut(i) else {
+            return Err(not_in_wave());
+        };
+        if entry.given_up.is_some() {
+            // The tracker would still take it (and could settle after its `Stopped`); the wave
+            // keeps its word: once given up, a job's answers are no longer applied.
+            return Err(Error::invalid_input(
+                "id",
+                "the wave stopped waiting for this job; its answers are no longer applied",
+            ));
+        }
+        let stop = matches!(input, Input::StopWatching);
+        entry.tracker.handle_input(now, input)?;
+        if stop && entry.given_up.is_none() && entry.tracker.outcome().is_none() {
+            entry.given_up = Some(GiveUp::HostStopped);
+        }
+        self.pump(i, None);
+        self.check_satisfied();
+        Ok(())
+    }
+
+    /// Whether [`WaveOutput::Satisfied`] was emitted.
+    pub fn is_satisfied(&self) -> bool {
+        self.satisfied
+    }
+
+    /// Whether a round is in flight.
+    pub fn round_in_flight(&self) -> bool {
+        self.round.is_some()
+    }
+
+    /// How many rounds were sent.
+    pub fn rounds_sent(&self) -> u64 {
+        self.rounds_sent
+    }
+
+    /// The ids still needed (not settled, not given up), in insertion order.
+    pub fn needed_ids(&self) -> impl Iterator<Item = &str> {
+        self.jobs
+            .iter()
+            .filter(|e| e.needed())
+            .map(|e| e.id.as_str())
+    }
+
+    /// Every id of the wave, in insertion order.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.jobs.iter().map(|e| e.id.as_str())
+    }
+
+    /// The tracker of job `id`, for its run record.
+    pub fn tracker(&self, id: &str) -> Option<&Tracker> {
+        self.index
+            .get(id)
+            .and_then(|&i| self.jobs.get(i))
+            .map(|e| &e.tracker)
+    }
+
+    /// Why the wave stopped waiting for job `id`, if it did.
+    pub fn given_up(&self, id: &str) -> Option<GiveUp> {
+        self.index
+            .get(id)
+            .and_then(|&i| self.jobs.get(i))
+            .and_then(|e| e.given_up)
+    }
+
+    // --- internals ------------------------------------------------------------------------
+
+    fn lookup(&self, id: &str) -> Result<usize, Error> {
+        self.index.get(id).copied().ok_or_else(not_in_wave)
+    }
+
+    fn start_round(&mut self, now: u64) {
+        let mut order: Vec<(u64, u64, &str)> = self
+            .jobs
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.needed())
+            .map(|(i, e)| (e.deadline.unwrap_or(u64::MAX), i as u64, e.id.as_str()))
+            .collect();
+        if order.is_empty() {
+            return;
+        }
+        order.sort_unstable();
+        let plan = batch::plan_waits(
+            order.iter().map(|&(_, _, id)| id),
+            |_| false,
+            self.config.wait_for,
+            Some(self.config.timeout_seconds),
+            self.config.include_results,
+        );
+        // Ids are non-empty (the tracker refuses an empty one in `add_job`), so planning cannot
+        // fail; if it ever did, no round goes out and the next timeout tries again.
+        let Ok(plan) = plan else { return };
+        let mut calls = Vec::with_capacity(plan.calls.len());
+        for call in plan.calls {
+            let call_id = self.next_call_id;
+            self.next_call_id = self.next_call_id.saturating_add(1);
+            calls.push(PendingCall {
+                call_id,
+                ids: call.job_ids.clone(),
+                done: false,
+            });
+            self.queue.push_back(WaveOutput::Wait { call_id, call });
+        }
+        self.rounds_sent = self.rounds_sent.saturating_add(1);
+        self.next_round_at = now.saturating_add(self.config.min_round_interval_ms);
+        self.round = Some(Round {
+            sent_at: now,
+            calls,
+            failed: false,
+        });
+    }
+
+    fn finish_call(&mut self, call_id: u64) -> Result<(), Error> {
+        let call = self
+            .round
+            .as_mut()
+            .and_then(|r| r.calls.iter_mut().find(|c| c.call_id == call_id && !c.done));
+        match call {
+            Some(c) => {
+                c.done = true;
+                Ok(())
+            }
+            None => Err(Error::invalid_input(
+                "call_id",
+                "not an unanswered call of the round in flight",
+            )),
+        }
+    }
+
+    fn close_round_if_done(&mut self, now: u64) {
+        let Some(round) = &self.round else { return };
+        if !round.calls.iter().all(|c| c.done) {
+            return;
+        }
+        let failed = round.failed;
+        let earliest = round
+            .sent_at
+            .saturating_add(self.config.min_round_interval_ms);
+        self.round = None;
+        if failed {
+            match self.backoff.next(now) {
+                PollStep::At(at) => self.next_round_at = earliest.max(at),
+                PollStep::Stop(_) => {
+                    let needed: Vec<usize> = (0..self.jobs.len())
+                        .filter(|&i| self.jobs.get(i).is_some_and(Entry::needed))
+                        .collect();
+                    for i in needed {
+                        self.give_up(now, i, GiveUp::Backoff);
+                    }
+                    self.check_satisfied();
+                }
+            }
+        } else {
+            self.backoff.handle_progress();
+            self.next_round_at = earliest;
+        }
+    }
+
+    /// Stops waiting for job `i`: its tracker stops watching; the forwarded `Stopped` carries
+    /// the wave's reason.
+    fn give_up(&mut self, now: u64, i: usize, why: GiveUp) {
+        let Some(entry) = self.jobs.get_mut(i) else {
+            return;
+        };
+        if !entry.needed() {
+            return;
+        }
+        entry.given_up = Some(why);
+        if entry.tracker.handle_input(now, Input::StopWatching).is_ok() {
+            self.pump(i, Some(why.stop_reason()));
+        }
+    }
+
+    /// Forwards what job `i`'s tracker queued (rule 1).
+    fn pump(&mut self, i: usize, stop_as: Option<StopReason>) {
+        let Some(entry) = self.jobs.get_mut(i) else {
+            return;
+        };
+        loop {
+            let out = entry.tracker.poll_output();
+            if matches!(out, Output::Settled { .. })
+                && !entry.released
+                && self.first_settled.is_none()
+            {
+                self.first_settled = Some(entry.id.clone());
+            }
+            let out = match out {
+                Output::WakeAt { .. } | Output::Idle => return,
+                Output::Send {
+                    request: Request::Get { .. },
+                } => continue,
+                Output::Stopped { reason } => Output::Stopped {
+                    reason: stop_as.unwrap_or(reason),
+                },
+                other => other,
+            };
+            self.queue.push_back(WaveOutput::Job {
+                id: entry.id.clone(),
+                output: out,
+            });
+        }
+    }
+
+    fn check_satisfied(&mut self) {
+        if self.satisfied || self.jobs.is_empty() {
+            return;
+        }
+        let by = match self.config.wait_for {
+            WaitFor::Any => match &self.first_settled {
+                Some(id) => Some(id.clone()),
+                None => return,
+            },
+            WaitFor::All => {
+                if self.jobs.iter().any(Entry::needed) {
+                    return;
+                }
+                None
+            }
+        };
+        self.satisfied = true;
+        self.queue.push_back(WaveOutput::Satisfied { by });
+    }
+}
+
+fn not_in_wave() -> Error {
+    Error::invalid_input("id", "this id is not in the wave")
+}

@@ -1,0 +1,568 @@
+//! The wave scheduler's rules, one scenario each (SEMANTICS.md §3, §5 "Batch waits").
+
+use longcall::batch::{WaitCall, WaitFor};
+use longcall::cancel::{ButtonState, CancelAnswer, JobErrorCode};
+use longcall::outcome::Outcome;
+use longcall::snapshot;
+use longcall::tracker::{Failure, Input, Output, Request, StopReason};
+use longcall::view::JobView;
+use longcall::wave::{GiveUp, IgnoredReason, Released, Wave, WaveConfig, WaveOutput};
+use longcall::Status;
+
+fn job(id: &str, status: Status) -> JobView {
+    JobView {
+        id: id.into(),
+        status,
+        result: None,
+        error: None,
+    }
+}
+
+fn cfg(wait_for: WaitFor) -> WaveConfig {
+    WaveConfig {
+        wait_for,
+        seed: 7,
+        ..WaveConfig::default()
+    }
+}
+
+fn ids(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("job_{i:02}")).collect()
+}
+
+fn wave_of(wait_for: WaitFor, n: usize) -> Wave {
+    let mut w = Wave::new(cfg(wait_for)).unwrap();
+    for id in ids(n) {
+        w.add_job(0, job(&id, Status::Queued), None).unwrap();
+    }
+    w.drain();
+    w
+}
+
+fn wake(outs: &[WaveOutput]) -> Option<u64> {
+    outs.iter().find_map(|o| match o {
+        WaveOutput::WakeAt { at } => Some(*at),
+        _ => None,
+    })
+}
+
+fn waits(outs: &[WaveOutput]) -> Vec<(u64, WaitCall)> {
+    outs.iter()
+        .filter_map(|o| match o {
+            WaveOutput::Wait { call_id, call } => Some((*call_id, call.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn job_outputs<'a>(outs: &'a [WaveOutput], want: &str) -> Vec<&'a Output> {
+    outs.iter()
+        .filter_map(|o| match o {
+            WaveOutput::Job { id, output } if id == want => Some(output),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Fires the next timer and returns the calls of the round it starts.
+fn round(w: &mut Wave) -> (u64, Vec<(u64, WaitCall)>) {
+    let at = w.poll_timeout().expect("a timer is armed");
+    w.handle_timeout(at);
+    let outs = w.drain();
+    (at, waits(&outs))
+}
+
+fn all_ids(calls: &[(u64, WaitCall)]) -> Vec<String> {
+    calls.iter().flat_map(|(_, c)| c.job_ids.clone()).collect()
+}
+
+#[test]
+fn chunks_45_jobs_into_20_20_5() {
+    let mut w = wave_of(WaitFor::All, 45);
+    let (_, calls) = round(&mut w);
+    let sizes: Vec<usize> = calls.iter().map(|(_, c)| c.job_ids.len()).collect();
+    assert_eq!(sizes, [20, 20, 5]);
+    assert_eq!(all_ids(&calls), ids(45), "insertion order, each id once");
+    for (_, c) in &calls {
+        assert_eq!(c.wait_for, WaitFor::All);
+        assert_eq!(c.timeout_seconds, Some(50));
+        assert!(c.include_results);
+    }
+    assert!(w.round_in_flight());
+    assert_eq!(w.poll_timeout(), None, "one round in flight at a time");
+}
+
+#[test]
+fn earliest_deadline_first_none_last_then_insertion_order() {
+    let mut w = Wave::new(cfg(WaitFor::All)).unwrap();
+    for (id, d) in [
+        ("a", None),
+        ("b", Some(9_000_000)),
+        ("c", None),
+        ("d", Some(5_000_000)),
+        ("e", Some(9_000_000)),
+    ] {
+        w.add_job(0, job(id, Status::Queued), d).unwrap();
+    }
+    let (_, calls) = round(&mut w);
+    assert_eq!(all_ids(&calls), ["d", "b", "e", "a", "c"]);
+}
+
+#[test]
+fn already_terminal_job_settles_and_is_never_waited() {
+    let mut w = Wave::new(cfg(WaitFor::All)).unwrap();
+    w.add_job(0, job("done", Status::Completed), None).unwrap();
+    w.add_job(0, job("q", Status::Queued), None).unwrap();
+    let outs = w.drain();
+    assert!(job_outputs(&outs, "done").iter().any(|o| matches!(
+        o,
+        Output::Settled {
+            outcome: Outcome::Succeeded,
+            ..
+        }
+    )));
+    let (_, calls) = round(&mut w);
+    assert_eq!(all_ids(&calls), ["q"]);
+    assert!(!w.is_satisfied());
+    assert_eq!(
+        w.add_job(0, job("q", Status::Queued), None)
+            .unwrap_err()
+            .code(),
+        "invalid_input"
+    );
+}
+
+#[test]
+fn any_is_satisfied_by_the_first_job_that_settles_over_all_chunks() {
+    let mut w = wave_of(WaitFor::Any, 30);
+    let (at, calls) = round(&mut w);
+    assert_eq!(calls.len(), 2);
+    assert!(calls.iter().all(|(_, c)| c.wait_for == WaitFor::Any));
+    // The second chunk answers first, with one finished job.
+    w.handle_wait_answer(
+        at + 10,
+        calls[1].0,
+        vec![job("job_27", Status::Completed)],
+        false,
+    )
+    .unwrap();
+    let outs = w.drain();
+    assert!(outs.contains(&WaveOutput::Satisfied {
+        by: Some("job_27".into())
+    }));
+    // Then the first chunk: a later settle does not satisfy again; no more rounds.
+    w.handle_wait_answer(
+        at + 20,
+        calls[0].0,
+        vec![job("job_03", Status::Failed)],
+        true,
+    )
+    .unwrap();
+    let outs = w.drain();
+    assert!(!outs
+        .iter()
+        .any(|o| matches!(o, WaveOutput::Satisfied { .. })));
+    assert!(w.is_satisfied());
+    assert_eq!(outs.last(), Some(&WaveOutput::Idle), "{outs:?}");
+    assert_eq!(
+        w.needed_ids().count(),
+        28,
+        "the rest are still running; the host decides"
+    );
+}
+
+#[test]
+fn all_is_satisfied_once_every_job_settled_or_given_up() {
+    let mut w = Wave::new(cfg(WaitFor::All)).unwrap();
+    w.add_job(0, job("a", Status::Queued), None).unwrap();
+    w.add_job(0, job("b", Status::Queued), None).unwrap();
+    w.add_job(0, job("late", Status::Queued), Some(2_000))
+        .unwrap();
+    w.drain();
+    let (at, calls) = round(&mut w);
+    w.handle_wait_answer(
+        at + 100,
+        calls[0].0,
+        vec![job("a", Status::Completed), job("b", Status::Processing)],
+        true,
+    )
+    .unwrap();
+    assert!(!w
+        .drain()
+        .iter()
+        .any(|o| matches!(o, WaveOutput::Satisfied { .. })));
+    // The deadline of "late" comes first (EDF timer), then the next round.
+    assert_eq!(w.poll_timeout(), Some(at + 500));
+    let (at, calls) = round(&mut w);
+    assert_eq!(all_ids(&calls), ["late", "b"]);
+    w.handle_wait_answer(
+        at + 100,
+        calls[0].0,
+        vec![job("b", Status::Completed)],
+        true,
+    )
+    .unwrap();
+    w.drain();
+    let (_, calls) = round(&mut w);
+    assert_eq!(all_ids(&calls), ["late"]);
+    assert_eq!(
+        w.poll_timeout(),
+        Some(2_000),
+        "the deadline fires mid-round"
+    );
+    w.handle_timeout(2_000);
+    let outs = w.drain();
+    assert_eq!(
+        job_outputs(&outs, "late"),
+        [&Output::Stopped {
+            reason: StopReason::Deadline
+        }]
+    );
+    assert_eq!(w.given_up("late"), Some(GiveUp::Deadline));
+    assert_eq!(
+        outs.iter()
+            .filter(|o| matches!(o, WaveOutput::Satisfied { by: None }))
+            .count(),
+        1
+    );
+    assert_eq!(outs.last(), Some(&WaveOutput::Idle));
+}
+
+#[test]
+fn a_timeout_answer_is_a_partial_snapshot() {
+    let mut w = wave_of(WaitFor::All, 3);
+    let (at, calls) = round(&mut w);
+    // Only two of three ids answered, the call timed out: not an error.
+    w.handle_wait_answer(
+        at + 50_000,
+        calls[0].0,
+        vec![
+            job("job_00", Status::Processing),
+            job("job_01", Status::Completed),
+        ],
+        true,
+    )
+    .unwrap();
+    let outs = w.drain();
+    assert!(job_outputs(&outs, "job_00").contains(&&Output::Status {
+        status: Status::Processing
+    }));
+    assert!(
+        job_outputs(&outs, "job_02").is_empty(),
+        "missing ids stay as they were"
+    );
+    assert_eq!(w.tracker("job_02").unwrap().status(), Some(Status::Queued));
+    let (_, calls) = round(&mut w);
+    assert_eq!(all_ids(&calls), ["job_00", "job_02"]);
+}
+
+#[test]
+fn stray_and_refused_entries_are_reported_never_fatal() {
+    let mut w = wave_of(WaitFor::All, 2);
+    let (at, calls) = round(&mut w);
+    w.handle_wait_answer(
+        at,
+        calls[0].0,
+        vec![
+            job("ghost", Status::Completed),
+            job("job_00", Status::Working),
+            job("job_01", Status::Completed),
+        ],
+        false,
+    )
+    .unwrap();
+    let outs = w.drain();
+    assert!(outs.contains(&WaveOutput::Ignored {
+        id: "ghost".into(),
+        reason: IgnoredReason::NotInWave
+    }));
+    assert!(outs.iter().any(|o| matches!(o, WaveOutput::Ignored { id, reason: IgnoredReason::Refused { .. } } if id == "job_00")));
+    assert_eq!(w.needed_ids().collect::<Vec<_>>(), ["job_00"]);
+    // An answer for a call that is not in flight changes nothing.
+    assert_eq!(
+        w.handle_wait_answer(at, calls[0].0, vec![], false)
+            .unwrap_err()
+            .code(),
+        "invalid_input"
+    );
+    assert_eq!(
+        w.handle_wait_answer(at, 999, vec![], false)
+            .unwrap_err()
+            .code(),
+        "invalid_input"
+    );
+}
+
+#[test]
+fn release_of_a_queued_job_presses_its_cancel() {
+    let mut w = wave_of(WaitFor::All, 2);
+    assert_eq!(w.release(0, "job_01").unwrap(), Released::CancelRequested);
+    let outs = w.drain();
+    let sent: Vec<&Output> = job_outputs(&outs, "job_01");
+    assert!(
+        sent.contains(&&Output::Send {
+            request: Request::Cancel {
+                handle: "job_01".into(),
+                idempotency_key: Some("job_01:cancel".into())
+            }
+        }),
+        "{sent:?}"
+    );
+    assert_eq!(w.release(0, "job_01").unwrap(), Released::CancelPending);
+    // Still waited on until the answer and an observation decide.
+    let (_, calls) = round(&mut w);
+    assert_eq!(all_ids(&calls), ["job_00", "job_01"]);
+    w.handle_job_input(
+        10,
+        "job_01",
+        Input::CancelAnswered {
+            answer: CancelAnswer::Job {
+                status: Status::Canceled,
+            },
+        },
+    )
+    .unwrap();
+    let outs = w.drain();
+    assert!(job_outputs(&outs, "job_01").iter().any(|o| matches!(
+        o,
+        Output::Settled {
+            outcome: Outcome::Cancelled,
+            ..
+        }
+    )));
+    assert_eq!(w.needed_ids().collect::<Vec<_>>(), ["job_00"]);
+    assert_eq!(w.release(10, "nope").unwrap_err().code(), "invalid_input");
+}
+
+#[test]
+fn release_of_a_started_job_stops_waiting_without_pretending() {
+    let mut w = wave_of(WaitFor::Any, 2);
+    let (at, calls) = round(&mut w);
+    w.handle_wait_answer(
+        at,
+        calls[0].0,
+        vec![job("job_00", Status::Processing)],
+        true,
+    )
+    .unwrap();
+    w.drain();
+    assert_eq!(w.release(at, "job_00").unwrap(), Released::StoppedWaiting);
+    let outs = w.drain();
+    let o = job_outputs(&outs, "job_00");
+    assert_eq!(
+        o,
+        [&Output::Stopped {
+            reason: StopReason::HostStopped
+        }],
+        "no cancel, no settle"
+    );
+    assert_eq!(w.tracker("job_00").unwrap().outcome(), None);
+    assert_eq!(w.given_up("job_00"), Some(GiveUp::Released));
+    let (_, calls) = round(&mut w);
+    assert_eq!(all_ids(&calls), ["job_01"]);
+    assert_eq!(w.release(at, "job_00").unwrap(), Released::AlreadyDone);
+}
+
+#[test]
+fn a_409_too_late_keeps_the_job_waited() {
+    let mut w = wave_of(WaitFor::All, 1);
+    w.press_cancel(0, "job_00").unwrap();
+    w.drain();
+    let too_late = CancelAnswer::JobError {
+        http_status: 409,
+        code: JobErrorCode::JobGenerationAlreadyStarted,
+        cancelable: Some(false),
+    };
+    w.handle_job_input(5, "job_00", Input::CancelAnswered { answer: too_late })
+        .unwrap();
+    let outs = w.drain();
+    assert!(job_outputs(&outs, "job_00").contains(&&Output::Button {
+        state: ButtonState::TooLate
+    }));
+    assert_eq!(
+        w.press_cancel(5, "job_00").unwrap_err().code(),
+        "cancel_refused"
+    );
+    let (at, calls) = round(&mut w);
+    assert_eq!(
+        all_ids(&calls),
+        ["job_00"],
+        "it runs and bills: keep waiting"
+    );
+    w.handle_wait_answer(
+        at,
+        calls[0].0,
+        vec![job("job_00", Status::Completed)],
+        false,
+    )
+    .unwrap();
+    let outs = w.drain();
+    assert!(job_outputs(&outs, "job_00").iter().any(|o| matches!(
+        o,
+        Output::Settled {
+            outcome: Outcome::Succeeded,
+            ..
+        }
+    )));
+    assert!(outs.contains(&WaveOutput::Satisfied { by: None }));
+}
+
+#[test]
+fn released_then_409_stays_waited_until_released_again() {
+    let mut w = wave_of(WaitFor::All, 1);
+    assert_eq!(w.release(0, "job_00").unwrap(), Released::CancelRequested);
+    w.drain();
+    let failure = Failure::Http {
+        status: 409,
+        code: Some("job_generation_already_started".into()),
+        retry_after_ms: None,
+    };
+    w.handle_job_input(
+        5,
+        "job_00",
+        Input::RequestFailed {
+            request: longcall::tracker::RequestKind::Cancel,
+            failure,
+        },
+    )
+    .unwrap();
+    w.drain();
+    assert_eq!(w.needed_ids().count(), 1);
+    assert_eq!(w.release(5, "job_00").unwrap(), Released::StoppedWaiting);
+    assert!(w.drain().contains(&WaveOutput::Satisfied { by: None }));
+}
+
+#[test]
+fn rounds_are_spaced_by_the_min_round_interval() {
+    let mut w = wave_of(WaitFor::All, 2);
+    let (t0, calls) = round(&mut w);
+    w.handle_wait_answer(
+        t0 + 1,
+        calls[0].0,
+        vec![job("job_00", Status::Processing)],
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        wake(&w.drain()),
+        Some(t0 + 500),
+        "an instant answer does not start the next round at once"
+    );
+    w.handle_timeout(t0 + 499);
+    assert!(waits(&w.drain()).is_empty());
+    w.handle_timeout(t0 + 500);
+    assert_eq!(waits(&w.drain()).len(), 1);
+}
+
+#[test]
+fn a_429_retry_after_is_a_floor_and_5xx_backs_off() {
+    let mut w = wave_of(WaitFor::All, 25);
+    let (t0, calls) = round(&mut w);
+    w.handle_wait_answer(t0 + 10, calls[0].0, vec![], true)
+        .unwrap();
+    w.handle_wait_failed(
+        t0 + 10,
+        calls[1].0,
+        Failure::Http {
+            status: 429,
+            code: None,
+            retry_after_ms: Some(10_000),
+        },
+    )
+    .unwrap();
+    let next = wake(&w.drain()).unwrap();
+    assert!(next >= t0 + 10_010, "{next}");
+    let (t1, calls) = round(&mut w);
+    assert_eq!(t1, next);
+    assert_eq!(all_ids(&calls).len(), 25, "nothing lost by a failure");
+    w.handle_wait_failed(
+        t1,
+        calls[0].0,
+        Failure::Http {
+            status: 503,
+            code: None,
+            retry_after_ms: None,
+        },
+    )
+    .unwrap();
+    w.handle_wait_failed(t1, calls[1].0, Failure::Transport)
+        .unwrap();
+    let next = wake(&w.drain()).unwrap();
+    assert!(next >= t1 + 500, "{next}");
+}
+
+#[test]
+fn snapshot_round_trip_mid_round() {
+    let mut w = wave_of(WaitFor::All, 25);
+    w.release(0, "job_03").unwrap();
+    let (at, calls) = round(&mut w);
+    w.handle_wait_answer(
+        at + 5,
+        calls[0].0,
+        vec![job("job_00", Status::Completed)],
+        true,
+    )
+    .unwrap();
+    let text = snapshot::save(&w).unwrap();
+    let mut back: Wave = snapshot::restore(&text).unwrap();
+    assert_eq!(back, w);
+    // Both continue identically: the second call of the round answers.
+    let answer = vec![job("job_21", Status::Failed)];
+    w.handle_wait_answer(at + 9, calls[1].0, answer.clone(), false)
+        .unwrap();
+    back.handle_wait_answer(at + 9, calls[1].0, answer, false)
+        .unwrap();
+    assert_eq!(w.drain(), back.drain());
+    assert_eq!(snapshot::save(&w).unwrap(), snapshot::save(&back).unwrap());
+    assert!(
+        snapshot::restore::<longcall::tracker::Tracker>(&text).is_err(),
+        "another kind"
+    );
+}
+
+#[test]
+fn bad_config_is_a_typed_error() {
+    for bad in [
+        WaveConfig {
+            timeout_seconds: 0,
+            ..WaveConfig::default()
+        },
+        WaveConfig {
+            min_round_interval_ms: 0,
+            ..WaveConfig::default()
+        },
+    ] {
+        assert_eq!(Wave::new(bad).unwrap_err().code(), "invalid_config");
+    }
+    let c: WaveConfig = serde_json::from_str(r#"{"wait_for":"any"}"#).unwrap();
+    assert_eq!(
+        (
+            c.timeout_seconds,
+            c.min_round_interval_ms,
+            c.include_results
+        ),
+        (50, 500, true)
+    );
+}
+
+#[test]
+fn a_wave_of_terminal_jobs_is_satisfied_at_the_first_timeout() {
+    let mut w = Wave::new(cfg(WaitFor::All)).unwrap();
+    assert_eq!(
+        w.drain(),
+        [WaveOutput::Idle],
+        "an empty wave has nothing to do"
+    );
+    w.add_job(0, job("x", Status::Failed), None).unwrap();
+    w.add_job(0, job("y", Status::Canceled), None).unwrap();
+    let outs = w.drain();
+    assert!(!outs
+        .iter()
+        .any(|o| matches!(o, WaveOutput::Satisfied { .. })));
+    assert_eq!(wake(&outs), Some(0));
+    w.handle_timeout(0);
+    let outs = w.drain();
+    assert!(waits(&outs).is_empty());
+    assert!(outs.contains(&WaveOutput::Satisfied { by: None }));
+    assert_eq!(outs.last(), Some(&WaveOutput::Idle));
+}
