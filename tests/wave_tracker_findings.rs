@@ -1,5 +1,5 @@
 //! Findings about `tracker` made while building the wave (reported to the lead; the tracker is
-//! not the wave's to edit). Ignored until decided.
+//! not the wave's to edit), kept as regression tests once decided.
 
 use longcall::tracker::{Input, Output, Tracker, TrackerConfig};
 use longcall::view::JobView;
@@ -17,9 +17,9 @@ fn job(status: Status) -> JobView {
 /// After `Output::Stopped` ("watching ended without an outcome") a tracker still takes
 /// observations and can emit `Settled`, so a host sees both and `record()` holds both `stopped`
 /// and `outcome`. Expected (by the wave): a stopped tracker refuses or ignores further
-/// observations, or the docs say that settling after a stop is allowed.
+/// observations, or the docs say that settling after a stop is allowed. Decided: it refuses
+/// them with a typed error.
 #[test]
-#[ignore = "tracker finding for the lead: settles after Stopped"]
 fn a_stopped_tracker_does_not_settle_later() {
     let mut t = Tracker::new(Model::Job, TrackerConfig::default()).unwrap();
     t.handle_input(
@@ -33,12 +33,13 @@ fn a_stopped_tracker_does_not_settle_later() {
     assert!(t.drain().contains(&Output::Stopped {
         reason: longcall::tracker::StopReason::HostStopped
     }));
-    let _ = t.handle_input(
+    let late = t.handle_input(
         2,
         Input::JobPolled {
             job: job(Status::Completed),
         },
     );
+    assert_eq!(late.unwrap_err().code(), "invalid_input");
     let outs = t.drain();
     assert!(
         !outs.iter().any(|o| matches!(o, Output::Settled { .. })),

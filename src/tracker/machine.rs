@@ -278,6 +278,20 @@ impl Tracker {
     /// Something happened. Errors are typed, send nothing on the wire, and leave the tracker as
     /// it was (a refused cancel press, an input of another model, an unknown input key, ...).
     pub fn handle_input(&mut self, now: u64, input: Input) -> Result<(), Error> {
+        // Stopped means watching ended without an outcome; a late answer cannot change that.
+        // Resume from the handle with a new tracker instead.
+        if self.stopped.is_some() && input == Input::CancelPressed {
+            return Err(Error::CancelRefused {
+                state: self.button.state().as_str(),
+                reason: "this tracker stopped watching",
+            });
+        }
+        if self.stopped.is_some() && input != Input::StopWatching {
+            return Err(Error::invalid_input(
+                "input",
+                "this tracker stopped watching; start a new one from the handle to resume",
+            ));
+        }
         match input {
             Input::TaskCreated { task } => self.on_task(now, task, Source::Created),
             Input::TaskPolled { task } => self.on_task(now, task, Source::Poll),
