@@ -189,6 +189,8 @@ struct Handle {
     last_answer_at: Option<u64>,
     confirm_due: bool,
     lost: bool,
+    /// A job seen processing/running: it can no longer be cancelled, whatever it says later.
+    started: bool,
     answered_keys: HashMap<String, bool>,
 }
 
@@ -266,6 +268,9 @@ fn observe(
             ),
             _ => {}
         },
+    }
+    if status.phase() == Status::Processing {
+        h.started = true;
     }
     if status.is_terminal() && h.first_terminal.is_none() {
         h.first_terminal = Some(status);
@@ -1073,10 +1078,14 @@ impl JobChecker {
                 if method == "POST" && path.trim_end_matches('/') == "/jobs" {
                     self.check_submit(&mut out, *line, &body);
                 }
-                let status_at_send = job_id
-                    .as_ref()
-                    .and_then(|id| self.jobs.get(id))
-                    .and_then(|h| h.last);
+                let status_at_send =
+                    job_id
+                        .as_ref()
+                        .and_then(|id| self.jobs.get(id))
+                        .and_then(|h| match h.last {
+                            Some(Status::Queued) if h.started => Some(Status::Processing),
+                            other => other,
+                        });
                 queue.push_back(JobReq {
                     line: *line,
                     t,
@@ -1090,7 +1099,15 @@ impl JobChecker {
                     continue;
                 };
                 let status = http.get("status").and_then(Value::as_u64).unwrap_or(200) as u16;
-                let retry = http.get("retry_after_ms").and_then(Value::as_u64);
+                let retry = http
+                    .get("retry_after_ms")
+                    .and_then(Value::as_u64)
+                    .or_else(|| {
+                        let ra = http.get("retry_after")?;
+                        ra.as_u64()
+                            .or_else(|| ra.as_str().and_then(|s| s.trim().parse().ok()))
+                            .map(|secs: u64| secs.saturating_mul(1000))
+                    });
                 self.answer(&mut out, *line, t, &req, status, retry, &body);
             }
         }
@@ -1207,6 +1224,8 @@ impl JobChecker {
         if (200..300).contains(&status) {
             if let Some(list) = body.get("jobs").and_then(Value::as_array) {
                 seen.extend(list.iter());
+            } else if let Some(job) = body.get("job").filter(|j| j.is_object()) {
+                seen.push(job);
             } else if body.get("id").is_some() {
                 seen.push(body);
             }
@@ -1262,7 +1281,7 @@ impl JobChecker {
         let mut bad = |why: String| out.push(line, Rule::CancelAnswerBreaksRevision, Some(id), why);
         match (status, code) {
             (200..=299, _) => {
-                let s = status_str(body);
+                let s = status_str(body.get("job").unwrap_or(body));
                 if s != Some("canceled") {
                     bad(format!("a successful jobs_cancel must return the canceled job, got status {}", s.unwrap_or("none")));
                 } else if phase == Some(Status::Processing) {

@@ -8,10 +8,27 @@
 //! * `longcall diagram`: print the mermaid state diagrams generated from the transition tables.
 //! * `longcall` alone: check the bundled transcripts and replay the bundled vectors.
 
+/// `println!` that ignores a closed stdout.
+macro_rules! outln {
+    () => { $crate::emit("\n") };
+    ($($t:tt)*) => { $crate::emit(&format!("{}\n", format_args!($($t)*))) };
+}
+
+/// `print!` that ignores a closed stdout.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::emit(&format!($($t)*)) };
+}
+
 mod check;
 mod diagram;
 mod plan;
 mod replay;
+
+/// Prints to stdout, ignoring a closed pipe (`longcall check | head` must not panic).
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -103,7 +120,7 @@ fn main() -> ExitCode {
         Some(Command::Replay { vectors, json }) => replay::run(&expand(&vectors, "json"), json),
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Diagram { model }) => {
-            print!("{}", diagram::render(model));
+            out!("{}", diagram::render(model));
             0
         }
     };
@@ -178,9 +195,9 @@ fn run_check(
             "files": reports,
             "unreadable": unreadable,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
-        print!("{}", human(&reports, &unreadable, strict, verbose));
+        out!("{}", human(&reports, &unreadable, strict, verbose));
     }
     code
 }
@@ -265,10 +282,10 @@ fn bundled(dir: &str) -> PathBuf {
 fn default_run() -> u8 {
     let traces = expand(&[bundled("traces")], "jsonl");
     let vectors = expand(&[bundled("vectors")], "json");
-    println!("longcall: lifecycle rules for MCP tasks and paid jobs\n");
+    outln!("longcall: lifecycle rules for MCP tasks and paid jobs\n");
     let mut code = 0;
     if traces.is_empty() {
-        println!(
+        outln!(
             "no bundled transcripts found under {}",
             bundled("traces").display()
         );
@@ -281,7 +298,7 @@ fn default_run() -> u8 {
                 Err(e) => unreadable.push(e),
             }
         }
-        println!(
+        outln!(
             "check: {} bundled transcript(s)",
             reports.len() + unreadable.len()
         );
@@ -302,7 +319,7 @@ fn default_run() -> u8 {
             } else {
                 "warn"
             };
-            println!(
+            outln!(
                 "  {verdict} {name} ({}){}",
                 r.model,
                 if codes.is_empty() {
@@ -313,9 +330,9 @@ fn default_run() -> u8 {
             );
         }
         for u in &unreadable {
-            println!("  ???  {}: {}", u.file, u.reason);
+            outln!("  ???  {}: {}", u.file, u.reason);
         }
-        println!(
+        outln!(
             "  {} clean, {} with warnings only, {} with MUST violations (real software is not always right; see `longcall check -v FILE`)\n",
             reports.iter().filter(|r| r.findings.is_empty()).count(),
             reports.iter().filter(|r| !r.findings.is_empty() && !r.fails(false)).count(),
@@ -326,17 +343,17 @@ fn default_run() -> u8 {
         }
     }
     if vectors.is_empty() {
-        println!(
+        outln!(
             "no bundled vectors found under {}",
             bundled("vectors").display()
         );
     } else {
         let (passed, total) = replay::summary(&vectors);
-        println!("replay: {passed}/{total} bundled vector(s) pass");
+        outln!("replay: {passed}/{total} bundled vector(s) pass");
         if passed != total {
             code = code.max(1);
         }
     }
-    println!("\nmore: longcall check FILE... | longcall replay VECTOR... | longcall plan | longcall diagram");
+    outln!("\nmore: longcall check FILE... | longcall replay VECTOR... | longcall plan | longcall diagram");
     code
 }

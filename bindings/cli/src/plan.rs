@@ -77,7 +77,7 @@ pub fn run(a: &PlanArgs) -> u8 {
         wait_table(a)
     } {
         Ok(s) => {
-            print!("{s}");
+            out!("{s}");
             0
         }
         Err(e) => {
@@ -130,7 +130,7 @@ fn poll_table(a: &PlanArgs) -> Result<String, String> {
         a.initial,
         a.multiplier,
         a.cap,
-        a.jitter,
+        format!("{:?}", a.jitter).to_lowercase(),
         a.seed,
         a.min_interval,
         a.server_interval.map_or("none".into(), |v| format!("{v} ms (a floor)"))
@@ -176,7 +176,7 @@ fn wait_table(a: &PlanArgs) -> Result<String, String> {
         generated.len(),
         planned,
         p.calls.len(),
-        a.wait_for,
+        format!("{:?}", a.wait_for).to_lowercase(),
         a.timeout_seconds
     );
     let _ = writeln!(s, "{:>5}  {:>4}  ids", "call", "n");

@@ -136,9 +136,9 @@ pub fn run(paths: &[PathBuf], as_json: bool) -> u8 {
     );
     if as_json {
         let doc = json!({"passed": paths.len() - failed, "failed": failed, "vectors": docs});
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
-        print!("{out}");
+        out!("{out}");
     }
     u8::from(failed > 0)
 }
