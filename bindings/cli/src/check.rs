@@ -473,7 +473,21 @@ impl McpChecker {
             }
             if method == "tools/call" {
                 let fp = call_fingerprint(&params);
-                if let Some((_, first, why)) = self.calls.iter().find(|(f, _, _)| *f == fp) {
+                let unanswered = self
+                    .pending
+                    .iter()
+                    .filter(|((d, _), p)| d == "c2s" && p.method == "tools/call")
+                    .filter(|(_, p)| call_fingerprint(&p.params) == fp)
+                    .map(|(_, p)| p.line)
+                    .min();
+                if let Some(first) = unanswered {
+                    self.out.push(
+                        line,
+                        Rule::ResubmitAfterTimeout,
+                        None,
+                        format!("the same tools/call (same tool and arguments) as line {first} was sent again while that one was still unanswered (a local timeout?); a timeout is not a failure of the call, and resubmitting may run it twice"),
+                    );
+                } else if let Some((_, first, why)) = self.calls.iter().find(|(f, _, _)| *f == fp) {
                     self.out.push(
                         line,
                         Rule::ResubmitAfterTimeout,
@@ -625,7 +639,7 @@ impl McpChecker {
                     self.expect_complete(line, tid.as_deref(), r, "tasks/update ack");
                 }
             }
-            "tasks/result" => {
+            "tasks/result" if self.model == Model::Task2025 => {
                 if let Some(tid) = tid {
                     self.result_answer(line, &tid, result, error_code)
                 }
