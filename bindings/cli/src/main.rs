@@ -280,8 +280,16 @@ fn bundled(dir: &str) -> PathBuf {
 
 /// `longcall` with no arguments.
 fn default_run() -> u8 {
-    let traces = expand(&[bundled("traces")], "jsonl");
-    let vectors = expand(&[bundled("vectors")], "json");
+    let existing = |d: &str| {
+        let p = bundled(d);
+        if p.is_dir() {
+            vec![p]
+        } else {
+            Vec::new()
+        }
+    };
+    let traces = expand(&existing("traces"), "jsonl");
+    let vectors = expand(&existing("vectors"), "json");
     outln!("longcall: lifecycle rules for MCP tasks and paid jobs\n");
     let mut code = 0;
     if traces.is_empty() {
@@ -303,12 +311,18 @@ fn default_run() -> u8 {
             reports.len() + unreadable.len()
         );
         let root = bundled("traces").display().to_string();
+        let mut folder = String::new();
         for r in &reports {
             let name = r
                 .file
                 .strip_prefix(&root)
                 .unwrap_or(&r.file)
                 .trim_start_matches('/');
+            let (dir, file) = name.rsplit_once('/').unwrap_or(("", name));
+            if dir != folder {
+                outln!("  {dir}/ ({})", r.model);
+                folder = dir.to_string();
+            }
             let mut codes: Vec<&str> = r.findings.iter().map(|f| f.rule.code()).collect();
             codes.sort_unstable();
             codes.dedup();
@@ -320,8 +334,7 @@ fn default_run() -> u8 {
                 "warn"
             };
             outln!(
-                "  {verdict} {name} ({}){}",
-                r.model,
+                "    {verdict} {file}{}",
                 if codes.is_empty() {
                     String::new()
                 } else {
