@@ -427,13 +427,16 @@ fn default_run_summarises_bundled_data() {
     let out = stdout(&o);
     assert!(out.contains("check: 28 bundled transcript(s)"), "{out}");
     assert!(
-        out.contains("FAIL sdk-ts-1.32.2_2025-11-25/stdio/completed-iserror.jsonl"),
+        out.contains("  sdk-ts-1.32.2_2025-11-25/stdio/ (task-2025)\n"),
         "{out}"
     );
     assert!(
-        out.contains("ok   sdk-ts-1.32.2_2025-11-25/stdio/unknown-task.jsonl"),
+        out.contains(
+            "    FAIL completed-iserror.jsonl: poll_too_fast, result_contradicts_status\n"
+        ),
         "{out}"
     );
+    assert!(out.contains("    ok   unknown-task.jsonl\n"), "{out}");
     // The default run demonstrates findings; it fails only on unreadable data or a failing vector.
     assert!(code(&o) == 0 || out.contains("replay: "), "{out}");
 }
