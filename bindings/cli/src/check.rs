@@ -67,6 +67,8 @@ pub struct FileReport {
     pub format: Format,
     /// The model the file was read as.
     pub model: Model,
+    /// What the model rests on (a header, a shape, `--revision`, ...).
+    pub revision_basis: &'static str,
     /// Handles (tasks or jobs) seen.
     pub handles: usize,
     /// Violations, in line order.
@@ -113,7 +115,8 @@ pub fn check_text(
         if raw.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Value>(raw) {
+        // The core's guarded reader: size, depth and string limits are checked before serde runs.
+        match longcall::wire::read_json(raw) {
             Ok(v @ Value::Object(_)) => lines.push((i + 1, v)),
             Ok(_) => {
                 return Err(Unreadable {
@@ -124,7 +127,11 @@ pub fn check_text(
             Err(e) => {
                 return Err(Unreadable {
                     file: name.into(),
-                    reason: format!("line {}: not JSON ({e}); expected JSON Lines", i + 1),
+                    reason: format!(
+                        "line {}: not JSON ({}: {e}); expected JSON Lines",
+                        i + 1,
+                        e.code()
+                    ),
                 })
             }
         }
@@ -140,8 +147,13 @@ pub fn check_text(
     if is_job && !is_mcp {
         Ok(JobChecker::default().run(name, &lines))
     } else if is_mcp {
-        let model = revision.unwrap_or_else(|| detect_revision(&lines));
-        Ok(McpChecker::new(model).run(name, &lines))
+        let (model, basis) = match revision {
+            Some(m) => (m, "--revision"),
+            None => detect_revision(&lines),
+        };
+        let mut report = McpChecker::new(model).run(name, &lines);
+        report.revision_basis = basis;
+        Ok(report)
     } else {
         Err(Unreadable {
             file: name.into(),
@@ -152,30 +164,45 @@ pub fn check_text(
     }
 }
 
-/// 2026 when any line says so (the protocol header, `_meta` protocolVersion, a `resultType`),
-/// else 2025.
-fn detect_revision(lines: &[(usize, Value)]) -> Model {
+/// The revision a transcript speaks, by `longcall::wire::detect` over its lines: the
+/// `MCP-Protocol-Version` header, a `_meta` protocol version or `initialize`'s
+/// `protocolVersion` decide; otherwise the shapes only one revision has are counted (a 2026
+/// harness may send a 2025-only method as a probe, so one shape does not decide alone). With no
+/// evidence at all: 2025. Returns the model and what it rests on.
+fn detect_revision(lines: &[(usize, Value)]) -> (Model, &'static str) {
+    use longcall::wire::detect::{self, Basis};
+    use longcall::wire::Message;
+    let (mut y26, mut y25) = (0usize, 0usize);
     for (_, v) in lines {
-        let hdr = v
+        let Some(msg) = v.get("msg").filter(|m| !m.is_null()) else {
+            continue;
+        };
+        if msg.get("method").and_then(Value::as_str) == Some("initialize") {
+            let pv = msg
+                .pointer("/params/protocolVersion")
+                .and_then(Value::as_str);
+            if let Some(m) = pv.and_then(detect::from_protocol_version) {
+                return (m, "initialize protocolVersion");
+            }
+        }
+        let header = v
             .pointer("/http/mcpProtocolVersion")
             .and_then(Value::as_str);
-        let meta = v
-            .pointer("/msg/params/_meta/io.modelcontextprotocol~1protocolVersion")
-            .and_then(Value::as_str);
-        let init = v
-            .pointer("/msg/params/protocolVersion")
-            .and_then(Value::as_str);
-        let rt = v.pointer("/msg/result/resultType").is_some();
-        if [hdr, meta, init]
-            .iter()
-            .flatten()
-            .any(|s| s.starts_with("2026"))
-            || rt
-        {
-            return Model::Task2026;
+        let message = Message::from_value(msg.clone()).ok();
+        let d = detect::detect(None, header, message.as_ref());
+        match (d.basis, d.model) {
+            (Basis::Header, Some(m)) => return (m, "MCP-Protocol-Version header"),
+            (Basis::ProtocolMeta, Some(m)) => return (m, "_meta protocolVersion"),
+            (Basis::Shape(_), Some(Model::Task2026)) => y26 += 1,
+            (Basis::Shape(_), Some(Model::Task2025)) => y25 += 1,
+            _ => {}
         }
     }
-    Model::Task2025
+    match (y26, y25) {
+        (0, 0) => (Model::Task2025, "no evidence (default)"),
+        (a, b) if a >= b => (Model::Task2026, "message shapes"),
+        _ => (Model::Task2025, "message shapes"),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -392,12 +419,24 @@ impl McpChecker {
                 );
             }
         }
+        // A codec finding that repeats one of ours (same line and rule) adds nothing.
+        let ours: HashSet<(usize, Rule)> = self
+            .out
+            .items
+            .iter()
+            .filter(|f| !f.detail.ends_with("(wire codec)"))
+            .map(|f| (f.line, f.rule))
+            .collect();
+        self.out
+            .items
+            .retain(|f| !f.detail.ends_with("(wire codec)") || !ours.contains(&(f.line, f.rule)));
         self.out.items.sort_by_key(|f| f.line);
         self.out.notes.sort_by_key(|n| n.line);
         FileReport {
             file: name.into(),
             format: Format::Mcp,
             model: self.model,
+            revision_basis: "",
             handles: self.tasks.len(),
             findings: self.out.items,
             notes: self.out.notes,
@@ -637,6 +676,7 @@ impl McpChecker {
                 }
                 if let Some(r) = result {
                     self.expect_complete(line, tid.as_deref(), r, "tasks/update ack");
+                    self.codec(line, tid.as_deref(), Codec::Ack, r);
                 }
             }
             "tasks/result" if self.model == Model::Task2025 => {
@@ -661,6 +701,24 @@ impl McpChecker {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Adds the shape violations the core's wire reader reports for `value` (read as `what`).
+    fn codec(&mut self, line: usize, tid: Option<&str>, what: Codec, value: &Value) {
+        use longcall::wire::{mcp2025, mcp2026};
+        let y26 = self.model == Model::Task2026;
+        let violations = match (what, y26) {
+            (Codec::Create, true) => mcp2026::read_create(value).map(|p| p.violations),
+            (Codec::Create, false) => mcp2025::read_create(value).map(|p| p.violations),
+            (Codec::Get, true) => mcp2026::read_get(value).map(|p| p.violations),
+            (Codec::Get, false) => mcp2025::read_get(value).map(|p| p.violations),
+            (Codec::Ack, true) => mcp2026::read_ack(value).map(|p| p.violations),
+            (Codec::Ack, false) => return,
+        };
+        for v in violations.unwrap_or_default() {
+            self.out
+                .push(line, v.rule, tid, format!("{} (wire codec)", v.detail));
         }
     }
 
@@ -760,6 +818,7 @@ impl McpChecker {
         if self.model == Model::Task2026 && !has_capability(&req.params) {
             self.out.push(line, Rule::UnsolicitedTask, Some(tid), format!("the tools/call on line {} did not declare {TASKS_EXT}, yet the answer is a task", req.line));
         }
+        self.codec(line, Some(tid), Codec::Create, result);
         let model = self.model;
         let h = self.tasks.entry(tid.to_string()).or_default();
         h.interval_ms = interval(task);
@@ -810,6 +869,7 @@ impl McpChecker {
             return;
         };
         self.expect_complete(line, Some(tid), r, "the tasks/get answer");
+        self.codec(line, Some(tid), Codec::Get, r);
         let task = if model == Model::Task2025 {
             r.get("task").unwrap_or(r)
         } else {
@@ -921,6 +981,7 @@ impl McpChecker {
         match (model, result, error_code) {
             (Model::Task2026, Some(r), _) => {
                 self.expect_complete(line, Some(tid), r, "the tasks/cancel ack");
+                self.codec(line, Some(tid), Codec::Ack, r);
                 if r.get("status").is_some() || r.get("taskId").is_some() {
                     self.out.push(
                         line,
@@ -1017,6 +1078,14 @@ impl McpChecker {
             _ => {}
         }
     }
+}
+
+/// Which wire reader to run.
+#[derive(Clone, Copy)]
+enum Codec {
+    Create,
+    Get,
+    Ack,
 }
 
 fn interval(task: &Value) -> Option<u64> {
@@ -1142,6 +1211,7 @@ impl JobChecker {
             file: name.into(),
             format: Format::JobLog,
             model: Model::Job,
+            revision_basis: "job log",
             handles: self.jobs.len(),
             findings: out.items,
             notes: out.notes,

@@ -241,6 +241,11 @@ fn human(
             }
         }
         if verbose {
+            let _ = writeln!(
+                s,
+                "{}: read as {} ({}), {} handle(s)",
+                r.file, r.model, r.revision_basis, r.handles
+            );
             for n in &r.notes {
                 let _ = writeln!(s, "{}:{}: note: {}", r.file, n.line, n.text);
             }

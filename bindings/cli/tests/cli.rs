@@ -154,21 +154,21 @@ fn revision_override() {
 }
 
 const MCP_2026_BAD: &str = r#"{"seq":1,"t_ms":0,"dir":"c2s","http":{"method":"POST","mcpProtocolVersion":"2026-07-28","mcpMethod":"tools/call","mcpName":"slow"},"msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}}
-{"seq":2,"t_ms":10,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T","status":"working","createdAt":"x","lastUpdatedAt":"x","ttlMs":null,"pollIntervalMs":100}}}
+{"seq":2,"t_ms":10,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T","status":"working","createdAt":"2026-11-29T15:00:00Z","lastUpdatedAt":"2026-11-29T15:00:00+00:00","ttlMs":null,"pollIntervalMs":100}}}
 {"seq":3,"t_ms":500,"dir":"c2s","http":{"method":"POST","mcpProtocolVersion":"2026-07-28","mcpMethod":"tasks/get"},"msg":{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"T","_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}}
-{"seq":4,"t_ms":510,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":2,"result":{"resultType":"task","taskId":"T","status":"input_required","inputRequests":{"k1":{"method":"elicitation/create"}}}}}
+{"seq":4,"t_ms":510,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":2,"result":{"resultType":"task","taskId":"T","createdAt":"2026-11-29T15:00:00Z","lastUpdatedAt":"2026-11-29T15:00:00+00:00","ttlMs":null,"status":"input_required","inputRequests":{"k1":{"method":"elicitation/create"}}}}}
 {"seq":5,"t_ms":600,"dir":"c2s","http":{"method":"POST","mcpProtocolVersion":"2026-07-28","mcpMethod":"tasks/update","mcpName":"T"},"msg":{"jsonrpc":"2.0","id":3,"method":"tasks/update","params":{"taskId":"T","inputResponses":{"k1":{"action":"accept"}},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}}
 {"seq":6,"t_ms":610,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete"}}}
 {"seq":7,"t_ms":700,"dir":"c2s","http":{"method":"POST","mcpProtocolVersion":"2026-07-28","mcpMethod":"tasks/get","mcpName":"T"},"msg":{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":"T","_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}}
-{"seq":8,"t_ms":710,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","taskId":"T","status":"working"}}}
+{"seq":8,"t_ms":710,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","taskId":"T","createdAt":"2026-11-29T15:00:00Z","lastUpdatedAt":"2026-11-29T15:00:00+00:00","ttlMs":null,"status":"working"}}}
 {"seq":9,"t_ms":900,"dir":"c2s","http":{"method":"POST","mcpProtocolVersion":"2026-07-28","mcpMethod":"tasks/update","mcpName":"T"},"msg":{"jsonrpc":"2.0","id":5,"method":"tasks/update","params":{"taskId":"T","inputResponses":{"k1":{"action":"accept"}},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}}
 {"seq":10,"t_ms":910,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete"}}}
 {"seq":11,"t_ms":1000,"dir":"c2s","http":{"method":"POST","mcpProtocolVersion":"2026-07-28","mcpMethod":"tasks/get","mcpName":"T"},"msg":{"jsonrpc":"2.0","id":6,"method":"tasks/get","params":{"taskId":"T","_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}}
-{"seq":12,"t_ms":1010,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":6,"result":{"resultType":"complete","taskId":"T","status":"input_required","inputRequests":{"k1":{"method":"elicitation/create"}}}}}
+{"seq":12,"t_ms":1010,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":6,"result":{"resultType":"complete","taskId":"T","createdAt":"2026-11-29T15:00:00Z","lastUpdatedAt":"2026-11-29T15:00:00+00:00","ttlMs":null,"status":"input_required","inputRequests":{"k1":{"method":"elicitation/create"}}}}}
 {"seq":13,"t_ms":1200,"dir":"c2s","http":{"method":"POST","mcpProtocolVersion":"2026-07-28","mcpMethod":"tasks/get","mcpName":"T"},"msg":{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":"T","_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}}
-{"seq":14,"t_ms":1210,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","taskId":"T","status":"failed","result":{"content":[],"isError":true}}}}
+{"seq":14,"t_ms":1210,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","taskId":"T","createdAt":"2026-11-29T15:00:00Z","lastUpdatedAt":"2026-11-29T15:00:00+00:00","ttlMs":null,"status":"failed","result":{"content":[],"isError":true}}}}
 {"seq":15,"t_ms":1400,"dir":"c2s","http":{"method":"POST","mcpProtocolVersion":"2026-07-28","mcpMethod":"tasks/get","mcpName":"T"},"msg":{"jsonrpc":"2.0","id":8,"method":"tasks/get","params":{"taskId":"T","_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}}
-{"seq":16,"t_ms":1410,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":8,"result":{"resultType":"complete","taskId":"T","status":"completed","result":{"content":[]}}}}
+{"seq":16,"t_ms":1410,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":8,"result":{"resultType":"complete","taskId":"T","createdAt":"2026-11-29T15:00:00Z","lastUpdatedAt":"2026-11-29T15:00:00+00:00","ttlMs":null,"status":"completed","result":{"content":[]}}}}
 {"seq":17,"t_ms":1600,"dir":"c2s","http":{"method":"POST","mcpProtocolVersion":"2026-07-28","mcpMethod":"tasks/result","mcpName":"T"},"msg":{"jsonrpc":"2.0","id":9,"method":"tasks/result","params":{"taskId":"T","_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}}
 {"seq":18,"t_ms":1610,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":9,"result":{"content":[]}}}
 "#;
@@ -205,6 +205,27 @@ fn synthetic_2026_violations_are_each_found() {
     .map(|(l, r)| (*l, r.to_string()))
     .collect();
     assert_eq!(got, want, "{}", stdout(&o));
+}
+
+const CREATE_NO_TTL: &str = r#"{"seq":1,"t_ms":0,"dir":"c2s","http":{"method":"POST","mcpProtocolVersion":"2026-07-28","mcpMethod":"tools/call","mcpName":"slow"},"msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}}
+{"seq":2,"t_ms":10,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T","status":"working","createdAt":"2026-11-29T15:00:00Z","lastUpdatedAt":"2026-11-29T15:00:00Z"}}}
+"#;
+
+/// Shape rules come from the core's wire codec (`longcall::wire::mcp2026::read_create`).
+#[test]
+fn codec_shape_violations_are_reported() {
+    let p = tmp("nottl.jsonl", CREATE_NO_TTL);
+    let o = longcall(&["check", "-v", &p]);
+    assert_eq!(code(&o), 1);
+    let out = stdout(&o);
+    assert!(
+        out.contains("nottl.jsonl:2: MUST missing_field [T]: ttlMs"),
+        "{out}"
+    );
+    assert!(
+        out.contains("read as task-2026 (MCP-Protocol-Version header), 1 handle(s)"),
+        "{out}"
+    );
 }
 
 const RESUBMIT: &str = r#"{"seq":1,"t_ms":0,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"render","arguments":{"n":1},"task":{}}}}
