@@ -1,0 +1,377 @@
+//! `longcall`: the command line of the longcall core, for people debugging misbehaving servers
+//! and for CI.
+//!
+//! * `longcall check FILE...`: lint MCP task transcripts and job logs (exit 0 clean, 1 violations,
+//!   2 unreadable input).
+//! * `longcall replay VECTOR...`: run scenario vectors.
+//! * `longcall plan ...`: print a poll schedule or a `jobs_wait` batch plan.
+//! * `longcall diagram`: print the mermaid state diagrams generated from the transition tables.
+//! * `longcall` alone: check the bundled transcripts and replay the bundled vectors.
+
+/// `println!` that ignores a closed stdout.
+macro_rules! outln {
+    () => { $crate::emit("\n") };
+    ($($t:tt)*) => { $crate::emit(&format!("{}\n", format_args!($($t)*))) };
+}
+
+/// `print!` that ignores a closed stdout.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::emit(&format!($($t)*)) };
+}
+
+mod check;
+mod diagram;
+mod plan;
+mod replay;
+
+/// Prints to stdout, ignoring a closed pipe (`longcall check | head` must not panic).
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use longcall::Model;
+
+#[derive(Parser)]
+#[command(
+    name = "longcall",
+    version,
+    about = "Lifecycle rules for MCP tasks and paid jobs: lint transcripts, replay vectors, plan polls.",
+    long_about = "Lifecycle rules for MCP tasks (2026-07-28 extension, 2025-11-25 experimental) and \
+                  Sume-style paid jobs.\n\nWith no subcommand: check the bundled transcripts and \
+                  replay the bundled vectors, then print a summary."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lint MCP wire transcripts and job logs (JSON Lines) against the lifecycle rules.
+    ///
+    /// MUST violations fail (exit 1), SHOULD violations warn. Exit 2: a file is missing or not
+    /// JSON Lines.
+    Check {
+        /// Transcript or job-log files (`*.jsonl`); directories are searched for `*.jsonl`.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Treat SHOULD-level warnings as failures.
+        #[arg(long)]
+        strict: bool,
+        /// One JSON document on stdout instead of the human report.
+        #[arg(long)]
+        json: bool,
+        /// Read MCP transcripts as this revision instead of detecting it.
+        #[arg(long, value_enum)]
+        revision: Option<Revision>,
+        /// Also print notes (correctly rejected probes, lost handles, unfinished tasks).
+        #[arg(long, short)]
+        verbose: bool,
+    },
+    /// Run scenario vectors (JSON, format of `longcall::vector`) and report pass/fail.
+    Replay {
+        /// Vector files; directories are searched for `*.json`.
+        #[arg(required = true)]
+        vectors: Vec<PathBuf>,
+        /// One JSON document on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a poll schedule, or with --wait/--wave a jobs_wait batch plan.
+    Plan(plan::PlanArgs),
+    /// Print the mermaid stateDiagram-v2 of each model, generated from the transition tables.
+    Diagram {
+        /// Only this model: task or job.
+        #[arg(long, value_enum)]
+        model: Option<diagram::DiagramModel>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Revision {
+    #[value(name = "2026")]
+    R2026,
+    #[value(name = "2025")]
+    R2025,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        None => default_run(),
+        Some(Command::Check {
+            files,
+            strict,
+            json,
+            revision,
+            verbose,
+        }) => {
+            let revision = revision.map(|r| match r {
+                Revision::R2026 => Model::Task2026,
+                Revision::R2025 => Model::Task2025,
+            });
+            run_check(&expand(&files, "jsonl"), strict, json, revision, verbose)
+        }
+        Some(Command::Replay { vectors, json }) => replay::run(&expand(&vectors, "json"), json),
+        Some(Command::Plan(args)) => plan::run(&args),
+        Some(Command::Diagram { model }) => {
+            out!("{}", diagram::render(model));
+            0
+        }
+    };
+    ExitCode::from(code)
+}
+
+/// Files as given; a directory becomes its `*.ext` files (recursively, sorted; `_*` skipped).
+fn expand(paths: &[PathBuf], ext: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, ext, &mut found);
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let skip = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with('_') || n.starts_with('.'));
+        if skip {
+            continue;
+        }
+        if p.is_dir() {
+            walk(&p, ext, out);
+        } else if p.extension().and_then(|x| x.to_str()) == Some(ext) {
+            out.push(p);
+        }
+    }
+}
+
+/// `longcall check`: returns the exit code.
+fn run_check(
+    files: &[PathBuf],
+    strict: bool,
+    json: bool,
+    revision: Option<Model>,
+    verbose: bool,
+) -> u8 {
+    let mut reports = Vec::new();
+    let mut unreadable = Vec::new();
+    for f in files {
+        match check::check_path(&f.display().to_string(), revision) {
+            Ok(r) => reports.push(r),
+            Err(e) => unreadable.push(e),
+        }
+    }
+    let failed = reports.iter().any(|r| r.fails(strict));
+    let code = if !unreadable.is_empty() {
+        2
+    } else if failed {
+        1
+    } else {
+        0
+    };
+    if json {
+        let doc = serde_json::json!({
+            "strict": strict,
+            "exit": code,
+            "files": reports,
+            "unreadable": unreadable,
+        });
+        outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        out!("{}", human(&reports, &unreadable, strict, verbose));
+    }
+    code
+}
+
+fn level_word(l: longcall::Level) -> &'static str {
+    match l {
+        longcall::Level::Must => "MUST",
+        longcall::Level::Should => "SHOULD",
+    }
+}
+
+fn human(
+    reports: &[check::FileReport],
+    unreadable: &[check::Unreadable],
+    strict: bool,
+    verbose: bool,
+) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let (mut musts, mut shoulds) = (0, 0);
+    for r in reports {
+        for f in &r.findings {
+            let handle = f
+                .handle
+                .as_deref()
+                .map(|h| format!(" [{h}]"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "{}:{}: {} {}{}: {}",
+                r.file,
+                f.line,
+                level_word(f.level),
+                f.rule.code(),
+                handle,
+                f.detail
+            );
+            match f.level {
+                longcall::Level::Must => musts += 1,
+                longcall::Level::Should => shoulds += 1,
+            }
+        }
+        if verbose {
+            let _ = writeln!(
+                s,
+                "{}: read as {} ({}), {} handle(s)",
+                r.file, r.model, r.revision_basis, r.handles
+            );
+            for n in &r.notes {
+                let _ = writeln!(s, "{}:{}: note: {}", r.file, n.line, n.text);
+            }
+        }
+    }
+    for u in unreadable {
+        let _ = writeln!(s, "{}: unreadable: {}", u.file, u.reason);
+    }
+    let failing = reports.iter().filter(|r| r.fails(strict)).count();
+    let _ = writeln!(
+        s,
+        "{} file(s) checked: {} failing, {} MUST violation(s), {} SHOULD warning(s){}{}",
+        reports.len(),
+        failing,
+        musts,
+        shoulds,
+        if strict {
+            " (strict: warnings fail)"
+        } else {
+            ""
+        },
+        if unreadable.is_empty() {
+            String::new()
+        } else {
+            format!(", {} unreadable", unreadable.len())
+        }
+    );
+    s
+}
+
+/// The data bundled at build time: the repository's `tests/traces` and `tests/vectors`.
+fn bundled(dir: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests")
+        .join(dir)
+}
+
+/// `longcall` with no arguments.
+fn default_run() -> u8 {
+    let existing = |d: &str| {
+        let p = bundled(d);
+        if p.is_dir() {
+            vec![p]
+        } else {
+            Vec::new()
+        }
+    };
+    let traces = expand(&existing("traces"), "jsonl");
+    let vectors = expand(&existing("vectors"), "json");
+    outln!("longcall: lifecycle rules for MCP tasks and paid jobs\n");
+    let mut code = 0;
+    if traces.is_empty() {
+        outln!(
+            "no bundled transcripts found under {}",
+            bundled("traces").display()
+        );
+    } else {
+        let mut reports = Vec::new();
+        let mut unreadable = Vec::new();
+        for f in &traces {
+            match check::check_path(&f.display().to_string(), None) {
+                Ok(r) => reports.push(r),
+                Err(e) => unreadable.push(e),
+            }
+        }
+        outln!(
+            "check: {} bundled transcript(s)",
+            reports.len() + unreadable.len()
+        );
+        let root = bundled("traces").display().to_string();
+        let mut folder = String::new();
+        for r in &reports {
+            let name = r
+                .file
+                .strip_prefix(&root)
+                .unwrap_or(&r.file)
+                .trim_start_matches('/');
+            let (dir, file) = name.rsplit_once('/').unwrap_or(("", name));
+            if dir != folder {
+                outln!("  {dir}/ ({})", r.model);
+                folder = dir.to_string();
+            }
+            let mut codes: Vec<&str> = r.findings.iter().map(|f| f.rule.code()).collect();
+            codes.sort_unstable();
+            codes.dedup();
+            let verdict = if r.fails(false) {
+                "FAIL"
+            } else if r.findings.is_empty() {
+                "ok  "
+            } else {
+                "warn"
+            };
+            outln!(
+                "    {verdict} {file}{}",
+                if codes.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", codes.join(", "))
+                }
+            );
+        }
+        for u in &unreadable {
+            outln!("  ???  {}: {}", u.file, u.reason);
+        }
+        outln!(
+            "  {} clean, {} with warnings only, {} with MUST violations (real software is not always right; see `longcall check -v FILE`)\n",
+            reports.iter().filter(|r| r.findings.is_empty()).count(),
+            reports.iter().filter(|r| !r.findings.is_empty() && !r.fails(false)).count(),
+            reports.iter().filter(|r| r.fails(false)).count(),
+        );
+        if !unreadable.is_empty() {
+            code = 2;
+        }
+    }
+    if vectors.is_empty() {
+        outln!(
+            "no bundled vectors found under {}",
+            bundled("vectors").display()
+        );
+    } else {
+        let (passed, total) = replay::summary(&vectors);
+        outln!("replay: {passed}/{total} bundled vector(s) pass");
+        if passed != total {
+            code = code.max(1);
+        }
+    }
+    outln!("\nmore: longcall check FILE... | longcall replay VECTOR... | longcall plan | longcall diagram");
+    code
+}
