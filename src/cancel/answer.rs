@@ -212,59 +212,28 @@ pub type AnswerRow = (Model, Pattern, CancelVerdict);
 use CancelVerdict as V;
 
 /// The cancel-answer table. The first matching row wins.
+#[rustfmt::skip]
 pub const ANSWER_TABLE: &[AnswerRow] = &[
-    (Model::Task2026, Pattern::Ack, V::Acknowledged),
-    (
-        Model::Task2026,
-        Pattern::Rpc(codes::INVALID_PARAMS),
-        V::NotFound,
-    ),
-    (Model::Task2026, Pattern::AnyRpc, V::RequestFailed),
-    (Model::Task2026, Pattern::NoAnswer, V::RequestFailed),
-    (Model::Task2026, Pattern::Any, V::BreaksRevision),
-    (
-        Model::Task2025,
-        Pattern::Task(Status::Cancelled),
-        V::Cancelled,
-    ),
-    (Model::Task2025, Pattern::AnyTask, V::BreaksRevision),
-    (
-        Model::Task2025,
-        Pattern::Rpc(codes::INVALID_PARAMS),
-        V::Rejected,
-    ),
-    (Model::Task2025, Pattern::AnyRpc, V::RequestFailed),
-    (Model::Task2025, Pattern::NoAnswer, V::RequestFailed),
-    (Model::Task2025, Pattern::Any, V::BreaksRevision),
-    (Model::Job, Pattern::Job(Status::Canceled), V::Cancelled),
-    (Model::Job, Pattern::AnyJob, V::BreaksRevision),
-    (
-        Model::Job,
-        Pattern::JobError(JobErrorCode::JobGenerationAlreadyStarted),
-        V::TooLate,
-    ),
-    (
-        Model::Job,
-        Pattern::JobError(JobErrorCode::JobNotCancelable),
-        V::AlreadyFinished,
-    ),
-    (
-        Model::Job,
-        Pattern::JobError(JobErrorCode::NotFound),
-        V::NotFound,
-    ),
-    (
-        Model::Job,
-        Pattern::JobError(JobErrorCode::RateLimitExceeded),
-        V::RequestFailed,
-    ),
-    (
-        Model::Job,
-        Pattern::JobError(JobErrorCode::Other),
-        V::RequestFailed,
-    ),
-    (Model::Job, Pattern::NoAnswer, V::RequestFailed),
-    (Model::Job, Pattern::Any, V::BreaksRevision),
+    (Model::Task2026, Pattern::Ack,                                                 V::Acknowledged),
+    (Model::Task2026, Pattern::Rpc(codes::INVALID_PARAMS),                          V::NotFound),
+    (Model::Task2026, Pattern::AnyRpc,                                              V::RequestFailed),
+    (Model::Task2026, Pattern::NoAnswer,                                            V::RequestFailed),
+    (Model::Task2026, Pattern::Any,                                                 V::BreaksRevision),
+    (Model::Task2025, Pattern::Task(Status::Cancelled),                             V::Cancelled),
+    (Model::Task2025, Pattern::AnyTask,                                             V::BreaksRevision),
+    (Model::Task2025, Pattern::Rpc(codes::INVALID_PARAMS),                          V::Rejected),
+    (Model::Task2025, Pattern::AnyRpc,                                              V::RequestFailed),
+    (Model::Task2025, Pattern::NoAnswer,                                            V::RequestFailed),
+    (Model::Task2025, Pattern::Any,                                                 V::BreaksRevision),
+    (Model::Job,      Pattern::Job(Status::Canceled),                               V::Cancelled),
+    (Model::Job,      Pattern::AnyJob,                                              V::BreaksRevision),
+    (Model::Job,      Pattern::JobError(JobErrorCode::JobGenerationAlreadyStarted), V::TooLate),
+    (Model::Job,      Pattern::JobError(JobErrorCode::JobNotCancelable),            V::AlreadyFinished),
+    (Model::Job,      Pattern::JobError(JobErrorCode::NotFound),                    V::NotFound),
+    (Model::Job,      Pattern::JobError(JobErrorCode::RateLimitExceeded),           V::RequestFailed),
+    (Model::Job,      Pattern::JobError(JobErrorCode::Other),                       V::RequestFailed),
+    (Model::Job,      Pattern::NoAnswer,                                            V::RequestFailed),
+    (Model::Job,      Pattern::Any,                                                 V::BreaksRevision),
 ];
 
 /// What a cancel answer means for a call of `model`.
