@@ -126,7 +126,7 @@ fn poll_table(a: &PlanArgs) -> Result<String, String> {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "poll schedule: initial {} ms, x{}, cap {} ms, jitter {:?}, seed {}, min {} ms, server interval {}",
+        "poll schedule: initial {} ms, x{}, cap {} ms, jitter {}, seed {}, min {} ms, server interval {}",
         a.initial,
         a.multiplier,
         a.cap,
@@ -172,7 +172,7 @@ fn wait_table(a: &PlanArgs) -> Result<String, String> {
     let planned: usize = p.calls.iter().map(|c| c.job_ids.len()).sum();
     let _ = writeln!(
         s,
-        "jobs_wait plan: {} id(s) given, {} planned in {} call(s) of at most 20, wait_for {:?}, timeout_seconds {}",
+        "jobs_wait plan: {} id(s) given, {} planned in {} call(s) of at most 20, wait_for {}, timeout_seconds {}",
         generated.len(),
         planned,
         p.calls.len(),
