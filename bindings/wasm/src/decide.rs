@@ -151,7 +151,7 @@ struct PlanArgs {
 /// `pollPlan({policy?, seed?, start_ms?, count, server_interval_ms?})`: the poll times a fresh
 /// schedule produces (absolute ms), as `longcall plan` prints them.
 #[wasm_bindgen(js_name = pollPlan)]
-pub fn poll_plan(args: JsValue) -> JsResult<Vec<f64>> {
+pub fn poll_plan(args: JsValue) -> JsResult<JsValue> {
     let a: PlanArgs = js(from_js(&args, "args"))?;
     for t in [Some(a.seed), Some(a.start_ms), a.server_interval_ms]
         .into_iter()
@@ -171,7 +171,7 @@ pub fn poll_plan(args: JsValue) -> JsResult<Vec<f64>> {
         a.count,
         a.server_interval_ms,
     ))?;
-    Ok(times.into_iter().map(|t| t as f64).collect())
+    to_js(&times)
 }
 
 /// `taskStatusFor(jobStatus)`: the task status a job status maps to (SEMANTICS §8).
