@@ -20,7 +20,10 @@ fn vectors_pass_natively() {
     let own = root.join("pkg/test/vectors");
     let bless = std::env::var_os("LONGCALL_BLESS").is_some();
     let mut n = 0;
-    for path in files(&root.join("tests/vectors")).into_iter().chain(files(&own)) {
+    for path in files(&root.join("tests/vectors"))
+        .into_iter()
+        .chain(files(&own))
+    {
         let text = std::fs::read_to_string(&path).unwrap();
         let mut vector = longcall::vector::parse(&text).unwrap();
         let report = longcall::vector::run(&vector).unwrap();
@@ -33,7 +36,12 @@ fn vectors_pass_natively() {
             std::fs::write(&path, text + "\n").unwrap();
             continue;
         }
-        assert!(report.passed, "{}: {:#?}", path.display(), report.steps.iter().filter(|s| !s.ok).collect::<Vec<_>>());
+        assert!(
+            report.passed,
+            "{}: {:#?}",
+            path.display(),
+            report.steps.iter().filter(|s| !s.ok).collect::<Vec<_>>()
+        );
         n += 1;
     }
     assert!(bless || n >= 2, "expected vectors, found {n}");
