@@ -96,6 +96,318 @@ export function statuses<M extends Model>(model: M): StatusOf<M>[];
  */
 export function transitionTable<M extends Model>(model: M): Record<StatusOf<M>, StatusOf<M>[]>;
 
+/** How a first status relates to the model's seeds. */
+export type Seed = 'normal' | 'unusual' | 'violation';
+/** What a settled call means. */
+export type Outcome = 'succeeded' | 'tool_error' | 'protocol_failure' | 'cancelled' | 'failed' | 'expired' | 'lost';
+/** Where a call stands with respect to cancellation. */
+export type CancelWindow = 'open' | 'started' | 'terminal';
+/** What a cancel answer means. */
+export type CancelVerdict = 'acknowledged' | 'cancelled' | 'too_late' | 'already_finished' | 'rejected' | 'not_found' | 'request_failed' | 'breaks_revision';
+/** What the cancel button shows. */
+export type ButtonState = 'unavailable' | 'available' | 'requesting' | 'acknowledged_pending' | 'too_late' | 'cancelled' | 'finished_first' | 'not_applicable';
+/** Protocol rules a peer can break (stable codes). */
+export type Rule = 'illegal_transition' | 'terminal_conflict' | 'bad_seed' | 'unknown_status' | 'result_contradicts_status'
+  | 'cancel_answer_breaks_revision' | 'cancel_terminal_not_acked' | 'input_key_reused' | 'input_answered_twice' | 'poll_too_fast'
+  | 'resubmit_after_timeout' | 'mcp_name_header' | 'wrong_result_type' | 'missing_capability' | 'unsolicited_task'
+  | 'wrong_revision_method' | 'missing_field' | 'unknown_task_notification';
+/** MUST or SHOULD. */
+export type Level = 'must' | 'should';
+/** One broken rule, with what was seen. */
+export interface Violation { rule: Rule; level: Level; detail: string }
+/** Any JSON value (tool results, elicitation requests and answers). */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A JSON-RPC error object. Compare codes, never message text. */
+export interface RpcError { code: number; message?: string; data?: Json }
+/** A tool result with its `isError` flag read out. */
+export interface ToolResult { is_error: boolean; value: Json }
+/** One outstanding input request of an `input_required` task. */
+export interface InputRequest { key: string; request: Json }
+/** One observation of a task (`tasks/get`, a notification, the creating answer). Times are ms. */
+export interface TaskView {
+  task_id: string; status: TaskStatus; status_message?: string; created_at_ms?: number; last_updated_at_ms?: number;
+  ttl_ms?: number; poll_interval_ms?: number; input_requests?: InputRequest[]; result?: ToolResult; error?: RpcError;
+}
+/** One observation of a job (`jobs_get`, an entry of `jobs_wait`). */
+export interface JobView { id: string; status: JobStatus; result?: Json; error?: Json }
+/** A Sume error code seen in a cancel answer. */
+export type JobErrorCode = 'job_generation_already_started' | 'job_not_cancelable' | 'not_found' | 'rate_limit_exceeded' | 'other';
+/** A cancel answer as the wire said it. */
+export type CancelAnswer =
+  | { kind: 'ack' }
+  | { kind: 'task'; status: TaskStatus }
+  | { kind: 'rpc_error'; code: number }
+  | { kind: 'job'; status: JobStatus }
+  | { kind: 'job_error'; http_status: number; code: JobErrorCode; cancelable?: boolean | null }
+  | { kind: 'no_answer' };
+/** Which request an answer or failure belongs to. */
+export type RequestKind = 'get' | 'cancel' | 'update' | 'fetch_result';
+/** How a request failed. */
+export type Failure =
+  | { kind: 'rpc'; error: RpcError }
+  | { kind: 'http'; status: number; code?: string | null; retry_after_ms?: number | null }
+  | { kind: 'transport' };
+/** Something that happened, handed to {@link Tracker.handle}. Discriminated on `type`. */
+export type Input =
+  | { type: 'task_created'; task: TaskView }
+  | { type: 'call_result'; result: ToolResult }
+  | { type: 'call_error'; error: RpcError }
+  | { type: 'job_created'; job: JobView }
+  | { type: 'create_unanswered' }
+  | { type: 'task_polled'; task: TaskView }
+  | { type: 'job_polled'; job: JobView }
+  | { type: 'task_notified'; task: TaskView }
+  | { type: 'result_fetched'; result: ToolResult }
+  | { type: 'cancel_answered'; answer: CancelAnswer }
+  | { type: 'update_acked' }
+  | { type: 'request_failed'; request: RequestKind; failure: Failure }
+  | { type: 'cancel_pressed' }
+  | { type: 'input_answered'; key: string; response: Json }
+  | { type: 'stop_watching' };
+/** A request the host must send now. */
+export type Request =
+  | { kind: 'get'; handle: string }
+  | { kind: 'cancel'; handle: string; idempotency_key?: string }
+  | { kind: 'update'; handle: string; responses: [string, Json][] }
+  | { kind: 'fetch_result'; handle: string };
+/** Why watching ended without an outcome (the call goes on). */
+export type StopReason = 'max_polls' | 'deadline' | 'host_stopped' | 'create_unanswered';
+/** Something the host must do or show. Discriminated on `type`; every batch ends with `wake_at` or `idle`. */
+export type Output =
+  | { type: 'send'; request: Request }
+  | { type: 'ask_user'; key: string; request: Json }
+  | { type: 'button'; state: ButtonState }
+  | { type: 'status'; status: Status }
+  | { type: 'violation'; violation: Violation }
+  | { type: 'settled'; outcome: Outcome; status: Status | null }
+  | { type: 'stopped'; reason: StopReason }
+  | { type: 'wake_at'; at: number }
+  | { type: 'idle' };
+/** How a backoff delay is randomized. */
+export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated';
+/** The client's own poll schedule; missing fields take their defaults (1000 ms, x2, 30 s cap, full jitter, 500 ms minimum). */
+export interface PollPolicy { initial_ms?: number; multiplier_percent?: number; cap_ms?: number; jitter?: Jitter; min_interval_ms?: number; max_polls?: number | null }
+/** How a tracker polls and how long it watches. Integers up to 2^53-1. */
+export interface TrackerConfig { poll?: PollPolicy; seed?: number; deadline_ms?: number | null }
+/** What a host shows or stores about a watched call. */
+export interface RunRecord {
+  model: Model; handle: string | null; status: Status | null; poll_interval_ms: number | null; last_observed_at: number | null;
+  next_poll_at: number | null; ttl_deadline: number | null; polls_sent: number; cancel: ButtonState; outcome: Outcome | null;
+  stopped: StopReason | null; violations: Violation[]; violation_count: number;
+}
+/** What came with a terminal status: `result` is `isError` when a tool result is present. */
+export interface Payload { result: boolean | null; error: boolean }
+/** A Sume admission error code. */
+export type AdmissionErrorCode = 'queue_full' | 'insufficient_credits' | 'rate_limit_exceeded' | 'not_found' | 'none' | 'other';
+/** What happened to a submit request. */
+export type Submitted =
+  | { kind: 'answer'; http_status: number; error_code: AdmissionErrorCode; retry_after_ms: number | null }
+  | { kind: 'local_timeout' }
+  | { kind: 'transport_error' };
+/** Why retrying a submit unchanged will not help. */
+export type PermanentReason = 'insufficient_credits' | 'unauthorized' | 'forbidden' | 'not_found' | 'rejected';
+/** What to do after a submit. There is deliberately no "resubmit". */
+export type Advice =
+  | { advice: 'accepted' }
+  | { advice: 'queue_full' | 'retry_after' | 'backoff'; not_before_ms: number | null }
+  | { advice: 'permanent'; reason: PermanentReason }
+  | { advice: 'reconcile' };
+/** What a `jobs_wait` call waits for. */
+export type WaitFor = 'all' | 'any';
+/** The body of one `jobs_wait` call. */
+export interface WaitCall { job_ids: string[]; wait_for: WaitFor; timeout_seconds?: number; include_results: boolean }
+/** The calls for one wave of ids. */
+export interface WaitPlan { calls: WaitCall[]; wait_for: WaitFor; duplicates: string[]; already_terminal: string[] }
+/** A job's owner or a caller. */
+export interface Owner { workspace: string; member: string }
+/** Whether a caller may see a task or job. */
+export type Access = 'owner' | 'hidden';
+/** A scenario vector (format: src/vector.rs). */
+export interface Vector {
+  name: string; about?: string; model: Model; config?: TrackerConfig;
+  steps: { at: number; input?: Input; timeout?: boolean; error?: ErrorCode; expect: Output[] }[];
+  record?: Partial<RunRecord>;
+}
+/** What {@link replay} reports. */
+export interface ReplayReport {
+  name: string; passed: boolean; record: RunRecord; record_ok: boolean;
+  steps: { index: number; error: ErrorCode | null; outputs: Output[]; ok: boolean }[];
+}
+
+/**
+ * How the first status seen for a call relates to the model's seeds.
+ * @throws {LongcallError} `unknown_model`, `unknown_status`, `status_not_in_model`, `invalid_input`.
+ * @example seed('task-2025', 'completed') // 'violation'
+ */
+export function seed<M extends Model>(model: M, first: StatusOf<M>): Seed;
+/**
+ * Classifies a settled call from its terminal status and what came with it.
+ * @throws {LongcallError} `invalid_input` for a status that is not terminal or a bad payload.
+ * @example classifyOutcome('task-2026', 'completed', { result: true, error: false }) // { outcome: 'tool_error', violation: null }
+ */
+export function classifyOutcome<M extends Model>(model: M, status: StatusOf<M>, payload: Payload): { outcome: Outcome; violation: Rule | null };
+/** Whether a 2025 task's outcome needs a `tasks/result` fetch first. @throws {LongcallError} on a bad model or status. */
+export function needsResultFetch<M extends Model>(model: M, status: StatusOf<M>): boolean;
+/**
+ * The cancel window of a call last seen in `status`.
+ * @throws {LongcallError} on a bad model or status.
+ * @example cancelWindow('job', 'running') // 'started'
+ */
+export function cancelWindow<M extends Model>(model: M, status: StatusOf<M>): CancelWindow;
+/** Numbers-only {@link cancelWindow}: a {@link WINDOWS} code, or `BAD_CODE` (255). Never throws. */
+export function cancelWindowCode(modelCode: number, statusCode: number): 0 | 1 | 2 | 255;
+/**
+ * What a cancel answer means.
+ * @throws {LongcallError} `invalid_input` for a malformed answer, `status_not_in_model`.
+ * @example classifyCancelAnswer('job', { kind: 'job_error', http_status: 409, code: 'job_generation_already_started' }) // 'too_late'
+ */
+export function classifyCancelAnswer(model: Model, answer: CancelAnswer): CancelVerdict;
+/**
+ * Admission advice for a submit (never "resubmit").
+ * @throws {LongcallError} `invalid_input`.
+ * @example classifySubmit({ kind: 'local_timeout' }) // { advice: 'reconcile' }
+ */
+export function classifySubmit(submitted: Submitted): Advice;
+/** The advice when an MCP `CreateTaskResult` was lost: reconcile, never repeat blindly. */
+export function mcpCreateLost(): Advice;
+/**
+ * Plans the `jobs_wait` calls for a wave (chunks of 20; duplicates and known-terminal ids left out).
+ * @throws {LongcallError} `invalid_input` (an empty id, a malformed argument).
+ */
+export function planWaits(args: { ids: string[]; terminal?: string[]; wait_for?: WaitFor; timeout_seconds?: number | null; include_results?: boolean }): WaitPlan;
+/**
+ * The poll times (absolute ms) a fresh schedule produces, as `longcall plan` prints them.
+ * @throws {LongcallError} `invalid_config` (bad policy), `invalid_input` (count over 10000).
+ * @example pollPlan({ policy: { jitter: 'none' }, count: 3 }) // [1000, 3000, 7000]
+ */
+export function pollPlan(args: { policy?: PollPolicy; seed?: number; start_ms?: number; count: number; server_interval_ms?: number | null }): number[];
+/** The task status a job status maps to (SEMANTICS §8). @throws {LongcallError} for a non-job status. */
+export function taskStatusFor(jobStatus: JobStatus): TaskStatus;
+/** The job statuses a task status stands for (`[]` for `input_required`). @throws {LongcallError} for a non-task status. */
+export function jobStatusesFor(taskStatus: TaskStatus): JobStatus[];
+/** The concept mapping: each MCP task concept and the closest job construct (`null` where jobs have none). */
+export function mappingConcepts(): { task: string; job: string | null }[];
+/** Whether `caller` may see a job owned by `owner`. @throws {LongcallError} `invalid_input`. */
+export function jobAccess(owner: Owner, caller: Owner): Access;
+/** Whether `caller` may see a task bound to `principal`. @throws {LongcallError} `invalid_input`. */
+export function taskAccess(principal: string, caller: string): Access;
+/** Every error code an export can throw. */
+export function errorCodes(): ErrorCode[];
+/** Every protocol rule a peer can break, with its level. */
+export function violationRules(): { rule: Rule; level: Level }[];
+/**
+ * Runs a scenario vector (JSON text or the parsed object) inside the module.
+ * @throws {LongcallError} `invalid_input` (not a vector), `invalid_config`.
+ */
+export function replay(vector: string | Vector): ReplayReport;
+/** The module's memory (what {@link fastOutputs} views). */
+export function wasmMemory(): WebAssembly.Memory;
+/**
+ * The numbers-only outputs: output `i` of the last `fast*` call of tracker `t` is
+ * `[kind, a, b]` at `fastOutputs()[t.fastOffset + 3 * i]` (kinds: {@link OUTPUT_KINDS}).
+ * Call it again after each `fast*` call (the array is replaced only when the memory grew).
+ */
+export function fastOutputs(): Float64Array;
+/** Decodes `n` numbers-only outputs of `tracker` into {@link Output} objects (tests, debugging). */
+export function decodeFast(tracker: Tracker, n: number): Output[];
+
+/**
+ * The honest cancel button of one call.
+ * @example
+ * const b = new CancelButton('job'); b.handleStatus('queued'); b.press(); // send jobs_cancel now
+ * b.handleVerdict('too_late'); b.state // 'too_late'
+ */
+export class CancelButton {
+  /** A button for a call whose handle is not known yet. @throws {LongcallError} `unknown_model`. */
+  constructor(model: Model);
+  /** What the button shows now. */
+  readonly state: ButtonState;
+  /** Whether a press went on the wire. */
+  readonly pressed: boolean;
+  /** An observed status; returns the new state. @throws {LongcallError} for a status of another model. */
+  handleStatus(status: Status): ButtonState;
+  /** Returns when the cancel must be sent now. @throws {LongcallError} `cancel_refused` (nothing goes on the wire). */
+  press(): void;
+  /** The cancel answer's verdict; returns the new state. @throws {LongcallError} `invalid_input`. */
+  handleVerdict(verdict: CancelVerdict): ButtonState;
+  /** The handle no longer resolves. */
+  handleLost(): ButtonState;
+  /** The versioned snapshot text. */
+  snapshot(): string;
+  /** A button from a snapshot. @throws {LongcallError} `snapshot_invalid`, `snapshot_version`, `too_large`. */
+  static restore(text: string): CancelButton;
+  /** The state as a plain object. */
+  toJSON(): object;
+  /** Frees the module memory now (otherwise the garbage collector does it). */
+  free(): void;
+}
+
+/**
+ * One watched task or job (sans-io): feed it what happened, do what its outputs say, call
+ * `timeout(at)` at the last `wake_at`. Every call returns all its outputs at once, ending with
+ * `wake_at` or `idle`. Refused inputs throw a {@link LongcallError} and change nothing.
+ * @example
+ * const t = new Tracker('job', { poll: { jitter: 'none' } });
+ * t.handle(Date.now(), { type: 'job_created', job: { id: 'job_1', status: 'queued' } });
+ */
+export class Tracker {
+  /** A tracker whose handle is not known yet. @throws {LongcallError} `unknown_model`, `invalid_config`, `invalid_input`. */
+  constructor(model: Model, config?: TrackerConfig | null);
+  /** Something happened at `now` (ms). @throws {LongcallError} (then nothing changed). */
+  handle(now: number, input: Input): Output[];
+  /** Time passed: call at the last `wake_at`. @throws {LongcallError} `invalid_input` for a bad time. */
+  timeout(now: number): Output[];
+  /** The outputs queued now (after a refused input: just the closing `wake_at`/`idle`). */
+  drain(): Output[];
+  /** The run record to show or store. */
+  record(): RunRecord;
+  /** The versioned snapshot text (absolute deadlines). */
+  snapshot(): string;
+  /** A tracker from a snapshot; it continues exactly. @throws {LongcallError} `snapshot_invalid`, `snapshot_version`, `too_large`. */
+  static restore(text: string): Tracker;
+  /** The model. */
+  readonly model: Model;
+  /** The task or job id, once known. */
+  readonly id: string | undefined;
+  /** The status held (the first terminal one, once seen). */
+  readonly status: Status | undefined;
+  /** What the cancel button shows. */
+  readonly button: ButtonState;
+  /** The verified outcome, once settled. */
+  readonly outcome: Outcome | undefined;
+  /** True once settled or stopped. */
+  readonly isDone: boolean;
+  /** When `timeout` has work next (ms), if ever. */
+  readonly pollTimeout: number | undefined;
+  /** Numbers-only path: index of this tracker's output triples in {@link fastOutputs}. */
+  readonly fastOffset: number;
+  /** Numbers-only path: the error code of the last `fast*` call that returned -1 (`''` after a success). */
+  readonly lastError: ErrorCode | '';
+  /** The structured output a numbers-only triple points to (`ask_user`, `violation`, non-poll `send`). */
+  fastDetail(index: number): Output | undefined;
+  /** Numbers-only creating answer: returns the output count, or -1 (see `lastError`). `pollIntervalMs` NaN for none. */
+  fastCreated(id: string, now: number, statusCode: number, pollIntervalMs: number): number;
+  /** Numbers-only poll answer. `payload` (tasks): 0 nothing, 1 result, 2 result with isError, 3 JSON-RPC error. */
+  fastPolled(now: number, statusCode: number, pollIntervalMs: number, payload: number): number;
+  /** Numbers-only {@link Tracker.timeout}. */
+  fastTimeout(now: number): number;
+  /** Numbers-only cancel press (-1 with `lastError` `cancel_refused` when refused). */
+  fastCancelPressed(now: number): number;
+  /** Numbers-only cancel answer: kind 0 ack, 1 task (a=status), 2 rpc error (a=code), 3 job (a=status), 4 job error (a=HTTP status, b=JobErrorCode index), 5 no answer. */
+  fastCancelAnswered(now: number, kind: number, a: number, b: number): number;
+  /** Numbers-only `tasks/update` ack. */
+  fastUpdateAcked(now: number): number;
+  /** Numbers-only failure: request code ({@link REQUEST_KINDS}), HTTP status (0 transport), Retry-After ms (NaN none). */
+  fastRequestFailed(now: number, requestCode: number, httpStatus: number, retryAfterMs: number): number;
+  /** Numbers-only stop watching. */
+  fastStop(now: number): number;
+  /** Writes outputs still queued after a call that filled the 64-output buffer. */
+  fastDrain(): number;
+  /** Frees the module memory now (otherwise the garbage collector does it). */
+  free(): void;
+}
+
 /** Models by numeric code. */
 export const MODELS: readonly ['task-2026', 'task-2025', 'job'];
 /** Statuses by numeric code. */
@@ -105,5 +417,17 @@ export const STATUSES: readonly ['working', 'input_required', 'completed', 'fail
 export const OBSERVATIONS: readonly ['advance', 'repeat', 'skipped', 'regression', 'terminal_conflict'];
 /** Transition verdicts by code. */
 export const TRANSITIONS: readonly ['allowed', 'repeat', 'forbidden', 'from_terminal'];
+/** Cancel windows by code. */
+export const WINDOWS: readonly ['open', 'started', 'terminal'];
+/** Output kinds of the numbers-only tracker path, by code. */
+export const OUTPUT_KINDS: readonly ['idle', 'wake_at', 'send', 'ask_user', 'button', 'status', 'violation', 'settled', 'stopped'];
+/** Request kinds by code. */
+export const REQUEST_KINDS: readonly ['get', 'cancel', 'update', 'fetch_result'];
+/** Cancel-button states by code. */
+export const BUTTON_STATES: readonly ['unavailable', 'available', 'requesting', 'acknowledged_pending', 'too_late', 'cancelled', 'finished_first', 'not_applicable'];
+/** Outcomes by code. */
+export const OUTCOMES: readonly ['succeeded', 'tool_error', 'protocol_failure', 'cancelled', 'failed', 'expired', 'lost'];
+/** Stop reasons by code. */
+export const STOP_REASONS: readonly ['max_polls', 'deadline', 'host_stopped', 'create_unanswered'];
 /** What the numbers-only exports return for input they cannot read. */
 export const BAD_CODE: 255;

@@ -21,7 +21,7 @@ test('every wasm-bindgen export is public in api.js', async () => {
 
 test('index.d.ts declares exactly the runtime exports, without any', () => {
   const dts = read('index.d.ts');
-  const declared = [...dts.matchAll(/^export (?:declare )?(?:function|const) (\w+)/gm)].map((m) => m[1]);
+  const declared = [...dts.matchAll(/^export (?:declare )?(?:function|const|class) (\w+)/gm)].map((m) => m[1]);
   assert.deepEqual([...new Set(declared)].sort(), Object.keys(lc).sort());
   assert.doesNotMatch(dts.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''), /:\s*any\b|<any>|\bany\[\]/, 'public types are literal unions, not any');
 });

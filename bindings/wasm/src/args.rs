@@ -38,7 +38,7 @@ fn not_a_string(field: &str, value: &JsValue) -> Error {
 }
 
 /// `typeof value`, with `null` and arrays told apart from objects.
-fn describe(value: &JsValue) -> String {
+pub fn describe(value: &JsValue) -> String {
     if value.is_null() {
         "null".into()
     } else if value.is_array() {

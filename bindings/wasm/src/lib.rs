@@ -21,5 +21,10 @@
 //! `pkg/index.d.ts`, and add cases to a `pkg/test/shared/*.cases.mjs` file.
 
 pub mod args;
+pub mod button;
+pub mod decide;
 pub mod errors;
+pub mod json;
 pub mod rules;
+pub mod tracker;
+pub mod vector;

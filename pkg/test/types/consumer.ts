@@ -23,3 +23,11 @@ statuses('task-2027');
 const bad: Observation = 'skipped-ish';
 
 export { o, t, j, s, table, verdict, m, bad };
+
+import { Tracker, type Output, type Input } from 'longcall';
+const tr = new Tracker('job', { poll: { jitter: 'none' } });
+const outs: Output[] = tr.handle(0, { type: 'job_created', job: { id: 'j', status: 'queued' } });
+for (const o of outs) { if (o.type === 'wake_at') { const at: number = o.at; void at; } }
+// @ts-expect-error: inputs are a discriminated union
+const badInput: Input = { type: 'job_created', task: {} };
+export { outs, badInput };

@@ -1,0 +1,84 @@
+//! The honest cancel button as a JavaScript class (`CancelButton`).
+
+use longcall::cancel::{self, CancelVerdict};
+use longcall::snapshot;
+use wasm_bindgen::prelude::*;
+
+use crate::args;
+use crate::errors::{js, JsResult};
+use crate::json::{bounded_string, from_js, to_js};
+
+/// The cancel button of one call: feed it every status seen and every cancel verdict; `press()`
+/// says whether a cancel may go on the wire.
+#[wasm_bindgen]
+pub struct CancelButton {
+    inner: cancel::CancelButton,
+}
+
+#[wasm_bindgen]
+impl CancelButton {
+    /// `new CancelButton(model)`: a button for a call whose handle is not known yet.
+    #[wasm_bindgen(constructor)]
+    pub fn new(model: JsValue) -> JsResult<CancelButton> {
+        Ok(CancelButton {
+            inner: cancel::CancelButton::new(js(args::model(&model))?),
+        })
+    }
+
+    /// What the button shows now.
+    #[wasm_bindgen(getter)]
+    pub fn state(&self) -> String {
+        self.inner.state().as_str().into()
+    }
+
+    /// Whether a press went on the wire.
+    #[wasm_bindgen(getter)]
+    pub fn pressed(&self) -> bool {
+        self.inner.pressed()
+    }
+
+    /// `handleStatus(status)`: an observed status; returns the new state.
+    #[wasm_bindgen(js_name = handleStatus)]
+    pub fn handle_status(&mut self, status: JsValue) -> JsResult<String> {
+        let s = js(args::status(self.inner.model(), &status, "status"))?;
+        Ok(js(self.inner.handle_status(s))?.as_str().into())
+    }
+
+    /// `press()`: returns normally when the cancel must be sent now; throws `cancel_refused`
+    /// otherwise (nothing goes on the wire).
+    pub fn press(&mut self) -> JsResult<()> {
+        js(self.inner.press())
+    }
+
+    /// `handleVerdict(verdict)`: the cancel answer's verdict (from `classifyCancelAnswer`).
+    #[wasm_bindgen(js_name = handleVerdict)]
+    pub fn handle_verdict(&mut self, verdict: JsValue) -> JsResult<String> {
+        let v: CancelVerdict = js(from_js(&verdict, "verdict"))?;
+        Ok(self.inner.handle_verdict(v).as_str().into())
+    }
+
+    /// `handleLost()`: the handle no longer resolves.
+    #[wasm_bindgen(js_name = handleLost)]
+    pub fn handle_lost(&mut self) -> String {
+        self.inner.handle_lost().as_str().into()
+    }
+
+    /// `snapshot()`: the versioned snapshot text.
+    pub fn snapshot(&self) -> JsResult<String> {
+        js(snapshot::save(&self.inner))
+    }
+
+    /// `CancelButton.restore(text)`: a button from a snapshot.
+    pub fn restore(text: JsValue) -> JsResult<CancelButton> {
+        let text = js(bounded_string(&text, "snapshot"))?;
+        Ok(CancelButton {
+            inner: js(snapshot::restore(&text))?,
+        })
+    }
+
+    /// `toJSON()`: the state as a plain object.
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> JsResult<JsValue> {
+        to_js(&self.inner)
+    }
+}

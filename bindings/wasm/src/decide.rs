@@ -1,0 +1,253 @@
+//! The other rule functions: seeds, outcomes, the cancel window and cancel answers, admission
+//! advice, `jobs_wait` planning, poll plans, the task/job mapping and ownership.
+//!
+//! Structured arguments and results cross as plain objects (see [`crate::json`]); every verdict
+//! is a snake_case string, exactly as the core serializes it.
+
+use longcall::admission::{self, Submitted};
+use longcall::batch::{self, WaitFor};
+use longcall::cancel::{self, CancelAnswer};
+use longcall::lifecycle::{self, Seed};
+use longcall::outcome::{self, Payload};
+use longcall::ownership::{self, Owner};
+use longcall::poll::{self, PollPolicy};
+use longcall::{mapping, Error, Model, Rule, Status};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+
+use crate::args;
+use crate::errors::{js, JsResult};
+use crate::json::{self, from_js, to_js};
+
+/// The serde spelling of a value whose serialization is a plain string (a unit enum variant).
+fn name<T: Serialize>(value: &T) -> JsResult<JsValue> {
+    to_js(value)
+}
+
+fn model_status(model: &JsValue, status: &JsValue) -> Result<(Model, Status), Error> {
+    let model = args::model(model)?;
+    Ok((model, args::status(model, status, "status")?))
+}
+
+/// `seed(model, first)`: how the first status seen relates to the model's seeds:
+/// `"normal" | "unusual" | "violation"`.
+#[wasm_bindgen]
+pub fn seed(model: JsValue, first: JsValue) -> JsResult<JsValue> {
+    let (model, first) = js(model_status(&model, &first))?;
+    name::<Seed>(&js(lifecycle::seed(model, first))?)
+}
+
+/// `classifyOutcome(model, status, payload)`: `{outcome, violation}` for a terminal status and
+/// what came with it (`payload = {result: null | boolean(isError), error: boolean}`).
+#[wasm_bindgen(js_name = classifyOutcome)]
+pub fn classify_outcome(model: JsValue, status: JsValue, payload: JsValue) -> JsResult<JsValue> {
+    #[derive(Serialize)]
+    struct Classified {
+        outcome: outcome::Outcome,
+        violation: Option<Rule>,
+    }
+    let (model, status) = js(model_status(&model, &status))?;
+    let payload: Payload = js(from_js(&payload, "payload"))?;
+    let (outcome, violation) = js(outcome::classify(model, status, payload))?;
+    to_js(&Classified { outcome, violation })
+}
+
+/// `needsResultFetch(model, status)`: a 2025 task's result comes from `tasks/result`.
+#[wasm_bindgen(js_name = needsResultFetch)]
+pub fn needs_result_fetch(model: JsValue, status: JsValue) -> JsResult<bool> {
+    let (model, status) = js(model_status(&model, &status))?;
+    Ok(outcome::needs_result_fetch(model, status))
+}
+
+/// `cancelWindow(model, status)`: `"open" | "started" | "terminal"`.
+#[wasm_bindgen(js_name = cancelWindow)]
+pub fn cancel_window(model: JsValue, status: JsValue) -> JsResult<JsValue> {
+    let (model, status) = js(model_status(&model, &status))?;
+    name(&js(cancel::window(model, status))?)
+}
+
+/// `cancelWindowCode(modelCode, statusCode)`: numbers-only [`cancel_window`]: 0 open,
+/// 1 started, 2 terminal, 255 for codes it cannot read. Never throws.
+#[wasm_bindgen(js_name = cancelWindowCode)]
+pub fn cancel_window_code(model_code: f64, status_code: f64) -> u8 {
+    (|| {
+        let model = Model::from_code(args::code(model_code)?)?;
+        let status = Status::from_code(args::code(status_code)?)?;
+        cancel::window(model, status).ok().map(cancel::Window::code)
+    })()
+    .unwrap_or(args::BAD)
+}
+
+/// `classifyCancelAnswer(model, answer)`: what a cancel answer means (a verdict string).
+#[wasm_bindgen(js_name = classifyCancelAnswer)]
+pub fn classify_cancel_answer(model: JsValue, answer: JsValue) -> JsResult<JsValue> {
+    let model = js(args::model(&model))?;
+    let answer: CancelAnswer = js(from_js(&answer, "answer"))?;
+    name(&js(cancel::classify_answer(model, answer))?)
+}
+
+/// `classifySubmit(submitted)`: admission advice for a submit (`{advice, ...}`).
+#[wasm_bindgen(js_name = classifySubmit)]
+pub fn classify_submit(submitted: JsValue) -> JsResult<JsValue> {
+    let submitted: Submitted = js(from_js(&submitted, "submitted"))?;
+    to_js(&admission::classify(&submitted))
+}
+
+/// `mcpCreateLost()`: the advice when an MCP `CreateTaskResult` was lost (`reconcile`).
+#[wasm_bindgen(js_name = mcpCreateLost)]
+pub fn mcp_create_lost() -> JsResult<JsValue> {
+    to_js(&admission::mcp_create_lost())
+}
+
+/// What [`plan_waits`] reads.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WaitArgs {
+    ids: Vec<String>,
+    #[serde(default)]
+    terminal: Vec<String>,
+    #[serde(default)]
+    wait_for: WaitFor,
+    #[serde(default)]
+    timeout_seconds: Option<u32>,
+    #[serde(default = "yes")]
+    include_results: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `planWaits({ids, terminal?, wait_for?, timeout_seconds?, include_results?})`: the
+/// `jobs_wait` calls for a wave (chunks of 20, duplicates and known-terminal ids left out).
+#[wasm_bindgen(js_name = planWaits)]
+pub fn plan_waits(args: JsValue) -> JsResult<JsValue> {
+    let a: WaitArgs = js(from_js(&args, "args"))?;
+    let plan = js(batch::plan_waits(
+        a.ids.iter().map(String::as_str),
+        |id| a.terminal.iter().any(|t| t == id),
+        a.wait_for,
+        a.timeout_seconds,
+        a.include_results,
+    ))?;
+    to_js(&plan)
+}
+
+/// What [`poll_plan`] reads.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlanArgs {
+    #[serde(default)]
+    policy: PollPolicy,
+    #[serde(default)]
+    seed: u64,
+    #[serde(default)]
+    start_ms: u64,
+    count: u32,
+    #[serde(default)]
+    server_interval_ms: Option<u64>,
+}
+
+/// `pollPlan({policy?, seed?, start_ms?, count, server_interval_ms?})`: the poll times a fresh
+/// schedule produces (absolute ms), as `longcall plan` prints them.
+#[wasm_bindgen(js_name = pollPlan)]
+pub fn poll_plan(args: JsValue) -> JsResult<JsValue> {
+    let a: PlanArgs = js(from_js(&args, "args"))?;
+    for t in [Some(a.seed), Some(a.start_ms), a.server_interval_ms]
+        .into_iter()
+        .flatten()
+    {
+        if t as f64 > json::MAX_SAFE {
+            return Err(crate::errors::to_js(&Error::invalid_input(
+                "args",
+                "numbers must be at most 2^53-1",
+            )));
+        }
+    }
+    let times = js(poll::plan(
+        a.policy,
+        a.seed,
+        a.start_ms,
+        a.count,
+        a.server_interval_ms,
+    ))?;
+    to_js(&times)
+}
+
+/// `taskStatusFor(jobStatus)`: the task status a job status maps to (SEMANTICS §8).
+#[wasm_bindgen(js_name = taskStatusFor)]
+pub fn task_status_for(job_status: JsValue) -> JsResult<String> {
+    let s = js(args::status(Model::Job, &job_status, "job_status"))?;
+    Ok(mapping::task_status_for(s)
+        .map_or("", |t| t.as_str())
+        .into())
+}
+
+/// `jobStatusesFor(taskStatus)`: the job statuses a task status stands for (`[]` for
+/// `input_required`, which jobs do not have).
+#[wasm_bindgen(js_name = jobStatusesFor)]
+pub fn job_statuses_for(task_status: JsValue) -> JsResult<Vec<String>> {
+    let s = js(args::status(Model::Task2026, &task_status, "task_status"))?;
+    Ok(mapping::job_statuses_for(s)
+        .iter()
+        .map(|j| j.as_str().into())
+        .collect())
+}
+
+/// `mappingConcepts()`: `[{task, job}]`, each MCP task concept and the closest job construct.
+#[wasm_bindgen(js_name = mappingConcepts)]
+pub fn mapping_concepts() -> JsResult<JsValue> {
+    #[derive(Serialize)]
+    struct Row {
+        task: &'static str,
+        job: Option<&'static str>,
+    }
+    let rows: Vec<Row> = mapping::CONCEPTS
+        .iter()
+        .map(|&(task, job)| Row { task, job })
+        .collect();
+    to_js(&rows)
+}
+
+/// `jobAccess(owner, caller)`: `"owner" | "hidden"` (`{workspace, member}` each).
+#[wasm_bindgen(js_name = jobAccess)]
+pub fn job_access(owner: JsValue, caller: JsValue) -> JsResult<JsValue> {
+    let owner: Owner = js(from_js(&owner, "owner"))?;
+    let caller: Owner = js(from_js(&caller, "caller"))?;
+    name(&ownership::job_access(&owner, &caller))
+}
+
+/// `taskAccess(principal, caller)`: `"owner" | "hidden"`.
+#[wasm_bindgen(js_name = taskAccess)]
+pub fn task_access(principal: JsValue, caller: JsValue) -> JsResult<JsValue> {
+    let p = js(json::bounded_string(&principal, "principal"))?;
+    let c = js(json::bounded_string(&caller, "caller"))?;
+    name(&ownership::task_access(&p, &c))
+}
+
+/// `errorCodes()`: every error code an export can throw.
+#[wasm_bindgen(js_name = errorCodes)]
+pub fn error_codes() -> Vec<String> {
+    longcall::error::ERROR_CODES
+        .iter()
+        .map(|c| (*c).into())
+        .collect()
+}
+
+/// `violationRules()`: every protocol rule a peer can break, `[{rule, level}]`.
+#[wasm_bindgen(js_name = violationRules)]
+pub fn violation_rules() -> JsResult<JsValue> {
+    #[derive(Serialize)]
+    struct Row {
+        rule: Rule,
+        level: longcall::Level,
+    }
+    let rows: Vec<Row> = Rule::ALL
+        .iter()
+        .map(|&rule| Row {
+            rule,
+            level: rule.level(),
+        })
+        .collect();
+    to_js(&rows)
+}

@@ -1,0 +1,151 @@
+//! Structured values across the boundary, both ways through JSON text.
+//!
+//! * **In:** `JSON.stringify` in the engine (it throws, and we catch, on cyclic objects, BigInts
+//!   and nesting the engine cannot walk), then `serde_json` (recursion limit 128) into the core's
+//!   types. A cyclic or absurdly deep value becomes an `invalid_input` error, never a stack
+//!   overflow inside the module.
+//! * **Out:** `serde_json` text, then `JSON.parse`: a JavaScript caller gets exactly what parsing
+//!   the native run's JSON gives (times are plain numbers).
+//!
+//! The core already links `serde_json` (snapshots, `Value` payloads), so this route adds almost
+//! nothing to the module, where `serde-wasm-bindgen` costs several KB gzip more (measured in
+//! `pkg/README.md`, "Size").
+
+use longcall::Error;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::args::describe;
+use crate::errors::JsResult;
+
+/// Largest JSON text accepted from JavaScript for one structured argument (UTF-16 units).
+pub const MAX_JSON_UNITS: u32 = 4 << 20;
+
+/// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+
+/// Reads a structured argument; `field` names it in errors.
+pub fn from_js<T: DeserializeOwned>(value: &JsValue, field: &str) -> Result<T, Error> {
+    let text = stringify(value, field)?;
+    parse(&text, field)
+}
+
+/// Reads a JSON text argument (a JavaScript string), or the plain value given instead.
+pub fn from_text_or_value<T: DeserializeOwned>(value: &JsValue, field: &str) -> Result<T, Error> {
+    if value.is_string() {
+        let text = bounded_string(value, field)?;
+        parse(&text, field)
+    } else {
+        from_js(value, field)
+    }
+}
+
+/// A JavaScript string argument, refused over [`MAX_JSON_UNITS`] before it is copied in.
+pub fn bounded_string(value: &JsValue, field: &str) -> Result<String, Error> {
+    let Some(s) = value.dyn_ref::<js_sys::JsString>() else {
+        return Err(Error::invalid_input(
+            field,
+            &format!("expected a string, got {}", describe(value)),
+        ));
+    };
+    too_large(s)?;
+    Ok(String::from(s))
+}
+
+fn too_large(s: &js_sys::JsString) -> Result<(), Error> {
+    if s.length() > MAX_JSON_UNITS {
+        return Err(Error::TooLarge {
+            what: "argument",
+            limit: MAX_JSON_UNITS as usize,
+            actual: s.length() as usize,
+        });
+    }
+    Ok(())
+}
+
+fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
+    if value.is_undefined() || value.is_function() || value.is_symbol() {
+        return Err(Error::invalid_input(
+            field,
+            &format!("expected a JSON value, got {}", describe(value)),
+        ));
+    }
+    match js_sys::JSON::stringify(value) {
+        Ok(s) => {
+            too_large(&s)?;
+            Ok(String::from(s))
+        }
+        Err(e) => {
+            let why = e
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+                .unwrap_or_else(|| "not serializable".into());
+            Err(Error::invalid_input(
+                field,
+                &format!("cannot be read as JSON ({why})"),
+            ))
+        }
+    }
+}
+
+fn parse<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
+    serde_json::from_str(text).map_err(|e| Error::InvalidInput {
+        field: field.into(),
+        reason: e.to_string(),
+    })
+}
+
+/// Serializes a core value to a plain JavaScript value.
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
+    let text = serde_json::to_string(value)
+        .map_err(|e| crate::errors::to_js(&Error::invalid_input("output", &e.to_string())))?;
+    js_sys::JSON::parse(&text)
+}
+
+/// A time (or other count) argument: a finite integer from 0 to `Number.MAX_SAFE_INTEGER`;
+/// anything else (NaN, negative, fractional, huge, not a number) is `invalid_input`.
+pub fn uint(value: &JsValue, field: &str) -> Result<u64, Error> {
+    match value.as_f64() {
+        Some(n) => num(n).ok_or_else(|| {
+            Error::invalid_input(
+                field,
+                &format!("expected an integer from 0 to 2^53-1, got {n}"),
+            )
+        }),
+        None => Err(Error::invalid_input(
+            field,
+            &format!("expected a number, got {}", describe(value)),
+        )),
+    }
+}
+
+/// An optional [`uint`]: `undefined` and `null` are `None`.
+pub fn opt_uint(value: &JsValue, field: &str) -> Result<Option<u64>, Error> {
+    if value.is_undefined() || value.is_null() {
+        Ok(None)
+    } else {
+        uint(value, field).map(Some)
+    }
+}
+
+/// A number that is an exact integer from 0 to 2^53-1.
+pub fn num(n: f64) -> Option<u64> {
+    // `as` saturates (NaN -> 0); the range and fraction checks reject everything inexact first.
+    ((0.0..=MAX_SAFE).contains(&n) && n.fract() == 0.0).then_some(n as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn num_is_exact() {
+        assert_eq!(num(0.0), Some(0));
+        assert_eq!(num(-0.0), Some(0));
+        assert_eq!(num(MAX_SAFE), Some(9_007_199_254_740_991));
+        for bad in [f64::NAN, -1.0, 0.5, MAX_SAFE + 2.0, f64::INFINITY, 1e300] {
+            assert_eq!(num(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,527 @@
+//! The tracker as a JavaScript class (`Tracker`), with two ways in:
+//!
+//! * **Structured:** `handle(now, input)` / `timeout(now)` take the core's `Input` as a plain
+//!   object and return every output of the step in one array (drained up to and including the
+//!   closing `wake_at` or `idle`).
+//! * **Numbers only** (`fast*` methods): status codes and times in, an output count out; the
+//!   outputs are written as `[kind, a, b]` triples of numbers into a fixed buffer inside the
+//!   module that JavaScript reads through one `Float64Array` over the module memory
+//!   (`pkg/api.js`, `fastOutputs`). Nothing is thrown: bad input returns `-1` and sets
+//!   `lastError`. Outputs that carry text (`ask_user`, `violation`, `send` of an update) also
+//!   keep their full structured form, fetched with `fastDetail(i)`.
+//!
+//! Both paths drive the same core tracker, so they can be mixed freely on one instance.
+
+use longcall::cancel::{CancelAnswer, JobErrorCode};
+use longcall::outcome::Outcome;
+use longcall::snapshot;
+use longcall::tracker::{
+    Failure, Input, Output, Request, RequestKind, StopReason, Tracker as Core, TrackerConfig,
+};
+use longcall::view::{codes, JobView, RpcError, TaskView, ToolResult};
+use longcall::{Error, Model, Rule, Status};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use crate::args;
+use crate::errors::{js, JsResult};
+use crate::json::{self, bounded_string, from_js, to_js};
+
+/// How many outputs one numbers-only call writes at most; more stay queued (the last triple is
+/// then not `wake_at`/`idle`: call `fastDrain()`).
+pub const FAST_CAPACITY: usize = 64;
+
+/// Output kind codes of the numbers-only path (`OUTPUT_KINDS` in `pkg/api.js`).
+pub mod kind {
+    /// `idle`.
+    pub const IDLE: f64 = 0.0;
+    /// `wake_at`, `a` = the time.
+    pub const WAKE_AT: f64 = 1.0;
+    /// `send`, `a` = request kind code (get, cancel, update, fetch_result), `b` = detail index
+    /// (-1 for a poll: `{kind: "get", handle: id}`).
+    pub const SEND: f64 = 2.0;
+    /// `ask_user`, `a` = detail index.
+    pub const ASK_USER: f64 = 3.0;
+    /// `button`, `a` = button state code.
+    pub const BUTTON: f64 = 4.0;
+    /// `status`, `a` = status code.
+    pub const STATUS: f64 = 5.0;
+    /// `violation`, `a` = rule index, `b` = detail index.
+    pub const VIOLATION: f64 = 6.0;
+    /// `settled`, `a` = outcome code, `b` = status code or 255.
+    pub const SETTLED: f64 = 7.0;
+    /// `stopped`, `a` = stop reason code.
+    pub const STOPPED: f64 = 8.0;
+}
+
+/// One watched task or job.
+#[wasm_bindgen]
+pub struct Tracker {
+    core: Core,
+    fast: Box<[f64; 3 * FAST_CAPACITY]>,
+    detail: Vec<Output>,
+    last_error: &'static str,
+}
+
+fn request_code(k: RequestKind) -> f64 {
+    match k {
+        RequestKind::Get => 0.0,
+        RequestKind::Cancel => 1.0,
+        RequestKind::Update => 2.0,
+        RequestKind::FetchResult => 3.0,
+    }
+}
+
+fn request_kind(code: f64) -> Option<RequestKind> {
+    Some(match args::code(code)? {
+        0 => RequestKind::Get,
+        1 => RequestKind::Cancel,
+        2 => RequestKind::Update,
+        3 => RequestKind::FetchResult,
+        _ => return None,
+    })
+}
+
+fn stop_code(r: StopReason) -> f64 {
+    match r {
+        StopReason::MaxPolls => 0.0,
+        StopReason::Deadline => 1.0,
+        StopReason::HostStopped => 2.0,
+        StopReason::CreateUnanswered => 3.0,
+    }
+}
+
+fn job_error_code(code: f64) -> Option<JobErrorCode> {
+    Some(match args::code(code)? {
+        0 => JobErrorCode::JobGenerationAlreadyStarted,
+        1 => JobErrorCode::JobNotCancelable,
+        2 => JobErrorCode::NotFound,
+        3 => JobErrorCode::RateLimitExceeded,
+        4 => JobErrorCode::Other,
+        _ => return None,
+    })
+}
+
+fn bad(field: &str) -> Error {
+    Error::invalid_input(field, "not a valid code or time")
+}
+
+fn opt_ms(n: f64) -> Result<Option<u64>, Error> {
+    if n.is_nan() {
+        return Ok(None);
+    }
+    json::num(n).map(Some).ok_or_else(|| bad("ms"))
+}
+
+#[wasm_bindgen]
+impl Tracker {
+    /// `new Tracker(model, config?)`: a tracker whose handle is not known yet. `config` is
+    /// `{poll?, seed?, deadline_ms?}` (the core's `TrackerConfig`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(model: JsValue, config: JsValue) -> JsResult<Tracker> {
+        let model = js(args::model(&model))?;
+        let config: TrackerConfig = if config.is_undefined() || config.is_null() {
+            TrackerConfig::default()
+        } else {
+            js(from_js(&config, "config"))?
+        };
+        js(check_config(&config))?;
+        Ok(Tracker::wrap(js(Core::new(model, config))?))
+    }
+
+    fn wrap(core: Core) -> Tracker {
+        Tracker {
+            core,
+            fast: Box::new([0.0; 3 * FAST_CAPACITY]),
+            detail: Vec::new(),
+            last_error: "",
+        }
+    }
+
+    /// `handle(now, input)`: something happened at `now` (ms). Returns every output, ending with
+    /// `wake_at` or `idle`. Throws a coded error (and changes nothing) on a refused input.
+    pub fn handle(&mut self, now: JsValue, input: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        let input: Input = js(from_js(&input, "input"))?;
+        js(self.core.handle_input(now, input))?;
+        self.drain()
+    }
+
+    /// `timeout(now)`: time passed; returns every output (usually a `send` of a poll).
+    pub fn timeout(&mut self, now: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        self.core.handle_timeout(now);
+        self.drain()
+    }
+
+    /// `drain()`: the outputs queued now (after a refused input this is just the closing
+    /// `wake_at`/`idle`).
+    pub fn drain(&mut self) -> JsResult<JsValue> {
+        to_js(&self.core.drain())
+    }
+
+    /// `record()`: the run record to show or store.
+    pub fn record(&self) -> JsResult<JsValue> {
+        to_js(&self.core.record())
+    }
+
+    /// `snapshot()`: the versioned snapshot text (absolute deadlines).
+    pub fn snapshot(&self) -> JsResult<String> {
+        js(snapshot::save(&self.core))
+    }
+
+    /// `Tracker.restore(text)`: a tracker from a snapshot; it continues exactly.
+    pub fn restore(text: JsValue) -> JsResult<Tracker> {
+        let text = js(bounded_string(&text, "snapshot"))?;
+        Ok(Tracker::wrap(js(snapshot::restore(&text))?))
+    }
+
+    /// The model.
+    #[wasm_bindgen(getter)]
+    pub fn model(&self) -> String {
+        self.core.model().as_str().into()
+    }
+
+    /// The task or job id, once known.
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> Option<String> {
+        self.core.handle().map(Into::into)
+    }
+
+    /// The status held (the first terminal one, once seen).
+    #[wasm_bindgen(getter)]
+    pub fn status(&self) -> Option<String> {
+        self.core.status().map(|s| s.as_str().into())
+    }
+
+    /// What the cancel button shows.
+    #[wasm_bindgen(getter)]
+    pub fn button(&self) -> String {
+        self.core.button().as_str().into()
+    }
+
+    /// The verified outcome, once settled.
+    #[wasm_bindgen(getter)]
+    pub fn outcome(&self) -> Option<String> {
+        self.core.outcome().map(|o| o.as_str().into())
+    }
+
+    /// True once settled or stopped.
+    #[wasm_bindgen(getter, js_name = isDone)]
+    pub fn is_done(&self) -> bool {
+        self.core.is_done()
+    }
+
+    /// When `timeout` has work next (ms), if ever.
+    #[wasm_bindgen(getter, js_name = pollTimeout)]
+    pub fn poll_timeout(&self) -> Option<f64> {
+        self.core.poll_timeout().map(|t| t as f64)
+    }
+
+    // --- numbers only ---------------------------------------------------------------------
+
+    /// Index of this tracker's output buffer in a `Float64Array` over the module memory.
+    #[wasm_bindgen(getter, js_name = fastOffset)]
+    pub fn fast_offset(&self) -> u32 {
+        (self.fast.as_ptr() as usize / 8) as u32
+    }
+
+    /// The error code of the last numbers-only call that returned -1 (`""` after a success).
+    #[wasm_bindgen(getter, js_name = lastError)]
+    pub fn last_error(&self) -> String {
+        self.last_error.into()
+    }
+
+    /// `fastDetail(i)`: the structured form of an output the numbers-only path pointed to.
+    #[wasm_bindgen(js_name = fastDetail)]
+    pub fn fast_detail(&self, index: f64) -> JsResult<JsValue> {
+        match args::code(index).and_then(|i| self.detail.get(usize::from(i))) {
+            Some(o) => to_js(o),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// `fastCreated(id, now, statusCode, pollIntervalMs)`: the creating answer (a task of the
+    /// tracker's model, or a job) with its first status; `pollIntervalMs` NaN for none.
+    #[wasm_bindgen(js_name = fastCreated)]
+    pub fn fast_created(&mut self, id: JsValue, now: f64, status: f64, interval_ms: f64) -> i32 {
+        let r = (|| {
+            let id = bounded_string(&id, "id")?;
+            let status = self.status_code(status)?;
+            let input = if self.core.model() == Model::Job {
+                Input::JobCreated {
+                    job: job(id, status),
+                }
+            } else {
+                Input::TaskCreated {
+                    task: task(id, status, opt_ms(interval_ms)?, 0.0)?,
+                }
+            };
+            Ok((now, input))
+        })();
+        self.fast_input(r)
+    }
+
+    /// `fastPolled(now, statusCode, pollIntervalMs, payload)`: a poll answered. `payload`
+    /// (tasks): 0 nothing, 1 a result, 2 a result with `isError: true`, 3 a JSON-RPC error.
+    #[wasm_bindgen(js_name = fastPolled)]
+    pub fn fast_polled(&mut self, now: f64, status: f64, interval_ms: f64, payload: f64) -> i32 {
+        let r = (|| {
+            let id: String = self.core.handle().ok_or_else(|| bad("id"))?.into();
+            let status = self.status_code(status)?;
+            let input = if self.core.model() == Model::Job {
+                Input::JobPolled {
+                    job: job(id, status),
+                }
+            } else {
+                Input::TaskPolled {
+                    task: task(id, status, opt_ms(interval_ms)?, payload)?,
+                }
+            };
+            Ok((now, input))
+        })();
+        self.fast_input(r)
+    }
+
+    /// `fastTimeout(now)`: the numbers-only [`Tracker::timeout`].
+    #[wasm_bindgen(js_name = fastTimeout)]
+    pub fn fast_timeout(&mut self, now: f64) -> i32 {
+        match json::num(now) {
+            Some(now) => {
+                self.core.handle_timeout(now);
+                self.last_error = "";
+                self.fill()
+            }
+            None => self.fail(&bad("now")),
+        }
+    }
+
+    /// `fastCancelPressed(now)`: the user pressed cancel (-1 with `lastError`
+    /// `"cancel_refused"` when the button does not allow it).
+    #[wasm_bindgen(js_name = fastCancelPressed)]
+    pub fn fast_cancel_pressed(&mut self, now: f64) -> i32 {
+        self.fast_input(Ok((now, Input::CancelPressed)))
+    }
+
+    /// `fastCancelAnswered(now, kind, a, b)`: the cancel request was answered. `kind`: 0 ack
+    /// (2026), 1 task (a = status code), 2 JSON-RPC error (a = code), 3 job (a = status code),
+    /// 4 job error (a = HTTP status, b = 0 job_generation_already_started, 1
+    /// job_not_cancelable, 2 not_found, 3 rate_limit_exceeded, 4 other), 5 no answer.
+    #[wasm_bindgen(js_name = fastCancelAnswered)]
+    pub fn fast_cancel_answered(&mut self, now: f64, kind: f64, a: f64, b: f64) -> i32 {
+        let r = (|| {
+            let status = |c: f64| Status::from_code(args::code(c)?);
+            let answer = match args::code(kind) {
+                Some(0) => CancelAnswer::Ack,
+                Some(1) => CancelAnswer::Task {
+                    status: status(a).ok_or_else(|| bad("a"))?,
+                },
+                Some(2) if a.fract() == 0.0 && a.abs() <= json::MAX_SAFE => {
+                    CancelAnswer::RpcError { code: a as i64 }
+                }
+                Some(3) => CancelAnswer::Job {
+                    status: status(a).ok_or_else(|| bad("a"))?,
+                },
+                Some(4) => CancelAnswer::JobError {
+                    http_status: json::num(a)
+                        .and_then(|n| u16::try_from(n).ok())
+                        .ok_or_else(|| bad("a"))?,
+                    code: job_error_code(b).ok_or_else(|| bad("b"))?,
+                    cancelable: None,
+                },
+                Some(5) => CancelAnswer::NoAnswer,
+                _ => return Err(bad("kind")),
+            };
+            Ok((now, Input::CancelAnswered { answer }))
+        })();
+        self.fast_input(r)
+    }
+
+    /// `fastUpdateAcked(now)`: `tasks/update` was acknowledged.
+    #[wasm_bindgen(js_name = fastUpdateAcked)]
+    pub fn fast_update_acked(&mut self, now: f64) -> i32 {
+        self.fast_input(Ok((now, Input::UpdateAcked)))
+    }
+
+    /// `fastRequestFailed(now, requestKind, httpStatus, retryAfterMs)`: a request failed;
+    /// `httpStatus` 0 is a transport failure; `retryAfterMs` NaN for none.
+    #[wasm_bindgen(js_name = fastRequestFailed)]
+    pub fn fast_request_failed(&mut self, now: f64, request: f64, http: f64, retry: f64) -> i32 {
+        let r = (|| {
+            let request = request_kind(request).ok_or_else(|| bad("request"))?;
+            let failure = match json::num(http).and_then(|n| u16::try_from(n).ok()) {
+                Some(0) => Failure::Transport,
+                Some(status) => Failure::Http {
+                    status,
+                    code: None,
+                    retry_after_ms: opt_ms(retry)?,
+                },
+                None => return Err(bad("httpStatus")),
+            };
+            Ok((now, Input::RequestFailed { request, failure }))
+        })();
+        self.fast_input(r)
+    }
+
+    /// `fastStop(now)`: the host stops watching.
+    #[wasm_bindgen(js_name = fastStop)]
+    pub fn fast_stop(&mut self, now: f64) -> i32 {
+        self.fast_input(Ok((now, Input::StopWatching)))
+    }
+
+    /// `fastDrain()`: writes the outputs still queued (after a call that filled the buffer).
+    #[wasm_bindgen(js_name = fastDrain)]
+    pub fn fast_drain(&mut self) -> i32 {
+        self.fill()
+    }
+}
+
+impl Tracker {
+    fn status_code(&self, code: f64) -> Result<Status, Error> {
+        let s = Status::from_code(args::code(code).ok_or_else(|| bad("status"))?)
+            .ok_or_else(|| bad("status"))?;
+        s.expect_in(self.core.model())
+    }
+
+    fn fail(&mut self, e: &Error) -> i32 {
+        self.last_error = e.code();
+        -1
+    }
+
+    fn fast_input(&mut self, r: Result<(f64, Input), Error>) -> i32 {
+        let r = r.and_then(|(now, input)| {
+            let now = json::num(now).ok_or_else(|| bad("now"))?;
+            self.core.handle_input(now, input)
+        });
+        match r {
+            Ok(()) => {
+                self.last_error = "";
+                self.fill()
+            }
+            Err(e) => self.fail(&e),
+        }
+    }
+
+    /// Drains into the buffer; returns the number of triples written.
+    fn fill(&mut self) -> i32 {
+        self.detail.clear();
+        let mut n = 0;
+        for slot in self.fast.chunks_exact_mut(3) {
+            let out = self.core.poll_output();
+            let last = matches!(out, Output::WakeAt { .. } | Output::Idle);
+            let (k, a, b) = match &out {
+                Output::Idle => (kind::IDLE, 0.0, 0.0),
+                Output::WakeAt { at } => (kind::WAKE_AT, *at as f64, 0.0),
+                Output::Send { request } => {
+                    let d = if !matches!(request, Request::Get { .. }) {
+                        self.detail.len() as f64
+                    } else {
+                        -1.0
+                    };
+                    (kind::SEND, request_code(request.kind()), d)
+                }
+                Output::AskUser { .. } => (kind::ASK_USER, self.detail.len() as f64, 0.0),
+                Output::Button { state } => (kind::BUTTON, f64::from(state.code()), 0.0),
+                Output::Status { status } => (kind::STATUS, f64::from(status.code()), 0.0),
+                Output::Violation { violation } => (
+                    kind::VIOLATION,
+                    rule_index(violation.rule),
+                    self.detail.len() as f64,
+                ),
+                Output::Settled { outcome, status } => (
+                    kind::SETTLED,
+                    f64::from(Outcome::code(*outcome)),
+                    status.map_or(f64::from(args::BAD), |s| f64::from(s.code())),
+                ),
+                Output::Stopped { reason } => (kind::STOPPED, stop_code(*reason), 0.0),
+            };
+            if matches!(
+                out,
+                Output::AskUser { .. }
+                    | Output::Violation { .. }
+                    | Output::Send {
+                        request: Request::Cancel { .. }
+                            | Request::Update { .. }
+                            | Request::FetchResult { .. }
+                    }
+            ) {
+                self.detail.push(out);
+            }
+            slot.copy_from_slice(&[k, a, b]);
+            n += 1;
+            if last {
+                break;
+            }
+        }
+        n
+    }
+}
+
+fn rule_index(rule: Rule) -> f64 {
+    Rule::ALL
+        .iter()
+        .position(|r| *r == rule)
+        .map_or(f64::from(args::BAD), |i| i as f64)
+}
+
+fn job(id: String, status: Status) -> JobView {
+    JobView {
+        id,
+        status,
+        result: None,
+        error: None,
+    }
+}
+
+fn task(
+    id: String,
+    status: Status,
+    interval: Option<u64>,
+    payload: f64,
+) -> Result<TaskView, Error> {
+    let (result, error) = match args::code(payload) {
+        Some(0) => (None, None),
+        Some(1) => (Some(false), None),
+        Some(2) => (Some(true), None),
+        Some(3) => (None, Some(())),
+        _ => return Err(bad("payload")),
+    };
+    Ok(TaskView {
+        task_id: id,
+        status,
+        status_message: None,
+        created_at_ms: None,
+        last_updated_at_ms: None,
+        ttl_ms: None,
+        poll_interval_ms: interval,
+        input_requests: Vec::new(),
+        result: result.map(|is_error| ToolResult {
+            is_error,
+            value: Value::Null,
+        }),
+        error: error.map(|()| RpcError {
+            code: codes::INTERNAL_ERROR,
+            message: String::new(),
+            data: None,
+        }),
+    })
+}
+
+/// Times a JavaScript number cannot hold exactly are refused up front, so every time the tracker
+/// later emits stays a plain number.
+fn check_config(c: &TrackerConfig) -> Result<(), Error> {
+    let max = json::MAX_SAFE as u64;
+    let p = &c.poll;
+    for (field, v) in [
+        ("seed", Some(c.seed)),
+        ("deadline_ms", c.deadline_ms),
+        ("poll.initial_ms", Some(p.initial_ms)),
+        ("poll.cap_ms", Some(p.cap_ms)),
+        ("poll.min_interval_ms", Some(p.min_interval_ms)),
+    ] {
+        if v.is_some_and(|v| v > max) {
+            return Err(Error::invalid_config(field, "must be at most 2^53-1"));
+        }
+    }
+    Ok(())
+}
