@@ -3,6 +3,7 @@
 //! value that returned it stays usable.
 
 use alloc::string::String;
+use core::fmt;
 
 use thiserror::Error;
 
@@ -14,13 +15,13 @@ use crate::status::Status;
 #[non_exhaustive]
 pub enum Error {
     /// A model name that is not `task-2026`, `task-2025` or `job`.
-    #[error("unknown model {raw:?}: expected \"task-2026\", \"task-2025\" or \"job\"")]
+    #[error("unknown model {}: expected \"task-2026\", \"task-2025\" or \"job\"", Quoted(.raw))]
     UnknownModel {
         /// The text as received.
         raw: String,
     },
     /// A status string that no model speaks. It is never read as "pending".
-    #[error("unknown {model} status {raw:?}")]
+    #[error("unknown {model} status {}", Quoted(.raw))]
     UnknownStatus {
         /// The model the status was read for.
         model: Model,
@@ -28,7 +29,7 @@ pub enum Error {
         raw: String,
     },
     /// A real status, but of another model (`canceled` for an MCP task, `working` for a job).
-    #[error("status {status:?} does not belong to the {model} model")]
+    #[error("status \"{status}\" does not belong to the {model} model")]
     StatusNotInModel {
         /// The model the status was read for.
         model: Model,
@@ -108,7 +109,7 @@ pub enum Error {
         reason: String,
     },
     /// An id or key that must be unique was used again (a task id, an input-request key).
-    #[error("duplicate {what}: {id:?} is already in use")]
+    #[error("duplicate {what}: {} is already in use", Quoted(.id))]
     Duplicate {
         /// What kind of id (`task_id`, `input_key`).
         what: &'static str,
@@ -180,3 +181,72 @@ pub const ERROR_CODES: &[&str] = &[
     "duplicate",
     "limit_reached",
 ];
+
+/// Text from outside quoted for a message: escaped, and cut short, so a hostile 10 MB string
+/// makes a short message (and no Unicode tables are needed, unlike `{:?}`).
+pub(crate) struct Quoted<'a>(pub &'a str);
+
+/// An optional outside string: [`Quoted`], or `none` when absent.
+pub(crate) struct QuotedOpt<'a>(pub Option<&'a str>);
+
+impl fmt::Display for QuotedOpt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(s) => Quoted(s).fmt(f),
+            None => f.write_str("none"),
+        }
+    }
+}
+
+/// How many characters of an outside string a message shows.
+const QUOTE_LIMIT: usize = 64;
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"")?;
+        for (i, c) in self.0.chars().enumerate() {
+            if i == QUOTE_LIMIT {
+                return f.write_str("\u{2026}\"");
+            }
+            match c {
+                '"' => f.write_str("\\\"")?,
+                '\\' => f.write_str("\\\\")?,
+                c if (c as u32) < 0x20 || c == '\u{7f}' => write!(f, "\\u{{{:x}}}", c as u32)?,
+                c => fmt::Write::write_char(f, c)?,
+            }
+        }
+        f.write_str("\"")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+
+    #[test]
+    fn quoted_escapes_and_cuts() {
+        assert_eq!(format!("{}", Quoted("a\"b\\c\n")), r#""a\"b\\c\u{a}""#);
+        let long = "x".repeat(100);
+        let q = format!("{}", Quoted(&long));
+        assert_eq!(q.chars().count(), 64 + 3);
+        assert!(q.ends_with("\u{2026}\""));
+    }
+
+    #[test]
+    fn messages_name_statuses_by_wire_spelling() {
+        let e = Error::StatusNotInModel {
+            model: Model::Job,
+            status: Status::InputRequired,
+        };
+        assert_eq!(
+            format!("{e}"),
+            "status \"input_required\" does not belong to the job model"
+        );
+        let e = Error::UnknownStatus {
+            model: Model::Job,
+            raw: "pend\ning".into(),
+        };
+        assert_eq!(format!("{e}"), "unknown job status \"pend\\u{a}ing\"");
+    }
+}

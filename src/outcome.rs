@@ -68,6 +68,18 @@ pub struct Payload {
     pub error: bool,
 }
 
+impl core::fmt::Display for Payload {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match (self.result, self.error) {
+            (None, false) => "no result and no error",
+            (Some(false), false) => "a result",
+            (Some(true), false) => "an isError result",
+            (None, true) => "an error",
+            (Some(_), true) => "both a result and an error",
+        })
+    }
+}
+
 impl Payload {
     /// No payload.
     pub const NONE: Payload = Payload {

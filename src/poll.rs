@@ -434,8 +434,13 @@ impl PollSchedule {
 
 /// `min(cap, t × percent / 100)` without overflow.
 fn grow(t: u64, percent: u32, cap: u64) -> u64 {
-    let grown = u128::from(t).saturating_mul(u128::from(percent)) / 100;
-    u64::try_from(grown).unwrap_or(u64::MAX).min(cap)
+    // Split t so no product overflows and no 128-bit division is needed (it is a sizeable
+    // routine in WebAssembly): t × p / 100 = (t / 100) × p + (t % 100) × p / 100.
+    let p = u64::from(percent);
+    (t / 100)
+        .saturating_mul(p)
+        .saturating_add((t % 100) * p / 100)
+        .min(cap)
 }
 
 /// The poll times a fresh schedule produces from `start_ms` with no progress and a constant

@@ -10,7 +10,7 @@ use alloc::string::{String, ToString};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::error::{Error, Quoted};
 
 /// The snapshot version this build writes and reads.
 pub const VERSION: u32 = 1;
@@ -71,7 +71,11 @@ pub fn restore<T: Snapshot>(text: &str) -> Result<T, Error> {
     })?;
     if header.kind != T::KIND {
         return Err(Error::SnapshotInvalid {
-            reason: alloc::format!("expected a {} snapshot, found {:?}", T::KIND, header.kind),
+            reason: alloc::format!(
+                "expected a {} snapshot, found {}",
+                T::KIND,
+                Quoted(&header.kind)
+            ),
         });
     }
     if header.v != u64::from(VERSION) {

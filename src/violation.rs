@@ -16,6 +16,16 @@ pub enum Level {
     Must,
 }
 
+impl Level {
+    /// The stable name (`must`, `should`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Level::Should => "should",
+            Level::Must => "must",
+        }
+    }
+}
+
 macro_rules! rules {
     ($( $(#[$doc:meta])* $variant:ident = $code:literal, $level:ident; )*) => {
         /// A rule a peer can break. Codes are stable.

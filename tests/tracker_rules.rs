@@ -437,3 +437,84 @@ fn snapshot_mid_flight_resumes_identically() {
     }
     assert_eq!(t.drain(), r.drain());
 }
+
+/// The allocation-free poll entry is the same machine as the structured one: every model, every
+/// status as a poll answer, every payload shape, with and without a server interval.
+#[test]
+fn handle_polled_equals_structured_polls() {
+    use longcall::outcome::Payload;
+    use longcall::tracker::Polled;
+    for model in Model::ALL {
+        for &status in Status::of(model) {
+            for payload in [
+                Payload::NONE,
+                Payload::OK,
+                Payload::TOOL_ERROR,
+                Payload::ERROR,
+            ] {
+                for interval in [None, Some(5_000)] {
+                    let mut a = Tracker::new(model, config()).unwrap();
+                    let mut b = Tracker::new(model, config()).unwrap();
+                    let (created, polled) = if model == Model::Job {
+                        let j = |s| JobView {
+                            id: "job_1".into(),
+                            status: s,
+                            result: None,
+                            error: None,
+                        };
+                        (
+                            Input::JobCreated {
+                                job: j(Status::Queued),
+                            },
+                            Input::JobPolled { job: j(status) },
+                        )
+                    } else {
+                        let mut t = task(status);
+                        t.poll_interval_ms = interval;
+                        t.result = payload.result.map(|is_error| ToolResult {
+                            is_error,
+                            value: json!({}),
+                        });
+                        t.error = payload.error.then(|| RpcError {
+                            code: -32603,
+                            message: String::new(),
+                            data: None,
+                        });
+                        (
+                            Input::TaskCreated {
+                                task: task(Status::Working),
+                            },
+                            Input::TaskPolled { task: t },
+                        )
+                    };
+                    for tr in [&mut a, &mut b] {
+                        tr.handle_input(0, created.clone()).unwrap();
+                        tr.drain();
+                        let at = tr.poll_timeout().unwrap();
+                        tr.handle_timeout(at);
+                        tr.drain();
+                    }
+                    let ra = a.handle_input(1_000, polled);
+                    let p = Polled {
+                        status,
+                        poll_interval_ms: if model == Model::Job { None } else { interval },
+                        ttl_ms: Some(None),
+                        payload: if model == Model::Job {
+                            Payload::NONE
+                        } else {
+                            payload
+                        },
+                    };
+                    let rb = b.handle_polled(1_000, p);
+                    assert_eq!(ra.map_err(|e| e.code()), rb.map_err(|e| e.code()));
+                    assert_eq!(
+                        a.drain(),
+                        b.drain(),
+                        "{model} {status} {payload:?} {interval:?}"
+                    );
+                    assert_eq!(a.record(), b.record());
+                }
+            }
+        }
+    }
+}

@@ -1,8 +1,10 @@
-// Builds pkg/dist/ from the Rust sources:
-//   cargo build -p longcall-wasm --target wasm32-unknown-unknown --profile wasm
-//   wasm-bindgen --target web --out-name longcall (names and producers sections removed)
+// Builds pkg/dist/ from the Rust sources, twice: the full module (`longcall`, default features)
+// and the small one behind `longcall/lite` (`--no-default-features`: rules, the cancel button and
+// the numbers-only tracker, no JSON reading). For each:
+//   cargo build -p longcall-wasm --target wasm32-unknown-unknown --profile wasm [--no-default-features]
+//   wasm-bindgen --target web --out-name longcall|longcall_lite (names and producers sections removed)
 //   wasm-opt -Oz (npm binaryen 132; NOT Debian's binaryen 108, whose output crashes at load)
-// then prints the sizes (scripts/size.mjs). Usage: npm --prefix pkg run build
+// Usage: npm --prefix pkg run build
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -41,22 +43,21 @@ if (cli !== `wasm-bindgen ${locked}`) {
 const wasmOpt = join(PKG, 'node_modules', '.bin', 'wasm-opt');
 if (!existsSync(wasmOpt)) fail('pkg/node_modules/.bin/wasm-opt missing; run `npm ci` in pkg/ (or scripts/install-tools.sh)');
 
-// 2. Rust -> wasm.
+// 2. Rust -> wasm, 3. JS glue (ES module, `init`/`initSync`) + wasm, 4. size optimisation.
 const locked_ = process.env.CI ? ['--locked'] : [];
-run('cargo', ['build', ...locked_, '-p', CRATE, '--target', TARGET, '--profile', PROFILE]);
 const meta = JSON.parse(run('cargo', ['metadata', '--format-version', '1', '--no-deps'], { capture: true }));
 const raw = join(meta.target_directory, TARGET, PROFILE, `${CRATE.replaceAll('-', '_')}.wasm`);
-if (!existsSync(raw)) fail(`cargo did not produce ${raw}`);
-
-// 3. JS glue (ES module, `init`/`initSync`) + wasm.
 rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
-run('wasm-bindgen', [raw, '--target', 'web', '--out-dir', DIST, '--out-name', 'longcall',
-  '--remove-name-section', '--remove-producers-section']);
-const wasm = join(DIST, 'longcall_bg.wasm');
-const afterBindgen = statSync(wasm).size;
 
-// 4. Size optimisation.
-run(wasmOpt, ['-Oz', ...FEATURES, wasm, '-o', wasm]);
-
-console.log(`build: cargo ${statSync(raw).size} B -> wasm-bindgen ${afterBindgen} B -> wasm-opt -Oz ${statSync(wasm).size} B (${wasm})`);
+for (const [name, features] of [['longcall', []], ['longcall_lite', ['--no-default-features']]]) {
+  run('cargo', ['build', ...locked_, '-p', CRATE, '--target', TARGET, '--profile', PROFILE, ...features]);
+  if (!existsSync(raw)) fail(`cargo did not produce ${raw}`);
+  const cargoSize = statSync(raw).size;
+  run('wasm-bindgen', [raw, '--target', 'web', '--out-dir', DIST, '--out-name', name,
+    '--remove-name-section', '--remove-producers-section']);
+  const wasm = join(DIST, `${name}_bg.wasm`);
+  const afterBindgen = statSync(wasm).size;
+  run(wasmOpt, ['-Oz', ...FEATURES, wasm, '-o', wasm]);
+  console.log(`build: ${name}: cargo ${cargoSize} B -> wasm-bindgen ${afterBindgen} B -> wasm-opt -Oz ${statSync(wasm).size} B (${wasm})`);
+}

@@ -35,3 +35,17 @@ test('exports map: types first, node and browser entries, files exist', () => {
   for (const f of pkg.files) assert.ok(existsSync(join(PKG, f)), `${f} (listed in "files") is missing`);
   for (const entry of ['node.js', 'web.js']) assert.match(read(entry), /^export \* from '\.\/api\.js';$/m, entry);
 });
+
+test('longcall/lite: every glue export is public in lite.js, lite.d.ts declares exactly them', async () => {
+  const lite = await import('longcall/lite');
+  const glue = await import(pathToFileURL(join(PKG, 'dist/longcall_lite.js')).href);
+  const wasmFns = Object.keys(glue).filter((k) => k !== 'default' && k !== 'initSync');
+  assert.deepEqual(wasmFns.filter((k) => !(k in lite)), [], 'add these to pkg/lite.js and pkg/lite.d.ts');
+  const dts = read('lite.d.ts');
+  const declared = [...dts.matchAll(/^export (?:declare )?(?:function|const|class) (\w+)/gm)].map((m) => m[1]);
+  const reexported = [...dts.matchAll(/^export \{([^}]*)\} from/gm)].flatMap((m) => m[1].split(',').map((s) => s.trim()).filter(Boolean));
+  assert.deepEqual([...new Set([...declared, ...reexported])].sort(), Object.keys(lite).sort());
+  const entry = pkg.exports['./lite'];
+  assert.equal(Object.keys(entry)[0], 'types');
+  for (const f of ['lite-node.js', 'lite-web.js']) assert.match(read(f), /^export \* from '\.\/lite\.js';$/m, f);
+});

@@ -28,7 +28,16 @@ after(() => { if (tmp) rmSync(tmp, { recursive: true, force: true }); });
 
 test('tarball holds the package files and nothing else', () => {
   const files = packed.files.map((f) => f.path).sort();
-  assert.deepEqual(files, ['README.md', 'api.js', 'dist/longcall.js', 'dist/longcall_bg.wasm', 'index.d.ts', 'node.js', 'package.json', 'web.js']);
+  const listed = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).files;
+  assert.deepEqual(files, [...listed, 'package.json'].sort());
+});
+
+test('installed package works from Node ESM through longcall/lite', () => {
+  writeFileSync(join(app, 'lite.mjs'), `import { observeCode, OBSERVATIONS, CancelButton } from 'longcall/lite';
+const b = new CancelButton('job'); b.handleStatus('processing');
+console.log(JSON.stringify([OBSERVATIONS[observeCode(2, 6, 5)], b.state]));`);
+  const out = execFileSync(process.execPath, ['lite.mjs'], { cwd: app, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out), ['regression', 'too_late']);
 });
 
 test('installed package works from Node ESM', () => {

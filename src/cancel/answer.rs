@@ -100,6 +100,23 @@ pub enum CancelAnswer {
     NoAnswer,
 }
 
+impl core::fmt::Display for CancelAnswer {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            CancelAnswer::Ack => f.write_str("the empty ack"),
+            CancelAnswer::Task { status } => write!(f, "the task, {status}"),
+            CancelAnswer::RpcError { code } => write!(f, "JSON-RPC error {code}"),
+            CancelAnswer::Job { status } => write!(f, "the job, {status}"),
+            CancelAnswer::JobError {
+                http_status, code, ..
+            } => {
+                write!(f, "HTTP {http_status} {}", code.as_str())
+            }
+            CancelAnswer::NoAnswer => f.write_str("no answer"),
+        }
+    }
+}
+
 /// What a cancel answer means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -123,6 +140,23 @@ pub enum CancelVerdict {
 }
 
 impl CancelVerdict {
+    /// Every verdict, in code order.
+    pub const ALL: [CancelVerdict; 8] = [
+        CancelVerdict::Acknowledged,
+        CancelVerdict::Cancelled,
+        CancelVerdict::TooLate,
+        CancelVerdict::AlreadyFinished,
+        CancelVerdict::Rejected,
+        CancelVerdict::NotFound,
+        CancelVerdict::RequestFailed,
+        CancelVerdict::BreaksRevision,
+    ];
+
+    /// The verdict with this stable name.
+    pub fn parse(name: &str) -> Option<CancelVerdict> {
+        CancelVerdict::ALL.into_iter().find(|v| v.as_str() == name)
+    }
+
     /// The stable name.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -1,6 +1,6 @@
 //! The tracker state machine. See the module docs of [`crate::tracker`] for the run loop.
 
-use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
+use alloc::collections::VecDeque;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -8,17 +8,18 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::keys::{InputKeys, KeyState};
 use super::record::{RunRecord, MAX_RECORDED_VIOLATIONS};
-use super::{Failure, Input, Output, Request, RequestKind, StopReason};
+use super::{Failure, Input, Output, Polled, Request, RequestKind, StopReason};
 use crate::cancel::{classify_answer, ButtonState, CancelAnswer, CancelButton, CancelVerdict};
-use crate::error::Error;
+use crate::error::{Error, Quoted};
 use crate::lifecycle::{self, Observation, Seed};
 use crate::model::Model;
 use crate::outcome::{self, Outcome, Payload};
 use crate::poll::{PollPolicy, PollSchedule, PollStep, StopReason as PollStop};
 use crate::snapshot::Snapshot;
 use crate::status::Status;
-use crate::view::{codes, JobView, RpcError, TaskView, ToolResult};
+use crate::view::{codes, InputRequest, JobView, RpcError, TaskView, ToolResult};
 use crate::violation::{Rule, Violation};
 
 /// How a tracker polls and how long it watches.
@@ -32,6 +33,10 @@ pub struct TrackerConfig {
     /// Absolute time after which the tracker stops watching (never stops the call).
     pub deadline_ms: Option<u64>,
 }
+
+/// Why a stopped tracker refuses input: watching ended without an outcome, and a late answer
+/// cannot change that.
+const STOPPED: &str = "this tracker stopped watching; start a new one from the handle to resume";
 
 /// Where an observation came from.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -88,14 +93,11 @@ pub struct Tracker {
     ttl_deadline: Option<u64>,
     next_poll_at: Option<u64>,
     in_flight: InFlight,
-    /// Input keys asked, ever.
-    asked: BTreeSet<String>,
-    /// Input keys answered → whether the task has left `input_required` since.
-    answered: BTreeMap<String, bool>,
+    /// Every input key asked, answered or reused, ever.
+    keys: InputKeys,
     /// Answers sent but not acknowledged, re-sent on failure.
     unacked: Vec<(String, Value)>,
     resend_update: bool,
-    reused_reported: BTreeSet<String>,
     /// 2025: what `tasks/result` answered, once it did.
     fetched: Option<Payload>,
     fetch_sent: bool,
@@ -131,11 +133,9 @@ impl Tracker {
             ttl_deadline: None,
             next_poll_at: None,
             in_flight: InFlight::default(),
-            asked: BTreeSet::new(),
-            answered: BTreeMap::new(),
+            keys: InputKeys::default(),
             unacked: Vec::new(),
             resend_update: false,
-            reused_reported: BTreeSet::new(),
             fetched: None,
             fetch_sent: false,
             cancel_requested: false,
@@ -275,22 +275,42 @@ impl Tracker {
         }
     }
 
+    /// A poll answer reduced to numbers: the allocation-free form of [`Input::TaskPolled`] and
+    /// [`Input::JobPolled`] for per-event hot paths (no input requests; a 2026 `input_required`
+    /// answer carries them, so it goes through [`Tracker::handle_input`]). Same rules, same
+    /// outputs, same errors.
+    pub fn handle_polled(&mut self, now: u64, polled: Polled) -> Result<(), Error> {
+        if self.stopped.is_some() {
+            return Err(Error::invalid_input("input", STOPPED));
+        }
+        polled.status.expect_in(self.model)?;
+        if self.handle.is_none() {
+            return Err(Error::invalid_input(
+                "input",
+                "no handle yet: feed the creating answer first",
+            ));
+        }
+        if self.model.is_task() {
+            self.observe_task(now, Source::Poll, polled, &[]);
+        } else {
+            self.observe_job(now, Source::Poll, polled.status);
+        }
+        Ok(())
+    }
+
     /// Something happened. Errors are typed, send nothing on the wire, and leave the tracker as
     /// it was (a refused cancel press, an input of another model, an unknown input key, ...).
     pub fn handle_input(&mut self, now: u64, input: Input) -> Result<(), Error> {
         // Stopped means watching ended without an outcome; a late answer cannot change that.
         // Resume from the handle with a new tracker instead.
-        if self.stopped.is_some() && input == Input::CancelPressed {
+        if self.stopped.is_some() && matches!(input, Input::CancelPressed) {
             return Err(Error::CancelRefused {
                 state: self.button.state().as_str(),
                 reason: "this tracker stopped watching",
             });
         }
-        if self.stopped.is_some() && input != Input::StopWatching {
-            return Err(Error::invalid_input(
-                "input",
-                "this tracker stopped watching; start a new one from the handle to resume",
-            ));
+        if self.stopped.is_some() && !matches!(input, Input::StopWatching) {
+            return Err(Error::invalid_input("input", STOPPED));
         }
         match input {
             Input::TaskCreated { task } => self.on_task(now, task, Source::Created),
@@ -338,8 +358,24 @@ impl Tracker {
         if !self.accept_handle(&task.task_id, source)? {
             return Ok(()); // a notification about another task: kept out, never fatal
         }
+        let payload = Payload {
+            result: task.result.as_ref().map(|r| r.is_error),
+            error: task.error.is_some(),
+        };
+        let polled = Polled {
+            status: task.status,
+            poll_interval_ms: task.poll_interval_ms,
+            ttl_ms: Some(task.ttl_ms),
+            payload,
+        };
+        self.observe_task(now, source, polled, &task.input_requests);
+        Ok(())
+    }
+
+    /// A task observation whose id was checked.
+    fn observe_task(&mut self, now: u64, source: Source, p: Polled, inputs: &[InputRequest]) {
         self.note_answer(now, source);
-        if let Some(ms) = task.poll_interval_ms {
+        if let Some(ms) = p.poll_interval_ms {
             self.server_interval_ms = Some(ms);
             self.schedule.handle_server_interval(Some(ms));
         }
@@ -349,24 +385,20 @@ impl Tracker {
         // ttlMs (2025: ttl) is required on every task and may change; `None` is unlimited. It is
         // measured from when the host received the handle, so clock skew between host and
         // server cannot expire a handle early.
-        let anchor = self.created_at.unwrap_or(now);
-        self.ttl_deadline = task.ttl_ms.map(|ttl| anchor.saturating_add(ttl));
-        self.schedule.set_ttl_deadline(self.ttl_deadline);
-        self.observe_status(task.status, source);
-        let status = self.status.unwrap_or(task.status);
+        if let Some(ttl) = p.ttl_ms {
+            let anchor = self.created_at.unwrap_or(now);
+            self.ttl_deadline = ttl.map(|ttl| anchor.saturating_add(ttl));
+            self.schedule.set_ttl_deadline(self.ttl_deadline);
+        }
+        self.observe_status(p.status, source);
+        let status = self.status.unwrap_or(p.status);
         if status == Status::InputRequired {
-            self.on_input_requests(&task);
+            self.on_input_requests(inputs);
         } else {
-            for moved_on in self.answered.values_mut() {
-                *moved_on = true;
-            }
+            self.keys.moved_on();
         }
         if status.is_terminal() {
-            let payload = Payload {
-                result: task.result.as_ref().map(|r| r.is_error),
-                error: task.error.is_some(),
-            };
-            self.on_terminal(now, status, payload);
+            self.on_terminal(now, status, p.payload);
         } else if self.model == Model::Task2025 && status == Status::InputRequired {
             // 2025: the input requests travel on the tasks/result stream; stop polling while
             // it is open (the spec's "poll until terminal or input_required").
@@ -383,7 +415,6 @@ impl Tracker {
         } else {
             self.plan_after(now, source);
         }
-        Ok(())
     }
 
     fn on_job(&mut self, now: u64, job: JobView, source: Source) -> Result<(), Error> {
@@ -397,13 +428,18 @@ impl Tracker {
         if !self.accept_handle(&job.id, source)? {
             return Ok(());
         }
+        self.observe_job(now, source, job.status);
+        Ok(())
+    }
+
+    /// A job observation whose id was checked.
+    fn observe_job(&mut self, now: u64, source: Source, status: Status) {
         self.note_answer(now, source);
-        self.observe_status(job.status, source);
+        self.observe_status(status, source);
         match self.status {
             Some(s) if s.is_terminal() => self.on_terminal(now, s, Payload::NONE),
             _ => self.plan_after(now, source),
         }
-        Ok(())
     }
 
     /// Checks the id of an observation against the handle; sets the handle on creation.
@@ -428,7 +464,7 @@ impl Tracker {
             (Some(_), Source::Notification) => Ok(false),
             (Some(h), _) => Err(Error::InvalidInput {
                 field: "id".into(),
-                reason: format!("this tracker watches {h:?}, not {id:?}"),
+                reason: format!("this tracker watches {}, not {}", Quoted(h), Quoted(id)),
             }),
         }
     }
@@ -482,26 +518,30 @@ impl Tracker {
         self.queue.push_back(Output::Status { status });
     }
 
-    fn on_input_requests(&mut self, task: &TaskView) {
+    fn on_input_requests(&mut self, inputs: &[InputRequest]) {
         if self.model != Model::Task2026 {
             return;
         }
-        for req in &task.input_requests {
-            match self.answered.get(&req.key) {
-                Some(true) => {
-                    if self.reused_reported.insert(req.key.clone()) {
-                        self.violate(
-                            Rule::InputKeyReused,
-                            format!("input key {:?} asked again after it was answered", req.key),
-                        );
-                    }
+        for req in inputs {
+            match self.keys.get(&req.key) {
+                Some(KeyState::Answered { moved_on: true }) => {
+                    self.keys.set(&req.key, KeyState::Reused);
+                    self.violate(
+                        Rule::InputKeyReused,
+                        format!(
+                            "input key {} asked again after it was answered",
+                            Quoted(&req.key)
+                        ),
+                    );
                 }
                 // Answered and the task has not moved on: the eventually consistent echo of
-                // our own tasks/update, not a new question.
-                Some(false) => {}
-                None if self.asked.contains(&req.key) || self.cancel_requested => {}
+                // our own tasks/update, not a new question. Asked: asked once is enough.
+                Some(
+                    KeyState::Answered { moved_on: false } | KeyState::Asked | KeyState::Reused,
+                ) => {}
+                None if self.cancel_requested => {}
                 None => {
-                    self.asked.insert(req.key.clone());
+                    self.keys.set(&req.key, KeyState::Asked);
                     self.queue.push_back(Output::AskUser {
                         key: req.key.clone(),
                         request: req.request.clone(),
@@ -536,7 +576,7 @@ impl Tracker {
         match outcome::classify(self.model, status, payload) {
             Ok((outcome, rule)) => {
                 if let Some(rule) = rule {
-                    self.violate(rule, format!("{status} with {payload:?}"));
+                    self.violate(rule, format!("{status} with {payload}"));
                 }
                 self.settle(outcome, Some(status));
             }
@@ -631,7 +671,10 @@ impl Tracker {
             verdict = CancelVerdict::AlreadyFinished;
         }
         if let Some(rule) = verdict.violation() {
-            self.violate(rule, format!("{} cancel answered {answer:?}", self.model));
+            self.violate(
+                rule,
+                format!("{} cancel answered with {answer}", self.model),
+            );
         }
         if verdict == CancelVerdict::RequestFailed {
             self.cancel_requested = false;
@@ -670,17 +713,20 @@ impl Tracker {
         let Some(handle) = self.handle.clone() else {
             return Err(Error::invalid_input("input", "no handle yet"));
         };
-        if !self.asked.contains(&key) {
-            return Err(Error::invalid_input(
-                "key",
-                "this input key was never asked",
-            ));
-        }
-        if self.answered.contains_key(&key) {
-            return Err(Error::invalid_input(
-                "key",
-                "this input key was already answered; a key is answered once",
-            ));
+        match self.keys.get(&key) {
+            None => {
+                return Err(Error::invalid_input(
+                    "key",
+                    "this input key was never asked",
+                ))
+            }
+            Some(KeyState::Answered { .. } | KeyState::Reused) => {
+                return Err(Error::invalid_input(
+                    "key",
+                    "this input key was already answered; a key is answered once",
+                ))
+            }
+            Some(KeyState::Asked) => {}
         }
         if self.cancel_requested {
             return Err(Error::invalid_input(
@@ -691,7 +737,7 @@ impl Tracker {
         if self.is_done() {
             return Err(Error::invalid_input("key", "the task already settled"));
         }
-        self.answered.insert(key.clone(), false);
+        self.keys.set(&key, KeyState::Answered { moved_on: false });
         self.unacked.push((key.clone(), response.clone()));
         self.in_flight.update = true;
         self.send(Request::Update {

@@ -31,6 +31,7 @@
 //! * it never resubmits the original request: there is no output that could;
 //! * it settles exactly once, and "cancelled" only when a cancelled status was observed.
 
+mod keys;
 mod machine;
 mod record;
 
@@ -123,6 +124,21 @@ pub enum Input {
     },
     /// The host stops watching (an AbortSignal, a closed page). The call itself goes on.
     StopWatching,
+}
+
+/// A poll answer reduced to numbers, for [`Tracker::handle_polled`]: what the rules read of a
+/// `tasks/get` or `jobs_get` answer, without the ids and payload bodies that would need allocating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Polled {
+    /// The status.
+    pub status: Status,
+    /// Tasks: `pollIntervalMs` / `pollInterval`, when the answer carried it.
+    pub poll_interval_ms: Option<u64>,
+    /// Tasks: `Some(ttlMs)` when the answer carried the field (`Some(None)`: null, unlimited);
+    /// `None` keeps the TTL in force.
+    pub ttl_ms: Option<Option<u64>>,
+    /// Tasks: whether a result (and its `isError`) and an error came with a terminal status.
+    pub payload: crate::outcome::Payload,
 }
 
 /// Which request an answer or failure belongs to.

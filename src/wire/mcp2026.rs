@@ -27,7 +27,7 @@ use super::limits::Limits;
 use super::task::{present, raw_from_value, to_view, tool_result, Kind, RawTask};
 use super::Parsed;
 use crate::cancel::CancelAnswer;
-use crate::error::Error;
+use crate::error::{Error, QuotedOpt};
 use crate::model::Model;
 use crate::status::Status;
 use crate::time::format_rfc3339_ms;
@@ -228,8 +228,8 @@ pub fn read_ack(result: &Value) -> Result<Parsed<Ack>, Error> {
         p.violations.push(Violation::new(
             Rule::WrongResultType,
             alloc::format!(
-                "ack has resultType {:?}, expected \"complete\"",
-                p.value.result_type
+                "ack has resultType {}, expected \"complete\"",
+                QuotedOpt(p.value.result_type.as_deref())
             ),
         ));
     }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::jsonrpc::rpc_error_from_value;
 use super::Parsed;
-use crate::error::Error;
+use crate::error::{Error, Quoted, QuotedOpt};
 use crate::model::Model;
 use crate::status::Status;
 use crate::time::parse_rfc3339_ms;
@@ -128,7 +128,7 @@ fn timestamp(raw: Option<&str>, name: &str, violations: &mut Vec<Violation>) -> 
             Err(_) => {
                 violations.push(Violation::new(
                     Rule::MissingField,
-                    format!("{name} {t:?} is not an RFC 3339 time"),
+                    format!("{name} {} is not an RFC 3339 time", Quoted(t)),
                 ));
                 None
             }
@@ -170,11 +170,17 @@ pub(crate) fn to_view(raw: RawTask<'_>, kind: Kind) -> Result<Parsed<TaskView>, 
         (Kind::Create2026, Some("task")) => {}
         (Kind::Create2026, other) => v.push(Violation::new(
             Rule::WrongResultType,
-            format!("CreateTaskResult has resultType {other:?}, expected \"task\""),
+            format!(
+                "CreateTaskResult has resultType {}, expected \"task\"",
+                QuotedOpt(other)
+            ),
         )),
         (Kind::Get2026, Some(t)) if t != "complete" => v.push(Violation::new(
             Rule::WrongResultType,
-            format!("tasks/get result has resultType {t:?}, expected \"complete\""),
+            format!(
+                "tasks/get result has resultType {}, expected \"complete\"",
+                Quoted(t)
+            ),
         )),
         _ => {}
     }
@@ -239,7 +245,7 @@ pub(crate) fn to_view(raw: RawTask<'_>, kind: Kind) -> Result<Parsed<TaskView>, 
                 if request.get("method").and_then(Value::as_str).is_none() {
                     v.push(Violation::new(
                         Rule::MissingField,
-                        format!("inputRequests[{key:?}] has no string method"),
+                        format!("inputRequests[{}] has no string method", Quoted(&key)),
                     ));
                 }
                 view.input_requests.push(InputRequest { key, request });

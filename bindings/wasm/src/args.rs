@@ -22,6 +22,15 @@ pub fn status(model: Model, value: &JsValue, field: &str) -> Result<Status, Erro
     }
 }
 
+/// A cancel verdict name (`"too_late"`, ...) from any JavaScript value.
+pub fn verdict(value: &JsValue) -> Result<longcall::cancel::CancelVerdict, Error> {
+    let Some(s) = value.as_string() else {
+        return Err(not_a_string("verdict", value));
+    };
+    longcall::cancel::CancelVerdict::parse(&s)
+        .ok_or_else(|| Error::invalid_input("verdict", "not a cancel verdict name"))
+}
+
 /// A small numeric code from a JavaScript number: `None` for NaN, infinities, fractions,
 /// negatives and anything above 255.
 pub fn code(value: f64) -> Option<u8> {

@@ -1,12 +1,10 @@
 //! The honest cancel button as a JavaScript class (`CancelButton`).
 
-use longcall::cancel::{self, CancelVerdict};
-use longcall::snapshot;
+use longcall::cancel;
 use wasm_bindgen::prelude::*;
 
 use crate::args;
 use crate::errors::{js, JsResult};
-use crate::json::{bounded_string, from_js, to_js};
 
 /// The cancel button of one call: feed it every status seen and every cancel verdict; `press()`
 /// says whether a cancel may go on the wire.
@@ -53,7 +51,7 @@ impl CancelButton {
     /// `handleVerdict(verdict)`: the cancel answer's verdict (from `classifyCancelAnswer`).
     #[wasm_bindgen(js_name = handleVerdict)]
     pub fn handle_verdict(&mut self, verdict: JsValue) -> JsResult<String> {
-        let v: CancelVerdict = js(from_js(&verdict, "verdict"))?;
+        let v = js(args::verdict(&verdict))?;
         Ok(self.inner.handle_verdict(v).as_str().into())
     }
 
@@ -62,23 +60,28 @@ impl CancelButton {
     pub fn handle_lost(&mut self) -> String {
         self.inner.handle_lost().as_str().into()
     }
+}
+
+/// Persistence, in the full build only: restoring reads JSON.
+#[cfg(feature = "full")]
+#[wasm_bindgen]
+impl CancelButton {
+    /// `toJSON()`: the state as a plain object.
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> JsResult<JsValue> {
+        crate::json::to_js(&self.inner)
+    }
 
     /// `snapshot()`: the versioned snapshot text.
     pub fn snapshot(&self) -> JsResult<String> {
-        js(snapshot::save(&self.inner))
+        js(longcall::snapshot::save(&self.inner))
     }
 
     /// `CancelButton.restore(text)`: a button from a snapshot.
     pub fn restore(text: JsValue) -> JsResult<CancelButton> {
-        let text = js(bounded_string(&text, "snapshot"))?;
+        let text = js(crate::json::bounded_string(&text, "snapshot"))?;
         Ok(CancelButton {
-            inner: js(snapshot::restore(&text))?,
+            inner: js(longcall::snapshot::restore(&text))?,
         })
-    }
-
-    /// `toJSON()`: the state as a plain object.
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> JsResult<JsValue> {
-        to_js(&self.inner)
     }
 }

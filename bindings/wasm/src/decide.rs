@@ -66,18 +66,6 @@ pub fn cancel_window(model: JsValue, status: JsValue) -> JsResult<JsValue> {
     name(&js(cancel::window(model, status))?)
 }
 
-/// `cancelWindowCode(modelCode, statusCode)`: numbers-only [`cancel_window`]: 0 open,
-/// 1 started, 2 terminal, 255 for codes it cannot read. Never throws.
-#[wasm_bindgen(js_name = cancelWindowCode)]
-pub fn cancel_window_code(model_code: f64, status_code: f64) -> u8 {
-    (|| {
-        let model = Model::from_code(args::code(model_code)?)?;
-        let status = Status::from_code(args::code(status_code)?)?;
-        cancel::window(model, status).ok().map(cancel::Window::code)
-    })()
-    .unwrap_or(args::BAD)
-}
-
 /// `classifyCancelAnswer(model, answer)`: what a cancel answer means (a verdict string).
 #[wasm_bindgen(js_name = classifyCancelAnswer)]
 pub fn classify_cancel_answer(model: JsValue, answer: JsValue) -> JsResult<JsValue> {

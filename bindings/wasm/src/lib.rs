@@ -22,9 +22,12 @@
 
 pub mod args;
 pub mod button;
+pub mod config;
+#[cfg(feature = "full")]
 pub mod decide;
 pub mod errors;
 pub mod json;
 pub mod rules;
 pub mod tracker;
+#[cfg(feature = "full")]
 pub mod vector;

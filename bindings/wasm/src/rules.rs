@@ -5,10 +5,12 @@
 
 use longcall::lifecycle::{self, Observation, Transition};
 use longcall::{Model, Status};
+#[cfg(feature = "full")]
 use serde::ser::{Serialize, Serializer};
 use wasm_bindgen::prelude::*;
 
 use crate::args;
+#[cfg(feature = "full")]
 use crate::errors::{js, JsResult};
 
 /// The wire spelling of a transition verdict (the serde spelling; a test keeps them equal).
@@ -34,6 +36,7 @@ pub const fn observation_str(o: Observation) -> &'static str {
 
 /// `parseStatus(model, raw)`: the status as the model spells it; throws `unknown_model`,
 /// `unknown_status`, `status_not_in_model` or `invalid_input`.
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = parseStatus)]
 pub fn parse_status(model: JsValue, raw: JsValue) -> JsResult<String> {
     js((|| {
@@ -44,6 +47,7 @@ pub fn parse_status(model: JsValue, raw: JsValue) -> JsResult<String> {
 
 /// `transition(model, from, to)`: may the server really move a call from `from` to `to`?
 /// Returns `"allowed" | "repeat" | "forbidden" | "from_terminal"`.
+#[cfg(feature = "full")]
 #[wasm_bindgen]
 pub fn transition(model: JsValue, from: JsValue, to: JsValue) -> JsResult<String> {
     js((|| {
@@ -56,6 +60,7 @@ pub fn transition(model: JsValue, from: JsValue, to: JsValue) -> JsResult<String
 
 /// `observe(model, from, to)`: is seeing `from` then `to` in two polls consistent? Returns
 /// `"advance" | "repeat" | "skipped" | "regression" | "terminal_conflict"`.
+#[cfg(feature = "full")]
 #[wasm_bindgen]
 pub fn observe(model: JsValue, from: JsValue, to: JsValue) -> JsResult<String> {
     js((|| {
@@ -85,6 +90,7 @@ pub fn observe_codes(model: f64, from: f64, to: f64) -> Option<u8> {
 }
 
 /// `statuses(model)`: the wire statuses `model` speaks, in table order.
+#[cfg(feature = "full")]
 #[wasm_bindgen]
 pub fn statuses(model: JsValue) -> JsResult<Vec<String>> {
     let model = js(args::model(&model))?;
@@ -95,17 +101,32 @@ pub fn statuses(model: JsValue) -> JsResult<Vec<String>> {
 }
 
 /// `transitionTable(model)`: `{ [from]: to[] }` in table order, as a plain JavaScript object.
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = transitionTable)]
 pub fn transition_table(model: JsValue) -> JsResult<JsValue> {
     let model = js(args::model(&model))?;
-    TableView(lifecycle::table(model))
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(JsValue::from)
+    crate::json::to_js(&TableView(lifecycle::table(model)))
 }
 
+/// `cancelWindowCode(modelCode, statusCode)`: numbers-only `cancelWindow`: 0 open,
+/// 1 started, 2 terminal, 255 for codes it cannot read. Never throws.
+#[wasm_bindgen(js_name = cancelWindowCode)]
+pub fn cancel_window_code(model_code: f64, status_code: f64) -> u8 {
+    (|| {
+        let model = Model::from_code(args::code(model_code)?)?;
+        let status = Status::from_code(args::code(status_code)?)?;
+        longcall::cancel::window(model, status)
+            .ok()
+            .map(longcall::cancel::Window::code)
+    })()
+    .unwrap_or(args::BAD)
+}
+
+#[cfg(feature = "full")]
 /// A transition table serialized as a map from status to the statuses it may move to.
 pub struct TableView(pub &'static [lifecycle::Row]);
 
+#[cfg(feature = "full")]
 impl Serialize for TableView {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_map(self.0.iter().map(|(from, tos)| (from, *tos)))

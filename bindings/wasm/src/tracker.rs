@@ -13,10 +13,12 @@
 //! Both paths drive the same core tracker, so they can be mixed freely on one instance.
 
 use longcall::cancel::{CancelAnswer, JobErrorCode};
-use longcall::outcome::Outcome;
+use longcall::outcome::{Outcome, Payload};
+#[cfg(feature = "full")]
 use longcall::snapshot;
 use longcall::tracker::{
-    Failure, Input, Output, Request, RequestKind, StopReason, Tracker as Core, TrackerConfig,
+    Failure, Input, Output, Polled, Request, RequestKind, StopReason, Tracker as Core,
+    TrackerConfig,
 };
 use longcall::view::{codes, JobView, RpcError, TaskView, ToolResult};
 use longcall::{Error, Model, Rule, Status};
@@ -25,7 +27,9 @@ use wasm_bindgen::prelude::*;
 
 use crate::args;
 use crate::errors::{js, JsResult};
-use crate::json::{self, bounded_string, from_js, to_js};
+use crate::json::{self, bounded_string};
+#[cfg(feature = "full")]
+use crate::json::{from_js, to_js};
 
 /// How many outputs one numbers-only call writes at most; more stay queued (the last triple is
 /// then not `wake_at`/`idle`: call `fastDrain()`).
@@ -52,6 +56,12 @@ pub mod kind {
     pub const SETTLED: f64 = 7.0;
     /// `stopped`, `a` = stop reason code.
     pub const STOPPED: f64 = 8.0;
+}
+
+/// `wasmMemory()`: the module's `WebAssembly.Memory` (for the numbers-only output buffers).
+#[wasm_bindgen(js_name = wasmMemory)]
+pub fn wasm_memory() -> JsValue {
+    wasm_bindgen::memory()
 }
 
 /// One watched task or job.
@@ -120,11 +130,7 @@ impl Tracker {
     #[wasm_bindgen(constructor)]
     pub fn new(model: JsValue, config: JsValue) -> JsResult<Tracker> {
         let model = js(args::model(&model))?;
-        let config: TrackerConfig = if config.is_undefined() || config.is_null() {
-            TrackerConfig::default()
-        } else {
-            js(from_js(&config, "config"))?
-        };
+        let config = js(crate::config::tracker_config(&config))?;
         js(check_config(&config))?;
         Ok(Tracker::wrap(js(Core::new(model, config))?))
     }
@@ -137,7 +143,12 @@ impl Tracker {
             last_error: "",
         }
     }
+}
 
+/// The structured path, in the full build only: it reads the core's `Input` as JSON.
+#[cfg(feature = "full")]
+#[wasm_bindgen]
+impl Tracker {
     /// `handle(now, input)`: something happened at `now` (ms). Returns every output, ending with
     /// `wake_at` or `idle`. Throws a coded error (and changes nothing) on a refused input.
     pub fn handle(&mut self, now: JsValue, input: JsValue) -> JsResult<JsValue> {
@@ -175,7 +186,10 @@ impl Tracker {
         let text = js(bounded_string(&text, "snapshot"))?;
         Ok(Tracker::wrap(js(snapshot::restore(&text))?))
     }
+}
 
+#[wasm_bindgen]
+impl Tracker {
     /// The model.
     #[wasm_bindgen(getter)]
     pub fn model(&self) -> String {
@@ -236,7 +250,7 @@ impl Tracker {
     #[wasm_bindgen(js_name = fastDetail)]
     pub fn fast_detail(&self, index: f64) -> JsResult<JsValue> {
         match args::code(index).and_then(|i| self.detail.get(usize::from(i))) {
-            Some(o) => to_js(o),
+            Some(o) => js_sys::JSON::parse(&detail_json(o)),
             None => Ok(JsValue::UNDEFINED),
         }
     }
@@ -266,21 +280,24 @@ impl Tracker {
     /// (tasks): 0 nothing, 1 a result, 2 a result with `isError: true`, 3 a JSON-RPC error.
     #[wasm_bindgen(js_name = fastPolled)]
     pub fn fast_polled(&mut self, now: f64, status: f64, interval_ms: f64, payload: f64) -> i32 {
+        // The allocation-free core entry: no id to copy, no view to build.
         let r = (|| {
-            let id: String = self.core.handle().ok_or_else(|| bad("id"))?.into();
-            let status = self.status_code(status)?;
-            let input = if self.core.model() == Model::Job {
-                Input::JobPolled {
-                    job: job(id, status),
-                }
-            } else {
-                Input::TaskPolled {
-                    task: task(id, status, opt_ms(interval_ms)?, payload)?,
-                }
+            let now = json::num(now).ok_or_else(|| bad("now"))?;
+            let polled = Polled {
+                status: self.status_code(status)?,
+                poll_interval_ms: opt_ms(interval_ms)?,
+                ttl_ms: None,
+                payload: payload_code(payload)?,
             };
-            Ok((now, input))
+            self.core.handle_polled(now, polled)
         })();
-        self.fast_input(r)
+        match r {
+            Ok(()) => {
+                self.last_error = "";
+                self.fill()
+            }
+            Err(e) => self.fail(&e),
+        }
     }
 
     /// `fastTimeout(now)`: the numbers-only [`Tracker::timeout`].
@@ -457,11 +474,78 @@ impl Tracker {
     }
 }
 
+/// The JSON of an output the numbers-only path points to (`ask_user`, `violation`, non-poll
+/// `send`), written by hand: exactly what serde writes for [`Output`] (a test checks it), without
+/// linking the derived serializers into the small build. Only the JSON values inside (input
+/// requests and answers) and strings go through serde_json.
+fn detail_json(o: &Output) -> String {
+    let s = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| String::from("\"\""));
+    let v = |v: &Value| serde_json::to_string(v).unwrap_or_else(|_| String::from("null"));
+    match o {
+        Output::AskUser { key, request } => {
+            format!(
+                r#"{{"type":"ask_user","key":{},"request":{}}}"#,
+                s(key),
+                v(request)
+            )
+        }
+        Output::Violation { violation } => format!(
+            r#"{{"type":"violation","violation":{{"rule":"{}","level":"{}","detail":{}}}}}"#,
+            violation.rule.code(),
+            violation.level.as_str(),
+            s(&violation.detail)
+        ),
+        Output::Send { request } => {
+            let body = match request {
+                Request::Get { handle } => format!(r#""kind":"get","handle":{}"#, s(handle)),
+                Request::FetchResult { handle } => {
+                    format!(r#""kind":"fetch_result","handle":{}"#, s(handle))
+                }
+                Request::Cancel {
+                    handle,
+                    idempotency_key,
+                } => match idempotency_key {
+                    Some(k) => format!(
+                        r#""kind":"cancel","handle":{},"idempotency_key":{}"#,
+                        s(handle),
+                        s(k)
+                    ),
+                    None => format!(r#""kind":"cancel","handle":{}"#, s(handle)),
+                },
+                Request::Update { handle, responses } => {
+                    let list: Vec<String> = responses
+                        .iter()
+                        .map(|(k, r)| format!("[{},{}]", s(k), v(r)))
+                        .collect();
+                    format!(
+                        r#""kind":"update","handle":{},"responses":[{}]"#,
+                        s(handle),
+                        list.join(",")
+                    )
+                }
+            };
+            format!(r#"{{"type":"send","request":{{{body}}}}}"#)
+        }
+        // Not pointed to by the numbers-only path; no detail.
+        _ => String::from("null"),
+    }
+}
+
 fn rule_index(rule: Rule) -> f64 {
     Rule::ALL
         .iter()
         .position(|r| *r == rule)
         .map_or(f64::from(args::BAD), |i| i as f64)
+}
+
+fn payload_code(code: f64) -> Result<Payload, Error> {
+    Ok(match args::code(code) {
+        Some(0) => Payload::NONE,
+        Some(1) => Payload::OK,
+        Some(2) => Payload::TOOL_ERROR,
+        Some(3) => Payload::ERROR,
+        _ => return Err(bad("payload")),
+    })
 }
 
 fn job(id: String, status: Status) -> JobView {
@@ -524,4 +608,63 @@ fn check_config(c: &TrackerConfig) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use longcall::violation::Violation;
+    use serde_json::json;
+
+    /// The hand-written detail JSON is exactly serde's, for every output the fast path points to.
+    #[test]
+    fn detail_json_matches_serde() {
+        let tricky = "q\"uo\\te\n\u{1}é";
+        let outputs = [
+            Output::AskUser {
+                key: tricky.into(),
+                request: json!({"method": "elicitation/create", "n": 1.5, "a": [null, true]}),
+            },
+            Output::Violation {
+                violation: Violation::new(Rule::InputKeyReused, tricky),
+            },
+            Output::Send {
+                request: Request::Cancel {
+                    handle: tricky.into(),
+                    idempotency_key: Some("k:cancel".into()),
+                },
+            },
+            Output::Send {
+                request: Request::Cancel {
+                    handle: "t".into(),
+                    idempotency_key: None,
+                },
+            },
+            Output::Send {
+                request: Request::FetchResult { handle: "t".into() },
+            },
+            Output::Send {
+                request: Request::Get { handle: "t".into() },
+            },
+            Output::Send {
+                request: Request::Update {
+                    handle: "t".into(),
+                    responses: vec![
+                        ("k1".into(), json!({"action": "accept"})),
+                        (tricky.into(), json!(null)),
+                    ],
+                },
+            },
+            Output::Send {
+                request: Request::Update {
+                    handle: "t".into(),
+                    responses: vec![],
+                },
+            },
+        ];
+        for o in outputs {
+            let hand: Value = serde_json::from_str(&detail_json(&o)).unwrap();
+            assert_eq!(hand, serde_json::to_value(&o).unwrap(), "{o:?}");
+        }
+    }
 }

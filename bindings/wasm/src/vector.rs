@@ -1,4 +1,4 @@
-//! Scenario vectors (`replay`) and the module memory the numbers-only path reads.
+//! Scenario vectors (`replay`).
 
 use longcall::vector::{self, Vector};
 use wasm_bindgen::prelude::*;
@@ -14,10 +14,4 @@ use crate::json::{from_text_or_value, to_js};
 pub fn replay(vector: JsValue) -> JsResult<JsValue> {
     let v: Vector = js(from_text_or_value(&vector, "vector"))?;
     to_js(&js(vector::run(&v))?)
-}
-
-/// `wasmMemory()`: the module's `WebAssembly.Memory` (for the numbers-only output buffers).
-#[wasm_bindgen(js_name = wasmMemory)]
-pub fn wasm_memory() -> JsValue {
-    wasm_bindgen::memory()
 }

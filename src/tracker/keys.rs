@@ -1,0 +1,83 @@
+//! The input keys of one task and what happened to each: asked once, answered once, and whether
+//! the task moved on since (which tells an eventually consistent echo from a reused key).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+/// Where one input key stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum KeyState {
+    /// The user was asked; no answer yet.
+    Asked,
+    /// Answered; `moved_on` once the task left `input_required` after the answer.
+    Answered {
+        /// The task has left `input_required` since the answer.
+        moved_on: bool,
+    },
+    /// Answered, then asked again by the server: reported once as a reused key.
+    Reused,
+}
+
+/// Input keys sorted by key (few per task; a sorted list is smaller than a tree, and as fast).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct InputKeys(Vec<(String, KeyState)>);
+
+impl InputKeys {
+    pub(crate) fn get(&self, key: &str) -> Option<KeyState> {
+        self.find(key)
+            .ok()
+            .and_then(|i| self.0.get(i))
+            .map(|(_, s)| *s)
+    }
+
+    pub(crate) fn set(&mut self, key: &str, state: KeyState) {
+        match self.find(key) {
+            Ok(i) => {
+                if let Some(slot) = self.0.get_mut(i) {
+                    slot.1 = state;
+                }
+            }
+            Err(i) => self.0.insert(i, (key.into(), state)),
+        }
+    }
+
+    /// The task left `input_required`: every answered key has now moved on.
+    pub(crate) fn moved_on(&mut self) {
+        for (_, s) in &mut self.0 {
+            if let KeyState::Answered { moved_on } = s {
+                *moved_on = true;
+            }
+        }
+    }
+
+    fn find(&self, key: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorted_set_semantics() {
+        let mut k = InputKeys::default();
+        k.set("b", KeyState::Asked);
+        k.set("a", KeyState::Asked);
+        k.set("b", KeyState::Answered { moved_on: false });
+        assert_eq!(k.get("a"), Some(KeyState::Asked));
+        assert_eq!(k.get("b"), Some(KeyState::Answered { moved_on: false }));
+        assert_eq!(k.get("c"), None);
+        k.moved_on();
+        assert_eq!(k.get("b"), Some(KeyState::Answered { moved_on: true }));
+        assert_eq!(k.get("a"), Some(KeyState::Asked));
+        assert_eq!(
+            k.0.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+    }
+}
