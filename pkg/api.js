@@ -17,6 +17,10 @@ export {
   replay, wasmMemory,
 } from './dist/longcall.js';
 
+// Reference servers (bindings/wasm/src/server.rs): an MCP task registry and a Sume job book, plus
+// the 2026 wire rendering of a task, so a JavaScript server never re-implements the wire.
+export { TaskRegistry, JobBook, renderTask2026, missingCapability2026 } from './dist/longcall.js';
+
 /** Models by numeric code (the `modelCode` of the numbers-only exports). */
 export const MODELS = Object.freeze(['task-2026', 'task-2025', 'job']);
 

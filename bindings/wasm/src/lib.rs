@@ -26,5 +26,6 @@ pub mod decide;
 pub mod errors;
 pub mod json;
 pub mod rules;
+pub mod server;
 pub mod tracker;
 pub mod vector;
