@@ -18,12 +18,12 @@ use longcall::server::{
     JobBook as JobCore, JobBookConfig, RegistryConfig, TaskRegistry as TaskCore, WaitFor,
 };
 use longcall::snapshot;
-use longcall::view::{RpcError, TaskView, ToolResult};
+use longcall::view::{JobView, RpcError, TaskView, ToolResult};
 use longcall::wire::mcp2026;
 use longcall::{Error, Model};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::args;
@@ -31,16 +31,39 @@ use crate::errors::{js, JsResult};
 use crate::json::{self, bounded_string, from_js, to_js};
 
 /// `{ok: true, value}` or `{ok: false, error}`: the domain answer of a client-side method.
-fn answer<T: Serialize, E: Serialize>(r: Result<T, E>) -> JsResult<JsValue> {
-    let v = match r {
-        Ok(value) => json!({"ok": true, "value": value_of(&value)?}),
-        Err(error) => json!({"ok": false, "error": value_of(&error)?}),
-    };
-    to_js(&v)
+///
+/// Everything crosses through serde_json's *string* (de)serializers only (never `to_value` /
+/// `from_value`): each core type then costs one serializer instantiation, which keeps the module
+/// smaller.
+#[derive(Serialize)]
+struct Answer<'a, T, E> {
+    ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<&'a T>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a E>,
 }
 
-fn value_of<T: Serialize>(v: &T) -> JsResult<Value> {
-    js(serde_json::to_value(v).map_err(|e| Error::invalid_input("output", &e.to_string())))
+fn answer<T: Serialize, E: Serialize>(r: Result<T, E>) -> JsResult<JsValue> {
+    match &r {
+        Ok(value) => to_js(&Answer::<T, E> {
+            ok: true,
+            value: Some(value),
+            error: None,
+        }),
+        Err(error) => to_js(&Answer::<T, E> {
+            ok: false,
+            value: None,
+            error: Some(error),
+        }),
+    }
+}
+
+fn text_to<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
+    serde_json::from_str(text).map_err(|e| Error::InvalidInput {
+        field: field.into(),
+        reason: e.to_string(),
+    })
 }
 
 /// A config object laid over the defaults: `{}` / `undefined` / `null` give the defaults, any
@@ -53,10 +76,9 @@ fn config_over<T: Serialize + DeserializeOwned>(value: &JsValue, default: T) -> 
     let Value::Object(given) = given else {
         return Err(Error::invalid_input("config", "expected an object"));
     };
-    let mut base = match serde_json::to_value(&default) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
-    };
+    let text = serde_json::to_string(&default)
+        .map_err(|e| Error::invalid_input("config", &e.to_string()))?;
+    let mut base: Map<String, Value> = text_to(&text, "config")?;
     for (k, v) in given {
         if !base.contains_key(&k) {
             return Err(Error::invalid_input(
@@ -66,10 +88,7 @@ fn config_over<T: Serialize + DeserializeOwned>(value: &JsValue, default: T) -> 
         }
         base.insert(k, v);
     }
-    serde_json::from_value(Value::Object(base)).map_err(|e| Error::InvalidInput {
-        field: "config".into(),
-        reason: e.to_string(),
-    })
+    text_to(&Value::Object(base).to_string(), "config")
 }
 
 fn opt_string(value: &JsValue, field: &str) -> Result<Option<String>, Error> {
@@ -98,10 +117,7 @@ fn responses(value: &JsValue) -> Result<Vec<(String, Value)>, Error> {
     let v: Value = from_js(value, "responses")?;
     match v {
         Value::Object(m) => Ok(m.into_iter().collect()),
-        Value::Array(_) => serde_json::from_value(v).map_err(|e| Error::InvalidInput {
-            field: "responses".into(),
-            reason: e.to_string(),
-        }),
+        Value::Array(_) => text_to(&v.to_string(), "responses"),
         _ => Err(Error::invalid_input(
             "responses",
             "expected an object {key: response} or an array of [key, response]",
@@ -397,6 +413,12 @@ pub struct JobBook {
     core: JobCore,
 }
 
+#[derive(Serialize)]
+struct Peeked<'a> {
+    owner: &'a Owner,
+    job: &'a JobView,
+}
+
 fn owner(value: &JsValue) -> Result<Owner, Error> {
     from_js(value, "owner")
 }
@@ -455,9 +477,10 @@ impl JobBook {
     pub fn peek(&self, job_id: JsValue) -> JsResult<JsValue> {
         let job_id = js(bounded_string(&job_id, "jobId"))?;
         match self.core.peek(&job_id) {
-            Some((owner, job)) => {
-                to_js(&json!({"owner": value_of(&owner)?, "job": value_of(&job)?}))
-            }
+            Some((owner, job)) => to_js(&Peeked {
+                owner: &owner,
+                job: &job,
+            }),
             None => Ok(JsValue::NULL),
         }
     }
