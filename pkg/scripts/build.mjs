@@ -1,8 +1,9 @@
-// Builds pkg/dist/ from the Rust sources, twice: the full module (`longcall`, default features)
-// and the small one behind `longcall/lite` (`--no-default-features`: rules, the cancel button and
-// the numbers-only tracker, no JSON reading). For each:
-//   cargo build -p longcall-wasm --target wasm32-unknown-unknown --profile wasm [--no-default-features]
-//   wasm-bindgen --target web --out-name longcall|longcall_lite (names and producers sections removed)
+// Builds pkg/dist/ from the Rust sources, three times (bindings/wasm/Cargo.toml's features): the
+// structured client module (`longcall`), the small one behind `longcall/lite` (rules, the cancel
+// button and the numbers-only tracker, no JSON reading) and the reference servers behind
+// `longcall/server`. For each:
+//   cargo build -p longcall-wasm --target wasm32-unknown-unknown --profile wasm --no-default-features [--features ...]
+//   wasm-bindgen --target web --out-name longcall|longcall_lite|longcall_server (names and producers sections removed)
 //   wasm-opt -Oz (npm binaryen 132; NOT Debian's binaryen 108, whose output crashes at load)
 // Usage: npm --prefix pkg run build
 import { execFileSync } from 'node:child_process';
@@ -50,7 +51,12 @@ const raw = join(meta.target_directory, TARGET, PROFILE, `${CRATE.replaceAll('-'
 rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
 
-for (const [name, features] of [['longcall', []], ['longcall_lite', ['--no-default-features']]]) {
+const BUILDS = [
+  ['longcall', ['--no-default-features', '--features', 'full']],
+  ['longcall_lite', ['--no-default-features', '--features', 'client']],
+  ['longcall_server', ['--no-default-features', '--features', 'server']],
+];
+for (const [name, features] of BUILDS) {
   run('cargo', ['build', ...locked_, '-p', CRATE, '--target', TARGET, '--profile', PROFILE, ...features]);
   if (!existsSync(raw)) fail(`cargo did not produce ${raw}`);
   const cargoSize = statSync(raw).size;

@@ -2,8 +2,9 @@
 // (generated glue + entry + API modules). Prints raw / gzip -9 / brotli (max quality) in bytes
 // and exits 1 when an entry's wasm + glue gzip exceeds its budget:
 //   longcall/lite  LONGCALL_LITE_GZIP_BUDGET (default 45000, the package's budget)
-//   longcall       LONGCALL_GZIP_BUDGET (default 185000: a regression gate for the full
-//                  structured surface, which is over the 45 KB budget; see pkg/README.md "Size")
+//   longcall         LONGCALL_GZIP_BUDGET (default 185000: a regression gate for the full
+//                    structured surface, which is over the 45 KB budget; see pkg/README.md "Size")
+//   longcall/server  LONGCALL_SERVER_GZIP_BUDGET (default 185000: a regression gate; servers only)
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -22,6 +23,12 @@ const ENTRIES = [
     budget: Number(process.env.LONGCALL_GZIP_BUDGET ?? 185_000),
     wasm: ['dist/longcall_bg.wasm'],
     glue: ['dist/longcall.js', 'web.js', 'api.js', 'codes.js'],
+  },
+  {
+    entry: 'longcall/server',
+    budget: Number(process.env.LONGCALL_SERVER_GZIP_BUDGET ?? 185_000),
+    wasm: ['dist/longcall_server_bg.wasm'],
+    glue: ['dist/longcall_server.js', 'server-web.js', 'server.js'],
   },
 ];
 

@@ -13,11 +13,13 @@ import { PKG, ROOT } from './support/paths.mjs';
 const pkg = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
 const entry = pkg.exports['.'].browser;
 const liteEntry = pkg.exports['./lite'].browser;
+const serverEntry = pkg.exports['./server'].browser;
 const pkgUrl = `/${relative(ROOT, PKG)}`;
 const runnerHtml = `<!doctype html><meta charset="utf-8"><title>loading</title>
 <script type="importmap">${JSON.stringify({ imports: {
   longcall: `${pkgUrl}/${entry.replace(/^\.\//, '')}`,
   'longcall/lite': `${pkgUrl}/${liteEntry.replace(/^\.\//, '')}`,
+  'longcall/server': `${pkgUrl}/${serverEntry.replace(/^\.\//, '')}`,
 } })}</script>
 <script type="module" src="${pkgUrl}/test/browser/runner.mjs"></script>`;
 

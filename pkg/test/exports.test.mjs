@@ -36,16 +36,22 @@ test('exports map: types first, node and browser entries, files exist', () => {
   for (const entry of ['node.js', 'web.js']) assert.match(read(entry), /^export \* from '\.\/api\.js';$/m, entry);
 });
 
-test('longcall/lite: every glue export is public in lite.js, lite.d.ts declares exactly them', async () => {
-  const lite = await import('longcall/lite');
-  const glue = await import(pathToFileURL(join(PKG, 'dist/longcall_lite.js')).href);
-  const wasmFns = Object.keys(glue).filter((k) => k !== 'default' && k !== 'initSync');
-  assert.deepEqual(wasmFns.filter((k) => !(k in lite)), [], 'add these to pkg/lite.js and pkg/lite.d.ts');
-  const dts = read('lite.d.ts');
-  const declared = [...dts.matchAll(/^export (?:declare )?(?:function|const|class) (\w+)/gm)].map((m) => m[1]);
-  const reexported = [...dts.matchAll(/^export \{([^}]*)\} from/gm)].flatMap((m) => m[1].split(',').map((s) => s.trim()).filter(Boolean));
-  assert.deepEqual([...new Set([...declared, ...reexported])].sort(), Object.keys(lite).sort());
-  const entry = pkg.exports['./lite'];
-  assert.equal(Object.keys(entry)[0], 'types');
-  for (const f of ['lite-node.js', 'lite-web.js']) assert.match(read(f), /^export \* from '\.\/lite\.js';$/m, f);
-});
+for (const [sub, glueFile, api, dtsFile] of [
+  ['lite', 'dist/longcall_lite.js', 'lite.js', 'lite.d.ts'],
+  ['server', 'dist/longcall_server.js', 'server.js', 'server.d.ts'],
+]) {
+  test(`longcall/${sub}: every glue export is public in ${api}, ${dtsFile} declares exactly them`, async () => {
+    const mod = await import(`longcall/${sub}`);
+    const glue = await import(pathToFileURL(join(PKG, glueFile)).href);
+    const wasmFns = Object.keys(glue).filter((k) => k !== 'default' && k !== 'initSync');
+    assert.deepEqual(wasmFns.filter((k) => !(k in mod)), [], `add these to pkg/${api} and pkg/${dtsFile}`);
+    const dts = read(dtsFile);
+    const declared = [...dts.matchAll(/^export (?:declare )?(?:function|const|class) (\w+)/gm)].map((m) => m[1]);
+    const reexported = [...dts.matchAll(/^export \{([^}]*)\} from/gm)].flatMap((m) => m[1].split(',').map((s) => s.trim()).filter(Boolean));
+    assert.deepEqual([...new Set([...declared, ...reexported])].sort(), Object.keys(mod).sort());
+    assert.doesNotMatch(dts.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''), /:\s*any\b|<any>|\bany\[\]/, 'public types are literal unions, not any');
+    const entry = pkg.exports[`./${sub}`];
+    assert.equal(Object.keys(entry)[0], 'types');
+    for (const f of [`${sub}-node.js`, `${sub}-web.js`]) assert.match(read(f), new RegExp(`^export \\* from '\\./${sub}\\.js';$`, 'm'), f);
+  });
+}

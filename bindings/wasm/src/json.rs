@@ -12,7 +12,7 @@
 //! `pkg/README.md`, "Size").
 
 use longcall::Error;
-#[cfg(feature = "full")]
+#[cfg(any(feature = "full", feature = "server"))]
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
@@ -27,14 +27,14 @@ pub const MAX_JSON_UNITS: u32 = 4 << 20;
 pub const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
 
 /// Reads a structured argument; `field` names it in errors.
-#[cfg(feature = "full")]
+#[cfg(any(feature = "full", feature = "server"))]
 pub fn from_js<T: DeserializeOwned>(value: &JsValue, field: &str) -> Result<T, Error> {
     let text = stringify(value, field)?;
     parse(&text, field)
 }
 
 /// Reads a JSON text argument (a JavaScript string), or the plain value given instead.
-#[cfg(feature = "full")]
+#[cfg(any(feature = "full", feature = "server"))]
 pub fn from_text_or_value<T: DeserializeOwned>(value: &JsValue, field: &str) -> Result<T, Error> {
     if value.is_string() {
         let text = bounded_string(value, field)?;
@@ -67,7 +67,7 @@ fn too_large(s: &js_sys::JsString) -> Result<(), Error> {
     Ok(())
 }
 
-#[cfg(feature = "full")]
+#[cfg(any(feature = "full", feature = "server"))]
 fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
     if value.is_undefined() || value.is_function() || value.is_symbol() {
         return Err(Error::invalid_input(
@@ -93,7 +93,7 @@ fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
     }
 }
 
-#[cfg(feature = "full")]
+#[cfg(any(feature = "full", feature = "server"))]
 fn parse<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
     serde_json::from_str(text).map_err(|e| Error::InvalidInput {
         field: field.into(),

@@ -21,13 +21,19 @@
 //! `pkg/index.d.ts`, and add cases to a `pkg/test/shared/*.cases.mjs` file.
 
 pub mod args;
+#[cfg(feature = "client")]
 pub mod button;
+#[cfg(feature = "client")]
 pub mod config;
 #[cfg(feature = "full")]
 pub mod decide;
 pub mod errors;
 pub mod json;
+#[cfg(feature = "client")]
 pub mod rules;
+#[cfg(feature = "server")]
+pub mod server;
+#[cfg(feature = "client")]
 pub mod tracker;
 #[cfg(feature = "full")]
 pub mod vector;

@@ -1,0 +1,257 @@
+// The cancel-button page: the longcall core (browser entry of the npm package) drives both panels.
+// Every button label and state comes from a core Tracker's `button` output; this file only maps a
+// state to words and colours, sends what the core says to send, and feeds answers back.
+import { Tracker, planWaits } from '../../web.js';
+import { JobBook } from '../../server-web.js';
+
+const q = new URLSearchParams(location.search);
+const WORK_MS = Number(q.get('work') ?? 3000);      // how long the simulated worker takes per job
+const ROUND_MS = Number(q.get('round') ?? 250);     // pause between jobs_wait rounds
+const TASK_SECONDS = Number(q.get('seconds') ?? 8); // slow_compute duration
+
+/** Words for the core's button states (the state itself is never computed here). */
+const LABEL = {
+  unavailable: '—',
+  available: 'Cancel',
+  requesting: 'Cancelling…',
+  acknowledged_pending: 'Cancel requested',
+  too_late: 'Still running',
+  cancelled: 'Cancelled',
+  finished_first: 'Finished first',
+  not_applicable: 'Nothing to cancel',
+};
+const NOTE = {
+  too_late: 'Generation already started: it runs to completion and bills.',
+  acknowledged_pending: 'The server acknowledged; cancellation is cooperative, so the task may still finish.',
+  finished_first: 'It finished before the cancel took effect.',
+};
+
+function paintButton(el, state, history) {
+  el.dataset.state = state;
+  el.textContent = LABEL[state] ?? state;
+  el.setAttribute('aria-disabled', String(state !== 'available'));
+  if (history && history.at(-1) !== state) history.push(state);
+}
+
+// ---- (a) the render wave: a JobBook in the page ----------------------------------------------
+
+const OWNER = { workspace: 'studio', member: 'me' };
+const book = new JobBook({ concurrency_per_workspace: 2, queue_limit_per_workspace: 20 });
+const rows = new Map(); // id -> { tracker, tr, button, history, sent, timer, progress }
+const tbody = document.getElementById('jobs');
+const waveNote = document.getElementById('wave-note');
+
+function applyOutputs(row, outputs) {
+  for (const o of outputs) {
+    if (o.type === 'button') paintButton(row.button, o.state, row.history);
+    else if (o.type === 'status') { row.tr.dataset.state = o.status; row.status.textContent = o.status; }
+    else if (o.type === 'settled') row.tr.dataset.outcome = o.outcome;
+    else if (o.type === 'send' && o.request.kind === 'cancel') sendJobCancel(row, o.request);
+    else if (o.type === 'violation') console.warn('violation', row.id, o.violation);
+  }
+  row.button.dataset.history = row.history.join(',');
+}
+
+// jobs_cancel, answered by the book; the answer goes back to the job's tracker.
+function sendJobCancel(row, request) {
+  row.sent += 1;
+  row.tr.dataset.cancelSent = String(row.sent);
+  const now = Date.now();
+  const a = book.cancel(now, OWNER, request.handle, request.idempotency_key ?? null);
+  const known = ['job_generation_already_started', 'job_not_cancelable', 'not_found', 'rate_limit_exceeded'];
+  const answer = a.ok
+    ? { kind: 'job', status: a.value.status }
+    : { kind: 'job_error', http_status: a.error.http_status, code: known.includes(a.error.code) ? a.error.code : 'other', cancelable: a.error.details?.cancelable ?? null };
+  row.note.textContent = a.ok ? `jobs_cancel → ${a.value.status}` : `jobs_cancel → ${a.error.http_status} ${a.error.code}`;
+  queueMicrotask(() => {
+    applyOutputs(row, row.tracker.handle(Date.now(), { type: 'cancel_answered', answer }));
+    afterChange();
+  });
+}
+
+function pressJob(row) {
+  try {
+    applyOutputs(row, row.tracker.handle(Date.now(), { type: 'cancel_pressed' }));
+  } catch (e) {
+    // The core refused the press (not available): nothing goes on the wire.
+    row.refused += 1;
+    row.tr.dataset.refused = String(row.refused);
+    row.note.textContent = `press refused (${e.code}): ${LABEL[row.button.dataset.state] ?? ''}`;
+    row.note.classList.add('refused');
+  }
+}
+
+// The simulated worker: a started job completes WORK_MS later.
+function startWorker(id) {
+  const row = rows.get(id);
+  const t0 = Date.now();
+  row.progressTimer = setInterval(() => {
+    row.bar.style.width = `${Math.min(100, ((Date.now() - t0) / WORK_MS) * 100)}%`;
+  }, 100);
+  row.timer = setTimeout(() => {
+    clearInterval(row.progressTimer);
+    book.complete(Date.now(), id, { url: `https://cdn.example/render/${id}.png` });
+    afterChange();
+  }, WORK_MS);
+}
+
+function afterChange() {
+  for (const id of book.dispatch(Date.now())) startWorker(id);
+}
+
+// One jobs_wait round: planWaits chunks the ids still needed; each answer entry is one
+// observation for that job's tracker.
+function waitRound() {
+  const live = [...rows.values()].filter((r) => !r.tracker.isDone).map((r) => r.id);
+  if (live.length === 0) { waveNote.textContent = 'All jobs settled.'; document.getElementById('wave').dataset.done = '1'; return; }
+  const plan = planWaits({ ids: live, wait_for: 'any', timeout_seconds: 50, include_results: true });
+  const now = Date.now();
+  for (const call of plan.calls) {
+    const a = book.wait(now, OWNER, call.job_ids, call.wait_for, call.include_results);
+    if (!a.ok) { waveNote.textContent = `jobs_wait failed: ${a.error.code}`; continue; }
+    for (const entry of a.value.jobs) {
+      if (entry.kind !== 'job') continue;
+      const row = rows.get(entry.job.id);
+      applyOutputs(row, row.tracker.handle(now, { type: 'job_polled', job: entry.job }));
+    }
+  }
+  waveNote.textContent = `jobs_wait round: ${plan.calls.length} call(s) for ${live.length} job(s)`;
+  setTimeout(waitRound, ROUND_MS);
+}
+
+function startWave() {
+  const now = Date.now();
+  for (let i = 1; i <= 6; i++) {
+    const id = `job-${i}`;
+    const tr = document.createElement('tr');
+    tr.dataset.job = id;
+    tr.innerHTML = `<td><code>${id}</code><div class="bar"><i></i></div></td><td><span class="pill status">—</span></td>
+      <td><button class="cancel" data-state="unavailable">—</button></td><td class="note"></td>`;
+    tbody.append(tr);
+    const row = { id, tr, tracker: new Tracker('job', { poll: { jitter: 'none' } }), button: tr.querySelector('button'),
+      status: tr.querySelector('.status'), note: tr.querySelector('td.note'), bar: tr.querySelector('.bar > i'),
+      history: [], sent: 0, refused: 0 };
+    tr.dataset.cancelSent = '0';
+    tr.dataset.refused = '0';
+    rows.set(id, row);
+    row.button.addEventListener('click', () => pressJob(row));
+    const a = book.submit(now, OWNER, id, `submit-${id}`); // queue-first: `queued` is normal
+    if (!a.ok) { row.note.textContent = `submit → ${a.error.code}`; continue; }
+    applyOutputs(row, row.tracker.handle(now, { type: 'job_created', job: a.value }));
+  }
+  afterChange();
+  document.getElementById('wave').dataset.ready = '1';
+  waitRound();
+}
+
+// ---- (b) an MCP task on the reference server (2026 wire) ---------------------------------------
+
+const EXT = 'io.modelcontextprotocol/tasks';
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'longcall-cancel-page', version: '0.1.0' },
+  'io.modelcontextprotocol/clientCapabilities': { extensions: { [EXT]: {} } },
+};
+let rpcId = 0;
+const logEl = document.getElementById('log');
+const log = (line) => { logEl.textContent += `${new Date().toISOString().slice(11, 23)} ${line}\n`; logEl.scrollTop = logEl.scrollHeight; };
+
+/** One 2026 request: `Mcp-Method`, `Mcp-Name`, the capability in `_meta`. */
+async function rpc(method, name, params) {
+  const body = { jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta: META } };
+  const res = await fetch('/mcp', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, 'Mcp-Name': name },
+    body: JSON.stringify(body),
+  });
+  const msg = await res.json();
+  log(`${method} → ${res.status} ${msg.error ? `error ${msg.error.code}` : (msg.result.status ?? msg.result.resultType)}`);
+  return msg;
+}
+
+/** The wire task as the tracker's TaskView. */
+const toView = (t) => ({
+  task_id: t.taskId, status: t.status, status_message: t.statusMessage,
+  ttl_ms: t.ttlMs ?? undefined, poll_interval_ms: t.pollIntervalMs,
+  created_at_ms: Date.parse(t.createdAt) || undefined, last_updated_at_ms: Date.parse(t.lastUpdatedAt) || undefined,
+  input_requests: Object.entries(t.inputRequests ?? {}).map(([key, request]) => ({ key, request })),
+  result: t.result ? { is_error: t.result.isError === true, value: t.result } : undefined,
+  error: t.error,
+});
+
+const panel = document.getElementById('task');
+const taskButton = document.getElementById('task-cancel');
+const taskNote = document.getElementById('task-note');
+const taskHistory = [];
+let tracker = null;
+let wake = null;
+
+function drive(outputs) {
+  for (const o of outputs) {
+    switch (o.type) {
+      case 'button':
+        paintButton(taskButton, o.state, taskHistory);
+        panel.dataset.button = o.state;
+        taskButton.dataset.history = taskHistory.join(',');
+        taskNote.textContent = NOTE[o.state] ?? '';
+        break;
+      case 'status':
+        panel.dataset.state = o.status;
+        document.getElementById('task-status').textContent = o.status;
+        break;
+      case 'settled':
+        panel.dataset.outcome = o.outcome;
+        document.getElementById('task-outcome').textContent = `${o.outcome} (${o.status ?? '—'})`;
+        break;
+      case 'send': send(o.request); break;
+      case 'wake_at':
+        clearTimeout(wake);
+        wake = setTimeout(() => drive(tracker.timeout(Date.now())), Math.max(0, o.at - Date.now()));
+        break;
+      case 'violation': log(`violation ${o.violation.rule}: ${o.violation.detail}`); break;
+      default: break;
+    }
+  }
+}
+
+async function send(request) {
+  const id = request.handle;
+  try {
+    if (request.kind === 'get') {
+      const m = await rpc('tasks/get', id, { taskId: id });
+      drive(tracker.handle(Date.now(), m.error
+        ? { type: 'request_failed', request: 'get', failure: { kind: 'rpc', error: m.error } }
+        : { type: 'task_polled', task: toView(m.result) }));
+    } else if (request.kind === 'cancel') {
+      const m = await rpc('tasks/cancel', id, { taskId: id });
+      drive(tracker.handle(Date.now(), { type: 'cancel_answered', answer: m.error ? { kind: 'rpc_error', code: m.error.code } : { kind: 'ack' } }));
+    }
+  } catch (e) {
+    drive(tracker.handle(Date.now(), { type: 'request_failed', request: request.kind, failure: { kind: 'transport' } }));
+  }
+}
+
+document.getElementById('start').addEventListener('click', async (ev) => {
+  ev.target.disabled = true;
+  tracker = new Tracker('task-2026', { poll: { jitter: 'none', initial_ms: 500 } });
+  const m = await rpc('tools/call', 'slow_compute', { name: 'slow_compute', arguments: { seconds: TASK_SECONDS, label: 'cancel-page' } });
+  if (m.error) { log(`tools/call failed: ${m.error.message}`); return; }
+  document.getElementById('task-id').textContent = m.result.taskId ?? '(sync result)';
+  drive(tracker.handle(Date.now(), m.result.resultType === 'task'
+    ? { type: 'task_created', task: toView(m.result) }
+    : { type: 'call_result', result: { is_error: m.result.isError === true, value: m.result } }));
+});
+
+taskButton.addEventListener('click', () => {
+  if (!tracker) return;
+  try {
+    drive(tracker.handle(Date.now(), { type: 'cancel_pressed' }));
+  } catch (e) {
+    taskNote.textContent = `press refused (${e.code})`;
+    panel.dataset.refused = String(Number(panel.dataset.refused ?? 0) + 1);
+  }
+});
+
+startWave();
+document.body.dataset.ready = '1';

@@ -1,0 +1,405 @@
+#!/usr/bin/env node
+// A reference MCP tasks server (2026-07-28, extension `io.modelcontextprotocol/tasks`) built on
+// the longcall core's TaskRegistry. An example for server authors: read it top to bottom.
+//
+//   node pkg/examples/mcp-tasks-server.mjs [--port N] [--max-lifetime-ms N]
+//   -> prints `LISTENING http://127.0.0.1:PORT/mcp` on stdout when ready
+//
+// What lives where:
+// * The TASK STATE (status, inputRequests, result/error, TTL, principal binding, cancel, the
+//   "first terminal write wins" rule) lives in the core's TaskRegistry, through the npm package.
+//   This file never decides a task's status itself: it asks the registry and renders the answer
+//   with `renderTask2026` (the exact wire task: ISO times, ttlMs, payload members by status).
+// * This file does the TRANSPORT (Streamable HTTP, stateless 2026 wire: one POST per request,
+//   no initialize needed, `Mcp-Method` / `Mcp-Name` header checks), the per-request CAPABILITY
+//   gate, the PRINCIPAL (from the Authorization header), the TOOLS and their workers, and the
+//   clock (`Date.now()`, with one timer armed at `registry.pollTimeout()`).
+//
+// Binds 127.0.0.1 only. SIGTERM/SIGINT: clean exit 0. Exits by itself after --max-lifetime-ms.
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { TaskRegistry, renderTask2026, missingCapability2026 } from 'longcall/server';
+
+const PROTOCOL_VERSION = '2026-07-28';
+const EXTENSION = 'io.modelcontextprotocol/tasks';
+const CLIENT_CAPS = 'io.modelcontextprotocol/clientCapabilities';
+const SERVER_INFO = { name: 'longcall-reference-tasks-server', version: '0.1.0' };
+
+// JSON-RPC / MCP error codes, and the HTTP status each one is sent with.
+const E = {
+  PARSE: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602,
+  INTERNAL: -32603, HEADER_MISMATCH: -32020, MISSING_CAPABILITY: -32021,
+};
+const HTTP_FOR = { [E.PARSE]: 400, [E.INVALID_REQUEST]: 400, [E.METHOD_NOT_FOUND]: 404,
+  [E.INVALID_PARAMS]: 400, [E.HEADER_MISMATCH]: 400, [E.MISSING_CAPABILITY]: 400, [E.INTERNAL]: 500 };
+
+/** A JSON-RPC error to throw from a handler; `rpcError` objects from the registry fit as-is. */
+class RpcFailure extends Error {
+  constructor(error) { super(error.message); this.error = error; }
+}
+const fail = (code, message, data) => { throw new RpcFailure(data === undefined ? { code, message } : { code, message, data }); };
+
+const elicit = (message, properties) => ({
+  method: 'elicitation/create',
+  params: { mode: 'form', message, requestedSchema: { type: 'object', properties, required: Object.keys(properties) } },
+});
+const text = (t, isError = false) => ({ content: [{ type: 'text', text: t }], isError });
+const sleep = (ms, signal) => new Promise((resolve) => {
+  const t = setTimeout(resolve, ms);
+  signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+});
+
+// ---- tools ----------------------------------------------------------------------------------
+//
+// A tool is `run({args, answers, signal})` returning one of:
+//   {result}  a CallToolResult (isError:true is still a *completed* task on 2026),
+//   {error}   a JSON-RPC error (the task becomes *failed* with it),
+//   {ask}     input requests {key: request}: MRTR round on the sync path, input_required on a task.
+// `answers` holds the client's responses by key. A task tool is re-run with more answers after
+// every tasks/update that leaves nothing outstanding (the "guard" pattern).
+// `task`: 'never' (always sync), 'optional' (a task when the client declared the extension),
+// 'required' (-32021 without the extension). `gather({args, answers})`, when a tool has it,
+// returns the input still needed before any work starts (or null): asked synchronously as an
+// MRTR round, before a task is created.
+const TOOLS = {
+  greet: {
+    description: 'Sync tool: returns a greeting.',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    task: 'never',
+    run: ({ args }) => ({ result: text(`Hello, ${args.name ?? 'world'}!`) }),
+  },
+  slow_compute: {
+    description: 'Task tool: waits `seconds` (0 = immediate), then returns. Cancelling it while it runs ends it cancelled.',
+    inputSchema: { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } },
+    task: 'optional',
+    run: async ({ args, signal }) => {
+      const seconds = Math.min(Math.max(Number(args.seconds ?? 1) || 0, 0), 300);
+      if (seconds > 0) await sleep(seconds * 1000, signal);
+      return { result: text(`slow_compute(${args.label ?? ''}) done after ${seconds}s`) };
+    },
+  },
+  failing_job: {
+    description: 'Task-required tool whose execution is a tool error: completed with isError:true.',
+    inputSchema: { type: 'object', properties: {} },
+    task: 'required',
+    run: async ({ signal }) => { await sleep(200, signal); return { result: text('failing_job: simulated tool failure', true) }; },
+  },
+  protocol_error_job: {
+    description: 'Task tool that hits a JSON-RPC error: failed with error{code,message}.',
+    inputSchema: { type: 'object', properties: {} },
+    task: 'optional',
+    run: async ({ signal }) => { await sleep(200, signal); return { error: { code: E.INTERNAL, message: 'protocol_error_job: simulated internal error' } }; },
+  },
+  confirm_delete: {
+    description: 'Task tool that asks one confirmation (input_required) before deleting.',
+    inputSchema: { type: 'object', properties: { filename: { type: 'string' } }, required: ['filename'] },
+    task: 'optional',
+    run: ({ args, answers }) => {
+      const a = answers.confirm;
+      if (!a) return { ask: { confirm: elicit(`Delete ${args.filename}?`, { confirm: { type: 'boolean' } }) } };
+      const yes = a.action === 'accept' && a.content?.confirm !== false;
+      return { result: text(yes ? `Deleted ${args.filename}` : `Kept ${args.filename} (action=${a.action})`) };
+    },
+  },
+  multi_input: {
+    description: 'Task tool that asks two questions at once; stays input_required until both are answered.',
+    inputSchema: { type: 'object', properties: {} },
+    task: 'optional',
+    run: ({ answers }) => {
+      const ask = {};
+      if (!answers.first) ask.first = elicit('First answer?', { name: { type: 'string' } });
+      if (!answers.second) ask.second = elicit('Second answer?', { name: { type: 'string' } });
+      if (Object.keys(ask).length) return { ask };
+      return { result: text(`multi_input: got first=${answers.first.content?.name} second=${answers.second.content?.name}`) };
+    },
+  },
+  test_tool_with_task: {
+    description: 'MRTR then task: asks user_name synchronously, then creates a task whose result contains it.',
+    inputSchema: { type: 'object', properties: {} },
+    task: 'required',
+    // Asked synchronously (MRTR) before the task exists; the task then only does the work.
+    gather: ({ answers }) => (answers.user_name ? null : { user_name: elicit('What is your name?', { name: { type: 'string' } }) }),
+    run: async ({ answers, signal }) => {
+      await sleep(100, signal);
+      return { result: text(`Hello ${answers.user_name.content?.name}, task finished`) };
+    },
+  },
+};
+
+// ---- the server -----------------------------------------------------------------------------
+
+/**
+ * Creates the server (not listening yet). Options: `pollIntervalMs` (the hint on every task),
+ * `ttlMs`, `retentionMs`, `now` (the clock, `Date.now` by default), `log` (a function, or null).
+ */
+export function createTasksServer(opts = {}) {
+  const now = opts.now ?? Date.now;
+  const log = opts.log ?? (() => {});
+  // cancel: 'immediate' -- a tasks/cancel settles the task `cancelled` before the ack, and later
+  // worker writes are ignored by the registry (first terminal write wins). The conformance
+  // fixture slow_compute MUST end cancelled when cancelled while running.
+  const registry = new TaskRegistry('task-2026', {
+    cancel: 'immediate',
+    poll_interval_ms: opts.pollIntervalMs ?? 200,
+    ttl_ms: opts.ttlMs ?? 900_000,
+    retention_ms: opts.retentionMs ?? 300_000,
+  });
+  const workers = new Map(); // taskId -> { tool, args, answers, abort: AbortController, running }
+  let timer = null;
+
+  // One timer, armed at the registry's next deadline (TTL expiry, retention purge).
+  function rearm() {
+    clearTimeout(timer);
+    const at = registry.pollTimeout();
+    if (at === undefined || at === null) return;
+    timer = setTimeout(() => {
+      const sweep = registry.handleTimeout(now());
+      for (const id of [...sweep.failed, ...sweep.purged]) stopWorker(id);
+      rearm();
+    }, Math.max(0, Math.min(at - now(), 2 ** 31 - 1)));
+    timer.unref?.();
+  }
+
+  function stopWorker(taskId) {
+    const w = workers.get(taskId);
+    if (w) { w.abort.abort(); workers.delete(taskId); }
+  }
+
+  // Runs (or re-runs) a task tool and writes what it produced into the registry.
+  async function runWorker(taskId) {
+    const w = workers.get(taskId);
+    if (!w || w.running) return;
+    w.running = true;
+    let out;
+    try {
+      out = await w.tool.run({ args: w.args, answers: w.answers, signal: w.abort.signal });
+    } catch (e) {
+      out = { error: { code: E.INTERNAL, message: String(e?.message ?? e) } };
+    }
+    w.running = false;
+    if (w.abort.signal.aborted) return; // cancelled or expired: the registry already settled it
+    const t = now();
+    let outcome;
+    if (out.ask) {
+      for (const [key, request] of Object.entries(out.ask)) {
+        outcome = registry.requestInput(t, taskId, key, request);
+        if (outcome.kind !== 'applied') break;
+      }
+    } else if (out.error) {
+      outcome = registry.fail(t, taskId, out.error);
+      workers.delete(taskId);
+    } else {
+      outcome = registry.complete(t, taskId, { ...out.result, resultType: 'complete' });
+      workers.delete(taskId);
+    }
+    if (outcome && outcome.kind !== 'applied') log(`task ${taskId}: worker write ${JSON.stringify(outcome)}`);
+    rearm();
+  }
+
+  // ---- method handlers: (params, ctx) -> result object; throw RpcFailure for an error ----
+
+  function hasTasksCapability(params) {
+    const ext = params?._meta?.[CLIENT_CAPS]?.extensions;
+    return !!ext && typeof ext === 'object' && ext[EXTENSION] !== undefined;
+  }
+
+  function requireTasksCapability(params, method) {
+    if (!hasTasksCapability(params)) {
+      const err = missingCapability2026(`${method} targets the tasks extension (${EXTENSION}); the client did not declare it on this request`);
+      throw new RpcFailure(err);
+    }
+  }
+
+  function taskIdOf(params) {
+    if (typeof params?.taskId !== 'string' || params.taskId === '') fail(E.INVALID_PARAMS, 'params.taskId must be a non-empty string');
+    return params.taskId;
+  }
+
+  // A registry answer {ok, value|error}: the value, or the JSON-RPC error thrown.
+  const unwrap = (answer) => { if (!answer.ok) throw new RpcFailure(answer.error); return answer.value; };
+
+  async function toolsCall(params, ctx) {
+    const tool = Object.hasOwn(TOOLS, params?.name) ? TOOLS[params.name] : null;
+    if (!tool) fail(E.INVALID_PARAMS, `Unknown tool: ${params?.name}`);
+    const args = params.arguments ?? {};
+    const capable = hasTasksCapability(params);
+    // The legacy 2025 `task` param is ignored: on 2026 the server alone decides.
+    if (tool.task === 'required' && !capable) {
+      throw new RpcFailure(missingCapability2026(`Tool ${params.name} requires a task; declare ${EXTENSION} on the request`));
+    }
+    const answers = { ...(params.inputResponses ?? {}) };
+    const missing = tool.gather?.({ args, answers });
+    if (missing) return { resultType: 'input_required', inputRequests: missing };
+    if (!capable || tool.task === 'never') {
+      // Sync path; an {ask} becomes an MRTR round (InputRequiredResult).
+      const out = await tool.run({ args, answers, signal: ctx.signal });
+      if (out.ask) return { resultType: 'input_required', inputRequests: out.ask };
+      if (out.error) throw new RpcFailure(out.error);
+      return { ...out.result, resultType: 'complete' };
+    }
+    // Task path: the task exists in the registry before we answer (strong consistency).
+    const taskId = randomBytes(24).toString('base64url'); // unguessable: the id may act as a bearer token
+    const view = registry.create(now(), ctx.principal, taskId);
+    workers.set(taskId, { tool, args, answers, abort: new AbortController(), running: false });
+    setImmediate(() => runWorker(taskId));
+    rearm();
+    return renderTask2026(view, 'task');
+  }
+
+  function tasksGet(params, ctx) {
+    requireTasksCapability(params, 'tasks/get');
+    const view = unwrap(registry.get(now(), ctx.principal, taskIdOf(params)));
+    return renderTask2026(view, 'complete');
+  }
+
+  function tasksUpdate(params, ctx) {
+    requireTasksCapability(params, 'tasks/update');
+    const taskId = taskIdOf(params);
+    const responses = params.inputResponses;
+    if (!responses || typeof responses !== 'object' || Array.isArray(responses)) fail(E.INVALID_PARAMS, 'params.inputResponses must be an object');
+    const ack = unwrap(registry.update(now(), ctx.principal, taskId, responses));
+    const w = workers.get(taskId);
+    if (w && ack.accepted.length) {
+      for (const [key, value] of registry.takeInputResponses(taskId)) w.answers[key] = value;
+      // Re-run the tool once nothing is outstanding (a partial answer keeps input_required).
+      if (registry.peek(taskId)?.status === 'working') setImmediate(() => runWorker(taskId));
+    }
+    return { resultType: 'complete' };
+  }
+
+  function tasksCancel(params, ctx) {
+    requireTasksCapability(params, 'tasks/cancel');
+    const taskId = taskIdOf(params);
+    unwrap(registry.cancel(now(), ctx.principal, taskId)); // an ack, also for a terminal task
+    if (registry.peek(taskId)?.status === 'cancelled') stopWorker(taskId);
+    rearm();
+    return { resultType: 'complete' };
+  }
+
+  const capabilities = { tools: { listChanged: false }, extensions: { [EXTENSION]: {} } };
+  const HANDLERS = {
+    'server/discover': () => ({ supportedVersions: [PROTOCOL_VERSION], capabilities, serverInfo: SERVER_INFO, ttlMs: 0, cacheScope: 'private', resultType: 'complete' }),
+    initialize: () => ({ protocolVersion: PROTOCOL_VERSION, capabilities, serverInfo: SERVER_INFO, resultType: 'complete' }),
+    ping: () => ({ resultType: 'complete' }),
+    'tools/list': () => ({
+      tools: Object.entries(TOOLS).map(([name, t]) => ({ name, description: t.description, inputSchema: t.inputSchema })),
+      ttlMs: 0, cacheScope: 'private', resultType: 'complete',
+    }),
+    'tools/call': toolsCall,
+    'tasks/get': tasksGet,
+    'tasks/update': tasksUpdate,
+    'tasks/cancel': tasksCancel,
+    // tasks/result and tasks/list do not exist on 2026: they fall through to -32601.
+  };
+
+  // ---- HTTP transport ----
+
+  // `=?base64?...?=` sentinel values (non-ASCII names), and optional whitespace, per SEP-2243.
+  function headerValue(v) {
+    if (typeof v !== 'string') return undefined;
+    const s = v.trim();
+    const m = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(s);
+    return m ? Buffer.from(m[1], 'base64').toString('utf8') : s;
+  }
+
+  // The header `Mcp-Name` must carry: the taskId for tasks/*, the tool name for tools/call.
+  function expectedName(method, params) {
+    if (method === 'tools/call') return params?.name;
+    if (method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel') return params?.taskId;
+    return undefined;
+  }
+
+  function checkHeaders(req, msg) {
+    const method = headerValue(req.headers['mcp-method']);
+    if (method === undefined) fail(E.HEADER_MISMATCH, 'missing Mcp-Method header');
+    if (method !== msg.method) fail(E.HEADER_MISMATCH, 'Mcp-Method header does not match the request body\'s method');
+    const want = expectedName(msg.method, msg.params);
+    if (want !== undefined) {
+      const name = headerValue(req.headers['mcp-name']);
+      if (name === undefined) fail(E.HEADER_MISMATCH, 'missing Mcp-Name header');
+      if (name !== String(want)) fail(E.HEADER_MISMATCH, `Mcp-Name header does not match the request body's ${msg.method === 'tools/call' ? 'name' : 'taskId'}`);
+    }
+  }
+
+  // Principal binding: a task belongs to whoever created it. Here the principal is the bearer
+  // token (a real server verifies it); without one every caller is the same anonymous principal.
+  function principalOf(req) {
+    const auth = req.headers.authorization;
+    return typeof auth === 'string' && auth.trim() ? `auth:${auth.trim()}` : 'anonymous';
+  }
+
+  function send(res, status, body) {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+  }
+
+  async function handle(req, res) {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    let raw = '';
+    for await (const chunk of req) {
+      raw += chunk;
+      if (raw.length > 4 << 20) { send(res, 413, { jsonrpc: '2.0', id: null, error: { code: E.INVALID_REQUEST, message: 'body too large' } }); return; }
+    }
+    let msg;
+    try { msg = JSON.parse(raw); } catch { send(res, 400, { jsonrpc: '2.0', id: null, error: { code: E.PARSE, message: 'Parse error' } }); return; }
+    if (!msg || typeof msg !== 'object' || Array.isArray(msg) || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
+      // Responses from the client (we never send requests) and malformed messages.
+      if (msg && (msg.result !== undefined || msg.error !== undefined)) { res.writeHead(202).end(); return; }
+      send(res, 400, { jsonrpc: '2.0', id: msg?.id ?? null, error: { code: E.INVALID_REQUEST, message: 'Invalid Request' } });
+      return;
+    }
+    if (msg.id === undefined) { res.writeHead(202).end(); return; } // a notification
+    const abort = new AbortController();
+    res.on('close', () => { if (!res.writableFinished) abort.abort(); });
+    try {
+      checkHeaders(req, msg);
+      const handler = Object.hasOwn(HANDLERS, msg.method) ? HANDLERS[msg.method] : null;
+      if (!handler) fail(E.METHOD_NOT_FOUND, `Method not found: ${msg.method}`, msg.method);
+      const result = await handler(msg.params ?? {}, { principal: principalOf(req), signal: abort.signal });
+      send(res, 200, { jsonrpc: '2.0', id: msg.id, result });
+    } catch (e) {
+      const error = e instanceof RpcFailure ? e.error : { code: E.INTERNAL, message: String(e?.message ?? e) };
+      if (!(e instanceof RpcFailure)) log(`internal error on ${msg.method}: ${e?.stack ?? e}`);
+      send(res, HTTP_FOR[error.code] ?? 400, { jsonrpc: '2.0', id: msg.id, error });
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((e) => { log(`handler crashed: ${e?.stack ?? e}`); if (!res.headersSent) res.writeHead(500).end(); });
+  });
+
+  return {
+    registry,
+    /** The request handler, to mount under another server (the cancel page does). */
+    handle,
+    /** Listens on 127.0.0.1; resolves to the endpoint URL. */
+    listen(port = 0) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}/mcp`));
+      });
+    },
+    close() {
+      clearTimeout(timer);
+      for (const id of [...workers.keys()]) stopWorker(id);
+      return new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); });
+    },
+  };
+}
+
+// ---- command line -----------------------------------------------------------------------------
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? Number(process.argv[i + 1]) : dflt; };
+  const srv = createTasksServer({ log: (m) => process.stderr.write(`[tasks-server] ${m}\n`) });
+  const url = await srv.listen(arg('--port', 0));
+  process.stdout.write(`LISTENING ${url}\n`);
+  const stop = async () => { await srv.close(); process.exit(0); };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  setTimeout(() => { process.stderr.write('[tasks-server] max lifetime reached\n'); stop(); }, arg('--max-lifetime-ms', 600_000)).unref();
+}

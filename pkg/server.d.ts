@@ -1,0 +1,164 @@
+/**
+ * `longcall/server`: the core's reference servers, for mock servers, conformance runs and
+ * examples: an MCP task registry (`TaskRegistry`) and a Sume job book (`JobBook`), plus the 2026
+ * wire rendering of a task. A WebAssembly module of its own, so clients never download it.
+ * @packageDocumentation
+ */
+import type { InputRequest, JobStatus, JobView, Json, LongcallError, Model, Owner, RpcError, Status, TaskStatus, TaskView, ToolResult, WaitFor } from './index.js';
+
+/** A client-side answer of a reference server: a domain answer to put on the wire, never thrown. */
+export type Answer<T, E> = { ok: true; value: T } | { ok: false; error: E };
+
+/** A Sume API error as the job book answers it. */
+export interface ApiError { http_status: number; code: string; message?: string; details?: Json; request_id?: string }
+
+/** What became of a worker-side write. Only `applied` changed anything. */
+export type WriteOutcome =
+  | { kind: 'applied' }
+  | { kind: 'ignored_terminal'; status: Status }
+  | { kind: 'not_allowed'; status: Status }
+  | { kind: 'ignored_cancel_requested' }
+  | { kind: 'unknown_id' };
+
+/** How a 2026 `tasks/cancel` takes effect. */
+export type CancelMode = 'cooperative' | 'immediate';
+
+/** `TaskRegistry` configuration; every key is optional and laid over the defaults. */
+export interface RegistryConfig {
+  ttl_ms?: number | null; max_ttl_ms?: number | null; poll_interval_ms?: number | null;
+  retention_ms?: number | null; max_tasks_per_principal?: number | null; cancel?: CancelMode; page_size?: number;
+}
+
+/** What `handleTimeout` did: stop the workers of these tasks. */
+export interface Sweep { failed: string[]; purged: string[] }
+
+/** A `tasks/update` ack, with the key lists for the host. */
+export interface UpdateAck { accepted: string[]; ignored: string[] }
+
+/** A `tasks/cancel` answer: the 2026 ack, or the 2025 cancelled task. */
+export type CancelReply = { kind: 'ack' } | { kind: 'task'; task: TaskView };
+
+/** A 2025 `tasks/result` answer (`blocked`: hold the request and ask again later). */
+export type ResultAnswer =
+  | { kind: 'result'; result: ToolResult }
+  | { kind: 'error'; error: RpcError }
+  | { kind: 'cancelled' }
+  | { kind: 'blocked'; status: TaskStatus; input_requests: InputRequest[] };
+
+/** A 2025 `tasks/list` page. */
+export interface TaskPage { tasks: TaskView[]; next_cursor: string | null }
+
+/**
+ * The reference MCP task server state (the core's `TaskRegistry`). The host owns the clock and
+ * mints unguessable task ids; client-side methods answer {@link Answer}s; bad input throws a
+ * {@link LongcallError}.
+ * @example
+ * const reg = new TaskRegistry('task-2026', { cancel: 'immediate' });
+ * const view = reg.create(Date.now(), 'anonymous', crypto.randomUUID());
+ * const wire = renderTask2026(view, 'task'); // the CreateTaskResult
+ */
+export class TaskRegistry {
+  /** @throws {LongcallError} `unknown_model`, `wrong_model`, `invalid_config`, `invalid_input`. */
+  constructor(model: 'task-2026' | 'task-2025', config?: RegistryConfig | null);
+  readonly model: Model;
+  /** How many tasks are stored. */
+  readonly size: number;
+  isEmpty(): boolean;
+  /** The full configuration in force. */
+  config(): Required<RegistryConfig>;
+  /** Runs TTL expiry and retention; call when `now` reaches {@link TaskRegistry.pollTimeout}. */
+  handleTimeout(now: number): Sweep;
+  /** The next absolute time `handleTimeout` has work, or null. */
+  pollTimeout(): number | undefined;
+  /** A new task for `principal` (answer the client after this returns). @throws {LongcallError} `duplicate`, `limit_reached`, `invalid_input`. */
+  create(now: number, principal: string, taskId: string, requestedTtlMs?: number | null): TaskView;
+  /** Worker: the stored view (detailed on 2026), no principal check; null if unknown. */
+  peek(taskId: string): TaskView | null;
+  /** Worker: whether a client asked to cancel. */
+  cancelRequested(taskId: string): boolean;
+  /** Worker: ask the client for input under `key`. @throws {LongcallError} `duplicate` for a reused key. */
+  requestInput(now: number, taskId: string, key: string, request: Json): WriteOutcome;
+  /** Worker: the answers since the last call, in answer order (drained). */
+  takeInputResponses(taskId: string): [string, Json][];
+  /** Worker: sets or clears `statusMessage`. */
+  setStatusMessage(now: number, taskId: string, message: string | null): WriteOutcome;
+  /** Worker: the tool's `CallToolResult` (`isError` read from it). */
+  complete(now: number, taskId: string, callToolResult: { [key: string]: Json }): WriteOutcome;
+  /** Worker: execution hit a JSON-RPC error. */
+  fail(now: number, taskId: string, error: RpcError): WriteOutcome;
+  /** Worker: the work stopped after a cancel request. */
+  settleCancelled(now: number, taskId: string): WriteOutcome;
+  /** `tasks/get`. */
+  get(now: number, principal: string, taskId: string): Answer<TaskView, RpcError>;
+  /** 2025 `tasks/result` (2026: -32601). */
+  result(now: number, principal: string, taskId: string): Answer<ResultAnswer, RpcError>;
+  /** `tasks/update`: `{key: response}` or `[[key, response], ...]`. */
+  update(now: number, principal: string, taskId: string, responses: { [key: string]: Json } | [string, Json][]): Answer<UpdateAck, RpcError>;
+  /** `tasks/cancel`. */
+  cancel(now: number, principal: string, taskId: string): Answer<CancelReply, RpcError>;
+  /** 2025 `tasks/list` (2026: -32601). */
+  list(now: number, principal: string, cursor?: string | null): Answer<TaskPage, RpcError>;
+  /** The versioned snapshot text. */
+  snapshot(): string;
+  /** @throws {LongcallError} `snapshot_invalid`, `snapshot_version`, `too_large`. */
+  static restore(text: string): TaskRegistry;
+  free(): void;
+}
+
+/** The 2026 wire task (`CreateTaskResult` / `GetTaskResult` / `notifications/tasks` params). */
+export interface WireTask2026 {
+  taskId: string; status: TaskStatus; statusMessage?: string; createdAt: string; lastUpdatedAt: string;
+  ttlMs: number | null; pollIntervalMs?: number; resultType?: string;
+  inputRequests?: { [key: string]: Json }; result?: Json; error?: RpcError;
+}
+
+/** Renders a task view as the 2026 wire task: `'task'` for a create answer, `'complete'` for `tasks/get`, none for a notification. */
+export function renderTask2026(view: TaskView, resultType?: 'task' | 'complete' | null): WireTask2026;
+
+/** The -32021 error (with `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`). */
+export function missingCapability2026(message: string): RpcError;
+
+/** `JobBook` configuration; every key is optional and laid over the defaults (2, 20, 1). */
+export interface JobBookConfig { concurrency_per_workspace?: number; queue_limit_per_workspace?: number; cost_per_job?: number }
+
+/** One `jobs_wait` entry. */
+export type WaitEntry = { kind: 'job'; job: JobView } | { kind: 'not_found'; id: string };
+
+/** A `jobs_wait` snapshot. */
+export interface WaitAnswer { jobs: WaitEntry[]; satisfied: boolean }
+
+/**
+ * The reference Sume job server (the core's `JobBook`): ownership, queue-first admission, the
+ * cancel window, batch waits. No timers: call `dispatch(now)` after every change.
+ */
+export class JobBook {
+  /** @throws {LongcallError} `invalid_config`, `invalid_input`. */
+  constructor(config?: JobBookConfig | null);
+  readonly size: number;
+  isEmpty(): boolean;
+  config(): Required<JobBookConfig>;
+  /** `null`: unlimited. */
+  setCredits(workspace: string, balance: number | null): void;
+  credits(workspace: string): number | undefined;
+  /** Worker/test: job and owner without an ownership check. */
+  peek(jobId: string): { owner: Owner; job: JobView } | null;
+  count(workspace: string, status: JobStatus): number;
+  /** `jobs_submit` (queue-first). */
+  submit(now: number, owner: Owner, jobId: string, idempotencyKey?: string | null): Answer<JobView, ApiError>;
+  /** Moves queued jobs into free slots; returns the ids started. */
+  dispatch(now: number): string[];
+  complete(now: number, jobId: string, result: Json): WriteOutcome;
+  fail(now: number, jobId: string, error: Json): WriteOutcome;
+  expire(now: number, jobId: string): WriteOutcome;
+  /** `jobs_get`. */
+  get(owner: Owner, jobId: string): Answer<JobView, ApiError>;
+  /** `jobs_list`: the caller's jobs only. */
+  list(owner: Owner): JobView[];
+  /** `jobs_cancel` (queued only; 409 after start). */
+  cancel(now: number, owner: Owner, jobId: string, idempotencyKey?: string | null): Answer<JobView, ApiError>;
+  /** `jobs_wait` snapshot. */
+  wait(now: number, owner: Owner, jobIds: string[], waitFor?: WaitFor | null, includeResults?: boolean | null): Answer<WaitAnswer, ApiError>;
+  snapshot(): string;
+  static restore(text: string): JobBook;
+  free(): void;
+}

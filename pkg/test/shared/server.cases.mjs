@@ -1,0 +1,251 @@
+// The reference servers through the JS API (TaskRegistry, JobBook, renderTask2026,
+// missingCapability2026), in Node and in Chromium: domain answers come back as {ok, value|error},
+// bad input throws an Error with a `code`, snapshots restore exactly.
+// The servers are their own entry point (`longcall/server`); the cases see them beside the client API.
+const withServer = async (client) => ({ ...client, ...(await import('longcall/server')) });
+
+const ALICE = { workspace: 'w', member: 'alice' };
+const BOB = { workspace: 'w', member: 'bob' };
+
+function throwsCode(assert, fn, code) {
+  let err;
+  try { fn(); } catch (e) { err = e; }
+  assert.ok(err instanceof Error, `expected a thrown Error (${code})`);
+  assert.equal(err.code, code, `${err && err.message}`);
+}
+
+export const cases = {
+  async 'registry 2026: create, get, wire render, principal binding'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    const reg = new lc.TaskRegistry('task-2026', { poll_interval_ms: 200, ttl_ms: 60000 });
+    assert.equal(reg.model, 'task-2026');
+    assert.equal(reg.config().page_size, 50);
+    const view = reg.create(1000, 'alice', 't1');
+    assert.equal(view.status, 'working');
+    assert.equal(reg.size, 1);
+    const wire = lc.renderTask2026(view, 'task');
+    assert.deepEqual(wire, {
+      taskId: 't1', status: 'working', createdAt: '1970-01-01T00:00:01.000Z',
+      lastUpdatedAt: '1970-01-01T00:00:01.000Z', ttlMs: 60000, pollIntervalMs: 200, resultType: 'task',
+    });
+    const got = reg.get(1001, 'alice', 't1');
+    assert.equal(got.ok, true);
+    assert.equal(got.value.task_id, 't1');
+    const foreign = reg.get(1001, 'bob', 't1');
+    assert.equal(foreign.ok, false);
+    assert.equal(foreign.error.code, -32602);
+    assert.deepEqual(reg.get(1001, 'alice', 'nope'), foreign);
+    assert.equal(reg.pollTimeout(), 61000);
+  },
+
+  async 'registry 2026: input round, partial update, complete with isError stays completed'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    const reg = new lc.TaskRegistry('task-2026', null);
+    reg.create(0, 'p', 't');
+    const ask = { method: 'elicitation/create', params: { message: 'a?' } };
+    assert.deepEqual(reg.requestInput(1, 't', 'a', ask), { kind: 'applied' });
+    assert.deepEqual(reg.requestInput(1, 't', 'b', ask), { kind: 'applied' });
+    throwsCode(assert, () => reg.requestInput(2, 't', 'a', ask), 'duplicate');
+    const got = reg.get(2, 'p', 't').value;
+    assert.equal(got.status, 'input_required');
+    const wire = lc.renderTask2026(got, 'complete');
+    assert.deepEqual(Object.keys(wire.inputRequests), ['a', 'b']);
+    const ack = reg.update(3, 'p', 't', { a: { action: 'accept', content: {} }, zz: {} });
+    assert.deepEqual(ack, { ok: true, value: { accepted: ['a'], ignored: ['zz'] } });
+    assert.equal(reg.get(3, 'p', 't').value.status, 'input_required');
+    assert.deepEqual(reg.takeInputResponses('t'), [['a', { action: 'accept', content: {} }]]);
+    reg.update(4, 'p', 't', [['b', { action: 'decline' }]]);
+    assert.equal(reg.get(4, 'p', 't').value.status, 'working');
+    assert.deepEqual(reg.setStatusMessage(4, 't', 'almost'), { kind: 'applied' });
+    const result = { content: [{ type: 'text', text: 'boom' }], isError: true };
+    assert.deepEqual(reg.complete(5, 't', result), { kind: 'applied' });
+    const done = reg.get(6, 'p', 't').value;
+    assert.equal(done.status, 'completed');
+    assert.deepEqual(lc.renderTask2026(done, 'complete').result, result);
+    assert.equal(lc.renderTask2026(done, null).resultType, undefined);
+    assert.deepEqual(reg.fail(7, 't', { code: -32603, message: 'late' }), { kind: 'ignored_terminal', status: 'completed' });
+  },
+
+  async 'registry 2026: cancel modes, idempotent ack, removed methods'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    const coop = new lc.TaskRegistry('task-2026', { cancel: 'cooperative' });
+    coop.create(0, 'p', 'c');
+    assert.deepEqual(coop.cancel(1, 'p', 'c'), { ok: true, value: { kind: 'ack' } });
+    assert.equal(coop.cancelRequested('c'), true);
+    assert.equal(coop.get(1, 'p', 'c').value.status, 'working');
+    assert.deepEqual(coop.settleCancelled(2, 'c'), { kind: 'applied' });
+    assert.equal(coop.get(2, 'p', 'c').value.status, 'cancelled');
+    assert.deepEqual(coop.cancel(3, 'p', 'c'), { ok: true, value: { kind: 'ack' } });
+    const imm = new lc.TaskRegistry('task-2026', { cancel: 'immediate' });
+    imm.create(0, 'p', 'i');
+    imm.cancel(1, 'p', 'i');
+    assert.equal(imm.peek('i').status, 'cancelled');
+    assert.deepEqual(imm.complete(2, 'i', { content: [] }), { kind: 'ignored_terminal', status: 'cancelled' });
+    assert.equal(imm.result(3, 'p', 'i').error.code, -32601);
+    assert.equal(imm.list(3, 'p', null).error.code, -32601);
+    assert.equal(imm.cancel(3, 'p', 'unknown').error.code, -32602);
+    assert.equal(imm.peek('unknown'), null);
+  },
+
+  async 'registry 2026: TTL expiry through handleTimeout, then retention purge'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    const reg = new lc.TaskRegistry('task-2026', { ttl_ms: 100, retention_ms: 50 });
+    reg.create(0, 'p', 't');
+    assert.equal(reg.pollTimeout(), 100);
+    assert.deepEqual(reg.handleTimeout(99), { failed: [], purged: [] });
+    assert.deepEqual(reg.handleTimeout(100), { failed: ['t'], purged: [] });
+    const v = reg.get(101, 'p', 't').value;
+    assert.equal(v.status, 'failed');
+    assert.equal(typeof lc.renderTask2026(v, 'complete').error.code, 'number');
+    assert.equal(reg.pollTimeout(), 150);
+    assert.deepEqual(reg.handleTimeout(150), { failed: [], purged: ['t'] });
+    assert.equal(reg.pollTimeout(), undefined);
+    assert.ok(reg.isEmpty());
+  },
+
+  async 'registry 2025: cancel returns the task, terminal cancel is -32602, result and list'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    const reg = new lc.TaskRegistry('task-2025', { page_size: 1 });
+    reg.create(0, 'p', 'a', 5000);
+    reg.create(0, 'p', 'b');
+    assert.equal(reg.peek('a').ttl_ms, 5000);
+    assert.equal(reg.result(1, 'p', 'a').value.kind, 'blocked');
+    const c = reg.cancel(1, 'p', 'a');
+    assert.equal(c.value.kind, 'task');
+    assert.equal(c.value.task.status, 'cancelled');
+    assert.equal(reg.cancel(2, 'p', 'a').error.code, -32602);
+    assert.deepEqual(reg.result(2, 'p', 'a').value, { kind: 'cancelled' });
+    const page = reg.list(2, 'p', null).value;
+    assert.equal(page.tasks.length, 1);
+    assert.equal(typeof page.next_cursor, 'string');
+    assert.equal(reg.list(2, 'p', page.next_cursor).value.tasks[0].task_id, 'b');
+    assert.equal(reg.list(2, 'p', 'bogus').error.code, -32602);
+  },
+
+  async 'registry: snapshot and restore continue exactly'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    const reg = new lc.TaskRegistry('task-2026', { ttl_ms: 1000 });
+    reg.create(0, 'p', 't');
+    reg.requestInput(1, 't', 'k', { method: 'roots/list' });
+    const text = reg.snapshot();
+    const back = lc.TaskRegistry.restore(text);
+    assert.equal(back.snapshot(), text);
+    assert.deepEqual(back.get(2, 'p', 't'), reg.get(2, 'p', 't'));
+    throwsCode(assert, () => lc.TaskRegistry.restore('{"nope":1}'), 'snapshot_invalid');
+  },
+
+  async 'registry: bad inputs throw coded errors and change nothing'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    throwsCode(assert, () => new lc.TaskRegistry('job', null), 'wrong_model');
+    throwsCode(assert, () => new lc.TaskRegistry('nope', null), 'unknown_model');
+    throwsCode(assert, () => new lc.TaskRegistry('task-2026', { bogus: 1 }), 'invalid_input');
+    throwsCode(assert, () => new lc.TaskRegistry('task-2026', { cancel: 'sometimes' }), 'invalid_input');
+    throwsCode(assert, () => new lc.TaskRegistry('task-2026', { page_size: 0 }), 'invalid_config');
+    throwsCode(assert, () => new lc.TaskRegistry('task-2026', [1]), 'invalid_input');
+    const reg = new lc.TaskRegistry('task-2026', {});
+    throwsCode(assert, () => reg.create(-1, 'p', 't'), 'invalid_input');
+    throwsCode(assert, () => reg.create(0.5, 'p', 't'), 'invalid_input');
+    throwsCode(assert, () => reg.create(0, 42, 't'), 'invalid_input');
+    throwsCode(assert, () => reg.create(0, 'p', ''), 'invalid_input');
+    throwsCode(assert, () => reg.create(0, 'p', undefined), 'invalid_input');
+    throwsCode(assert, () => reg.create(0, 'p', 't', 'soon'), 'invalid_input');
+    reg.create(0, 'p', 't');
+    throwsCode(assert, () => reg.create(0, 'p', 't'), 'duplicate');
+    throwsCode(assert, () => reg.get(NaN, 'p', 't'), 'invalid_input');
+    throwsCode(assert, () => reg.complete(1, 't', 'not an object'), 'invalid_input');
+    throwsCode(assert, () => reg.fail(1, 't', { message: 'no code' }), 'invalid_input');
+    throwsCode(assert, () => reg.update(1, 'p', 't', 7), 'invalid_input');
+    throwsCode(assert, () => reg.requestInput(1, 't', '', {}), 'invalid_input');
+    const cyclic = {}; cyclic.self = cyclic;
+    throwsCode(assert, () => reg.requestInput(1, 't', 'k', cyclic), 'invalid_input');
+    throwsCode(assert, () => reg.handleTimeout('now'), 'invalid_input');
+    throwsCode(assert, () => lc.renderTask2026({ status: 'working' }, 'task'), 'invalid_input');
+    throwsCode(assert, () => lc.renderTask2026({ task_id: 'x', status: 'queued' }, 'task'), 'status_not_in_model');
+    assert.equal(reg.size, 1);
+    assert.equal(reg.get(1, 'p', 't').value.status, 'working');
+  },
+
+  async 'missingCapability2026 names the extension'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    const e = lc.missingCapability2026('declare the tasks extension');
+    assert.equal(e.code, -32021);
+    assert.ok(e.data.requiredCapabilities.extensions['io.modelcontextprotocol/tasks']);
+    throwsCode(assert, () => lc.missingCapability2026(null), 'invalid_input');
+  },
+
+  async 'job book: queue-first admission, dispatch, cancel window, ownership'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    const book = new lc.JobBook({ concurrency_per_workspace: 1, queue_limit_per_workspace: 2 });
+    assert.deepEqual(book.config(), { concurrency_per_workspace: 1, queue_limit_per_workspace: 2, cost_per_job: 1 });
+    assert.equal(book.submit(0, ALICE, 'j1', 'k1').value.status, 'queued');
+    assert.equal(book.submit(0, ALICE, 'j2', null).value.status, 'queued');
+    const full = book.submit(0, ALICE, 'j3', undefined);
+    assert.equal(full.ok, false);
+    assert.equal(full.error.http_status, 429);
+    assert.equal(full.error.code, 'queue_full');
+    assert.deepEqual(book.dispatch(1), ['j1']);
+    assert.equal(book.count('w', 'processing'), 1);
+    assert.equal(book.submit(2, ALICE, 'j9', 'k1').value.id, 'j1'); // replay, not a new job
+    const started = book.cancel(3, ALICE, 'j1', null);
+    assert.equal(started.error.code, 'job_generation_already_started');
+    assert.equal(started.error.http_status, 409);
+    assert.equal(book.cancel(3, ALICE, 'j2', 'c1').value.status, 'canceled');
+    assert.equal(book.cancel(4, ALICE, 'j2', 'c1').value.status, 'canceled');
+    assert.equal(book.get(BOB, 'j1').error.http_status, 404);
+    assert.equal(book.cancel(4, BOB, 'j1', null).error.code, 'not_found');
+    assert.deepEqual(book.complete(5, 'j1', { url: 'x' }), { kind: 'applied' });
+    assert.equal(book.cancel(6, ALICE, 'j1', null).error.code, 'job_not_cancelable');
+    assert.deepEqual(book.complete(6, 'j1', {}), { kind: 'ignored_terminal', status: 'completed' });
+    assert.equal(book.get(ALICE, 'j1').value.result.url, 'x');
+    assert.deepEqual(book.list(ALICE).map((j) => j.id), ['j1', 'j2']);
+    assert.deepEqual(book.list(BOB), []);
+    assert.equal(book.peek('j1').owner.member, 'alice');
+    assert.equal(book.peek('zz'), null);
+  },
+
+  async 'job book: wait snapshots, credits, fail and expire'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    const book = new lc.JobBook(null);
+    book.setCredits('w', 1);
+    assert.equal(book.credits('w'), 1);
+    assert.equal(book.submit(0, ALICE, 'a', null).ok, true);
+    assert.equal(book.submit(0, ALICE, 'b', null).error.code, 'insufficient_credits');
+    book.setCredits('w', null);
+    assert.equal(book.credits('w'), undefined);
+    book.submit(0, ALICE, 'b', null);
+    book.dispatch(0);
+    let w = book.wait(1, ALICE, ['a', 'b', 'ghost'], 'any', true);
+    assert.equal(w.value.satisfied, true); // not_found counts as settled
+    w = book.wait(1, ALICE, ['a', 'b'], 'all', false);
+    assert.equal(w.value.satisfied, false);
+    assert.deepEqual(book.fail(2, 'a', { code: 'oops' }), { kind: 'applied' });
+    assert.deepEqual(book.expire(2, 'b'), { kind: 'applied' });
+    w = book.wait(3, ALICE, ['a', 'b'], null, null);
+    assert.equal(w.value.satisfied, true);
+    assert.deepEqual(w.value.jobs.map((e) => e.job.status), ['failed', 'expired']);
+    assert.equal(book.wait(3, ALICE, [], 'all', true).error.http_status, 400);
+    const text = book.snapshot();
+    assert.equal(lc.JobBook.restore(text).snapshot(), text);
+  },
+
+  async 'job book: bad inputs throw coded errors'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    throwsCode(assert, () => new lc.JobBook({ concurrency_per_workspace: 0 }), 'invalid_config');
+    throwsCode(assert, () => new lc.JobBook({ concurrency_per_workspace: -1 }), 'invalid_input');
+    throwsCode(assert, () => new lc.JobBook('big'), 'invalid_input');
+    const book = new lc.JobBook();
+    throwsCode(assert, () => book.submit(0, { workspace: 'w' }, 'j', null), 'invalid_input');
+    throwsCode(assert, () => book.submit(0, 'alice', 'j', null), 'invalid_input');
+    throwsCode(assert, () => book.submit(0, ALICE, 5, null), 'invalid_input');
+    throwsCode(assert, () => book.count('w', 'working'), 'status_not_in_model');
+    throwsCode(assert, () => book.wait(0, ALICE, 'j', 'all', true), 'invalid_input');
+    throwsCode(assert, () => book.wait(0, ALICE, ['j'], 'some', true), 'invalid_input');
+    throwsCode(assert, () => book.wait(0, ALICE, ['j'], 'all', 'yes'), 'invalid_input');
+    throwsCode(assert, () => book.dispatch(Infinity), 'invalid_input');
+    throwsCode(assert, () => book.setCredits('w', -5), 'invalid_input');
+    throwsCode(assert, () => lc.JobBook.restore(42), 'invalid_input');
+    // invalid domain input is a domain answer, not a throw
+    assert.equal(book.submit(0, { workspace: '', member: 'm' }, 'j', null).error.code, 'invalid_request');
+    assert.equal(book.size, 0);
+  },
+};
