@@ -222,3 +222,73 @@ fn wave_round_100_jobs(bencher: divan::Bencher) {
         now = next;
     });
 }
+
+/// A typical 2026 `tasks/get` answer as fastmcp-tasks sends it (from tests/traces).
+const GET_ANSWER: &[u8] = br#"{"jsonrpc":"2.0","id":3,"result":{"taskId":"O7OCcp1ePmaBwKdFHFERdGPObKJyIc38bgNrR_XmiSc","status":"working","createdAt":"2026-11-29T15:07:54.708861+00:00","lastUpdatedAt":"2026-11-29T15:07:54.720461+00:00","ttlMs":900000,"pollIntervalMs":200,"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fastmcp-tasks-probe","version":"4.1.4"}}}}"#;
+
+/// The numbers-only entry (`Tracker::handle_polled`): no view, no allocation.
+#[divan::bench]
+fn tracker_step_handle_polled(bencher: divan::Bencher) {
+    use longcall::outcome::Payload;
+    use longcall::tracker::{Output, Polled};
+    let mut t = working_tracker();
+    let mut now = 1_000u64;
+    let polled = Polled {
+        status: longcall::Status::Working,
+        poll_interval_ms: Some(200),
+        ttl_ms: None,
+        payload: Payload::NONE,
+    };
+    bencher.bench_local(|| {
+        now += 2_000;
+        let _ = t.handle_polled(now, divan::black_box(polled));
+        loop {
+            match t.poll_output() {
+                Output::WakeAt { at } => break at,
+                Output::Idle => break 0,
+                _ => {}
+            }
+        }
+    });
+}
+
+/// Parsing a typical `tasks/get` answer from bytes into a `TaskView` (guarded JSON reading).
+#[divan::bench]
+fn parse_tasks_get_2026() -> usize {
+    use longcall::wire::{mcp2026, Limits};
+    match mcp2026::parse_get_response(divan::black_box(GET_ANSWER), &Limits::DEFAULT) {
+        Ok((_, longcall::wire::Answer::Result(p))) => p.value.task_id.len(),
+        _ => 0,
+    }
+}
+
+/// The whole per-answer path of a host: parse the bytes, hand the view to the tracker, drain.
+#[divan::bench]
+fn tracker_step_with_parse(bencher: divan::Bencher) {
+    use longcall::tracker::{Input, Output, Tracker, TrackerConfig};
+    use longcall::wire::{mcp2026, Answer, Limits};
+    let mut t = Tracker::new(longcall::Model::Task2026, TrackerConfig::default())
+        .unwrap_or_else(|_| unreachable!("the default config is valid"));
+    let first = match mcp2026::parse_get_response(GET_ANSWER, &Limits::DEFAULT) {
+        Ok((_, Answer::Result(p))) => p.value,
+        _ => unreachable!("the sample answer parses"),
+    };
+    let _ = t.handle_input(0, Input::TaskCreated { task: first });
+    let _ = t.drain();
+    let mut now = 1_000u64;
+    bencher.bench_local(|| {
+        now += 2_000;
+        if let Ok((_, Answer::Result(p))) =
+            mcp2026::parse_get_response(divan::black_box(GET_ANSWER), &Limits::DEFAULT)
+        {
+            let _ = t.handle_input(now, Input::TaskPolled { task: p.value });
+        }
+        loop {
+            match t.poll_output() {
+                Output::WakeAt { at } => break at,
+                Output::Idle => break 0,
+                _ => {}
+            }
+        }
+    });
+}
