@@ -13,7 +13,7 @@ for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
   start=$(date +%s)
   log="campaign-$t.txt"
-  if cargo fuzz run -s none "$t" "corpus/$t" -- -runs="$runs" -max_len=1024 -rss_limit_mb=2048 \
+  if cargo fuzz run -s none "$t" "corpus/$t" -- -runs="$runs" -max_len="${MAX_LEN:-256}" -rss_limit_mb=2048 \
        -dict=dict/wire.dict -print_final_stats=1 >"$log" 2>&1; then res=ok; else res=CRASH; fi
   secs=$(( $(date +%s) - start ))
   done_line=$(grep -E '^Done [0-9]+ runs' "$log" | tail -1)
