@@ -22,12 +22,28 @@ n=0
 if [ -d "$root/tests/vectors" ]; then
   for f in "$root"/tests/vectors/*.json; do [ -e "$f" ] || continue; n=$((n+1)); raw "vector-$n" "$(cat "$f")"; done
 fi
-if [ -d corpus/codecs ]; then
-  for d in "$root/tests/traces" "$root/tests/vectors"; do
-    [ -d "$d" ] || continue
-    find "$d" -type f \( -name '*.json' -o -name '*.jsonl' \) | while read -r f; do
-      cp "$f" "corpus/codecs/$(basename "$f")"
-    done
-  done
+# codecs: every message of every transcript (and its result/params/error alone, so each reader
+# sees its own shape), prefixed with the selector byte (0 = default limits).
+mkdir -p corpus/codecs
+if [ -d "$root/tests/traces" ] && command -v python3 >/dev/null; then
+  python3 - "$root/tests/traces" corpus/codecs <<'PY'
+import hashlib, json, pathlib, sys
+src, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+n = 0
+for f in sorted(src.rglob("*.jsonl")):
+    for line in f.read_text().splitlines():
+        try:
+            msg = json.loads(line).get("msg")
+        except Exception:
+            continue
+        if msg is None:
+            continue
+        parts = [msg] + [msg[k] for k in ("result", "params", "error") if isinstance(msg, dict) and k in msg]
+        for p in parts:
+            b = b"\x00" + json.dumps(p, separators=(",", ":")).encode()
+            (out / hashlib.sha1(b).hexdigest()).write_bytes(b)
+            n += 1
+print(f"codecs: {n} seeds from traces")
+PY
 fi
 echo "seeded: $(find corpus -type f | wc -l) files"
