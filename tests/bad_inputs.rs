@@ -28,6 +28,54 @@ fn text_of(v: &Value) -> String {
     }
 }
 
+/// Bytes of a wire input: `input_base64` (for invalid UTF-8), else the text.
+fn bad_bytes(case: &Value) -> Vec<u8> {
+    match case.get("input_base64").and_then(Value::as_str) {
+        Some(b) => base64_decode(b),
+        None => bad_text(case).into_bytes(),
+    }
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in s.bytes().filter(|&c| c != b'=') {
+        acc = (acc << 6) | A.iter().position(|&a| a == c).expect("base64") as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+/// Wire readers by name: `message` (JSON-RPC), `mcp2026_get_response` (bytes), and the JSON
+/// readers (`mcp2026.read_get`, `sume.read_job`, ...) on the parsed value.
+fn wire(reader: &str, bytes: &[u8]) -> Result<(), Error> {
+    use longcall::wire::{mcp2025, mcp2026, sume, Limits, Message};
+    match reader {
+        "message" => return Message::parse(bytes).map(|_| ()),
+        "mcp2026_get_response" => return mcp2026::parse_get_response(bytes, &Limits::DEFAULT).map(|_| ()),
+        _ => {}
+    }
+    let v = longcall::wire::read_json(bytes)?;
+    match reader {
+        "mcp2026.read_create" => mcp2026::read_create(&v).map(|_| ()),
+        "mcp2026.read_get" => mcp2026::read_get(&v).map(|_| ()),
+        "mcp2026.read_ack" => mcp2026::read_ack(&v).map(|_| ()),
+        "mcp2026.read_tools_call" => mcp2026::read_tools_call(&v).map(|_| ()),
+        "mcp2025.read_create" => mcp2025::read_create(&v).map(|_| ()),
+        "mcp2025.read_get" => mcp2025::read_get(&v).map(|_| ()),
+        "mcp2025.read_list" => mcp2025::read_list(&v).map(|_| ()),
+        "sume.read_job" => sume::read_job(&v).map(|_| ()),
+        "sume.read_create" => sume::read_create(&v).map(|_| ()),
+        "sume.read_wait" => sume::read_wait(&v).map(|_| ()),
+        other => panic!("unknown wire reader {other}"),
+    }
+}
+
 /// The bad input as text: `input_text` when given (for inputs a JSON file cannot hold as a value:
 /// 10k-deep nesting, 5 MB strings, broken JSON), else `input` re-serialized.
 fn bad_text(case: &Value) -> String {
@@ -174,6 +222,12 @@ fn run(case: &Value) -> String {
             };
             let e = f(&case["input"]).err();
             f(follow).expect("follow-up classified");
+            e
+        }
+        "wire" => {
+            let reader = case["reader"].as_str().expect("reader");
+            let e = wire(reader, &bad_bytes(case)).err();
+            wire(reader, follow.to_string().as_bytes()).expect("follow-up wire message");
             e
         }
         other => panic!("unknown target {other}"),
