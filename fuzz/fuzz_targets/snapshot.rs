@@ -1,11 +1,14 @@
 //! Snapshots: `restore(save(x))` behaves exactly like `x` for any following inputs (tracker,
-//! poll schedule, cancel button), and arbitrary bytes into `snapshot::restore` never panic.
+//! poll schedule, cancel button), and arbitrary bytes into `snapshot::restore` (tracker, poll
+//! schedule, button, task registry, job book, wave) never panic and what restores round-trips.
 #![no_main]
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use longcall::cancel::{CancelButton, CancelVerdict};
 use longcall::poll::{PollSchedule, PollStep};
+use longcall::server::{JobBook, TaskRegistry};
 use longcall::snapshot::{restore, save};
+use longcall::wave::Wave;
 use longcall::tracker::Tracker;
 use longcall::Status;
 use longcall_fuzz::{model_of, status_of, Driver, Scenario};
@@ -105,6 +108,9 @@ fuzz_target!(|case: Case| {
                 restore::<Tracker>(&text).err(),
                 restore::<PollSchedule>(&text).err(),
                 restore::<CancelButton>(&text).err(),
+                restore::<TaskRegistry>(&text).err(),
+                restore::<JobBook>(&text).err(),
+                restore::<Wave>(&text).err(),
             ]
             .into_iter()
             .flatten()
@@ -123,6 +129,21 @@ fuzz_target!(|case: Case| {
             if let Ok(mut s) = restore::<PollSchedule>(&text) {
                 let _ = s.next(u64::MAX);
                 let _ = s.next(0);
+            }
+            if let Ok(mut r) = restore::<TaskRegistry>(&text) {
+                let again: TaskRegistry = restore(&save(&r).unwrap()).unwrap();
+                assert_eq!(again, r);
+                let _ = r.handle_timeout(u64::MAX);
+                let _ = r.get(u64::MAX, "p", "t");
+            }
+            if let Ok(mut j) = restore::<JobBook>(&text) {
+                let again: JobBook = restore(&save(&j).unwrap()).unwrap();
+                assert_eq!(again, j);
+                let _ = j.dispatch(u64::MAX);
+            }
+            if let Ok(w) = restore::<Wave>(&text) {
+                let again: Wave = restore(&save(&w).unwrap()).unwrap();
+                assert_eq!(again, w);
             }
             if let Ok(mut b) = restore::<CancelButton>(&text) {
                 let _ = b.press();
