@@ -57,7 +57,9 @@ fn wire(reader: &str, bytes: &[u8]) -> Result<(), Error> {
     use longcall::wire::{mcp2025, mcp2026, sume, Limits, Message};
     match reader {
         "message" => return Message::parse(bytes).map(|_| ()),
-        "mcp2026_get_response" => return mcp2026::parse_get_response(bytes, &Limits::DEFAULT).map(|_| ()),
+        "mcp2026_get_response" => {
+            return mcp2026::parse_get_response(bytes, &Limits::DEFAULT).map(|_| ())
+        }
         _ => {}
     }
     let v = longcall::wire::read_json(bytes)?;
@@ -86,7 +88,10 @@ fn bad_text(case: &Value) -> String {
 }
 
 fn malformed(what: &'static str, e: serde_json::Error) -> Error {
-    Error::Malformed { what, reason: e.to_string() }
+    Error::Malformed {
+        what,
+        reason: e.to_string(),
+    }
 }
 
 fn parse<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> Result<T, Error> {
@@ -94,15 +99,30 @@ fn parse<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> Resu
 }
 
 fn model_of(case: &Value) -> Model {
-    case["model"].as_str().expect("model").parse().expect("a valid model")
+    case["model"]
+        .as_str()
+        .expect("model")
+        .parse()
+        .expect("a valid model")
 }
 
 fn ids_of(v: &Value) -> Vec<String> {
-    v.as_array().expect("ids").iter().map(|s| s.as_str().expect("id").to_string()).collect()
+    v.as_array()
+        .expect("ids")
+        .iter()
+        .map(|s| s.as_str().expect("id").to_string())
+        .collect()
 }
 
 fn batch(ids: &[String]) -> Result<(), Error> {
-    plan_waits(ids.iter().map(String::as_str), |_| false, WaitFor::All, None, true).map(|_| ())
+    plan_waits(
+        ids.iter().map(String::as_str),
+        |_| false,
+        WaitFor::All,
+        None,
+        true,
+    )
+    .map(|_| ())
 }
 
 fn tracker_for(case: &Value) -> Tracker {
@@ -111,9 +131,15 @@ fn tracker_for(case: &Value) -> Tracker {
         None => TrackerConfig::default(),
     };
     let mut t = Tracker::new(model_of(case), config).expect("tracker");
-    for step in case.get("setup").and_then(Value::as_array).into_iter().flatten() {
+    for step in case
+        .get("setup")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let input: Input = serde_json::from_value(step["input"].clone()).expect("setup input");
-        t.handle_input(step["at"].as_u64().unwrap_or(0), input).expect("setup step is accepted");
+        t.handle_input(step["at"].as_u64().unwrap_or(0), input)
+            .expect("setup step is accepted");
         t.drain();
     }
     t
@@ -135,7 +161,11 @@ fn run(case: &Value) -> String {
     let err = match target {
         "model_parse" => {
             let e = bad_text(case).trim_matches('"').parse::<Model>().err();
-            follow.as_str().expect("follow_up").parse::<Model>().expect("follow-up model");
+            follow
+                .as_str()
+                .expect("follow_up")
+                .parse::<Model>()
+                .expect("follow-up model");
             e
         }
         "status_parse" => {
@@ -153,9 +183,14 @@ fn run(case: &Value) -> String {
                 Err(e) => Some(e),
             };
             assert_eq!(t, before, "the refused input changed the tracker");
-            assert!(t.drain().iter().all(|o| !matches!(o, longcall::tracker::Output::Send { .. })));
-            let input: Input = serde_json::from_value(follow["input"].clone()).expect("follow-up input");
-            t.handle_input(follow["at"].as_u64().unwrap_or(at), input).expect("follow-up input accepted");
+            assert!(t
+                .drain()
+                .iter()
+                .all(|o| !matches!(o, longcall::tracker::Output::Send { .. })));
+            let input: Input =
+                serde_json::from_value(follow["input"].clone()).expect("follow-up input");
+            t.handle_input(follow["at"].as_u64().unwrap_or(at), input)
+                .expect("follow-up input accepted");
             e
         }
         "tracker_config" => {
@@ -163,13 +198,17 @@ fn run(case: &Value) -> String {
             let e = parse::<TrackerConfig>("tracker config", &bad_text(case))
                 .and_then(|c| Tracker::new(model, c))
                 .err();
-            let good: TrackerConfig = serde_json::from_value(follow.clone()).expect("follow-up config");
+            let good: TrackerConfig =
+                serde_json::from_value(follow.clone()).expect("follow-up config");
             Tracker::new(model, good).expect("follow-up config accepted");
             e
         }
         "poll_policy" => {
-            let e = parse::<PollPolicy>("poll policy", &bad_text(case)).and_then(|p| PollSchedule::new(p, 0)).err();
-            let good: PollPolicy = serde_json::from_value(follow.clone()).expect("follow-up policy");
+            let e = parse::<PollPolicy>("poll policy", &bad_text(case))
+                .and_then(|p| PollSchedule::new(p, 0))
+                .err();
+            let good: PollPolicy =
+                serde_json::from_value(follow.clone()).expect("follow-up policy");
             PollSchedule::new(good, 0).expect("follow-up policy accepted");
             e
         }
@@ -177,7 +216,12 @@ fn run(case: &Value) -> String {
             let count = case["input"]["count"].as_u64().expect("count") as u32;
             let e = plan(PollPolicy::default(), 0, 0, count, None).err();
             let n = follow["count"].as_u64().expect("count") as u32;
-            assert_eq!(plan(PollPolicy::default(), 0, 0, n, None).expect("follow-up plan").len(), n as usize);
+            assert_eq!(
+                plan(PollPolicy::default(), 0, 0, n, None)
+                    .expect("follow-up plan")
+                    .len(),
+                n as usize
+            );
             e
         }
         "snapshot_restore" => {
@@ -208,8 +252,11 @@ fn run(case: &Value) -> String {
         }
         "cancel_answer" => {
             let model = model_of(case);
-            let e = parse::<CancelAnswer>("cancel answer", &bad_text(case)).and_then(|a| classify_answer(model, a)).err();
-            let good: CancelAnswer = serde_json::from_value(follow.clone()).expect("follow-up answer");
+            let e = parse::<CancelAnswer>("cancel answer", &bad_text(case))
+                .and_then(|a| classify_answer(model, a))
+                .err();
+            let good: CancelAnswer =
+                serde_json::from_value(follow.clone()).expect("follow-up answer");
             classify_answer(model, good).expect("follow-up answer classified");
             e
         }
@@ -232,7 +279,8 @@ fn run(case: &Value) -> String {
         }
         other => panic!("unknown target {other}"),
     };
-    err.map(|e| e.code().to_string()).unwrap_or_else(|| "<no error>".into())
+    err.map(|e| e.code().to_string())
+        .unwrap_or_else(|| "<no error>".into())
 }
 
 #[test]
@@ -249,7 +297,11 @@ fn every_bad_input_gets_its_typed_error_and_the_value_stays_usable() {
         let case: Value = serde_json::from_str(&fs::read_to_string(path).unwrap())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let want = case["expect_code"].as_str().expect("expect_code");
-        assert!(longcall::error::ERROR_CODES.contains(&want), "{}: unknown code {want}", path.display());
+        assert!(
+            longcall::error::ERROR_CODES.contains(&want),
+            "{}: unknown code {want}",
+            path.display()
+        );
         let got = run(&case);
         if got != want {
             failures.push(format!("{}: expected {want}, got {got}", path.display()));
@@ -257,5 +309,9 @@ fn every_bad_input_gets_its_typed_error_and_the_value_stays_usable() {
     }
     eprintln!("bad inputs: {} files", files.len());
     assert!(failures.is_empty(), "{failures:#?}");
-    assert!(files.len() >= 50, "the catalogue has {} files, want at least 50", files.len());
+    assert!(
+        files.len() >= 50,
+        "the catalogue has {} files, want at least 50",
+        files.len()
+    );
 }

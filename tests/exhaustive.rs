@@ -36,7 +36,8 @@ fn oracle_allowed(model: Model, a: Status, b: Status) -> bool {
         Model::Task2026 | Model::Task2025 => matches!(a, Working | InputRequired),
         Model::Job => matches!(
             (a, b),
-            (Queued, Processing | Canceled | Failed | Expired) | (Processing, Completed | Failed | Expired)
+            (Queued, Processing | Canceled | Failed | Expired)
+                | (Processing, Completed | Failed | Expired)
         ),
     }
 }
@@ -67,8 +68,16 @@ fn lifecycle_walk(model: Model, seq: &mut Vec<Status>, held: Option<Status>, cou
         if let Some(&prev) = seq.last() {
             let t = transition(model, prev, s).unwrap();
             let o = observe(model, prev, s).unwrap();
-            assert_eq!(t == Transition::Allowed, oracle_allowed(model, prev, s), "{model} {prev}->{s}");
-            assert_eq!(t == Transition::FromTerminal, prev.is_terminal() && prev != s, "{model} {prev}->{s}");
+            assert_eq!(
+                t == Transition::Allowed,
+                oracle_allowed(model, prev, s),
+                "{model} {prev}->{s}"
+            );
+            assert_eq!(
+                t == Transition::FromTerminal,
+                prev.is_terminal() && prev != s,
+                "{model} {prev}->{s}"
+            );
             let consistent = prev.phase() == s.phase()
                 || (!prev.is_terminal() && oracle_reachable(model, prev, s));
             assert_eq!(o.is_consistent(), consistent, "{model} observe {prev}->{s}");
@@ -104,7 +113,9 @@ fn lifecycle_every_sequence_to_depth_6() {
         lifecycle_walk(model, &mut Vec::new(), None, &mut count);
         let n = Status::of(model).len() as u64;
         assert_eq!(count, sum_of_powers(n, DEPTH), "{model}");
-        eprintln!("exhaustive lifecycle {model}: {count} sequences (alphabet {n}, depth 1..={DEPTH})");
+        eprintln!(
+            "exhaustive lifecycle {model}: {count} sequences (alphabet {n}, depth 1..={DEPTH})"
+        );
         total += count;
     }
     assert_eq!(total, 2 * sum_of_powers(5, DEPTH) + sum_of_powers(7, DEPTH));
@@ -144,7 +155,12 @@ fn button_alphabet(model: Model) -> Vec<BEvent> {
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 struct BKey(String, bool, bool);
 
-fn button_step(b: &mut CancelButton, ev: BEvent, cancelled_seen: &mut bool, terminal_seen: &mut bool) {
+fn button_step(
+    b: &mut CancelButton,
+    ev: BEvent,
+    cancelled_seen: &mut bool,
+    terminal_seen: &mut bool,
+) {
     let before = b.clone();
     match ev {
         BEvent::Press => match b.press() {
@@ -170,7 +186,11 @@ fn button_step(b: &mut CancelButton, ev: BEvent, cancelled_seen: &mut bool, term
             }
             if s.is_terminal() {
                 *terminal_seen = true;
-                assert!(b.state().is_final(), "{s} observed but the button shows {:?}", b.state());
+                assert!(
+                    b.state().is_final(),
+                    "{s} observed but the button shows {:?}",
+                    b.state()
+                );
             }
         }
         BEvent::Lost => {
@@ -178,17 +198,33 @@ fn button_step(b: &mut CancelButton, ev: BEvent, cancelled_seen: &mut bool, term
         }
     }
     if before.state().is_final() {
-        assert_eq!(b.state(), before.state(), "a final button state changed on {ev:?}");
+        assert_eq!(
+            b.state(),
+            before.state(),
+            "a final button state changed on {ev:?}"
+        );
     }
     if b.state() == ButtonState::Cancelled {
-        assert!(*cancelled_seen, "button cancelled without a cancelled status, after {ev:?}");
+        assert!(
+            *cancelled_seen,
+            "button cancelled without a cancelled status, after {ev:?}"
+        );
     }
     if b.state() == ButtonState::Requesting && !matches!(ev, BEvent::Verdict(_)) {
         // A verdict without a press can show `requesting` (finding O1 in fuzz/README.md).
         assert!(b.pressed() || before.state() == ButtonState::Requesting);
     }
-    if b.last_status().is_none() && !b.pressed() && !matches!(ev, BEvent::Verdict(_)) && before.state() == ButtonState::Unavailable {
-        assert_eq!(b.state(), ButtonState::Unavailable, "no status, no press, yet {:?}", b.state());
+    if b.last_status().is_none()
+        && !b.pressed()
+        && !matches!(ev, BEvent::Verdict(_))
+        && before.state() == ButtonState::Unavailable
+    {
+        assert_eq!(
+            b.state(),
+            ButtonState::Unavailable,
+            "no status, no press, yet {:?}",
+            b.state()
+        );
     }
 }
 
@@ -203,7 +239,10 @@ fn button_walk(
     if left == 0 {
         return 1;
     }
-    let key = (BKey(serde_json::to_string(b).unwrap(), cancelled, terminal), left);
+    let key = (
+        BKey(serde_json::to_string(b).unwrap(), cancelled, terminal),
+        left,
+    );
     if let Some(&n) = memo.get(&key) {
         return n;
     }
@@ -223,7 +262,14 @@ fn cancel_button_every_sequence_to_depth_6() {
     for model in Model::ALL {
         let alphabet = button_alphabet(model);
         let mut memo = HashMap::new();
-        let count = button_walk(&CancelButton::new(model), false, false, DEPTH, &alphabet, &mut memo);
+        let count = button_walk(
+            &CancelButton::new(model),
+            false,
+            false,
+            DEPTH,
+            &alphabet,
+            &mut memo,
+        );
         let n = alphabet.len() as u64;
         assert_eq!(count, n.pow(DEPTH), "{model}");
         eprintln!(
@@ -296,22 +342,39 @@ fn task_view(model: Model, status: Status, interval: Option<u64>) -> TaskView {
         ttl_ms: None,
         poll_interval_ms: interval,
         input_requests: if status == Status::InputRequired {
-            vec![InputRequest { key: "k1".into(), request: json!({}) }]
+            vec![InputRequest {
+                key: "k1".into(),
+                request: json!({}),
+            }]
         } else {
             Vec::new()
         },
-        result: (model == Model::Task2026 && status == Status::Completed)
-            .then(|| ToolResult { is_error: false, value: json!(1) }),
-        error: (model == Model::Task2026 && status == Status::Failed)
-            .then(|| RpcError { code: -32603, message: String::new(), data: None }),
+        result: (model == Model::Task2026 && status == Status::Completed).then(|| ToolResult {
+            is_error: false,
+            value: json!(1),
+        }),
+        error: (model == Model::Task2026 && status == Status::Failed).then(|| RpcError {
+            code: -32603,
+            message: String::new(),
+            data: None,
+        }),
     }
 }
 
 fn poll_input(model: Model, status: Status) -> Input {
     if model == Model::Job {
-        Input::JobPolled { job: JobView { id: "t1".into(), status, result: None, error: None } }
+        Input::JobPolled {
+            job: JobView {
+                id: "t1".into(),
+                status,
+                result: None,
+                error: None,
+            },
+        }
     } else {
-        Input::TaskPolled { task: task_view(model, status, Some(700)) }
+        Input::TaskPolled {
+            task: task_view(model, status, Some(700)),
+        }
     }
 }
 
@@ -335,23 +398,32 @@ const DEADLINE: u64 = 20_000;
 fn tracker_drain(s: &mut TState, model: Model) {
     for out in s.t.drain() {
         match out {
-            Output::Send { request } => {
-                if let Request::Get { handle } = &request {
-                    assert_eq!(handle, "t1");
-                    assert!(!s.done, "poll after done");
-                    let floor = if model == Model::Job { MIN_INTERVAL } else { SERVER_INTERVAL.max(MIN_INTERVAL) };
-                    assert!(
-                        s.now >= s.last_answer + floor,
-                        "poll at {} under the floor, last answer {}: {:?}",
-                        s.now,
-                        s.last_answer,
-                        s.path
-                    );
-                    assert!(s.wake.is_some_and(|w| w <= DEADLINE), "poll scheduled after the deadline");
-                }
+            Output::Send {
+                request: Request::Get { handle },
+            } => {
+                assert_eq!(handle, "t1");
+                assert!(!s.done, "poll after done");
+                let floor = if model == Model::Job {
+                    MIN_INTERVAL
+                } else {
+                    SERVER_INTERVAL.max(MIN_INTERVAL)
+                };
+                assert!(
+                    s.now >= s.last_answer + floor,
+                    "poll at {} under the floor, last answer {}: {:?}",
+                    s.now,
+                    s.last_answer,
+                    s.path
+                );
+                assert!(
+                    s.wake.is_some_and(|w| w <= DEADLINE),
+                    "poll scheduled after the deadline"
+                );
             }
             Output::AskUser { key, .. } => assert!(s.asked.insert(key), "asked twice"),
-            Output::Button { state: ButtonState::Cancelled } => assert!(s.cancelled_seen, "cancelled button unearned"),
+            Output::Button {
+                state: ButtonState::Cancelled,
+            } => assert!(s.cancelled_seen, "cancelled button unearned"),
             Output::Settled { outcome, status } => {
                 assert!(!s.settled, "settled twice");
                 s.settled = true;
@@ -392,7 +464,12 @@ fn tracker_step(s: &mut TState, ev: &TEvent, model: Model) {
             }
             Input::CancelAnswered { answer: *a }
         }
-        TEvent::Fetched(e) => Input::ResultFetched { result: ToolResult { is_error: *e, value: json!(2) } },
+        TEvent::Fetched(e) => Input::ResultFetched {
+            result: ToolResult {
+                is_error: *e,
+                value: json!(2),
+            },
+        },
     };
     let before = s.t.clone();
     if let Err(e) = s.t.handle_input(s.now, input) {
@@ -419,15 +496,28 @@ fn tracker_walk(s: &TState, left: u32, alphabet: &[TEvent], model: Model) -> u64
 fn tracker_every_sequence_to_depth_6() {
     for model in Model::ALL {
         let config = TrackerConfig {
-            poll: PollPolicy { jitter: Jitter::Full, min_interval_ms: MIN_INTERVAL, ..PollPolicy::default() },
+            poll: PollPolicy {
+                jitter: Jitter::Full,
+                min_interval_ms: MIN_INTERVAL,
+                ..PollPolicy::default()
+            },
             seed: 3,
             deadline_ms: Some(DEADLINE),
         };
         let mut t = Tracker::new(model, config).unwrap();
         let created = if model == Model::Job {
-            Input::JobCreated { job: JobView { id: "t1".into(), status: Status::Queued, result: None, error: None } }
+            Input::JobCreated {
+                job: JobView {
+                    id: "t1".into(),
+                    status: Status::Queued,
+                    result: None,
+                    error: None,
+                },
+            }
         } else {
-            Input::TaskCreated { task: task_view(model, Status::Working, Some(SERVER_INTERVAL)) }
+            Input::TaskCreated {
+                task: task_view(model, Status::Working, Some(SERVER_INTERVAL)),
+            }
         };
         t.handle_input(0, created).unwrap();
         let mut s = TState {

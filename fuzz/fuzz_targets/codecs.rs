@@ -10,7 +10,11 @@ fn code<T>(r: Result<T, Error>) -> Option<T> {
     match r {
         Ok(v) => Some(v),
         Err(e) => {
-            assert!(longcall::error::ERROR_CODES.contains(&e.code()), "undocumented code {}", e.code());
+            assert!(
+                longcall::error::ERROR_CODES.contains(&e.code()),
+                "undocumented code {}",
+                e.code()
+            );
             None
         }
     }
@@ -22,7 +26,11 @@ fuzz_target!(|data: &[u8]| {
     let limits = if selector & 1 == 0 {
         Limits::DEFAULT
     } else {
-        Limits { max_bytes: 512, max_depth: 4, max_string_bytes: 32 }
+        Limits {
+            max_bytes: 512,
+            max_depth: 4,
+            max_string_bytes: 32,
+        }
     };
     let _ = code(longcall::wire::limits::check(bytes, &limits));
     let _ = code(mcp2026::parse_get_response(bytes, &limits));
@@ -61,7 +69,10 @@ fuzz_target!(|data: &[u8]| {
         let _ = detect::detect(None, Some(text), None);
         let _ = code(longcall::time::parse_rfc3339_ms(text));
         let _ = code(longcall::time::parse_http_date_ms(text));
-        let _ = code(longcall::time::parse_retry_after_ms(text, u64::from(selector) << 40));
+        let _ = code(longcall::time::parse_retry_after_ms(
+            text,
+            u64::from(selector) << 40,
+        ));
         let _ = code(sume::retry_after_ms(text, 0));
     }
 });

@@ -9,12 +9,24 @@ use longcall::{Model, Status};
 /// Statuses a model speaks, spelled out from the SEMANTICS table.
 fn speaks(model: Model, s: &str) -> bool {
     match model {
-        Model::Task2026 | Model::Task2025 => {
-            ["working", "input_required", "completed", "failed", "cancelled"].contains(&s)
-        }
-        Model::Job => {
-            ["queued", "processing", "running", "completed", "failed", "canceled", "expired"].contains(&s)
-        }
+        Model::Task2026 | Model::Task2025 => [
+            "working",
+            "input_required",
+            "completed",
+            "failed",
+            "cancelled",
+        ]
+        .contains(&s),
+        Model::Job => [
+            "queued",
+            "processing",
+            "running",
+            "completed",
+            "failed",
+            "canceled",
+            "expired",
+        ]
+        .contains(&s),
     }
 }
 
@@ -23,7 +35,11 @@ fn terminal(s: &str) -> bool {
 }
 
 fn phase(s: &str) -> &str {
-    if s == "running" { "processing" } else { s }
+    if s == "running" {
+        "processing"
+    } else {
+        s
+    }
 }
 
 /// Server truth, from the prose of §1.
@@ -45,7 +61,11 @@ fn allowed(model: Model, a: &str, b: &str) -> bool {
 
 /// Some allowed path a ->+ b (a breadth-first search over `allowed`).
 fn reachable(model: Model, a: &str, b: &str) -> bool {
-    let all: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).filter(|s| speaks(model, s)).collect();
+    let all: Vec<&str> = Status::ALL
+        .iter()
+        .map(|s| s.as_str())
+        .filter(|s| speaks(model, s))
+        .collect();
     let mut seen = vec![a];
     let mut frontier = vec![a];
     while let Some(x) = frontier.pop() {
@@ -65,7 +85,10 @@ fn reachable(model: Model, a: &str, b: &str) -> bool {
 fuzz_target!(|data: (u8, Vec<u8>)| {
     let (m, seq) = data;
     let model = longcall_fuzz::model_of(m);
-    let statuses: Vec<Status> = seq.iter().map(|b| Status::from_code(b % 10).unwrap()).collect();
+    let statuses: Vec<Status> = seq
+        .iter()
+        .map(|b| Status::from_code(b % 10).unwrap())
+        .collect();
     let mut held: Option<Status> = None;
     let mut first_terminal: Option<Status> = None;
     for (i, &to) in statuses.iter().enumerate() {

@@ -54,21 +54,44 @@ impl Server {
             last_updated_at_ms: None,
             ttl_ms: None,
             poll_interval_ms: self.interval,
-            input_requests: if self.status == Status::InputRequired && self.model == Model::Task2026 {
-                self.keys.iter().map(|k| InputRequest { key: k.clone(), request: json!({}) }).collect()
+            input_requests: if self.status == Status::InputRequired && self.model == Model::Task2026
+            {
+                self.keys
+                    .iter()
+                    .map(|k| InputRequest {
+                        key: k.clone(),
+                        request: json!({}),
+                    })
+                    .collect()
             } else {
                 Vec::new()
             },
-            result: (self.model == Model::Task2026 && self.status == Status::Completed)
-                .then(|| ToolResult { is_error: false, value: json!(1) }),
-            error: (self.model == Model::Task2026 && self.status == Status::Failed)
-                .then(|| RpcError { code: -32603, message: String::new(), data: None }),
+            result: (self.model == Model::Task2026 && self.status == Status::Completed).then(
+                || ToolResult {
+                    is_error: false,
+                    value: json!(1),
+                },
+            ),
+            error: (self.model == Model::Task2026 && self.status == Status::Failed).then(|| {
+                RpcError {
+                    code: -32603,
+                    message: String::new(),
+                    data: None,
+                }
+            }),
         }
     }
 
     fn observed(&self) -> Input {
         if self.model == Model::Job {
-            Input::JobPolled { job: JobView { id: HANDLE.into(), status: self.status, result: None, error: None } }
+            Input::JobPolled {
+                job: JobView {
+                    id: HANDLE.into(),
+                    status: self.status,
+                    result: None,
+                    error: None,
+                },
+            }
         } else {
             Input::TaskPolled { task: self.view() }
         }
@@ -79,7 +102,9 @@ impl Server {
         use Status::*;
         let next: &[Status] = match (self.model, self.status) {
             (Model::Job, Queued) => &[Processing, Running, Canceled, Failed, Expired],
-            (Model::Job, Processing | Running) => &[Completed, Failed, Expired, Running, Processing],
+            (Model::Job, Processing | Running) => {
+                &[Completed, Failed, Expired, Running, Processing]
+            }
             (Model::Task2025, Working) => &[Completed, Failed, Cancelled],
             (_, Working) => &[InputRequired, Completed, Failed, Cancelled],
             (_, InputRequired) => &[Working, Completed, Failed, Cancelled],
@@ -104,20 +129,32 @@ impl Server {
                     if !self.status.is_terminal() {
                         self.status = Cancelled; // this server honours the cancel at once
                     }
-                    Input::CancelAnswered { answer: CancelAnswer::Ack }
+                    Input::CancelAnswered {
+                        answer: CancelAnswer::Ack,
+                    }
                 }
                 Model::Task2025 if self.status.is_terminal() => Input::RequestFailed {
                     request: RequestKind::Cancel,
-                    failure: Failure::Rpc { error: RpcError { code: -32602, message: String::new(), data: None } },
+                    failure: Failure::Rpc {
+                        error: RpcError {
+                            code: -32602,
+                            message: String::new(),
+                            data: None,
+                        },
+                    },
                 },
                 Model::Task2025 => {
                     self.status = Cancelled;
-                    Input::CancelAnswered { answer: CancelAnswer::Task { status: Cancelled } }
+                    Input::CancelAnswered {
+                        answer: CancelAnswer::Task { status: Cancelled },
+                    }
                 }
                 Model::Job => match self.status {
                     Queued | Canceled => {
                         self.status = Canceled;
-                        Input::CancelAnswered { answer: CancelAnswer::Job { status: Canceled } }
+                        Input::CancelAnswered {
+                            answer: CancelAnswer::Job { status: Canceled },
+                        }
                     }
                     Processing | Running => Input::CancelAnswered {
                         answer: CancelAnswer::JobError {
@@ -127,7 +164,11 @@ impl Server {
                         },
                     },
                     _ => Input::CancelAnswered {
-                        answer: CancelAnswer::JobError { http_status: 409, code: JobErrorCode::JobNotCancelable, cancelable: Some(false) },
+                        answer: CancelAnswer::JobError {
+                            http_status: 409,
+                            code: JobErrorCode::JobNotCancelable,
+                            cancelable: Some(false),
+                        },
                     },
                 },
             },
@@ -143,12 +184,28 @@ impl Server {
                     return None;
                 }
                 match self.status {
-                    Completed => Input::ResultFetched { result: ToolResult { is_error: false, value: json!(1) } },
-                    Failed => Input::ResultFetched { result: ToolResult { is_error: true, value: json!(1) } },
+                    Completed => Input::ResultFetched {
+                        result: ToolResult {
+                            is_error: false,
+                            value: json!(1),
+                        },
+                    },
+                    Failed => Input::ResultFetched {
+                        result: ToolResult {
+                            is_error: true,
+                            value: json!(1),
+                        },
+                    },
                     // tasks/result of a cancelled task: a JSON-RPC error.
                     _ => Input::RequestFailed {
                         request: RequestKind::FetchResult,
-                        failure: Failure::Rpc { error: RpcError { code: -32603, message: String::new(), data: None } },
+                        failure: Failure::Rpc {
+                            error: RpcError {
+                                code: -32603,
+                                message: String::new(),
+                                data: None,
+                            },
+                        },
                     },
                 }
             }
@@ -157,7 +214,10 @@ impl Server {
 }
 
 fn transport(req: &Request) -> Input {
-    Input::RequestFailed { request: req.kind(), failure: Failure::Transport }
+    Input::RequestFailed {
+        request: req.kind(),
+        failure: Failure::Transport,
+    }
 }
 
 struct World {
@@ -215,26 +275,52 @@ impl World {
     fn answer_user(&mut self) {
         let asked = self.d.shadow.asked.clone();
         for k in asked {
-            self.feed(Input::InputAnswered { key: k, response: json!("yes") });
+            self.feed(Input::InputAnswered {
+                key: k,
+                response: json!("yes"),
+            });
         }
     }
 }
 
 fuzz_target!(|c: Case| {
     let model = model_of(c.model);
-    let config = TrackerConfig { poll: PollPolicy::default(), seed: c.seed, deadline_ms: None };
-    let Some(d) = Driver::new(model, config) else { return };
+    let config = TrackerConfig {
+        poll: PollPolicy::default(),
+        seed: c.seed,
+        deadline_ms: None,
+    };
+    let Some(d) = Driver::new(model, config) else {
+        return;
+    };
     let interval = c.interval.map(u64::from);
     let srv = Server {
         model,
-        status: if model == Model::Job { Status::Queued } else { Status::Working },
+        status: if model == Model::Job {
+            Status::Queued
+        } else {
+            Status::Working
+        },
         keys: Vec::new(),
         next_key: 0,
         interval,
     };
-    let mut w = World { d, srv, seen: 0, requests: Vec::new(), answers: Vec::new() };
+    let mut w = World {
+        d,
+        srv,
+        seen: 0,
+        requests: Vec::new(),
+        answers: Vec::new(),
+    };
     let created = if model == Model::Job {
-        Input::JobCreated { job: JobView { id: HANDLE.into(), status: Status::Queued, result: None, error: None } }
+        Input::JobCreated {
+            job: JobView {
+                id: HANDLE.into(),
+                status: Status::Queued,
+                result: None,
+                error: None,
+            },
+        }
     } else {
         Input::TaskCreated { task: w.srv.view() }
     };
@@ -260,7 +346,10 @@ fuzz_target!(|c: Case| {
                     Input::RequestFailed { request, .. } => *request,
                     _ => RequestKind::FetchResult,
                 };
-                w.feed(Input::RequestFailed { request: kind, failure: Failure::Transport });
+                w.feed(Input::RequestFailed {
+                    request: kind,
+                    failure: Failure::Transport,
+                });
             }
             Ev::DropRequest(_) | Ev::DropAnswer(_) => {}
             Ev::Advance(dt) => {
@@ -303,9 +392,18 @@ fuzz_target!(|c: Case| {
         return;
     }
     let Some((outcome, status)) = settled else {
-        panic!("never settled; server {:?}, tracker {:?}", w.srv.status, w.d.tracker.record());
+        panic!(
+            "never settled; server {:?}, tracker {:?}",
+            w.srv.status,
+            w.d.tracker.record()
+        );
     };
-    assert_eq!(status, Some(w.srv.status), "tracker settled {status:?}, server ended {:?}", w.srv.status);
+    assert_eq!(
+        status,
+        Some(w.srv.status),
+        "tracker settled {status:?}, server ended {:?}",
+        w.srv.status
+    );
     assert_ne!(outcome, Outcome::Lost, "a live handle reported lost");
     assert_eq!(outcome == Outcome::Cancelled, w.srv.status.is_cancelled());
     if w.srv.status == Status::Completed {

@@ -5,9 +5,9 @@
 #![no_main]
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use longcall::server::{CancelMode, CancelReply, RegistryConfig, ResultAnswer, TaskRegistry};
 use longcall::outcome::Outcome;
 use longcall::poll::PollPolicy;
+use longcall::server::{CancelMode, CancelReply, RegistryConfig, ResultAnswer, TaskRegistry};
 use longcall::tracker::{Failure, Input, Output, Request, RequestKind, TrackerConfig};
 use longcall::view::{RpcError, TaskView, ToolResult};
 use longcall::{Model, Status};
@@ -47,7 +47,10 @@ const P: &str = "principal";
 
 impl Server {
     fn status(&self) -> Status {
-        self.reg.peek(HANDLE).map(|t| t.status).expect("the task is kept (no TTL, no retention)")
+        self.reg
+            .peek(HANDLE)
+            .map(|t| t.status)
+            .expect("the task is kept (no TTL, no retention)")
     }
 
     fn view(&mut self) -> TaskView {
@@ -59,10 +62,25 @@ impl Server {
         let now = self.now;
         match pick % 5 {
             0 => {
-                let _ = self.reg.complete(now, HANDLE, ToolResult { is_error: pick & 8 != 0, value: json!(1) });
+                let _ = self.reg.complete(
+                    now,
+                    HANDLE,
+                    ToolResult {
+                        is_error: pick & 8 != 0,
+                        value: json!(1),
+                    },
+                );
             }
             1 => {
-                let _ = self.reg.fail(now, HANDLE, RpcError { code: -32603, message: "boom".into(), data: None });
+                let _ = self.reg.fail(
+                    now,
+                    HANDLE,
+                    RpcError {
+                        code: -32603,
+                        message: "boom".into(),
+                        data: None,
+                    },
+                );
             }
             2 => {
                 if self.reg.cancel_requested(HANDLE) || pick & 8 != 0 {
@@ -80,7 +98,10 @@ impl Server {
     /// The answer to a request, or None while `tasks/result` blocks.
     fn answer(&mut self, req: &Request) -> Option<Input> {
         let now = self.now;
-        let rpc = |request: RequestKind, error: RpcError| Input::RequestFailed { request, failure: Failure::Rpc { error } };
+        let rpc = |request: RequestKind, error: RpcError| Input::RequestFailed {
+            request,
+            failure: Failure::Rpc { error },
+        };
         Some(match req {
             Request::Get { .. } => match self.reg.get(now, P, HANDLE) {
                 Ok(task) => Input::TaskPolled { task },
@@ -90,17 +111,24 @@ impl Server {
                 let reply = self.reg.cancel(now, P, HANDLE);
                 match reply {
                     Err(e) => rpc(RequestKind::Cancel, e),
-                    ok => Input::CancelAnswered { answer: CancelReply::cancel_answer(&ok) },
+                    ok => Input::CancelAnswered {
+                        answer: CancelReply::cancel_answer(&ok),
+                    },
                 }
             }
-            Request::Update { responses, .. } => match self.reg.update(now, P, HANDLE, responses.clone()) {
-                Ok(_) => Input::UpdateAcked,
-                Err(e) => rpc(RequestKind::Update, e),
-            },
+            Request::Update { responses, .. } => {
+                match self.reg.update(now, P, HANDLE, responses.clone()) {
+                    Ok(_) => Input::UpdateAcked,
+                    Err(e) => rpc(RequestKind::Update, e),
+                }
+            }
             Request::FetchResult { .. } => match self.reg.result(now, P, HANDLE) {
                 Ok(ResultAnswer::Blocked { .. }) => return None,
                 Ok(ResultAnswer::Result { result }) => Input::ResultFetched { result },
-                Ok(other) => rpc(RequestKind::FetchResult, other.rpc_error().expect("an error answer")),
+                Ok(other) => rpc(
+                    RequestKind::FetchResult,
+                    other.rpc_error().expect("an error answer"),
+                ),
                 Err(e) => rpc(RequestKind::FetchResult, e),
             },
         })
@@ -108,7 +136,10 @@ impl Server {
 }
 
 fn transport(req: &Request) -> Input {
-    Input::RequestFailed { request: req.kind(), failure: Failure::Transport }
+    Input::RequestFailed {
+        request: req.kind(),
+        failure: Failure::Transport,
+    }
 }
 
 struct World {
@@ -167,26 +198,53 @@ impl World {
     fn answer_user(&mut self) {
         let asked = self.d.shadow.asked.clone();
         for k in asked {
-            self.feed(Input::InputAnswered { key: k, response: json!("yes") });
+            self.feed(Input::InputAnswered {
+                key: k,
+                response: json!("yes"),
+            });
         }
     }
 }
 
 fuzz_target!(|c: Case| {
-    let model = if c.model { Model::Task2026 } else { Model::Task2025 };
-    let config = TrackerConfig { poll: PollPolicy::default(), seed: c.seed, deadline_ms: None };
-    let Some(d) = Driver::new(model, config) else { return };
+    let model = if c.model {
+        Model::Task2026
+    } else {
+        Model::Task2025
+    };
+    let config = TrackerConfig {
+        poll: PollPolicy::default(),
+        seed: c.seed,
+        deadline_ms: None,
+    };
+    let Some(d) = Driver::new(model, config) else {
+        return;
+    };
     let reg_config = RegistryConfig {
         ttl_ms: None,
         retention_ms: None,
         poll_interval_ms: c.interval.map(u64::from),
-        cancel: if c.immediate { CancelMode::Immediate } else { CancelMode::Cooperative },
+        cancel: if c.immediate {
+            CancelMode::Immediate
+        } else {
+            CancelMode::Cooperative
+        },
         ..RegistryConfig::default()
     };
     let mut reg = TaskRegistry::new(model, reg_config).expect("registry");
     let task = reg.create(0, P, HANDLE, None).expect("create");
-    let srv = Server { reg, now: 0, next_key: 0 };
-    let mut w = World { d, srv, seen: 0, requests: Vec::new(), answers: Vec::new() };
+    let srv = Server {
+        reg,
+        now: 0,
+        next_key: 0,
+    };
+    let mut w = World {
+        d,
+        srv,
+        seen: 0,
+        requests: Vec::new(),
+        answers: Vec::new(),
+    };
     w.feed(Input::TaskCreated { task });
     for ev in c.events.iter().take(300) {
         w.srv.now = w.d.shadow.now;
@@ -210,7 +268,10 @@ fuzz_target!(|c: Case| {
                     Input::RequestFailed { request, .. } => *request,
                     _ => RequestKind::FetchResult,
                 };
-                w.feed(Input::RequestFailed { request: kind, failure: Failure::Transport });
+                w.feed(Input::RequestFailed {
+                    request: kind,
+                    failure: Failure::Transport,
+                });
             }
             Ev::DropRequest(_) | Ev::DropAnswer(_) => {}
             Ev::Advance(dt) => {
@@ -253,9 +314,18 @@ fuzz_target!(|c: Case| {
         return;
     }
     let Some((outcome, status)) = settled else {
-        panic!("never settled; server {:?}, tracker {:?}", w.srv.status(), w.d.tracker.record());
+        panic!(
+            "never settled; server {:?}, tracker {:?}",
+            w.srv.status(),
+            w.d.tracker.record()
+        );
     };
-    assert_eq!(status, Some(w.srv.status()), "tracker settled {status:?}, server ended {:?}", w.srv.status());
+    assert_eq!(
+        status,
+        Some(w.srv.status()),
+        "tracker settled {status:?}, server ended {:?}",
+        w.srv.status()
+    );
     assert_ne!(outcome, Outcome::Lost, "a live handle reported lost");
     assert_eq!(outcome == Outcome::Cancelled, w.srv.status().is_cancelled());
     let _ = Status::Completed;

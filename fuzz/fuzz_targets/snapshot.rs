@@ -8,8 +8,8 @@ use longcall::cancel::{CancelButton, CancelVerdict};
 use longcall::poll::{PollSchedule, PollStep};
 use longcall::server::{JobBook, TaskRegistry};
 use longcall::snapshot::{restore, save};
-use longcall::wave::Wave;
 use longcall::tracker::Tracker;
+use longcall::wave::Wave;
 use longcall::Status;
 use longcall_fuzz::{model_of, status_of, Driver, Scenario};
 
@@ -18,14 +18,26 @@ enum Case {
     /// A tracker scenario split at `cut`: the rest runs on the original and on the restored copy.
     Tracker { sc: Scenario, cut: u8 },
     /// A poll schedule with arbitrary hints, split at `cut`.
-    Schedule { sc: Scenario, steps: Vec<(u8, u16, Option<u16>)>, cut: u8 },
+    Schedule {
+        sc: Scenario,
+        steps: Vec<(u8, u16, Option<u16>)>,
+        cut: u8,
+    },
     /// A cancel button with arbitrary events, split at `cut`.
-    Button { model: u8, events: Vec<(u8, u8)>, cut: u8 },
+    Button {
+        model: u8,
+        events: Vec<(u8, u8)>,
+        cut: u8,
+    },
     /// Raw text into every restore.
     Raw(String),
 }
 
-fn sched_step(s: &mut PollSchedule, now: &mut u64, (k, d, x): (u8, u16, Option<u16>)) -> Option<PollStep> {
+fn sched_step(
+    s: &mut PollSchedule,
+    now: &mut u64,
+    (k, d, x): (u8, u16, Option<u16>),
+) -> Option<PollStep> {
     *now += u64::from(d);
     match k % 5 {
         0 => s.handle_server_interval(x.map(u64::from)),
@@ -43,11 +55,19 @@ fn button_step(b: &mut CancelButton, (k, v): (u8, u8)) -> String {
         1 => format!("{:?}", b.handle_status(status_of(b.model(), v))),
         2 => {
             let verdicts = [
-                CancelVerdict::Acknowledged, CancelVerdict::Cancelled, CancelVerdict::TooLate,
-                CancelVerdict::AlreadyFinished, CancelVerdict::Rejected, CancelVerdict::NotFound,
-                CancelVerdict::RequestFailed, CancelVerdict::BreaksRevision,
+                CancelVerdict::Acknowledged,
+                CancelVerdict::Cancelled,
+                CancelVerdict::TooLate,
+                CancelVerdict::AlreadyFinished,
+                CancelVerdict::Rejected,
+                CancelVerdict::NotFound,
+                CancelVerdict::RequestFailed,
+                CancelVerdict::BreaksRevision,
             ];
-            format!("{:?}", b.handle_verdict(verdicts[usize::from(v) % verdicts.len()]))
+            format!(
+                "{:?}",
+                b.handle_verdict(verdicts[usize::from(v) % verdicts.len()])
+            )
         }
         _ => format!("{:?}", b.handle_lost()),
     }
@@ -57,7 +77,9 @@ fuzz_target!(|case: Case| {
     match case {
         Case::Tracker { sc, cut } => {
             let model = model_of(sc.model);
-            let Some(mut a) = Driver::new(model, sc.config.build()) else { return };
+            let Some(mut a) = Driver::new(model, sc.config.build()) else {
+                return;
+            };
             let ops: Vec<_> = sc.ops.into_iter().take(200).collect();
             let cut = usize::from(cut).min(ops.len());
             for op in &ops[..cut] {
@@ -66,7 +88,13 @@ fuzz_target!(|case: Case| {
             let text = save(&a.tracker).unwrap();
             let restored: Tracker = restore(&text).unwrap();
             assert_eq!(restored, a.tracker);
-            let mut b = Driver { model, config: a.config.clone(), tracker: restored, shadow: a.shadow.clone(), log: Vec::new() };
+            let mut b = Driver {
+                model,
+                config: a.config.clone(),
+                tracker: restored,
+                shadow: a.shadow.clone(),
+                log: Vec::new(),
+            };
             a.log.clear();
             for op in &ops[cut..] {
                 a.step(op, false);
@@ -77,7 +105,9 @@ fuzz_target!(|case: Case| {
             assert_eq!(a.tracker, b.tracker);
         }
         Case::Schedule { sc, steps, cut } => {
-            let Ok(mut a) = PollSchedule::new(sc.config.build().poll, sc.config.seed) else { return };
+            let Ok(mut a) = PollSchedule::new(sc.config.build().poll, sc.config.seed) else {
+                return;
+            };
             let cut = usize::from(cut).min(steps.len());
             let mut now = 0;
             for &s in &steps[..cut] {
@@ -87,7 +117,10 @@ fuzz_target!(|case: Case| {
             assert_eq!(a, b);
             let mut nb = now;
             for &s in &steps[cut..] {
-                assert_eq!(sched_step(&mut a, &mut now, s), sched_step(&mut b, &mut nb, s));
+                assert_eq!(
+                    sched_step(&mut a, &mut now, s),
+                    sched_step(&mut b, &mut nb, s)
+                );
             }
             assert_eq!(a, b);
         }

@@ -7,7 +7,9 @@ use longcall_fuzz::{model_of, Driver, Scenario};
 
 fuzz_target!(|sc: Scenario| {
     let model = model_of(sc.model);
-    let Some(mut d) = Driver::new(model, sc.config.build()) else { return };
+    let Some(mut d) = Driver::new(model, sc.config.build()) else {
+        return;
+    };
     for op in sc.ops.iter().take(256) {
         d.step(op, false);
     }

@@ -25,7 +25,11 @@ pub fn model_of(b: u8) -> Model {
 
 /// Picks a status from a byte: mostly of the model, sometimes a foreign one (a typed error).
 pub fn status_of(model: Model, b: u8) -> Status {
-    let own: &[Status] = if model.is_task() { &Status::TASK } else { &Status::JOB };
+    let own: &[Status] = if model.is_task() {
+        &Status::TASK
+    } else {
+        &Status::JOB
+    };
     if b >= 240 {
         Status::ALL[usize::from(b) % Status::ALL.len()]
     } else {
@@ -62,7 +66,11 @@ impl Config {
             min_interval_ms: (u64::from(self.min_interval) * 5).clamp(1, initial),
             max_polls: self.max_polls.map(|m| u32::from(m).max(1)),
         };
-        TrackerConfig { poll, seed: self.seed, deadline_ms: self.deadline.map(|d| u64::from(d) * 10) }
+        TrackerConfig {
+            poll,
+            seed: self.seed,
+            deadline_ms: self.deadline.map(|d| u64::from(d) * 10),
+        }
     }
 }
 
@@ -85,12 +93,19 @@ impl Obs {
         if status == Status::InputRequired {
             for k in 0..4u8 {
                 if self.keys & (1 << k) != 0 {
-                    input_requests.push(InputRequest { key: format!("k{k}"), request: json!({"q": k}) });
+                    input_requests.push(InputRequest {
+                        key: format!("k{k}"),
+                        request: json!({"q": k}),
+                    });
                 }
             }
         }
         TaskView {
-            task_id: if self.other_id { "other".into() } else { HANDLE.into() },
+            task_id: if self.other_id {
+                "other".into()
+            } else {
+                HANDLE.into()
+            },
             status,
             status_message: None,
             created_at_ms: Some(0),
@@ -98,14 +113,25 @@ impl Obs {
             ttl_ms: self.ttl.map(u64::from),
             poll_interval_ms: self.poll_interval.map(u64::from),
             input_requests,
-            result: self.result.map(|is_error| ToolResult { is_error, value: json!({}) }),
-            error: self.error.then(|| RpcError { code: -32603, message: String::new(), data: None }),
+            result: self.result.map(|is_error| ToolResult {
+                is_error,
+                value: json!({}),
+            }),
+            error: self.error.then(|| RpcError {
+                code: -32603,
+                message: String::new(),
+                data: None,
+            }),
         }
     }
 
     pub fn job(&self, model: Model) -> JobView {
         JobView {
-            id: if self.other_id { "other".into() } else { HANDLE.into() },
+            id: if self.other_id {
+                "other".into()
+            } else {
+                HANDLE.into()
+            },
             status: status_of(model, self.status),
             result: self.result.map(|_| json!({"ok": true})),
             error: self.error.then(|| json!({"code": "x"})),
@@ -128,9 +154,15 @@ impl Answer {
     pub fn build(&self, model: Model) -> CancelAnswer {
         match self {
             Answer::Ack => CancelAnswer::Ack,
-            Answer::Task(s) => CancelAnswer::Task { status: status_of(Model::Task2025, *s) },
-            Answer::Rpc(unknown) => CancelAnswer::RpcError { code: if *unknown { -32602 } else { -32603 } },
-            Answer::Job(s) => CancelAnswer::Job { status: status_of(Model::Job, *s) },
+            Answer::Task(s) => CancelAnswer::Task {
+                status: status_of(Model::Task2025, *s),
+            },
+            Answer::Rpc(unknown) => CancelAnswer::RpcError {
+                code: if *unknown { -32602 } else { -32603 },
+            },
+            Answer::Job(s) => CancelAnswer::Job {
+                status: status_of(Model::Job, *s),
+            },
             Answer::JobError { which, cancelable } => {
                 let (http_status, code) = match which % 5 {
                     0 => (409, JobErrorCode::JobGenerationAlreadyStarted),
@@ -140,7 +172,11 @@ impl Answer {
                     _ => (500, JobErrorCode::Other),
                 };
                 let _ = model;
-                CancelAnswer::JobError { http_status, code, cancelable: *cancelable }
+                CancelAnswer::JobError {
+                    http_status,
+                    code,
+                    cancelable: *cancelable,
+                }
             }
             Answer::NoAnswer => CancelAnswer::NoAnswer,
         }
@@ -151,7 +187,10 @@ impl Answer {
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Fail {
     Rpc(bool),
-    Http { status: u8, retry_after: Option<u16> },
+    Http {
+        status: u8,
+        retry_after: Option<u16>,
+    },
     Transport,
 }
 
@@ -159,9 +198,16 @@ impl Fail {
     pub fn build(&self) -> Failure {
         match self {
             Fail::Rpc(unknown) => Failure::Rpc {
-                error: RpcError { code: if *unknown { -32602 } else { -32603 }, message: String::new(), data: None },
+                error: RpcError {
+                    code: if *unknown { -32602 } else { -32603 },
+                    message: String::new(),
+                    data: None,
+                },
             },
-            Fail::Http { status, retry_after } => {
+            Fail::Http {
+                status,
+                retry_after,
+            } => {
                 let (status, code) = match status % 5 {
                     0 => (429, Some("rate_limit_exceeded")),
                     1 => (404, Some("not_found")),
@@ -169,7 +215,11 @@ impl Fail {
                     3 => (503, None),
                     _ => (409, Some("job_not_cancelable")),
                 };
-                Failure::Http { status, code: code.map(String::from), retry_after_ms: retry_after.map(u64::from) }
+                Failure::Http {
+                    status,
+                    code: code.map(String::from),
+                    retry_after_ms: retry_after.map(u64::from),
+                }
             }
             Fail::Transport => Failure::Transport,
         }
@@ -205,16 +255,40 @@ impl Op {
     pub fn input(&self, model: Model) -> Option<Input> {
         Some(match self {
             Op::Create(o) if model == Model::Job => Input::JobCreated { job: o.job(model) },
-            Op::Create(o) => Input::TaskCreated { task: o.task(model) },
+            Op::Create(o) => Input::TaskCreated {
+                task: o.task(model),
+            },
             Op::Poll(o) if model == Model::Job => Input::JobPolled { job: o.job(model) },
-            Op::Poll(o) => Input::TaskPolled { task: o.task(model) },
-            Op::Notify(o) => Input::TaskNotified { task: o.task(model) },
-            Op::CallResult(is_error) => Input::CallResult { result: ToolResult { is_error: *is_error, value: json!(1) } },
-            Op::CallError => Input::CallError { error: RpcError { code: -32603, message: String::new(), data: None } },
+            Op::Poll(o) => Input::TaskPolled {
+                task: o.task(model),
+            },
+            Op::Notify(o) => Input::TaskNotified {
+                task: o.task(model),
+            },
+            Op::CallResult(is_error) => Input::CallResult {
+                result: ToolResult {
+                    is_error: *is_error,
+                    value: json!(1),
+                },
+            },
+            Op::CallError => Input::CallError {
+                error: RpcError {
+                    code: -32603,
+                    message: String::new(),
+                    data: None,
+                },
+            },
             Op::CreateUnanswered => Input::CreateUnanswered,
-            Op::Fetched(is_error) => Input::ResultFetched { result: ToolResult { is_error: *is_error, value: json!(2) } },
+            Op::Fetched(is_error) => Input::ResultFetched {
+                result: ToolResult {
+                    is_error: *is_error,
+                    value: json!(2),
+                },
+            },
             Op::CancelPressed => Input::CancelPressed,
-            Op::CancelAnswered(a) => Input::CancelAnswered { answer: a.build(model) },
+            Op::CancelAnswered(a) => Input::CancelAnswered {
+                answer: a.build(model),
+            },
             Op::UpdateAcked => Input::UpdateAcked,
             Op::Failed(r, f) => Input::RequestFailed {
                 request: match r % 4 {
@@ -225,7 +299,10 @@ impl Op {
                 },
                 failure: f.build(),
             },
-            Op::InputAnswered(k) => Input::InputAnswered { key: format!("k{}", k % 5), response: json!({"a": k}) },
+            Op::InputAnswered(k) => Input::InputAnswered {
+                key: format!("k{}", k % 5),
+                response: json!({"a": k}),
+            },
             Op::StopWatching => Input::StopWatching,
             Op::Advance(_) | Op::Wake | Op::Snapshot => return None,
         })
@@ -283,7 +360,13 @@ pub struct Driver {
 impl Driver {
     pub fn new(model: Model, config: TrackerConfig) -> Option<Driver> {
         let tracker = Tracker::new(model, config.clone()).ok()?;
-        Some(Driver { model, config, tracker, shadow: Shadow::default(), log: Vec::new() })
+        Some(Driver {
+            model,
+            config,
+            tracker,
+            shadow: Shadow::default(),
+            log: Vec::new(),
+        })
     }
 
     /// Applies one op: input, timeout or (when `snapshots`) a save/restore.
@@ -302,7 +385,8 @@ impl Driver {
             Op::Snapshot => {
                 if snapshots {
                     let text = longcall::snapshot::save(&self.tracker).expect("save");
-                    let back: Tracker = longcall::snapshot::restore(&text).expect("restore of a saved tracker");
+                    let back: Tracker =
+                        longcall::snapshot::restore(&text).expect("restore of a saved tracker");
                     assert_eq!(back, self.tracker, "restore(save(x)) != x");
                     self.tracker = back;
                 }
@@ -344,7 +428,11 @@ impl Driver {
             }
         };
         match input {
-            Input::TaskCreated { task } | Input::TaskPolled { task } | Input::TaskNotified { task } if own(&task.task_id) => {
+            Input::TaskCreated { task }
+            | Input::TaskPolled { task }
+            | Input::TaskNotified { task }
+                if own(&task.task_id) =>
+            {
                 note_status(task.status, &mut self.shadow);
                 if let Some(ms) = task.poll_interval_ms {
                     self.shadow.server_interval = Some(ms);
@@ -361,21 +449,25 @@ impl Driver {
                 self.shadow.last_get_answer = Some(now);
                 self.shadow.get_in_flight = false;
             }
-            Input::CancelAnswered { answer: CancelAnswer::Task { status } | CancelAnswer::Job { status } }
-                if status.belongs_to(self.model) =>
-            {
-                note_status(*status, &mut self.shadow)
-            }
+            Input::CancelAnswered {
+                answer: CancelAnswer::Task { status } | CancelAnswer::Job { status },
+            } if status.belongs_to(self.model) => note_status(*status, &mut self.shadow),
             Input::RequestFailed { request, failure } => {
                 if *request == RequestKind::Get {
                     self.shadow.interval_at_last_answer = self.shadow.server_interval;
                     self.shadow.last_get_answer = Some(now);
                     self.shadow.get_in_flight = false;
                 }
-                if let Failure::Http { status: 429, retry_after_ms, .. } = failure {
+                if let Failure::Http {
+                    status: 429,
+                    retry_after_ms,
+                    ..
+                } = failure
+                {
                     if *request != RequestKind::Cancel || self.shadow.strict_retry_after {
                         let until = now + retry_after_ms.unwrap_or(0);
-                        self.shadow.not_before = Some(self.shadow.not_before.map_or(until, |n| n.max(until)));
+                        self.shadow.not_before =
+                            Some(self.shadow.not_before.map_or(until, |n| n.max(until)));
                     }
                 }
             }
@@ -417,7 +509,11 @@ impl Driver {
                     Request::Update { handle, .. } => handle,
                     Request::FetchResult { handle } => handle,
                 };
-                assert_eq!(Some(handle), self.shadow.handle.as_ref(), "a request for a handle that was never created");
+                assert_eq!(
+                    Some(handle),
+                    self.shadow.handle.as_ref(),
+                    "a request for a handle that was never created"
+                );
                 if let Request::Update { .. } = request {
                     assert_eq!(self.model, Model::Task2026, "tasks/update is 2026 only");
                 }
@@ -425,11 +521,18 @@ impl Driver {
                     assert_eq!(self.model, Model::Task2025, "tasks/result is 2025 only");
                 }
                 if let Request::Get { .. } = request {
-                    assert!(!self.shadow.done, "a poll after the call settled or watching stopped");
+                    assert!(
+                        !self.shadow.done,
+                        "a poll after the call settled or watching stopped"
+                    );
                     assert!(!self.shadow.get_in_flight, "two polls in flight");
                     self.shadow.get_in_flight = true;
                     if let Some(d) = self.config.deadline_ms {
-                        let at = if self.shadow.strict_deadline { now } else { self.shadow.wake.unwrap_or(now) };
+                        let at = if self.shadow.strict_deadline {
+                            now
+                        } else {
+                            self.shadow.wake.unwrap_or(now)
+                        };
                         assert!(at <= d, "poll at {at} after the watch deadline {d}");
                     }
                     if let Some(nb) = self.shadow.not_before {
@@ -441,30 +544,51 @@ impl Driver {
                         } else {
                             // A hint that changed since the last answer (a notification) may move
                             // the floor either way; only the smaller of the two is certain.
-                            match (self.shadow.interval_at_last_answer, self.shadow.server_interval) {
+                            match (
+                                self.shadow.interval_at_last_answer,
+                                self.shadow.server_interval,
+                            ) {
                                 (Some(a), Some(b)) => Some(a.min(b)),
                                 _ => None,
                             }
                         };
                         let floor = policy.min_interval_ms.max(interval.unwrap_or(0));
-                        assert!(now >= last + floor, "poll at {now}, last answer {last}, floor {floor}");
+                        assert!(
+                            now >= last + floor,
+                            "poll at {now}, last answer {last}, floor {floor}"
+                        );
                     }
                 }
             }
             Output::AskUser { key, .. } => {
-                assert_eq!(self.model, Model::Task2026, "only 2026 asks through the tracker");
-                assert!(!self.shadow.asked.contains(key), "input key {key} asked twice");
+                assert_eq!(
+                    self.model,
+                    Model::Task2026,
+                    "only 2026 asks through the tracker"
+                );
+                assert!(
+                    !self.shadow.asked.contains(key),
+                    "input key {key} asked twice"
+                );
                 self.shadow.asked.push(key.clone());
             }
-            Output::Button { state: ButtonState::Cancelled } => {
-                assert!(self.shadow.cancelled_seen, "button cancelled without a cancelled status");
+            Output::Button {
+                state: ButtonState::Cancelled,
+            } => {
+                assert!(
+                    self.shadow.cancelled_seen,
+                    "button cancelled without a cancelled status"
+                );
             }
             Output::Settled { outcome, status } => {
                 self.shadow.settled += 1;
                 assert_eq!(self.shadow.settled, 1, "settled twice");
                 self.shadow.done = true;
                 if *outcome == longcall::outcome::Outcome::Cancelled {
-                    assert!(self.shadow.cancelled_seen, "settled cancelled without a cancelled status");
+                    assert!(
+                        self.shadow.cancelled_seen,
+                        "settled cancelled without a cancelled status"
+                    );
                     assert!(status.is_some_and(|s| s.is_cancelled()));
                 }
             }
