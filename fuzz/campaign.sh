@@ -14,7 +14,7 @@ for t in "${targets[@]}"; do
   start=$(date +%s)
   log="campaign-$t.txt"
   if cargo fuzz run -s none "$t" "corpus/$t" -- -runs="$runs" -max_len="${MAX_LEN:-256}" -rss_limit_mb=2048 \
-       -dict=dict/wire.dict -print_final_stats=1 >"$log" 2>&1; then res=ok; else res=CRASH; fi
+       -dict=dict/wire.dict -print_final_stats=1 ${MAX_TIME:+-max_total_time=$MAX_TIME} >"$log" 2>&1; then res=ok; else res=CRASH; fi
   secs=$(( $(date +%s) - start ))
   done_line=$(grep -E '^Done [0-9]+ runs' "$log" | tail -1)
   n=$(echo "$done_line" | awk '{print $2}')
