@@ -1,0 +1,601 @@
+//! Shared harness for the longcall fuzz targets: structured inputs built with `arbitrary`, a
+//! driver that feeds them to a `Tracker`, and the invariants checked on every output.
+//!
+//! The invariants are written from SEMANTICS.md, independently of the crate's own tables.
+
+use arbitrary::Arbitrary;
+use longcall::cancel::{ButtonState, CancelAnswer, JobErrorCode};
+use longcall::poll::{Jitter, PollPolicy};
+use longcall::tracker::{Failure, Input, Output, Request, RequestKind, Tracker, TrackerConfig};
+use longcall::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
+use longcall::{Model, Status};
+use serde_json::json;
+
+/// The handle every created call gets.
+pub const HANDLE: &str = "h1";
+
+/// Picks a model from a byte.
+pub fn model_of(b: u8) -> Model {
+    match b % 3 {
+        0 => Model::Task2026,
+        1 => Model::Task2025,
+        _ => Model::Job,
+    }
+}
+
+/// Picks a status from a byte: mostly of the model, sometimes a foreign one (a typed error).
+pub fn status_of(model: Model, b: u8) -> Status {
+    let own: &[Status] = if model.is_task() {
+        &Status::TASK
+    } else {
+        &Status::JOB
+    };
+    if b >= 240 {
+        Status::ALL[usize::from(b) % Status::ALL.len()]
+    } else {
+        own[usize::from(b) % own.len()]
+    }
+}
+
+/// A small tracker configuration (kept small so deadlines, max polls and floors are all hit).
+#[derive(Arbitrary, Debug, Clone)]
+pub struct Config {
+    pub initial: u8,
+    pub mult: u8,
+    pub cap_extra: u16,
+    pub jitter: u8,
+    pub min_interval: u8,
+    pub max_polls: Option<u8>,
+    pub seed: u64,
+    pub deadline: Option<u16>,
+}
+
+impl Config {
+    pub fn build(&self) -> TrackerConfig {
+        let initial = u64::from(self.initial).max(1) * 10;
+        let poll = PollPolicy {
+            initial_ms: initial,
+            multiplier_percent: 100 + u32::from(self.mult),
+            cap_ms: initial + u64::from(self.cap_extra),
+            jitter: match self.jitter % 4 {
+                0 => Jitter::None,
+                1 => Jitter::Full,
+                2 => Jitter::Equal,
+                _ => Jitter::Decorrelated,
+            },
+            min_interval_ms: (u64::from(self.min_interval) * 5).clamp(1, initial),
+            max_polls: self.max_polls.map(|m| u32::from(m).max(1)),
+        };
+        TrackerConfig {
+            poll,
+            seed: self.seed,
+            deadline_ms: self.deadline.map(|d| u64::from(d) * 10),
+        }
+    }
+}
+
+/// What a task or job observation carries.
+#[derive(Arbitrary, Debug, Clone)]
+pub struct Obs {
+    pub status: u8,
+    pub poll_interval: Option<u16>,
+    pub ttl: Option<u16>,
+    pub keys: u8,
+    pub result: Option<bool>,
+    pub error: bool,
+    pub other_id: bool,
+}
+
+impl Obs {
+    pub fn task(&self, model: Model) -> TaskView {
+        let status = status_of(model, self.status);
+        let mut input_requests = Vec::new();
+        if status == Status::InputRequired {
+            for k in 0..4u8 {
+                if self.keys & (1 << k) != 0 {
+                    input_requests.push(InputRequest {
+                        key: format!("k{k}"),
+                        request: json!({"q": k}),
+                    });
+                }
+            }
+        }
+        TaskView {
+            task_id: if self.other_id {
+                "other".into()
+            } else {
+                HANDLE.into()
+            },
+            status,
+            status_message: None,
+            created_at_ms: Some(0),
+            last_updated_at_ms: None,
+            ttl_ms: self.ttl.map(u64::from),
+            poll_interval_ms: self.poll_interval.map(u64::from),
+            input_requests,
+            result: self.result.map(|is_error| ToolResult {
+                is_error,
+                value: json!({}),
+            }),
+            error: self.error.then(|| RpcError {
+                code: -32603,
+                message: String::new(),
+                data: None,
+            }),
+        }
+    }
+
+    pub fn job(&self, model: Model) -> JobView {
+        JobView {
+            id: if self.other_id {
+                "other".into()
+            } else {
+                HANDLE.into()
+            },
+            status: status_of(model, self.status),
+            result: self.result.map(|_| json!({"ok": true})),
+            error: self.error.then(|| json!({"code": "x"})),
+        }
+    }
+}
+
+/// A cancel answer (any model's shape, so wrong-model answers are exercised too).
+#[derive(Arbitrary, Debug, Clone)]
+pub enum Answer {
+    Ack,
+    Task(u8),
+    Rpc(bool),
+    Job(u8),
+    JobError { which: u8, cancelable: Option<bool> },
+    NoAnswer,
+}
+
+impl Answer {
+    pub fn build(&self, model: Model) -> CancelAnswer {
+        match self {
+            Answer::Ack => CancelAnswer::Ack,
+            Answer::Task(s) => CancelAnswer::Task {
+                status: status_of(Model::Task2025, *s),
+            },
+            Answer::Rpc(unknown) => CancelAnswer::RpcError {
+                code: if *unknown { -32602 } else { -32603 },
+            },
+            Answer::Job(s) => CancelAnswer::Job {
+                status: status_of(Model::Job, *s),
+            },
+            Answer::JobError { which, cancelable } => {
+                let (http_status, code) = match which % 5 {
+                    0 => (409, JobErrorCode::JobGenerationAlreadyStarted),
+                    1 => (409, JobErrorCode::JobNotCancelable),
+                    2 => (404, JobErrorCode::NotFound),
+                    3 => (429, JobErrorCode::RateLimitExceeded),
+                    _ => (500, JobErrorCode::Other),
+                };
+                let _ = model;
+                CancelAnswer::JobError {
+                    http_status,
+                    code,
+                    cancelable: *cancelable,
+                }
+            }
+            Answer::NoAnswer => CancelAnswer::NoAnswer,
+        }
+    }
+}
+
+/// A failure of a request.
+#[derive(Arbitrary, Debug, Clone)]
+pub enum Fail {
+    Rpc(bool),
+    Http {
+        status: u8,
+        retry_after: Option<u16>,
+    },
+    Transport,
+}
+
+impl Fail {
+    pub fn build(&self) -> Failure {
+        match self {
+            Fail::Rpc(unknown) => Failure::Rpc {
+                error: RpcError {
+                    code: if *unknown { -32602 } else { -32603 },
+                    message: String::new(),
+                    data: None,
+                },
+            },
+            Fail::Http {
+                status,
+                retry_after,
+            } => {
+                let (status, code) = match status % 5 {
+                    0 => (429, Some("rate_limit_exceeded")),
+                    1 => (404, Some("not_found")),
+                    2 => (409, Some("job_generation_already_started")),
+                    3 => (503, None),
+                    _ => (409, Some("job_not_cancelable")),
+                };
+                Failure::Http {
+                    status,
+                    code: code.map(String::from),
+                    retry_after_ms: retry_after.map(u64::from),
+                }
+            }
+            Fail::Transport => Failure::Transport,
+        }
+    }
+}
+
+/// One abstract step.
+#[derive(Arbitrary, Debug, Clone)]
+pub enum Op {
+    Create(Obs),
+    Poll(Obs),
+    Notify(Obs),
+    CallResult(bool),
+    CallError,
+    CreateUnanswered,
+    Fetched(bool),
+    CancelPressed,
+    CancelAnswered(Answer),
+    UpdateAcked,
+    Failed(u8, Fail),
+    InputAnswered(u8),
+    StopWatching,
+    /// Time passes by this much, then `handle_timeout`.
+    Advance(u16),
+    /// Jump to the last `WakeAt`, then `handle_timeout`.
+    Wake,
+    /// Save and restore the tracker (the snapshot target checks that this changes nothing).
+    Snapshot,
+}
+
+impl Op {
+    /// The `Input` this op stands for (None for time and snapshot ops).
+    pub fn input(&self, model: Model) -> Option<Input> {
+        Some(match self {
+            Op::Create(o) if model == Model::Job => Input::JobCreated { job: o.job(model) },
+            Op::Create(o) => Input::TaskCreated {
+                task: o.task(model),
+            },
+            Op::Poll(o) if model == Model::Job => Input::JobPolled { job: o.job(model) },
+            Op::Poll(o) => Input::TaskPolled {
+                task: o.task(model),
+            },
+            Op::Notify(o) => Input::TaskNotified {
+                task: o.task(model),
+            },
+            Op::CallResult(is_error) => Input::CallResult {
+                result: ToolResult {
+                    is_error: *is_error,
+                    value: json!(1),
+                },
+            },
+            Op::CallError => Input::CallError {
+                error: RpcError {
+                    code: -32603,
+                    message: String::new(),
+                    data: None,
+                },
+            },
+            Op::CreateUnanswered => Input::CreateUnanswered,
+            Op::Fetched(is_error) => Input::ResultFetched {
+                result: ToolResult {
+                    is_error: *is_error,
+                    value: json!(2),
+                },
+            },
+            Op::CancelPressed => Input::CancelPressed,
+            Op::CancelAnswered(a) => Input::CancelAnswered {
+                answer: a.build(model),
+            },
+            Op::UpdateAcked => Input::UpdateAcked,
+            Op::Failed(r, f) => Input::RequestFailed {
+                request: match r % 4 {
+                    0 => RequestKind::Get,
+                    1 => RequestKind::Cancel,
+                    2 => RequestKind::Update,
+                    _ => RequestKind::FetchResult,
+                },
+                failure: f.build(),
+            },
+            Op::InputAnswered(k) => Input::InputAnswered {
+                key: format!("k{}", k % 5),
+                response: json!({"a": k}),
+            },
+            Op::StopWatching => Input::StopWatching,
+            Op::Advance(_) | Op::Wake | Op::Snapshot => return None,
+        })
+    }
+}
+
+/// A whole tracker scenario.
+#[derive(Arbitrary, Debug, Clone)]
+pub struct Scenario {
+    pub model: u8,
+    pub config: Config,
+    pub ops: Vec<Op>,
+}
+
+/// What the checker knows from the inputs it fed (the oracle's shadow state).
+#[derive(Debug, Clone, Default)]
+pub struct Shadow {
+    pub now: u64,
+    pub wake: Option<u64>,
+    /// Time of the last answer to a poll (or of the creation).
+    pub last_get_answer: Option<u64>,
+    /// Latest server interval seen.
+    pub server_interval: Option<u64>,
+    /// The server interval in force when the last poll answer arrived.
+    pub interval_at_last_answer: Option<u64>,
+    /// Latest absolute Retry-After deadline.
+    pub not_before: Option<u64>,
+    pub asked: Vec<String>,
+    /// The handle the creating answer named.
+    pub handle: Option<String>,
+    pub cancelled_seen: bool,
+    pub settled: u32,
+    pub done: bool,
+    pub get_in_flight: bool,
+    /// Check the Retry-After of a 429 on any request (not only on a poll).
+    pub strict_retry_after: bool,
+    /// Measure the floor with the latest interval, even one learnt from a notification after
+    /// the next poll was armed. Finding F2: off until fixed.
+    pub strict_floor: bool,
+    /// Check the deadline against the time the poll is sent (a host that wakes late), not only
+    /// against the time it was scheduled for. Finding F1: off until fixed.
+    pub strict_deadline: bool,
+}
+
+/// Drives one scenario and checks every invariant. Panics (= a fuzz finding) on a violation.
+pub struct Driver {
+    pub model: Model,
+    pub config: TrackerConfig,
+    pub tracker: Tracker,
+    pub shadow: Shadow,
+    /// Every output, for the snapshot comparison.
+    pub log: Vec<Output>,
+}
+
+impl Driver {
+    pub fn new(model: Model, config: TrackerConfig) -> Option<Driver> {
+        let tracker = Tracker::new(model, config.clone()).ok()?;
+        Some(Driver {
+            model,
+            config,
+            tracker,
+            shadow: Shadow::default(),
+            log: Vec::new(),
+        })
+    }
+
+    /// Applies one op: input, timeout or (when `snapshots`) a save/restore.
+    pub fn step(&mut self, op: &Op, snapshots: bool) {
+        match op {
+            Op::Advance(d) => {
+                self.shadow.now += u64::from(*d);
+                self.tracker.handle_timeout(self.shadow.now);
+            }
+            Op::Wake => {
+                if let Some(w) = self.shadow.wake {
+                    self.shadow.now = self.shadow.now.max(w);
+                }
+                self.tracker.handle_timeout(self.shadow.now);
+            }
+            Op::Snapshot => {
+                if snapshots {
+                    let text = longcall::snapshot::save(&self.tracker).expect("save");
+                    let back: Tracker =
+                        longcall::snapshot::restore(&text).expect("restore of a saved tracker");
+                    assert_eq!(back, self.tracker, "restore(save(x)) != x");
+                    self.tracker = back;
+                }
+            }
+            _ => {
+                let input = op.input(self.model).expect("an input op");
+                self.feed(input);
+            }
+        }
+        self.drain();
+    }
+
+    /// Feeds one input, updating the shadow state from what the host knows it sent.
+    pub fn feed(&mut self, input: Input) {
+        let before = self.tracker.clone();
+        let now = self.shadow.now;
+        let shadow_input = input.clone();
+        match self.tracker.handle_input(now, input) {
+            Err(e) => {
+                assert!(longcall::error::ERROR_CODES.contains(&e.code()));
+                assert_eq!(self.tracker, before, "an error changed the tracker: {e:?}");
+            }
+            Ok(()) => self.observe_input(&shadow_input, &before),
+        }
+    }
+
+    fn observe_input(&mut self, input: &Input, before: &Tracker) {
+        let now = self.shadow.now;
+        match input {
+            Input::TaskCreated { task } => self.shadow.handle = Some(task.task_id.clone()),
+            Input::JobCreated { job } => self.shadow.handle = Some(job.id.clone()),
+            _ => {}
+        }
+        let handle = self.shadow.handle.clone();
+        let own = |id: &str| Some(id) == handle.as_deref();
+        let note_status = |s: Status, sh: &mut Shadow| {
+            if s.is_cancelled() {
+                sh.cancelled_seen = true;
+            }
+        };
+        match input {
+            Input::TaskCreated { task }
+            | Input::TaskPolled { task }
+            | Input::TaskNotified { task }
+                if own(&task.task_id) =>
+            {
+                note_status(task.status, &mut self.shadow);
+                if let Some(ms) = task.poll_interval_ms {
+                    self.shadow.server_interval = Some(ms);
+                }
+                if !matches!(input, Input::TaskNotified { .. }) {
+                    self.shadow.interval_at_last_answer = self.shadow.server_interval;
+                    self.shadow.last_get_answer = Some(now);
+                    self.shadow.get_in_flight = false;
+                }
+            }
+            Input::JobCreated { job } | Input::JobPolled { job } => {
+                note_status(job.status, &mut self.shadow);
+                self.shadow.interval_at_last_answer = self.shadow.server_interval;
+                self.shadow.last_get_answer = Some(now);
+                self.shadow.get_in_flight = false;
+            }
+            Input::CancelAnswered {
+                answer: CancelAnswer::Task { status } | CancelAnswer::Job { status },
+            } if status.belongs_to(self.model) => note_status(*status, &mut self.shadow),
+            Input::RequestFailed { request, failure } => {
+                if *request == RequestKind::Get {
+                    self.shadow.interval_at_last_answer = self.shadow.server_interval;
+                    self.shadow.last_get_answer = Some(now);
+                    self.shadow.get_in_flight = false;
+                }
+                if let Failure::Http {
+                    status: 429,
+                    retry_after_ms,
+                    ..
+                } = failure
+                {
+                    if *request != RequestKind::Cancel || self.shadow.strict_retry_after {
+                        let until = now + retry_after_ms.unwrap_or(0);
+                        self.shadow.not_before =
+                            Some(self.shadow.not_before.map_or(until, |n| n.max(until)));
+                    }
+                }
+            }
+            _ => {}
+        }
+        let _ = before;
+    }
+
+    /// Drains the outputs and checks each.
+    pub fn drain(&mut self) {
+        let mut n = 0;
+        loop {
+            n += 1;
+            assert!(n < 10_000, "output queue does not end");
+            let out = self.tracker.poll_output();
+            self.check(&out);
+            let last = matches!(out, Output::WakeAt { .. } | Output::Idle);
+            if let Output::WakeAt { at } = out {
+                self.shadow.wake = Some(at);
+            }
+            if matches!(out, Output::Idle) {
+                self.shadow.wake = None;
+            }
+            self.log.push(out);
+            if last {
+                break;
+            }
+        }
+    }
+
+    fn check(&mut self, out: &Output) {
+        let now = self.shadow.now;
+        let policy = &self.config.poll;
+        match out {
+            Output::Send { request } => {
+                let handle = match request {
+                    Request::Get { handle } => handle,
+                    Request::Cancel { handle, .. } => handle,
+                    Request::Update { handle, .. } => handle,
+                    Request::FetchResult { handle } => handle,
+                };
+                assert_eq!(
+                    Some(handle),
+                    self.shadow.handle.as_ref(),
+                    "a request for a handle that was never created"
+                );
+                if let Request::Update { .. } = request {
+                    assert_eq!(self.model, Model::Task2026, "tasks/update is 2026 only");
+                }
+                if let Request::FetchResult { .. } = request {
+                    assert_eq!(self.model, Model::Task2025, "tasks/result is 2025 only");
+                }
+                if let Request::Get { .. } = request {
+                    assert!(
+                        !self.shadow.done,
+                        "a poll after the call settled or watching stopped"
+                    );
+                    assert!(!self.shadow.get_in_flight, "two polls in flight");
+                    self.shadow.get_in_flight = true;
+                    if let Some(d) = self.config.deadline_ms {
+                        let at = if self.shadow.strict_deadline {
+                            now
+                        } else {
+                            self.shadow.wake.unwrap_or(now)
+                        };
+                        assert!(at <= d, "poll at {at} after the watch deadline {d}");
+                    }
+                    if let Some(nb) = self.shadow.not_before {
+                        assert!(now >= nb, "poll at {now} before Retry-After {nb}");
+                    }
+                    if let Some(last) = self.shadow.last_get_answer {
+                        let interval = if self.shadow.strict_floor {
+                            self.shadow.server_interval
+                        } else {
+                            // A hint that changed since the last answer (a notification) may move
+                            // the floor either way; only the smaller of the two is certain.
+                            match (
+                                self.shadow.interval_at_last_answer,
+                                self.shadow.server_interval,
+                            ) {
+                                (Some(a), Some(b)) => Some(a.min(b)),
+                                _ => None,
+                            }
+                        };
+                        let floor = policy.min_interval_ms.max(interval.unwrap_or(0));
+                        assert!(
+                            now >= last + floor,
+                            "poll at {now}, last answer {last}, floor {floor}"
+                        );
+                    }
+                }
+            }
+            Output::AskUser { key, .. } => {
+                assert_eq!(
+                    self.model,
+                    Model::Task2026,
+                    "only 2026 asks through the tracker"
+                );
+                assert!(
+                    !self.shadow.asked.contains(key),
+                    "input key {key} asked twice"
+                );
+                self.shadow.asked.push(key.clone());
+            }
+            Output::Button {
+                state: ButtonState::Cancelled,
+            } => {
+                assert!(
+                    self.shadow.cancelled_seen,
+                    "button cancelled without a cancelled status"
+                );
+            }
+            Output::Settled { outcome, status } => {
+                self.shadow.settled += 1;
+                assert_eq!(self.shadow.settled, 1, "settled twice");
+                self.shadow.done = true;
+                if *outcome == longcall::outcome::Outcome::Cancelled {
+                    assert!(
+                        self.shadow.cancelled_seen,
+                        "settled cancelled without a cancelled status"
+                    );
+                    assert!(status.is_some_and(|s| s.is_cancelled()));
+                }
+            }
+            Output::Stopped { .. } => {
+                self.shadow.done = true;
+            }
+            _ => {}
+        }
+    }
+}

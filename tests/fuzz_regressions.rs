@@ -1,0 +1,178 @@
+//! Regressions found by the fuzz campaign (fuzz/README.md). A test marked `#[ignore = "bug: ..."]`
+//! fails today and documents a bug for the lead to fix; remove the ignore with the fix.
+
+use longcall::poll::{Jitter, PollPolicy};
+use longcall::tracker::{Input, Output, Request, Tracker, TrackerConfig};
+use longcall::view::{JobView, TaskView};
+use longcall::{Model, Status};
+
+fn no_jitter(deadline_ms: Option<u64>) -> TrackerConfig {
+    TrackerConfig {
+        poll: PollPolicy {
+            jitter: Jitter::None,
+            ..PollPolicy::default()
+        },
+        seed: 1,
+        deadline_ms,
+    }
+}
+
+fn task(status: Status, poll_interval_ms: Option<u64>) -> TaskView {
+    TaskView {
+        task_id: "t1".into(),
+        status,
+        status_message: None,
+        created_at_ms: None,
+        last_updated_at_ms: None,
+        ttl_ms: None,
+        poll_interval_ms,
+        input_requests: Vec::new(),
+        result: None,
+        error: None,
+    }
+}
+
+fn gets(out: &[Output]) -> usize {
+    out.iter()
+        .filter(|o| {
+            matches!(
+                o,
+                Output::Send {
+                    request: Request::Get { .. }
+                }
+            )
+        })
+        .count()
+}
+
+/// F1 (tracker target): a host that calls `handle_timeout` late (a suspended laptop, a busy
+/// event loop) gets a poll after the watch deadline. SEMANTICS §5: "Bounded: ... a deadline;
+/// hitting them ends watching". The poll was scheduled before the deadline, but it is sent after.
+#[test]
+#[ignore = "bug: handle_timeout sends a poll after the watch deadline when called late (F1)"]
+fn no_poll_after_the_deadline_when_the_timeout_fires_late() {
+    let mut t = Tracker::new(Model::Job, no_jitter(Some(1_680))).unwrap();
+    let job = JobView {
+        id: "job_1".into(),
+        status: Status::Queued,
+        result: None,
+        error: None,
+    };
+    t.handle_input(0, Input::JobCreated { job }).unwrap();
+    let out = t.drain();
+    assert_eq!(out.last(), Some(&Output::WakeAt { at: 1_000 }));
+    t.handle_timeout(19_448);
+    let out = t.drain();
+    assert_eq!(gets(&out), 0, "poll sent at 19448, deadline 1680: {out:?}");
+    assert!(
+        out.iter().any(|o| matches!(o, Output::Stopped { .. })),
+        "{out:?}"
+    );
+}
+
+/// F2 (tracker target): a notification that raises `pollIntervalMs` updates the floor but does
+/// not move the poll already armed, so the next `tasks/get` goes out sooner than the server's
+/// interval. SEMANTICS §5: "A server hint is a floor, never a ceiling".
+#[test]
+#[ignore = "bug: a pollIntervalMs raised by a notification does not move the armed poll (F2)"]
+fn a_notified_poll_interval_is_a_floor_for_the_armed_poll() {
+    let mut t = Tracker::new(Model::Task2026, no_jitter(None)).unwrap();
+    t.handle_input(
+        0,
+        Input::TaskCreated {
+            task: task(Status::Working, None),
+        },
+    )
+    .unwrap();
+    let out = t.drain();
+    assert_eq!(out.last(), Some(&Output::WakeAt { at: 1_000 }));
+    t.handle_input(
+        10,
+        Input::TaskNotified {
+            task: task(Status::Working, Some(5_000)),
+        },
+    )
+    .unwrap();
+    let out = t.drain();
+    let Some(Output::WakeAt { at }) = out.last() else {
+        panic!("{out:?}")
+    };
+    assert!(
+        *at >= 5_000,
+        "armed poll at {at} is below the server's 5000 ms floor"
+    );
+}
+
+/// F3 (tracker target, strict Retry-After): a 429 with Retry-After on `jobs_cancel` is turned
+/// into a cancel answer and its Retry-After is dropped, so the confirming poll goes out before
+/// it. SEMANTICS §6: "429 (wait at least Retry-After)"; §5: Retry-After is a floor.
+#[test]
+#[ignore = "bug: Retry-After of a 429 answer to jobs_cancel is not applied to the poll schedule (F3)"]
+fn retry_after_on_a_cancel_429_holds_the_next_poll() {
+    use longcall::tracker::{Failure, RequestKind};
+    let mut t = Tracker::new(Model::Job, no_jitter(None)).unwrap();
+    let job = JobView {
+        id: "job_1".into(),
+        status: Status::Queued,
+        result: None,
+        error: None,
+    };
+    t.handle_input(0, Input::JobCreated { job }).unwrap();
+    t.drain();
+    t.handle_input(100, Input::CancelPressed).unwrap();
+    t.drain();
+    let failure = Failure::Http {
+        status: 429,
+        code: Some("rate_limit_exceeded".into()),
+        retry_after_ms: Some(10_000),
+    };
+    t.handle_input(
+        200,
+        Input::RequestFailed {
+            request: RequestKind::Cancel,
+            failure,
+        },
+    )
+    .unwrap();
+    let out = t.drain();
+    let Some(Output::WakeAt { at }) = out.last() else {
+        panic!("{out:?}")
+    };
+    assert!(
+        *at >= 10_200,
+        "next poll at {at}, before Retry-After ends at 10200"
+    );
+}
+
+/// O1 (exhaustive cancel button, tracker target): a cancel answer the tracker never asked for
+/// (no cancel press, no cancel in flight) is accepted and changes the button: a 2026 task that
+/// nobody tried to cancel shows `acknowledged_pending`. Other inputs that do not fit the state
+/// (an input key never asked, a second creation) are typed `invalid_input` errors; this one
+/// should be too, so a host bug cannot make the button lie.
+#[test]
+#[ignore = "bug: an unsolicited cancel answer changes the cancel button (O1)"]
+fn an_unsolicited_cancel_answer_is_refused() {
+    use longcall::cancel::{ButtonState, CancelAnswer};
+    let mut t = Tracker::new(Model::Task2026, no_jitter(None)).unwrap();
+    t.handle_input(
+        0,
+        Input::TaskCreated {
+            task: task(Status::Working, None),
+        },
+    )
+    .unwrap();
+    t.drain();
+    assert_eq!(t.button(), ButtonState::Available);
+    let r = t.handle_input(
+        10,
+        Input::CancelAnswered {
+            answer: CancelAnswer::Ack,
+        },
+    );
+    assert_eq!(
+        t.button(),
+        ButtonState::Available,
+        "the button changed without a press"
+    );
+    assert_eq!(r.unwrap_err().code(), "invalid_input");
+}
