@@ -1,5 +1,5 @@
-//! Regressions found by the fuzz campaign (fuzz/README.md). A test marked `#[ignore = "bug: ..."]`
-//! fails today and documents a bug for the lead to fix; remove the ignore with the fix.
+//! Regressions found by the fuzz campaign and the exhaustive checks (fuzz/README.md), kept after
+//! their fixes.
 
 use longcall::poll::{Jitter, PollPolicy};
 use longcall::tracker::{Input, Output, Request, Tracker, TrackerConfig};
@@ -49,7 +49,6 @@ fn gets(out: &[Output]) -> usize {
 /// event loop) gets a poll after the watch deadline. SEMANTICS §5: "Bounded: ... a deadline;
 /// hitting them ends watching". The poll was scheduled before the deadline, but it is sent after.
 #[test]
-#[ignore = "bug: handle_timeout sends a poll after the watch deadline when called late (F1)"]
 fn no_poll_after_the_deadline_when_the_timeout_fires_late() {
     let mut t = Tracker::new(Model::Job, no_jitter(Some(1_680))).unwrap();
     let job = JobView {
@@ -74,7 +73,6 @@ fn no_poll_after_the_deadline_when_the_timeout_fires_late() {
 /// not move the poll already armed, so the next `tasks/get` goes out sooner than the server's
 /// interval. SEMANTICS §5: "A server hint is a floor, never a ceiling".
 #[test]
-#[ignore = "bug: a pollIntervalMs raised by a notification does not move the armed poll (F2)"]
 fn a_notified_poll_interval_is_a_floor_for_the_armed_poll() {
     let mut t = Tracker::new(Model::Task2026, no_jitter(None)).unwrap();
     t.handle_input(
@@ -107,7 +105,6 @@ fn a_notified_poll_interval_is_a_floor_for_the_armed_poll() {
 /// into a cancel answer and its Retry-After is dropped, so the confirming poll goes out before
 /// it. SEMANTICS §6: "429 (wait at least Retry-After)"; §5: Retry-After is a floor.
 #[test]
-#[ignore = "bug: Retry-After of a 429 answer to jobs_cancel is not applied to the poll schedule (F3)"]
 fn retry_after_on_a_cancel_429_holds_the_next_poll() {
     use longcall::tracker::{Failure, RequestKind};
     let mut t = Tracker::new(Model::Job, no_jitter(None)).unwrap();
@@ -150,7 +147,6 @@ fn retry_after_on_a_cancel_429_holds_the_next_poll() {
 /// (an input key never asked, a second creation) are typed `invalid_input` errors; this one
 /// should be too, so a host bug cannot make the button lie.
 #[test]
-#[ignore = "bug: an unsolicited cancel answer changes the cancel button (O1)"]
 fn an_unsolicited_cancel_answer_is_refused() {
     use longcall::cancel::{ButtonState, CancelAnswer};
     let mut t = Tracker::new(Model::Task2026, no_jitter(None)).unwrap();
@@ -175,4 +171,36 @@ fn an_unsolicited_cancel_answer_is_refused() {
         "the button changed without a press"
     );
     assert_eq!(r.unwrap_err().code(), "invalid_input");
+}
+
+/// Found by the tracker target once the strict checks were on: a 429 on a cancel nobody sent
+/// was refused, but its Retry-After had already moved the schedule. An error leaves the tracker
+/// exactly as it was.
+#[test]
+fn an_unsolicited_cancel_failure_changes_nothing() {
+    use longcall::tracker::{Failure, RequestKind};
+    let mut t = Tracker::new(Model::Task2025, no_jitter(None)).unwrap();
+    t.handle_input(
+        0,
+        Input::TaskCreated {
+            task: task(Status::Working, None),
+        },
+    )
+    .unwrap();
+    t.drain();
+    let before = t.clone();
+    let failure = Failure::Http {
+        status: 429,
+        code: None,
+        retry_after_ms: Some(60_000),
+    };
+    let r = t.handle_input(
+        5,
+        Input::RequestFailed {
+            request: RequestKind::Cancel,
+            failure,
+        },
+    );
+    assert_eq!(r.unwrap_err().code(), "invalid_input");
+    assert_eq!(t, before);
 }

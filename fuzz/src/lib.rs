@@ -340,10 +340,10 @@ pub struct Shadow {
     /// Check the Retry-After of a 429 on any request (not only on a poll).
     pub strict_retry_after: bool,
     /// Measure the floor with the latest interval, even one learnt from a notification after
-    /// the next poll was armed. Finding F2: off until fixed.
+    /// the next poll was armed. Finding F2, fixed: on.
     pub strict_floor: bool,
     /// Check the deadline against the time the poll is sent (a host that wakes late), not only
-    /// against the time it was scheduled for. Finding F1: off until fixed.
+    /// against the time it was scheduled for. Finding F1, fixed: on.
     pub strict_deadline: bool,
 }
 
@@ -364,7 +364,8 @@ impl Driver {
             model,
             config,
             tracker,
-            shadow: Shadow::default(),
+            // Findings F1-F3 are fixed: every check is strict.
+            shadow: Shadow { strict_retry_after: true, strict_floor: true, strict_deadline: true, ..Shadow::default() },
             log: Vec::new(),
         })
     }

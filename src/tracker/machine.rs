@@ -105,6 +105,8 @@ pub struct Tracker {
     outcome: Option<Outcome>,
     stopped: Option<StopReason>,
     last_observed_at: Option<u64>,
+    /// When the last poll (or creating) answer arrived: the floors count from it.
+    last_poll_answer_at: Option<u64>,
     polls_sent: u32,
     violations: Vec<Violation>,
     violation_count: u32,
@@ -142,6 +144,7 @@ impl Tracker {
             outcome: None,
             stopped: None,
             last_observed_at: None,
+            last_poll_answer_at: None,
             polls_sent: 0,
             violations: Vec::new(),
             violation_count: 0,
@@ -243,8 +246,10 @@ impl Tracker {
             return;
         }
         if let Some(deadline) = self.schedule.deadline() {
-            // A poll due exactly at the deadline still goes out; after it, nothing does.
-            if now >= deadline && self.next_poll_at.is_none_or(|p| p > deadline) {
+            // A poll due exactly at the deadline still goes out at the deadline; after it (the
+            // host may wake late), nothing does.
+            let due_at_deadline = self.next_poll_at.is_some_and(|p| p <= deadline);
+            if now > deadline || (now == deadline && !due_at_deadline) {
                 self.stop(StopReason::Deadline);
                 return;
             }
@@ -378,6 +383,13 @@ impl Tracker {
         if let Some(ms) = p.poll_interval_ms {
             self.server_interval_ms = Some(ms);
             self.schedule.handle_server_interval(Some(ms));
+            // A floor raised by a notification also holds the poll already armed.
+            if let (Some(at), Some(last)) = (self.next_poll_at, self.last_poll_answer_at) {
+                let floor = last.saturating_add(self.schedule.floor_ms());
+                if at < floor {
+                    self.next_poll_at = Some(floor);
+                }
+            }
         }
         if source == Source::Created {
             self.created_at = Some(now);
@@ -470,6 +482,9 @@ impl Tracker {
     }
 
     fn note_answer(&mut self, now: u64, source: Source) {
+        if matches!(source, Source::Poll | Source::Created) {
+            self.last_poll_answer_at = Some(now);
+        }
         if source == Source::Poll {
             self.in_flight.get = false;
         }
@@ -660,6 +675,13 @@ impl Tracker {
         if self.handle.is_none() {
             return Err(Error::invalid_input("input", "no handle yet"));
         }
+        if !self.in_flight.cancel {
+            // An answer nobody asked for must not move the button: a host bug could make it lie.
+            return Err(Error::invalid_input(
+                "input",
+                "no cancel request is waiting for an answer",
+            ));
+        }
         let mut verdict = classify_answer(self.model, answer)?;
         self.in_flight.cancel = false;
         let known_terminal = self.status.is_some_and(Status::is_terminal);
@@ -762,6 +784,13 @@ impl Tracker {
     ) -> Result<(), Error> {
         if self.handle.is_none() {
             return Err(Error::invalid_input("input", "no handle yet"));
+        }
+        if request == RequestKind::Cancel && !self.in_flight.cancel {
+            // Checked before anything changes: an error leaves the tracker as it was.
+            return Err(Error::invalid_input(
+                "input",
+                "no cancel request is waiting for an answer",
+            ));
         }
         // Retry-After is a floor for every request that follows, a confirming poll after a
         // failed cancel included.
