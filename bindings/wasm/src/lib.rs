@@ -37,3 +37,4 @@ pub mod server;
 pub mod tracker;
 #[cfg(feature = "full")]
 pub mod vector;
+pub mod wire;
