@@ -209,7 +209,8 @@ class Watch {
     this.disarm();
     if (this.done) return;
     const delay = Math.max(0, at - this.now());
-    this.timer = setTimeout(() => { this.timer = null; if (!this.done) this.apply(() => this.tracker.timeout(Math.max(this.now(), at))); }, delay);
+    // Timers may fire a millisecond early: the tracker gets the real time and asks again if so.
+    this.timer = setTimeout(() => { this.timer = null; if (!this.done) this.apply(() => this.tracker.timeout(this.now())); }, Math.max(1, delay));
   }
 
   disarm() {
