@@ -406,6 +406,12 @@ export async function callTool(sender, opts) {
       `tools/call ${opts.name} got no readable answer (${e?.message ?? e}): the tool may have started. Reconcile (look the task or its effects up); do not resubmit`,
       { cause: e, record: w.record() });
   }
+  if (read.input.type === 'call_result' && read.input.result.value?.resultType === 'input_required') {
+    // A 2026 MRTR round (InputRequiredResult) before any task: not supported yet, and not a result.
+    throw new McpCallError('mrtr_unsupported',
+      `tools/call ${opts.name} answered an MRTR InputRequiredResult; multi-round-trip requests are not supported by longcall/mcp yet (no task was created)`,
+      { answer: read.input.result.value });
+  }
   for (const v of read.violations) w.report({ source: 'wire', ...v });
   w.capture(read.input);
   safe(opts.onExchange, { method: 'tools/call', sentAt: t0, answeredAt: w.now(), input: read.input });

@@ -197,3 +197,8 @@ test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; 
   assert.deepEqual(JSON.parse(seen[1].init.body).params._meta['io.modelcontextprotocol/clientCapabilities'].extensions, {});
   await assert.rejects(s.send({ jsonrpc: '2.0', id: 5, method: 'tasks/cancel', params: {} }, {}, {}), (x) => x.code === 'transport' && x.httpStatus === 502);
 });
+
+test('a 2026 MRTR InputRequiredResult on tools/call is refused (mrtr_unsupported), never read as a success', async () => {
+  const s = fake('task-2026', { 'tools/call': (m) => ok(m, { resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create', params: {} } } }) });
+  await assert.rejects(callTool(s, { name: 'x' }), (e) => e.code === 'mrtr_unsupported');
+});
