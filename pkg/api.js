@@ -17,6 +17,10 @@ export {
   replay, wasmMemory,
 } from './dist/longcall.js';
 
+// MCP wire (bindings/wasm/src/wire.rs): JSON-RPC answers -> tracker inputs, tracker requests ->
+// JSON-RPC requests + HTTP headers, both revisions. The `longcall/mcp` adapter is built on these.
+export { readAnswer, readNotification, buildRequest, buildCall, capabilityMeta } from './dist/longcall.js';
+
 export {
   MODELS, STATUSES, OBSERVATIONS, TRANSITIONS, WINDOWS, OUTPUT_KINDS, REQUEST_KINDS, BUTTON_STATES,
   OUTCOMES, STOP_REASONS, BAD_CODE,

@@ -431,3 +431,64 @@ export const OUTCOMES: readonly ['succeeded', 'tool_error', 'protocol_failure', 
 export const STOP_REASONS: readonly ['max_polls', 'deadline', 'host_stopped', 'create_unanswered'];
 /** What the numbers-only exports return for input they cannot read. */
 export const BAD_CODE: 255;
+
+// ---- MCP wire (JSON-RPC answers -> tracker inputs; tracker requests -> JSON-RPC + headers) ----
+
+/** An MCP task revision: the models the wire exports speak. */
+export type TaskModel = 'task-2026' | 'task-2025';
+/** Which request an answer belongs to: the creating `tools/call` (`"call"`) or a tracker request. */
+export type AskedRequest = 'call' | RequestKind;
+/** A JSON-RPC id. */
+export type RpcId = number | string | null;
+/** What {@link readAnswer} and {@link readNotification} return. */
+export interface ReadAnswer {
+  /** The id the answer carried (`null` for notifications). */
+  id: RpcId;
+  /** The tracker input: pass it to {@link Tracker.handle}. */
+  input: Input;
+  /** Shape rules the peer broke in this answer (the call goes on). */
+  violations: Violation[];
+}
+/** A JSON-RPC request and the Streamable HTTP headers to send it with. */
+export interface BuiltRequest {
+  /** `{jsonrpc: "2.0", id, method, params}`. */
+  message: { jsonrpc: '2.0'; id: RpcId; method: string; params: { [key: string]: Json } };
+  /** 2026: `Mcp-Method`, `Mcp-Name` (the taskId, or the tool name for `tools/call`), `MCP-Protocol-Version`. 2025: `MCP-Protocol-Version`. */
+  headers: { [name: string]: string };
+}
+
+/**
+ * Reads a JSON-RPC answer (text, or the parsed object) to `request` into the tracker input the
+ * core wants. 2026: `tools/call` -> `task_created` | `call_result` | `call_error`; `tasks/get` ->
+ * `task_polled`; `tasks/update` -> `update_acked`; `tasks/cancel` -> `cancel_answered`; errors ->
+ * `request_failed`. 2025: nested create, `tasks/get`, `tasks/result` -> `result_fetched` (or
+ * `request_failed` with the underlying error), `tasks/cancel` -> `cancel_answered`.
+ * @throws {LongcallError} `invalid_input`, `wrong_model` (job), `malformed` (not JSON, not a response, bad task), `too_large`, `too_deep`, `unknown_status`.
+ * @example readAnswer('task-2026', 'get', text).input // { type: 'task_polled', task: {...} }
+ */
+export function readAnswer(model: TaskModel, request: AskedRequest, answer: string | Json): ReadAnswer;
+
+/**
+ * Reads a task status notification (`notifications/tasks` for 2026, `notifications/tasks/status`
+ * for 2025) into a `task_notified` input; `null` for any other notification.
+ * @throws {LongcallError} as {@link readAnswer}.
+ */
+export function readNotification(model: TaskModel, message: string | Json): ReadAnswer | null;
+
+/**
+ * Turns a tracker `send` request into the JSON-RPC request and its HTTP headers. 2026 requests
+ * carry the per-request capability `_meta` and `Mcp-Name: <taskId>`.
+ * @throws {LongcallError} `invalid_input` (a request the revision does not have: 2025 update, 2026 fetch_result), `wrong_model`.
+ * @example buildRequest('task-2026', { kind: 'get', handle: 't1' }, 7).headers['Mcp-Name'] // 't1'
+ */
+export function buildRequest(model: TaskModel, request: Request, id: number | string): BuiltRequest;
+
+/**
+ * The creating `tools/call`: 2026 declares the tasks extension in `_meta` (the server decides
+ * whether to make a task); 2025 asks for one with `params.task: {ttl?}`.
+ * @throws {LongcallError} `invalid_input` (arguments not an object), `wrong_model`.
+ */
+export function buildCall(model: TaskModel, id: number | string, name: string, args?: { [key: string]: Json } | null, ttlMs?: number | null): BuiltRequest;
+
+/** The `_meta` object that declares the 2026 tasks extension on one request. */
+export function capabilityMeta(): { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': Record<string, never> } } };

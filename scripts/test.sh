@@ -17,8 +17,9 @@ step_cargo-test() { cargo test "${LOCKED[@]}" --workspace; }
 step_core-wasm()  { cargo build "${LOCKED[@]}" -p longcall --target wasm32-unknown-unknown; }
 step_js-build()   { npm --prefix pkg run build; }
 step_js-test()    { npm --prefix pkg test; }
+step_interop()    { bash tests/interop/run; }
 
-STEPS=(fmt clippy cargo-test core-wasm js-build js-test)
+STEPS=(fmt clippy cargo-test core-wasm js-build js-test interop)
 if [ $# -gt 0 ]; then STEPS=("$@"); fi
 
 # Each step's output is also kept in $LOGS/<name>.log; the closing lines repeat the runners'
@@ -31,7 +32,7 @@ recap() {
   echo "---- test runner summaries ----"
   for n in "${STEPS[@]}"; do
     [ -f "$LOGS/$n.log" ] || continue
-    grep -E '^(test result:|# (tests|suites|pass|fail|cancelled|skipped) [0-9]+|size: |check-wasm: |build: )' "$LOGS/$n.log" || true
+    grep -E '^(test result:|# (tests|suites|pass|fail|cancelled|skipped) [0-9]+|size: |check-wasm: |build: |interop: )' "$LOGS/$n.log" || true
   done
 }
 

@@ -40,6 +40,13 @@ console.log(JSON.stringify([OBSERVATIONS[observeCode(2, 6, 5)], b.state]));`);
   assert.deepEqual(JSON.parse(out), ['regression', 'too_late']);
 });
 
+test('installed package: longcall/mcp resolves and loads in Node', () => {
+  writeFileSync(join(app, 'mcp.mjs'), `import { callTool, httpSender, sdkSender, resume, watchTask } from 'longcall/mcp';
+console.log(JSON.stringify([typeof callTool, typeof httpSender, typeof sdkSender, typeof resume, typeof watchTask, httpSender({ url: 'http://127.0.0.1:1/mcp' }).model]));`);
+  const out = execFileSync(process.execPath, ['mcp.mjs'], { cwd: app, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out), ['function', 'function', 'function', 'function', 'function', 'task-2026']);
+});
+
 test('installed package works from Node ESM', () => {
   writeFileSync(join(app, 'main.mjs'), `import { observe, observeCode, OBSERVATIONS } from 'longcall';
 console.log(JSON.stringify([observe('job', 'queued', 'completed'), OBSERVATIONS[observeCode(2, 6, 5)]]));`);

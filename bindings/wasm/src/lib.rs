@@ -37,3 +37,5 @@ pub mod server;
 pub mod tracker;
 #[cfg(feature = "full")]
 pub mod vector;
+#[cfg(feature = "full")]
+pub mod wire;

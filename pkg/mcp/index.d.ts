@@ -1,0 +1,137 @@
+// Types of `longcall/mcp`: the MCP host adapter on the longcall core.
+import type { ButtonState, Json, Outcome, RunRecord, Status, TaskModel, TrackerConfig, Violation, Input, RpcError } from '../index.js';
+
+/** A JSON-RPC request as the core builds it. */
+export interface JsonRpcRequest { jsonrpc: '2.0'; id: number | string | null; method: string; params: { [key: string]: Json } }
+/** A JSON-RPC response (result or error). */
+export type JsonRpcResponse = { jsonrpc: '2.0'; id: number | string | null; result: Json } | { jsonrpc: '2.0'; id: number | string | null; error: RpcError };
+
+/** How the adapter reaches a server: one revision, one `send`. */
+export interface Sender {
+  /** The wire revision this sender speaks. */
+  model: TaskModel;
+  /**
+   * Sends one request and resolves with its JSON-RPC answer (text or object). A JSON-RPC error is
+   * an answer; throw only when there is no answer (connection error, timeout, abort).
+   */
+  send(message: JsonRpcRequest, headers: { [name: string]: string }, opts: { signal?: AbortSignal; kind: 'call' | 'get' | 'cancel' | 'update' | 'fetch_result' }): Promise<JsonRpcResponse | string>;
+  /** 2025 senders: routes server-initiated input requests about `taskId` to a handler; returns an unroute function. */
+  routeInput?(taskId: string, fn: (key: string, request: Json) => Promise<Json>): () => void;
+}
+
+/** Options of {@link httpSender}. */
+export interface HttpSenderOptions {
+  /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`. */
+  url: string | URL;
+  /** The fetch to use (default `globalThis.fetch`). */
+  fetch?: typeof fetch;
+  /** Extra headers on every request (auth). */
+  headers?: Record<string, string>;
+  /** Sent as `_meta["io.modelcontextprotocol/clientInfo"]`. */
+  clientInfo?: { name: string; version: string };
+  /** Per-request timeout in ms (default 30000). A timeout is no answer, never a cancel. */
+  timeoutMs?: number;
+  /** `false` strips the tasks extension from `_meta` (to see a server's -32021). Default true. */
+  declareTasks?: boolean;
+}
+
+/** A fetch-based Streamable HTTP sender for the 2026-07-28 tasks extension. */
+export function httpSender(options: HttpSenderOptions): Sender;
+
+/** Options of {@link sdkSender}. */
+export interface SdkSenderOptions {
+  /** `await import('@modelcontextprotocol/sdk/types.js')` from the SDK the client came from. */
+  types: object;
+  /** Timeout of `tools/call`, `tasks/get`, `tasks/cancel` (default 60000 ms). */
+  requestTimeoutMs?: number;
+  /** Timeout of the blocking 2025 `tasks/result` (default 600000 ms; reset on progress). */
+  resultTimeoutMs?: number;
+}
+
+/** A sender over an official `@modelcontextprotocol/sdk` 1.x `Client` (2025-11-25 tasks). */
+export function sdkSender(client: { request: Function; setRequestHandler: Function }, options: SdkSenderOptions): Sender;
+
+/** A violation seen while watching: from the wire codecs, the tracker, or the adapter. */
+export type WatchViolation = (Violation & { source: 'wire' | 'tracker' }) | { source: 'adapter'; rule: string; level: 'must' | 'should'; detail: string };
+
+/** One request and its answer, with host times (ms). */
+export interface Exchange { method: string; sentAt: number; answeredAt: number; input?: Input; error?: string }
+
+/** Options shared by {@link callTool}, {@link watchTask} and {@link resume}. */
+export interface WatchOptions {
+  /** The core's tracker config (poll policy, seed, deadline). */
+  config?: TrackerConfig | null;
+  /** Aborting stops watching (never the task): `outcome` rejects with code `watch_stopped`. */
+  signal?: AbortSignal;
+  /** Asked once per input key (2026: answered with tasks/update; 2025: the SDK's elicitation handler). Default: decline. */
+  onInput?: (key: string, request: Json) => Json | Promise<Json>;
+  /** The cancel button changed. */
+  onButton?: (state: ButtonState) => void;
+  /** The status held changed. */
+  onStatus?: (status: Status) => void;
+  /** A rule the peer broke (the call goes on). */
+  onViolation?: (v: WatchViolation) => void;
+  /** Every request/answer pair. */
+  onExchange?: (e: Exchange) => void;
+  /** Clock in ms (default Date.now). */
+  now?: () => number;
+}
+
+/** Options of {@link callTool}. */
+export interface CallOptions extends WatchOptions {
+  /** The tool. */
+  name: string;
+  /** Its arguments. */
+  arguments?: { [key: string]: Json };
+  /** 2025 only: the TTL to ask for (the server may override). */
+  ttlMs?: number;
+}
+
+/** The run record plus what the adapter adds. */
+export type McpRunRecord = RunRecord & { name: string | null; wire_violations: WatchViolation[] };
+
+/** The verified outcome of a call. */
+export interface CallOutcome {
+  /** What the call means (`tool_error`: the tool ran and reported an error). */
+  outcome: Outcome;
+  /** The terminal status observed (`null` for plain results and lost handles). */
+  status: Status | null;
+  /** The tool result, when one came back. */
+  result?: Json;
+  /** The JSON-RPC error, when one came back. */
+  error?: RpcError;
+  /** The run record at settlement. */
+  record: McpRunRecord;
+}
+
+/** A watched call. */
+export interface CallHandle {
+  readonly model: TaskModel;
+  /** The task id once known (`null` for a plain result). Persist it. */
+  readonly id: string | null;
+  readonly status: Status | null;
+  readonly button: ButtonState;
+  /** Resolves with the verified outcome; rejects with code `watch_stopped` or `create_unanswered`. */
+  readonly outcome: Promise<CallOutcome>;
+  /** Presses the core's cancel button: resolves with the button state once answered; a refusal rejects with code `cancel_refused`. */
+  cancel(): Promise<ButtonState>;
+  /** Stops watching (never the task). */
+  stop(): void;
+  /** The run record now. */
+  record(): McpRunRecord;
+  /** A JSON text to persist; {@link resume} continues from it. */
+  snapshot(): string;
+}
+
+/** An Error with a stable `code` (`create_unanswered`, `watch_stopped`, `transport`, `invalid_input`, `snapshot_*`, ...). */
+export class McpCallError extends Error {
+  constructor(code: string, message: string, extra?: object);
+  code: string;
+}
+
+/** Calls a tool; resolves once `tools/call` answered. Never resubmits: no answer rejects with code `create_unanswered`. */
+export function callTool(sender: Sender, options: CallOptions): Promise<CallHandle>;
+/** Watches a task by id (the first poll decides; an unknown id ends `lost`). */
+export function watchTask(sender: Sender, taskId: string, options?: WatchOptions): CallHandle;
+/** Continues a handle from {@link CallHandle.snapshot} after a restart. */
+export function resume(snapshot: string, sender: Sender, options?: WatchOptions): CallHandle;

@@ -1,0 +1,68 @@
+// Helpers for legs (tests/interop/legs/*.mjs). Leg protocol: one JSON object per line on stdout,
+// {"leg","scenario","result":"pass"|"fail"|"skip","detail"}; logs on stderr; every wait bounded;
+// exit non-zero on any failure.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { INTEROP_DIR } from './fixture.mjs';
+
+export const REPO = path.resolve(INTEROP_DIR, '..', '..');
+export const RESULTS = path.join(INTEROP_DIR, 'results');
+
+export function makeLeg(leg) {
+  let failed = 0;
+  const emit = (scenario, result, detail = '') => {
+    if (result === 'fail') failed++;
+    process.stdout.write(JSON.stringify({ leg, scenario, result, detail: String(detail) }) + '\n');
+  };
+  const log = (...a) => process.stderr.write(`[${leg}] ${a.join(' ')}\n`);
+  /** Runs fn with a time bound; emits pass (fn's string as detail) or fail. */
+  async function scenario(name, ms, fn) {
+    const t0 = Date.now();
+    let timer;
+    try {
+      const detail = await Promise.race([fn(), new Promise((_, rej) => { timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms); })]);
+      emit(name, 'pass', `${detail ?? ''} (${Date.now() - t0} ms)`.trim());
+    } catch (e) {
+      log(`${name}: ${e?.stack ?? e}`);
+      emit(name, 'fail', `${e?.message ?? e} (${Date.now() - t0} ms)`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return { emit, log, scenario, failures: () => failed };
+}
+
+/**
+ * `longcall check --json` on transcripts: the CLI binary from $LONGCALL_CLI (tests/interop/run
+ * builds it once), else `cargo run -q -p longcall-cli --release`. Returns per file
+ * {file, must: [...], should: [...]}.
+ */
+export function checkTranscripts(files) {
+  const args = ['check', '--json', ...files];
+  let out;
+  try {
+    out = process.env.LONGCALL_CLI
+      ? execFileSync(process.env.LONGCALL_CLI, args, { encoding: 'utf8', timeout: 60000, maxBuffer: 64 << 20 })
+      : execFileSync('cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...args], { cwd: REPO, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
+  } catch (e) {
+    out = e.stdout; // exit 1 = a MUST finding; the JSON is still printed
+    if (!out) throw e;
+  }
+  const doc = JSON.parse(out);
+  if (doc.unreadable?.length) throw new Error(`unreadable transcripts: ${JSON.stringify(doc.unreadable)}`);
+  return doc.files.map((f) => ({
+    file: path.relative(REPO, f.file),
+    model: f.model,
+    must: f.findings.filter((x) => x.level === 'must'),
+    should: f.findings.filter((x) => x.level === 'should'),
+  }));
+}
+
+/** A one-line summary of findings: "rule xN, ...". */
+export const summarize = (findings) => {
+  const n = new Map();
+  for (const f of findings) n.set(f.rule, (n.get(f.rule) ?? 0) + 1);
+  return [...n].map(([r, c]) => `${r} x${c}`).join(', ');
+};
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
