@@ -12,14 +12,21 @@ LOCKED=()
 if [ -n "${CI:-}" ]; then LOCKED=(--locked); fi
 
 step_fmt()        { cargo fmt --all --check; }
-step_clippy()     { cargo clippy "${LOCKED[@]}" --workspace --all-targets -- -D warnings; }
+step_clippy() {
+  cargo clippy "${LOCKED[@]}" --workspace --all-targets -- -D warnings
+  # The three npm modules are feature subsets of bindings/wasm: each must build clean on its own.
+  for f in client full server; do
+    cargo clippy "${LOCKED[@]}" -p longcall-wasm --no-default-features --features "$f" --target wasm32-unknown-unknown -- -D warnings
+  done
+}
 step_cargo-test() { cargo test "${LOCKED[@]}" --workspace; }
 step_core-wasm()  { cargo build "${LOCKED[@]}" -p longcall --target wasm32-unknown-unknown; }
 step_js-build()   { npm --prefix pkg run build; }
 step_js-test()    { npm --prefix pkg test; }
+step_fuzz()       { bash fuzz/run-smoke.sh "${FUZZ_SECONDS:-20}"; }
 step_interop()    { bash tests/interop/run; }
 
-STEPS=(fmt clippy cargo-test core-wasm js-build js-test interop)
+STEPS=(fmt clippy cargo-test core-wasm js-build js-test fuzz interop)
 if [ $# -gt 0 ]; then STEPS=("$@"); fi
 
 # Each step's output is also kept in $LOGS/<name>.log; the closing lines repeat the runners'
@@ -32,7 +39,7 @@ recap() {
   echo "---- test runner summaries ----"
   for n in "${STEPS[@]}"; do
     [ -f "$LOGS/$n.log" ] || continue
-    grep -E '^(test result:|# (tests|suites|pass|fail|cancelled|skipped) [0-9]+|size: |check-wasm: |build: |interop: )' "$LOGS/$n.log" || true
+    grep -E '^(test result:|# (tests|suites|pass|fail|cancelled|skipped) [0-9]+|size: |check-wasm: |build: |interop: |[a-z_]+: (Done [0-9]+ runs|CRASH))' "$LOGS/$n.log" || true
   done
 }
 
