@@ -31,6 +31,7 @@
 //! * it never resubmits the original request: there is no output that could;
 //! * it settles exactly once, and "cancelled" only when a cancelled status was observed.
 
+mod input_de;
 mod keys;
 mod machine;
 mod record;
@@ -51,7 +52,10 @@ use crate::view::{JobView, RpcError, TaskView, ToolResult};
 use crate::violation::Violation;
 
 /// Something that happened, handed to [`Tracker::handle_input`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// As JSON: `{"type": "task_polled", "task": {...}}` and so on (the variant name in snake case,
+/// its fields beside it).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Input {
     /// The creating request answered with a task handle (2026 flat or 2025 nested
