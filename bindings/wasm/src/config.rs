@@ -1,6 +1,7 @@
 //! The tracker configuration `{poll?: {...}, seed?, deadline_ms?}` read field by field, so the
-//! small build needs no JSON deserializer. Unknown fields are ignored (as serde would); a known
-//! field of the wrong type or out of range is `invalid_config`.
+//! small build needs no JSON deserializer. The same answers as the core's serde reading: unknown
+//! fields are ignored; a known field of the wrong type is `malformed`; values the policy refuses
+//! are `invalid_config` (from `PollPolicy::validate`).
 
 use longcall::poll::{Jitter, PollPolicy};
 use longcall::tracker::TrackerConfig;
@@ -12,7 +13,14 @@ use crate::json::num;
 
 fn field(obj: &JsValue, name: &str) -> Result<JsValue, Error> {
     js_sys::Reflect::get(obj, &JsValue::from_str(name))
-        .map_err(|_| Error::invalid_config(name, "cannot be read"))
+        .map_err(|_| malformed(name, "cannot be read"))
+}
+
+fn malformed(name: &str, reason: &str) -> Error {
+    Error::Malformed {
+        what: "config",
+        reason: format!("{name}: {reason}"),
+    }
 }
 
 fn absent(v: &JsValue) -> bool {
@@ -23,7 +31,7 @@ fn object(v: &JsValue, name: &str) -> Result<(), Error> {
     if v.is_object() && !js_sys::Array::is_array(v) && !v.is_function() {
         Ok(())
     } else {
-        Err(Error::invalid_config(
+        Err(malformed(
             name,
             &format!("expected an object, got {}", describe(v)),
         ))
@@ -35,12 +43,21 @@ fn uint(obj: &JsValue, name: &str) -> Result<Option<u64>, Error> {
     if absent(&v) {
         return Ok(None);
     }
-    v.as_f64().and_then(num).map(Some).ok_or_else(|| {
-        Error::invalid_config(
+    let Some(n) = v.as_f64() else {
+        return Err(malformed(
             name,
-            &format!("expected an integer from 0 to 2^53-1, got {}", describe(&v)),
-        )
-    })
+            &format!("expected a number, got {}", describe(&v)),
+        ));
+    };
+    if n > crate::json::MAX_SAFE && n.is_finite() {
+        // A whole number a JavaScript caller cannot hold exactly: out of range, not malformed.
+        return Err(Error::invalid_config(name, "must be at most 2^53-1"));
+    }
+    // (No `{n}` in the message: formatting a float would link float printing into the small
+    // build, about 20 KB.)
+    num(n)
+        .map(Some)
+        .ok_or_else(|| malformed(name, "expected an integer from 0 to 2^53-1"))
 }
 
 fn jitter(obj: &JsValue) -> Result<Option<Jitter>, Error> {
@@ -53,7 +70,7 @@ fn jitter(obj: &JsValue) -> Result<Option<Jitter>, Error> {
         Some("full") => Ok(Some(Jitter::Full)),
         Some("equal") => Ok(Some(Jitter::Equal)),
         Some("decorrelated") => Ok(Some(Jitter::Decorrelated)),
-        _ => Err(Error::invalid_config(
+        _ => Err(malformed(
             "jitter",
             "expected \"none\", \"full\", \"equal\" or \"decorrelated\"",
         )),
@@ -70,8 +87,8 @@ fn poll_policy(v: &JsValue) -> Result<PollPolicy, Error> {
         p.initial_ms = n;
     }
     if let Some(n) = uint(v, "multiplier_percent")? {
-        p.multiplier_percent = u32::try_from(n)
-            .map_err(|_| Error::invalid_config("multiplier_percent", "too large"))?;
+        p.multiplier_percent =
+            u32::try_from(n).map_err(|_| malformed("multiplier_percent", "too large"))?;
     }
     if let Some(n) = uint(v, "cap_ms")? {
         p.cap_ms = n;
@@ -83,8 +100,7 @@ fn poll_policy(v: &JsValue) -> Result<PollPolicy, Error> {
         p.min_interval_ms = n;
     }
     if let Some(n) = uint(v, "max_polls")? {
-        p.max_polls =
-            Some(u32::try_from(n).map_err(|_| Error::invalid_config("max_polls", "too large"))?);
+        p.max_polls = Some(u32::try_from(n).map_err(|_| malformed("max_polls", "too large"))?);
     }
     Ok(p)
 }

@@ -85,19 +85,23 @@ fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
                 .dyn_ref::<js_sys::Error>()
                 .map(|e| String::from(e.message()))
                 .unwrap_or_else(|| "not serializable".into());
-            Err(Error::invalid_input(
-                field,
-                &format!("cannot be read as JSON ({why})"),
-            ))
+            // Cyclic, BigInt or nested deeper than the engine walks: not JSON, so malformed, as
+            // the native readers say of text they cannot read.
+            Err(Error::Malformed {
+                what: "argument",
+                reason: format!("{field}: cannot be read as JSON ({why})"),
+            })
         }
     }
 }
 
+/// Reads JSON text into a core type. A value of the wrong shape is `malformed`, exactly as the
+/// core's own readers (vectors, snapshots, wire) and the native bad-input catalogue say.
 #[cfg(any(feature = "full", feature = "server"))]
-fn parse<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
-    serde_json::from_str(text).map_err(|e| Error::InvalidInput {
-        field: field.into(),
-        reason: e.to_string(),
+pub fn parse<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
+    serde_json::from_str(text).map_err(|e| Error::Malformed {
+        what: "argument",
+        reason: format!("{field}: {e}"),
     })
 }
 

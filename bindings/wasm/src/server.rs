@@ -60,10 +60,7 @@ fn answer<T: Serialize, E: Serialize>(r: Result<T, E>) -> JsResult<JsValue> {
 }
 
 fn text_to<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
-    serde_json::from_str(text).map_err(|e| Error::InvalidInput {
-        field: field.into(),
-        reason: e.to_string(),
-    })
+    json::parse(text, field)
 }
 
 /// A config object laid over the defaults: `{}` / `undefined` / `null` give the defaults, any

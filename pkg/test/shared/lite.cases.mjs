@@ -76,10 +76,10 @@ export const cases = {
 
   async 'the lite tracker reads its config and refuses junk with codes'({ assert }) {
     const l = await lite();
-    assert.throws(() => new l.Tracker('job', { poll: { jitter: 'sideways' } }), { code: 'invalid_config' });
-    assert.throws(() => new l.Tracker('job', { seed: -1 }), { code: 'invalid_config' });
+    assert.throws(() => new l.Tracker('job', { poll: { jitter: 'sideways' } }), { code: 'malformed' });
+    assert.throws(() => new l.Tracker('job', { seed: -1 }), { code: 'malformed' });
     assert.throws(() => new l.Tracker('job', { poll: { multiplier_percent: 50 } }), { code: 'invalid_config' });
-    assert.throws(() => new l.Tracker('job', 7), { code: 'invalid_config' });
+    assert.throws(() => new l.Tracker('job', 7), { code: 'malformed' });
     const t = new l.Tracker('job', { poll: { jitter: 'none', initial_ms: 2000 }, deadline_ms: null });
     const n = t.fastCreated('job_1', 0, 5, NaN);
     const outs = l.decodeFast(t, n);

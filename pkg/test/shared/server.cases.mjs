@@ -139,7 +139,7 @@ export const cases = {
     throwsCode(assert, () => new lc.TaskRegistry('job', null), 'wrong_model');
     throwsCode(assert, () => new lc.TaskRegistry('nope', null), 'unknown_model');
     throwsCode(assert, () => new lc.TaskRegistry('task-2026', { bogus: 1 }), 'invalid_input');
-    throwsCode(assert, () => new lc.TaskRegistry('task-2026', { cancel: 'sometimes' }), 'invalid_input');
+    throwsCode(assert, () => new lc.TaskRegistry('task-2026', { cancel: 'sometimes' }), 'malformed');
     throwsCode(assert, () => new lc.TaskRegistry('task-2026', { page_size: 0 }), 'invalid_config');
     throwsCode(assert, () => new lc.TaskRegistry('task-2026', [1]), 'invalid_input');
     const reg = new lc.TaskRegistry('task-2026', {});
@@ -153,13 +153,13 @@ export const cases = {
     throwsCode(assert, () => reg.create(0, 'p', 't'), 'duplicate');
     throwsCode(assert, () => reg.get(NaN, 'p', 't'), 'invalid_input');
     throwsCode(assert, () => reg.complete(1, 't', 'not an object'), 'invalid_input');
-    throwsCode(assert, () => reg.fail(1, 't', { message: 'no code' }), 'invalid_input');
+    throwsCode(assert, () => reg.fail(1, 't', { message: 'no code' }), 'malformed');
     throwsCode(assert, () => reg.update(1, 'p', 't', 7), 'invalid_input');
     throwsCode(assert, () => reg.requestInput(1, 't', '', {}), 'invalid_input');
     const cyclic = {}; cyclic.self = cyclic;
-    throwsCode(assert, () => reg.requestInput(1, 't', 'k', cyclic), 'invalid_input');
+    throwsCode(assert, () => reg.requestInput(1, 't', 'k', cyclic), 'malformed');
     throwsCode(assert, () => reg.handleTimeout('now'), 'invalid_input');
-    throwsCode(assert, () => lc.renderTask2026({ status: 'working' }, 'task'), 'invalid_input');
+    throwsCode(assert, () => lc.renderTask2026({ status: 'working' }, 'task'), 'malformed');
     throwsCode(assert, () => lc.renderTask2026({ task_id: 'x', status: 'queued' }, 'task'), 'status_not_in_model');
     assert.equal(reg.size, 1);
     assert.equal(reg.get(1, 'p', 't').value.status, 'working');
@@ -231,15 +231,15 @@ export const cases = {
   async 'job book: bad inputs throw coded errors'({ lc: client, assert }) {
     const lc = await withServer(client);
     throwsCode(assert, () => new lc.JobBook({ concurrency_per_workspace: 0 }), 'invalid_config');
-    throwsCode(assert, () => new lc.JobBook({ concurrency_per_workspace: -1 }), 'invalid_input');
+    throwsCode(assert, () => new lc.JobBook({ concurrency_per_workspace: -1 }), 'malformed');
     throwsCode(assert, () => new lc.JobBook('big'), 'invalid_input');
     const book = new lc.JobBook();
-    throwsCode(assert, () => book.submit(0, { workspace: 'w' }, 'j', null), 'invalid_input');
-    throwsCode(assert, () => book.submit(0, 'alice', 'j', null), 'invalid_input');
+    throwsCode(assert, () => book.submit(0, { workspace: 'w' }, 'j', null), 'malformed');
+    throwsCode(assert, () => book.submit(0, 'alice', 'j', null), 'malformed');
     throwsCode(assert, () => book.submit(0, ALICE, 5, null), 'invalid_input');
     throwsCode(assert, () => book.count('w', 'working'), 'status_not_in_model');
-    throwsCode(assert, () => book.wait(0, ALICE, 'j', 'all', true), 'invalid_input');
-    throwsCode(assert, () => book.wait(0, ALICE, ['j'], 'some', true), 'invalid_input');
+    throwsCode(assert, () => book.wait(0, ALICE, 'j', 'all', true), 'malformed');
+    throwsCode(assert, () => book.wait(0, ALICE, ['j'], 'some', true), 'malformed');
     throwsCode(assert, () => book.wait(0, ALICE, ['j'], 'all', 'yes'), 'invalid_input');
     throwsCode(assert, () => book.dispatch(Infinity), 'invalid_input');
     throwsCode(assert, () => book.setCredits('w', -5), 'invalid_input');
