@@ -366,6 +366,14 @@ export class Tracker {
   snapshot(): string;
   /** A tracker from a snapshot; it continues exactly. @throws {LongcallError} `snapshot_invalid`, `snapshot_version`, `too_large`. */
   static restore(text: string): Tracker;
+}
+
+/**
+ * What every tracker has, in both builds: the getters and the numbers-only path (status codes and
+ * times in, packed numbers out through {@link fastOutputs}; `longcall/lite`'s `Tracker` is just
+ * this). Each `fast*` call returns the number of outputs written, or -1 (see `lastError`).
+ */
+export interface TrackerCore {
   /** The model. */
   readonly model: Model;
   /** The task or job id, once known. */
@@ -407,6 +415,9 @@ export class Tracker {
   /** Frees the module memory now (otherwise the garbage collector does it). */
   free(): void;
 }
+
+/** The structured {@link Tracker} also has every member of {@link TrackerCore}. */
+export interface Tracker extends TrackerCore {}
 
 /** Models by numeric code. */
 export const MODELS: readonly ['task-2026', 'task-2025', 'job'];

@@ -6,8 +6,7 @@
  * @packageDocumentation
  */
 import type {
-  ButtonState, CancelVerdict, ErrorCode, Model, ObservationCode, Outcome, Output, Status,
-  TrackerConfig,
+  ButtonState, CancelVerdict, Model, ObservationCode, Output, Status, TrackerConfig, TrackerCore,
 } from './index.js';
 
 export type * from './index.js';
@@ -51,51 +50,13 @@ export class CancelButton {
 /**
  * One watched task or job, numbers-only: every `fast*` call returns the number of outputs it wrote
  * to {@link fastOutputs} (or -1, with the code in `lastError`), ending with `wake_at` or `idle`.
+ * Its members are those of `longcall`'s {@link TrackerCore}.
  */
 export class Tracker {
-  /** A tracker whose handle is not known yet. @throws {LongcallError} `unknown_model`, `invalid_config`. */
+  /** A tracker whose handle is not known yet. @throws {LongcallError} `unknown_model`, `malformed`, `invalid_config`. */
   constructor(model: Model, config?: TrackerConfig | null);
-  /** The model. */
-  readonly model: Model;
-  /** The task or job id, once known. */
-  readonly id: string | undefined;
-  /** The status held (the first terminal one, once seen). */
-  readonly status: Status | undefined;
-  /** What the cancel button shows. */
-  readonly button: ButtonState;
-  /** The verified outcome, once settled. */
-  readonly outcome: Outcome | undefined;
-  /** True once settled or stopped. */
-  readonly isDone: boolean;
-  /** When `fastTimeout` has work next (ms), if ever. */
-  readonly pollTimeout: number | undefined;
-  /** Index of this tracker's output triples in {@link fastOutputs}. */
-  readonly fastOffset: number;
-  /** The error code of the last `fast*` call that returned -1 (`''` after a success). */
-  readonly lastError: ErrorCode | '';
-  /** The structured output a triple points to (`ask_user`, `violation`, non-poll `send`). */
-  fastDetail(index: number): Output | undefined;
-  /** Creating answer. `pollIntervalMs` NaN for none. */
-  fastCreated(id: string, now: number, statusCode: number, pollIntervalMs: number): number;
-  /** Poll answer. `payload` (tasks): 0 nothing, 1 result, 2 result with isError, 3 JSON-RPC error. */
-  fastPolled(now: number, statusCode: number, pollIntervalMs: number, payload: number): number;
-  /** Time passed: call at the last `wake_at`. */
-  fastTimeout(now: number): number;
-  /** Cancel press (-1 with `lastError` `cancel_refused` when refused). */
-  fastCancelPressed(now: number): number;
-  /** Cancel answer: kind 0 ack, 1 task (a=status), 2 rpc error (a=code), 3 job (a=status), 4 job error (a=HTTP status, b=JobErrorCode index), 5 no answer. */
-  fastCancelAnswered(now: number, kind: number, a: number, b: number): number;
-  /** `tasks/update` ack. */
-  fastUpdateAcked(now: number): number;
-  /** Failure: request code, HTTP status (0 transport), Retry-After ms (NaN none). */
-  fastRequestFailed(now: number, requestCode: number, httpStatus: number, retryAfterMs: number): number;
-  /** Stop watching (the call goes on). */
-  fastStop(now: number): number;
-  /** Writes outputs still queued after a call that filled the 64-output buffer. */
-  fastDrain(): number;
-  /** Frees the module memory now (otherwise the garbage collector does it). */
-  free(): void;
 }
+export interface Tracker extends TrackerCore {}
 
 export {
   MODELS, STATUSES, OBSERVATIONS, TRANSITIONS, WINDOWS, OUTPUT_KINDS, REQUEST_KINDS, BUTTON_STATES,

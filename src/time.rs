@@ -92,6 +92,15 @@ impl Cur<'_> {
         }
         Some(v)
     }
+    /// `hh:mm:ss`, the time of day both formats share.
+    fn clock(&mut self) -> Option<(u32, u32, u32)> {
+        let h = self.digits(2)?;
+        self.byte(b':').then_some(())?;
+        let m = self.digits(2)?;
+        self.byte(b':').then_some(())?;
+        Some((h, m, self.digits(2)?))
+    }
+
     fn done(&self) -> bool {
         self.i >= self.b.len()
     }
@@ -155,15 +164,7 @@ pub fn parse_rfc3339_ms(text: &str) -> Result<u64, Error> {
     if !(c.byte(b'T') || c.byte(b't') || c.byte(b' ')) {
         return Err(shape());
     }
-    let h = c.digits(2).ok_or_else(shape)?;
-    if !c.byte(b':') {
-        return Err(shape());
-    }
-    let mi = c.digits(2).ok_or_else(shape)?;
-    if !c.byte(b':') {
-        return Err(shape());
-    }
-    let s = c.digits(2).ok_or_else(shape)?;
+    let (h, mi, s) = c.clock().ok_or_else(shape)?;
     let mut frac_ms = 0u32;
     if c.byte(b'.') || c.byte(b',') {
         let start = c.i;
@@ -278,15 +279,7 @@ pub fn parse_http_date_ms(text: &str) -> Result<u64, Error> {
     if !c.byte(b' ') {
         return Err(shape());
     }
-    let h = c.digits(2).ok_or_else(shape)?;
-    if !c.byte(b':') {
-        return Err(shape());
-    }
-    let mi = c.digits(2).ok_or_else(shape)?;
-    if !c.byte(b':') {
-        return Err(shape());
-    }
-    let s = c.digits(2).ok_or_else(shape)?;
+    let (h, mi, s) = c.clock().ok_or_else(shape)?;
     if rest.get(c.i..) != Some(b" GMT".as_slice()) {
         return Err(shape());
     }

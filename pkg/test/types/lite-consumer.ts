@@ -1,0 +1,21 @@
+// Compile-only check of lite.d.ts and server.d.ts (test/types.test.mjs runs tsc --noEmit).
+import { Tracker, CancelButton, fastOutputs, decodeFast, OUTPUT_KINDS, type ButtonState, type Output } from 'longcall/lite';
+import { TaskRegistry, renderTask2026 } from 'longcall/server';
+
+const t = new Tracker('job', { poll: { jitter: 'none' } });
+const n: number = t.fastCreated('job_1', 0, 5, NaN);
+const kind = OUTPUT_KINDS[fastOutputs()[t.fastOffset]];
+const decoded: Output[] = decodeFast(t, n);
+const state: ButtonState = t.button;
+// @ts-expect-error: the lite tracker has no structured path
+t.handle(0, { type: 'cancel_pressed' });
+const b = new CancelButton('job');
+const after: ButtonState = b.handleVerdict('too_late');
+// @ts-expect-error: verdicts are literal unions
+b.handleVerdict('too-late');
+
+const reg = new TaskRegistry('task-2026', { cancel: 'immediate' });
+const view = reg.create(0, 'alice', 't1');
+const wire = renderTask2026(view, 'task');
+
+export { kind, decoded, state, after, wire };
