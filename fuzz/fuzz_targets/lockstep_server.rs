@@ -11,7 +11,7 @@ use longcall::server::{CancelMode, CancelReply, RegistryConfig, ResultAnswer, Ta
 use longcall::tracker::{Failure, Input, Output, Request, RequestKind, TrackerConfig};
 use longcall::view::{RpcError, TaskView, ToolResult};
 use longcall::{Model, Status};
-use longcall_fuzz::{Driver, HANDLE};
+use longcall_fuzz::{transport, Driver, SimServer, World, HANDLE};
 use serde_json::json;
 
 #[derive(Arbitrary, Debug)]
@@ -135,74 +135,12 @@ impl Server {
     }
 }
 
-fn transport(req: &Request) -> Input {
-    Input::RequestFailed {
-        request: req.kind(),
-        failure: Failure::Transport,
+impl SimServer for Server {
+    fn reply(&mut self, req: &Request) -> Option<Input> {
+        self.answer(req)
     }
-}
-
-struct World {
-    d: Driver,
-    srv: Server,
-    seen: usize,
-    requests: Vec<Request>,
-    answers: Vec<Input>,
-}
-
-impl World {
-    fn collect(&mut self) {
-        for o in &self.d.log[self.seen..] {
-            if let Output::Send { request } = o {
-                self.requests.push(request.clone());
-            }
-        }
-        self.seen = self.d.log.len();
-    }
-    fn feed(&mut self, input: Input) {
-        self.d.feed(input);
-        self.d.drain();
-        self.collect();
-    }
-    fn deliver(&mut self, i: usize) -> bool {
-        self.srv.now = self.d.shadow.now;
-        if self.requests.is_empty() {
-            return false;
-        }
-        let i = i % self.requests.len();
-        let req = self.requests[i].clone();
-        match self.srv.answer(&req) {
-            Some(a) => {
-                self.requests.remove(i);
-                self.answers.push(a);
-                true
-            }
-            None => false,
-        }
-    }
-    fn answer(&mut self, i: usize) -> bool {
-        if self.answers.is_empty() {
-            return false;
-        }
-        let a = self.answers.remove(i % self.answers.len());
-        self.feed(a);
-        true
-    }
-    fn timeout(&mut self) {
-        if let Some(w) = self.d.shadow.wake {
-            self.d.shadow.now = self.d.shadow.now.max(w);
-        }
-        self.d.step(&longcall_fuzz::Op::Wake, false);
-        self.collect();
-    }
-    fn answer_user(&mut self) {
-        let asked = self.d.shadow.asked.clone();
-        for k in asked {
-            self.feed(Input::InputAnswered {
-                key: k,
-                response: json!("yes"),
-            });
-        }
+    fn set_now(&mut self, now: u64) {
+        self.now = now;
     }
 }
 
@@ -238,13 +176,7 @@ fuzz_target!(|c: Case| {
         now: 0,
         next_key: 0,
     };
-    let mut w = World {
-        d,
-        srv,
-        seen: 0,
-        requests: Vec::new(),
-        answers: Vec::new(),
-    };
+    let mut w = World::new(d, srv);
     w.feed(Input::TaskCreated { task });
     for ev in c.events.iter().take(300) {
         w.srv.now = w.d.shadow.now;

@@ -365,7 +365,12 @@ impl Driver {
             config,
             tracker,
             // Findings F1-F3 are fixed: every check is strict.
-            shadow: Shadow { strict_retry_after: true, strict_floor: true, strict_deadline: true, ..Shadow::default() },
+            shadow: Shadow {
+                strict_retry_after: true,
+                strict_floor: true,
+                strict_deadline: true,
+                ..Shadow::default()
+            },
             log: Vec::new(),
         })
     }
@@ -597,6 +602,108 @@ impl Driver {
                 self.shadow.done = true;
             }
             _ => {}
+        }
+    }
+}
+
+/// A server a lock-step target simulates behind a [`World`].
+pub trait SimServer {
+    /// Answers a request, or `None` while it would block (2025 `tasks/result` before terminal).
+    fn reply(&mut self, req: &Request) -> Option<Input>;
+    /// The host time moved (a server with timers reads it).
+    fn set_now(&mut self, _now: u64) {}
+}
+
+/// A request lost on the way: what the tracker hears is a transport failure.
+pub fn transport(req: &Request) -> Input {
+    Input::RequestFailed {
+        request: req.kind(),
+        failure: Failure::Transport,
+    }
+}
+
+/// The network between a tracker (inside a [`Driver`]) and a simulated server: requests and
+/// answers in flight, delivered, dropped and reordered as the fuzzer picks.
+pub struct World<S> {
+    /// The tracker and its shadow invariants.
+    pub d: Driver,
+    /// The server.
+    pub srv: S,
+    seen: usize,
+    /// Requests sent and not yet delivered.
+    pub requests: Vec<Request>,
+    /// Answers produced and not yet delivered to the tracker.
+    pub answers: Vec<Input>,
+}
+
+impl<S: SimServer> World<S> {
+    /// A world with nothing in flight.
+    pub fn new(d: Driver, srv: S) -> World<S> {
+        World {
+            d,
+            srv,
+            seen: 0,
+            requests: Vec::new(),
+            answers: Vec::new(),
+        }
+    }
+    /// Picks up the requests the tracker sent since the last look.
+    pub fn collect(&mut self) {
+        for o in &self.d.log[self.seen..] {
+            if let Output::Send { request } = o {
+                self.requests.push(request.clone());
+            }
+        }
+        self.seen = self.d.log.len();
+    }
+    /// Hands an input to the tracker and picks up what it sends.
+    pub fn feed(&mut self, input: Input) {
+        self.d.feed(input);
+        self.d.drain();
+        self.collect();
+    }
+    /// Delivers request `i` (mod the number in flight) to the server; false if none or blocked.
+    pub fn deliver(&mut self, i: usize) -> bool {
+        self.srv.set_now(self.d.shadow.now);
+        if self.requests.is_empty() {
+            return false;
+        }
+        let i = i % self.requests.len();
+        let req = self.requests[i].clone();
+        match self.srv.reply(&req) {
+            Some(a) => {
+                self.requests.remove(i);
+                self.answers.push(a);
+                true
+            }
+            None => false,
+        }
+    }
+    /// Delivers answer `i` (mod the number in flight) to the tracker; false if none.
+    pub fn answer(&mut self, i: usize) -> bool {
+        if self.answers.is_empty() {
+            return false;
+        }
+        let a = self.answers.remove(i % self.answers.len());
+        self.feed(a);
+        true
+    }
+    /// Time jumps to the tracker's wake-up.
+    pub fn timeout(&mut self) {
+        if let Some(w) = self.d.shadow.wake {
+            self.d.shadow.now = self.d.shadow.now.max(w);
+        }
+        self.d.step(&Op::Wake, false);
+        self.collect();
+    }
+    /// The user answers every input key asked so far.
+    pub fn answer_user(&mut self) {
+        let asked = self.d.shadow.asked.clone();
+        for k in asked {
+            self.feed(Input::InputAnswered {
+                key: k,
+                response: json!("yes"),
+            });
         }
     }
 }
