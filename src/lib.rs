@@ -10,10 +10,15 @@
 //!   [`batch`] (which ids go in the next `jobs_wait`), [`admission`] (what a submit answer means
 //!   and what to do next), [`ownership`], [`mapping`].
 //! * **State machines per watched call** in [`tracker`]: `handle_*(now, input)`, then drain
-//!   [`tracker::Output`]s until `Output::WakeAt(deadline)`; call again at that deadline or when
-//!   the next input arrives.
+//!   [`tracker::Output`]s until `Output::WakeAt { at }` (call `handle_timeout(at)` then, or
+//!   earlier when the next input arrives) or `Output::Idle`. [`wave`] schedules many jobs into
+//!   `jobs_wait` calls of at most 20 ids, earliest deadline first.
+//! * **Wire codecs** in [`wire`]: the JSON-RPC messages of both MCP revisions and the Sume job
+//!   answers, read with size and depth limits into [`view`] types, and requests built with the
+//!   right `_meta` and headers.
 //! * **Reference servers** in [`server`]: a task registry and a job book, for mocks, conformance
 //!   runs and fuzz oracles.
+//! * **Scenario vectors** in [`vector`]: the data-only format every host replays identically.
 //!
 //! ## Rules of the road
 //!
