@@ -1,6 +1,6 @@
 //! Cancellation: what a cancel button can honestly promise (SEMANTICS.md §3).
 //!
-//! * [`window`]: may this call still be cancelled, given its last status?
+//! * [`window()`]: may this call still be cancelled, given its last status?
 //! * [`answer`]: what every cancel answer means, per model, as a table.
 //! * [`button`]: the state of an honest cancel button.
 //!

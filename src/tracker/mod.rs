@@ -37,7 +37,7 @@ mod machine;
 mod record;
 
 pub use machine::{Tracker, TrackerConfig};
-pub use record::RunRecord;
+pub use record::{RunRecord, MAX_RECORDED_VIOLATIONS};
 
 use alloc::string::String;
 use alloc::vec::Vec;
