@@ -18,6 +18,8 @@ step_clippy() {
   for f in client full server; do
     cargo clippy "${LOCKED[@]}" -p longcall-wasm --no-default-features --features "$f" --target wasm32-unknown-unknown -- -D warnings
   done
+  # The core's API docs build without broken links.
+  RUSTDOCFLAGS="-D warnings" cargo doc "${LOCKED[@]}" --no-deps -p longcall
 }
 step_cargo-test() { cargo test "${LOCKED[@]}" --workspace; }
 step_core-wasm()  { cargo build "${LOCKED[@]}" -p longcall --target wasm32-unknown-unknown; }
