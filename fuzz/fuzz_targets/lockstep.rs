@@ -11,7 +11,7 @@ use longcall::poll::PollPolicy;
 use longcall::tracker::{Failure, Input, Output, Request, RequestKind, TrackerConfig};
 use longcall::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
 use longcall::{Model, Status};
-use longcall_fuzz::{model_of, transport, Driver, SimServer, World, HANDLE};
+use longcall_fuzz::{model_of, Driver, SimServer, World, HANDLE};
 use serde_json::json;
 
 #[derive(Arbitrary, Debug)]
@@ -263,30 +263,9 @@ fuzz_target!(|c: Case| {
             Ev::Answer(i) => {
                 w.answer(usize::from(i));
             }
-            Ev::DropRequest(i) if !w.requests.is_empty() => {
-                let r = w.requests.remove(usize::from(i) % w.requests.len());
-                w.feed(transport(&r));
-            }
-            Ev::DropAnswer(i) if !w.answers.is_empty() => {
-                let a = w.answers.remove(usize::from(i) % w.answers.len());
-                let kind = match &a {
-                    Input::TaskPolled { .. } | Input::JobPolled { .. } => RequestKind::Get,
-                    Input::CancelAnswered { .. } => RequestKind::Cancel,
-                    Input::UpdateAcked => RequestKind::Update,
-                    Input::RequestFailed { request, .. } => *request,
-                    _ => RequestKind::FetchResult,
-                };
-                w.feed(Input::RequestFailed {
-                    request: kind,
-                    failure: Failure::Transport,
-                });
-            }
-            Ev::DropRequest(_) | Ev::DropAnswer(_) => {}
-            Ev::Advance(dt) => {
-                w.d.shadow.now += u64::from(dt);
-                w.d.step(&longcall_fuzz::Op::Advance(0), false);
-                w.collect();
-            }
+            Ev::DropRequest(i) => w.drop_request(usize::from(i)),
+            Ev::DropAnswer(i) => w.drop_answer(usize::from(i)),
+            Ev::Advance(dt) => w.advance(u64::from(dt)),
             Ev::Wake => w.timeout(),
             Ev::ServerStep(p) => w.srv.step(p),
             Ev::Press => w.feed(Input::CancelPressed),

@@ -688,6 +688,38 @@ impl<S: SimServer> World<S> {
         self.feed(a);
         true
     }
+    /// Request `i` (mod the number in flight) is lost; the tracker hears a transport failure.
+    pub fn drop_request(&mut self, i: usize) {
+        if !self.requests.is_empty() {
+            let r = self.requests.remove(i % self.requests.len());
+            self.feed(transport(&r));
+        }
+    }
+    /// Answer `i` (mod the number in flight) is lost; the tracker hears a transport failure of
+    /// the request it answered.
+    pub fn drop_answer(&mut self, i: usize) {
+        if self.answers.is_empty() {
+            return;
+        }
+        let a = self.answers.remove(i % self.answers.len());
+        let request = match &a {
+            Input::TaskPolled { .. } | Input::JobPolled { .. } => RequestKind::Get,
+            Input::CancelAnswered { .. } => RequestKind::Cancel,
+            Input::UpdateAcked => RequestKind::Update,
+            Input::RequestFailed { request, .. } => *request,
+            _ => RequestKind::FetchResult,
+        };
+        self.feed(Input::RequestFailed {
+            request,
+            failure: Failure::Transport,
+        });
+    }
+    /// Host time moves on by `dt` ms.
+    pub fn advance(&mut self, dt: u64) {
+        self.d.shadow.now += dt;
+        self.d.step(&Op::Advance(0), false);
+        self.collect();
+    }
     /// Time jumps to the tracker's wake-up.
     pub fn timeout(&mut self) {
         if let Some(w) = self.d.shadow.wake {
