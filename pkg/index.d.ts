@@ -321,6 +321,16 @@ export function decodeFast(tracker: Tracker, n: number): Output[];
 export class CancelButton {
   /** A button for a call whose handle is not known yet. @throws {LongcallError} `unknown_model`. */
   constructor(model: Model);
+  /** The versioned snapshot text. */
+  snapshot(): string;
+  /** A button from a snapshot. @throws {LongcallError} `snapshot_invalid`, `snapshot_version`, `too_large`. */
+  static restore(text: string): CancelButton;
+  /** The state as a plain object. */
+  toJSON(): object;
+}
+
+/** What every cancel button has, in both builds (`longcall/lite`'s `CancelButton` is just this). */
+export interface CancelButtonCore {
   /** What the button shows now. */
   readonly state: ButtonState;
   /** Whether a press went on the wire. */
@@ -333,15 +343,12 @@ export class CancelButton {
   handleVerdict(verdict: CancelVerdict): ButtonState;
   /** The handle no longer resolves. */
   handleLost(): ButtonState;
-  /** The versioned snapshot text. */
-  snapshot(): string;
-  /** A button from a snapshot. @throws {LongcallError} `snapshot_invalid`, `snapshot_version`, `too_large`. */
-  static restore(text: string): CancelButton;
-  /** The state as a plain object. */
-  toJSON(): object;
   /** Frees the module memory now (otherwise the garbage collector does it). */
   free(): void;
 }
+
+/** The full {@link CancelButton} also has every member of {@link CancelButtonCore}. */
+export interface CancelButton extends CancelButtonCore {}
 
 /**
  * One watched task or job (sans-io): feed it what happened, do what its outputs say, call

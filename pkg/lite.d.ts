@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type {
-  ButtonState, CancelVerdict, Model, ObservationCode, Output, Status, TrackerConfig, TrackerCore,
+  CancelButtonCore, Model, ObservationCode, Output, TrackerConfig, TrackerCore,
 } from './index.js';
 
 export type * from './index.js';
@@ -31,21 +31,8 @@ export function decodeFast(tracker: Tracker, n: number): Output[];
 export class CancelButton {
   /** A button for a call whose handle is not known yet. @throws {LongcallError} `unknown_model`. */
   constructor(model: Model);
-  /** What the button shows now. */
-  readonly state: ButtonState;
-  /** Whether a press went on the wire. */
-  readonly pressed: boolean;
-  /** An observed status; returns the new state. @throws {LongcallError} for a status of another model. */
-  handleStatus(status: Status): ButtonState;
-  /** Returns when the cancel must be sent now. @throws {LongcallError} `cancel_refused` (nothing goes on the wire). */
-  press(): void;
-  /** The cancel answer's verdict; returns the new state. @throws {LongcallError} `invalid_input`. */
-  handleVerdict(verdict: CancelVerdict): ButtonState;
-  /** The handle no longer resolves. */
-  handleLost(): ButtonState;
-  /** Frees the module memory now (otherwise the garbage collector does it). */
-  free(): void;
 }
+export interface CancelButton extends CancelButtonCore {}
 
 /**
  * One watched task or job, numbers-only: every `fast*` call returns the number of outputs it wrote
