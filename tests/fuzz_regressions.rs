@@ -204,3 +204,47 @@ fn an_unsolicited_cancel_failure_changes_nothing() {
     assert_eq!(r.unwrap_err().code(), "invalid_input");
     assert_eq!(t, before);
 }
+
+/// Found by the CI fuzz smoke run: after a poll failed (transport), a notification raised
+/// `pollIntervalMs`, and the armed poll was moved to *creation* + floor instead of *the failed
+/// poll* + floor, so it went out early. A failed poll ends a poll too: the floors count from it.
+#[test]
+fn a_raised_floor_counts_from_a_failed_poll() {
+    use longcall::tracker::{Failure, RequestKind};
+    let mut t = Tracker::new(Model::Task2026, no_jitter(None)).unwrap();
+    t.handle_input(
+        0,
+        Input::TaskCreated {
+            task: task(Status::Working, None),
+        },
+    )
+    .unwrap();
+    t.drain();
+    let at = t.poll_timeout().unwrap();
+    t.handle_timeout(at);
+    assert_eq!(gets(&t.drain()), 1);
+    let failed_at = at + 60;
+    t.handle_input(
+        failed_at,
+        Input::RequestFailed {
+            request: RequestKind::Get,
+            failure: Failure::Transport,
+        },
+    )
+    .unwrap();
+    t.drain();
+    t.handle_input(
+        failed_at + 1,
+        Input::TaskNotified {
+            task: task(Status::Working, Some(28_000)),
+        },
+    )
+    .unwrap();
+    t.drain();
+    let next = t.poll_timeout().unwrap();
+    assert!(
+        next >= failed_at + 28_000,
+        "next poll at {next}, before {}",
+        failed_at + 28_000
+    );
+}

@@ -105,7 +105,7 @@ pub struct Tracker {
     outcome: Option<Outcome>,
     stopped: Option<StopReason>,
     last_observed_at: Option<u64>,
-    /// When the last poll (or creating) answer arrived: the floors count from it.
+    /// When the last poll (or creating) answer or poll failure arrived: the floors count from it.
     last_poll_answer_at: Option<u64>,
     polls_sent: u32,
     violations: Vec<Violation>,
@@ -821,7 +821,11 @@ impl Tracker {
                 };
                 return self.on_cancel_answer(now, answer);
             }
-            RequestKind::Get => self.in_flight.get = false,
+            RequestKind::Get => {
+                // A failed poll ends the poll too: the floors count from it.
+                self.in_flight.get = false;
+                self.last_poll_answer_at = Some(now);
+            }
             RequestKind::Update => {
                 self.in_flight.update = false;
                 self.resend_update = !gone;
