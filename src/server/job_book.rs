@@ -415,12 +415,22 @@ impl JobBook {
     /// the ids started, in order (start their workers). Call it after every submit, complete,
     /// fail, expire or cancel, or on a timer.
     pub fn dispatch(&mut self, now: u64) -> Vec<String> {
+        self.dispatch_waited(now, 0)
+    }
+
+    /// [`JobBook::dispatch`] for a server whose jobs wait in the queue at least `queue_wait_ms`
+    /// after their submit before generation may start: only jobs submitted at or before
+    /// `now - queue_wait_ms` are moved (still FIFO, still within the slots). Call it after every
+    /// change and when the oldest queued job's wait ends.
+    pub fn dispatch_waited(&mut self, now: u64, queue_wait_ms: u64) -> Vec<String> {
         let mut busy: BTreeMap<String, usize> = BTreeMap::new();
         let mut queued: Vec<(u64, String)> = Vec::new();
         for (id, j) in &self.jobs {
             match j.status.phase() {
                 Status::Processing => *busy.entry(j.owner.workspace.clone()).or_insert(0) += 1,
-                Status::Queued => queued.push((j.seq, id.clone())),
+                Status::Queued if j.submitted_at.saturating_add(queue_wait_ms) <= now => {
+                    queued.push((j.seq, id.clone()))
+                }
                 _ => {}
             }
         }

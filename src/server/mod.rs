@@ -7,6 +7,8 @@
 //! * [`JobBook`]: a Sume-style job server: ownership by (workspace, member), queue-first
 //!   admission with a per-workspace concurrency limit, a queue limit, credits, idempotency
 //!   keys for submit and cancel, the cancel window and its 409s, batch waits.
+//! * [`OpenApiServer`]: the job book behind the Sume Open API: HTTP requests as data in,
+//!   answers as data out, per-key ownership, a queue wait before generation, scripted 429/503.
 //!
 //! Both are used for mock servers, the MCP conformance fixtures (through the Node server that
 //! wraps the registry via WebAssembly) and as fuzz oracles.
@@ -29,10 +31,14 @@
 //! Wire codecs are not here ([`crate::wire`]): answers are the shared view types.
 
 mod job_book;
+mod open_api;
 mod registry;
 
 pub use job_book::{
     CancelRule, JobBook, JobBookConfig, WaitAnswer, WaitEntry, WaitFor, CANCEL_TABLE, MAX_WAIT_IDS,
+};
+pub use open_api::{
+    CatalogModel, Counters, Ending, HttpAnswer, JobCounters, OpenApiConfig, OpenApiServer,
 };
 pub use registry::{
     CancelMode, CancelReply, RegistryConfig, ResultAnswer, Sweep, TaskPage, TaskRegistry,

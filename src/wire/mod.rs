@@ -8,6 +8,8 @@
 //! * [`mcp2025`]: the 2025-11-25 experimental tasks (nested `{task}`, `tasks/result`,
 //!   `tasks/list`, cancel answered with the task, `notifications/tasks/status`).
 //! * [`sume`]: Sume jobs (job objects, create answers, error envelope, `jobs_wait`, cancel).
+//! * [`sume_open`]: the Sume Open API (`data` envelopes, `sume_status`, `nsfw`, `retryable`,
+//!   request builders as pure data).
 //! * [`detect`]: which MCP revision a peer speaks, from headers and shapes, never guessed.
 //!
 //! Every reader has two layers. The **wire structs** (`mcp2026::Task`, `mcp2025::ListTasksResult`,
@@ -29,6 +31,7 @@ pub mod limits;
 pub mod mcp2025;
 pub mod mcp2026;
 pub mod sume;
+pub mod sume_open;
 mod task;
 
 pub use jsonrpc::{Answer, Id, Message};

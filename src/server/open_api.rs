@@ -1,0 +1,713 @@
+//! The reference job server speaking the Sume Open API: HTTP requests as data in, HTTP answers
+//! as data out, over a [`JobBook`]. A host only moves bytes and owns the clock: it hands every
+//! request to [`OpenApiServer::handle`] with `now`, and calls [`OpenApiServer::handle_timeout`]
+//! at [`OpenApiServer::poll_timeout`].
+//!
+//! Rules, written once (the client's side is [`crate::wire::sume_open`], D-1 to D-11):
+//!
+//! * **D-12 Keys own jobs.** `Authorization: Bearer <key>` names the owner (the key is its own
+//!   workspace and member). No key is `401 unauthorized`. Another key's job and an unknown id
+//!   answer the same `404 not_found`, body and all.
+//! * **D-13 Queue-first.** A valid submit is `200` with `data.request_id` and `queued`. The
+//!   model must be in the catalog and submitted on its kind's route (else `400
+//!   invalid_request` with `details.errors`). A full queue is `429 queue_full` with
+//!   `Retry-After` and `retryable: true`. The `Idempotency-Key` header replays the original job;
+//!   [`Counters::jobs_per_idempotency_key`] shows one job per key however often it is sent.
+//! * **D-14 Generation starts after the queue wait.** A job stays `queued` (cancelable) for at
+//!   least [`OpenApiConfig::queue_wait_ms`], then starts FIFO when its key has a free slot, and
+//!   ends [`OpenApiConfig::generation_ms`] later as its catalog model says: `completed` with one
+//!   artifact URL, `nsfw`, `failed` with `public_reason: content_policy_rejected`, or `failed`.
+//! * **D-15 Cancel refunds.** A queued job cancels (`200`, `data.refunded: true`, the credit
+//!   back); a started one is `409 job_generation_already_started`, an ended one `409
+//!   job_not_cancelable`, both `retryable: false`.
+//! * **D-16 Scripted failures.** `POST /_script {"answers": [{"status": 503}, {"status": 429,
+//!   "retry_after_s": 1}]}` queues answers for the key's next requests (any route but the
+//!   `/_` ones): each is an error envelope with `retryable: true`, a 429 with its
+//!   `Retry-After`. `GET /_counters` shows what happened.
+//! * **D-17 Every answer** carries `x-sume-request-id`, and every error envelope the same id
+//!   as `error.request_id`.
+
+use alloc::boxed::Box;
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::{JobBook, JobBookConfig};
+use crate::error::Error;
+use crate::ownership::Owner;
+use crate::status::Status;
+use crate::view::ApiError;
+use crate::wire::sume_open::{
+    self, HttpRequest, Kind, CONTENT_POLICY_REJECTED, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER,
+};
+
+/// How a catalog model's jobs end (D-14).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Ending {
+    /// `completed`, with one artifact URL.
+    Completed,
+    /// `nsfw`.
+    Nsfw,
+    /// `failed` with `job.error.public_reason: content_policy_rejected`.
+    ContentPolicyRejected,
+    /// `failed` with a plain error.
+    Failed,
+}
+
+/// One model of the reference catalog.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogModel {
+    /// The model name.
+    pub name: String,
+    /// Its kind (decides the submit route).
+    pub kind: Kind,
+    /// How its jobs end.
+    pub ending: Ending,
+}
+
+/// Configuration of an [`OpenApiServer`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenApiConfig {
+    /// The job book's limits (slots and queue per key).
+    pub book: JobBookConfig,
+    /// How long a job stays queued at least before generation may start.
+    pub queue_wait_ms: u64,
+    /// How long generation takes.
+    pub generation_ms: u64,
+    /// The credit balance each new key starts with (`None`: unlimited).
+    pub credits_per_key: Option<u64>,
+    /// `Retry-After` seconds of a `queue_full` answer.
+    pub queue_full_retry_after_s: u64,
+    /// Prefix of job ids (a host makes it unguessable).
+    pub id_prefix: String,
+    /// The models.
+    pub catalog: Vec<CatalogModel>,
+}
+
+fn model(name: &str, kind: Kind, ending: Ending) -> CatalogModel {
+    CatalogModel {
+        name: name.into(),
+        kind,
+        ending,
+    }
+}
+
+impl Default for OpenApiConfig {
+    /// 1 s queue wait, 1 s generation, 100 credits per key, and the demo catalog:
+    /// `demo-image` and `demo-video` complete, `demo-nsfw` ends `nsfw`, `demo-rejected` fails
+    /// with `content_policy_rejected`, `demo-fail` fails.
+    fn default() -> Self {
+        OpenApiConfig {
+            book: JobBookConfig::default(),
+            queue_wait_ms: 1_000,
+            generation_ms: 1_000,
+            credits_per_key: Some(100),
+            queue_full_retry_after_s: 1,
+            id_prefix: "job_".into(),
+            catalog: alloc::vec![
+                model("demo-image", Kind::Image, Ending::Completed),
+                model("demo-video", Kind::Video, Ending::Completed),
+                model("demo-nsfw", Kind::Image, Ending::Nsfw),
+                model("demo-rejected", Kind::Image, Ending::ContentPolicyRejected),
+                model("demo-fail", Kind::Image, Ending::Failed),
+            ],
+        }
+    }
+}
+
+/// An HTTP answer as data: the host writes it out unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpAnswer {
+    /// The HTTP status.
+    pub status: u16,
+    /// Headers, in order (`content-type`, `x-sume-request-id`, `retry-after`).
+    pub headers: Vec<(String, String)>,
+    /// The JSON body.
+    pub body: String,
+}
+
+/// One job as the counters show it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobCounters {
+    /// The owning key.
+    pub key: String,
+    /// The model.
+    pub model: String,
+    /// The status now (Open API spelling).
+    pub status: String,
+    /// Status requests answered for it.
+    pub polls: u64,
+    /// When generation started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at_ms: Option<u64>,
+    /// When it reached its terminal status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal_at_ms: Option<u64>,
+}
+
+/// What the server has seen (`GET /_counters`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    /// Every request, scripted and debug routes included.
+    pub requests: u64,
+    /// Submit requests (replays included).
+    pub submits: u64,
+    /// Jobs created.
+    pub jobs_created: u64,
+    /// Jobs created per `Idempotency-Key` (a replayed key does not count again).
+    pub jobs_per_idempotency_key: BTreeMap<String, u64>,
+    /// Status requests.
+    pub polls: u64,
+    /// Result requests.
+    pub results: u64,
+    /// Cancel requests.
+    pub cancels: u64,
+    /// Scripted answers sent.
+    pub scripted: u64,
+    /// Credit balance per key.
+    pub credits: BTreeMap<String, u64>,
+    /// Per job.
+    pub jobs: BTreeMap<String, JobCounters>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Scripted {
+    status: u16,
+    retry_after_s: Option<u64>,
+}
+
+/// The reference Open API server (rules D-12 to D-17 in the module docs).
+///
+/// ```
+/// use longcall::server::{OpenApiConfig, OpenApiServer};
+/// use longcall::wire::sume_open::{self, HttpRequest, Kind};
+///
+/// let mut server = OpenApiServer::new(OpenApiConfig::default()).unwrap();
+/// let auth = |mut r: HttpRequest| { r.headers.push(("Authorization".into(), "Bearer k1".into())); r };
+/// let submit = sume_open::submit_request(Kind::Image, "demo-image", &serde_json::json!({}), "intent-1").unwrap();
+/// let a = server.handle(0, &auth(submit));
+/// let job = sume_open::read_submit(&serde_json::from_str(&a.body).unwrap()).unwrap();
+/// server.handle_timeout(1_000); // the queue wait ends: generation starts
+/// server.handle_timeout(2_000); // generation ends
+/// let a = server.handle(2_000, &auth(sume_open::status_request(&job.id).unwrap()));
+/// let polled = sume_open::read_status(&job.id, &serde_json::from_str(&a.body).unwrap()).unwrap();
+/// assert_eq!(polled.status, longcall::Status::Completed);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpenApiServer {
+    config: OpenApiConfig,
+    book: JobBook,
+    next_job: u64,
+    next_request: u64,
+    last_now: u64,
+    /// Job id → (model index, queued at, generation ends at).
+    meta: BTreeMap<String, (usize, u64, Option<u64>)>,
+    scripts: BTreeMap<String, VecDeque<Scripted>>,
+    counters: Counters,
+}
+
+/// An error answer: the envelope, its `retryable` flag, its `Retry-After` seconds.
+type Refusal = Box<(ApiError, bool, Option<u64>)>;
+
+type Routed = Result<(u16, Value), Refusal>;
+
+fn permanent(e: ApiError) -> Refusal {
+    Box::new((e, false, None))
+}
+
+fn error(status: u16, code: &str, message: &str, details: Option<Value>) -> ApiError {
+    ApiError {
+        http_status: status,
+        code: code.into(),
+        message: message.into(),
+        details,
+        request_id: None,
+    }
+}
+
+fn field_error(path: &str, message: &str) -> ApiError {
+    error(
+        400,
+        "invalid_request",
+        "invalid request",
+        Some(json!({"errors": [{"path": path, "message": message}]})),
+    )
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+impl OpenApiServer {
+    /// A new server. Errors: [`Error::InvalidConfig`] for a bad book configuration.
+    pub fn new(config: OpenApiConfig) -> Result<OpenApiServer, Error> {
+        Ok(OpenApiServer {
+            book: JobBook::new(config.book.clone())?,
+            config,
+            next_job: 0,
+            next_request: 0,
+            last_now: 0,
+            meta: BTreeMap::new(),
+            scripts: BTreeMap::new(),
+            counters: Counters::default(),
+        })
+    }
+
+    /// What the server has seen so far.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// When to call [`OpenApiServer::handle_timeout`] next: the earliest end of a queue wait
+    /// still ahead or of a generation; `None` when nothing is pending. Call again after every
+    /// `handle` and `handle_timeout`.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<u64> {
+        let wait = self.config.queue_wait_ms;
+        self.meta
+            .iter()
+            .filter_map(|(id, (_, queued_at, ends))| {
+                let status = self.book.peek(id).map(|(_, v)| v.status)?;
+                match status {
+                    Status::Queued => {
+                        Some(queued_at.saturating_add(wait)).filter(|t| *t > self.last_now)
+                    }
+                    Status::Processing => *ends,
+                    _ => None,
+                }
+            })
+            .min()
+    }
+
+    /// Moves time to `now`: starts jobs whose queue wait ended (when a slot is free) and ends
+    /// generations that are due. Call it at [`OpenApiServer::poll_timeout`]; `handle` calls it too.
+    pub fn handle_timeout(&mut self, now: u64) {
+        let now = now.max(self.last_now);
+        self.last_now = now;
+        loop {
+            let due: Vec<String> = self
+                .meta
+                .iter()
+                .filter(|(_, (_, _, ends))| ends.is_some_and(|e| e <= now))
+                .map(|(id, _)| id.clone())
+                .filter(|id| {
+                    self.book
+                        .peek(id)
+                        .is_some_and(|(_, v)| v.status == Status::Processing)
+                })
+                .collect();
+            for id in &due {
+                self.finish(now, id);
+            }
+            let started = self.book.dispatch_waited(now, self.config.queue_wait_ms);
+            for id in &started {
+                let ends = now.saturating_add(self.config.generation_ms);
+                if let Some(m) = self.meta.get_mut(id) {
+                    m.2 = Some(ends);
+                }
+                if let Some(c) = self.counters.jobs.get_mut(id) {
+                    c.started_at_ms = Some(now);
+                    c.status = "processing".into();
+                }
+            }
+            if started.is_empty() && due.is_empty() {
+                break;
+            }
+        }
+    }
+
+    fn finish(&mut self, now: u64, id: &str) {
+        let ending = self
+            .meta
+            .get(id)
+            .and_then(|(m, _, _)| self.config.catalog.get(*m))
+            .map_or(Ending::Failed, |m| m.ending);
+        match ending {
+            Ending::Completed => {
+                let url = format!("https://artifacts.invalid/{id}/0.png");
+                self.book.complete(
+                    now,
+                    id,
+                    json!({"artifacts": [{"url": url, "content_type": "image/png"}]}),
+                )
+            }
+            Ending::Nsfw => self.book.fail(
+                now,
+                id,
+                json!({"code": "content_policy", "public_reason": "nsfw"}),
+            ),
+            Ending::ContentPolicyRejected => self.book.fail(
+                now,
+                id,
+                json!({"code": "generation_failed", "public_reason": CONTENT_POLICY_REJECTED}),
+            ),
+            Ending::Failed => self.book.fail(
+                now,
+                id,
+                json!({"code": "generation_failed", "public_reason": "provider_error"}),
+            ),
+        };
+        self.note_status(now, id);
+    }
+
+    fn note_status(&mut self, now: u64, id: &str) {
+        let Some((_, view)) = self.book.peek(id) else {
+            return;
+        };
+        let nsfw = self
+            .meta
+            .get(id)
+            .and_then(|(m, _, _)| self.config.catalog.get(*m))
+            .is_some_and(|m| m.ending == Ending::Nsfw);
+        if let Some(c) = self.counters.jobs.get_mut(id) {
+            c.status = if nsfw && view.status == Status::Failed {
+                "nsfw".into()
+            } else {
+                view.status.as_str().into()
+            };
+            if view.status.is_terminal() && c.terminal_at_ms.is_none() {
+                c.terminal_at_ms = Some(now);
+            }
+        }
+        let key = self
+            .book
+            .peek(id)
+            .map(|(o, _)| o.workspace)
+            .unwrap_or_default();
+        if let Some(credits) = self.book.credits(&key) {
+            self.counters.credits.insert(key, credits);
+        }
+    }
+
+    /// Answers one request at `now` (milliseconds, the host's clock).
+    pub fn handle(&mut self, now: u64, request: &HttpRequest) -> HttpAnswer {
+        self.handle_timeout(now);
+        self.counters.requests = self.counters.requests.saturating_add(1);
+        self.next_request = self.next_request.saturating_add(1);
+        let request_id = format!("req_{}", self.next_request);
+        let (status, body, retry_after) = match self.route(now, request) {
+            Ok((status, body)) => (status, body, None),
+            Err(refusal) => {
+                let (mut e, retryable, retry_after) = *refusal;
+                e.request_id = Some(request_id.clone());
+                (
+                    e.http_status,
+                    sume_open::error_body(&e, retryable),
+                    retry_after,
+                )
+            }
+        };
+        let mut headers = alloc::vec![
+            ("content-type".to_string(), "application/json".to_string()),
+            (REQUEST_ID_HEADER.to_string(), request_id),
+        ];
+        if let Some(s) = retry_after {
+            headers.push(("retry-after".into(), s.to_string()));
+        }
+        HttpAnswer {
+            status,
+            headers,
+            body: body.to_string(),
+        }
+    }
+
+    fn route(&mut self, now: u64, req: &HttpRequest) -> Routed {
+        let path = req.path.split('?').next().unwrap_or_default();
+        if req.method == "GET" && path == "/_counters" {
+            return serde_json::to_value(&self.counters)
+                .map(|v| (200, v))
+                .map_err(|_| permanent(error(500, "internal_error", "counters", None)));
+        }
+        let key = req
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+            .and_then(|(_, v)| v.strip_prefix("Bearer "))
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .ok_or_else(|| {
+                permanent(error(
+                    401,
+                    "unauthorized",
+                    "send Authorization: Bearer <api key>",
+                    None,
+                ))
+            })?
+            .to_string();
+        if let Some(balance) = self.config.credits_per_key {
+            if !self.counters.credits.contains_key(&key) {
+                self.book.set_credits(&key, Some(balance));
+                self.counters.credits.insert(key.clone(), balance);
+            }
+        }
+        if req.method == "POST" && path == "/_script" {
+            return self.script(&key, req);
+        }
+        if let Some(s) = self.scripts.get_mut(&key).and_then(VecDeque::pop_front) {
+            self.counters.scripted = self.counters.scripted.saturating_add(1);
+            let (code, message) = if s.status == 429 {
+                (
+                    "rate_limit_exceeded",
+                    "too many requests; retry after the delay",
+                )
+            } else {
+                ("service_unavailable", "the service is briefly unavailable")
+            };
+            return Err(Box::new((
+                error(s.status, code, message, None),
+                true,
+                s.retry_after_s,
+            )));
+        }
+        let owner = Owner {
+            workspace: key.clone(),
+            member: key.clone(),
+        };
+        let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+        match (req.method.as_str(), segments.as_slice()) {
+            ("GET", ["v1", "open", "catalog", name]) => {
+                let name = percent_decode(name).unwrap_or_default();
+                self.config
+                    .catalog
+                    .iter()
+                    .find(|m| m.name == name)
+                    .map(|m| {
+                        (
+                            200,
+                            json!({"data": {"model": m.name, "kind": m.kind.as_str()}}),
+                        )
+                    })
+                    .ok_or_else(|| permanent(error(404, "not_found", "no such model", None)))
+            }
+            ("POST", ["v1", "image-router" | "video-router", "generate"]) => {
+                self.submit(now, &key, &owner, path, req)
+            }
+            (method, ["v1", "jobs", id, tail]) => {
+                let id = percent_decode(id).unwrap_or_default();
+                self.job_route(now, &owner, method, &id, tail)
+            }
+            _ => Err(permanent(error(
+                404,
+                "route_not_found",
+                "no such route",
+                None,
+            ))),
+        }
+    }
+
+    fn script(&mut self, key: &str, req: &HttpRequest) -> Routed {
+        let body: Value = req
+            .body
+            .as_deref()
+            .and_then(|b| serde_json::from_str(b).ok())
+            .unwrap_or(Value::Null);
+        let answers = body
+            .get("answers")
+            .and_then(Value::as_array)
+            .ok_or_else(|| {
+                (
+                    field_error("answers", "a list of {status, retry_after_s?}"),
+                    false,
+                    None,
+                )
+            })?;
+        let mut parsed = Vec::new();
+        for a in answers {
+            let status = a
+                .get("status")
+                .and_then(Value::as_u64)
+                .and_then(|s| u16::try_from(s).ok())
+                .filter(|s| (400..600).contains(s))
+                .ok_or_else(|| {
+                    (
+                        field_error("answers[].status", "a 4xx or 5xx status"),
+                        false,
+                        None,
+                    )
+                })?;
+            parsed.push(Scripted {
+                status,
+                retry_after_s: a.get("retry_after_s").and_then(Value::as_u64),
+            });
+        }
+        let queue = self.scripts.entry(key.into()).or_default();
+        queue.extend(parsed);
+        Ok((200, json!({"data": {"queued": queue.len()}})))
+    }
+
+    fn submit(
+        &mut self,
+        now: u64,
+        key: &str,
+        owner: &Owner,
+        path: &str,
+        req: &HttpRequest,
+    ) -> Routed {
+        self.counters.submits = self.counters.submits.saturating_add(1);
+        let body: Value = req
+            .body
+            .as_deref()
+            .and_then(|b| serde_json::from_str(b).ok())
+            .filter(Value::is_object)
+            .ok_or_else(|| permanent(field_error("body", "a JSON object")))?;
+        let name = body
+            .get("model")
+            .and_then(Value::as_str)
+            .ok_or_else(|| permanent(field_error("model", "required")))?;
+        let (index, m) = self
+            .config
+            .catalog
+            .iter()
+            .enumerate()
+            .find(|(_, m)| m.name == name)
+            .ok_or_else(|| permanent(field_error("model", "not in the catalog")))?;
+        if m.kind.route() != path {
+            return Err(permanent(field_error(
+                "model",
+                "this model is submitted on its kind's route",
+            )));
+        }
+        let idem = req
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(IDEMPOTENCY_KEY_HEADER))
+            .map(|(_, v)| v.as_str());
+        let job_id = format!("{}{:06}", self.config.id_prefix, self.next_job);
+        match self.book.submit(now, owner, &job_id, idem) {
+            Ok(view) => {
+                if view.id == job_id {
+                    self.next_job = self.next_job.saturating_add(1);
+                    self.counters.jobs_created = self.counters.jobs_created.saturating_add(1);
+                    if let Some(k) = idem {
+                        *self
+                            .counters
+                            .jobs_per_idempotency_key
+                            .entry(k.into())
+                            .or_insert(0) += 1;
+                    }
+                    self.meta.insert(job_id.clone(), (index, now, None));
+                    self.counters.jobs.insert(
+                        job_id.clone(),
+                        JobCounters {
+                            key: key.into(),
+                            model: name.into(),
+                            status: "queued".into(),
+                            ..JobCounters::default()
+                        },
+                    );
+                    self.note_status(now, &job_id);
+                }
+                self.handle_timeout(now);
+                let status = self.open_status(&view.id);
+                Ok((
+                    200,
+                    json!({"data": {"request_id": view.id, "sume_status": status}}),
+                ))
+            }
+            Err(e) if e.code == "queue_full" => Err(Box::new((
+                e,
+                true,
+                Some(self.config.queue_full_retry_after_s),
+            ))),
+            Err(e) => Err(permanent(e)),
+        }
+    }
+
+    fn open_status(&self, id: &str) -> Value {
+        self.book
+            .peek(id)
+            .map(|(_, v)| sume_open::status_body(&self.with_reason(v)))
+            .and_then(|b| b.pointer("/data/sume_status").cloned())
+            .unwrap_or(Value::Null)
+    }
+
+    /// The book's view with the content-policy reason of an `nsfw` ending.
+    fn with_reason(&self, mut v: crate::view::JobView) -> crate::view::JobView {
+        let nsfw = self
+            .meta
+            .get(&v.id)
+            .and_then(|(m, _, _)| self.config.catalog.get(*m))
+            .is_some_and(|m| m.ending == Ending::Nsfw);
+        if nsfw && v.status == Status::Failed {
+            v.error = Some(json!({"code": sume_open::CONTENT_POLICY, "public_reason": "nsfw"}));
+        }
+        v
+    }
+
+    fn job_route(&mut self, now: u64, owner: &Owner, method: &str, id: &str, tail: &str) -> Routed {
+        match (method, tail) {
+            ("GET", "status") => {
+                self.counters.polls = self.counters.polls.saturating_add(1);
+                let view = self.book.get(owner, id).map_err(permanent)?;
+                if let Some(c) = self.counters.jobs.get_mut(id) {
+                    c.polls = c.polls.saturating_add(1);
+                }
+                let mut body = sume_open::status_body(&self.with_reason(view));
+                if let Some(d) = body.get_mut("data").and_then(Value::as_object_mut) {
+                    d.remove("result");
+                }
+                Ok((200, body))
+            }
+            ("GET", "result") => {
+                self.counters.results = self.counters.results.saturating_add(1);
+                let view = self.book.get(owner, id).map_err(permanent)?;
+                if view.status != Status::Completed {
+                    return Err(permanent(error(
+                        409,
+                        "job_not_completed",
+                        "the job has no result: ask its status",
+                        Some(json!({"status": view.status.as_str()})),
+                    )));
+                }
+                Ok((
+                    200,
+                    json!({"data": {"request_id": id, "sume_status": "completed", "result": view.result}}),
+                ))
+            }
+            ("POST", "cancel") => {
+                self.counters.cancels = self.counters.cancels.saturating_add(1);
+                let before = self.book.credits(&owner.workspace);
+                let view = self.book.cancel(now, owner, id, None).map_err(permanent)?;
+                self.note_status(now, id);
+                let after = self.book.credits(&owner.workspace);
+                let refunded = after > before
+                    || self
+                        .counters
+                        .jobs
+                        .get(id)
+                        .is_some_and(|c| c.status == "canceled");
+                self.handle_timeout(now);
+                Ok((
+                    200,
+                    json!({"data": {"request_id": view.id, "sume_status": "canceled",
+                        "refunded": refunded, "credits": after}}),
+                ))
+            }
+            _ => Err(permanent(error(
+                404,
+                "route_not_found",
+                "no such route",
+                None,
+            ))),
+        }
+    }
+}
