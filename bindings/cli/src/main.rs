@@ -5,6 +5,7 @@
 //!   2 unreadable input).
 //! * `longcall replay VECTOR...`: run scenario vectors.
 //! * `longcall plan ...`: print a poll schedule or a `jobs_wait` batch plan.
+//! * `longcall serve-jobs`: run the reference Sume Open API job server on 127.0.0.1.
 //! * `longcall diagram`: print the mermaid state diagrams generated from the transition tables.
 //! * `longcall` alone: check the bundled transcripts and replay the bundled vectors.
 
@@ -23,6 +24,7 @@ mod check;
 mod diagram;
 mod plan;
 mod replay;
+mod serve;
 
 /// Prints to stdout, ignoring a closed pipe (`longcall check | head` must not panic).
 pub fn emit(text: &str) {
@@ -84,6 +86,8 @@ enum Command {
     },
     /// Print a poll schedule, or with --wait/--wave a jobs_wait batch plan.
     Plan(plan::PlanArgs),
+    /// Run the reference Sume Open API job server on 127.0.0.1 (prints its URL).
+    ServeJobs(serve::ServeArgs),
     /// Print the mermaid stateDiagram-v2 of each model, generated from the transition tables.
     Diagram {
         /// Only this model: task or job.
@@ -118,6 +122,7 @@ fn main() -> ExitCode {
             run_check(&expand(&files, "jsonl"), strict, json, revision, verbose)
         }
         Some(Command::Replay { vectors, json }) => replay::run(&expand(&vectors, "json"), json),
+        Some(Command::ServeJobs(args)) => serve::run(&args),
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Diagram { model }) => {
             out!("{}", diagram::render(model));

@@ -1,0 +1,159 @@
+//! `longcall serve-jobs`: the reference Sume Open API job server on loopback.
+//!
+//! Every decision is the core's ([`longcall::server::OpenApiServer`]); this host only moves
+//! bytes and owns the clock: it reads a request, hands it over with the wall-clock time, writes
+//! the answer back, and calls `handle_timeout` when the core asks. With `--log FILE` it writes
+//! every exchange as a job log (`longcall check` reads it).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use longcall::server::{OpenApiConfig, OpenApiServer};
+use longcall::wire::sume_open::HttpRequest;
+use serde_json::{json, Value};
+
+/// Arguments of `longcall serve-jobs`.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// Port on 127.0.0.1 (0: any free port; the URL is printed).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// How long a job stays queued (cancelable) at least before generation starts.
+    #[arg(long, default_value_t = 1000)]
+    queue_wait_ms: u64,
+    /// How long generation takes.
+    #[arg(long, default_value_t = 1000)]
+    generation_ms: u64,
+    /// Queued jobs per API key at most; one more is 429 queue_full.
+    #[arg(long, default_value_t = 20)]
+    queue_limit: usize,
+    /// Write every exchange to this job log (JSON Lines).
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// Stop after this many seconds (a bound for tests).
+    #[arg(long)]
+    max_seconds: Option<u64>,
+}
+
+fn epoch_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Runs the server until killed (or `--max-seconds`).
+pub fn run(args: &ServeArgs) -> u8 {
+    let mut config = OpenApiConfig {
+        queue_wait_ms: args.queue_wait_ms,
+        generation_ms: args.generation_ms,
+        ..OpenApiConfig::default()
+    };
+    config.book.queue_limit_per_workspace = args.queue_limit;
+    // Job ids are not guessable across runs: the host owns randomness, the clock is enough here.
+    config.id_prefix = format!("job_{:x}_", epoch_ms() % 0xff_ffff);
+    let mut core = match OpenApiServer::new(config) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("longcall serve-jobs: {e}");
+            return 2;
+        }
+    };
+    let http = match tiny_http::Server::http(("127.0.0.1", args.port)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "longcall serve-jobs: cannot listen on 127.0.0.1:{}: {e}",
+                args.port
+            );
+            return 2;
+        }
+    };
+    let port = http.server_addr().to_ip().map_or(args.port, |a| a.port());
+    let mut log = match &args.log {
+        Some(p) => match File::create(p) {
+            Ok(f) => Some(BufWriter::new(f)),
+            Err(e) => {
+                eprintln!("longcall serve-jobs: cannot write {}: {e}", p.display());
+                return 2;
+            }
+        },
+        None => None,
+    };
+    outln!("longcall serve-jobs: listening on http://127.0.0.1:{port}");
+    let started = epoch_ms();
+    let stop_at = args
+        .max_seconds
+        .map(|s| started.saturating_add(s.saturating_mul(1000)));
+    loop {
+        let now = epoch_ms();
+        if stop_at.is_some_and(|t| now >= t) {
+            return 0;
+        }
+        core.handle_timeout(now);
+        let wake = core.poll_timeout().unwrap_or(now + 1000).min(now + 1000);
+        let wait = Duration::from_millis(wake.saturating_sub(now).max(1));
+        let mut request = match http.recv_timeout(wait) {
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(e) => {
+                eprintln!("longcall serve-jobs: {e}");
+                continue;
+            }
+        };
+        let mut body = String::new();
+        let body = match request.as_reader().read_to_string(&mut body) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(body),
+        };
+        let req = HttpRequest {
+            method: request.method().as_str().to_string(),
+            path: request.url().to_string(),
+            headers: request
+                .headers()
+                .iter()
+                .map(|h| (h.field.as_str().to_string(), h.value.as_str().to_string()))
+                .collect(),
+            body,
+        };
+        let now = epoch_ms();
+        let answer = core.handle(now, &req);
+        if let Some(w) = log.as_mut() {
+            let t = now.saturating_sub(started);
+            let parse = |b: &str| serde_json::from_str::<Value>(b).unwrap_or(Value::Null);
+            let idem = req
+                .headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("idempotency-key"))
+                .map(|(_, v)| v.clone());
+            let mut http = json!({"method": req.method, "path": req.path});
+            if let Some(k) = idem {
+                http["idempotency_key"] = Value::from(k);
+            }
+            let c2s = json!({"t_ms": t, "dir": "c2s", "http": http,
+                "body": req.body.as_deref().map_or(Value::Null, parse)});
+            let mut http = json!({"status": answer.status});
+            for (k, v) in &answer.headers {
+                if k.eq_ignore_ascii_case("retry-after") {
+                    http["retry_after"] = Value::from(v.as_str());
+                } else if k.eq_ignore_ascii_case("x-sume-request-id") {
+                    http["request_id"] = Value::from(v.as_str());
+                }
+            }
+            let s2c = json!({"t_ms": t, "dir": "s2c", "http": http, "body": parse(&answer.body)});
+            let _ = writeln!(w, "{c2s}\n{s2c}");
+            let _ = w.flush();
+        }
+        let mut response =
+            tiny_http::Response::from_string(answer.body).with_status_code(answer.status);
+        for (k, v) in &answer.headers {
+            if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
+                response = response.with_header(h);
+            }
+        }
+        if let Err(e) = request.respond(response) {
+            eprintln!("longcall serve-jobs: answer not sent: {e}");
+        }
+    }
+}
