@@ -10,6 +10,10 @@
 //!   answered; `"http": {"status": 0}` means no answer arrived (a local timeout or a transport
 //!   error). Paths: `POST /jobs` (submit, body carries `idempotency_key`), `GET /jobs/{id}`,
 //!   `POST /jobs/{id}/cancel`, `POST /jobs/wait` (`{"job_ids": [...]}`, answered `{"jobs": [...]}`).
+//!   The Sume Open API is read too (what `longcall serve-jobs --log` writes): submits on
+//!   `POST /v1/{image,video}-router/generate` with the key in `http.idempotency_key`,
+//!   `GET /v1/jobs/{id}/status` and `/result`, `POST /v1/jobs/{id}/cancel`; answers in `data`
+//!   are read by `longcall::wire::sume_open` (`nsfw` is `failed`).
 //!
 //! A client request that breaks a rule (no capability `_meta`, a wrong `Mcp-Name`, a method the
 //! revision does not have) and that the server rejects with the rule's own error code is a
@@ -1147,7 +1151,8 @@ impl JobChecker {
                 let job_id = job_of_path(&path);
                 if let Some(id) = &job_id {
                     if let Some(h) = self.jobs.get_mut(id) {
-                        if method == "GET" {
+                        // Fetching the result of a completed job is not a poll.
+                        if method == "GET" && !path.ends_with("/result") {
                             if let (Some(iv), Some(at)) = (h.interval_ms, h.last_answer_at) {
                                 let gap = t.saturating_sub(at);
                                 if gap < iv && !h.confirm_due {
@@ -1158,7 +1163,12 @@ impl JobChecker {
                         }
                     }
                 }
-                if method == "POST" && path.trim_end_matches('/') == "/jobs" {
+                if method == "POST" && is_submit_path(&path) {
+                    let mut body = body.clone();
+                    if let (Some(o), Some(k)) = (body.as_object_mut(), http.get("idempotency_key"))
+                    {
+                        o.insert("idempotency_key".into(), k.clone());
+                    }
                     self.check_submit(&mut out, *line, &body);
                 }
                 let status_at_send =
@@ -1191,6 +1201,7 @@ impl JobChecker {
                             .or_else(|| ra.as_str().and_then(|s| s.trim().parse().ok()))
                             .map(|secs: u64| secs.saturating_mul(1000))
                     });
+                let body = open_api_body(&req.path, body);
                 self.answer(&mut out, *line, t, &req, status, retry, &body);
             }
         }
@@ -1263,7 +1274,7 @@ impl JobChecker {
         body: &Value,
     ) {
         let path = req.path.trim_end_matches('/');
-        let is_submit = req.method == "POST" && path == "/jobs";
+        let is_submit = req.method == "POST" && is_submit_path(path);
         if is_submit {
             if let Some(s) = self.submits.iter_mut().rev().find(|s| s.2 == req.line) {
                 s.3 = match status {
@@ -1397,11 +1408,46 @@ impl JobChecker {
     }
 }
 
-/// `/jobs/{id}` or `/jobs/{id}/cancel` → id (not `/jobs/wait`).
+/// `/jobs/{id}` or `/jobs/{id}/cancel` → id (not `/jobs/wait`); Open API
+/// `/v1/jobs/{id}/status|result|cancel` → id.
 fn job_of_path(path: &str) -> Option<String> {
+    let path = path.split('?').next().unwrap_or_default();
+    let path = path.strip_prefix("/v1").unwrap_or(path);
     let mut parts = path.trim_matches('/').split('/');
     match (parts.next(), parts.next()) {
         (Some("jobs"), Some(id)) if id != "wait" && !id.is_empty() => Some(id.to_string()),
         _ => None,
+    }
+}
+
+/// A submit: `POST /jobs` (MCP job tools over HTTP) or an Open API router.
+fn is_submit_path(path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    path == "/jobs" || path == "/v1/image-router/generate" || path == "/v1/video-router/generate"
+}
+
+/// An Open API answer (`{"data": {"request_id"?, "sume_status"?, ...}}`) as the job object
+/// the checker reads (`{"id", "status"}`); any other body unchanged. An unknown `sume_status`
+/// is kept as written, so the lifecycle check reports it.
+fn open_api_body(path: &str, body: Value) -> Value {
+    let Some(data) = body.get("data").and_then(Value::as_object) else {
+        return body;
+    };
+    let id = data
+        .get("request_id")
+        .and_then(Value::as_str)
+        .map(String::from)
+        .or_else(|| job_of_path(path));
+    let status = match data.get("sume_status").and_then(Value::as_str) {
+        Some(s) => match longcall::wire::sume_open::OpenStatus::parse(s) {
+            Ok(o) => o.status().as_str().to_string(),
+            Err(_) => s.to_string(),
+        },
+        None if data.contains_key("request_id") => "queued".to_string(),
+        None => return body,
+    };
+    match id {
+        Some(id) => serde_json::json!({"id": id, "status": status}),
+        None => body,
     }
 }

@@ -75,10 +75,30 @@ fn unreadable_wins_over_violations() {
 
 #[test]
 fn clean_job_logs_pass() {
-    for f in ["job-clean.jsonl", "job-cancel-too-late.jsonl"] {
+    for f in [
+        "job-clean.jsonl",
+        "job-cancel-too-late.jsonl",
+        "open-api-clean.jsonl",
+    ] {
         let o = longcall(&["check", "--strict", &joblog(f)]);
         assert_eq!(code(&o), 0, "{f}: {}", stdout(&o));
         assert!(stdout(&o).contains("0 MUST violation(s), 0 SHOULD warning(s)"));
+    }
+}
+
+#[test]
+fn open_api_job_log_is_read_through_the_dialect() {
+    let o = longcall(&["check", &joblog("open-api-misbehaving.jsonl")]);
+    assert_eq!(code(&o), 1);
+    let out = stdout(&o);
+    for want in [
+        "open-api-misbehaving.jsonl:3: MUST resubmit_after_timeout",
+        "open-api-misbehaving.jsonl:8: MUST cancel_answer_breaks_revision [job_c]",
+        "open-api-misbehaving.jsonl:8: MUST illegal_transition [job_c]",
+        // nsfw reads as failed, after the terminal canceled.
+        "open-api-misbehaving.jsonl:10: MUST terminal_conflict [job_c]",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
     }
 }
 
