@@ -21,9 +21,9 @@
 //!   back); a started one is `409 job_generation_already_started`, an ended one `409
 //!   job_not_cancelable`, both `retryable: false`.
 //! * **D-16 Scripted failures.** `POST /_script {"answers": [{"status": 503}, {"status": 429,
-//!   "retry_after_s": 1}]}` queues answers for the key's next requests (any route but the
-//!   `/_` ones): each is an error envelope with `retryable: true`, a 429 with its
-//!   `Retry-After`. `GET /_counters` shows what happened.
+//!   "retry_after_s": 1}, {"status": 503, "retryable": false}]}` queues answers for the key's
+//!   next requests (any route but the `/_` ones): each is an error envelope with `retryable`
+//!   (default `true`), a 429 with its `Retry-After`. `GET /_counters` shows what happened.
 //! * **D-17 Every answer** carries `x-sume-request-id`, and every error envelope the same id
 //!   as `error.request_id`.
 
@@ -154,7 +154,7 @@ pub struct JobCounters {
 /// What the server has seen (`GET /_counters`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
-    /// Every request, scripted and debug routes included.
+    /// Every request but the debug routes (`/_script`, `/_counters`), scripted answers included.
     pub requests: u64,
     /// Submit requests (replays included).
     pub submits: u64,
@@ -180,6 +180,7 @@ pub struct Counters {
 struct Scripted {
     status: u16,
     retry_after_s: Option<u64>,
+    retryable: bool,
 }
 
 /// The reference Open API server (rules D-12 to D-17 in the module docs).
@@ -401,7 +402,9 @@ impl OpenApiServer {
     /// Answers one request at `now` (milliseconds, the host's clock).
     pub fn handle(&mut self, now: u64, request: &HttpRequest) -> HttpAnswer {
         self.handle_timeout(now);
-        self.counters.requests = self.counters.requests.saturating_add(1);
+        if !request.path.starts_with("/_") {
+            self.counters.requests = self.counters.requests.saturating_add(1);
+        }
         self.next_request = self.next_request.saturating_add(1);
         let request_id = format!("req_{}", self.next_request);
         let (status, body, retry_after) = match self.route(now, request) {
@@ -462,6 +465,16 @@ impl OpenApiServer {
         if req.method == "POST" && path == "/_script" {
             return self.script(&key, req);
         }
+        let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+        // Counted before a scripted answer, so a retried request counts every try.
+        let c = &mut self.counters;
+        match (req.method.as_str(), segments.as_slice()) {
+            ("POST", ["v1", "image-router" | "video-router", "generate"]) => c.submits += 1,
+            ("GET", ["v1", "jobs", _, "status"]) => c.polls += 1,
+            ("GET", ["v1", "jobs", _, "result"]) => c.results += 1,
+            ("POST", ["v1", "jobs", _, "cancel"]) => c.cancels += 1,
+            _ => {}
+        }
         if let Some(s) = self.scripts.get_mut(&key).and_then(VecDeque::pop_front) {
             self.counters.scripted = self.counters.scripted.saturating_add(1);
             let (code, message) = if s.status == 429 {
@@ -474,7 +487,7 @@ impl OpenApiServer {
             };
             return Err(Box::new((
                 error(s.status, code, message, None),
-                true,
+                s.retryable,
                 s.retry_after_s,
             )));
         }
@@ -482,7 +495,6 @@ impl OpenApiServer {
             workspace: key.clone(),
             member: key.clone(),
         };
-        let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
         match (req.method.as_str(), segments.as_slice()) {
             ("GET", ["v1", "open", "catalog", name]) => {
                 let name = percent_decode(name).unwrap_or_default();
@@ -547,6 +559,7 @@ impl OpenApiServer {
             parsed.push(Scripted {
                 status,
                 retry_after_s: a.get("retry_after_s").and_then(Value::as_u64),
+                retryable: a.get("retryable").and_then(Value::as_bool).unwrap_or(true),
             });
         }
         let queue = self.scripts.entry(key.into()).or_default();
@@ -562,7 +575,6 @@ impl OpenApiServer {
         path: &str,
         req: &HttpRequest,
     ) -> Routed {
-        self.counters.submits = self.counters.submits.saturating_add(1);
         let body: Value = req
             .body
             .as_deref()
@@ -656,7 +668,6 @@ impl OpenApiServer {
     fn job_route(&mut self, now: u64, owner: &Owner, method: &str, id: &str, tail: &str) -> Routed {
         match (method, tail) {
             ("GET", "status") => {
-                self.counters.polls = self.counters.polls.saturating_add(1);
                 let view = self.book.get(owner, id).map_err(permanent)?;
                 if let Some(c) = self.counters.jobs.get_mut(id) {
                     c.polls = c.polls.saturating_add(1);
@@ -668,7 +679,6 @@ impl OpenApiServer {
                 Ok((200, body))
             }
             ("GET", "result") => {
-                self.counters.results = self.counters.results.saturating_add(1);
                 let view = self.book.get(owner, id).map_err(permanent)?;
                 if view.status != Status::Completed {
                     return Err(permanent(error(
@@ -684,7 +694,6 @@ impl OpenApiServer {
                 ))
             }
             ("POST", "cancel") => {
-                self.counters.cancels = self.counters.cancels.saturating_add(1);
                 let before = self.book.credits(&owner.workspace);
                 let view = self.book.cancel(now, owner, id, None).map_err(permanent)?;
                 self.note_status(now, id);

@@ -34,6 +34,7 @@ if [[ "${INTEROP_SKIP_PY:-0}" != "1" ]]; then
     [[ -x .venv/bin/python ]] || "$PY" -m venv .venv
     timeout 900 .venv/bin/pip install --disable-pip-version-check -q -r requirements.lock.txt
     .venv/bin/python -c "import fastmcp_tasks, fastmcp, mcp; print('venv: fastmcp-tasks', fastmcp_tasks.__version__)"
+    .venv/bin/python -c "import sume_client, httpx; print('venv: sume-client', sume_client.http.client.USER_AGENT)"
     echo "$LOCK_SUM" > "$STAMP"
     echo "venv install: $(ms $t) ms"
   fi
