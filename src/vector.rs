@@ -24,6 +24,12 @@
 //! or `idle`) and compared, as JSON values, with `expect`. `error` names the error code the input
 //! must be refused with (the outputs are still compared). Optional `record` is compared with the
 //! fields it names of the final [`crate::tracker::RunRecord`].
+//!
+//! Instead of `input`, a step may carry `open_api`: a Sume Open API HTTP answer
+//! `{"request": "submit"|"status"|"result"|"cancel", "handle", "status", "headers"?, "body"?}`,
+//! read into the input by [`crate::wire::sume_open::answer_input`] at time `at`. When the answer
+//! cannot be read (an unknown `sume_status`), its error code is the step's `error`, nothing
+//! reaches the tracker, and `expect` is empty.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -63,6 +69,10 @@ pub struct Step {
     /// The input (absent for a timeout step).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<Input>,
+    /// A Sume Open API answer, read by [`crate::wire::sume_open::answer_input`] into the input
+    /// (a read error is the step's error, and nothing reaches the tracker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_api: Option<crate::wire::sume_open::OpenAnswer>,
     /// True for a `handle_timeout(at)` step.
     #[serde(default, skip_serializing_if = "core::ops::Not::not")]
     pub timeout: bool,
@@ -115,7 +125,23 @@ pub fn run(vector: &Vector) -> Result<Report, Error> {
     let mut steps = Vec::with_capacity(vector.steps.len());
     let mut passed = true;
     for (index, step) in vector.steps.iter().enumerate() {
-        let error = match (&step.input, step.timeout) {
+        let input = match (&step.input, &step.open_api) {
+            (None, Some(answer)) => match crate::wire::sume_open::answer_input(answer, step.at) {
+                Ok(input) => Some(input),
+                Err(e) => {
+                    steps.push(StepResult {
+                        index,
+                        error: Some(e.code().into()),
+                        outputs: Vec::new(),
+                        ok: step.error.as_deref() == Some(e.code()) && step.expect.is_empty(),
+                    });
+                    passed &= steps.last().is_some_and(|s| s.ok);
+                    continue;
+                }
+            },
+            (input, _) => input.clone(),
+        };
+        let error = match (&input, step.timeout) {
             (Some(input), _) => tracker
                 .handle_input(step.at, input.clone())
                 .err()

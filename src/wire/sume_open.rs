@@ -713,3 +713,96 @@ impl core::fmt::Display for Kind {
         f.write_str(self.as_str())
     }
 }
+
+/// Which Open API request an answer belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum OpenRequest {
+    /// The submit.
+    Submit,
+    /// `GET /v1/jobs/{id}/status`.
+    Status,
+    /// `GET /v1/jobs/{id}/result`.
+    Result,
+    /// `POST /v1/jobs/{id}/cancel`.
+    Cancel,
+}
+
+/// One HTTP answer to an Open API request, as a host (or a vector) hands it over.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpenAnswer {
+    /// Which request it answers.
+    pub request: OpenRequest,
+    /// The job id the request was about (unused for a submit).
+    #[serde(default)]
+    pub handle: String,
+    /// The HTTP status; 0 when no answer arrived (a transport error or a local timeout).
+    pub status: u16,
+    /// Response headers, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
+    /// The body, when it was JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+}
+
+/// The tracker input an Open API answer stands for (D-1), at host time `now_ms`:
+///
+/// * submit 2xx → [`Input::JobCreated`]; a failed or unanswered submit is admission's
+///   business ([`advice`]), not the tracker's: [`Error::InvalidInput`];
+/// * status 2xx → [`Input::JobPolled`]; result 2xx → [`Input::JobPolled`] with the result;
+/// * cancel: a retryable error (D-5) → [`Input::RequestFailed`] (send the same cancel again
+///   after its delay), anything else → [`Input::CancelAnswered`] (D-8);
+/// * any other error → [`Input::RequestFailed`] with [`failure`]; status 0 → a transport failure.
+///
+/// [`Input::JobCreated`]: crate::tracker::Input::JobCreated
+/// [`Input::JobPolled`]: crate::tracker::Input::JobPolled
+/// [`Input::RequestFailed`]: crate::tracker::Input::RequestFailed
+/// [`Input::CancelAnswered`]: crate::tracker::Input::CancelAnswered
+pub fn answer_input(answer: &OpenAnswer, now_ms: u64) -> Result<crate::tracker::Input, Error> {
+    use crate::tracker::{Input, RequestKind};
+    let ok = (200..300).contains(&answer.status);
+    let body = answer.body.as_ref().unwrap_or(&Value::Null);
+    let kind = match answer.request {
+        OpenRequest::Submit if ok => {
+            return Ok(Input::JobCreated {
+                job: read_submit(body)?,
+            })
+        }
+        OpenRequest::Submit => {
+            return Err(Error::invalid_input(
+                "request",
+                "a submit that failed or got no answer is decided by admission, not a tracker",
+            ))
+        }
+        OpenRequest::Status if ok => {
+            return Ok(Input::JobPolled {
+                job: read_status(&answer.handle, body)?,
+            })
+        }
+        OpenRequest::Result if ok => {
+            return Ok(Input::JobPolled {
+                job: read_result(&answer.handle, body)?,
+            })
+        }
+        OpenRequest::Status | OpenRequest::Result => RequestKind::Get,
+        OpenRequest::Cancel => RequestKind::Cancel,
+    };
+    if answer.status == 0 {
+        return Ok(Input::RequestFailed {
+            request: kind,
+            failure: Failure::Transport,
+        });
+    }
+    let error = read_error(answer.status, &answer.headers, answer.body.as_ref(), now_ms);
+    if answer.request == OpenRequest::Cancel && (ok || !is_retryable(&error)) {
+        return Ok(Input::CancelAnswered {
+            answer: cancel_answer(answer.status, answer.body.as_ref())?,
+        });
+    }
+    Ok(Input::RequestFailed {
+        request: kind,
+        failure: failure(&error),
+    })
+}
