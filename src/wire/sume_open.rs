@@ -38,7 +38,10 @@
 //!   An error without a readable envelope keeps its HTTP status and has no code.
 //! * **D-5 `retryable: false` wins.** It makes the answer permanent whatever its HTTP status:
 //!   a 503 or 429 that says `retryable: false` is not retried ([`advice`]). `retryable: true`
-//!   or an absent flag leaves the status class of [`crate::admission::TABLE`].
+//!   or an absent flag leaves the status class of [`crate::admission::TABLE`] (it never makes
+//!   a 4xx retryable). The flag governs sending the **same request** again (a submit, a
+//!   cancel); a status poll is not given up because of it: the watch's deadline bounds
+//!   polling, and only a 404 ends it (lost).
 //! * **D-6 Retry-After** is delta-seconds or an HTTP date measured from `now`
 //!   ([`crate::time::parse_retry_after_ms`]), a floor before the next try. A date is never
 //!   read as zero (the official client reads it as zero and retries at once).
