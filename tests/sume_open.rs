@@ -295,6 +295,7 @@ fn another_keys_job_is_exactly_an_unknown_id() {
     let strip = |a: &HttpAnswer| {
         let mut b = body(a);
         b["error"].as_object_mut().unwrap().remove("request_id");
+        b.as_object_mut().unwrap().remove("request_id");
         b
     };
     assert_eq!(strip(&theirs), strip(&unknown));
@@ -488,5 +489,105 @@ fn status_bodies_round_trip_through_the_reader() {
         let back = sume_open::read_status("j", &b).unwrap();
         assert_eq!(back.status, *status);
         assert_eq!(sume_open::is_content_policy(&back), reason.is_some());
+    }
+}
+
+#[test]
+fn the_mcp_job_tools_reach_the_same_jobs() {
+    use longcall::wire::sume;
+    let mut s = server();
+    let req = |method: &str, path: &str, body: Option<Value>, key: &str| {
+        as_key(
+            HttpRequest {
+                method: method.into(),
+                path: path.into(),
+                headers: vec![],
+                body: body.map(|b| b.to_string()),
+            },
+            key,
+        )
+    };
+    let submit = json!({"model": "demo-video", "prompt": "p", "idempotency_key": "t-1"});
+    let a = s.handle(0, &req("POST", "/jobs", Some(submit.clone()), "k"));
+    assert_eq!(a.status, 202, "{}", a.body);
+    let created = sume::read_create(&body(&a)).unwrap();
+    assert_eq!(created.object.as_deref(), Some("video_generation"));
+    let id = created.jobs[0].id.clone();
+    // The same key replays the job; the Open API sees the same job.
+    let again = s.handle(10, &req("POST", "/jobs", Some(submit), "k"));
+    assert_eq!(sume::read_create(&body(&again)).unwrap().jobs[0].id, id);
+    let open = sume_open::read_status(&id, &body(&poll(&mut s, 20, "k", &id))).unwrap();
+    assert_eq!(open.status, Status::Queued);
+    // jobs_cancel with its own key, replayed.
+    let c = json!({"job_id": id, "idempotency_key": "c-1"});
+    let a = s.handle(
+        30,
+        &req("POST", &format!("/jobs/{id}/cancel"), Some(c.clone()), "k"),
+    );
+    assert_eq!(
+        sume::cancel_answer(a.status, Some(&body(&a))).unwrap(),
+        CancelAnswer::Job {
+            status: Status::Canceled
+        }
+    );
+    let b = s.handle(
+        40,
+        &req("POST", &format!("/jobs/{id}/cancel"), Some(c), "k"),
+    );
+    assert_eq!(b.status, 200);
+    let j = sume::read_job(&body(
+        &s.handle(50, &req("GET", &format!("/jobs/{id}"), None, "k")),
+    ))
+    .unwrap();
+    assert_eq!(j.status, Status::Canceled);
+    // jobs_wait: settled at once; another key's id makes the whole call 404.
+    let w = json!({"job_ids": [id], "wait_for": "all", "include_results": true});
+    let a = s.handle(60, &req("POST", "/jobs/wait", Some(w.clone()), "k"));
+    let wait = sume::read_wait(&body(&a)).unwrap();
+    assert_eq!((wait.jobs.len(), wait.timed_out), (1, false));
+    let a = s.handle(70, &req("POST", "/jobs/wait", Some(w), "other"));
+    let e = sume::read_error(a.status, &body(&a)).unwrap();
+    assert_eq!((e.http_status, e.code.as_str()), (404, "not_found"));
+    assert!(e.request_id.is_some());
+    // A queued job's wait is not satisfied yet: timed_out, a partial snapshot.
+    let q = json!({"model": "demo-image", "idempotency_key": "t-2"});
+    let a = s.handle(80, &req("POST", "/jobs", Some(q), "k"));
+    let qid = sume::read_create(&body(&a)).unwrap().jobs[0].id.clone();
+    let w = json!({"job_ids": [qid], "wait_for": "any"});
+    let a = s.handle(90, &req("POST", "/jobs/wait", Some(w), "k"));
+    assert!(sume::read_wait(&body(&a)).unwrap().timed_out);
+}
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any request, however malformed, gets an HTTP answer with a JSON body and a request
+        /// id; the server stays usable and its counters only grow.
+        #[test]
+        fn the_server_answers_every_request(
+            method in "(GET|POST|PUT|)",
+            path in r"/(v1|_script|_counters|jobs)?(/[a-z%0-9.\-]{0,12}){0,4}",
+            key in proptest::option::of("[a-z]{0,3}"),
+            idem in proptest::option::of("[a-z]{0,3}"),
+            body in proptest::option::of(r#"[\[\]{}",:0-9a-z\- ]{0,60}"#),
+            now in 0u64..10_000,
+        ) {
+            let mut s = server();
+            let mut headers = vec![];
+            if let Some(k) = key { headers.push(("Authorization".to_string(), format!("Bearer {k}"))); }
+            if let Some(i) = idem { headers.push(("Idempotency-Key".to_string(), i)); }
+            let req = HttpRequest { method, path, headers, body };
+            for t in [now, now + 1, now + 5_000] {
+                let a = s.handle(t, &req);
+                prop_assert!((200..600).contains(&a.status));
+                prop_assert!(serde_json::from_str::<Value>(&a.body).is_ok());
+                prop_assert!(header(&a, "x-sume-request-id").is_some());
+                s.handle_timeout(t);
+            }
+            let ok = submit(&mut s, now + 6_000, "k", "demo-image", "i");
+            prop_assert_eq!(ok.status, 200);
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Arbitrary bytes never panic any parser.
 #![cfg(not(target_arch = "wasm32"))]
 
-use longcall::wire::{mcp2025, mcp2026, read_json, sume, Limits, Message};
+use longcall::wire::{mcp2025, mcp2026, read_json, sume, sume_open, Limits, Message};
 use proptest::prelude::*;
 
 fn all_parsers(bytes: &[u8]) {
@@ -29,6 +29,14 @@ fn all_parsers(bytes: &[u8]) {
         let _ = sume::read_error(409, &v);
         let _ = sume::cancel_answer(200, Some(&v));
         let _ = sume::cancel_answer(409, Some(&v));
+        let _ = sume_open::read_submit(&v);
+        let _ = sume_open::read_status("job_1", &v);
+        let _ = sume_open::read_result("job_1", &v);
+        let _ = sume_open::read_catalog(&v);
+        let _ = sume_open::cancel_answer(200, Some(&v));
+        let _ = sume_open::cancel_answer(409, Some(&v));
+        let e = sume_open::read_error(503, &[], Some(&v), 0);
+        let _ = (sume_open::advice(&e), sume_open::failure(&e));
     }
     if let Ok(s) = std::str::from_utf8(bytes) {
         let _ = longcall::time::parse_rfc3339_ms(s);

@@ -3,7 +3,7 @@
 //! allocation (run with -rss_limit_mb), and what parses re-serializes and parses again the same.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use longcall::wire::{detect, jsonrpc, mcp2025, mcp2026, sume, Limits, Message};
+use longcall::wire::{detect, jsonrpc, mcp2025, mcp2026, sume, sume_open, Limits, Message};
 use longcall::Error;
 
 fn code<T>(r: Result<T, Error>) -> Option<T> {
@@ -61,6 +61,14 @@ fuzz_target!(|data: &[u8]| {
         let status = u16::from(selector) * 3;
         let _ = code(sume::read_error(status, &v));
         let _ = code(sume::cancel_answer(status, Some(&v)));
+        let _ = code(sume_open::read_submit(&v));
+        let _ = code(sume_open::read_status("job_1", &v));
+        let _ = code(sume_open::read_result("job_1", &v));
+        let _ = code(sume_open::read_catalog(&v));
+        let _ = code(sume_open::cancel_answer(status, Some(&v)));
+        let headers = [("retry-after".to_string(), "7".to_string())];
+        let e = sume_open::read_error(status, &headers, Some(&v), 0);
+        let _ = (sume_open::advice(&e), sume_open::failure(&e));
         let _ = code(jsonrpc::rpc_error_from_value(v.clone()));
         let _ = code(longcall::wire::limits::ms_field(&v, "field"));
     }

@@ -25,7 +25,13 @@
 //!   next requests (any route but the `/_` ones): each is an error envelope with `retryable`
 //!   (default `true`), a 429 with its `Retry-After`. `GET /_counters` shows what happened.
 //! * **D-17 Every answer** carries `x-sume-request-id`, and every error envelope the same id
-//!   as `error.request_id`.
+//!   as `error.request_id` (and beside `error`, for the MCP job tools' readers).
+//! * **D-18 The MCP job tools over HTTP** reach the same jobs ([`crate::wire::sume`] reads
+//!   them): `POST /jobs {model, ..., idempotency_key}` → `202 {object, job}`; `GET /jobs/{id}`
+//!   → the job with its result; `POST /jobs/{id}/cancel {idempotency_key}` → the canceled job
+//!   or the same 409s; `POST /jobs/wait {job_ids, wait_for, include_results}` → `{jobs,
+//!   timed_out}` answered at once (this server does not hold requests: `timed_out: true` while
+//!   the condition does not hold). An id the caller may not see makes a wait `404 not_found`.
 
 use alloc::boxed::Box;
 use alloc::collections::{BTreeMap, VecDeque};
@@ -239,6 +245,14 @@ fn field_error(path: &str, message: &str) -> ApiError {
         "invalid request",
         Some(json!({"errors": [{"path": path, "message": message}]})),
     )
+}
+
+fn json_body(req: &HttpRequest) -> Result<Value, Refusal> {
+    req.body
+        .as_deref()
+        .and_then(|b| serde_json::from_str(b).ok())
+        .filter(Value::is_object)
+        .ok_or_else(|| permanent(field_error("body", "a JSON object")))
 }
 
 fn percent_decode(text: &str) -> Option<String> {
@@ -469,8 +483,13 @@ impl OpenApiServer {
         // Counted before a scripted answer, so a retried request counts every try.
         let c = &mut self.counters;
         match (req.method.as_str(), segments.as_slice()) {
-            ("POST", ["v1", "image-router" | "video-router", "generate"]) => c.submits += 1,
-            ("GET", ["v1", "jobs", _, "status"]) => c.polls += 1,
+            ("POST", ["v1", "image-router" | "video-router", "generate"] | ["jobs"]) => {
+                c.submits += 1
+            }
+            ("GET", ["v1", "jobs", _, "status"] | ["jobs", _]) | ("POST", ["jobs", "wait"]) => {
+                c.polls += 1
+            }
+            ("POST", ["jobs", _, "cancel"]) => c.cancels += 1,
             ("GET", ["v1", "jobs", _, "result"]) => c.results += 1,
             ("POST", ["v1", "jobs", _, "cancel"]) => c.cancels += 1,
             _ => {}
@@ -512,6 +531,27 @@ impl OpenApiServer {
             }
             ("POST", ["v1", "image-router" | "video-router", "generate"]) => {
                 self.submit(now, &key, &owner, path, req)
+            }
+            ("POST", ["jobs"]) => self.tools_submit(now, &key, &owner, req),
+            ("POST", ["jobs", "wait"]) => self.tools_wait(now, &owner, req),
+            ("GET", ["jobs", id]) => {
+                let id = percent_decode(id).unwrap_or_default();
+                self.book.get(&owner, &id).map_err(permanent)?;
+                if let Some(c) = self.counters.jobs.get_mut(&id) {
+                    c.polls = c.polls.saturating_add(1);
+                }
+                Ok((200, self.tools_job(&id, true)))
+            }
+            ("POST", ["jobs", id, "cancel"]) => {
+                let id = percent_decode(id).unwrap_or_default();
+                let body = json_body(req).unwrap_or(Value::Null);
+                let cancel_key = body.get("idempotency_key").and_then(Value::as_str);
+                self.book
+                    .cancel(now, &owner, &id, cancel_key)
+                    .map_err(permanent)?;
+                self.note_status(now, &id);
+                self.handle_timeout(now);
+                Ok((200, self.tools_job(&id, false)))
             }
             (method, ["v1", "jobs", id, tail]) => {
                 let id = percent_decode(id).unwrap_or_default();
@@ -575,12 +615,60 @@ impl OpenApiServer {
         path: &str,
         req: &HttpRequest,
     ) -> Routed {
-        let body: Value = req
-            .body
-            .as_deref()
-            .and_then(|b| serde_json::from_str(b).ok())
-            .filter(Value::is_object)
-            .ok_or_else(|| permanent(field_error("body", "a JSON object")))?;
+        let body = json_body(req)?;
+        let idem = req
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(IDEMPOTENCY_KEY_HEADER))
+            .map(|(_, v)| v.as_str());
+        let view = self.create(now, key, owner, &body, Some(path), idem)?;
+        let status = self.open_status(&view.id);
+        Ok((
+            200,
+            json!({"data": {"request_id": view.id, "sume_status": status}}),
+        ))
+    }
+
+    /// `POST /jobs` of the MCP job tools: `{model, ..., idempotency_key?}` → `{object, job}`.
+    fn tools_submit(&mut self, now: u64, key: &str, owner: &Owner, req: &HttpRequest) -> Routed {
+        let body = json_body(req)?;
+        let idem = body
+            .get("idempotency_key")
+            .and_then(Value::as_str)
+            .map(String::from);
+        let view = self.create(now, key, owner, &body, None, idem.as_deref())?;
+        let kind = self
+            .meta
+            .get(&view.id)
+            .and_then(|(m, _, _)| self.config.catalog.get(*m))
+            .map_or("image", |m| m.kind.as_str());
+        let job = self.tools_job(&view.id, false);
+        Ok((
+            202,
+            json!({"object": format!("{kind}_generation"), "job": job}),
+        ))
+    }
+
+    /// A job as the MCP job tools write it: `{id, status, result?, error?}`.
+    fn tools_job(&self, id: &str, with_result: bool) -> Value {
+        let Some((_, mut v)) = self.book.peek(id) else {
+            return Value::Null;
+        };
+        if !with_result {
+            v.result = None;
+        }
+        serde_json::to_value(self.with_reason(v)).unwrap_or(Value::Null)
+    }
+
+    fn create(
+        &mut self,
+        now: u64,
+        key: &str,
+        owner: &Owner,
+        body: &Value,
+        route: Option<&str>,
+        idem: Option<&str>,
+    ) -> Result<crate::view::JobView, Refusal> {
         let name = body
             .get("model")
             .and_then(Value::as_str)
@@ -592,17 +680,12 @@ impl OpenApiServer {
             .enumerate()
             .find(|(_, m)| m.name == name)
             .ok_or_else(|| permanent(field_error("model", "not in the catalog")))?;
-        if m.kind.route() != path {
+        if route.is_some_and(|r| r != m.kind.route()) {
             return Err(permanent(field_error(
                 "model",
                 "this model is submitted on its kind's route",
             )));
         }
-        let idem = req
-            .headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(IDEMPOTENCY_KEY_HEADER))
-            .map(|(_, v)| v.as_str());
         let job_id = format!("{}{:06}", self.config.id_prefix, self.next_job);
         match self.book.submit(now, owner, &job_id, idem) {
             Ok(view) => {
@@ -629,11 +712,7 @@ impl OpenApiServer {
                     self.note_status(now, &job_id);
                 }
                 self.handle_timeout(now);
-                let status = self.open_status(&view.id);
-                Ok((
-                    200,
-                    json!({"data": {"request_id": view.id, "sume_status": status}}),
-                ))
+                Ok(view)
             }
             Err(e) if e.code == "queue_full" => Err(Box::new((
                 e,
@@ -642,6 +721,46 @@ impl OpenApiServer {
             ))),
             Err(e) => Err(permanent(e)),
         }
+    }
+
+    /// `POST /jobs/wait {job_ids, wait_for, include_results}`: answered at once with the
+    /// snapshot (`timed_out: true` when the condition does not hold yet: this server does not
+    /// hold requests). An id the caller may not see makes the whole call `404 not_found`.
+    fn tools_wait(&mut self, now: u64, owner: &Owner, req: &HttpRequest) -> Routed {
+        let body = json_body(req)?;
+        let ids: Vec<String> = body
+            .get("job_ids")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect()
+            })
+            .ok_or_else(|| permanent(field_error("job_ids", "a list of 1 to 20 job ids")))?;
+        let wait_for = match body.get("wait_for").and_then(Value::as_str) {
+            None | Some("all") => super::WaitFor::All,
+            Some("any") => super::WaitFor::Any,
+            Some(_) => return Err(permanent(field_error("wait_for", "all or any"))),
+        };
+        let include = body
+            .get("include_results")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let answer = self
+            .book
+            .wait(now, owner, &ids, wait_for, include)
+            .map_err(permanent)?;
+        let mut jobs = Vec::with_capacity(answer.jobs.len());
+        for entry in &answer.jobs {
+            match entry {
+                super::WaitEntry::Job { job } => jobs.push(self.tools_job(&job.id, include)),
+                super::WaitEntry::NotFound { .. } => {
+                    return Err(permanent(error(404, "not_found", "job not found", None)))
+                }
+            }
+        }
+        Ok((200, json!({"jobs": jobs, "timed_out": !answer.satisfied})))
     }
 
     fn open_status(&self, id: &str) -> Value {

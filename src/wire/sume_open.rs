@@ -690,7 +690,7 @@ pub fn status_body(job: &JobView) -> Value {
     json!({"data": {"request_id": job.id, "sume_status": open.as_str(), "job": Value::Object(j)}})
 }
 
-/// Builds an error envelope body (D-4).
+/// Builds an error envelope body (D-4), the request id both inside the error and beside it.
 pub fn error_body(error: &ApiError, retryable: bool) -> Value {
     let mut e = Map::new();
     e.insert("code".into(), Value::from(error.code.as_str()));
@@ -702,7 +702,13 @@ pub fn error_body(error: &ApiError, retryable: bool) -> Value {
         e.insert("request_id".into(), Value::from(r.as_str()));
     }
     e.insert("retryable".into(), Value::from(retryable));
-    json!({ "error": Value::Object(e) })
+    let mut body = Map::new();
+    body.insert("error".into(), Value::Object(e));
+    // The MCP job tools' readers take the request id beside the error.
+    if let Some(r) = &error.request_id {
+        body.insert("request_id".into(), Value::from(r.as_str()));
+    }
+    Value::Object(body)
 }
 
 impl core::fmt::Display for OpenStatus {
