@@ -1,5 +1,6 @@
-//! The Sume Open API dialect (`wire::sume_open`, rules D-1 to D-11) and the reference server
-//! that speaks it (`server::OpenApiServer`, D-12 to D-17), driven through the job tracker.
+//! The Sume Open API dialect (`wire::sume_open`, rules D-1 to D-12) and the reference server
+//! that speaks it (`server::OpenApiServer`, D-13 to D-19), driven through the job tracker. Each
+//! test names the rules it checks.
 
 use longcall::admission::{Advice, PermanentReason};
 use longcall::cancel::{CancelAnswer, JobErrorCode};
@@ -17,6 +18,7 @@ fn status_of(body: Value) -> JobView {
     sume_open::read_status("job_1", &body).unwrap()
 }
 
+/// Rules D-1, D-3.
 #[test]
 fn every_status_reads_into_the_job_model() {
     let expected = [
@@ -36,6 +38,7 @@ fn every_status_reads_into_the_job_model() {
     }
 }
 
+/// Rules D-3.
 #[test]
 fn unknown_statuses_are_errors_never_pending() {
     for text in ["running", "expired", "pending", "", "Queued"] {
@@ -55,6 +58,7 @@ fn unknown_statuses_are_errors_never_pending() {
     }
 }
 
+/// Rules D-4.
 #[test]
 fn failed_with_content_policy_rejected_is_nsfw_other_failures_keep_their_body() {
     let refused = status_of(json!({"data": {"sume_status": "failed",
@@ -78,6 +82,7 @@ fn failed_with_content_policy_rejected_is_nsfw_other_failures_keep_their_body() 
     assert!(done.error.is_none());
 }
 
+/// Rules D-2, D-8, D-10.
 #[test]
 fn submit_catalog_and_result_answers() {
     let j = sume_open::read_submit(&json!({"data": {"request_id": "job_9"}})).unwrap();
@@ -110,6 +115,7 @@ fn submit_catalog_and_result_answers() {
     );
 }
 
+/// Rules D-5, D-6.
 #[test]
 fn error_envelope_request_id_and_retryable() {
     let h = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
@@ -152,6 +158,7 @@ fn error_envelope_request_id_and_retryable() {
     assert!(sume_open::advice(&sume_open::read_error(429, &[], Some(&full), 0)).is_permanent());
 }
 
+/// Rules D-7.
 #[test]
 fn retry_after_seconds_or_http_date_never_zero_for_a_date() {
     let at = longcall::time::parse_http_date_ms("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
@@ -172,6 +179,7 @@ fn retry_after_seconds_or_http_date_never_zero_for_a_date() {
     assert_eq!(e.retry_after_ms, None);
 }
 
+/// Rules D-9.
 #[test]
 fn cancel_answers_map_onto_the_job_cancel_answer() {
     assert_eq!(
@@ -207,6 +215,7 @@ fn cancel_answers_map_onto_the_job_cancel_answer() {
     }
 }
 
+/// Rules D-8, D-11.
 #[test]
 fn requests_are_pure_data() {
     let r = sume_open::submit_request(
@@ -283,6 +292,7 @@ fn poll(s: &mut OpenApiServer, now: u64, key: &str, id: &str) -> HttpAnswer {
     s.handle(now, &as_key(sume_open::status_request(id).unwrap(), key))
 }
 
+/// Rules D-12, D-13.
 #[test]
 fn another_keys_job_is_exactly_an_unknown_id() {
     let mut s = server();
@@ -307,6 +317,7 @@ fn another_keys_job_is_exactly_an_unknown_id() {
     );
 }
 
+/// Rules D-5, D-18.
 #[test]
 fn every_answer_carries_a_request_id_and_errors_repeat_it() {
     let mut s = server();
@@ -319,6 +330,7 @@ fn every_answer_carries_a_request_id_and_errors_repeat_it() {
     assert!(header(&ok, "x-sume-request-id").is_some_and(|r| r != rid));
 }
 
+/// Rules D-8, D-14.
 #[test]
 fn one_intent_one_job_and_the_wrong_route_is_refused() {
     let mut s = server();
@@ -337,6 +349,7 @@ fn one_intent_one_job_and_the_wrong_route_is_refused() {
     assert_eq!(body(&a)["error"]["details"]["errors"][0]["path"], "model");
 }
 
+/// Rules D-14.
 #[test]
 fn queue_full_is_429_with_retry_after_and_retryable() {
     let mut config = OpenApiConfig::default();
@@ -358,6 +371,7 @@ fn queue_full_is_429_with_retry_after_and_retryable() {
     assert_eq!(submit(&mut s, 2, "other", "demo-image", "a").status, 200);
 }
 
+/// Rules D-17.
 #[test]
 fn scripted_failures_answer_the_next_requests_then_the_real_one() {
     let mut s = server();
@@ -382,6 +396,7 @@ fn scripted_failures_answer_the_next_requests_then_the_real_one() {
     assert_eq!(s.counters().jobs_created, 1);
 }
 
+/// Rules D-15, D-16.
 #[test]
 fn cancel_window_is_the_queue_wait_and_cancel_refunds() {
     let mut s = server();
@@ -460,6 +475,7 @@ fn watch(model: &str) -> (Outcome, JobView, u32) {
     panic!("{model} never settled")
 }
 
+/// Rules D-2, D-4, D-15.
 #[test]
 fn the_tracker_settles_every_ending_through_the_open_api() {
     let (o, j, polls) = watch("demo-image");
@@ -475,6 +491,7 @@ fn the_tracker_settles_every_ending_through_the_open_api() {
     assert!(!sume_open::is_content_policy(&j));
 }
 
+/// Rules D-3.
 #[test]
 fn status_bodies_round_trip_through_the_reader() {
     for (text, _, status, reason) in STATUS_TABLE {
@@ -492,6 +509,7 @@ fn status_bodies_round_trip_through_the_reader() {
     }
 }
 
+/// Rules D-2, D-19.
 #[test]
 fn the_mcp_job_tools_reach_the_same_jobs() {
     use longcall::wire::sume;

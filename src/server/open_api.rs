@@ -3,30 +3,30 @@
 //! request to [`OpenApiServer::handle`] with `now`, and calls [`OpenApiServer::handle_timeout`]
 //! at [`OpenApiServer::poll_timeout`].
 //!
-//! Rules, written once (the client's side is [`crate::wire::sume_open`], D-1 to D-11):
+//! Rules, written once (the client's side is [`crate::wire::sume_open`], D-2 to D-12):
 //!
-//! * **D-12 Keys own jobs.** `Authorization: Bearer <key>` names the owner (the key is its own
+//! * **D-13 Keys own jobs.** `Authorization: Bearer <key>` names the owner (the key is its own
 //!   workspace and member). No key is `401 unauthorized`. Another key's job and an unknown id
 //!   answer the same `404 not_found`, body and all.
-//! * **D-13 Queue-first.** A valid submit is `200` with `data.request_id` and `queued`. The
+//! * **D-14 Queue-first.** A valid submit is `200` with `data.request_id` and `queued`. The
 //!   model must be in the catalog and submitted on its kind's route (else `400
 //!   invalid_request` with `details.errors`). A full queue is `429 queue_full` with
 //!   `Retry-After` and `retryable: true`. The `Idempotency-Key` header replays the original job;
 //!   [`Counters::jobs_per_idempotency_key`] shows one job per key however often it is sent.
-//! * **D-14 Generation starts after the queue wait.** A job stays `queued` (cancelable) for at
+//! * **D-15 Generation starts after the queue wait.** A job stays `queued` (cancelable) for at
 //!   least [`OpenApiConfig::queue_wait_ms`], then starts FIFO when its key has a free slot, and
 //!   ends [`OpenApiConfig::generation_ms`] later as its catalog model says: `completed` with one
 //!   artifact URL, `nsfw`, `failed` with `public_reason: content_policy_rejected`, or `failed`.
-//! * **D-15 Cancel refunds.** A queued job cancels (`200`, `data.refunded: true`, the credit
+//! * **D-16 Cancel refunds.** A queued job cancels (`200`, `data.refunded: true`, the credit
 //!   back); a started one is `409 job_generation_already_started`, an ended one `409
 //!   job_not_cancelable`, both `retryable: false`.
-//! * **D-16 Scripted failures.** `POST /_script {"answers": [{"status": 503}, {"status": 429,
+//! * **D-17 Scripted failures.** `POST /_script {"answers": [{"status": 503}, {"status": 429,
 //!   "retry_after_s": 1}, {"status": 503, "retryable": false}]}` queues answers for the key's
 //!   next requests (any route but the `/_` ones): each is an error envelope with `retryable`
 //!   (default `true`), a 429 with its `Retry-After`. `GET /_counters` shows what happened.
-//! * **D-17 Every answer** carries `x-sume-request-id`, and every error envelope the same id
+//! * **D-18 Every answer** carries `x-sume-request-id`, and every error envelope the same id
 //!   as `error.request_id` (and beside `error`, for the MCP job tools' readers).
-//! * **D-18 The MCP job tools over HTTP** reach the same jobs ([`crate::wire::sume`] reads
+//! * **D-19 The MCP job tools over HTTP** reach the same jobs ([`crate::wire::sume`] reads
 //!   them): `POST /jobs {model, ..., idempotency_key}` → `202 {object, job}`; `GET /jobs/{id}`
 //!   → the job with its result; `POST /jobs/{id}/cancel {idempotency_key}` → the canceled job
 //!   or the same 409s; `POST /jobs/wait {job_ids, wait_for, include_results}` → `{jobs,
@@ -51,7 +51,7 @@ use crate::wire::sume_open::{
     self, HttpRequest, Kind, CONTENT_POLICY_REJECTED, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER,
 };
 
-/// How a catalog model's jobs end (D-14).
+/// How a catalog model's jobs end (D-15).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -189,7 +189,7 @@ struct Scripted {
     retryable: bool,
 }
 
-/// The reference Open API server (rules D-12 to D-17 in the module docs).
+/// The reference Open API server (rules D-13 to D-19 in the module docs).
 ///
 /// ```
 /// use longcall::server::{OpenApiConfig, OpenApiServer};

@@ -12,40 +12,41 @@
 //!
 //! ## Rules, written once
 //!
-//! The same jobs have two dialects: the MCP job tools (`jobs_get`, `jobs_wait`, `jobs_cancel`,
-//! read by [`super::sume`]) and this Open API. Both map onto one lifecycle
-//! ([`crate::lifecycle::JOB_TABLE`]) and one tracker.
+//! The codecs read the job API as its official client speaks it (D-1). The same jobs have two
+//! dialects: the MCP job tools (`jobs_get`, `jobs_wait`, `jobs_cancel`, read by
+//! [`super::sume`], rules J-1 to J-5) and this Open API. Both map onto one lifecycle
+//! ([`crate::lifecycle::JOB_TABLE`]) and one tracker; each difference is a rule below.
 //!
-//! * **D-1 One job, two spellings.** The submit's `data.request_id` is the job id of both
+//! * **D-2 One job, two spellings.** The submit's `data.request_id` is the job id of both
 //!   dialects. Every answer reads into the same [`JobView`] and feeds the same tracker inputs:
 //!   a submit is [`Input::JobCreated`](crate::tracker::Input::JobCreated), a status answer
 //!   [`Input::JobPolled`](crate::tracker::Input::JobPolled) (a `jobs_get` answer or a `jobs_wait`
 //!   entry on the MCP side), a cancel answer a [`CancelAnswer`], an error envelope
 //!   [`Failure::Http`].
-//! * **D-2 Statuses.** [`STATUS_TABLE`]: `queued`, `processing`, `completed`, `failed`,
+//! * **D-3 Statuses.** [`STATUS_TABLE`]: `queued`, `processing`, `completed`, `failed`,
 //!   `canceled` are the job statuses of the same name; `nsfw` is `failed` with reason
 //!   [`CONTENT_POLICY`]. Any other text (`running` and `expired` included, which only the MCP
 //!   tools speak) is [`Error::UnknownStatus`], never "still pending"; the official client raises
 //!   on it too.
-//! * **D-3 Content policy is its own reason.** `nsfw`, and `failed` whose
+//! * **D-4 Content policy is its own reason.** `nsfw`, and `failed` whose
 //!   `job.error.public_reason` is `content_policy_rejected`, settle with outcome `failed` and
 //!   the error body `{"code": "content_policy", "sume_status", "public_reason"}`, so a person
 //!   is told "the content policy refused it", not "it broke". A plain `failed` keeps the job's
 //!   own error body (or `{"code": "failed"}` when it sent none).
-//! * **D-4 Envelopes.** Answers are wrapped in `data`. An error is
+//! * **D-5 Envelopes.** Answers are wrapped in `data`. An error is
 //!   `{"error": {"code", "message", "details", "request_id", "retryable"}}`; its request id is
 //!   `error.request_id`, else a top-level `request_id`, else the `x-sume-request-id` header.
 //!   An error without a readable envelope keeps its HTTP status and has no code.
-//! * **D-5 `retryable: false` wins.** It makes the answer permanent whatever its HTTP status:
+//! * **D-6 `retryable: false` wins.** It makes the answer permanent whatever its HTTP status:
 //!   a 503 or 429 that says `retryable: false` is not retried ([`advice`]). `retryable: true`
 //!   or an absent flag leaves the status class of [`crate::admission::TABLE`] (it never makes
 //!   a 4xx retryable). The flag governs sending the **same request** again (a submit, a
 //!   cancel); a status poll is not given up because of it: the watch's deadline bounds
 //!   polling, and only a 404 ends it (lost).
-//! * **D-6 Retry-After** is delta-seconds or an HTTP date measured from `now`
+//! * **D-7 Retry-After** is delta-seconds or an HTTP date measured from `now`
 //!   ([`crate::time::parse_retry_after_ms`]), a floor before the next try. A date is never
 //!   read as zero (the official client reads it as zero and retries at once).
-//! * **D-7 Submit.** The route comes from the catalog kind ([`Kind::route`]): `image` →
+//! * **D-8 Submit.** The route comes from the catalog kind ([`Kind::route`]): `image` →
 //!   `/v1/image-router/generate`; `video`, `lipsync`, `captions` → `/v1/video-router/generate`;
 //!   any other kind cannot be submitted ([`Error::InvalidInput`]). The body is
 //!   `{"model", ...arguments}`. The `Idempotency-Key` header carries the key of the caller's
@@ -53,18 +54,18 @@
 //!   (the server then answers with the job it already has). On the MCP side the same key
 //!   travels as the `idempotency_key` argument. (The official client makes a fresh key on each
 //!   `submit()` call, so calling it again after a timeout pays twice.)
-//! * **D-8 Cancel.** The Open API cancel has no body and no key: the cancel table makes it
+//! * **D-9 Cancel.** The Open API cancel has no body and no key: the cancel table makes it
 //!   idempotent (a canceled job answers canceled again). Its answers read into the same
 //!   [`CancelAnswer`] as `jobs_cancel`: 2xx is the canceled job (from `data.sume_status` when
 //!   present, else `canceled`); 409 `job_generation_already_started` means keep watching, the
 //!   job completes and bills; 409 `job_not_cancelable` means it had ended; 404 `not_found`
 //!   means the handle is lost.
-//! * **D-9 Result.** `GET /result` is asked only after `completed`; its `data` is the result
+//! * **D-10 Result.** `GET /result` is asked only after `completed`; its `data` is the result
 //!   (`data.result.artifacts[].url`). Other terminal statuses carry their reason in the status
 //!   answer, and there is nothing to fetch.
-//! * **D-10 Ids** are percent-encoded into the path; `""`, `.` and `..` are refused before
+//! * **D-11 Ids** are percent-encoded into the path; `""`, `.` and `..` are refused before
 //!   anything is sent (as the official client does).
-//! * **D-11 Not yours is unknown.** Another key's job and an unknown id get the same 404
+//! * **D-12 Not yours is unknown.** Another key's job and an unknown id get the same 404
 //!   `not_found` with the same body; the tracker settles `lost`.
 //!
 //! The reference server's side of these rules is [`crate::server::OpenApiServer`].
@@ -84,7 +85,7 @@ use crate::status::Status;
 use crate::tracker::Failure;
 use crate::view::{ApiError, JobView};
 
-/// The reason code of a job the content policy refused (D-3).
+/// The reason code of a job the content policy refused (D-4).
 pub const CONTENT_POLICY: &str = "content_policy";
 
 /// The `job.error.public_reason` that turns a `failed` job into a content-policy refusal.
@@ -105,7 +106,7 @@ pub const VIDEO_ROUTE: &str = "/v1/video-router/generate";
 /// HTTP statuses retried by the status class (the official client's set).
 pub const RETRYABLE_STATUSES: &[u16] = &[408, 429, 500, 502, 503, 504];
 
-/// An Open API `sume_status` (D-2).
+/// An Open API `sume_status` (D-3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -124,7 +125,7 @@ pub enum OpenStatus {
     Canceled,
 }
 
-/// D-2: wire spelling, job status, and the reason a failure carries.
+/// D-3: wire spelling, job status, and the reason a failure carries.
 pub const STATUS_TABLE: &[(&str, OpenStatus, Status, Option<&str>)] = &[
     ("queued", OpenStatus::Queued, Status::Queued, None),
     (
@@ -145,7 +146,7 @@ pub const STATUS_TABLE: &[(&str, OpenStatus, Status, Option<&str>)] = &[
 ];
 
 impl OpenStatus {
-    /// Reads a `sume_status`. Unknown text is [`Error::UnknownStatus`] (D-2).
+    /// Reads a `sume_status`. Unknown text is [`Error::UnknownStatus`] (D-3).
     ///
     /// ```
     /// use longcall::wire::sume_open::OpenStatus;
@@ -211,7 +212,7 @@ pub enum Kind {
     Captions,
 }
 
-/// D-7: kind, wire spelling, submit route.
+/// D-8: kind, wire spelling, submit route.
 pub const KIND_TABLE: &[(Kind, &str, &str)] = &[
     (Kind::Image, "image", IMAGE_ROUTE),
     (Kind::Video, "video", VIDEO_ROUTE),
@@ -289,7 +290,7 @@ fn encode_segment(text: &str) -> String {
     out
 }
 
-/// D-10: refuses ids the path cannot carry.
+/// D-11: refuses ids the path cannot carry.
 fn job_path(job_id: &str, tail: &str) -> Result<String, Error> {
     if matches!(job_id, "" | "." | "..") {
         return Err(Error::invalid_input(
@@ -311,7 +312,7 @@ pub fn catalog_request(model: &str) -> Result<HttpRequest, Error> {
     ))
 }
 
-/// The submit (D-7): `POST` on the kind's route, body `{"model", ...arguments}` (a `model`
+/// The submit (D-8): `POST` on the kind's route, body `{"model", ...arguments}` (a `model`
 /// inside `arguments` is ignored), header `Idempotency-Key: idempotency_key`. Build it once
 /// per intent and send the same request for every retry.
 ///
@@ -366,12 +367,12 @@ pub fn status_request(job_id: &str) -> Result<HttpRequest, Error> {
     Ok(HttpRequest::new("GET", job_path(job_id, "status")?))
 }
 
-/// `GET /v1/jobs/{id}/result`: only after `completed` (D-9).
+/// `GET /v1/jobs/{id}/result`: only after `completed` (D-10).
 pub fn result_request(job_id: &str) -> Result<HttpRequest, Error> {
     Ok(HttpRequest::new("GET", job_path(job_id, "result")?))
 }
 
-/// `POST /v1/jobs/{id}/cancel`, no body (D-8).
+/// `POST /v1/jobs/{id}/cancel`, no body (D-9).
 ///
 /// ```
 /// use longcall::wire::sume_open::cancel_request;
@@ -433,7 +434,7 @@ pub fn read_submit(body: &Value) -> Result<JobView, Error> {
 }
 
 /// Reads a status answer `{"data": {"sume_status", "job"?: {"error"?: {"public_reason"}}}}` for
-/// job `job_id` (the id is the path's; the answer need not repeat it). D-2, D-3.
+/// job `job_id` (the id is the path's; the answer need not repeat it). D-3, D-4.
 ///
 /// ```
 /// use longcall::wire::sume_open::read_status;
@@ -493,7 +494,7 @@ fn read_status_data(job_id: &str, d: &Map<String, Value>) -> Result<JobView, Err
     })
 }
 
-/// True when a job view is a content-policy refusal (D-3).
+/// True when a job view is a content-policy refusal (D-4).
 pub fn is_content_policy(job: &JobView) -> bool {
     job.status == Status::Failed
         && job
@@ -504,7 +505,7 @@ pub fn is_content_policy(job: &JobView) -> bool {
             == Some(CONTENT_POLICY)
 }
 
-/// Reads a result answer `{"data": ...}` into the completed job (D-9).
+/// Reads a result answer `{"data": ...}` into the completed job (D-10).
 pub fn read_result(job_id: &str, body: &Value) -> Result<JobView, Error> {
     let d = data(body, "result answer")?;
     Ok(JobView {
@@ -526,7 +527,7 @@ pub fn artifact_url(result: &Value) -> Option<&str> {
         .as_str()
 }
 
-/// An Open API error answer (D-4): the envelope, its `retryable` flag and its request id.
+/// An Open API error answer (D-5): the envelope, its `retryable` flag and its request id.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OpenError {
     /// The envelope as the job model reads it (`code` empty when there was no envelope).
@@ -548,7 +549,7 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
 
 /// Reads an error answer: HTTP status, response headers, and the body (`None` when it was not
 /// JSON). Never fails: an answer without an envelope keeps its status with an empty code.
-/// `now_ms` measures a `Retry-After` date (D-6).
+/// `now_ms` measures a `Retry-After` date (D-7).
 ///
 /// ```
 /// use longcall::wire::sume_open::read_error;
@@ -596,7 +597,7 @@ pub fn failure(error: &OpenError) -> Failure {
 }
 
 /// What to do after an error answer to a submit: the admission table, except that
-/// `retryable: false` makes it permanent (D-5).
+/// `retryable: false` makes it permanent (D-6).
 ///
 /// ```
 /// use longcall::admission::{Advice, PermanentReason};
@@ -624,12 +625,12 @@ pub fn advice(error: &OpenError) -> Advice {
 }
 
 /// Whether an error answer to any request may be sent again unchanged: its status is in
-/// [`RETRYABLE_STATUSES`] and `retryable` is not `false` (D-5).
+/// [`RETRYABLE_STATUSES`] and `retryable` is not `false` (D-6).
 pub fn is_retryable(error: &OpenError) -> bool {
     error.retryable != Some(false) && RETRYABLE_STATUSES.contains(&error.api.http_status)
 }
 
-/// Reads a cancel answer (D-8): HTTP status and body (`None` when it was not JSON).
+/// Reads a cancel answer (D-9): HTTP status and body (`None` when it was not JSON).
 ///
 /// ```
 /// use longcall::cancel::{CancelAnswer, JobErrorCode};
@@ -690,7 +691,7 @@ pub fn status_body(job: &JobView) -> Value {
     json!({"data": {"request_id": job.id, "sume_status": open.as_str(), "job": Value::Object(j)}})
 }
 
-/// Builds an error envelope body (D-4), the request id both inside the error and beside it.
+/// Builds an error envelope body (D-5), the request id both inside the error and beside it.
 pub fn error_body(error: &ApiError, retryable: bool) -> Value {
     let mut e = Map::new();
     e.insert("code".into(), Value::from(error.code.as_str()));
@@ -756,13 +757,13 @@ pub struct OpenAnswer {
     pub body: Option<Value>,
 }
 
-/// The tracker input an Open API answer stands for (D-1), at host time `now_ms`:
+/// The tracker input an Open API answer stands for (D-2), at host time `now_ms`:
 ///
 /// * submit 2xx → [`Input::JobCreated`]; a failed or unanswered submit is admission's
 ///   business ([`advice`]), not the tracker's: [`Error::InvalidInput`];
 /// * status 2xx → [`Input::JobPolled`]; result 2xx → [`Input::JobPolled`] with the result;
-/// * cancel: a retryable error (D-5) → [`Input::RequestFailed`] (send the same cancel again
-///   after its delay), anything else → [`Input::CancelAnswered`] (D-8);
+/// * cancel: a retryable error (D-6) → [`Input::RequestFailed`] (send the same cancel again
+///   after its delay), anything else → [`Input::CancelAnswered`] (D-9);
 /// * any other error → [`Input::RequestFailed`] with [`failure`]; status 0 → a transport failure.
 ///
 /// [`Input::JobCreated`]: crate::tracker::Input::JobCreated
