@@ -46,6 +46,7 @@ extern crate std;
 pub mod admission;
 pub mod batch;
 pub mod cancel;
+pub mod endpoint;
 pub mod error;
 pub mod lifecycle;
 pub mod mapping;
