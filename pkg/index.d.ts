@@ -282,7 +282,7 @@ export function planWaits(args: { ids: string[]; terminal?: string[]; wait_for?:
  * @example pollPlan({ policy: { jitter: 'none' }, count: 3 }) // [1000, 3000, 7000]
  */
 export function pollPlan(args: { policy?: PollPolicy; seed?: number; start_ms?: number; count: number; server_interval_ms?: number | null }): number[];
-/** The task status a job status maps to (SEMANTICS §8). @throws {LongcallError} for a non-job status. */
+/** The task status a job status maps to (the task/job mapping of the core). @throws {LongcallError} for a non-job status. */
 export function taskStatusFor(jobStatus: JobStatus): TaskStatus;
 /** The job statuses a task status stands for (`[]` for `input_required`). @throws {LongcallError} for a non-task status. */
 export function jobStatusesFor(taskStatus: TaskStatus): JobStatus[];

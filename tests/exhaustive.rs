@@ -1,7 +1,7 @@
 //! Exhaustive checks over small abstract alphabets (fuzz/README.md, "Exhaustive checks").
 //!
 //! * lifecycle: every status sequence of length 1..=6 for each model, folded the way a client
-//!   folds polls, against an oracle written from SEMANTICS.md §1;
+//!   folds polls, against an oracle written from rules L-3 to L-8 (`docs/rules.md`);
 //! * cancel button: every sequence of 6 events (press, each verdict, each status, lost) from
 //!   every model, explored with state hashing (each distinct button state and depth once; the
 //!   number of sequences is counted, not enumerated);
@@ -492,6 +492,7 @@ fn tracker_walk(s: &TState, left: u32, alphabet: &[TEvent], model: Model) -> u64
     n
 }
 
+/// Rules O-10, L-6.
 #[test]
 fn tracker_every_sequence_to_depth_6() {
     for model in Model::ALL {
