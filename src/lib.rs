@@ -29,6 +29,7 @@
 //! * **Snapshots** ([`snapshot`]) hold absolute deadlines and restore exactly.
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 #![cfg_attr(
     not(test),
     deny(
