@@ -21,7 +21,7 @@ export class Transcript {
     if (http) line.http = http;
     line.msg = msg;
     this.lines.push(line);
-    fs.writeSync(this.fd, JSON.stringify(line) + '\n');
+    fs.writeSync(this.fd, `${JSON.stringify(line)}\n`);
   }
   /** Messages only (msg !== null), optionally filtered by direction. */
   messages(dir) {
