@@ -72,6 +72,7 @@ export interface SdkSenderOptions {
 
 /** A sender over an official `@modelcontextprotocol/sdk` 1.x `Client` (2025-11-25 tasks). */
 export function sdkSender(
+  // biome-ignore lint/complexity/noBannedTypes: any SDK 1.x Client; its method signatures differ between minor versions.
   client: { request: Function; setRequestHandler: Function },
   options: SdkSenderOptions,
 ): Sender;

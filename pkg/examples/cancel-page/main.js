@@ -284,7 +284,7 @@ async function send(request) {
         }),
       );
     }
-  } catch (e) {
+  } catch {
     drive(
       tracker.handle(Date.now(), { type: 'request_failed', request: request.kind, failure: { kind: 'transport' } }),
     );

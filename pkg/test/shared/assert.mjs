@@ -31,7 +31,7 @@ function deepEqualValues(a, b) {
   const ka = Object.keys(a),
     kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqualValues(a[k], b[k]));
+  return ka.every((k) => Object.hasOwn(b, k) && deepEqualValues(a[k], b[k]));
 }
 
 export const assert = {

@@ -13,6 +13,7 @@ const textOf = (c) => {
   return parts.map((p) => (typeof p === 'string' ? p : p.repeat.repeat(p.times))).join('');
 };
 const NOT_JSON = Symbol('not JSON');
+// biome-ignore lint/suspicious/noShadowRestrictedNames: a module-local helper; nothing here needs the global valueOf.
 const valueOf = (c) => {
   if (c.input !== undefined) return c.input;
   try {

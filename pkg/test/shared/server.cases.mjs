@@ -15,7 +15,7 @@ function throwsCode(assert, fn, code) {
     err = e;
   }
   assert.ok(err instanceof Error, `expected a thrown Error (${code})`);
-  assert.equal(err.code, code, `${err && err.message}`);
+  assert.equal(err.code, code, `${err?.message}`);
 }
 
 export const cases = {
