@@ -42,7 +42,7 @@ fn phase(s: &str) -> &str {
     }
 }
 
-/// Server truth, from the prose of §1.
+/// Server truth, from the prose of rules L-3 and L-4.
 fn allowed(model: Model, a: &str, b: &str) -> bool {
     let (a, b) = (phase(a), phase(b));
     if a == b || terminal(a) {
