@@ -50,7 +50,10 @@ const OUTSIDE: &[(&str, &str)] = &[
 /// One row of the book.
 #[derive(Debug)]
 struct Rule {
+    /// Work in progress: no code or test required yet.
     planned: bool,
+    /// Dropped: the id stays reserved, and nothing may cite it any more.
+    withdrawn: bool,
 }
 
 /// The rows of the book: `| X-n | level | source | rule |`.
@@ -97,7 +100,11 @@ fn parse_book(text: &str) -> Result<BTreeMap<String, Rule>, String> {
                 n + 1
             ));
         }
-        if rules.insert(id.to_string(), Rule { planned }).is_some() {
+        let withdrawn = level.contains("withdrawn");
+        if rules
+            .insert(id.to_string(), Rule { planned, withdrawn })
+            .is_some()
+        {
             return Err(format!("{BOOK}:{}: {id} appears twice", n + 1));
         }
     }
@@ -244,8 +251,12 @@ fn every_rule_is_implemented_and_tested_and_every_citation_exists() {
             continue; // not text (an image, a binary corpus entry)
         };
         for id in ids_in(&text) {
-            if !book.contains_key(id) {
-                problems.push(format!("{path}: cites {id}, which {BOOK} does not have"));
+            match book.get(id) {
+                None => problems.push(format!("{path}: cites {id}, which {BOOK} does not have")),
+                Some(r) if r.withdrawn => {
+                    problems.push(format!("{path}: cites {id}, which {BOOK} withdrew"))
+                }
+                Some(_) => {}
             }
         }
         let (code_part, test_part) = split(&path, &text);
@@ -261,7 +272,7 @@ fn every_rule_is_implemented_and_tested_and_every_citation_exists() {
         }
     }
     for (id, rule) in &book {
-        if rule.planned {
+        if rule.planned || rule.withdrawn {
             continue;
         }
         if !code.contains_key(id.as_str()) {
@@ -318,6 +329,8 @@ fn the_book_parser_refuses_bad_rows() {
     let book = parse_book(ok).expect("a good book");
     assert_eq!(book.len(), 2);
     assert!(!book["L-1"].planned && book["E-1"].planned);
+    let dropped = parse_book("| L-2 | MUST, withdrawn | design | Gone. |\n").expect("a book");
+    assert!(dropped["L-2"].withdrawn && !dropped["L-2"].planned);
     for bad in [
         "| L-1 | MUST | design | One. |\n| L-1 | MUST | design | Again. |\n",
         "| L-1 | sometimes | design | One. |\n",
