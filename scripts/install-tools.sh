@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-off tool installs for a fresh Debian 12 machine (rustup stable, Node 20, npm), from the
 # registries only (Debian, crates.io, npm). Idempotent: skips what is already there, so CI can run
-# it every time. Recipe and the reasons behind each choice: ../shared/research/toolchain.md.
+# it every time. What each tool is for: the comments at each step below.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive

@@ -1,10 +1,28 @@
 // Types of `longcall/mcp`: the MCP host adapter on the longcall core.
-import type { ButtonState, Json, Outcome, RunRecord, Status, TaskModel, TrackerConfig, Violation, Input, RpcError } from '../index.js';
+import type {
+  ButtonState,
+  Json,
+  Outcome,
+  RunRecord,
+  Status,
+  TaskModel,
+  TrackerConfig,
+  Violation,
+  Input,
+  RpcError,
+} from '../index.js';
 
 /** A JSON-RPC request as the core builds it. */
-export interface JsonRpcRequest { jsonrpc: '2.0'; id: number | string | null; method: string; params: { [key: string]: Json } }
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: number | string | null;
+  method: string;
+  params: { [key: string]: Json };
+}
 /** A JSON-RPC response (result or error). */
-export type JsonRpcResponse = { jsonrpc: '2.0'; id: number | string | null; result: Json } | { jsonrpc: '2.0'; id: number | string | null; error: RpcError };
+export type JsonRpcResponse =
+  | { jsonrpc: '2.0'; id: number | string | null; result: Json }
+  | { jsonrpc: '2.0'; id: number | string | null; error: RpcError };
 
 /** How the adapter reaches a server: one revision, one `send`. */
 export interface Sender {
@@ -14,7 +32,11 @@ export interface Sender {
    * Sends one request and resolves with its JSON-RPC answer (text or object). A JSON-RPC error is
    * an answer; throw only when there is no answer (connection error, timeout, abort).
    */
-  send(message: JsonRpcRequest, headers: { [name: string]: string }, opts: { signal?: AbortSignal; kind: 'call' | 'get' | 'cancel' | 'update' | 'fetch_result' }): Promise<JsonRpcResponse | string>;
+  send(
+    message: JsonRpcRequest,
+    headers: { [name: string]: string },
+    opts: { signal?: AbortSignal; kind: 'call' | 'get' | 'cancel' | 'update' | 'fetch_result' },
+  ): Promise<JsonRpcResponse | string>;
   /** 2025 senders: routes server-initiated input requests about `taskId` to a handler; returns an unroute function. */
   routeInput?(taskId: string, fn: (key: string, request: Json) => Promise<Json>): () => void;
 }
@@ -49,13 +71,25 @@ export interface SdkSenderOptions {
 }
 
 /** A sender over an official `@modelcontextprotocol/sdk` 1.x `Client` (2025-11-25 tasks). */
-export function sdkSender(client: { request: Function; setRequestHandler: Function }, options: SdkSenderOptions): Sender;
+export function sdkSender(
+  // biome-ignore lint/complexity/noBannedTypes: any SDK 1.x Client; its method signatures differ between minor versions.
+  client: { request: Function; setRequestHandler: Function },
+  options: SdkSenderOptions,
+): Sender;
 
 /** A violation seen while watching: from the wire codecs, the tracker, or the adapter. */
-export type WatchViolation = (Violation & { source: 'wire' | 'tracker' }) | { source: 'adapter'; rule: string; level: 'must' | 'should'; detail: string };
+export type WatchViolation =
+  | (Violation & { source: 'wire' | 'tracker' })
+  | { source: 'adapter'; rule: string; level: 'must' | 'should'; detail: string };
 
 /** One request and its answer, with host times (ms). */
-export interface Exchange { method: string; sentAt: number; answeredAt: number; input?: Input; error?: string }
+export interface Exchange {
+  method: string;
+  sentAt: number;
+  answeredAt: number;
+  input?: Input;
+  error?: string;
+}
 
 /** Options shared by {@link callTool}, {@link watchTask} and {@link resume}. */
 export interface WatchOptions {

@@ -32,7 +32,11 @@ export class McpCallError extends Error {
 }
 
 const safe = (fn, ...args) => {
-  try { return fn?.(...args); } catch { return undefined; }
+  try {
+    return fn?.(...args);
+  } catch {
+    return undefined;
+  }
 };
 
 // ---- senders ------------------------------------------------------------------------------
@@ -46,14 +50,24 @@ const safe = (fn, ...args) => {
  *   clientInfo?: {name: string, version: string}, timeoutMs?: number, declareTasks?: boolean}} options
  *   `declareTasks: false` strips the tasks extension from `_meta` (to see a server's -32021).
  */
-export function httpSender({ url, fetch: f = globalThis.fetch, headers: extra = {}, clientInfo = { name: 'longcall', version: '0.1.0' },
-  timeoutMs = 30000, declareTasks = true } = {}) {
+export function httpSender({
+  url,
+  fetch: f = globalThis.fetch,
+  headers: extra = {},
+  clientInfo = { name: 'longcall', version: '0.1.0' },
+  timeoutMs = 30000,
+  declareTasks = true,
+} = {}) {
   if (!url) throw new McpCallError('invalid_input', 'httpSender: url is required');
   return {
     model: 'task-2026',
     async send(message, headers, { signal } = {}) {
       const params = { ...(message.params ?? {}) };
-      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': clientInfo, ...(params._meta ?? {}) };
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': clientInfo,
+        ...(params._meta ?? {}),
+      };
       if (!declareTasks && meta[CAPS]?.extensions) {
         const { [TASKS_EXT]: _dropped, ...rest } = meta[CAPS].extensions;
         meta[CAPS] = { ...meta[CAPS], extensions: rest };
@@ -63,7 +77,12 @@ export function httpSender({ url, fetch: f = globalThis.fetch, headers: extra = 
       const timeout = AbortSignal.timeout(timeoutMs);
       const res = await f(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...extra, ...headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...extra,
+          ...headers,
+        },
         body: JSON.stringify(body),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
@@ -72,15 +91,35 @@ export function httpSender({ url, fetch: f = globalThis.fetch, headers: extra = 
       const candidates = [];
       if (ct === 'text/event-stream') {
         for (const block of text.replace(/\r\n/g, '\n').split('\n\n')) {
-          const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
-          if (data) { try { candidates.push(JSON.parse(data)); } catch { /* not JSON: skipped */ } }
+          const data = block
+            .split('\n')
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).replace(/^ /, ''))
+            .join('\n');
+          if (data) {
+            try {
+              candidates.push(JSON.parse(data));
+            } catch {
+              /* not JSON: skipped */
+            }
+          }
         }
       } else if (text) {
-        try { candidates.push(JSON.parse(text)); } catch { /* below */ }
+        try {
+          candidates.push(JSON.parse(text));
+        } catch {
+          /* below */
+        }
       }
-      const answer = candidates.flat().find((m) => m && !m.method && (m.id === message.id || (m.error && m.id === null)));
+      const answer = candidates
+        .flat()
+        .find((m) => m && !m.method && (m.id === message.id || (m.error && m.id === null)));
       if (answer) return answer;
-      throw new McpCallError('transport', `HTTP ${res.status} (${ct || 'no content type'}) without a JSON-RPC answer to ${message.method}`, { httpStatus: res.status });
+      throw new McpCallError(
+        'transport',
+        `HTTP ${res.status} (${ct || 'no content type'}) without a JSON-RPC answer to ${message.method}`,
+        { httpStatus: res.status },
+      );
     },
   };
 }
@@ -96,9 +135,19 @@ export function httpSender({ url, fetch: f = globalThis.fetch, headers: extra = 
  *   `types` is `await import('@modelcontextprotocol/sdk/types.js')` (the SDK the client came from).
  */
 export function sdkSender(client, { types, requestTimeoutMs = 60000, resultTimeoutMs = 600000 } = {}) {
-  if (!client || typeof client.request !== 'function') throw new McpCallError('invalid_input', 'sdkSender: expected an SDK Client');
-  if (!types?.CreateTaskResultSchema) throw new McpCallError('invalid_input', "sdkSender: pass {types: await import('@modelcontextprotocol/sdk/types.js')}");
-  const either = { safeParse: (d) => { const a = types.CreateTaskResultSchema.safeParse(d); return a.success ? a : types.CallToolResultSchema.safeParse(d); } };
+  if (!client || typeof client.request !== 'function')
+    throw new McpCallError('invalid_input', 'sdkSender: expected an SDK Client');
+  if (!types?.CreateTaskResultSchema)
+    throw new McpCallError(
+      'invalid_input',
+      "sdkSender: pass {types: await import('@modelcontextprotocol/sdk/types.js')}",
+    );
+  const either = {
+    safeParse: (d) => {
+      const a = types.CreateTaskResultSchema.safeParse(d);
+      return a.success ? a : types.CallToolResultSchema.safeParse(d);
+    },
+  };
   const schemaFor = {
     'tools/call': either,
     'tasks/get': types.GetTaskResultSchema,
@@ -116,13 +165,19 @@ export function sdkSender(client, { types, requestTimeoutMs = 60000, resultTimeo
   const LOCAL = new Set([types.ErrorCode?.RequestTimeout ?? -32001, types.ErrorCode?.ConnectionClosed ?? -32000]);
   return {
     model: 'task-2025',
-    routeInput(taskId, fn) { routes.set(taskId, fn); return () => routes.delete(taskId); },
+    routeInput(taskId, fn) {
+      routes.set(taskId, fn);
+      return () => routes.delete(taskId);
+    },
     async send(message, _headers, { signal } = {}) {
       const { id, method, params } = message;
       const timeout = method === 'tasks/result' ? resultTimeoutMs : requestTimeoutMs;
       try {
-        const result = await client.request({ method, params }, schemaFor[method] ?? types.ResultSchema,
-          { signal, timeout, resetTimeoutOnProgress: true });
+        const result = await client.request({ method, params }, schemaFor[method] ?? types.ResultSchema, {
+          signal,
+          timeout,
+          resetTimeoutOnProgress: true,
+        });
         return { jsonrpc: '2.0', id, result };
       } catch (e) {
         if (typeof e?.code === 'number' && !LOCAL.has(e.code) && !signal?.aborted) {
@@ -156,7 +211,10 @@ class Watch {
     this.cancelWaiters = [];
     this.timer = null;
     this.done = false;
-    this.outcome = new Promise((res, rej) => { this.resolve = res; this.reject = rej; });
+    this.outcome = new Promise((res, rej) => {
+      this.resolve = res;
+      this.reject = rej;
+    });
     this.outcome.catch(() => {}); // a stopped watch rejects; never an unhandled rejection
     this.unroute = null;
     if (opts.signal) {
@@ -174,8 +232,11 @@ class Watch {
 
   apply(fn) {
     let outs;
-    try { outs = fn(); } catch (e) {
-      if (!this.done) this.report({ source: 'adapter', rule: e.code ?? 'error', level: 'should', detail: String(e.message ?? e) });
+    try {
+      outs = fn();
+    } catch (e) {
+      if (!this.done)
+        this.report({ source: 'adapter', rule: e.code ?? 'error', level: 'should', detail: String(e.message ?? e) });
       return;
     }
     for (const o of outs) this.out(o);
@@ -184,19 +245,37 @@ class Watch {
   out(o) {
     const opts = this.opts;
     switch (o.type) {
-      case 'send': this.dispatch(o.request); break;
-      case 'ask_user': this.ask(o.key, o.request); break;
+      case 'send':
+        this.dispatch(o.request);
+        break;
+      case 'ask_user':
+        this.ask(o.key, o.request);
+        break;
       case 'button':
         safe(opts.onButton, o.state);
         if (o.state !== 'requesting') this.flushCancel(o.state);
         break;
-      case 'status': safe(opts.onStatus, o.status); this.route(); break;
-      case 'violation': this.report({ source: 'tracker', ...o.violation }); break;
-      case 'settled': this.settle(o); break;
-      case 'stopped': this.stopped(o.reason); break;
-      case 'wake_at': this.arm(o.at); break;
-      case 'idle': this.disarm(); break;
-      default: break;
+      case 'status':
+        safe(opts.onStatus, o.status);
+        this.route();
+        break;
+      case 'violation':
+        this.report({ source: 'tracker', ...o.violation });
+        break;
+      case 'settled':
+        this.settle(o);
+        break;
+      case 'stopped':
+        this.stopped(o.reason);
+        break;
+      case 'wake_at':
+        this.arm(o.at);
+        break;
+      case 'idle':
+        this.disarm();
+        break;
+      default:
+        break;
     }
   }
 
@@ -210,7 +289,13 @@ class Watch {
     if (this.done) return;
     const delay = Math.max(0, at - this.now());
     // Timers may fire a millisecond early: the tracker gets the real time and asks again if so.
-    this.timer = setTimeout(() => { this.timer = null; if (!this.done) this.apply(() => this.tracker.timeout(this.now())); }, Math.max(1, delay));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        if (!this.done) this.apply(() => this.tracker.timeout(this.now()));
+      },
+      Math.max(1, delay),
+    );
   }
 
   disarm() {
@@ -225,13 +310,16 @@ class Watch {
     if (input.type === 'result_fetched') this.result = input.result.value;
     if (input.type === 'call_result') this.result = input.result.value;
     if (input.type === 'call_error') this.error = input.error;
-    if (input.type === 'request_failed' && input.request === 'fetch_result' && input.failure.kind === 'rpc') this.error = input.failure.error;
+    if (input.type === 'request_failed' && input.request === 'fetch_result' && input.failure.kind === 'rpc')
+      this.error = input.failure.error;
   }
 
   dispatch(request) {
     const id = this.nextId++;
     let built;
-    try { built = lc.buildRequest(this.model, request, id); } catch (e) {
+    try {
+      built = lc.buildRequest(this.model, request, id);
+    } catch (e) {
       this.report({ source: 'adapter', rule: e.code ?? 'error', level: 'must', detail: String(e.message) });
       return;
     }
@@ -241,23 +329,54 @@ class Watch {
     const t0 = this.now();
     Promise.resolve()
       .then(() => this.sender.send(built.message, built.headers, { signal: ctl.signal, kind: request.kind }))
-      .then((answer) => {
-        if (this.done) return;
-        let read;
-        try { read = lc.readAnswer(this.model, request.kind, answer); } catch (e) {
-          this.report({ source: 'wire', rule: e.code ?? 'malformed', level: 'must', detail: `${built.message.method}: ${e.message}` });
-          read = { input: { type: 'request_failed', request: request.kind, failure: { kind: 'transport' } }, violations: [] };
-        }
-        for (const v of read.violations) this.report({ source: 'wire', ...v });
-        this.capture(read.input);
-        safe(this.opts.onExchange, { method: built.message.method, sentAt: t0, answeredAt: this.now(), input: read.input });
-        this.apply(() => this.tracker.handle(this.now(), read.input));
-      }, (e) => {
-        if (this.done) return;
-        safe(this.opts.onExchange, { method: built.message.method, sentAt: t0, answeredAt: this.now(), error: String(e?.message ?? e) });
-        this.apply(() => this.tracker.handle(this.now(), { type: 'request_failed', request: request.kind, failure: { kind: 'transport' } }));
-      })
-      .finally(() => { this.inflight = this.inflight.filter((x) => x !== entry); });
+      .then(
+        (answer) => {
+          if (this.done) return;
+          let read;
+          try {
+            read = lc.readAnswer(this.model, request.kind, answer);
+          } catch (e) {
+            this.report({
+              source: 'wire',
+              rule: e.code ?? 'malformed',
+              level: 'must',
+              detail: `${built.message.method}: ${e.message}`,
+            });
+            read = {
+              input: { type: 'request_failed', request: request.kind, failure: { kind: 'transport' } },
+              violations: [],
+            };
+          }
+          for (const v of read.violations) this.report({ source: 'wire', ...v });
+          this.capture(read.input);
+          safe(this.opts.onExchange, {
+            method: built.message.method,
+            sentAt: t0,
+            answeredAt: this.now(),
+            input: read.input,
+          });
+          this.apply(() => this.tracker.handle(this.now(), read.input));
+        },
+        (e) => {
+          if (this.done) return;
+          safe(this.opts.onExchange, {
+            method: built.message.method,
+            sentAt: t0,
+            answeredAt: this.now(),
+            error: String(e?.message ?? e),
+          });
+          this.apply(() =>
+            this.tracker.handle(this.now(), {
+              type: 'request_failed',
+              request: request.kind,
+              failure: { kind: 'transport' },
+            }),
+          );
+        },
+      )
+      .finally(() => {
+        this.inflight = this.inflight.filter((x) => x !== entry);
+      });
   }
 
   async userAnswer(key, request) {
@@ -270,11 +389,21 @@ class Watch {
     this.pendingInputs.set(key, request);
     Promise.resolve()
       .then(() => this.userAnswer(key, request))
-      .then((response) => {
-        this.pendingInputs.delete(key);
-        if (this.done) return;
-        this.apply(() => this.tracker.handle(this.now(), { type: 'input_answered', key, response: response ?? { action: 'decline' } }));
-      }, (e) => this.report({ source: 'adapter', rule: 'on_input_failed', level: 'should', detail: String(e?.message ?? e) }));
+      .then(
+        (response) => {
+          this.pendingInputs.delete(key);
+          if (this.done) return;
+          this.apply(() =>
+            this.tracker.handle(this.now(), {
+              type: 'input_answered',
+              key,
+              response: response ?? { action: 'decline' },
+            }),
+          );
+        },
+        (e) =>
+          this.report({ source: 'adapter', rule: 'on_input_failed', level: 'should', detail: String(e?.message ?? e) }),
+      );
   }
 
   // 2025: the SDK's elicitation handler asks; the answer is the handler's return value.
@@ -300,17 +429,30 @@ class Watch {
   settle(o) {
     if (this.done) return;
     this.finish();
-    this.resolve({ outcome: o.outcome, status: o.status ?? null, result: this.result, error: this.error, record: this.record() });
+    this.resolve({
+      outcome: o.outcome,
+      status: o.status ?? null,
+      result: this.result,
+      error: this.error,
+      record: this.record(),
+    });
   }
 
   stopped(reason) {
     if (this.done) return;
     this.finish();
     const id = this.tracker.id;
-    const why = reason === 'create_unanswered'
-      ? `tools/call ${this.name ?? ''} got no answer: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
-      : `stopped watching (${reason}); the task${id ? ` ${id}` : ''} goes on: resume from a snapshot or watchTask(sender, id)`;
-    this.reject(new McpCallError(reason === 'create_unanswered' ? 'create_unanswered' : 'watch_stopped', why, { reason, taskId: id ?? null, record: this.record() }));
+    const why =
+      reason === 'create_unanswered'
+        ? `tools/call ${this.name ?? ''} got no answer: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
+        : `stopped watching (${reason}); the task${id ? ` ${id}` : ''} goes on: resume from a snapshot or watchTask(sender, id)`;
+    this.reject(
+      new McpCallError(reason === 'create_unanswered' ? 'create_unanswered' : 'watch_stopped', why, {
+        reason,
+        taskId: id ?? null,
+        record: this.record(),
+      }),
+    );
   }
 
   stop() {
@@ -325,23 +467,41 @@ class Watch {
   handle() {
     const w = this;
     return {
-      get model() { return w.model; },
-      get id() { return w.tracker.id ?? null; },
-      get status() { return w.tracker.status ?? null; },
-      get button() { return w.tracker.button; },
+      get model() {
+        return w.model;
+      },
+      get id() {
+        return w.tracker.id ?? null;
+      },
+      get status() {
+        return w.tracker.status ?? null;
+      },
+      get button() {
+        return w.tracker.button;
+      },
       outcome: w.outcome,
       /** Presses the core's cancel button; resolves with the button state once the answer is in. */
       cancel() {
         let outs;
-        try { outs = w.tracker.handle(w.now(), { type: 'cancel_pressed' }); } catch (e) { return Promise.reject(e); }
+        try {
+          outs = w.tracker.handle(w.now(), { type: 'cancel_pressed' });
+        } catch (e) {
+          return Promise.reject(e);
+        }
         const p = new Promise((res) => w.cancelWaiters.push(res));
         for (const o of outs) w.out(o);
         return p;
       },
       /** Stops watching (never the task). */
-      stop() { w.stop(); },
-      record() { return w.record(); },
-      snapshot() { return w.snapshot(); },
+      stop() {
+        w.stop();
+      },
+      record() {
+        return w.record();
+      },
+      snapshot() {
+        return w.snapshot();
+      },
     };
   }
 
@@ -363,7 +523,10 @@ class Watch {
 
 function checkSender(sender) {
   if (!sender || typeof sender.send !== 'function' || (sender.model !== 'task-2026' && sender.model !== 'task-2025')) {
-    throw new McpCallError('invalid_input', "expected a sender {model: 'task-2026'|'task-2025', send(message, headers, opts)}");
+    throw new McpCallError(
+      'invalid_input',
+      "expected a sender {model: 'task-2026'|'task-2025', send(message, headers, opts)}",
+    );
   }
 }
 
@@ -390,7 +553,8 @@ function checkSender(sender) {
  */
 export async function callTool(sender, opts) {
   checkSender(sender);
-  if (!opts || typeof opts.name !== 'string') throw new McpCallError('invalid_input', 'callTool: opts.name (the tool) is required');
+  if (!opts || typeof opts.name !== 'string')
+    throw new McpCallError('invalid_input', 'callTool: opts.name (the tool) is required');
   const tracker = new lc.Tracker(sender.model, opts.config ?? null);
   const w = new Watch(sender, tracker, opts, { name: opts.name, nextId: 2 });
   const built = lc.buildCall(sender.model, 1, opts.name, opts.arguments ?? {}, opts.ttlMs ?? null);
@@ -402,15 +566,19 @@ export async function callTool(sender, opts) {
   } catch (e) {
     safe(opts.onExchange, { method: 'tools/call', sentAt: t0, answeredAt: w.now(), error: String(e?.message ?? e) });
     w.apply(() => tracker.handle(w.now(), { type: 'create_unanswered' }));
-    throw new McpCallError('create_unanswered',
+    throw new McpCallError(
+      'create_unanswered',
       `tools/call ${opts.name} got no readable answer (${e?.message ?? e}): the tool may have started. Reconcile (look the task or its effects up); do not resubmit`,
-      { cause: e, record: w.record() });
+      { cause: e, record: w.record() },
+    );
   }
   if (read.input.type === 'call_result' && read.input.result.value?.resultType === 'input_required') {
     // A 2026 MRTR round (InputRequiredResult) before any task: not supported yet, and not a result.
-    throw new McpCallError('mrtr_unsupported',
+    throw new McpCallError(
+      'mrtr_unsupported',
       `tools/call ${opts.name} answered an MRTR InputRequiredResult; multi-round-trip requests are not supported by longcall/mcp yet (no task was created)`,
-      { answer: read.input.result.value });
+      { answer: read.input.result.value },
+    );
   }
   for (const v of read.violations) w.report({ source: 'wire', ...v });
   w.capture(read.input);
@@ -429,10 +597,13 @@ export async function callTool(sender, opts) {
  */
 export function watchTask(sender, taskId, opts = {}) {
   checkSender(sender);
-  if (typeof taskId !== 'string' || !taskId) throw new McpCallError('invalid_input', 'watchTask: taskId must be a non-empty string');
+  if (typeof taskId !== 'string' || !taskId)
+    throw new McpCallError('invalid_input', 'watchTask: taskId must be a non-empty string');
   const tracker = new lc.Tracker(sender.model, opts.config ?? null);
   const w = new Watch(sender, tracker, opts, { name: null, nextId: 1 });
-  w.apply(() => tracker.handle(w.now(), { type: 'task_created', task: { task_id: taskId, status: 'working', ttl_ms: null } }));
+  w.apply(() =>
+    tracker.handle(w.now(), { type: 'task_created', task: { task_id: taskId, status: 'working', ttl_ms: null } }),
+  );
   w.route();
   return w.handle();
 }
@@ -448,9 +619,15 @@ export function watchTask(sender, taskId, opts = {}) {
 export function resume(snapshot, sender, opts = {}) {
   checkSender(sender);
   let s;
-  try { s = JSON.parse(snapshot); } catch (e) { throw new McpCallError('snapshot_invalid', `not a longcall/mcp snapshot: ${e.message}`); }
-  if (s?.longcall_mcp !== SNAPSHOT_VERSION) throw new McpCallError('snapshot_version', `expected a longcall/mcp snapshot version ${SNAPSHOT_VERSION}`);
-  if (s.model !== sender.model) throw new McpCallError('wrong_model', `snapshot is ${s.model}, sender speaks ${sender.model}`);
+  try {
+    s = JSON.parse(snapshot);
+  } catch (e) {
+    throw new McpCallError('snapshot_invalid', `not a longcall/mcp snapshot: ${e.message}`);
+  }
+  if (s?.longcall_mcp !== SNAPSHOT_VERSION)
+    throw new McpCallError('snapshot_version', `expected a longcall/mcp snapshot version ${SNAPSHOT_VERSION}`);
+  if (s.model !== sender.model)
+    throw new McpCallError('wrong_model', `snapshot is ${s.model}, sender speaks ${sender.model}`);
   const tracker = lc.Tracker.restore(s.tracker);
   const rec0 = tracker.record();
   if (rec0.stopped && rec0.stopped !== 'create_unanswered' && tracker.id) {

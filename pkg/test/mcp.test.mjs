@@ -5,8 +5,24 @@ import { callTool, watchTask, resume, httpSender, McpCallError } from 'longcall/
 
 const T = '2026-11-29T15:07:54.708Z';
 const FAST = { poll: { initial_ms: 10, min_interval_ms: 10, cap_ms: 40, jitter: 'none' }, seed: 1 };
-const task26 = (id, status, extra = {}) => ({ taskId: id, status, createdAt: T, lastUpdatedAt: T, ttlMs: 60000, pollIntervalMs: 15, ...extra });
-const task25 = (id, status, extra = {}) => ({ taskId: id, status, createdAt: T, lastUpdatedAt: T, ttl: 60000, pollInterval: 15, ...extra });
+const task26 = (id, status, extra = {}) => ({
+  taskId: id,
+  status,
+  createdAt: T,
+  lastUpdatedAt: T,
+  ttlMs: 60000,
+  pollIntervalMs: 15,
+  ...extra,
+});
+const task25 = (id, status, extra = {}) => ({
+  taskId: id,
+  status,
+  createdAt: T,
+  lastUpdatedAt: T,
+  ttl: 60000,
+  pollInterval: 15,
+  ...extra,
+});
 const ok = (m, result) => ({ jsonrpc: '2.0', id: m.id, result });
 const fail = (m, code, message = 'x') => ({ jsonrpc: '2.0', id: m.id, error: { code, message } });
 
@@ -29,21 +45,43 @@ function fake(model, handlers) {
 const methods = (s) => s.sent.map((x) => x.message.method);
 
 test('2026: create, input_required asked once, tasks/update, completed; headers and _meta on every tasks/*', async () => {
-  let polls = 0, answered = null;
+  let polls = 0,
+    answered = null;
   const s = fake('task-2026', {
     'tools/call': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'task' }),
     'tasks/get': (m) => {
       polls++;
-      if (answered) return ok(m, { ...task26('t1', 'completed'), resultType: 'complete', result: { content: [{ type: 'text', text: 'done' }] } });
-      if (polls >= 2) return ok(m, { ...task26('t1', 'input_required'), resultType: 'complete', inputRequests: { 't1:ab': { method: 'elicitation/create', params: { message: 'go?' } } } });
+      if (answered)
+        return ok(m, {
+          ...task26('t1', 'completed'),
+          resultType: 'complete',
+          result: { content: [{ type: 'text', text: 'done' }] },
+        });
+      if (polls >= 2)
+        return ok(m, {
+          ...task26('t1', 'input_required'),
+          resultType: 'complete',
+          inputRequests: { 't1:ab': { method: 'elicitation/create', params: { message: 'go?' } } },
+        });
       return ok(m, { ...task26('t1', 'working'), resultType: 'complete' });
     },
-    'tasks/update': (m) => { answered = m.params.inputResponses; return ok(m, { resultType: 'complete' }); },
+    'tasks/update': (m) => {
+      answered = m.params.inputResponses;
+      return ok(m, { resultType: 'complete' });
+    },
   });
-  const asked = [], buttons = [];
-  const h = await callTool(s, { name: 'job', arguments: { a: 1 }, config: FAST,
-    onInput: async (key, req) => { asked.push([key, req.params.message]); return { action: 'accept', content: { confirm: true } }; },
-    onButton: (b) => buttons.push(b) });
+  const asked = [],
+    buttons = [];
+  const h = await callTool(s, {
+    name: 'job',
+    arguments: { a: 1 },
+    config: FAST,
+    onInput: async (key, req) => {
+      asked.push([key, req.params.message]);
+      return { action: 'accept', content: { confirm: true } };
+    },
+    onButton: (b) => buttons.push(b),
+  });
   assert.equal(h.id, 't1');
   const out = await h.outcome;
   assert.equal(out.outcome, 'succeeded');
@@ -57,7 +95,9 @@ test('2026: create, input_required asked once, tasks/update, completed; headers 
     assert.equal(x.headers['Mcp-Name'], 't1');
     assert.equal(x.headers['Mcp-Method'], x.message.method);
     assert.equal(x.headers['MCP-Protocol-Version'], '2026-07-28');
-    assert.ok(x.message.params._meta['io.modelcontextprotocol/clientCapabilities'].extensions['io.modelcontextprotocol/tasks']);
+    assert.ok(
+      x.message.params._meta['io.modelcontextprotocol/clientCapabilities'].extensions['io.modelcontextprotocol/tasks'],
+    );
   }
   const gets = s.sent.filter((x) => x.message.method === 'tasks/get').map((x) => x.at);
   for (let i = 1; i < gets.length; i++) assert.ok(gets[i] - gets[i - 1] >= 14, `poll gap ${gets[i] - gets[i - 1]}`);
@@ -65,7 +105,9 @@ test('2026: create, input_required asked once, tasks/update, completed; headers 
 });
 
 test('a plain tools/call result settles at once; a JSON-RPC error is protocol_failure with the error', async () => {
-  const s = fake('task-2026', { 'tools/call': (m) => ok(m, { content: [{ type: 'text', text: 'hi' }], resultType: 'complete' }) });
+  const s = fake('task-2026', {
+    'tools/call': (m) => ok(m, { content: [{ type: 'text', text: 'hi' }], resultType: 'complete' }),
+  });
   const h = await callTool(s, { name: 'greet' });
   assert.equal(h.id, null);
   assert.equal((await h.outcome).outcome, 'succeeded');
@@ -76,8 +118,15 @@ test('a plain tools/call result settles at once; a JSON-RPC error is protocol_fa
 });
 
 test('a lost tools/call answer rejects create_unanswered and is never resubmitted', async () => {
-  const s = fake('task-2026', { 'tools/call': () => { throw new Error('socket hang up'); } });
-  await assert.rejects(callTool(s, { name: 'paid' }), (e) => e instanceof McpCallError && e.code === 'create_unanswered' && /reconcile/i.test(e.message));
+  const s = fake('task-2026', {
+    'tools/call': () => {
+      throw new Error('socket hang up');
+    },
+  });
+  await assert.rejects(
+    callTool(s, { name: 'paid' }),
+    (e) => e instanceof McpCallError && e.code === 'create_unanswered' && /reconcile/i.test(e.message),
+  );
   await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(methods(s), ['tools/call']);
 });
@@ -87,7 +136,10 @@ test('2026 cancel: the core presses, ack then cancelled; pressing after settle i
   const s = fake('task-2026', {
     'tools/call': (m) => ok(m, { ...task26('t2', 'working'), resultType: 'task' }),
     'tasks/get': (m) => ok(m, { ...task26('t2', cancelled ? 'cancelled' : 'working'), resultType: 'complete' }),
-    'tasks/cancel': (m) => { cancelled = true; return ok(m, { resultType: 'complete' }); },
+    'tasks/cancel': (m) => {
+      cancelled = true;
+      return ok(m, { resultType: 'complete' });
+    },
   });
   const buttons = [];
   const h = await callTool(s, { name: 'slow', config: FAST, onButton: (b) => buttons.push(b) });
@@ -128,7 +180,12 @@ test('snapshot then resume in a new process-like watch: continues from the handl
   let done = false;
   const handlers = {
     'tools/call': (m) => ok(m, { ...task26('t4', 'working'), resultType: 'task' }),
-    'tasks/get': (m) => ok(m, { ...task26('t4', done ? 'completed' : 'working'), resultType: 'complete', ...(done ? { result: { content: [] } } : {}) }),
+    'tasks/get': (m) =>
+      ok(m, {
+        ...task26('t4', done ? 'completed' : 'working'),
+        resultType: 'complete',
+        ...(done ? { result: { content: [] } } : {}),
+      }),
   };
   const s1 = fake('task-2026', handlers);
   const ac = new AbortController();
@@ -143,15 +200,29 @@ test('snapshot then resume in a new process-like watch: continues from the handl
   const out = await r.outcome;
   assert.equal(out.outcome, 'succeeded');
   assert.ok(!methods(s2).includes('tools/call'));
-  assert.throws(() => resume('junk', s2), (e) => e.code === 'snapshot_invalid');
-  assert.throws(() => resume(snap, fake('task-2025', {})), (e) => e.code === 'wrong_model');
+  assert.throws(
+    () => resume('junk', s2),
+    (e) => e.code === 'snapshot_invalid',
+  );
+  assert.throws(
+    () => resume(snap, fake('task-2025', {})),
+    (e) => e.code === 'wrong_model',
+  );
 });
 
 test('2025: nested create, failed, tasks/result isError -> tool_error with the result', async () => {
   const s = fake('task-2025', {
-    'tools/call': (m) => { assert.deepEqual(m.params.task, { ttl: 5000 }); return ok(m, { task: task25('u1', 'working') }); },
+    'tools/call': (m) => {
+      assert.deepEqual(m.params.task, { ttl: 5000 });
+      return ok(m, { task: task25('u1', 'working') });
+    },
     'tasks/get': (m) => ok(m, task25('u1', 'failed')),
-    'tasks/result': (m) => ok(m, { content: [{ type: 'text', text: 'bad' }], isError: true, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'u1' } } }),
+    'tasks/result': (m) =>
+      ok(m, {
+        content: [{ type: 'text', text: 'bad' }],
+        isError: true,
+        _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'u1' } },
+      }),
   });
   const out = await (await callTool(s, { name: 'failing_job', ttlMs: 5000, config: FAST })).outcome;
   assert.equal(out.outcome, 'tool_error');
@@ -174,7 +245,10 @@ test('violations from the wire are reported, the call goes on', async () => {
   });
   const out2 = await (await callTool(s2, { name: 'x', config: FAST, onViolation: (v) => vs.push(v) })).outcome;
   assert.equal(out2.outcome, 'succeeded');
-  assert.ok(vs.some((v) => v.source === 'wire' && v.rule === 'missing_field'), JSON.stringify(vs));
+  assert.ok(
+    vs.some((v) => v.source === 'wire' && v.rule === 'missing_field'),
+    JSON.stringify(vs),
+  );
 });
 
 test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; no JSON-RPC body is a transport error', async () => {
@@ -182,23 +256,60 @@ test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; 
   const fakeFetch = async (url, init) => {
     seen.push({ url, init });
     const body = JSON.parse(init.body);
-    if (body.method === 'tasks/get') return new Response(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { ...task26('t', 'working'), resultType: 'complete' } })}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+    if (body.method === 'tasks/get')
+      return new Response(
+        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { ...task26('t', 'working'), resultType: 'complete' } })}\n\n`,
+        { headers: { 'content-type': 'text/event-stream' } },
+      );
     if (body.method === 'tasks/cancel') return new Response('bad gateway', { status: 502 });
-    return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32021, message: 'no' } }), { status: 400, headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32021, message: 'no' } }), {
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+    });
   };
   const s = httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch, declareTasks: false });
-  const a = await s.send({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: 't' } }, { 'Mcp-Name': 't' }, {});
+  const a = await s.send(
+    { jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: 't' } },
+    { 'Mcp-Name': 't' },
+    {},
+  );
   assert.equal(a.result.status, 'working');
   assert.equal(seen[0].init.headers['Mcp-Name'], 't');
   const meta = JSON.parse(seen[0].init.body).params._meta;
   assert.equal(meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
-  const e = await s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'x', _meta: { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } } } }, {}, {});
+  const e = await s.send(
+    {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: {
+        name: 'x',
+        _meta: {
+          'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        },
+      },
+    },
+    {},
+    {},
+  );
   assert.equal(e.error.code, -32021);
-  assert.deepEqual(JSON.parse(seen[1].init.body).params._meta['io.modelcontextprotocol/clientCapabilities'].extensions, {});
-  await assert.rejects(s.send({ jsonrpc: '2.0', id: 5, method: 'tasks/cancel', params: {} }, {}, {}), (x) => x.code === 'transport' && x.httpStatus === 502);
+  assert.deepEqual(
+    JSON.parse(seen[1].init.body).params._meta['io.modelcontextprotocol/clientCapabilities'].extensions,
+    {},
+  );
+  await assert.rejects(
+    s.send({ jsonrpc: '2.0', id: 5, method: 'tasks/cancel', params: {} }, {}, {}),
+    (x) => x.code === 'transport' && x.httpStatus === 502,
+  );
 });
 
 test('a 2026 MRTR InputRequiredResult on tools/call is refused (mrtr_unsupported), never read as a success', async () => {
-  const s = fake('task-2026', { 'tools/call': (m) => ok(m, { resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create', params: {} } } }) });
+  const s = fake('task-2026', {
+    'tools/call': (m) =>
+      ok(m, {
+        resultType: 'input_required',
+        inputRequests: { user_name: { method: 'elicitation/create', params: {} } },
+      }),
+  });
   await assert.rejects(callTool(s, { name: 'x' }), (e) => e.code === 'mrtr_unsupported');
 });
