@@ -27,6 +27,15 @@ else
   echo "chromium + chromedriver: present" >&2
 fi
 
+# 1b. PostgreSQL server binaries from Debian for the fleet-store tests (each test starts its own
+#     throwaway cluster on 127.0.0.1; nothing is started here).
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  step as_root apt-get update -q
+  step as_root apt-get install -y -q postgresql
+else
+  echo "postgresql server: present" >&2
+fi
+
 # 2. Rust wasm target (a no-op when present).
 step rustup target add wasm32-unknown-unknown
 
