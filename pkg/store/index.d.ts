@@ -35,7 +35,11 @@ export interface Store<R = unknown> {
    * (a new call is created leased to `owner` until `now + leaseMs`). Without `owner`, writes only
    * a call nobody leases. `false` means the write was refused: drop the call, another host has it.
    */
-  put(call: string, row: CallRow<R>, lease?: { owner?: string | null; now?: number; leaseMs?: number }): Promise<boolean>;
+  put(
+    call: string,
+    row: CallRow<R>,
+    lease?: { owner?: string | null; now?: number; leaseMs?: number },
+  ): Promise<boolean>;
   /** Leases up to `limit` (default 100) due, unfinished calls nobody holds, earliest first. */
   claimDue(options: { owner: string; now: number; leaseMs: number; limit?: number }): Promise<StoredCall<R>[]>;
   /** Extends every live lease of `owner` to `now + leaseMs`; resolves to how many. */
@@ -55,4 +59,8 @@ export class StoreError extends Error {
 export function sqliteStore<R = unknown>(path: string, options?: { table?: string }): Promise<Store<R>>;
 
 /** The fleet store on PostgreSQL (npm `pg`): pass a `pg.Pool` or a connection string. */
-export function pgStore<R = unknown>(options: { pool?: unknown; connectionString?: string; table?: string }): Promise<Store<R>>;
+export function pgStore<R = unknown>(options: {
+  pool?: unknown;
+  connectionString?: string;
+  table?: string;
+}): Promise<Store<R>>;

@@ -40,7 +40,10 @@ const TABLE = /^[a-z_][a-z0-9_]{0,62}$/;
 
 function tableName(table) {
   if (!TABLE.test(table)) {
-    throw new StoreError('invalid_input', `table: expected a lowercase SQL identifier, got ${JSON.stringify(String(table).slice(0, 40))}`);
+    throw new StoreError(
+      'invalid_input',
+      `table: expected a lowercase SQL identifier, got ${JSON.stringify(String(table).slice(0, 40))}`,
+    );
   }
   return table;
 }
@@ -64,10 +67,13 @@ function rowFields(row) {
   if (row === null || typeof row !== 'object') throw new StoreError('invalid_input', 'row: expected an object');
   for (const key of Object.keys(row)) {
     if (!['record', 'dueAt', 'done'].includes(key)) {
-      throw new StoreError('invalid_input', `row: unknown key ${JSON.stringify(key.slice(0, 40))} (expected record, dueAt, done)`);
+      throw new StoreError(
+        'invalid_input',
+        `row: unknown key ${JSON.stringify(key.slice(0, 40))} (expected record, dueAt, done)`,
+      );
     }
   }
-  if (row.record === undefined) throw new StoreError('invalid_input', 'row.record: required (the core\'s snapshot)');
+  if (row.record === undefined) throw new StoreError('invalid_input', "row.record: required (the core's snapshot)");
   return {
     record: JSON.stringify(row.record),
     dueAt: ms(row.dueAt, 'row.dueAt', { nullable: true }),
@@ -101,7 +107,11 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
   try {
     sqlite = await import('node:sqlite');
   } catch (e) {
-    throw new StoreError('unsupported', `sqliteStore needs node:sqlite (Node 22.13 or later); this is Node ${process.versions.node}`, e);
+    throw new StoreError(
+      'unsupported',
+      `sqliteStore needs node:sqlite (Node 22.13 or later); this is Node ${process.versions.node}`,
+      e,
+    );
   }
   const db = new sqlite.DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');
@@ -118,7 +128,8 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
 
   const q = {
     get: db.prepare(`SELECT * FROM ${t} WHERE call = ?`),
-    insert: db.prepare(`INSERT INTO ${t} (call, record, due_at, done, lease_owner, lease_until) VALUES (?, ?, ?, ?, ?, ?)
+    insert:
+      db.prepare(`INSERT INTO ${t} (call, record, due_at, done, lease_owner, lease_until) VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (call) DO NOTHING`),
     update: db.prepare(`UPDATE ${t} SET record = ?, due_at = ?, done = ?, version = version + 1
       WHERE call = ? AND ((? IS NULL AND lease_owner IS NULL) OR (lease_owner = ? AND lease_until > ?))`),
@@ -152,13 +163,21 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
       const f = rowFields(row);
       ms(now, 'now');
       return tx(() => {
-        const inserted = q.insert.run(c, f.record, f.dueAt, f.done ? 1 : 0, owner, owner === null ? null : now + ms(leaseMs, 'leaseMs'));
+        const inserted = q.insert.run(
+          c,
+          f.record,
+          f.dueAt,
+          f.done ? 1 : 0,
+          owner,
+          owner === null ? null : now + ms(leaseMs, 'leaseMs'),
+        );
         if (inserted.changes === 1) return true;
         return q.update.run(f.record, f.dueAt, f.done ? 1 : 0, c, owner, owner, now).changes === 1;
       });
     },
     async claimDue({ owner, now, leaseMs, limit = 100 }) {
-      if (typeof owner !== 'string' || owner.length === 0) throw new StoreError('invalid_input', 'owner: expected a non-empty string');
+      if (typeof owner !== 'string' || owner.length === 0)
+        throw new StoreError('invalid_input', 'owner: expected a non-empty string');
       ms(now, 'now');
       ms(leaseMs, 'leaseMs');
       return tx(() => {
@@ -243,7 +262,8 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
       return rowCount === 1;
     },
     async claimDue({ owner, now, leaseMs, limit = 100 }) {
-      if (typeof owner !== 'string' || owner.length === 0) throw new StoreError('invalid_input', 'owner: expected a non-empty string');
+      if (typeof owner !== 'string' || owner.length === 0)
+        throw new StoreError('invalid_input', 'owner: expected a non-empty string');
       const { rows } = await pool.query(
         `WITH due AS (
            SELECT call FROM ${t}

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 export function postgresBin() {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return null;
-  const versions = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(join(base, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? join(base, versions[0], 'bin') : null;
 }
 
@@ -33,20 +35,44 @@ function freePort() {
  */
 export async function startPostgres() {
   const bin = postgresBin();
-  if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (run scripts/install-tools.sh)');
+  if (!bin)
+    throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (run scripts/install-tools.sh)');
   const dir = mkdtempSync(join(tmpdir(), 'longcall-pg-'));
   chmodSync(dir, 0o777);
   // The server refuses to run as root: as root, run it as the `postgres` user Debian creates.
-  const user = process.getuid?.() === 0
-    ? { uid: Number(execFileSync('id', ['-u', 'postgres'])), gid: Number(execFileSync('id', ['-g', 'postgres'])) }
-    : {};
+  const user =
+    process.getuid?.() === 0
+      ? { uid: Number(execFileSync('id', ['-u', 'postgres'])), gid: Number(execFileSync('id', ['-g', 'postgres'])) }
+      : {};
   const data = join(dir, 'data');
-  execFileSync(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'longcall', '--no-sync', '-E', 'UTF8'], { stdio: 'pipe', cwd: dir, ...user });
+  execFileSync(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'longcall', '--no-sync', '-E', 'UTF8'], {
+    stdio: 'pipe',
+    cwd: dir,
+    ...user,
+  });
   const port = await freePort();
-  const server = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'fsync=off', '-c', 'max_connections=100'], { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir, ...user });
+  const server = spawn(
+    join(bin, 'postgres'),
+    [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'max_connections=100',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir, ...user },
+  );
   let log = '';
-  server.stderr.on('data', (d) => { log += d; });
+  server.stderr.on('data', (d) => {
+    log += d;
+  });
   const url = `postgres://longcall@127.0.0.1:${port}/postgres`;
   const pg = (await import('pg')).default;
   const deadline = Date.now() + 30_000;
