@@ -7,7 +7,8 @@ export function fakeClock(start = 1_000_000) {
   let now = start;
   let seq = 0;
   const timers = new Map(); // id -> {at, fn}
-  const settle = () => new Promise((r) => setImmediate(r));
+  // Several event-loop turns: enough for an answer's promise chain to land at the current time.
+  const settle = async () => { for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r)); };
   return {
     now: () => now,
     timers: {

@@ -1,5 +1,5 @@
 // Type-checks a consumer of `longcall/mcp` (compiled by test/types.test.mjs through tsconfig.json).
-import { callTool, httpSender, resume, watchTask, McpCallError, type CallHandle, type CallOutcome, type Sender } from 'longcall/mcp';
+import { callTool, httpSender, resume, sdk2Sender, sdkSender, watchTask, McpCallError, type CallHandle, type CallOutcome, type Sender } from 'longcall/mcp';
 import { readAnswer, buildRequest, type ReadAnswer, type BuiltRequest } from 'longcall';
 
 export async function example(url: string): Promise<string> {
@@ -21,4 +21,13 @@ export async function example(url: string): Promise<string> {
   const b: BuiltRequest = buildRequest('task-2025', { kind: 'fetch_result', handle: 't' }, 1);
   void r; void b;
   return out.outcome;
+}
+
+// The SDK senders: 1.x needs the SDK's types module, 2.x only the Client; a fake clock drives a watch.
+export function senders(client1: { request: Function; setRequestHandler: Function }, types: object, client2: { request: Function; setRequestHandler: Function }): Sender[] {
+  const one: Sender = sdkSender(client1, { types, requestTimeoutMs: 5_000 });
+  const two: Sender = sdk2Sender(client2, { resultTimeoutMs: 60_000 });
+  let t = 0;
+  watchTask(two, 'id', { now: () => t, timers: { setTimeout: (fn, ms) => { t += ms; fn(); return 0; }, clearTimeout: () => {} } });
+  return [one, two, ...(one.routeInput ? [] : [two])];
 }
