@@ -181,7 +181,9 @@ const rpcErrorOf = (code, message, data) => {
  */
 export function sdkSender(client, { types, ...options } = {}) {
   if (!client || typeof client.request !== 'function') throw new McpCallError('invalid_input', 'sdkSender: expected an SDK Client');
-  if (!types?.ElicitRequestSchema) throw new McpCallError('invalid_input', "sdkSender: pass {types: await import('@modelcontextprotocol/sdk/types.js')}");
+  if (!types?.ElicitRequestSchema) {
+    throw new McpCallError('invalid_input', "sdkSender: pass {types: await import('@modelcontextprotocol/sdk/types.js')} (for a Client from @modelcontextprotocol/client 2.x, use sdk2Sender(client))");
+  }
   // Failures the SDK raises as McpError on its own side: not answers from the server.
   const LOCAL = new Set([types.ErrorCode?.RequestTimeout ?? -32001, types.ErrorCode?.ConnectionClosed ?? -32000]);
   return sdkLikeSender({

@@ -130,9 +130,10 @@ test('2.x: an SdkError (local timeout) is no answer: thrown, and tools/call ends
   assert.deepEqual(c.sent.map((m) => m.method), ['tools/call']);
 });
 
-test('sdk2Sender refuses what is not a 2.x Client', () => {
+test('sdk2Sender refuses what is not a 2.x Client; sdkSender without types points a 2.x Client to it', () => {
   assert.throws(() => sdk2Sender({}), (e) => e.code === 'invalid_input');
   assert.throws(() => sdk2Sender({ request() {} }), (e) => e.code === 'invalid_input');
+  assert.throws(() => sdkSender(fakeSdk2Client({})), (e) => e.code === 'invalid_input' && /sdk2Sender/.test(e.message));
 });
 
 test('any sender: the signal of a request that has its answer is never aborted when the call settles', async () => {
