@@ -134,9 +134,11 @@ function sdkLikeSender(sdk, { requestTimeoutMs = 60000, resultTimeoutMs = 600000
       if (previous) return previous(request, extra);
       return { action: 'decline' };
     });
-  } catch {
-    // The Client did not declare `capabilities.elicitation`: fine until a task asks for input
-    // (the watch reports `input_unsupported` then).
+  } catch (e) {
+    // The Client did not declare `capabilities.elicitation` (both SDK lines refuse the handler,
+    // naming the capability): fine until a task asks for input (the watch reports
+    // `input_unsupported` then). Anything else is a real failure.
+    if (!/elicitation/i.test(String(e?.message ?? ''))) throw e;
     inputChannel = false;
   }
   const sender = {
