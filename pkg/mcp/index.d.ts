@@ -91,7 +91,11 @@ export function sdkSender(client: { request: Function; setRequestHandler: Functi
  */
 export function sdk2Sender(client: { request: Function; setRequestHandler: Function }, options?: SdkTimeouts): Sender;
 
-/** A violation seen while watching: from the wire codecs, the tracker, or the adapter. */
+/**
+ * A violation seen while watching: from the wire codecs, the tracker, or the adapter. Adapter
+ * rules: `input_unsupported` (a 2025 task asks for input and the sender has no `routeInput`),
+ * `on_input_failed` (`onInput` threw), or the code of an error the core raised.
+ */
 export type WatchViolation = (Violation & { source: 'wire' | 'tracker' }) | { source: 'adapter'; rule: string; level: 'must' | 'should'; detail: string };
 
 /** One request and its answer, with host times (ms). */
