@@ -7,8 +7,11 @@
 //   const { outcome, result } = await h.outcome;
 //
 // Senders: `sdkSender(client, {types})` (official @modelcontextprotocol/sdk 1.x Client, 2025-11-25
-// wire) and `httpSender({url})` (fetch-based Streamable HTTP, 2026-07-28 tasks extension). Any
-// object `{model, send(message, headers, {signal, kind}) -> Promise<JSON-RPC response>}` works.
+// wire), `sdk2Sender(client)` (the 2.x `@modelcontextprotocol/client` Client, same wire) and
+// `httpSender({url})` (fetch-based Streamable HTTP, 2026-07-28 tasks extension). Any object
+// `{model, send(message, headers, {signal, kind}) -> Promise<JSON-RPC response>}` works; the
+// contract (index.d.ts `Sender`): resolve with whatever answer arrived, unvalidated; throw only
+// when none did; once `send` has settled, the signal it was given is no longer followed.
 import * as lc from 'longcall';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -125,70 +128,157 @@ export function httpSender({
 }
 
 /**
- * A sender over the official `@modelcontextprotocol/sdk` 1.x `Client` (2025-11-25 experimental
- * tasks): requests go through `client.request(...)` with the SDK's own result schemas, JSON-RPC
- * errors come back as answers, and the 2025 elicitation (delivered inside `tasks/result`) is
- * answered by the SDK's own request handler, routed to the `onInput` of the call it names.
- * The client must declare `capabilities.elicitation` to receive input requests.
- * @param {object} client a connected SDK `Client`
- * @param {{types: object, requestTimeoutMs?: number, resultTimeoutMs?: number}} options
- *   `types` is `await import('@modelcontextprotocol/sdk/types.js')` (the SDK the client came from).
+ * A signal for one request that follows `signal` only until `detach()`: once a request has its
+ * answer, aborting the caller's signal must not reach it. (SDK 1.32.2 never removes its abort
+ * listener, so a late abort there sends `notifications/cancelled` for a request that is over,
+ * which MCP forbids: cancellation names only requests still in progress.)
+ * @param {AbortSignal} [signal]
  */
-export function sdkSender(client, { types, requestTimeoutMs = 60000, resultTimeoutMs = 600000 } = {}) {
-  if (!client || typeof client.request !== 'function')
-    throw new McpCallError('invalid_input', 'sdkSender: expected an SDK Client');
-  if (!types?.CreateTaskResultSchema)
-    throw new McpCallError(
-      'invalid_input',
-      "sdkSender: pass {types: await import('@modelcontextprotocol/sdk/types.js')}",
-    );
-  const either = {
-    safeParse: (d) => {
-      const a = types.CreateTaskResultSchema.safeParse(d);
-      return a.success ? a : types.CallToolResultSchema.safeParse(d);
-    },
-  };
-  const schemaFor = {
-    'tools/call': either,
-    'tasks/get': types.GetTaskResultSchema,
-    'tasks/cancel': types.CancelTaskResultSchema,
-    'tasks/result': types.GetTaskPayloadResultSchema,
-  };
+function requestSignal(signal) {
+  if (!signal) return { signal: undefined, detach() {} };
+  const ctl = new AbortController();
+  if (signal.aborted) {
+    ctl.abort(signal.reason);
+    return { signal: ctl.signal, detach() {} };
+  }
+  const follow = () => ctl.abort(signal.reason);
+  signal.addEventListener('abort', follow, { once: true });
+  return { signal: ctl.signal, detach: () => signal.removeEventListener('abort', follow) };
+}
+
+// Result schemas that accept any result unchanged: the sender hands over what arrived and the
+// core reads it (an SDK schema would turn a result it rejects, e.g. a 2025 Task without `ttl`,
+// into an exception, i.e. into "no answer").
+const PASSTHROUGH_ZOD = { safeParse: (data) => ({ success: true, data }) };
+const PASSTHROUGH_STANDARD = { '~standard': { version: 1, vendor: 'longcall', validate: (value) => ({ value }) } };
+
+/**
+ * The part shared by the SDK senders. `sdk` adapts one SDK line:
+ * `request(method, params, options)` resolves with the raw result or throws;
+ * `rpcError(e)` returns the JSON-RPC error object when `e` is the server's error answer, else
+ * null (a local failure: timeout, closed connection);
+ * `previousElicitation()` returns the `elicitation/create` handler registered before, if any;
+ * `setElicitation(fn)` registers ours (throws when the Client did not declare elicitation).
+ */
+function sdkLikeSender(sdk, { requestTimeoutMs = 60000, resultTimeoutMs = 600000 } = {}) {
   const routes = new Map(); // taskId -> (key, request) => Promise<ElicitResult>
-  client.setRequestHandler(types.ElicitRequestSchema, async (request, extra) => {
-    const taskId = request.params?._meta?.[RELATED_TASK]?.taskId;
-    const route = taskId !== undefined ? routes.get(taskId) : undefined;
-    if (!route) return { action: 'decline' };
-    return route(`elicitation/create#${extra?.requestId ?? '?'}`, request);
-  });
-  // Transport-side failures the SDK raises as McpError: not answers from the server.
-  const LOCAL = new Set([types.ErrorCode?.RequestTimeout ?? -32001, types.ErrorCode?.ConnectionClosed ?? -32000]);
-  return {
+  const previous = sdk.previousElicitation();
+  let inputChannel = true;
+  try {
+    sdk.setElicitation(async (request, extra, requestId) => {
+      const taskId = request?.params?._meta?.[RELATED_TASK]?.taskId;
+      const route = taskId !== undefined ? routes.get(taskId) : undefined;
+      if (route) return route(`elicitation/create#${requestId ?? '?'}`, request);
+      // Not about a task this sender watches: the host's own handler answers it.
+      if (previous) return previous(request, extra);
+      return { action: 'decline' };
+    });
+  } catch (e) {
+    // The Client did not declare `capabilities.elicitation` (both SDK lines refuse the handler,
+    // naming the capability): fine until a task asks for input (the watch reports
+    // `input_unsupported` then). Anything else is a real failure.
+    if (!/elicitation/i.test(String(e?.message ?? ''))) throw e;
+    inputChannel = false;
+  }
+  const sender = {
     model: 'task-2025',
-    routeInput(taskId, fn) {
-      routes.set(taskId, fn);
-      return () => routes.delete(taskId);
-    },
     async send(message, _headers, { signal } = {}) {
       const { id, method, params } = message;
       const timeout = method === 'tasks/result' ? resultTimeoutMs : requestTimeoutMs;
+      const link = requestSignal(signal);
       try {
-        const result = await client.request({ method, params }, schemaFor[method] ?? types.ResultSchema, {
-          signal,
+        const result = await sdk.request(method, params, {
+          signal: link.signal,
           timeout,
           resetTimeoutOnProgress: true,
         });
         return { jsonrpc: '2.0', id, result };
       } catch (e) {
-        if (typeof e?.code === 'number' && !LOCAL.has(e.code) && !signal?.aborted) {
-          const error = { code: e.code, message: String(e.message ?? '') };
-          if (e.data !== undefined) error.data = e.data;
-          return { jsonrpc: '2.0', id, error };
-        }
+        const error = signal?.aborted ? null : sdk.rpcError(e);
+        if (error) return { jsonrpc: '2.0', id, error };
         throw e;
+      } finally {
+        link.detach();
       }
     },
   };
+  if (inputChannel)
+    sender.routeInput = (taskId, fn) => {
+      routes.set(taskId, fn);
+      return () => routes.delete(taskId);
+    };
+  return sender;
+}
+
+const rpcErrorOf = (code, message, data) => {
+  const error = { code, message };
+  if (data !== undefined) error.data = data;
+  return error;
+};
+
+/**
+ * A sender over the official `@modelcontextprotocol/sdk` 1.x `Client` (2025-11-25 experimental
+ * tasks). Requests go through `client.request(...)` with a schema that accepts any result, so
+ * what the server answered reaches the core as it arrived; a JSON-RPC error is an answer too.
+ * The 2025 elicitation (delivered inside `tasks/result`) is answered by a request handler routed
+ * to the `onInput` of the call whose task it names; any other elicitation goes to the handler the
+ * host registered before calling `sdkSender` (or is declined if there is none). A Client without
+ * `capabilities.elicitation` works until a task asks for input.
+ * @param {object} client a connected SDK `Client`
+ * @param {{types: object, requestTimeoutMs?: number, resultTimeoutMs?: number}} options
+ *   `types` is `await import('@modelcontextprotocol/sdk/types.js')` (the SDK the client came from).
+ */
+export function sdkSender(client, { types, ...options } = {}) {
+  if (!client || typeof client.request !== 'function')
+    throw new McpCallError('invalid_input', 'sdkSender: expected an SDK Client');
+  if (!types?.ElicitRequestSchema) {
+    throw new McpCallError(
+      'invalid_input',
+      "sdkSender: pass {types: await import('@modelcontextprotocol/sdk/types.js')} (for a Client from @modelcontextprotocol/client 2.x, use sdk2Sender(client))",
+    );
+  }
+  // Failures the SDK raises as McpError on its own side: not answers from the server.
+  const LOCAL = new Set([types.ErrorCode?.RequestTimeout ?? -32001, types.ErrorCode?.ConnectionClosed ?? -32000]);
+  return sdkLikeSender(
+    {
+      request: (method, params, opts) => client.request({ method, params }, PASSTHROUGH_ZOD, opts),
+      rpcError: (e) =>
+        typeof e?.code === 'number' && !LOCAL.has(e.code)
+          ? // McpError prefixes the server's message with "MCP error <code>: ".
+            rpcErrorOf(e.code, String(e.message ?? '').replace(/^MCP error -?\d+: /, ''), e.data)
+          : null,
+      previousElicitation: () => client._requestHandlers?.get?.('elicitation/create'),
+      setElicitation: (fn) =>
+        client.setRequestHandler(types.ElicitRequestSchema, (request, extra) => fn(request, extra, extra?.requestId)),
+    },
+    options,
+  );
+}
+
+/**
+ * A sender over the official SDK 2.x `Client` (`@modelcontextprotocol/client`, 2.4.0), on the
+ * 2025-11-25 wire (a Client connected with the default legacy negotiation). Same behaviour as
+ * {@link sdkSender}: results handed over as they arrived (a schema that accepts anything), a
+ * server's `ProtocolError` is an answer, an `SdkError` (timeout, closed connection) is none, and
+ * task elicitations are routed while others go to the host's own handler.
+ * @param {object} client a connected `Client` from `@modelcontextprotocol/client`
+ * @param {{requestTimeoutMs?: number, resultTimeoutMs?: number}} [options]
+ */
+export function sdk2Sender(client, options = {}) {
+  if (!client || typeof client.request !== 'function' || typeof client.setRequestHandler !== 'function') {
+    throw new McpCallError('invalid_input', 'sdk2Sender: expected a Client from @modelcontextprotocol/client');
+  }
+  return sdkLikeSender(
+    {
+      request: (method, params, opts) => client.request({ method, params }, PASSTHROUGH_STANDARD, opts),
+      // ProtocolError (the server's JSON-RPC error) has a numeric code; SdkError's codes are strings.
+      rpcError: (e) => (typeof e?.code === 'number' ? rpcErrorOf(e.code, String(e.message ?? ''), e.data) : null),
+      previousElicitation: () => client._getRequestHandler?.('elicitation/create'),
+      setElicitation: (fn) =>
+        client.setRequestHandler('elicitation/create', (request, ctx) => fn(request, ctx, ctx?.mcpReq?.id)),
+    },
+    options,
+  );
 }
 
 // ---- the watch ----------------------------------------------------------------------------
@@ -200,6 +290,7 @@ class Watch {
     this.tracker = tracker;
     this.opts = opts;
     this.now = opts.now ?? Date.now;
+    this.timers = opts.timers ?? globalThis;
     this.name = state.name ?? null;
     this.nextId = state.nextId ?? 1;
     this.result = state.result;
@@ -230,6 +321,20 @@ class Watch {
     }
   }
 
+  // A 2025 task asks for input over the SDK's elicitation handler; a sender without one (a Client
+  // that did not declare elicitation) cannot deliver it: said once, the watch goes on.
+  checkInputChannel(status) {
+    if (status !== 'input_required' || this.model !== 'task-2025' || this.sender.routeInput || this.inputUnsupported)
+      return;
+    this.inputUnsupported = true;
+    this.report({
+      source: 'adapter',
+      rule: 'input_unsupported',
+      level: 'must',
+      detail: `task ${this.tracker.id ?? '?'} asks for input, but the sender cannot receive input requests (declare capabilities.elicitation on the Client)`,
+    });
+  }
+
   apply(fn) {
     let outs;
     try {
@@ -258,6 +363,7 @@ class Watch {
       case 'status':
         safe(opts.onStatus, o.status);
         this.route();
+        this.checkInputChannel(o.status);
         break;
       case 'violation':
         this.report({ source: 'tracker', ...o.violation });
@@ -289,7 +395,7 @@ class Watch {
     if (this.done) return;
     const delay = Math.max(0, at - this.now());
     // Timers may fire a millisecond early: the tracker gets the real time and asks again if so.
-    this.timer = setTimeout(
+    this.timer = this.timers.setTimeout(
       () => {
         this.timer = null;
         if (!this.done) this.apply(() => this.tracker.timeout(this.now()));
@@ -299,7 +405,7 @@ class Watch {
   }
 
   disarm() {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer !== null) this.timers.clearTimeout(this.timer);
     this.timer = null;
   }
 
@@ -326,11 +432,17 @@ class Watch {
     const ctl = new AbortController();
     const entry = { kind: request.kind, ctl };
     this.inflight.push(entry);
+    // Off the in-flight list as soon as it has its answer (before the core reads it): settling
+    // aborts what is still in flight, and a request that has its answer is not.
+    const landed = () => {
+      this.inflight = this.inflight.filter((x) => x !== entry);
+    };
     const t0 = this.now();
     Promise.resolve()
       .then(() => this.sender.send(built.message, built.headers, { signal: ctl.signal, kind: request.kind }))
       .then(
         (answer) => {
+          landed();
           if (this.done) return;
           let read;
           try {
@@ -358,6 +470,7 @@ class Watch {
           this.apply(() => this.tracker.handle(this.now(), read.input));
         },
         (e) => {
+          landed();
           if (this.done) return;
           safe(this.opts.onExchange, {
             method: built.message.method,
@@ -373,10 +486,7 @@ class Watch {
             }),
           );
         },
-      )
-      .finally(() => {
-        this.inflight = this.inflight.filter((x) => x !== entry);
-      });
+      );
   }
 
   async userAnswer(key, request) {
@@ -542,7 +652,9 @@ function checkSender(sender) {
  * @property {(status: string) => void} [onStatus]
  * @property {(v: object) => void} [onViolation]
  * @property {(e: object) => void} [onExchange] every request/answer pair, with times
- * @property {() => number} [now]
+ * @property {() => number} [now] clock in ms (default Date.now)
+ * @property {{setTimeout: Function, clearTimeout: Function}} [timers] for wake-ups (default the
+ *   global ones); with `now`, a test drives the watch on a fake clock
  */
 
 /**
@@ -560,10 +672,14 @@ export async function callTool(sender, opts) {
   const built = lc.buildCall(sender.model, 1, opts.name, opts.arguments ?? {}, opts.ttlMs ?? null);
   const t0 = w.now();
   let read;
+  // The caller's signal stops watching later: it must not reach the answered tools/call.
+  const link = requestSignal(opts.signal);
   try {
-    const answer = await sender.send(built.message, built.headers, { signal: opts.signal, kind: 'call' });
+    const answer = await sender.send(built.message, built.headers, { signal: link.signal, kind: 'call' });
+    link.detach();
     read = lc.readAnswer(sender.model, 'call', answer);
   } catch (e) {
+    link.detach();
     safe(opts.onExchange, { method: 'tools/call', sentAt: t0, answeredAt: w.now(), error: String(e?.message ?? e) });
     w.apply(() => tracker.handle(w.now(), { type: 'create_unanswered' }));
     throw new McpCallError(

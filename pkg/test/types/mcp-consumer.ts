@@ -1,8 +1,11 @@
 // Type-checks a consumer of `longcall/mcp` (compiled by test/types.test.mjs through tsconfig.json).
+import type { SdkClientLike } from 'longcall/mcp';
 import {
   callTool,
   httpSender,
   resume,
+  sdk2Sender,
+  sdkSender,
   watchTask,
   McpCallError,
   type CallHandle,
@@ -43,4 +46,23 @@ export async function example(url: string): Promise<string> {
   void r;
   void b;
   return out.outcome;
+}
+
+// The SDK senders: 1.x needs the SDK's types module, 2.x only the Client; a fake clock drives a watch.
+export function senders(client1: SdkClientLike, types: object, client2: SdkClientLike): Sender[] {
+  const one: Sender = sdkSender(client1, { types, requestTimeoutMs: 5_000 });
+  const two: Sender = sdk2Sender(client2, { resultTimeoutMs: 60_000 });
+  let t = 0;
+  watchTask(two, 'id', {
+    now: () => t,
+    timers: {
+      setTimeout: (fn, ms) => {
+        t += ms;
+        fn();
+        return 0;
+      },
+      clearTimeout: () => {},
+    },
+  });
+  return [one, two, ...(one.routeInput ? [] : [two])];
 }
