@@ -6,15 +6,36 @@ import { wasmMemory } from './dist/longcall.js';
 
 export {
   // lifecycle
-  parseStatus, transition, observe, observeCode, statuses, transitionTable, seed,
+  parseStatus,
+  transition,
+  observe,
+  observeCode,
+  statuses,
+  transitionTable,
+  seed,
   // outcomes, cancel, admission, batch, poll, mapping, ownership
-  classifyOutcome, needsResultFetch, cancelWindow, cancelWindowCode, classifyCancelAnswer,
-  classifySubmit, mcpCreateLost, planWaits, pollPlan, taskStatusFor, jobStatusesFor,
-  mappingConcepts, jobAccess, taskAccess, errorCodes, violationRules,
+  classifyOutcome,
+  needsResultFetch,
+  cancelWindow,
+  cancelWindowCode,
+  classifyCancelAnswer,
+  classifySubmit,
+  mcpCreateLost,
+  planWaits,
+  pollPlan,
+  taskStatusFor,
+  jobStatusesFor,
+  mappingConcepts,
+  jobAccess,
+  taskAccess,
+  errorCodes,
+  violationRules,
   // stateful
-  CancelButton, Tracker,
+  CancelButton,
+  Tracker,
   // vectors
-  replay, wasmMemory,
+  replay,
+  wasmMemory,
 } from './dist/longcall.js';
 
 // MCP wire (bindings/wasm/src/wire.rs): JSON-RPC answers -> tracker inputs, tracker requests ->
@@ -22,8 +43,17 @@ export {
 export { readAnswer, readNotification, buildRequest, buildCall, capabilityMeta } from './dist/longcall.js';
 
 export {
-  MODELS, STATUSES, OBSERVATIONS, TRANSITIONS, WINDOWS, OUTPUT_KINDS, REQUEST_KINDS, BUTTON_STATES,
-  OUTCOMES, STOP_REASONS, BAD_CODE,
+  MODELS,
+  STATUSES,
+  OBSERVATIONS,
+  TRANSITIONS,
+  WINDOWS,
+  OUTPUT_KINDS,
+  REQUEST_KINDS,
+  BUTTON_STATES,
+  OUTCOMES,
+  STOP_REASONS,
+  BAD_CODE,
 } from './codes.js';
 import { makeFast } from './codes.js';
 

@@ -15,7 +15,11 @@ export type JobStatus = 'queued' | 'processing' | 'running' | 'completed' | 'fai
 export type Status = TaskStatus | JobStatus;
 
 /** The statuses model `M` speaks. */
-export type StatusOf<M extends Model> = M extends 'job' ? JobStatus : M extends 'task-2026' | 'task-2025' ? TaskStatus : Status;
+export type StatusOf<M extends Model> = M extends 'job'
+  ? JobStatus
+  : M extends 'task-2026' | 'task-2025'
+    ? TaskStatus
+    : Status;
 
 /**
  * Whether the server may really move a call from one status to another:
@@ -42,9 +46,18 @@ export type TransitionCode = 0 | 1 | 2 | 3;
 
 /** Stable machine-readable error codes (the `code` of a thrown {@link LongcallError}). */
 export type ErrorCode =
-  | 'unknown_model' | 'unknown_status' | 'status_not_in_model' | 'invalid_config' | 'invalid_input'
-  | 'wrong_model' | 'cancel_refused' | 'malformed' | 'too_large' | 'too_deep'
-  | 'snapshot_version' | 'snapshot_invalid';
+  | 'unknown_model'
+  | 'unknown_status'
+  | 'status_not_in_model'
+  | 'invalid_config'
+  | 'invalid_input'
+  | 'wrong_model'
+  | 'cancel_refused'
+  | 'malformed'
+  | 'too_large'
+  | 'too_deep'
+  | 'snapshot_version'
+  | 'snapshot_invalid';
 
 /** What every export throws on bad input: a plain `Error` with a stable `code`; `message` is for people. */
 export interface LongcallError extends Error {
@@ -103,36 +116,99 @@ export type Outcome = 'succeeded' | 'tool_error' | 'protocol_failure' | 'cancell
 /** Where a call stands with respect to cancellation. */
 export type CancelWindow = 'open' | 'started' | 'terminal';
 /** What a cancel answer means. */
-export type CancelVerdict = 'acknowledged' | 'cancelled' | 'too_late' | 'already_finished' | 'rejected' | 'not_found' | 'request_failed' | 'breaks_revision';
+export type CancelVerdict =
+  | 'acknowledged'
+  | 'cancelled'
+  | 'too_late'
+  | 'already_finished'
+  | 'rejected'
+  | 'not_found'
+  | 'request_failed'
+  | 'breaks_revision';
 /** What the cancel button shows. */
-export type ButtonState = 'unavailable' | 'available' | 'requesting' | 'acknowledged_pending' | 'too_late' | 'cancelled' | 'finished_first' | 'not_applicable';
+export type ButtonState =
+  | 'unavailable'
+  | 'available'
+  | 'requesting'
+  | 'acknowledged_pending'
+  | 'too_late'
+  | 'cancelled'
+  | 'finished_first'
+  | 'not_applicable';
 /** Protocol rules a peer can break (stable codes). */
-export type Rule = 'illegal_transition' | 'terminal_conflict' | 'bad_seed' | 'unknown_status' | 'result_contradicts_status'
-  | 'cancel_answer_breaks_revision' | 'cancel_terminal_not_acked' | 'input_key_reused' | 'input_answered_twice' | 'poll_too_fast'
-  | 'resubmit_after_timeout' | 'mcp_name_header' | 'wrong_result_type' | 'missing_capability' | 'unsolicited_task'
-  | 'wrong_revision_method' | 'missing_field' | 'unknown_task_notification';
+export type Rule =
+  | 'illegal_transition'
+  | 'terminal_conflict'
+  | 'bad_seed'
+  | 'unknown_status'
+  | 'result_contradicts_status'
+  | 'cancel_answer_breaks_revision'
+  | 'cancel_terminal_not_acked'
+  | 'input_key_reused'
+  | 'input_answered_twice'
+  | 'poll_too_fast'
+  | 'resubmit_after_timeout'
+  | 'mcp_name_header'
+  | 'wrong_result_type'
+  | 'missing_capability'
+  | 'unsolicited_task'
+  | 'wrong_revision_method'
+  | 'missing_field'
+  | 'unknown_task_notification';
 /** MUST or SHOULD. */
 export type Level = 'must' | 'should';
 /** One broken rule, with what was seen. */
-export interface Violation { rule: Rule; level: Level; detail: string }
+export interface Violation {
+  rule: Rule;
+  level: Level;
+  detail: string;
+}
 /** Any JSON value (tool results, elicitation requests and answers). */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** A JSON-RPC error object. Compare codes, never message text. */
-export interface RpcError { code: number; message?: string; data?: Json }
+export interface RpcError {
+  code: number;
+  message?: string;
+  data?: Json;
+}
 /** A tool result with its `isError` flag read out. */
-export interface ToolResult { is_error: boolean; value: Json }
+export interface ToolResult {
+  is_error: boolean;
+  value: Json;
+}
 /** One outstanding input request of an `input_required` task. */
-export interface InputRequest { key: string; request: Json }
+export interface InputRequest {
+  key: string;
+  request: Json;
+}
 /** One observation of a task (`tasks/get`, a notification, the creating answer). Times are ms. */
 export interface TaskView {
-  task_id: string; status: TaskStatus; status_message?: string; created_at_ms?: number; last_updated_at_ms?: number;
-  ttl_ms?: number; poll_interval_ms?: number; input_requests?: InputRequest[]; result?: ToolResult; error?: RpcError;
+  task_id: string;
+  status: TaskStatus;
+  status_message?: string;
+  created_at_ms?: number;
+  last_updated_at_ms?: number;
+  ttl_ms?: number;
+  poll_interval_ms?: number;
+  input_requests?: InputRequest[];
+  result?: ToolResult;
+  error?: RpcError;
 }
 /** One observation of a job (`jobs_get`, an entry of `jobs_wait`). */
-export interface JobView { id: string; status: JobStatus; result?: Json; error?: Json }
+export interface JobView {
+  id: string;
+  status: JobStatus;
+  result?: Json;
+  error?: Json;
+}
 /** A Sume error code seen in a cancel answer. */
-export type JobErrorCode = 'job_generation_already_started' | 'job_not_cancelable' | 'not_found' | 'rate_limit_exceeded' | 'other';
+export type JobErrorCode =
+  | 'job_generation_already_started'
+  | 'job_not_cancelable'
+  | 'not_found'
+  | 'rate_limit_exceeded'
+  | 'other';
 /** A cancel answer as the wire said it. */
 export type CancelAnswer =
   | { kind: 'ack' }
@@ -187,19 +263,49 @@ export type Output =
 /** How a backoff delay is randomized. */
 export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated';
 /** The client's own poll schedule; missing fields take their defaults (1000 ms, x2, 30 s cap, full jitter, 500 ms minimum). */
-export interface PollPolicy { initial_ms?: number; multiplier_percent?: number; cap_ms?: number; jitter?: Jitter; min_interval_ms?: number; max_polls?: number | null }
+export interface PollPolicy {
+  initial_ms?: number;
+  multiplier_percent?: number;
+  cap_ms?: number;
+  jitter?: Jitter;
+  min_interval_ms?: number;
+  max_polls?: number | null;
+}
 /** How a tracker polls and how long it watches. Integers up to 2^53-1. */
-export interface TrackerConfig { poll?: PollPolicy; seed?: number; deadline_ms?: number | null }
+export interface TrackerConfig {
+  poll?: PollPolicy;
+  seed?: number;
+  deadline_ms?: number | null;
+}
 /** What a host shows or stores about a watched call. */
 export interface RunRecord {
-  model: Model; handle: string | null; status: Status | null; poll_interval_ms: number | null; last_observed_at: number | null;
-  next_poll_at: number | null; ttl_deadline: number | null; polls_sent: number; cancel: ButtonState; outcome: Outcome | null;
-  stopped: StopReason | null; violations: Violation[]; violation_count: number;
+  model: Model;
+  handle: string | null;
+  status: Status | null;
+  poll_interval_ms: number | null;
+  last_observed_at: number | null;
+  next_poll_at: number | null;
+  ttl_deadline: number | null;
+  polls_sent: number;
+  cancel: ButtonState;
+  outcome: Outcome | null;
+  stopped: StopReason | null;
+  violations: Violation[];
+  violation_count: number;
 }
 /** What came with a terminal status: `result` is `isError` when a tool result is present. */
-export interface Payload { result: boolean | null; error: boolean }
+export interface Payload {
+  result: boolean | null;
+  error: boolean;
+}
 /** A Sume admission error code. */
-export type AdmissionErrorCode = 'queue_full' | 'insufficient_credits' | 'rate_limit_exceeded' | 'not_found' | 'none' | 'other';
+export type AdmissionErrorCode =
+  | 'queue_full'
+  | 'insufficient_credits'
+  | 'rate_limit_exceeded'
+  | 'not_found'
+  | 'none'
+  | 'other';
 /** What happened to a submit request. */
 export type Submitted =
   | { kind: 'answer'; http_status: number; error_code: AdmissionErrorCode; retry_after_ms: number | null }
@@ -216,22 +322,41 @@ export type Advice =
 /** What a `jobs_wait` call waits for. */
 export type WaitFor = 'all' | 'any';
 /** The body of one `jobs_wait` call. */
-export interface WaitCall { job_ids: string[]; wait_for: WaitFor; timeout_seconds?: number; include_results: boolean }
+export interface WaitCall {
+  job_ids: string[];
+  wait_for: WaitFor;
+  timeout_seconds?: number;
+  include_results: boolean;
+}
 /** The calls for one wave of ids. */
-export interface WaitPlan { calls: WaitCall[]; wait_for: WaitFor; duplicates: string[]; already_terminal: string[] }
+export interface WaitPlan {
+  calls: WaitCall[];
+  wait_for: WaitFor;
+  duplicates: string[];
+  already_terminal: string[];
+}
 /** A job's owner or a caller. */
-export interface Owner { workspace: string; member: string }
+export interface Owner {
+  workspace: string;
+  member: string;
+}
 /** Whether a caller may see a task or job. */
 export type Access = 'owner' | 'hidden';
 /** A scenario vector (format: src/vector.rs). */
 export interface Vector {
-  name: string; about?: string; model: Model; config?: TrackerConfig;
+  name: string;
+  about?: string;
+  model: Model;
+  config?: TrackerConfig;
   steps: { at: number; input?: Input; timeout?: boolean; error?: ErrorCode; expect: Output[] }[];
   record?: Partial<RunRecord>;
 }
 /** What {@link replay} reports. */
 export interface ReplayReport {
-  name: string; passed: boolean; record: RunRecord; record_ok: boolean;
+  name: string;
+  passed: boolean;
+  record: RunRecord;
+  record_ok: boolean;
   steps: { index: number; error: ErrorCode | null; outputs: Output[]; ok: boolean }[];
 }
 
@@ -246,7 +371,11 @@ export function seed<M extends Model>(model: M, first: StatusOf<M>): Seed;
  * @throws {LongcallError} `invalid_input` for a status that is not terminal or a bad payload.
  * @example classifyOutcome('task-2026', 'completed', { result: true, error: false }) // { outcome: 'tool_error', violation: null }
  */
-export function classifyOutcome<M extends Model>(model: M, status: StatusOf<M>, payload: Payload): { outcome: Outcome; violation: Rule | null };
+export function classifyOutcome<M extends Model>(
+  model: M,
+  status: StatusOf<M>,
+  payload: Payload,
+): { outcome: Outcome; violation: Rule | null };
 /** Whether a 2025 task's outcome needs a `tasks/result` fetch first. @throws {LongcallError} on a bad model or status. */
 export function needsResultFetch<M extends Model>(model: M, status: StatusOf<M>): boolean;
 /**
@@ -275,14 +404,26 @@ export function mcpCreateLost(): Advice;
  * Plans the `jobs_wait` calls for a wave (chunks of 20; duplicates and known-terminal ids left out).
  * @throws {LongcallError} `invalid_input` (an empty id, a malformed argument).
  */
-export function planWaits(args: { ids: string[]; terminal?: string[]; wait_for?: WaitFor; timeout_seconds?: number | null; include_results?: boolean }): WaitPlan;
+export function planWaits(args: {
+  ids: string[];
+  terminal?: string[];
+  wait_for?: WaitFor;
+  timeout_seconds?: number | null;
+  include_results?: boolean;
+}): WaitPlan;
 /**
  * The poll times (absolute ms) a fresh schedule produces, as `longcall plan` prints them.
  * @throws {LongcallError} `invalid_config` (bad policy), `invalid_input` (count over 10000).
  * @example pollPlan({ policy: { jitter: 'none' }, count: 3 }) // [1000, 3000, 7000]
  */
-export function pollPlan(args: { policy?: PollPolicy; seed?: number; start_ms?: number; count: number; server_interval_ms?: number | null }): number[];
-/** The task status a job status maps to (SEMANTICS §8). @throws {LongcallError} for a non-job status. */
+export function pollPlan(args: {
+  policy?: PollPolicy;
+  seed?: number;
+  start_ms?: number;
+  count: number;
+  server_interval_ms?: number | null;
+}): number[];
+/** The task status a job status maps to (the task/job mapping of the core). @throws {LongcallError} for a non-job status. */
 export function taskStatusFor(jobStatus: JobStatus): TaskStatus;
 /** The job statuses a task status stands for (`[]` for `input_required`). @throws {LongcallError} for a non-task status. */
 export function jobStatusesFor(taskStatus: TaskStatus): JobStatus[];
@@ -429,8 +570,18 @@ export interface Tracker extends TrackerCore {}
 /** Models by numeric code. */
 export const MODELS: readonly ['task-2026', 'task-2025', 'job'];
 /** Statuses by numeric code. */
-export const STATUSES: readonly ['working', 'input_required', 'completed', 'failed', 'cancelled',
-  'queued', 'processing', 'running', 'canceled', 'expired'];
+export const STATUSES: readonly [
+  'working',
+  'input_required',
+  'completed',
+  'failed',
+  'cancelled',
+  'queued',
+  'processing',
+  'running',
+  'canceled',
+  'expired',
+];
 /** Observation verdicts by code (what {@link observeCode} returns). */
 export const OBSERVATIONS: readonly ['advance', 'repeat', 'skipped', 'regression', 'terminal_conflict'];
 /** Transition verdicts by code. */
@@ -438,13 +589,40 @@ export const TRANSITIONS: readonly ['allowed', 'repeat', 'forbidden', 'from_term
 /** Cancel windows by code. */
 export const WINDOWS: readonly ['open', 'started', 'terminal'];
 /** Output kinds of the numbers-only tracker path, by code. */
-export const OUTPUT_KINDS: readonly ['idle', 'wake_at', 'send', 'ask_user', 'button', 'status', 'violation', 'settled', 'stopped'];
+export const OUTPUT_KINDS: readonly [
+  'idle',
+  'wake_at',
+  'send',
+  'ask_user',
+  'button',
+  'status',
+  'violation',
+  'settled',
+  'stopped',
+];
 /** Request kinds by code. */
 export const REQUEST_KINDS: readonly ['get', 'cancel', 'update', 'fetch_result'];
 /** Cancel-button states by code. */
-export const BUTTON_STATES: readonly ['unavailable', 'available', 'requesting', 'acknowledged_pending', 'too_late', 'cancelled', 'finished_first', 'not_applicable'];
+export const BUTTON_STATES: readonly [
+  'unavailable',
+  'available',
+  'requesting',
+  'acknowledged_pending',
+  'too_late',
+  'cancelled',
+  'finished_first',
+  'not_applicable',
+];
 /** Outcomes by code. */
-export const OUTCOMES: readonly ['succeeded', 'tool_error', 'protocol_failure', 'cancelled', 'failed', 'expired', 'lost'];
+export const OUTCOMES: readonly [
+  'succeeded',
+  'tool_error',
+  'protocol_failure',
+  'cancelled',
+  'failed',
+  'expired',
+  'lost',
+];
 /** Stop reasons by code. */
 export const STOP_REASONS: readonly ['max_polls', 'deadline', 'host_stopped', 'create_unanswered'];
 /** What the numbers-only exports return for input they cannot read. */
@@ -506,7 +684,17 @@ export function buildRequest(model: TaskModel, request: Request, id: number | st
  * whether to make a task); 2025 asks for one with `params.task: {ttl?}`.
  * @throws {LongcallError} `invalid_input` (arguments not an object), `wrong_model`.
  */
-export function buildCall(model: TaskModel, id: number | string, name: string, args?: { [key: string]: Json } | null, ttlMs?: number | null): BuiltRequest;
+export function buildCall(
+  model: TaskModel,
+  id: number | string,
+  name: string,
+  args?: { [key: string]: Json } | null,
+  ttlMs?: number | null,
+): BuiltRequest;
 
 /** The `_meta` object that declares the 2026 tasks extension on one request. */
-export function capabilityMeta(): { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': Record<string, never> } } };
+export function capabilityMeta(): {
+  'io.modelcontextprotocol/clientCapabilities': {
+    extensions: { 'io.modelcontextprotocol/tasks': Record<string, never> };
+  };
+};

@@ -5,9 +5,7 @@
  * snapshots, reference servers, wire codecs, vectors). Types are those of `longcall`.
  * @packageDocumentation
  */
-import type {
-  CancelButtonCore, Model, ObservationCode, Output, TrackerConfig, TrackerCore,
-} from './index.js';
+import type { CancelButtonCore, Model, ObservationCode, Output, TrackerConfig, TrackerCore } from './index.js';
 
 export type * from './index.js';
 
@@ -46,6 +44,15 @@ export class Tracker {
 export interface Tracker extends TrackerCore {}
 
 export {
-  MODELS, STATUSES, OBSERVATIONS, TRANSITIONS, WINDOWS, OUTPUT_KINDS, REQUEST_KINDS, BUTTON_STATES,
-  OUTCOMES, STOP_REASONS, BAD_CODE,
+  MODELS,
+  STATUSES,
+  OBSERVATIONS,
+  TRANSITIONS,
+  WINDOWS,
+  OUTPUT_KINDS,
+  REQUEST_KINDS,
+  BUTTON_STATES,
+  OUTCOMES,
+  STOP_REASONS,
+  BAD_CODE,
 } from './index.js';

@@ -6,8 +6,17 @@ import { wasmMemory } from './dist/longcall_lite.js';
 
 export { observeCode, cancelWindowCode, CancelButton, Tracker, wasmMemory } from './dist/longcall_lite.js';
 export {
-  MODELS, STATUSES, OBSERVATIONS, TRANSITIONS, WINDOWS, OUTPUT_KINDS, REQUEST_KINDS, BUTTON_STATES,
-  OUTCOMES, STOP_REASONS, BAD_CODE,
+  MODELS,
+  STATUSES,
+  OBSERVATIONS,
+  TRANSITIONS,
+  WINDOWS,
+  OUTPUT_KINDS,
+  REQUEST_KINDS,
+  BUTTON_STATES,
+  OUTCOMES,
+  STOP_REASONS,
+  BAD_CODE,
 } from './codes.js';
 import { makeFast } from './codes.js';
 

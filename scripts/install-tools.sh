@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-off tool installs for a fresh Debian 12 machine (rustup stable, Node 20, npm), from the
 # registries only (Debian, crates.io, npm). Idempotent: skips what is already there, so CI can run
-# it every time. Recipe and the reasons behind each choice: ../shared/research/toolchain.md.
+# it every time. What each tool is for: the comments at each step below.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
@@ -25,6 +25,15 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   step as_root apt-get install -y -q chromium chromium-driver
 else
   echo "chromium + chromedriver: present" >&2
+fi
+
+# 1b. PostgreSQL server binaries from Debian for the fleet-store tests (each test starts its own
+#     throwaway cluster on 127.0.0.1; nothing is started here).
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  step as_root apt-get update -q
+  step as_root apt-get install -y -q postgresql
+else
+  echo "postgresql server: present" >&2
 fi
 
 # 2. Rust wasm target (a no-op when present).

@@ -24,7 +24,9 @@ step_clippy() {
 step_cargo-test() { cargo test "${LOCKED[@]}" --workspace; }
 step_core-wasm()  { cargo build "${LOCKED[@]}" -p longcall --target wasm32-unknown-unknown; }
 step_js-build()   { npm --prefix pkg run build; }
-step_js-test()    { npm --prefix pkg test; }
+# Biome (pkg/biome.json, tests/interop/biome.json): formatting and lint of the package's and the
+# interop legs' JavaScript, before the tests run.
+step_js-test()    { npm --prefix pkg run lint; npm --prefix pkg test; }
 step_fuzz()       { bash fuzz/run-smoke.sh "${FUZZ_SECONDS:-20}"; }
 step_interop()    { bash tests/interop/run; }
 

@@ -1,29 +1,29 @@
-//! Admission: what a submit answer means and what to do next (SEMANTICS.md §6, seed 004).
+//! Admission: what a submit answer means and what to do next (area A of `docs/rules.md`).
 //!
 //! Rules, written once:
 //!
-//! 1. **Queue-first.** A 2xx submit answer is [`Advice::Accepted`], even when the job is
+//! 1. **Queue-first** (A-1). A 2xx submit answer is [`Advice::Accepted`], even when the job is
 //!    `queued`: queued is a normal state waiting for a concurrency slot, not an error. Watch
 //!    the handle.
-//! 2. **`queue_full` is recognised by its error code, whatever the HTTP status** (we expect
+//! 2. **`queue_full` is recognised by its error code, whatever the HTTP status** (A-2) (we expect
 //!    429 with code `queue_full`; a plain 429, or 429 `rate_limit_exceeded`, is a rate limit).
 //!    Advice: poll existing jobs, cancel queued jobs no longer needed, then retry the submit
 //!    **with the same idempotency key** once capacity opens ([`Advice::QueueFull`]).
-//! 3. **429** (or code `rate_limit_exceeded` on any 4xx/5xx): wait at least `Retry-After`, then
-//!    retry with the same key ([`Advice::RetryAfter`]).
-//! 4. **Permanent** ([`Advice::Permanent`]): 402 or code `insufficient_credits` (no provider
+//! 3. **429** (A-3; or code `rate_limit_exceeded` on any 4xx/5xx): wait at least `Retry-After`,
+//!    then retry with the same key ([`Advice::RetryAfter`]).
+//! 4. **Permanent** (A-4, [`Advice::Permanent`]): 402 or code `insufficient_credits` (no provider
 //!    work started), 401, 403, 404 / code `not_found`, and every other 4xx. Do not retry
 //!    unchanged.
-//! 5. **5xx** and 408 (the server did not finish reading the request; our choice): back off and
-//!    retry with the same key ([`Advice::Backoff`]), honouring a `Retry-After` if one came.
-//! 6. **No answer is not a "no".** A local timeout, a transport error, a lost response, or a
+//! 5. **5xx** and 408 (A-5) (the server did not finish reading the request; our choice): back off
+//!    and retry with the same key ([`Advice::Backoff`]), honouring a `Retry-After` if one came.
+//! 6. **No answer is not a "no"** (A-6). A local timeout, a transport error, a lost response, or a
 //!    status the table does not know (1xx, 3xx, ≥ 600): the job may exist. **Never resubmit.**
 //!    Watch the handle if you have it; otherwise reconcile by repeating the submit with the
 //!    **same** idempotency key (the server answers with the job it already has). For an MCP
 //!    `tools/call` there is no idempotency key: a lost `CreateTaskResult` must not lead to a
 //!    blind repeat of a mutating tool call ([`mcp_create_lost`]). [`Advice::Reconcile`].
 //!
-//! There is no "resubmit" advice: every retry this module allows reuses the original
+//! There is no "resubmit" advice: every retry this module allows reuses the original
 //! idempotency key, so it can never create a second paid job.
 //!
 //! The table [`TABLE`] is the data: the first row that matches an answer decides. Classifying
@@ -399,6 +399,8 @@ mod tests {
 
     /// Every row decides at least one input, and for every input a row covers, classify gives
     /// the first covering row's advice with the Retry-After filled in.
+    ///
+    /// Rules.
     #[test]
     fn every_row() {
         for (i, r) in TABLE.iter().enumerate() {
@@ -431,8 +433,9 @@ mod tests {
         assert_eq!((last.status, last.code), (StatusMatch::Any, CodeMatch::Any));
     }
 
+    /// Rules.
     #[test]
-    fn semantics_section_6() {
+    fn submit_answers_as_the_job_api_describes() {
         use Advice as A;
         use ErrorCode as E;
         use PermanentReason as P;

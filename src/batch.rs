@@ -1,21 +1,21 @@
-//! Batch waits: which ids go in which `jobs_wait` call (SEMANTICS.md §5 "Batch waits", seed 000).
+//! Batch waits: which ids go in which `jobs_wait` call (area B of `docs/rules.md`).
 //!
 //! Rules, written once:
 //!
-//! 1. One `jobs_wait` call takes 1 to [`MAX_IDS_PER_WAIT`] ids, `wait_for` `all` or `any`, an
+//! 1. (B-1) One `jobs_wait` call takes 1 to [`MAX_IDS_PER_WAIT`] ids, `wait_for` `all` or `any`, an
 //!    optional `timeout_seconds` and `include_results` (completed results in the same answer).
 //!    One batch wait is better than many single waits.
-//! 2. A wave larger than 20 ids is split into chunks of at most 20, in first-seen order.
-//! 3. Duplicates are removed (the first occurrence keeps its place) and reported in
+//! 2. (B-2) A wave larger than 20 ids is split into chunks of at most 20, in first-seen order.
+//! 3. (B-2) Duplicates are removed (the first occurrence keeps its place) and reported in
 //!    [`WaitPlan::duplicates`]; ids the host already knows to be terminal are left out and
 //!    reported in [`WaitPlan::already_terminal`]. An empty id is an [`Error::InvalidInput`].
 //!    No id left: a plan with no calls.
-//! 4. `all` is satisfied when every planned id is terminal; `any` when at least one id of the
+//! 4. (B-3) `all` is satisfied when every planned id is terminal; `any` when at least one id of the
 //!    wave is, so over several chunks the first chunk that reports one terminal job satisfies
 //!    the wave ([`WaitPlan::satisfied`]). Send the chunks of an `any` wave concurrently; once
 //!    one answer satisfies the wave the others can be dropped (dropping a wait never cancels
 //!    a job).
-//! 5. **A timeout answer is a partial snapshot, not an error.** `jobs_wait` returning at
+//! 5. (B-4) **A timeout answer is a partial snapshot, not an error.** `jobs_wait` returning at
 //!    `timeout_seconds` with some ids still running tells the host their latest status; the
 //!    host records it and plans the next slice from what is still not terminal.
 //!

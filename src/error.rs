@@ -1,6 +1,7 @@
-//! Errors: every variant has a stable machine-readable [`Error::code`] and a message a person
-//! understands. No input, however malformed, makes the core panic; it gets one of these, and the
-//! value that returned it stays usable.
+//! Errors (S-1): every variant has a stable machine-readable [`Error::code`] and a message a
+//! person understands; text from a peer is quoted and cut short (S-2). No input, however
+//! malformed, makes the core panic; it gets one of these, and the value that returned it stays
+//! usable.
 
 use alloc::string::String;
 use core::fmt;
@@ -224,6 +225,7 @@ mod tests {
     use super::*;
     use alloc::format;
 
+    /// Rules S-2.
     #[test]
     fn quoted_escapes_and_cuts() {
         assert_eq!(format!("{}", Quoted("a\"b\\c\n")), r#""a\"b\\c\u{a}""#);

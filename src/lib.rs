@@ -4,11 +4,11 @@
 //! `io.modelcontextprotocol/tasks` and the 2025-11-25 experimental design) and Sume-style paid
 //! jobs. It decides; the host does the I/O.
 //!
-//! * **Rules as pure functions.** [`lifecycle`] (is this transition legal, is this observation
-//!   consistent), [`outcome`] (what a settled call means), [`cancel`] (the cancel window, what
-//!   every cancel answer means, an honest cancel button), [`poll`] (when to poll next),
-//!   [`batch`] (which ids go in the next `jobs_wait`), [`admission`] (what a submit answer means
-//!   and what to do next), [`ownership`], [`mapping`].
+//! * **Rules as pure functions** (S-6). [`lifecycle`] (is this transition legal, is this
+//!   observation consistent), [`outcome`] (what a settled call means), [`cancel`] (the cancel
+//!   window, what every cancel answer means, an honest cancel button), [`poll`] (when to poll
+//!   next), [`batch`] (which ids go in the next `jobs_wait`), [`admission`] (what a submit answer
+//!   means and what to do next), [`ownership`], [`mapping`].
 //! * **State machines per watched call** in [`tracker`]: `handle_*(now, input)`, then drain
 //!   [`tracker::Output`]s until `Output::WakeAt { at }` (call `handle_timeout(at)` then, or
 //!   earlier when the next input arrives) or `Output::Idle`. [`wave`] schedules many jobs into
@@ -22,13 +22,14 @@
 //!
 //! ## Rules of the road
 //!
-//! * **No I/O, no clock, no randomness.** Time is a `u64` of milliseconds passed in by the host
-//!   (any epoch, as long as it is the same one throughout); jitter comes from a seed.
-//! * **No panics.** Bad input gets an [`Error`] with a stable [`Error::code`], and the value that
-//!   returned it stays usable. A panic is a bug.
+//! * **No I/O, no clock, no randomness** (P-8). Time is a `u64` of milliseconds passed in by the
+//!   host (any epoch, as long as it is the same one throughout); jitter comes from a seed.
+//! * **No panics** (S-1). Bad input gets an [`Error`] with a stable [`Error::code`], and the value
+//!   that returned it stays usable. A panic is a bug.
 //! * **Snapshots** ([`snapshot`]) hold absolute deadlines and restore exactly.
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 #![cfg_attr(
     not(test),
     deny(
@@ -46,6 +47,7 @@ extern crate std;
 pub mod admission;
 pub mod batch;
 pub mod cancel;
+pub mod endpoint;
 pub mod error;
 pub mod lifecycle;
 pub mod mapping;

@@ -1,20 +1,20 @@
 //! Status transitions. The tables below are the data; every function reads them.
 //!
-//! Rules (SEMANTICS.md §1), written once:
+//! Rules (area L of `docs/rules.md`), written once:
 //!
-//! 1. **Server truth.** A status moves only along an edge of its model's table.
-//! 2. **Repeats are not transitions.** `X → X` is a repeated poll (it may still carry new fields
-//!    such as `statusMessage` or `pollIntervalMs`); `processing ↔ running` is one phase under two
-//!    names and counts as a repeat too.
-//! 3. **Terminal is absorbing.** No edge leaves `completed`, `failed`, `cancelled`, `canceled` or
-//!    `expired`. A server that reports a different status after a terminal one violates the
-//!    protocol: the client keeps the first terminal status and reports the conflict.
-//! 4. **Observation is not truth.** A poller sees a subsequence of the true path, so `A` then `C`
-//!    is consistent if some path `A →* C` exists (`queued → completed`: `processing` was missed).
-//!    `processing → queued` has no path: a regression.
-//! 5. **Seeds.** A 2025 task MUST start `working`. A 2026 task is "typically" seeded `working`
-//!    but a client must accept any seed, even a terminal one. A job is created `queued`, but a
-//!    resumed watcher may first see it in any status.
+//! 1. **Server truth** (L-3, L-4). A status moves only along an edge of its model's table.
+//! 2. **Repeats are not transitions** (L-5). `X → X` is a repeated poll (it may still carry new
+//!    fields such as `statusMessage` or `pollIntervalMs`); `processing ↔ running` is one phase
+//!    under two names and counts as a repeat too.
+//! 3. **Terminal is absorbing** (L-6). No edge leaves `completed`, `failed`, `cancelled`,
+//!    `canceled` or `expired`. A server that reports a different status after a terminal one
+//!    violates the protocol: the client keeps the first terminal status and reports the conflict.
+//! 4. **Observation is not truth** (L-7). A poller sees a subsequence of the true path, so `A` then
+//!    `C` is consistent if some path `A →* C` exists (`queued → completed`: `processing` was
+//!    missed). `processing → queued` has no path: a regression.
+//! 5. **Seeds** (L-8). A 2025 task MUST start `working`. A 2026 task is "typically" seeded
+//!    `working` but a client must accept any seed, even a terminal one. A job is created `queued`,
+//!    but a resumed watcher may first see it in any status.
 //!
 //! The README's state diagrams are generated from [`table`] by `longcall diagram` and a test
 //! checks that they match.

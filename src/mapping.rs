@@ -1,5 +1,5 @@
-//! The task/job mapping (SEMANTICS.md §8) as data: a design comparison, not a compatibility claim
-//! (Sume does not say it implements the tasks extension).
+//! The task/job mapping (L-10 of `docs/rules.md`) as data: a design comparison, not a compatibility
+//! claim (Sume does not say it implements the tasks extension).
 
 use crate::status::Status;
 
@@ -7,7 +7,7 @@ use crate::status::Status;
 /// (`None` where Sume has nothing).
 pub type ConceptRow = (&'static str, Option<&'static str>);
 
-/// The concept mapping, row by row as in SEMANTICS.md §8.
+/// The concept mapping, row by row (L-10).
 pub const CONCEPTS: &[ConceptRow] = &[
     ("taskId", Some("job id (stable, owned, durable)")),
     ("working", Some("queued, processing/running")),
@@ -64,6 +64,7 @@ mod tests {
     use super::*;
     use crate::model::Model;
 
+    /// Rules L-10.
     #[test]
     fn every_job_status_maps_to_exactly_one_task_status() {
         for &j in Status::of(Model::Job) {
@@ -77,6 +78,7 @@ mod tests {
         assert_eq!(task_status_for(Status::Working), None);
     }
 
+    /// Rules L-10.
     #[test]
     fn every_task_status_has_a_row() {
         for &t in Status::of(Model::Task2026) {

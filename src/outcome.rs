@@ -1,15 +1,18 @@
-//! Outcomes: what a settled call means. The status alone is not the answer; read the payload.
+//! Outcomes: what a settled call means. The status alone is not the answer; read the payload
+//! (O-1).
 //!
-//! Rules (SEMANTICS.md §2), as the table [`OUTCOME_TABLE`]:
+//! Rules (area O of `docs/rules.md`), as the table [`OUTCOME_TABLE`]:
 //!
-//! * 2026 `completed` carries `result`; `isError: true` there is a **tool error**, not success.
-//! * 2026 `failed` carries a JSON-RPC `error`: a **protocol failure**. It MUST NOT be used for
-//!   `isError` results.
-//! * 2025 maps `isError: true` to `failed`; the payload comes from `tasks/result` (a tool result,
-//!   or a JSON-RPC error).
-//! * `cancelled`/`canceled` is cancelled; a job's `failed` and `expired` are their own outcomes.
-//! * A handle that no longer resolves (`-32602`, 404, TTL passed) is **lost**.
-//! * A payload that contradicts its status (failed with a result, completed without one) is a
+//! * (O-2) 2026 `completed` carries `result`; `isError: true` there is a **tool error**, not
+//!   success.
+//! * (O-3) 2026 `failed` carries a JSON-RPC `error`: a **protocol failure**. It MUST NOT be used
+//!   for `isError` results.
+//! * (O-4) 2025 maps `isError: true` to `failed`; the payload comes from `tasks/result` (a tool
+//!   result, or a JSON-RPC error).
+//! * (O-5) `cancelled`/`canceled` is cancelled; a job's `failed` and `expired` are their own
+//!   outcomes.
+//! * (O-6) A handle that no longer resolves (`-32602`, 404, TTL passed) is **lost**.
+//! * (O-7) A payload that contradicts its status (failed with a result, completed without one) is a
 //!   violation, reported with the outcome, never silently accepted.
 
 use serde::{Deserialize, Serialize};

@@ -1,11 +1,12 @@
-//! Ownership: who may read or cancel a call (SEMANTICS.md §4).
+//! Ownership: who may read or cancel a call (area W of `docs/rules.md`).
 //!
-//! * A job belongs to its workspace **and** to the member whose API key or Agent turn created it.
-//!   Only that member can read or cancel it. Anyone else gets exactly what an unknown id gets
+//! * (W-1) A job belongs to its workspace **and** to the member whose API key or Agent turn created
+//!   it. Only that member can read or cancel it. Anyone else gets exactly what an unknown id gets
 //!   (`404 not_found`, never 403), so the existence of a job is not leaked.
-//! * An MCP task is bound to the principal that created it; another principal gets exactly what
-//!   an unknown id gets (`-32602`).
-//! * Ownership is decided before any list call is exposed: a list shows only the caller's own.
+//! * (W-2) An MCP task is bound to the principal that created it; another principal gets exactly
+//!   what an unknown id gets (`-32602`).
+//! * (W-3) Ownership is decided before any list call is exposed: a list shows only the caller's
+//!   own.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,27 +1,28 @@
-//! Poll scheduling: when to look at a watched call next (SEMANTICS.md §5).
+//! Poll scheduling: when to look at a watched call next (area P of `docs/rules.md`).
 //!
 //! Rules, written once:
 //!
-//! 1. **Backoff.** Without hints the client follows its own schedule: the `n`-th delay is
+//! 1. **Backoff** (P-1). Without hints the client follows its own schedule: the `n`-th delay is
 //!    `min(cap, initial × multiplier^n)` with the multiplier an integer percent (no float `pow`
 //!    in `no_std`). The default ([`PollPolicy::default`]) is our choice: 1000 ms, ×2, 30 s cap,
 //!    full jitter.
-//! 2. **Jitter** ([`Jitter`]) follows the AWS formulas (none, full, equal, decorrelated) and is
-//!    drawn from a host seed ([`Rng`], SplitMix64), so every schedule is reproducible.
-//! 3. **Floors, never ceilings.** The floor is `max(min_interval_ms, server interval)`, where the
-//!    server interval is the latest `pollIntervalMs` (2026) / `pollInterval` (2025). A delay is
-//!    `max(jittered backoff, floor)`: jitter only ever moves a delay *upward* from a floor. A
-//!    429 `Retry-After` sets an absolute `not_before`; no poll is scheduled before it.
-//! 4. **Progress resets the backoff.** When the observed status changes
+//! 2. **Jitter** (P-2, [`Jitter`]) follows the AWS formulas (none, full, equal, decorrelated) and
+//!    is drawn from a host seed ([`Rng`], SplitMix64), so every schedule is reproducible.
+//! 3. **Floors, never ceilings** (P-3, P-4). The floor is `max(min_interval_ms, server interval)`,
+//!    where the server interval is the latest `pollIntervalMs` (2026) / `pollInterval` (2025). A
+//!    delay is `max(jittered backoff, floor)`: jitter only ever moves a delay *upward* from a
+//!    floor. A 429 `Retry-After` sets an absolute `not_before`; no poll is scheduled before it.
+//! 4. **Progress resets the backoff** (P-5). When the observed status changes
 //!    ([`PollSchedule::handle_progress`]) the backoff restarts at its initial delay (the call is
 //!    moving, so look again soon). The floors and the poll budget are not reset.
-//! 5. **Bounded.** `max_polls` and an absolute watch deadline end *watching*, never the job:
+//! 5. **Bounded** (P-6). `max_polls` and an absolute watch deadline end *watching*, never the job:
 //!    [`PollStep::Stop`] says why. No poll is ever scheduled after the watch deadline.
-//! 6. **TTL** (2026 `createdAt + ttlMs`; `None` means unlimited; it may change). Once `now`
+//! 6. **TTL** (P-7; 2026 `createdAt + ttlMs`; `None` means unlimited; it may change). Once `now`
 //!    reaches it the schedule stops with [`StopReason::TtlElapsed`]. A poll that would land past
 //!    the TTL is pulled in to one last look at `max(ttl, now + floor, not_before)` (the floors
 //!    still win), so the client sees whatever the server reports at expiry.
-//! 7. **Host numbers saturate.** Every sum and product saturates; `u64::MAX` is a valid input.
+//! 7. **Host numbers saturate** (P-8). Every sum and product saturates; `u64::MAX` is a valid
+//!    input.
 //!
 //! The per-step path ([`PollSchedule::next`]) allocates nothing.
 //!
@@ -798,6 +799,7 @@ mod tests {
         assert_eq!(s.next(0), PollStep::Stop(StopReason::MaxPolls));
     }
 
+    /// Rules P-5.
     #[test]
     fn progress_resets_the_backoff_but_not_the_floors() {
         let mut s = PollSchedule::new(policy(Jitter::None), 0).unwrap();
@@ -822,6 +824,7 @@ mod tests {
         assert!((1000..=3000).contains(&d));
     }
 
+    /// Rules P-8.
     #[test]
     fn saturates_at_u64_max() {
         let p = PollPolicy {
@@ -889,6 +892,7 @@ mod tests {
         }
     }
 
+    /// Rules P-2, P-8.
     #[test]
     fn same_seed_same_schedule_other_seed_differs() {
         let p = policy(Jitter::Full);

@@ -1,5 +1,5 @@
-//! Snapshots: every stateful value saves to a versioned JSON form holding absolute times (never
-//! relative timers) and restores exactly. An unknown version is a typed error.
+//! Snapshots (S-4): every stateful value saves to a versioned JSON form holding absolute times
+//! (never relative timers) and restores exactly. An unknown version is a typed error.
 //!
 //! ```json
 //! {"kind":"poll_schedule","v":1,"state":{ ... }}

@@ -1,4 +1,5 @@
-//! Statuses with their exact wire spellings.
+//! Statuses with their exact wire spellings (L-1, L-2); a string a model does not define is a
+//! typed error that quotes it (L-9).
 //!
 //! One enum holds the statuses of all three models so that hosts, vectors and the numbers-only
 //! WebAssembly path treat them uniformly; [`Status::parse`] checks that a status belongs to the

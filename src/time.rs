@@ -1,4 +1,5 @@
-//! Wall-clock text on the wire, turned into milliseconds since the Unix epoch.
+//! Wall-clock text on the wire, turned into milliseconds since the Unix epoch (M-14, and the
+//! `Retry-After` forms of P-4).
 //!
 //! * RFC 3339 / ISO-8601 timestamps as MCP servers send them: `2026-11-29T15:00:32.372Z` (the
 //!   TypeScript SDK) and `2026-11-29T15:07:54.708861+00:00` (fastmcp). Any offset is accepted and

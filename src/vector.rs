@@ -6,7 +6,7 @@
 //! ```json
 //! {
 //!   "name": "job-cancel-too-late",
-//!   "about": "SEMANTICS §3: a 409 after start shows too_late and keeps waiting",
+//!   "about": "C-8: a 409 after start shows too_late and keeps waiting",
 //!   "model": "job",
 //!   "config": {"poll": {"jitter": "none"}, "seed": 1},
 //!   "steps": [

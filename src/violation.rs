@@ -1,5 +1,5 @@
-//! Protocol violations: what a peer did that the rules forbid. They are observations, not errors:
-//! the tracker reports them as outputs and keeps working, and `longcall check` lists them.
+//! Protocol violations: what a peer did that the rules forbid. They are observations, not errors
+//! (S-5): the tracker reports them as outputs and keeps working, and `longcall check` lists them.
 
 use alloc::string::String;
 use core::fmt;

@@ -1,5 +1,6 @@
-//! A wave scheduler: many jobs watched together with `jobs_wait` rounds (SEMANTICS.md §5
-//! "Batch waits", §3 job cancel, §6). Sans-io, str0m style like [`crate::tracker`].
+//! A wave scheduler: many jobs watched together with `jobs_wait` rounds (area B of
+//! `docs/rules.md`, with the job cancel rules of area C). Sans-io, str0m style like
+//! [`crate::tracker`].
 //!
 //! ```text
 //! let mut w = Wave::new(WaveConfig::default())?;
@@ -22,36 +23,37 @@
 //!
 //! Rules, written once:
 //!
-//! 1. **One tracker per job.** Each job has a [`Tracker`] of the job model; `jobs_wait` entries
-//!    are fed to it as [`Input::JobPolled`], so per-job semantics (cancel button, violations,
-//!    first terminal wins, outcome) are exactly the tracker's. The trackers' own poll timers are
-//!    never fired: the wave owns polling. Their `WakeAt`/`Idle`/`Send{Get}` are dropped; every
-//!    other output is forwarded as [`WaveOutput::Job`].
-//! 2. **Needed ids.** A job is *needed* until its tracker settled or the wave gave it up
+//! 1. **One tracker per job** (B-5). Each job has a [`Tracker`] of the job model; `jobs_wait`
+//!    entries are fed to it as [`Input::JobPolled`], so per-job semantics (cancel button,
+//!    violations, first terminal wins, outcome) are exactly the tracker's. The trackers' own poll
+//!    timers are never fired: the wave owns polling. Their `WakeAt`/`Idle`/`Send{Get}` are dropped;
+//!    every other output is forwarded as [`WaveOutput::Job`].
+//! 2. **Needed ids** (B-6). A job is *needed* until its tracker settled or the wave gave it up
 //!    explicitly (its deadline passed → `Stopped{deadline}`; [`Wave::release`] of a started
 //!    job or [`Input::StopWatching`] → `Stopped{host_stopped}`). No id is dropped before that.
-//! 3. **Earliest deadline first.** A round plans the needed ids sorted by deadline (no deadline
-//!    last, then insertion order) with [`batch::plan_waits`]: chunks of at most
+//! 3. **Earliest deadline first** (B-6, B-2). A round plans the needed ids sorted by deadline (no
+//!    deadline last, then insertion order) with [`batch::plan_waits`]: chunks of at most
 //!    [`batch::MAX_IDS_PER_WAIT`], no duplicates, nothing terminal.
-//! 4. **One round in flight.** Rounds start only in [`Wave::handle_timeout`]. The next round
+//! 4. **One round in flight** (B-7). Rounds start only in [`Wave::handle_timeout`]. The next round
 //!    starts once every call of the round answered or failed, and no sooner than
 //!    `min_round_interval_ms` after the previous round was sent (a server that answers
 //!    instantly is not hammered). A failed call (429: `Retry-After` is a floor; 5xx and
 //!    transport: backoff with a [`PollSchedule`]) delays the next round; a round with no failure
 //!    resets the backoff.
-//! 5. **A timeout answer is a partial snapshot, not an error.** Ids an answer lacks stay as they
-//!    were; an entry for an id not in the wave is reported ([`WaveOutput::Ignored`]) and never
-//!    fatal; an entry the tracker refuses (a status of another model) is reported the same way.
-//! 6. **Satisfaction**, emitted once as [`WaveOutput::Satisfied`]: `any` by the first job that
-//!    settles (over all chunks; a job the host released does not count); `all` once every job
+//! 5. **A timeout answer is a partial snapshot, not an error** (B-4, B-8). Ids an answer lacks stay
+//!    as they were; an entry for an id not in the wave is reported ([`WaveOutput::Ignored`]) and
+//!    never fatal; an entry the tracker refuses (a status of another model) is reported the same
+//!    way.
+//! 6. **Satisfaction** (B-3), emitted once as [`WaveOutput::Satisfied`]: `any` by the first job
+//!    that settles (over all chunks; a job the host released does not count); `all` once every job
 //!    settled or was given up. After that no round is started.
-//! 7. **Release.** [`Wave::release`] says a job is no longer needed. Queued: the wave presses its
-//!    cancel button (a `jobs_cancel` with the job's own idempotency key) and keeps the id in the
-//!    rounds until the cancel answer and an observation decide. Started: the wave stops waiting
-//!    for it, never pretending it was cancelled: it runs and bills. A 409
-//!    `job_generation_already_started` to a cancel keeps the id waited (seed 004: show it still
+//! 7. **Release** (B-9, C-8). [`Wave::release`] says a job is no longer needed. Queued: the wave
+//!    presses its cancel button (a `jobs_cancel` with the job's own idempotency key) and keeps the
+//!    id in the rounds until the cancel answer and an observation decide. Started: the wave stops
+//!    waiting for it, never pretending it was cancelled: it runs and bills. A 409
+//!    `job_generation_already_started` to a cancel keeps the id waited (C-8: show it still
 //!    running and keep waiting with `jobs_wait` slices); release it again to stop waiting.
-//! 8. Snapshots ([`Snapshot`], kind `wave`) hold absolute times and restore exactly, in-flight
+//! 8. Snapshots (S-4, [`Snapshot`], kind `wave`) hold absolute times and restore exactly, in-flight
 //!    round included.
 
 use alloc::collections::{BTreeMap, VecDeque};

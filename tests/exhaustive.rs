@@ -1,12 +1,17 @@
 //! Exhaustive checks over small abstract alphabets (fuzz/README.md, "Exhaustive checks").
 //!
-//! * lifecycle: every status sequence of length 1..=6 for each model, folded the way a client
-//!   folds polls, against an oracle written from SEMANTICS.md §1;
-//! * cancel button: every sequence of 6 events (press, each verdict, each status, lost) from
-//!   every model, explored with state hashing (each distinct button state and depth once; the
-//!   number of sequences is counted, not enumerated);
+//! * lifecycle: every status sequence of length 1..=8 for each model, folded the way a client
+//!   folds polls, against an oracle written from rules L-3 to L-8 (`docs/rules.md`);
+//! * cancel button: every sequence of 8 events (press, each verdict, each status, lost) from
+//!   every model;
 //! * tracker: every sequence of 6 abstract inputs over 8 per model (poll answers, cancel press
 //!   and answers, timeouts), run for real, with the tracker invariants checked after each step.
+//!
+//! The lifecycle and the button are explored with state hashing: every check of a step depends
+//! only on the state before it (the last and the held status; the button and what was observed)
+//! and on the event, so each distinct (state, steps left) node is expanded once and the number of
+//! sequences below it is counted, not enumerated. Every sequence is still covered: a sequence is a
+//! path through these nodes, and every edge out of every reachable node is checked.
 //!
 //! Each part prints how many sequences it covered and asserts the count the alphabet implies.
 
@@ -21,7 +26,10 @@ use longcall::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
 use longcall::{Model, Status};
 use serde_json::json;
 
-const DEPTH: u32 = 6;
+/// Sequence lengths: the lifecycle and the button are hashed, the tracker runs every sequence.
+const LIFECYCLE_DEPTH: u32 = 8;
+const BUTTON_DEPTH: u32 = 8;
+const TRACKER_DEPTH: u32 = 6;
 
 // ---------------------------------------------------------------------------------------------
 // Lifecycle
@@ -56,16 +64,25 @@ fn oracle_reachable(model: Model, a: Status, b: Status) -> bool {
     seen[1..].iter().any(|s| s.phase() == b.phase())
 }
 
-fn lifecycle_walk(model: Model, seq: &mut Vec<Status>, held: Option<Status>, count: &mut u64) {
-    if !seq.is_empty() {
-        *count += 1;
+/// Checks every step out of (last status, held status) and returns how many sequences of 1 to
+/// `left` more statuses start there. `held` is what a client folding the observations shows.
+fn lifecycle_walk(
+    model: Model,
+    last: Option<Status>,
+    held: Option<Status>,
+    left: u32,
+    memo: &mut HashMap<(Option<Status>, Option<Status>, u32), u64>,
+) -> u64 {
+    if left == 0 {
+        return 0;
     }
-    if seq.len() == DEPTH as usize {
-        return;
+    if let Some(&n) = memo.get(&(last, held, left)) {
+        return n;
     }
+    let mut count = 0;
     for &s in Status::of(model) {
         let mut next_held = held;
-        if let Some(&prev) = seq.last() {
+        if let Some(prev) = last {
             let t = transition(model, prev, s).unwrap();
             let o = observe(model, prev, s).unwrap();
             assert_eq!(
@@ -95,26 +112,30 @@ fn lifecycle_walk(model: Model, seq: &mut Vec<Status>, held: Option<Status>, cou
                 }
             }
         }
-        seq.push(s);
-        lifecycle_walk(model, seq, next_held, count);
-        seq.pop();
+        // This sequence, and every longer one that continues it.
+        count += 1 + lifecycle_walk(model, Some(s), next_held, left - 1, memo);
     }
+    memo.insert((last, held, left), count);
+    count
 }
 
 fn sum_of_powers(n: u64, depth: u32) -> u64 {
     (1..=depth).map(|k| n.pow(k)).sum()
 }
 
+/// Rules L-3, L-4, L-5, L-6, L-7.
 #[test]
-fn lifecycle_every_sequence_to_depth_6() {
+fn lifecycle_every_sequence_to_depth_8() {
+    const DEPTH: u32 = LIFECYCLE_DEPTH;
     let mut total = 0;
     for model in Model::ALL {
-        let mut count = 0;
-        lifecycle_walk(model, &mut Vec::new(), None, &mut count);
+        let mut memo = HashMap::new();
+        let count = lifecycle_walk(model, None, None, DEPTH, &mut memo);
         let n = Status::of(model).len() as u64;
         assert_eq!(count, sum_of_powers(n, DEPTH), "{model}");
         eprintln!(
-            "exhaustive lifecycle {model}: {count} sequences (alphabet {n}, depth 1..={DEPTH})"
+            "exhaustive lifecycle {model}: {count} sequences (alphabet {n}, depth 1..={DEPTH}), {} distinct (state, depth) nodes",
+            memo.len()
         );
         total += count;
     }
@@ -257,8 +278,10 @@ fn button_walk(
     n
 }
 
+/// Rules C-14, C-15, C-16.
 #[test]
-fn cancel_button_every_sequence_to_depth_6() {
+fn cancel_button_every_sequence_to_depth_8() {
+    const DEPTH: u32 = BUTTON_DEPTH;
     for model in Model::ALL {
         let alphabet = button_alphabet(model);
         let mut memo = HashMap::new();
@@ -492,8 +515,10 @@ fn tracker_walk(s: &TState, left: u32, alphabet: &[TEvent], model: Model) -> u64
     n
 }
 
+/// Rules O-10, L-6.
 #[test]
 fn tracker_every_sequence_to_depth_6() {
+    const DEPTH: u32 = TRACKER_DEPTH;
     for model in Model::ALL {
         let config = TrackerConfig {
             poll: PollPolicy {

@@ -46,8 +46,9 @@ fn gets(out: &[Output]) -> usize {
 }
 
 /// F1 (tracker target): a host that calls `handle_timeout` late (a suspended laptop, a busy
-/// event loop) gets a poll after the watch deadline. SEMANTICS §5: "Bounded: ... a deadline;
-/// hitting them ends watching". The poll was scheduled before the deadline, but it is sent after.
+/// event loop) gets a poll after the watch deadline. P-6: a deadline
+/// ends watching and no poll is sent after it. The poll was scheduled before the deadline, but it
+/// is sent after.
 #[test]
 fn no_poll_after_the_deadline_when_the_timeout_fires_late() {
     let mut t = Tracker::new(Model::Job, no_jitter(Some(1_680))).unwrap();
@@ -71,7 +72,8 @@ fn no_poll_after_the_deadline_when_the_timeout_fires_late() {
 
 /// F2 (tracker target): a notification that raises `pollIntervalMs` updates the floor but does
 /// not move the poll already armed, so the next `tasks/get` goes out sooner than the server's
-/// interval. SEMANTICS §5: "A server hint is a floor, never a ceiling".
+/// interval. P-3: a server interval is a
+/// floor, never a ceiling.
 #[test]
 fn a_notified_poll_interval_is_a_floor_for_the_armed_poll() {
     let mut t = Tracker::new(Model::Task2026, no_jitter(None)).unwrap();
@@ -103,7 +105,8 @@ fn a_notified_poll_interval_is_a_floor_for_the_armed_poll() {
 
 /// F3 (tracker target, strict Retry-After): a 429 with Retry-After on `jobs_cancel` is turned
 /// into a cancel answer and its Retry-After is dropped, so the confirming poll goes out before
-/// it. SEMANTICS §6: "429 (wait at least Retry-After)"; §5: Retry-After is a floor.
+/// it. A-3, P-4: a 429 `Retry-After` is
+/// a floor for what follows, C-11: the cancel did not take effect.
 #[test]
 fn retry_after_on_a_cancel_429_holds_the_next_poll() {
     use longcall::tracker::{Failure, RequestKind};
@@ -208,6 +211,8 @@ fn an_unsolicited_cancel_failure_changes_nothing() {
 /// Found by the CI fuzz smoke run: after a poll failed (transport), a notification raised
 /// `pollIntervalMs`, and the armed poll was moved to *creation* + floor instead of *the failed
 /// poll* + floor, so it went out early. A failed poll ends a poll too: the floors count from it.
+///
+/// Rules P-12.
 #[test]
 fn a_raised_floor_counts_from_a_failed_poll() {
     use longcall::tracker::{Failure, RequestKind};

@@ -1,4 +1,5 @@
-//! Properties of the transition tables over arbitrary status sequences (SEMANTICS.md §1).
+//! Properties of the transition tables over arbitrary status sequences (area L of
+//! `docs/rules.md`).
 
 use longcall::lifecycle::{observe, transition, Observation, Transition};
 use longcall::{Model, Status};

@@ -73,6 +73,8 @@ proptest! {
 
     /// No poll before now + floor (min_interval, server hint) or before not_before; none after
     /// the watch deadline; the poll budget is never exceeded.
+    ///
+    /// Rules P-3, P-6.
     #[test]
     fn floors_and_deadlines_hold(
         p in policy(),
@@ -118,6 +120,8 @@ proptest! {
     }
 
     /// Same seed, same schedule; a snapshot taken at any point continues identically.
+    ///
+    /// Rules P-2, P-8, S-4.
     #[test]
     fn deterministic_and_snapshot_exact(
         p in policy(),
@@ -146,6 +150,8 @@ proptest! {
 
     /// Every chunk holds 1 to 20 distinct ids; no id is lost or duplicated; terminal ids are
     /// never planned; duplicates and terminal ids are reported.
+    ///
+    /// Rules B-2, B-3.
     #[test]
     fn batch_plans_are_exact(
         raw in prop::collection::vec(0u32..80, 0..200),
@@ -193,6 +199,8 @@ proptest! {
     }
 
     /// Whatever the answer, nothing advises a resubmit; a lost answer always reconciles.
+    ///
+    /// Rules.
     #[test]
     fn admission_never_resubmits(
         status in any::<u16>(),

@@ -61,6 +61,7 @@ fn config_is_validated() {
     }
 }
 
+/// Rules.
 #[test]
 fn admission_is_queue_first_and_dispatch_is_fifo_per_workspace() {
     let mut b = book_with(|c| c.concurrency_per_workspace = 2);
@@ -78,6 +79,7 @@ fn admission_is_queue_first_and_dispatch_is_fifo_per_workspace() {
     assert_eq!(b.dispatch(4), vec!["j3"]);
 }
 
+/// Rules.
 #[test]
 fn queue_full_is_429_with_limits_and_the_same_key_succeeds_later() {
     let mut b = book_with(|c| {
@@ -102,6 +104,7 @@ fn queue_full_is_429_with_limits_and_the_same_key_succeeds_later() {
     assert_eq!((j.id.as_str(), j.status), ("j4", Status::Queued));
 }
 
+/// Rules.
 #[test]
 fn credits_gate_admission_and_refund_unbilled_jobs() {
     let mut b = book_with(|c| c.cost_per_job = 5);
@@ -133,6 +136,7 @@ fn credits_gate_admission_and_refund_unbilled_jobs() {
     assert_eq!(e.http_status, 402);
 }
 
+/// Rules.
 #[test]
 fn submit_idempotency_key_replays_the_original_job() {
     let mut b = book_with(|c| c.queue_limit_per_workspace = 1);
@@ -156,6 +160,7 @@ fn submit_idempotency_key_replays_the_original_job() {
     assert_eq!(c.id, "j5");
 }
 
+/// Rules J-6.
 #[test]
 fn submit_validation() {
     let mut b = book();
@@ -202,6 +207,7 @@ fn job_in(b: &mut JobBook, a: &Owner, id: &str, status: Status) {
     assert_eq!(b.peek(id).unwrap().1.status, status);
 }
 
+/// Rules C-1, C-7, C-8, C-9, J-3.
 #[test]
 fn the_cancel_table() {
     // (status, http status or 200, code, verdict, status afterwards)
@@ -272,6 +278,7 @@ fn the_cancel_table() {
     assert_eq!(CANCEL_TABLE.len(), Status::JOB.len());
 }
 
+/// Rules C-8, L-4.
 #[test]
 fn processing_job_keeps_running_after_a_refused_cancel_and_bills() {
     let mut b = book();
@@ -285,6 +292,7 @@ fn processing_job_keeps_running_after_a_refused_cancel_and_bills() {
     assert_eq!(b.credits("w"), Some(0));
 }
 
+/// Rules J-5, C-13.
 #[test]
 fn cancel_idempotency_key_replays_the_original_answer() {
     let mut b = book();
@@ -310,6 +318,7 @@ fn cancel_idempotency_key_replays_the_original_answer() {
     );
 }
 
+/// Rules W-1.
 #[test]
 fn another_member_is_answered_exactly_like_an_unknown_id() {
     let mut b = book();
@@ -338,6 +347,7 @@ fn another_member_is_answered_exactly_like_an_unknown_id() {
     assert_eq!(b.list(&a).len(), 1);
 }
 
+/// Rules W-3.
 #[test]
 fn list_shows_the_owners_jobs_in_submission_order() {
     let mut b = book();
@@ -350,6 +360,7 @@ fn list_shows_the_owners_jobs_in_submission_order() {
     assert_eq!(got, ["z", "m", "a"]);
 }
 
+/// Rules B-10, B-1.
 #[test]
 fn wait_validates_ids() {
     let b = book();
@@ -363,6 +374,7 @@ fn wait_validates_ids() {
         .is_ok());
 }
 
+/// Rules B-10, B-4.
 #[test]
 fn wait_all_any_and_results() {
     let mut b = book_with(|c| c.concurrency_per_workspace = 3);
@@ -403,6 +415,7 @@ fn wait_all_any_and_results() {
     assert!(w.satisfied);
 }
 
+/// Rules L-4, L-6.
 #[test]
 fn worker_writes_follow_the_job_table() {
     let mut b = book();
@@ -436,6 +449,7 @@ fn worker_writes_follow_the_job_table() {
     assert_eq!(b.get(&a, "q").unwrap().error.unwrap()["code"], "expired");
 }
 
+/// Rules S-4.
 #[test]
 fn snapshot_restores_exactly() {
     let mut b = book();

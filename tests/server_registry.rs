@@ -56,6 +56,7 @@ fn config_is_validated() {
     );
 }
 
+/// Rules M-1.
 #[test]
 fn create_is_strongly_consistent_and_starts_working() {
     for model in MODELS {
@@ -105,6 +106,8 @@ fn error_codes_list_the_new_variants() {
 }
 
 /// Worker writes, then the derived status and which payload `get` shows, per revision.
+///
+/// Rules M-2.
 #[test]
 fn status_is_derived_from_state() {
     #[derive(Clone, Copy)]
@@ -201,6 +204,7 @@ fn status_is_derived_from_state() {
     }
 }
 
+/// Rules L-6.
 #[test]
 fn first_terminal_write_wins_and_is_reported() {
     for model in MODELS {
@@ -237,6 +241,7 @@ fn first_terminal_write_wins_and_is_reported() {
     }
 }
 
+/// Rules I-5, I-4.
 #[test]
 fn input_keys_are_unique_over_the_task_life() {
     let mut r = reg(Model::Task2026);
@@ -280,6 +285,7 @@ fn input_keys_are_unique_over_the_task_life() {
     );
 }
 
+/// Rules W-2, M-10.
 #[test]
 fn another_principal_is_answered_exactly_like_an_unknown_id() {
     for model in MODELS {
@@ -315,6 +321,7 @@ fn another_principal_is_answered_exactly_like_an_unknown_id() {
     }
 }
 
+/// Rules C-2, C-3, M-3.
 #[test]
 fn cancel_2026_cooperative_acks_and_clears_inputs() {
     let mut r = reg(Model::Task2026);
@@ -370,6 +377,7 @@ fn cancel_2026_immediate_settles_cancelled_at_once() {
     assert_eq!(r.cancel(3, "p", "slow"), Ok(CancelReply::Ack));
 }
 
+/// Rules C-5, C-6.
 #[test]
 fn cancel_2025_moves_to_cancelled_before_answering() {
     let mut r = reg(Model::Task2025);
@@ -402,6 +410,7 @@ fn cancel_2025_moves_to_cancelled_before_answering() {
     assert_eq!(r.cancel(11, "p", "t2").unwrap_err().code, -32602);
 }
 
+/// Rules M-9, M-7.
 #[test]
 fn result_2025_answers_or_blocks() {
     let mut r = reg(Model::Task2025);
@@ -443,6 +452,7 @@ fn result_2025_answers_or_blocks() {
     assert_eq!(r.result(2, "p", "nope").unwrap_err().code, -32602);
 }
 
+/// Rules M-4.
 #[test]
 fn removed_methods_are_method_not_found_on_2026() {
     let mut r = reg(Model::Task2026);
@@ -451,6 +461,7 @@ fn removed_methods_are_method_not_found_on_2026() {
     assert_eq!(r.list(1, "p", None).unwrap_err().code, -32601);
 }
 
+/// Rules M-9, W-3.
 #[test]
 fn list_2025_pages_stably_and_only_the_callers_tasks() {
     let mut r = reg_with(Model::Task2025, |c| c.page_size = 2);
@@ -481,6 +492,7 @@ fn list_2025_pages_stably_and_only_the_callers_tasks() {
     }
 }
 
+/// Rules M-15.
 #[test]
 fn ttl_2026_fails_unsettled_tasks_then_retention_purges() {
     let mut r = reg_with(Model::Task2026, |c| {
@@ -539,6 +551,7 @@ fn ttl_is_applied_lazily_by_every_method() {
     assert_eq!(r.poll_timeout(), None);
 }
 
+/// Rules M-15.
 #[test]
 fn ttl_2025_deletes_regardless_of_status() {
     let mut r = reg_with(Model::Task2025, |c| {
@@ -575,6 +588,7 @@ fn unlimited_ttl_has_no_deadline() {
     assert!(r.handle_timeout(u64::MAX).failed.is_empty());
 }
 
+/// Rules M-16.
 #[test]
 fn last_updated_at_moves_on_observable_changes_only() {
     let mut r = reg(Model::Task2026);
@@ -611,6 +625,7 @@ fn seeded_2026_task_via_writes_at_creation_time() {
     assert_eq!(r.peek("nope"), None);
 }
 
+/// Rules S-4.
 #[test]
 fn snapshot_restores_exactly() {
     for model in MODELS {

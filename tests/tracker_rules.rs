@@ -1,4 +1,4 @@
-//! The tracker's guarantees, one scenario each (SEMANTICS.md §3, §5, §7).
+//! The tracker's guarantees, one scenario each (`docs/rules.md`, areas C, P and I).
 
 use longcall::cancel::{ButtonState, CancelAnswer, JobErrorCode};
 use longcall::outcome::Outcome;
@@ -148,6 +148,7 @@ fn job_cancel_too_late_keeps_waiting_and_never_shows_cancelled() {
     )));
 }
 
+/// Rules C-2, C-16.
 #[test]
 fn task_2026_ack_then_completed_is_finished_first() {
     let mut t = Tracker::new(Model::Task2026, config()).unwrap();
@@ -187,6 +188,7 @@ fn task_2026_ack_then_completed_is_finished_first() {
     assert_eq!(t.button(), ButtonState::FinishedFirst);
 }
 
+/// Rules I-1, I-2, I-7.
 #[test]
 fn input_key_is_asked_once_and_answered_once() {
     let mut t = Tracker::new(Model::Task2026, config()).unwrap();
@@ -248,6 +250,7 @@ fn input_key_is_asked_once_and_answered_once() {
     assert!(!outs.iter().any(|o| matches!(o, Output::AskUser { .. })));
 }
 
+/// Rules L-6, O-10.
 #[test]
 fn first_terminal_status_stands() {
     let mut t = Tracker::new(Model::Task2026, config()).unwrap();
@@ -279,6 +282,7 @@ fn first_terminal_status_stands() {
     assert_eq!(t.status(), Some(Status::Cancelled));
 }
 
+/// Rules P-3.
 #[test]
 fn server_interval_is_a_floor() {
     let mut t = Tracker::new(Model::Task2026, config()).unwrap();
@@ -416,6 +420,7 @@ fn create_unanswered_never_resubmits() {
     );
 }
 
+/// Rules S-4.
 #[test]
 fn snapshot_mid_flight_resumes_identically() {
     use longcall::snapshot;

@@ -1,4 +1,5 @@
-//! The wave scheduler's rules, one scenario each (SEMANTICS.md §3, §5 "Batch waits").
+//! The wave scheduler's rules, one scenario each (area B of `docs/rules.md`, and
+//! the job cancel rules of area C).
 
 use longcall::batch::{WaitCall, WaitFor};
 use longcall::cancel::{ButtonState, CancelAnswer, JobErrorCode};
@@ -76,6 +77,7 @@ fn all_ids(calls: &[(u64, WaitCall)]) -> Vec<String> {
     calls.iter().flat_map(|(_, c)| c.job_ids.clone()).collect()
 }
 
+/// Rules B-1, B-2.
 #[test]
 fn chunks_45_jobs_into_20_20_5() {
     let mut w = wave_of(WaitFor::All, 45);
@@ -92,6 +94,7 @@ fn chunks_45_jobs_into_20_20_5() {
     assert_eq!(w.poll_timeout(), None, "one round in flight at a time");
 }
 
+/// Rules B-6.
 #[test]
 fn earliest_deadline_first_none_last_then_insertion_order() {
     let mut w = Wave::new(cfg(WaitFor::All)).unwrap();
@@ -108,6 +111,7 @@ fn earliest_deadline_first_none_last_then_insertion_order() {
     assert_eq!(all_ids(&calls), ["d", "b", "e", "a", "c"]);
 }
 
+/// Rules B-5, B-2.
 #[test]
 fn already_terminal_job_settles_and_is_never_waited() {
     let mut w = Wave::new(cfg(WaitFor::All)).unwrap();
@@ -132,6 +136,7 @@ fn already_terminal_job_settles_and_is_never_waited() {
     );
 }
 
+/// Rules B-3.
 #[test]
 fn any_is_satisfied_by_the_first_job_that_settles_over_all_chunks() {
     let mut w = wave_of(WaitFor::Any, 30);
@@ -171,6 +176,7 @@ fn any_is_satisfied_by_the_first_job_that_settles_over_all_chunks() {
     );
 }
 
+/// Rules B-3, B-6.
 #[test]
 fn all_is_satisfied_once_every_job_settled_or_given_up() {
     let mut w = Wave::new(cfg(WaitFor::All)).unwrap();
@@ -228,6 +234,7 @@ fn all_is_satisfied_once_every_job_settled_or_given_up() {
     assert_eq!(outs.last(), Some(&WaveOutput::Idle));
 }
 
+/// Rules B-4.
 #[test]
 fn a_timeout_answer_is_a_partial_snapshot() {
     let mut w = wave_of(WaitFor::All, 3);
@@ -256,6 +263,7 @@ fn a_timeout_answer_is_a_partial_snapshot() {
     assert_eq!(all_ids(&calls), ["job_00", "job_02"]);
 }
 
+/// Rules B-8.
 #[test]
 fn stray_and_refused_entries_are_reported_never_fatal() {
     let mut w = wave_of(WaitFor::All, 2);
@@ -293,6 +301,7 @@ fn stray_and_refused_entries_are_reported_never_fatal() {
     );
 }
 
+/// Rules B-9, C-13.
 #[test]
 fn release_of_a_queued_job_presses_its_cancel() {
     let mut w = wave_of(WaitFor::All, 2);
@@ -334,6 +343,7 @@ fn release_of_a_queued_job_presses_its_cancel() {
     assert_eq!(w.release(10, "nope").unwrap_err().code(), "invalid_input");
 }
 
+/// Rules B-9.
 #[test]
 fn release_of_a_started_job_stops_waiting_without_pretending() {
     let mut w = wave_of(WaitFor::Any, 2);
@@ -363,6 +373,7 @@ fn release_of_a_started_job_stops_waiting_without_pretending() {
     assert_eq!(w.release(at, "job_00").unwrap(), Released::AlreadyDone);
 }
 
+/// Rules B-9, C-8.
 #[test]
 fn a_409_too_late_keeps_the_job_waited() {
     let mut w = wave_of(WaitFor::All, 1);
@@ -432,6 +443,7 @@ fn released_then_409_stays_waited_until_released_again() {
     assert!(w.drain().contains(&WaveOutput::Satisfied { by: None }));
 }
 
+/// Rules B-7.
 #[test]
 fn rounds_are_spaced_by_the_min_round_interval() {
     let mut w = wave_of(WaitFor::All, 2);
@@ -454,6 +466,7 @@ fn rounds_are_spaced_by_the_min_round_interval() {
     assert_eq!(waits(&w.drain()).len(), 1);
 }
 
+/// Rules B-7, P-4.
 #[test]
 fn a_429_retry_after_is_a_floor_and_5xx_backs_off() {
     let mut w = wave_of(WaitFor::All, 25);
@@ -491,6 +504,7 @@ fn a_429_retry_after_is_a_floor_and_5xx_backs_off() {
     assert!(next >= t1 + 500, "{next}");
 }
 
+/// Rules S-4.
 #[test]
 fn snapshot_round_trip_mid_round() {
     let mut w = wave_of(WaitFor::All, 25);

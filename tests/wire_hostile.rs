@@ -37,6 +37,7 @@ fn invalid_utf8() {
     );
 }
 
+/// Rules S-3.
 #[test]
 fn ten_megabyte_string() {
     let big = format!("{{\"a\":\"{}\"}}", "x".repeat(10 * 1024 * 1024));
@@ -62,6 +63,7 @@ fn ten_megabyte_string() {
     assert_eq!(code(read_json(&open)), "too_large");
 }
 
+/// Rules S-3.
 #[test]
 fn deep_nesting_is_too_deep_not_a_stack_overflow() {
     for open in ["[", "{\"a\":"] {
@@ -164,6 +166,7 @@ fn numbers_that_do_not_fit() {
     );
 }
 
+/// Rules S-1, L-9.
 #[test]
 fn wrong_types_and_missing_fields() {
     assert_eq!(code(get(json!([]))), "malformed");
@@ -218,6 +221,7 @@ fn rules(p: &longcall::wire::Parsed<longcall::view::TaskView>) -> Vec<Rule> {
     p.violations.iter().map(|v| v.rule).collect()
 }
 
+/// Rules M-13, S-5.
 #[test]
 fn shape_problems_are_violations() {
     let p = get(task(json!({"ttlMs": null}))).unwrap();
@@ -345,6 +349,7 @@ fn cancel_answers_map_into_the_table() {
     );
 }
 
+/// Rules J-1, J-2, J-4.
 #[test]
 fn sume_shapes() {
     let c = sume::read_create(
@@ -393,6 +398,7 @@ fn sume_shapes() {
     assert_eq!(sume::retry_after_ms("3", 0).unwrap(), 3000);
 }
 
+/// Rules M-12.
 #[test]
 fn detection_never_guesses() {
     let plain = Message::parse(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#).unwrap();
@@ -418,6 +424,7 @@ fn detection_never_guesses() {
     ));
 }
 
+/// Rules M-8, M-13.
 #[test]
 fn builders_match_the_wire() {
     let m = mcp2025::tools_call_request(1.into(), "slow_steps", json!({"steps":3}), Some(60000));

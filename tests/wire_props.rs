@@ -46,6 +46,7 @@ fn all_parsers(bytes: &[u8]) {
 }
 
 proptest! {
+    /// Rules S-1.
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
         all_parsers(&bytes);
@@ -66,6 +67,7 @@ proptest! {
         all_parsers(base);
     }
 
+    /// Rules M-14.
     #[test]
     fn timestamps_round_trip(ms in 0u64..253_402_300_799_999) {
         let s = longcall::time::format_rfc3339_ms(ms);

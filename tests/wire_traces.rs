@@ -38,6 +38,7 @@ fn round_trip<T: Serialize + DeserializeOwned>(v: &Value) -> T {
     typed
 }
 
+/// Rules M-1, M-5, M-8, M-11, M-13.
 #[test]
 fn every_transcript_line_parses_and_round_trips() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces");

@@ -1,12 +1,12 @@
-//! Lifecycle verdicts against an oracle written from the SEMANTICS.md §1 prose (not the crate's
-//! tables): transition/observe agree, terminal is absorbing, nothing outside the allowed set is
-//! accepted, foreign statuses are typed errors.
+//! Lifecycle verdicts against an oracle written from the prose of rules L-1 to L-9
+//! (`docs/rules.md`) (not the crate's tables): transition/observe agree, terminal is absorbing,
+//! nothing outside the allowed set is accepted, foreign statuses are typed errors.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use longcall::lifecycle::{observe, seed, transition, Observation, Seed, Transition};
 use longcall::{Model, Status};
 
-/// Statuses a model speaks, spelled out from the SEMANTICS table.
+/// Statuses a model speaks, spelled out from rules L-1 and L-2.
 fn speaks(model: Model, s: &str) -> bool {
     match model {
         Model::Task2026 | Model::Task2025 => [
@@ -42,7 +42,7 @@ fn phase(s: &str) -> &str {
     }
 }
 
-/// Server truth, from the prose of §1.
+/// Server truth, from the prose of rules L-3 and L-4.
 fn allowed(model: Model, a: &str, b: &str) -> bool {
     let (a, b) = (phase(a), phase(b));
     if a == b || terminal(a) {

@@ -1,7 +1,7 @@
-//! Tracker against a simulated server (a small model of the SEMANTICS rules, to be replaced by
-//! `longcall::server` once it lands) over a network with arbitrary delays, drops and reordering.
-//! Every `Driver` invariant holds throughout; at the end the network heals and, while the handle
-//! is alive, the tracker must settle with exactly the server's terminal status.
+//! Tracker against a simulated server (a small model of the rules in `docs/rules.md`, to be
+//! replaced by `longcall::server` once it lands) over a network with arbitrary delays, drops and
+//! reordering. Every `Driver` invariant holds throughout; at the end the network heals and, while
+//! the handle is alive, the tracker must settle with exactly the server's terminal status.
 #![no_main]
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;

@@ -1,7 +1,8 @@
 //! Shared harness for the longcall fuzz targets: structured inputs built with `arbitrary`, a
 //! driver that feeds them to a `Tracker`, and the invariants checked on every output.
 //!
-//! The invariants are written from SEMANTICS.md, independently of the crate's own tables.
+//! The invariants are written from the rule book (`docs/rules.md`), independently of the crate's
+//! own tables.
 
 use arbitrary::Arbitrary;
 use longcall::cancel::{ButtonState, CancelAnswer, JobErrorCode};

@@ -28,27 +28,52 @@ const SERVER_INFO = { name: 'longcall-reference-tasks-server', version: '0.1.0' 
 
 // JSON-RPC / MCP error codes, and the HTTP status each one is sent with.
 const E = {
-  PARSE: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602,
-  INTERNAL: -32603, HEADER_MISMATCH: -32020, MISSING_CAPABILITY: -32021,
+  PARSE: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL: -32603,
+  HEADER_MISMATCH: -32020,
+  MISSING_CAPABILITY: -32021,
 };
-const HTTP_FOR = { [E.PARSE]: 400, [E.INVALID_REQUEST]: 400, [E.METHOD_NOT_FOUND]: 404,
-  [E.INVALID_PARAMS]: 400, [E.HEADER_MISMATCH]: 400, [E.MISSING_CAPABILITY]: 400, [E.INTERNAL]: 500 };
+const HTTP_FOR = {
+  [E.PARSE]: 400,
+  [E.INVALID_REQUEST]: 400,
+  [E.METHOD_NOT_FOUND]: 404,
+  [E.INVALID_PARAMS]: 400,
+  [E.HEADER_MISMATCH]: 400,
+  [E.MISSING_CAPABILITY]: 400,
+  [E.INTERNAL]: 500,
+};
 
 /** A JSON-RPC error to throw from a handler; `rpcError` objects from the registry fit as-is. */
 class RpcFailure extends Error {
-  constructor(error) { super(error.message); this.error = error; }
+  constructor(error) {
+    super(error.message);
+    this.error = error;
+  }
 }
-const fail = (code, message, data) => { throw new RpcFailure(data === undefined ? { code, message } : { code, message, data }); };
+const fail = (code, message, data) => {
+  throw new RpcFailure(data === undefined ? { code, message } : { code, message, data });
+};
 
 const elicit = (message, properties) => ({
   method: 'elicitation/create',
   params: { mode: 'form', message, requestedSchema: { type: 'object', properties, required: Object.keys(properties) } },
 });
 const text = (t, isError = false) => ({ content: [{ type: 'text', text: t }], isError });
-const sleep = (ms, signal) => new Promise((resolve) => {
-  const t = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
-});
+const sleep = (ms, signal) =>
+  new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
 
 // ---- tools ----------------------------------------------------------------------------------
 //
@@ -70,7 +95,8 @@ const TOOLS = {
     run: ({ args }) => ({ result: text(`Hello, ${args.name ?? 'world'}!`) }),
   },
   slow_compute: {
-    description: 'Task tool: waits `seconds` (0 = immediate), then returns. Cancelling it while it runs ends it cancelled.',
+    description:
+      'Task tool: waits `seconds` (0 = immediate), then returns. Cancelling it while it runs ends it cancelled.',
     inputSchema: { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } },
     task: 'optional',
     run: async ({ args, signal }) => {
@@ -83,13 +109,19 @@ const TOOLS = {
     description: 'Task-required tool whose execution is a tool error: completed with isError:true.',
     inputSchema: { type: 'object', properties: {} },
     task: 'required',
-    run: async ({ signal }) => { await sleep(200, signal); return { result: text('failing_job: simulated tool failure', true) }; },
+    run: async ({ signal }) => {
+      await sleep(200, signal);
+      return { result: text('failing_job: simulated tool failure', true) };
+    },
   },
   protocol_error_job: {
     description: 'Task tool that hits a JSON-RPC error: failed with error{code,message}.',
     inputSchema: { type: 'object', properties: {} },
     task: 'optional',
-    run: async ({ signal }) => { await sleep(200, signal); return { error: { code: E.INTERNAL, message: 'protocol_error_job: simulated internal error' } }; },
+    run: async ({ signal }) => {
+      await sleep(200, signal);
+      return { error: { code: E.INTERNAL, message: 'protocol_error_job: simulated internal error' } };
+    },
   },
   confirm_delete: {
     description: 'Task tool that asks one confirmation (input_required) before deleting.',
@@ -111,7 +143,9 @@ const TOOLS = {
       if (!answers.first) ask.first = elicit('First answer?', { name: { type: 'string' } });
       if (!answers.second) ask.second = elicit('Second answer?', { name: { type: 'string' } });
       if (Object.keys(ask).length) return { ask };
-      return { result: text(`multi_input: got first=${answers.first.content?.name} second=${answers.second.content?.name}`) };
+      return {
+        result: text(`multi_input: got first=${answers.first.content?.name} second=${answers.second.content?.name}`),
+      };
     },
   },
   test_tool_with_task: {
@@ -119,7 +153,8 @@ const TOOLS = {
     inputSchema: { type: 'object', properties: {} },
     task: 'required',
     // Asked synchronously (MRTR) before the task exists; the task then only does the work.
-    gather: ({ answers }) => (answers.user_name ? null : { user_name: elicit('What is your name?', { name: { type: 'string' } }) }),
+    gather: ({ answers }) =>
+      answers.user_name ? null : { user_name: elicit('What is your name?', { name: { type: 'string' } }) },
     run: async ({ answers, signal }) => {
       await sleep(100, signal);
       return { result: text(`Hello ${answers.user_name.content?.name}, task finished`) };
@@ -153,17 +188,23 @@ export function createTasksServer(opts = {}) {
     clearTimeout(timer);
     const at = registry.pollTimeout();
     if (at === undefined || at === null) return;
-    timer = setTimeout(() => {
-      const sweep = registry.handleTimeout(now());
-      for (const id of [...sweep.failed, ...sweep.purged]) stopWorker(id);
-      rearm();
-    }, Math.max(0, Math.min(at - now(), 2 ** 31 - 1)));
+    timer = setTimeout(
+      () => {
+        const sweep = registry.handleTimeout(now());
+        for (const id of [...sweep.failed, ...sweep.purged]) stopWorker(id);
+        rearm();
+      },
+      Math.max(0, Math.min(at - now(), 2 ** 31 - 1)),
+    );
     timer.unref?.();
   }
 
   function stopWorker(taskId) {
     const w = workers.get(taskId);
-    if (w) { w.abort.abort(); workers.delete(taskId); }
+    if (w) {
+      w.abort.abort();
+      workers.delete(taskId);
+    }
   }
 
   // Runs (or re-runs) a task tool and writes what it produced into the registry.
@@ -206,18 +247,24 @@ export function createTasksServer(opts = {}) {
 
   function requireTasksCapability(params, method) {
     if (!hasTasksCapability(params)) {
-      const err = missingCapability2026(`${method} targets the tasks extension (${EXTENSION}); the client did not declare it on this request`);
+      const err = missingCapability2026(
+        `${method} targets the tasks extension (${EXTENSION}); the client did not declare it on this request`,
+      );
       throw new RpcFailure(err);
     }
   }
 
   function taskIdOf(params) {
-    if (typeof params?.taskId !== 'string' || params.taskId === '') fail(E.INVALID_PARAMS, 'params.taskId must be a non-empty string');
+    if (typeof params?.taskId !== 'string' || params.taskId === '')
+      fail(E.INVALID_PARAMS, 'params.taskId must be a non-empty string');
     return params.taskId;
   }
 
   // A registry answer {ok, value|error}: the value, or the JSON-RPC error thrown.
-  const unwrap = (answer) => { if (!answer.ok) throw new RpcFailure(answer.error); return answer.value; };
+  const unwrap = (answer) => {
+    if (!answer.ok) throw new RpcFailure(answer.error);
+    return answer.value;
+  };
 
   async function toolsCall(params, ctx) {
     const tool = Object.hasOwn(TOOLS, params?.name) ? TOOLS[params.name] : null;
@@ -226,7 +273,9 @@ export function createTasksServer(opts = {}) {
     const capable = hasTasksCapability(params);
     // The legacy 2025 `task` param is ignored: on 2026 the server alone decides.
     if (tool.task === 'required' && !capable) {
-      throw new RpcFailure(missingCapability2026(`Tool ${params.name} requires a task; declare ${EXTENSION} on the request`));
+      throw new RpcFailure(
+        missingCapability2026(`Tool ${params.name} requires a task; declare ${EXTENSION} on the request`),
+      );
     }
     const answers = { ...(params.inputResponses ?? {}) };
     const missing = tool.gather?.({ args, answers });
@@ -257,7 +306,8 @@ export function createTasksServer(opts = {}) {
     requireTasksCapability(params, 'tasks/update');
     const taskId = taskIdOf(params);
     const responses = params.inputResponses;
-    if (!responses || typeof responses !== 'object' || Array.isArray(responses)) fail(E.INVALID_PARAMS, 'params.inputResponses must be an object');
+    if (!responses || typeof responses !== 'object' || Array.isArray(responses))
+      fail(E.INVALID_PARAMS, 'params.inputResponses must be an object');
     const ack = unwrap(registry.update(now(), ctx.principal, taskId, responses));
     const w = workers.get(taskId);
     if (w && ack.accepted.length) {
@@ -279,12 +329,30 @@ export function createTasksServer(opts = {}) {
 
   const capabilities = { tools: { listChanged: false }, extensions: { [EXTENSION]: {} } };
   const HANDLERS = {
-    'server/discover': () => ({ supportedVersions: [PROTOCOL_VERSION], capabilities, serverInfo: SERVER_INFO, ttlMs: 0, cacheScope: 'private', resultType: 'complete' }),
-    initialize: () => ({ protocolVersion: PROTOCOL_VERSION, capabilities, serverInfo: SERVER_INFO, resultType: 'complete' }),
+    'server/discover': () => ({
+      supportedVersions: [PROTOCOL_VERSION],
+      capabilities,
+      serverInfo: SERVER_INFO,
+      ttlMs: 0,
+      cacheScope: 'private',
+      resultType: 'complete',
+    }),
+    initialize: () => ({
+      protocolVersion: PROTOCOL_VERSION,
+      capabilities,
+      serverInfo: SERVER_INFO,
+      resultType: 'complete',
+    }),
     ping: () => ({ resultType: 'complete' }),
     'tools/list': () => ({
-      tools: Object.entries(TOOLS).map(([name, t]) => ({ name, description: t.description, inputSchema: t.inputSchema })),
-      ttlMs: 0, cacheScope: 'private', resultType: 'complete',
+      tools: Object.entries(TOOLS).map(([name, t]) => ({
+        name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+      })),
+      ttlMs: 0,
+      cacheScope: 'private',
+      resultType: 'complete',
     }),
     'tools/call': toolsCall,
     'tasks/get': tasksGet,
@@ -313,12 +381,16 @@ export function createTasksServer(opts = {}) {
   function checkHeaders(req, msg) {
     const method = headerValue(req.headers['mcp-method']);
     if (method === undefined) fail(E.HEADER_MISMATCH, 'missing Mcp-Method header');
-    if (method !== msg.method) fail(E.HEADER_MISMATCH, 'Mcp-Method header does not match the request body\'s method');
+    if (method !== msg.method) fail(E.HEADER_MISMATCH, "Mcp-Method header does not match the request body's method");
     const want = expectedName(msg.method, msg.params);
     if (want !== undefined) {
       const name = headerValue(req.headers['mcp-name']);
       if (name === undefined) fail(E.HEADER_MISMATCH, 'missing Mcp-Name header');
-      if (name !== String(want)) fail(E.HEADER_MISMATCH, `Mcp-Name header does not match the request body's ${msg.method === 'tools/call' ? 'name' : 'taskId'}`);
+      if (name !== String(want))
+        fail(
+          E.HEADER_MISMATCH,
+          `Mcp-Name header does not match the request body's ${msg.method === 'tools/call' ? 'name' : 'taskId'}`,
+        );
     }
   }
 
@@ -342,19 +414,45 @@ export function createTasksServer(opts = {}) {
     let raw = '';
     for await (const chunk of req) {
       raw += chunk;
-      if (raw.length > 4 << 20) { send(res, 413, { jsonrpc: '2.0', id: null, error: { code: E.INVALID_REQUEST, message: 'body too large' } }); return; }
+      if (raw.length > 4 << 20) {
+        send(res, 413, { jsonrpc: '2.0', id: null, error: { code: E.INVALID_REQUEST, message: 'body too large' } });
+        return;
+      }
     }
     let msg;
-    try { msg = JSON.parse(raw); } catch { send(res, 400, { jsonrpc: '2.0', id: null, error: { code: E.PARSE, message: 'Parse error' } }); return; }
-    if (!msg || typeof msg !== 'object' || Array.isArray(msg) || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
-      // Responses from the client (we never send requests) and malformed messages.
-      if (msg && (msg.result !== undefined || msg.error !== undefined)) { res.writeHead(202).end(); return; }
-      send(res, 400, { jsonrpc: '2.0', id: msg?.id ?? null, error: { code: E.INVALID_REQUEST, message: 'Invalid Request' } });
+    try {
+      msg = JSON.parse(raw);
+    } catch {
+      send(res, 400, { jsonrpc: '2.0', id: null, error: { code: E.PARSE, message: 'Parse error' } });
       return;
     }
-    if (msg.id === undefined) { res.writeHead(202).end(); return; } // a notification
+    if (
+      !msg ||
+      typeof msg !== 'object' ||
+      Array.isArray(msg) ||
+      msg.jsonrpc !== '2.0' ||
+      typeof msg.method !== 'string'
+    ) {
+      // Responses from the client (we never send requests) and malformed messages.
+      if (msg && (msg.result !== undefined || msg.error !== undefined)) {
+        res.writeHead(202).end();
+        return;
+      }
+      send(res, 400, {
+        jsonrpc: '2.0',
+        id: msg?.id ?? null,
+        error: { code: E.INVALID_REQUEST, message: 'Invalid Request' },
+      });
+      return;
+    }
+    if (msg.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    } // a notification
     const abort = new AbortController();
-    res.on('close', () => { if (!res.writableFinished) abort.abort(); });
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
     try {
       checkHeaders(req, msg);
       const handler = Object.hasOwn(HANDLERS, msg.method) ? HANDLERS[msg.method] : null;
@@ -369,7 +467,10 @@ export function createTasksServer(opts = {}) {
   }
 
   const server = http.createServer((req, res) => {
-    handle(req, res).catch((e) => { log(`handler crashed: ${e?.stack ?? e}`); if (!res.headersSent) res.writeHead(500).end(); });
+    handle(req, res).catch((e) => {
+      log(`handler crashed: ${e?.stack ?? e}`);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
   });
 
   return {
@@ -386,7 +487,10 @@ export function createTasksServer(opts = {}) {
     close() {
       clearTimeout(timer);
       for (const id of [...workers.keys()]) stopWorker(id);
-      return new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); });
+      return new Promise((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      });
     },
   };
 }
@@ -394,12 +498,24 @@ export function createTasksServer(opts = {}) {
 // ---- command line -----------------------------------------------------------------------------
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? Number(process.argv[i + 1]) : dflt; };
+  const arg = (name, dflt) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? Number(process.argv[i + 1]) : dflt;
+  };
   const srv = createTasksServer({ log: (m) => process.stderr.write(`[tasks-server] ${m}\n`) });
   const url = await srv.listen(arg('--port', 0));
   process.stdout.write(`LISTENING ${url}\n`);
-  const stop = async () => { await srv.close(); process.exit(0); };
+  const stop = async () => {
+    await srv.close();
+    process.exit(0);
+  };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  setTimeout(() => { process.stderr.write('[tasks-server] max lifetime reached\n'); stop(); }, arg('--max-lifetime-ms', 600_000)).unref();
+  setTimeout(
+    () => {
+      process.stderr.write('[tasks-server] max lifetime reached\n');
+      stop();
+    },
+    arg('--max-lifetime-ms', 600_000),
+  ).unref();
 }

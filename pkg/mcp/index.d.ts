@@ -1,21 +1,58 @@
 // Types of `longcall/mcp`: the MCP host adapter on the longcall core.
-import type { ButtonState, Json, Outcome, RunRecord, Status, TaskModel, TrackerConfig, Violation, Input, RpcError } from '../index.js';
+import type {
+  ButtonState,
+  Json,
+  Outcome,
+  RunRecord,
+  Status,
+  TaskModel,
+  TrackerConfig,
+  Violation,
+  Input,
+  RpcError,
+} from '../index.js';
 
 /** A JSON-RPC request as the core builds it. */
-export interface JsonRpcRequest { jsonrpc: '2.0'; id: number | string | null; method: string; params: { [key: string]: Json } }
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: number | string | null;
+  method: string;
+  params: { [key: string]: Json };
+}
 /** A JSON-RPC response (result or error). */
-export type JsonRpcResponse = { jsonrpc: '2.0'; id: number | string | null; result: Json } | { jsonrpc: '2.0'; id: number | string | null; error: RpcError };
+export type JsonRpcResponse =
+  | { jsonrpc: '2.0'; id: number | string | null; result: Json }
+  | { jsonrpc: '2.0'; id: number | string | null; error: RpcError };
 
-/** How the adapter reaches a server: one revision, one `send`. */
+/**
+ * How the adapter reaches a server: one revision, one `send`. The sender only moves bytes; the
+ * core reads every answer and decides.
+ */
 export interface Sender {
   /** The wire revision this sender speaks. */
   model: TaskModel;
   /**
-   * Sends one request and resolves with its JSON-RPC answer (text or object). A JSON-RPC error is
-   * an answer; throw only when there is no answer (connection error, timeout, abort).
+   * Sends one request and resolves with its JSON-RPC answer (text or object), as it arrived:
+   * never validated against a schema, never rewritten (an answer a library's schema rejects is
+   * still an answer; the core reads it and reports what is wrong). A JSON-RPC error is an answer.
+   * Throw only when there is no answer (connection error, timeout, abort).
+   *
+   * `opts.signal` aborts the request while it is in progress; once the returned promise has
+   * settled the sender must no longer follow it (an abort then must not reach the wire: no
+   * `notifications/cancelled` for a request that has its answer). The adapter also never aborts
+   * the signal of a request whose answer came.
    */
-  send(message: JsonRpcRequest, headers: { [name: string]: string }, opts: { signal?: AbortSignal; kind: 'call' | 'get' | 'cancel' | 'update' | 'fetch_result' }): Promise<JsonRpcResponse | string>;
-  /** 2025 senders: routes server-initiated input requests about `taskId` to a handler; returns an unroute function. */
+  send(
+    message: JsonRpcRequest,
+    headers: { [name: string]: string },
+    opts: { signal?: AbortSignal; kind: 'call' | 'get' | 'cancel' | 'update' | 'fetch_result' },
+  ): Promise<JsonRpcResponse | string>;
+  /**
+   * 2025 senders that can receive server-initiated input requests (`elicitation/create` inside
+   * `tasks/result`): routes those about `taskId` to a handler; returns an unroute function.
+   * Absent when the sender cannot receive them: a 2025 task that asks for input is then reported
+   * through `onViolation` as `{source: 'adapter', rule: 'input_unsupported'}`, and watching goes on.
+   */
   routeInput?(taskId: string, fn: (key: string, request: Json) => Promise<Json>): () => void;
 }
 
@@ -38,24 +75,69 @@ export interface HttpSenderOptions {
 /** A fetch-based Streamable HTTP sender for the 2026-07-28 tasks extension. */
 export function httpSender(options: HttpSenderOptions): Sender;
 
-/** Options of {@link sdkSender}. */
-export interface SdkSenderOptions {
-  /** `await import('@modelcontextprotocol/sdk/types.js')` from the SDK the client came from. */
-  types: object;
+/** Timeouts of the SDK senders. A timeout is no answer (the send throws), never a cancel of the task. */
+export interface SdkTimeouts {
   /** Timeout of `tools/call`, `tasks/get`, `tasks/cancel` (default 60000 ms). */
   requestTimeoutMs?: number;
   /** Timeout of the blocking 2025 `tasks/result` (default 600000 ms; reset on progress). */
   resultTimeoutMs?: number;
 }
 
-/** A sender over an official `@modelcontextprotocol/sdk` 1.x `Client` (2025-11-25 tasks). */
-export function sdkSender(client: { request: Function; setRequestHandler: Function }, options: SdkSenderOptions): Sender;
+/** Options of {@link sdkSender}. */
+export interface SdkSenderOptions extends SdkTimeouts {
+  /** `await import('@modelcontextprotocol/sdk/types.js')` from the SDK the client came from. */
+  types: object;
+}
 
-/** A violation seen while watching: from the wire codecs, the tracker, or the adapter. */
-export type WatchViolation = (Violation & { source: 'wire' | 'tracker' }) | { source: 'adapter'; rule: string; level: 'must' | 'should'; detail: string };
+/**
+ * A sender over an official `@modelcontextprotocol/sdk` 1.x `Client` (2025-11-25 tasks).
+ *
+ * - Results are handed over as they arrived (the SDK's result schemas are not applied).
+ * - A server's JSON-RPC error (`McpError`) is an answer, with the SDK's `"MCP error <code>: "`
+ *   message prefix removed; the SDK's own request timeout (-32001) and closed connection (-32000)
+ *   are no answer.
+ * - Registers an `elicitation/create` handler: elicitations about a watched task go to that
+ *   call's `onInput`; any other goes to the handler the host registered before `sdkSender` was
+ *   called (declined if none). Register your own handler first.
+ * - A Client that did not declare `capabilities.elicitation` is fine: the sender has no
+ *   `routeInput` then (see {@link Sender.routeInput}).
+ */
+/** The two methods the SDK senders use of an SDK `Client` (1.x or 2.x). */
+export interface SdkClientLike {
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK's own signatures differ between 1.x and 2.x
+  request(...args: any[]): Promise<unknown>;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  setRequestHandler(...args: any[]): void;
+}
+
+export function sdkSender(client: SdkClientLike, options: SdkSenderOptions): Sender;
+
+/**
+ * A sender over the SDK 2.x `Client` (`@modelcontextprotocol/client` 2.x; tested with 2.4.0) on the
+ * 2025-11-25 wire (the Client's default legacy negotiation). Same behaviour as {@link sdkSender}:
+ * results as they arrived (a Standard Schema that accepts anything), a server's `ProtocolError`
+ * is an answer, an `SdkError` (timeout, closed connection) is none, task elicitations routed and
+ * others chained to the host's own handler registered before.
+ */
+export function sdk2Sender(client: SdkClientLike, options?: SdkTimeouts): Sender;
+
+/**
+ * A violation seen while watching: from the wire codecs, the tracker, or the adapter. Adapter
+ * rules: `input_unsupported` (a 2025 task asks for input and the sender has no `routeInput`),
+ * `on_input_failed` (`onInput` threw), or the code of an error the core raised.
+ */
+export type WatchViolation =
+  | (Violation & { source: 'wire' | 'tracker' })
+  | { source: 'adapter'; rule: string; level: 'must' | 'should'; detail: string };
 
 /** One request and its answer, with host times (ms). */
-export interface Exchange { method: string; sentAt: number; answeredAt: number; input?: Input; error?: string }
+export interface Exchange {
+  method: string;
+  sentAt: number;
+  answeredAt: number;
+  input?: Input;
+  error?: string;
+}
 
 /** Options shared by {@link callTool}, {@link watchTask} and {@link resume}. */
 export interface WatchOptions {
@@ -75,6 +157,8 @@ export interface WatchOptions {
   onExchange?: (e: Exchange) => void;
   /** Clock in ms (default Date.now). */
   now?: () => number;
+  /** Timers for the watch's wake-ups (default the global ones). With `now`, a fake clock drives the watch in tests. */
+  timers?: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(handle: unknown): void };
 }
 
 /** Options of {@link callTool}. */

@@ -18,13 +18,23 @@ const CRATE = 'longcall-wasm';
 const TARGET = 'wasm32-unknown-unknown';
 const PROFILE = 'wasm';
 // rustc's default wasm32 features (Rust >= 1.87): binaryen must be told, or it rejects the module.
-const FEATURES = ['--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
-  '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue'];
+const FEATURES = [
+  '--enable-bulk-memory',
+  '--enable-nontrapping-float-to-int',
+  '--enable-sign-ext',
+  '--enable-mutable-globals',
+  '--enable-reference-types',
+  '--enable-multivalue',
+];
 
 function run(cmd, args, opts = {}) {
   const t0 = performance.now();
   console.error(`$ ${cmd} ${args.join(' ')}`);
-  const out = execFileSync(cmd, args, { cwd: ROOT, stdio: opts.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8' });
+  const out = execFileSync(cmd, args, {
+    cwd: ROOT,
+    stdio: opts.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
+    encoding: 'utf8',
+  });
   console.error(`[time] ${((performance.now() - t0) / 1000).toFixed(1)}s  ${cmd} ${args[0] ?? ''}`);
   return out;
 }
@@ -35,14 +45,21 @@ function fail(msg) {
 }
 
 // 1. The wasm-bindgen CLI must be exactly the crate version in Cargo.lock (schema must match).
-const locked = run('cargo', ['pkgid', '-p', 'wasm-bindgen'], { capture: true }).trim().replace(/.*[@#]/, '');
+const locked = run('cargo', ['pkgid', '-p', 'wasm-bindgen'], { capture: true })
+  .trim()
+  .replace(/.*[@#]/, '');
 let cli = '';
-try { cli = execFileSync('wasm-bindgen', ['--version'], { encoding: 'utf8' }).trim(); } catch { /* missing */ }
+try {
+  cli = execFileSync('wasm-bindgen', ['--version'], { encoding: 'utf8' }).trim();
+} catch {
+  /* missing */
+}
 if (cli !== `wasm-bindgen ${locked}`) {
   fail(`need wasm-bindgen-cli ${locked} (Cargo.lock), found "${cli || 'none'}"; run scripts/install-tools.sh`);
 }
 const wasmOpt = join(PKG, 'node_modules', '.bin', 'wasm-opt');
-if (!existsSync(wasmOpt)) fail('pkg/node_modules/.bin/wasm-opt missing; run `npm ci` in pkg/ (or scripts/install-tools.sh)');
+if (!existsSync(wasmOpt))
+  fail('pkg/node_modules/.bin/wasm-opt missing; run `npm ci` in pkg/ (or scripts/install-tools.sh)');
 
 // 2. Rust -> wasm, 3. JS glue (ES module, `init`/`initSync`) + wasm, 4. size optimisation.
 const locked_ = process.env.CI ? ['--locked'] : [];
@@ -60,10 +77,21 @@ for (const [name, features] of BUILDS) {
   run('cargo', ['build', ...locked_, '-p', CRATE, '--target', TARGET, '--profile', PROFILE, ...features]);
   if (!existsSync(raw)) fail(`cargo did not produce ${raw}`);
   const cargoSize = statSync(raw).size;
-  run('wasm-bindgen', [raw, '--target', 'web', '--out-dir', DIST, '--out-name', name,
-    '--remove-name-section', '--remove-producers-section']);
+  run('wasm-bindgen', [
+    raw,
+    '--target',
+    'web',
+    '--out-dir',
+    DIST,
+    '--out-name',
+    name,
+    '--remove-name-section',
+    '--remove-producers-section',
+  ]);
   const wasm = join(DIST, `${name}_bg.wasm`);
   const afterBindgen = statSync(wasm).size;
   run(wasmOpt, ['-Oz', ...FEATURES, wasm, '-o', wasm]);
-  console.log(`build: ${name}: cargo ${cargoSize} B -> wasm-bindgen ${afterBindgen} B -> wasm-opt -Oz ${statSync(wasm).size} B (${wasm})`);
+  console.log(
+    `build: ${name}: cargo ${cargoSize} B -> wasm-bindgen ${afterBindgen} B -> wasm-opt -Oz ${statSync(wasm).size} B (${wasm})`,
+  );
 }

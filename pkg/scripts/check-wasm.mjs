@@ -10,7 +10,9 @@ let failed = false;
 for (const name of ['longcall', 'longcall_lite', 'longcall_server']) {
   const path = join(PKG, `dist/${name}_bg.wasm`);
   let bytes;
-  try { bytes = readFileSync(path); } catch {
+  try {
+    bytes = readFileSync(path);
+  } catch {
     console.error(`check-wasm: ${path} missing; run \`npm --prefix pkg run build\` first`);
     process.exit(1);
   }
@@ -20,7 +22,9 @@ for (const name of ['longcall', 'longcall_lite', 'longcall_server']) {
   for (const i of imports) (byModule[i.module] ??= []).push(i.name);
   const env = byModule.env ?? [];
   const foreign = Object.keys(byModule).filter((m) => m !== `./${name}_bg.js` && m !== 'wbg');
-  console.log(`check-wasm: ${name}: ${imports.length} imports from ${JSON.stringify(Object.keys(byModule))}, ${WebAssembly.Module.exports(mod).length} exports`);
+  console.log(
+    `check-wasm: ${name}: ${imports.length} imports from ${JSON.stringify(Object.keys(byModule))}, ${WebAssembly.Module.exports(mod).length} exports`,
+  );
   if (env.length) {
     console.error(`check-wasm: FAIL: ${name} imports from "env": ${env.join(', ')}`);
     failed = true;

@@ -42,7 +42,9 @@ function measure(path) {
   return {
     raw: bytes.length,
     gzip: gzipSync(bytes, { level: 9 }).length,
-    brotli: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }).length,
+    brotli: brotliCompressSync(bytes, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+    }).length,
   };
 }
 
@@ -57,12 +59,22 @@ console.log(`${'file'.padEnd(30)} ${pad('raw', 8)} ${pad('gzip', 8)} ${pad('brot
 for (const e of ENTRIES) {
   let wasm = zero;
   let glue = zero;
-  for (const p of e.wasm) { const m = measure(p); line(p, m); wasm = add(wasm, m); }
-  for (const p of e.glue) { const m = measure(p); line(p, m); glue = add(glue, m); }
+  for (const p of e.wasm) {
+    const m = measure(p);
+    line(p, m);
+    wasm = add(wasm, m);
+  }
+  for (const p of e.glue) {
+    const m = measure(p);
+    line(p, m);
+    glue = add(glue, m);
+  }
   const all = add(wasm, glue);
   line(`= ${e.entry}`, all);
   const verdict = all.gzip <= e.budget ? 'ok' : 'OVER BUDGET';
   over ||= all.gzip > e.budget;
-  console.log(`size: ${e.entry}: raw/gzip/brotli bytes: wasm ${trio(wasm)}, glue ${trio(glue)}, wasm+glue ${trio(all)}; gzip budget ${e.budget}: ${verdict}`);
+  console.log(
+    `size: ${e.entry}: raw/gzip/brotli bytes: wasm ${trio(wasm)}, glue ${trio(glue)}, wasm+glue ${trio(all)}; gzip budget ${e.budget}: ${verdict}`,
+  );
 }
 if (over) process.exit(1);

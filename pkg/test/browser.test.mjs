@@ -16,30 +16,41 @@ const liteEntry = pkg.exports['./lite'].browser;
 const serverEntry = pkg.exports['./server'].browser;
 const pkgUrl = `/${relative(ROOT, PKG)}`;
 const runnerHtml = `<!doctype html><meta charset="utf-8"><title>loading</title>
-<script type="importmap">${JSON.stringify({ imports: {
-  longcall: `${pkgUrl}/${entry.replace(/^\.\//, '')}`,
-  'longcall/lite': `${pkgUrl}/${liteEntry.replace(/^\.\//, '')}`,
-  'longcall/server': `${pkgUrl}/${serverEntry.replace(/^\.\//, '')}`,
-} })}</script>
+<script type="importmap">${JSON.stringify({
+  imports: {
+    longcall: `${pkgUrl}/${entry.replace(/^\.\//, '')}`,
+    'longcall/lite': `${pkgUrl}/${liteEntry.replace(/^\.\//, '')}`,
+    'longcall/server': `${pkgUrl}/${serverEntry.replace(/^\.\//, '')}`,
+  },
+})}</script>
 <script type="module" src="${pkgUrl}/test/browser/runner.mjs"></script>`;
 
 const files = await loadCaseFiles();
-let server, browser, results = new Map(), setupError;
+let server,
+  browser,
+  results = new Map(),
+  setupError;
 const logs = [];
 
-before(async () => {
-  server = await serve(ROOT, { '/__runner.html': { body: runnerHtml } });
-  browser = await launchChromium();
-  const page = await openPage(browser, `${server.base}/__runner.html`, logs);
-  try {
-    await page.waitForFunction(() => document.title === 'ready', null, { timeout: 30_000 });
-  } catch (e) {
-    setupError = new Error(`runner page never became ready: ${e.message}\n${logs.join('\n')}`);
-    return;
-  }
-  const list = await page.evaluate((names) => window.__longcall.run(names), files.map((f) => f.file));
-  for (const r of list) results.set(`${r.file}\0${r.name}`, r);
-}, { timeout: 90_000 });
+before(
+  async () => {
+    server = await serve(ROOT, { '/__runner.html': { body: runnerHtml } });
+    browser = await launchChromium();
+    const page = await openPage(browser, `${server.base}/__runner.html`, logs);
+    try {
+      await page.waitForFunction(() => document.title === 'ready', null, { timeout: 30_000 });
+    } catch (e) {
+      setupError = new Error(`runner page never became ready: ${e.message}\n${logs.join('\n')}`);
+      return;
+    }
+    const list = await page.evaluate(
+      (names) => window.__longcall.run(names),
+      files.map((f) => f.file),
+    );
+    for (const r of list) results.set(`${r.file}\0${r.name}`, r);
+  },
+  { timeout: 90_000 },
+);
 
 after(async () => {
   await browser?.close();

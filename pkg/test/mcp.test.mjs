@@ -1,24 +1,44 @@
-// longcall/mcp in Node with fake senders: the adapter does the I/O, the core decides.
+// longcall/mcp in Node with fake senders on a fake clock: the adapter does the I/O, the core decides.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { callTool, watchTask, resume, httpSender, McpCallError } from 'longcall/mcp';
+import { fakeClock, watchPromise } from './mcp-fakes.mjs';
 
 const T = '2026-11-29T15:07:54.708Z';
 const FAST = { poll: { initial_ms: 10, min_interval_ms: 10, cap_ms: 40, jitter: 'none' }, seed: 1 };
-const task26 = (id, status, extra = {}) => ({ taskId: id, status, createdAt: T, lastUpdatedAt: T, ttlMs: 60000, pollIntervalMs: 15, ...extra });
-const task25 = (id, status, extra = {}) => ({ taskId: id, status, createdAt: T, lastUpdatedAt: T, ttl: 60000, pollInterval: 15, ...extra });
+const task26 = (id, status, extra = {}) => ({
+  taskId: id,
+  status,
+  createdAt: T,
+  lastUpdatedAt: T,
+  ttlMs: 60000,
+  pollIntervalMs: 15,
+  ...extra,
+});
+const task25 = (id, status, extra = {}) => ({
+  taskId: id,
+  status,
+  createdAt: T,
+  lastUpdatedAt: T,
+  ttl: 60000,
+  pollInterval: 15,
+  ...extra,
+});
 const ok = (m, result) => ({ jsonrpc: '2.0', id: m.id, result });
 const fail = (m, code, message = 'x') => ({ jsonrpc: '2.0', id: m.id, error: { code, message } });
 
-/** A scripted server: `handlers[method](message, state)` returns the answer (or throws = no answer). */
-function fake(model, handlers) {
+/**
+ * A scripted server: `handlers[method](message, state)` returns the answer (or throws = no
+ * answer). Answers come on the next turn; `at` is the fake clock's time of sending.
+ */
+function fake(model, handlers, clock) {
   const sent = [];
   return {
     sent,
     model,
     async send(message, headers, opts) {
-      sent.push({ message, headers, at: Date.now() });
-      await new Promise((r) => setTimeout(r, 1));
+      sent.push({ message, headers, at: clock?.now() });
+      await Promise.resolve();
       if (opts?.signal?.aborted) throw new Error('aborted');
       const h = handlers[message.method];
       if (!h) return fail(message, -32601);
@@ -27,25 +47,62 @@ function fake(model, handlers) {
   };
 }
 const methods = (s) => s.sent.map((x) => x.message.method);
+/** The watch options that put it on `clock`. */
+const on = (clock) => ({ now: clock.now, timers: clock.timers });
+/** Runs the fake clock until `p` settles (bounded), then returns its value or throws its error. */
+async function until(clock, p) {
+  const s = watchPromise(p);
+  assert.ok(await clock.runUntil(() => s.done, { step: 5, limitMs: 30000 }), 'settles within 30 s of fake time');
+  if (s.error) throw s.error;
+  return s.value;
+}
 
 test('2026: create, input_required asked once, tasks/update, completed; headers and _meta on every tasks/*', async () => {
-  let polls = 0, answered = null;
-  const s = fake('task-2026', {
-    'tools/call': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'task' }),
-    'tasks/get': (m) => {
-      polls++;
-      if (answered) return ok(m, { ...task26('t1', 'completed'), resultType: 'complete', result: { content: [{ type: 'text', text: 'done' }] } });
-      if (polls >= 2) return ok(m, { ...task26('t1', 'input_required'), resultType: 'complete', inputRequests: { 't1:ab': { method: 'elicitation/create', params: { message: 'go?' } } } });
-      return ok(m, { ...task26('t1', 'working'), resultType: 'complete' });
+  let polls = 0,
+    answered = null;
+  const clock = fakeClock();
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'task' }),
+      'tasks/get': (m) => {
+        polls++;
+        if (answered)
+          return ok(m, {
+            ...task26('t1', 'completed'),
+            resultType: 'complete',
+            result: { content: [{ type: 'text', text: 'done' }] },
+          });
+        if (polls >= 2)
+          return ok(m, {
+            ...task26('t1', 'input_required'),
+            resultType: 'complete',
+            inputRequests: { 't1:ab': { method: 'elicitation/create', params: { message: 'go?' } } },
+          });
+        return ok(m, { ...task26('t1', 'working'), resultType: 'complete' });
+      },
+      'tasks/update': (m) => {
+        answered = m.params.inputResponses;
+        return ok(m, { resultType: 'complete' });
+      },
     },
-    'tasks/update': (m) => { answered = m.params.inputResponses; return ok(m, { resultType: 'complete' }); },
+    clock,
+  );
+  const asked = [],
+    buttons = [];
+  const h = await callTool(s, {
+    name: 'job',
+    arguments: { a: 1 },
+    config: FAST,
+    ...on(clock),
+    onInput: async (key, req) => {
+      asked.push([key, req.params.message]);
+      return { action: 'accept', content: { confirm: true } };
+    },
+    onButton: (b) => buttons.push(b),
   });
-  const asked = [], buttons = [];
-  const h = await callTool(s, { name: 'job', arguments: { a: 1 }, config: FAST,
-    onInput: async (key, req) => { asked.push([key, req.params.message]); return { action: 'accept', content: { confirm: true } }; },
-    onButton: (b) => buttons.push(b) });
   assert.equal(h.id, 't1');
-  const out = await h.outcome;
+  const out = await until(clock, h.outcome);
   assert.equal(out.outcome, 'succeeded');
   assert.equal(out.status, 'completed');
   assert.deepEqual(out.result.content[0].text, 'done');
@@ -57,15 +114,21 @@ test('2026: create, input_required asked once, tasks/update, completed; headers 
     assert.equal(x.headers['Mcp-Name'], 't1');
     assert.equal(x.headers['Mcp-Method'], x.message.method);
     assert.equal(x.headers['MCP-Protocol-Version'], '2026-07-28');
-    assert.ok(x.message.params._meta['io.modelcontextprotocol/clientCapabilities'].extensions['io.modelcontextprotocol/tasks']);
+    assert.ok(
+      x.message.params._meta['io.modelcontextprotocol/clientCapabilities'].extensions['io.modelcontextprotocol/tasks'],
+    );
   }
   const gets = s.sent.filter((x) => x.message.method === 'tasks/get').map((x) => x.at);
-  for (let i = 1; i < gets.length; i++) assert.ok(gets[i] - gets[i - 1] >= 14, `poll gap ${gets[i] - gets[i - 1]}`);
+  assert.ok(gets.length >= 3, `${gets.length} polls`);
+  for (let i = 1; i < gets.length; i++)
+    assert.ok(gets[i] - gets[i - 1] >= 15, `poll gap ${gets[i] - gets[i - 1]} < pollIntervalMs 15`);
   assert.equal(out.record.handle, 't1');
 });
 
 test('a plain tools/call result settles at once; a JSON-RPC error is protocol_failure with the error', async () => {
-  const s = fake('task-2026', { 'tools/call': (m) => ok(m, { content: [{ type: 'text', text: 'hi' }], resultType: 'complete' }) });
+  const s = fake('task-2026', {
+    'tools/call': (m) => ok(m, { content: [{ type: 'text', text: 'hi' }], resultType: 'complete' }),
+  });
   const h = await callTool(s, { name: 'greet' });
   assert.equal(h.id, null);
   assert.equal((await h.outcome).outcome, 'succeeded');
@@ -76,25 +139,46 @@ test('a plain tools/call result settles at once; a JSON-RPC error is protocol_fa
 });
 
 test('a lost tools/call answer rejects create_unanswered and is never resubmitted', async () => {
-  const s = fake('task-2026', { 'tools/call': () => { throw new Error('socket hang up'); } });
-  await assert.rejects(callTool(s, { name: 'paid' }), (e) => e instanceof McpCallError && e.code === 'create_unanswered' && /reconcile/i.test(e.message));
-  await new Promise((r) => setTimeout(r, 50));
+  const clock = fakeClock();
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': () => {
+        throw new Error('socket hang up');
+      },
+    },
+    clock,
+  );
+  await assert.rejects(
+    callTool(s, { name: 'paid', ...on(clock) }),
+    (e) => e instanceof McpCallError && e.code === 'create_unanswered' && /reconcile/i.test(e.message),
+  );
+  await clock.advance(60000);
+  assert.equal(clock.pending, 0, 'no wake-up left armed');
   assert.deepEqual(methods(s), ['tools/call']);
 });
 
 test('2026 cancel: the core presses, ack then cancelled; pressing after settle is cancel_refused', async () => {
   let cancelled = false;
-  const s = fake('task-2026', {
-    'tools/call': (m) => ok(m, { ...task26('t2', 'working'), resultType: 'task' }),
-    'tasks/get': (m) => ok(m, { ...task26('t2', cancelled ? 'cancelled' : 'working'), resultType: 'complete' }),
-    'tasks/cancel': (m) => { cancelled = true; return ok(m, { resultType: 'complete' }); },
-  });
+  const clock = fakeClock();
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t2', 'working'), resultType: 'task' }),
+      'tasks/get': (m) => ok(m, { ...task26('t2', cancelled ? 'cancelled' : 'working'), resultType: 'complete' }),
+      'tasks/cancel': (m) => {
+        cancelled = true;
+        return ok(m, { resultType: 'complete' });
+      },
+    },
+    clock,
+  );
   const buttons = [];
-  const h = await callTool(s, { name: 'slow', config: FAST, onButton: (b) => buttons.push(b) });
+  const h = await callTool(s, { name: 'slow', config: FAST, ...on(clock), onButton: (b) => buttons.push(b) });
   assert.equal(h.button, 'available');
-  const state = await h.cancel();
+  const state = await until(clock, h.cancel());
   assert.equal(state, 'acknowledged_pending');
-  const out = await h.outcome;
+  const out = await until(clock, h.outcome);
   assert.equal(out.outcome, 'cancelled');
   assert.deepEqual(buttons, ['available', 'requesting', 'acknowledged_pending', 'cancelled']);
   await assert.rejects(h.cancel(), (e) => e.code === 'cancel_refused');
@@ -102,58 +186,93 @@ test('2026 cancel: the core presses, ack then cancelled; pressing after settle i
 });
 
 test('watchTask on an unknown id ends lost (-32602)', async () => {
-  const s = fake('task-2026', { 'tasks/get': (m) => fail(m, -32602, 'Task nope not found') });
-  const out = await watchTask(s, 'nope', { config: FAST }).outcome;
+  const clock = fakeClock();
+  const s = fake('task-2026', { 'tasks/get': (m) => fail(m, -32602, 'Task nope not found') }, clock);
+  const out = await until(clock, watchTask(s, 'nope', { config: FAST, ...on(clock) }).outcome);
   assert.equal(out.outcome, 'lost');
   assert.equal(out.record.cancel, 'unavailable');
 });
 
 test('an AbortSignal stops watching, never the task: no cancel is sent, outcome rejects watch_stopped', async () => {
-  const s = fake('task-2026', {
-    'tools/call': (m) => ok(m, { ...task26('t3', 'working'), resultType: 'task' }),
-    'tasks/get': (m) => ok(m, { ...task26('t3', 'working'), resultType: 'complete' }),
-  });
+  const clock = fakeClock();
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t3', 'working'), resultType: 'task' }),
+      'tasks/get': (m) => ok(m, { ...task26('t3', 'working'), resultType: 'complete' }),
+    },
+    clock,
+  );
   const ac = new AbortController();
-  const h = await callTool(s, { name: 'slow', config: FAST, signal: ac.signal });
-  await new Promise((r) => setTimeout(r, 60));
+  const h = await callTool(s, { name: 'slow', config: FAST, ...on(clock), signal: ac.signal });
+  await clock.advance(60);
+  assert.ok(methods(s).filter((m) => m === 'tasks/get').length >= 2, 'polled before the abort');
   ac.abort();
-  await assert.rejects(h.outcome, (e) => e.code === 'watch_stopped' && e.taskId === 't3');
+  await assert.rejects(until(clock, h.outcome), (e) => e.code === 'watch_stopped' && e.taskId === 't3');
   const n = s.sent.length;
-  await new Promise((r) => setTimeout(r, 80));
+  await clock.advance(80);
   assert.equal(s.sent.length, n, 'no request after the abort');
   assert.ok(!methods(s).includes('tasks/cancel'));
 });
 
 test('snapshot then resume in a new process-like watch: continues from the handle, no tools/call', async () => {
   let done = false;
+  const clock = fakeClock();
   const handlers = {
     'tools/call': (m) => ok(m, { ...task26('t4', 'working'), resultType: 'task' }),
-    'tasks/get': (m) => ok(m, { ...task26('t4', done ? 'completed' : 'working'), resultType: 'complete', ...(done ? { result: { content: [] } } : {}) }),
+    'tasks/get': (m) =>
+      ok(m, {
+        ...task26('t4', done ? 'completed' : 'working'),
+        resultType: 'complete',
+        ...(done ? { result: { content: [] } } : {}),
+      }),
   };
-  const s1 = fake('task-2026', handlers);
+  const s1 = fake('task-2026', handlers, clock);
   const ac = new AbortController();
-  const h = await callTool(s1, { name: 'slow', config: FAST, signal: ac.signal });
-  await new Promise((r) => setTimeout(r, 30));
+  const h = await callTool(s1, { name: 'slow', config: FAST, ...on(clock), signal: ac.signal });
+  await clock.advance(30);
   const snap = h.snapshot();
   ac.abort();
   done = true;
-  const s2 = fake('task-2026', handlers);
-  const r = resume(snap, s2, {});
+  const s2 = fake('task-2026', handlers, clock);
+  const r = resume(snap, s2, on(clock));
   assert.equal(r.id, 't4');
-  const out = await r.outcome;
+  const out = await until(clock, r.outcome);
   assert.equal(out.outcome, 'succeeded');
   assert.ok(!methods(s2).includes('tools/call'));
-  assert.throws(() => resume('junk', s2), (e) => e.code === 'snapshot_invalid');
-  assert.throws(() => resume(snap, fake('task-2025', {})), (e) => e.code === 'wrong_model');
+  assert.throws(
+    () => resume('junk', s2),
+    (e) => e.code === 'snapshot_invalid',
+  );
+  assert.throws(
+    () => resume(snap, fake('task-2025', {})),
+    (e) => e.code === 'wrong_model',
+  );
 });
 
 test('2025: nested create, failed, tasks/result isError -> tool_error with the result', async () => {
-  const s = fake('task-2025', {
-    'tools/call': (m) => { assert.deepEqual(m.params.task, { ttl: 5000 }); return ok(m, { task: task25('u1', 'working') }); },
-    'tasks/get': (m) => ok(m, task25('u1', 'failed')),
-    'tasks/result': (m) => ok(m, { content: [{ type: 'text', text: 'bad' }], isError: true, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'u1' } } }),
-  });
-  const out = await (await callTool(s, { name: 'failing_job', ttlMs: 5000, config: FAST })).outcome;
+  const clock = fakeClock();
+  const s = fake(
+    'task-2025',
+    {
+      'tools/call': (m) => {
+        assert.deepEqual(m.params.task, { ttl: 5000 });
+        return ok(m, { task: task25('u1', 'working') });
+      },
+      'tasks/get': (m) => ok(m, task25('u1', 'failed')),
+      'tasks/result': (m) =>
+        ok(m, {
+          content: [{ type: 'text', text: 'bad' }],
+          isError: true,
+          _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'u1' } },
+        }),
+    },
+    clock,
+  );
+  const out = await until(
+    clock,
+    (await callTool(s, { name: 'failing_job', ttlMs: 5000, config: FAST, ...on(clock) })).outcome,
+  );
   assert.equal(out.outcome, 'tool_error');
   assert.equal(out.status, 'failed');
   assert.equal(out.result.isError, true);
@@ -168,13 +287,25 @@ test('violations from the wire are reported, the call goes on', async () => {
   // resultType "complete" on a tools/call is a plain result: not a task.
   const out = await (await callTool(s, { name: 'x', onViolation: (v) => vs.push(v) })).outcome;
   assert.equal(out.outcome, 'succeeded');
-  const s2 = fake('task-2026', {
-    'tools/call': (m) => ok(m, { taskId: 't6', status: 'working', createdAt: T, lastUpdatedAt: T, resultType: 'task' }),
-    'tasks/get': (m) => ok(m, { ...task26('t6', 'completed'), resultType: 'complete', result: { content: [] } }),
-  });
-  const out2 = await (await callTool(s2, { name: 'x', config: FAST, onViolation: (v) => vs.push(v) })).outcome;
+  const clock = fakeClock();
+  const s2 = fake(
+    'task-2026',
+    {
+      'tools/call': (m) =>
+        ok(m, { taskId: 't6', status: 'working', createdAt: T, lastUpdatedAt: T, resultType: 'task' }),
+      'tasks/get': (m) => ok(m, { ...task26('t6', 'completed'), resultType: 'complete', result: { content: [] } }),
+    },
+    clock,
+  );
+  const out2 = await until(
+    clock,
+    (await callTool(s2, { name: 'x', config: FAST, ...on(clock), onViolation: (v) => vs.push(v) })).outcome,
+  );
   assert.equal(out2.outcome, 'succeeded');
-  assert.ok(vs.some((v) => v.source === 'wire' && v.rule === 'missing_field'), JSON.stringify(vs));
+  assert.ok(
+    vs.some((v) => v.source === 'wire' && v.rule === 'missing_field'),
+    JSON.stringify(vs),
+  );
 });
 
 test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; no JSON-RPC body is a transport error', async () => {
@@ -182,23 +313,60 @@ test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; 
   const fakeFetch = async (url, init) => {
     seen.push({ url, init });
     const body = JSON.parse(init.body);
-    if (body.method === 'tasks/get') return new Response(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { ...task26('t', 'working'), resultType: 'complete' } })}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+    if (body.method === 'tasks/get')
+      return new Response(
+        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { ...task26('t', 'working'), resultType: 'complete' } })}\n\n`,
+        { headers: { 'content-type': 'text/event-stream' } },
+      );
     if (body.method === 'tasks/cancel') return new Response('bad gateway', { status: 502 });
-    return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32021, message: 'no' } }), { status: 400, headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32021, message: 'no' } }), {
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+    });
   };
   const s = httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch, declareTasks: false });
-  const a = await s.send({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: 't' } }, { 'Mcp-Name': 't' }, {});
+  const a = await s.send(
+    { jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: 't' } },
+    { 'Mcp-Name': 't' },
+    {},
+  );
   assert.equal(a.result.status, 'working');
   assert.equal(seen[0].init.headers['Mcp-Name'], 't');
   const meta = JSON.parse(seen[0].init.body).params._meta;
   assert.equal(meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
-  const e = await s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'x', _meta: { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } } } }, {}, {});
+  const e = await s.send(
+    {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: {
+        name: 'x',
+        _meta: {
+          'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        },
+      },
+    },
+    {},
+    {},
+  );
   assert.equal(e.error.code, -32021);
-  assert.deepEqual(JSON.parse(seen[1].init.body).params._meta['io.modelcontextprotocol/clientCapabilities'].extensions, {});
-  await assert.rejects(s.send({ jsonrpc: '2.0', id: 5, method: 'tasks/cancel', params: {} }, {}, {}), (x) => x.code === 'transport' && x.httpStatus === 502);
+  assert.deepEqual(
+    JSON.parse(seen[1].init.body).params._meta['io.modelcontextprotocol/clientCapabilities'].extensions,
+    {},
+  );
+  await assert.rejects(
+    s.send({ jsonrpc: '2.0', id: 5, method: 'tasks/cancel', params: {} }, {}, {}),
+    (x) => x.code === 'transport' && x.httpStatus === 502,
+  );
 });
 
 test('a 2026 MRTR InputRequiredResult on tools/call is refused (mrtr_unsupported), never read as a success', async () => {
-  const s = fake('task-2026', { 'tools/call': (m) => ok(m, { resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create', params: {} } } }) });
+  const s = fake('task-2026', {
+    'tools/call': (m) =>
+      ok(m, {
+        resultType: 'input_required',
+        inputRequests: { user_name: { method: 'elicitation/create', params: {} } },
+      }),
+  });
   await assert.rejects(callTool(s, { name: 'x' }), (e) => e.code === 'mrtr_unsupported');
 });

@@ -24,7 +24,9 @@ before(() => {
   npm(['install', tarball, '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], app);
 });
 
-after(() => { if (tmp) rmSync(tmp, { recursive: true, force: true }); });
+after(() => {
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
 
 test('tarball holds the package files and nothing else', () => {
   const files = packed.files.map((f) => f.path).sort();
@@ -33,23 +35,32 @@ test('tarball holds the package files and nothing else', () => {
 });
 
 test('installed package works from Node ESM through longcall/lite', () => {
-  writeFileSync(join(app, 'lite.mjs'), `import { observeCode, OBSERVATIONS, CancelButton } from 'longcall/lite';
+  writeFileSync(
+    join(app, 'lite.mjs'),
+    `import { observeCode, OBSERVATIONS, CancelButton } from 'longcall/lite';
 const b = new CancelButton('job'); b.handleStatus('processing');
-console.log(JSON.stringify([OBSERVATIONS[observeCode(2, 6, 5)], b.state]));`);
+console.log(JSON.stringify([OBSERVATIONS[observeCode(2, 6, 5)], b.state]));`,
+  );
   const out = execFileSync(process.execPath, ['lite.mjs'], { cwd: app, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(out), ['regression', 'too_late']);
 });
 
 test('installed package: longcall/mcp resolves and loads in Node', () => {
-  writeFileSync(join(app, 'mcp.mjs'), `import { callTool, httpSender, sdkSender, resume, watchTask } from 'longcall/mcp';
-console.log(JSON.stringify([typeof callTool, typeof httpSender, typeof sdkSender, typeof resume, typeof watchTask, httpSender({ url: 'http://127.0.0.1:1/mcp' }).model]));`);
+  writeFileSync(
+    join(app, 'mcp.mjs'),
+    `import { callTool, httpSender, sdkSender, resume, watchTask } from 'longcall/mcp';
+console.log(JSON.stringify([typeof callTool, typeof httpSender, typeof sdkSender, typeof resume, typeof watchTask, httpSender({ url: 'http://127.0.0.1:1/mcp' }).model]));`,
+  );
   const out = execFileSync(process.execPath, ['mcp.mjs'], { cwd: app, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(out), ['function', 'function', 'function', 'function', 'function', 'task-2026']);
 });
 
 test('installed package works from Node ESM', () => {
-  writeFileSync(join(app, 'main.mjs'), `import { observe, observeCode, OBSERVATIONS } from 'longcall';
-console.log(JSON.stringify([observe('job', 'queued', 'completed'), OBSERVATIONS[observeCode(2, 6, 5)]]));`);
+  writeFileSync(
+    join(app, 'main.mjs'),
+    `import { observe, observeCode, OBSERVATIONS } from 'longcall';
+console.log(JSON.stringify([observe('job', 'queued', 'completed'), OBSERVATIONS[observeCode(2, 6, 5)]]));`,
+  );
   const out = execFileSync(process.execPath, ['main.mjs'], { cwd: app, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(out), ['skipped', 'regression']);
 });
@@ -57,19 +68,25 @@ console.log(JSON.stringify([observe('job', 'queued', 'completed'), OBSERVATIONS[
 test('installed package loads in Chromium from <script type="module">', async () => {
   const installed = JSON.parse(readFileSync(join(app, 'node_modules/longcall/package.json'), 'utf8'));
   const entry = `./node_modules/longcall/${installed.exports['.'].browser.replace(/^\.\//, '')}`;
-  writeFileSync(join(app, 'index.html'), `<!doctype html><meta charset="utf-8"><title>loading</title>
+  writeFileSync(
+    join(app, 'index.html'),
+    `<!doctype html><meta charset="utf-8"><title>loading</title>
 <script type="importmap">{"imports": {"longcall": "${entry}"}}</script>
 <script type="module">
   import { observe, statuses } from 'longcall';
   document.title = JSON.stringify([observe('task-2026', 'working', 'completed'), statuses('job').length]);
-</script>`);
+</script>`,
+  );
   const server = await serve(app);
   const browser = await launchChromium();
   const logs = [];
   try {
     const page = await openPage(browser, `${server.base}/index.html`, logs);
-    await page.waitForFunction(() => document.title !== 'loading', null, { timeout: 30_000 })
-      .catch((e) => { throw new Error(`${e.message}\n${logs.join('\n')}`); });
+    await page
+      .waitForFunction(() => document.title !== 'loading', null, { timeout: 30_000 })
+      .catch((e) => {
+        throw new Error(`${e.message}\n${logs.join('\n')}`);
+      });
     assert.deepEqual(JSON.parse(await page.title()), ['advance', 7], logs.join('\n'));
   } finally {
     await browser.close();

@@ -1,21 +1,21 @@
 //! What every cancel answer means, per model, as the table [`ANSWER_TABLE`].
 //!
-//! Rules (SEMANTICS.md §3):
+//! Rules (area C of `docs/rules.md`):
 //!
-//! * **task-2026** `tasks/cancel` answers an empty ack `{resultType: "complete"}`. It is **not** a
-//!   promise: the task may stay working and end completed or failed. Keep observing. A terminal
-//!   task gets the same ack (idempotent). `-32602`: unknown or expired id.
-//! * **task-2025** answers the task, which MUST already be `cancelled`. Cancelling a terminal
-//!   task MUST be rejected with `-32602`, the same code as an unknown id, so `-32602` means
-//!   "finished first, or unknown": an observation decides.
-//! * **job** `jobs_cancel`: 200 with the canceled job (also when it was canceled already:
-//!   idempotent); 409 `job_generation_already_started` with `details.cancelable: false` once
-//!   generation started (the job runs and bills: show "still running", keep waiting, never
-//!   resubmit); 409 `job_not_cancelable` once terminal; 404 `not_found` for an unknown id **or
-//!   another member's job**, indistinguishable by design.
-//! * Any other error (rate limit, 5xx, transport) means the cancel did not take effect.
-//! * After **any** answer one confirming observation is due: a cancel sent from a stale snapshot
-//!   can race the worker, and the server's status decides.
+//! * **task-2026** (C-2, C-3, C-4) `tasks/cancel` answers an empty ack `{resultType: "complete"}`.
+//!   It is **not** a promise: the task may stay working and end completed or failed. Keep
+//!   observing. A terminal task gets the same ack (idempotent). `-32602`: unknown or expired id.
+//! * **task-2025** (C-5, C-6) answers the task, which MUST already be `cancelled`. Cancelling a
+//!   terminal task MUST be rejected with `-32602`, the same code as an unknown id, so `-32602`
+//!   means "finished first, or unknown": an observation decides.
+//! * **job** (C-7, C-8, C-9, C-10) `jobs_cancel`: 200 with the canceled job (also when it was
+//!   canceled already: idempotent); 409 `job_generation_already_started` with `details.cancelable:
+//!   false` once generation started (the job runs and bills: show "still running", keep waiting,
+//!   never resubmit); 409 `job_not_cancelable` once terminal; 404 `not_found` for an unknown id
+//!   **or another member's job**, indistinguishable by design.
+//! * (C-11) Any other error (rate limit, 5xx, transport) means the cancel did not take effect.
+//! * (C-12) After **any** answer one confirming observation is due: a cancel sent from a stale
+//!   snapshot can race the worker, and the server's status decides.
 
 use serde::{Deserialize, Serialize};
 

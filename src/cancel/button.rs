@@ -1,7 +1,7 @@
 //! An honest cancel button: its state comes from the model, the last observed status, and what
 //! happened to the cancel request, never from hope.
 //!
-//! Rules (SEMANTICS.md §3, "The button"):
+//! Rules (C-14, C-15, C-16 of `docs/rules.md`):
 //!
 //! * Before the handle is known the button is `unavailable`.
 //! * Not pressed: a call inside its cancel window shows `available`; a job whose generation started
@@ -13,7 +13,8 @@
 //!   `unavailable`; a failed request → back to `available`; an ambiguous or rule-breaking answer
 //!   stays `requesting` until an observation decides.
 //! * Observations settle it once pressed: a cancelled status → `cancelled`; any other terminal
-//!   status → `finished_first` (the call finished before the cancel took effect).
+//!   status → `finished_first` (the call finished before the cancel took effect). A cancelled
+//!   status seen while still `requesting` (its answer lost) shows `cancelled` too (C-19).
 //! * `cancelled`, `finished_first` and `not_applicable` are final for the button.
 //! * "Cancelled" is shown only once a cancelled status was observed (or the 2025/job answer itself
 //!   carried it).
@@ -316,6 +317,22 @@ mod tests {
         b.handle_verdict(CancelVerdict::Acknowledged);
         assert_ne!(b.state(), B::Cancelled);
         assert_eq!(b.handle_status(Status::Cancelled).unwrap(), B::Cancelled);
+    }
+
+    /// Rules C-19: the cancel's answer never came, but the status says cancelled.
+    #[test]
+    fn a_lost_cancel_answer_then_a_cancelled_status_shows_cancelled() {
+        for (model, open, cancelled) in [
+            (Model::Task2026, Status::Working, Status::Cancelled),
+            (Model::Task2025, Status::Working, Status::Cancelled),
+            (Model::Job, Status::Queued, Status::Canceled),
+        ] {
+            let mut b = CancelButton::new(model);
+            b.handle_status(open).unwrap();
+            b.press().unwrap();
+            assert_eq!(b.state(), B::Requesting);
+            assert_eq!(b.handle_status(cancelled).unwrap(), B::Cancelled, "{model}");
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Cancellation: what a cancel button can honestly promise (SEMANTICS.md §3).
+//! Cancellation: what a cancel button can honestly promise (area C of `docs/rules.md`).
 //!
 //! * [`window()`]: may this call still be cancelled, given its last status?
 //! * [`answer`]: what every cancel answer means, per model, as a table.

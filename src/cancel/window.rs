@@ -1,4 +1,4 @@
-//! The cancel window.
+//! The cancel window (C-1).
 //!
 //! Rules: a task can be cancelled while `working` or `input_required` (cooperatively: see
 //! [`super::answer`]). A job can be cancelled only while `queued`: queued time has cost nothing

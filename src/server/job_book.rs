@@ -1,14 +1,14 @@
 //! The reference Sume job server: a book of paid jobs.
 //!
-//! Rules (seeds 000 and 004; SEMANTICS.md §1, §3, §4, §5, §6), written once:
+//! Rules (`docs/rules.md`), written once:
 //!
-//! 1. **Ownership.** A job belongs to its (workspace, member). Anyone else, even a member of the
-//!    same workspace, gets exactly what an unknown id gets: `404 not_found` from `get` and
-//!    `cancel`, a `not_found` entry from `wait`; `list` shows only the caller's jobs.
-//! 2. **Queue-first admission.** A valid submit is accepted `queued` (a normal state, not an
-//!    error). [`JobBook::dispatch`] moves queued jobs FIFO (submission order, per workspace) to
-//!    `processing` while the workspace has fewer than `concurrency_per_workspace` processing
-//!    jobs. Checks, in this order (we choose: the permanent answer first):
+//! 1. **Ownership** (W-1, W-3). A job belongs to its (workspace, member). Anyone else, even a
+//!    member of the same workspace, gets exactly what an unknown id gets: `404 not_found` from
+//!    `get` and `cancel`, a `not_found` entry from `wait`; `list` shows only the caller's jobs.
+//! 2. **Queue-first admission** (A-1, A-2, A-8). A valid submit is accepted `queued` (a normal
+//!    state, not an error). [`JobBook::dispatch`] moves queued jobs FIFO (submission order, per
+//!    workspace) to `processing` while the workspace has fewer than `concurrency_per_workspace`
+//!    processing jobs. Checks, in this order (we choose: the permanent answer first):
 //!    invalid input `400 invalid_request`; an idempotency key already used by this member
 //!    replays the **original** job (same id, current status, whatever the new `job_id`, no
 //!    admission check); `402 insufficient_credits` when the workspace has a credit balance below
@@ -16,25 +16,26 @@
 //!    `queue_limit_per_workspace` queued jobs (details: `queued`, `queue_limit`,
 //!    `concurrency_limit`). 429 because the condition is transient and per workspace: retry with
 //!    the same idempotency key once capacity opens.
-//! 3. **Credits** (optional, per workspace; a workspace without a balance is unlimited): a
+//! 3. **Credits** (A-9; optional, per workspace; a workspace without a balance is unlimited): a
 //!    submit reserves `cost_per_job`; `canceled`, `failed` and `expired` refund the reservation;
 //!    `completed` bills it.
-//! 4. **The cancel window is `queued` only** ([`CANCEL_TABLE`]): queued → `canceled` (200 with
-//!    the job); canceled → the same canceled job (idempotent 200); processing/running → 409
-//!    `job_generation_already_started` with `details.cancelable: false` (the job keeps running,
-//!    completes and bills); completed/failed/expired → 409 `job_not_cancelable`. Never
-//!    processing → canceled. A cancel `idempotency_key` (per member) replays the original cancel
-//!    answer; the same key for another job id is `422 idempotency_key_mismatch`.
-//! 5. **Worker writes** follow [`crate::lifecycle::JOB_TABLE`]: `complete` needs `processing`,
-//!    `fail` and `expire` work from `queued` or `processing`; the first terminal write wins and
-//!    later ones are [`WriteOutcome::IgnoredTerminal`].
-//! 6. **`jobs_wait`** is a pure snapshot: 1 to [`MAX_WAIT_IDS`] distinct ids (else `400
+//! 4. **The cancel window is `queued` only** (C-1, C-7, C-8, C-9, J-5) ([`CANCEL_TABLE`]): queued →
+//!    `canceled` (200 with the job); canceled → the same canceled job (idempotent 200);
+//!    processing/running → 409 `job_generation_already_started` with `details.cancelable: false`
+//!    (the job keeps running, completes and bills); completed/failed/expired → 409
+//!    `job_not_cancelable`. Never processing → canceled. A cancel `idempotency_key` (per member)
+//!    replays the original cancel answer; the same key for another job id is `422
+//!    idempotency_key_mismatch`.
+//! 5. **Worker writes** (L-4, L-6) follow [`crate::lifecycle::JOB_TABLE`]: `complete` needs
+//!    `processing`, `fail` and `expire` work from `queued` or `processing`; the first terminal
+//!    write wins and later ones are [`WriteOutcome::IgnoredTerminal`].
+//! 6. **`jobs_wait`** (B-10, B-4) is a pure snapshot: 1 to [`MAX_WAIT_IDS`] distinct ids (else `400
 //!    invalid_request`), `satisfied` by `all` or `any` entries being settled. An entry is settled
 //!    when its job is terminal or it is `not_found` (nothing more will happen to it). Results
 //!    only with `include_results` and only for completed jobs; error bodies always. The host
 //!    holds the request until satisfied or its own timeout; a timeout answer is the same
 //!    partial snapshot, not an error.
-//! 7. A duplicate `job_id` from the host (its id generator collided) is `500 internal_error`:
+//! 7. (J-6) A duplicate `job_id` from the host (its id generator collided) is `500 internal_error`:
 //!    the client did nothing wrong, and nothing about the existing job leaks.
 
 use alloc::collections::BTreeMap;

@@ -1,30 +1,30 @@
 //! The reference MCP task server: a registry of tasks for one revision.
 //!
-//! Rules (mcp-tasks.md §1.4-1.15, §2.6-2.10, §4; SEMANTICS.md §1-§4, §7), written once:
+//! Rules (`docs/rules.md`, whose rows name the MCP sections), written once:
 //!
-//! 1. **Status is derived, never stored** (rmcp `task_manager` style): a terminal payload gives
-//!    its terminal status; else a non-empty set of pending input requests gives
+//! 1. **Status is derived, never stored** (M-2) (rmcp `task_manager` style): a terminal payload
+//!    gives its terminal status; else a non-empty set of pending input requests gives
 //!    `input_required`; else `working`. So `inputRequests` is present iff `input_required`,
 //!    `result` iff `completed` (2026), `error` iff `failed` (2026).
-//! 2. **First terminal write wins.** `complete`, `fail`, `settle_cancelled`, a 2025 cancel and
-//!    the 2026 TTL expiry all try to set the terminal payload; only the first one does. Later
+//! 2. **First terminal write wins** (L-6). `complete`, `fail`, `settle_cancelled`, a 2025 cancel
+//!    and the 2026 TTL expiry all try to set the terminal payload; only the first one does. Later
 //!    ones answer [`WriteOutcome::IgnoredTerminal`]. Terminal is absorbing.
-//! 3. **isError.** 2026: a tool result with `isError: true` stays `completed`. 2025: it makes the
-//!    task `failed`, and `tasks/result` still returns the `CallToolResult`.
-//! 4. **Principal binding.** A task belongs to the principal that created it. Every other
+//! 3. **isError** (M-7). 2026: a tool result with `isError: true` stays `completed`. 2025: it makes
+//!    the task `failed`, and `tasks/result` still returns the `CallToolResult`.
+//! 4. **Principal binding** (W-2). A task belongs to the principal that created it. Every other
 //!    principal gets exactly the answer an unknown id gets: `-32602` with
 //!    [`TASK_NOT_FOUND_MESSAGE`], for every method, and the registry does not change.
-//! 5. **Input keys** are unique over a task's life: reusing one is [`Error::Duplicate`].
+//! 5. **Input keys** (I-4, I-5) are unique over a task's life: reusing one is [`Error::Duplicate`].
 //!    `tasks/update` routes answered keys to the worker ([`TaskRegistry::take_input_responses`])
 //!    and silently ignores keys that are not outstanding; a partial answer keeps
 //!    `input_required` with the remaining keys.
-//! 6. **Cancel.** 2026: a known id is always acked (also when terminal); the intent is recorded
-//!    and pending input requests are dropped, so the task reads `working` until the worker
-//!    settles it ([`CancelMode::Cooperative`]), or it settles `cancelled` at once
+//! 6. **Cancel** (C-2, C-3, C-5, C-6). 2026: a known id is always acked (also when terminal); the
+//!    intent is recorded and pending input requests are dropped, so the task reads `working` until
+//!    the worker settles it ([`CancelMode::Cooperative`]), or it settles `cancelled` at once
 //!    ([`CancelMode::Immediate`], what the conformance fixture `slow_compute` needs). 2025: a
 //!    non-terminal task becomes `cancelled` before the answer, which is the task; a terminal one
 //!    is `-32602`.
-//! 7. **TTL** counts from `createdAt`. 2026: a non-terminal task past its deadline becomes
+//! 7. **TTL** (M-15) counts from `createdAt`. 2026: a non-terminal task past its deadline becomes
 //!    `failed` with [`TTL_EXPIRED_CODE`] / [`TTL_EXPIRED_MESSAGE`] (the spec leaves code and
 //!    message open; rmcp's choice). 2025: the task is deleted whatever its status (spec: MAY
 //!    delete). **Retention** (we choose): a terminal task is kept `retention_ms` after it turned
@@ -33,8 +33,9 @@
 //!    Expiry is applied lazily to the task a call touches as well as by the sweep, so `get`,
 //!    `cancel`, `update`, `result` and worker writes all agree whether or not the host swept in
 //!    time.
-//! 8. **`lastUpdatedAt`** moves on every observable change (status, inputRequests, statusMessage,
-//!    payload), never backwards. Times are milliseconds; ISO strings are the codec's job.
+//! 8. **`lastUpdatedAt`** (M-16) moves on every observable change (status, inputRequests,
+//!    statusMessage, payload), never backwards. Times are milliseconds; ISO strings are the codec's
+//!    job.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;

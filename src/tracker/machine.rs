@@ -361,7 +361,7 @@ impl Tracker {
         self.expect_task()?;
         task.status.expect_in(self.model)?;
         if !self.accept_handle(&task.task_id, source)? {
-            return Ok(()); // a notification about another task: kept out, never fatal
+            return Ok(()); // a notification about another task: kept out, never fatal (P-11)
         }
         let payload = Payload {
             result: task.result.as_ref().map(|r| r.is_error),
@@ -412,7 +412,7 @@ impl Tracker {
         if status.is_terminal() {
             self.on_terminal(now, status, p.payload);
         } else if self.model == Model::Task2025 && status == Status::InputRequired {
-            // 2025: the input requests travel on the tasks/result stream; stop polling while
+            // 2025 (I-8): the input requests travel on the tasks/result stream; stop polling while
             // it is open (the spec's "poll until terminal or input_required").
             if !self.fetch_sent {
                 if let Some(handle) = self.handle.clone() {
@@ -822,7 +822,7 @@ impl Tracker {
                 return self.on_cancel_answer(now, answer);
             }
             RequestKind::Get => {
-                // A failed poll ends the poll too: the floors count from it.
+                // A failed poll ends the poll too: the floors count from it (P-12).
                 self.in_flight.get = false;
                 self.last_poll_answer_at = Some(now);
             }

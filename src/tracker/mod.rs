@@ -21,15 +21,18 @@
 //!
 //! What a tracker guarantees, whatever the server does:
 //!
-//! * it polls no sooner than the server's interval (a floor), the policy's global minimum, or a
-//!   Retry-After, and never after its watch deadline;
-//! * it keeps the **first** terminal status and reports any later, different one as a violation;
-//! * it asks the user for each input key **once**, even when a poll right after `tasks/update`
-//!   still shows the key, and never answers a key twice; after a cancel press it stops prompting;
-//! * after a 2026 cancel ack it keeps watching until a terminal status; after a job's 409
-//!   `job_generation_already_started` it shows `too_late` and keeps waiting;
-//! * it never resubmits the original request: there is no output that could;
-//! * it settles exactly once, and "cancelled" only when a cancelled status was observed.
+//! * (P-3, P-4, P-6) it polls no sooner than the server's interval (a floor), the policy's global
+//!   minimum, or a Retry-After, and never after its watch deadline;
+//! * (L-6) it keeps the **first** terminal status and reports any later, different one as a
+//!   violation;
+//! * (I-1, I-2, I-3, I-6, I-7) it asks the user for each input key **once**, even when a poll right
+//!   after `tasks/update` still shows the key, and never answers a key twice; after a cancel press
+//!   it stops prompting;
+//! * (C-2, C-8) after a 2026 cancel ack it keeps watching until a terminal status; after a job's
+//!   409 `job_generation_already_started` it shows `too_late` and keeps waiting;
+//! * (P-9, A-6) it never resubmits the original request: there is no output that could;
+//! * (O-10, C-16) it settles exactly once, and "cancelled" only when a cancelled status was
+//!   observed.
 
 mod input_de;
 mod keys;
@@ -64,7 +67,8 @@ pub enum Input {
         /// The task as created.
         task: TaskView,
     },
-    /// The creating request answered with a plain result: the server chose not to make a task.
+    /// The creating request answered with a plain result: the server chose not to make a task
+    /// (O-9: it settles at once).
     CallResult {
         /// The tool result.
         result: ToolResult,
@@ -126,7 +130,8 @@ pub enum Input {
         /// The answer (`ElicitResult`, `CreateMessageResult`, ...).
         response: Value,
     },
-    /// The host stops watching (an AbortSignal, a closed page). The call itself goes on.
+    /// The host stops watching (an AbortSignal, a closed page). The call itself goes on: this is
+    /// not a cancel and sends nothing (C-17).
     StopWatching,
 }
 
@@ -196,7 +201,8 @@ pub enum Request {
     Cancel {
         /// The task or job id.
         handle: String,
-        /// Job only: the cancel's own idempotency key (the same for every retry of this cancel).
+        /// Job only: the cancel's own idempotency key (the same for every retry of this cancel;
+        /// C-13).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         idempotency_key: Option<String>,
     },

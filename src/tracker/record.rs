@@ -1,4 +1,4 @@
-//! The run record: what a host shows or stores about one watched call (SEMANTICS.md §5).
+//! The run record: what a host shows or stores about one watched call (P-10).
 
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -1,4 +1,4 @@
-//! Which MCP tasks revision a peer speaks, from headers and message shapes.
+//! Which MCP tasks revision a peer speaks, from headers and message shapes, never guessed (M-12).
 //!
 //! The answer is a [`Detection`]: a [`Model`] with the [`Basis`] it rests on, or no model at all
 //! when nothing decides (an empty result, a plain tool result, a generic error). Evidence in

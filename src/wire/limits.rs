@@ -1,4 +1,4 @@
-//! Guarded JSON reading: every byte from a peer goes through here before serde sees it.
+//! Guarded JSON reading (S-3): every byte from a peer goes through here before serde sees it.
 //!
 //! [`check`] is one cheap pass over the bytes that enforces [`Limits`] without building anything:
 //! total size, nesting depth (string contents are skipped, so `"[[["` inside a string does not

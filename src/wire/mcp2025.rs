@@ -1,15 +1,15 @@
 //! The MCP 2025-11-25 experimental tasks on the wire (what the 1.x TypeScript SDK speaks).
 //!
-//! Shapes (SEMANTICS.md §9):
-//! * `tools/call` with `params.task: {ttl?}` is answered `{task: {taskId, status, ttl (number or
-//!   null), createdAt, lastUpdatedAt, pollInterval?, statusMessage?}, _meta?}` (nested).
+//! Shapes (area M of `docs/rules.md`):
+//! * (M-8) `tools/call` with `params.task: {ttl?}` is answered `{task: {taskId, status, ttl (number
+//!   or null), createdAt, lastUpdatedAt, pollInterval?, statusMessage?}, _meta?}` (nested).
 //! * `tasks/get` answers the flat `Task`; `tasks/cancel` answers the task, which MUST already be
 //!   `cancelled` (a terminal task is refused with `-32602`).
-//! * `tasks/result` blocks until terminal and answers what the original request would have: a
+//! * (M-9) `tasks/result` blocks until terminal and answers what the original request would have: a
 //!   `CallToolResult` (`isError: true` possible) or a JSON-RPC error, with
 //!   `_meta["io.modelcontextprotocol/related-task"] = {taskId}`.
 //! * `tasks/list {cursor?}` answers `{tasks: [Task], nextCursor?}`.
-//! * `notifications/tasks/status` params are a `Task`.
+//! * (M-11) `notifications/tasks/status` params are a `Task`.
 
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -1,17 +1,17 @@
 //! The MCP 2026-07-28 tasks extension `io.modelcontextprotocol/tasks` on the wire.
 //!
-//! Shapes (SEMANTICS.md §9):
-//! * `CreateTaskResult` (answer to `tools/call`): flat `{resultType: "task", taskId, status,
+//! Shapes (area M of `docs/rules.md`):
+//! * (M-1) `CreateTaskResult` (answer to `tools/call`): flat `{resultType: "task", taskId, status,
 //!   createdAt, lastUpdatedAt, ttlMs (required, null = unlimited), pollIntervalMs?,
 //!   statusMessage?, _meta?}`.
-//! * `GetTaskResult` (answer to `tasks/get`) and `notifications/tasks` params: the same members
-//!   plus, by status, `inputRequests` (input_required), `result` (completed) or `error` (failed);
-//!   `resultType: "complete"`.
-//! * `tasks/update` and `tasks/cancel` answer an empty ack `{resultType: "complete"}`.
-//! * Errors: `-32602` unknown/expired task, `-32601` for the removed `tasks/result` and
+//! * (M-2, M-11) `GetTaskResult` (answer to `tasks/get`) and `notifications/tasks` params: the same
+//!   members plus, by status, `inputRequests` (input_required), `result` (completed) or `error`
+//!   (failed); `resultType: "complete"`.
+//! * (M-3) `tasks/update` and `tasks/cancel` answer an empty ack `{resultType: "complete"}`.
+//! * (M-4, M-10) Errors: `-32602` unknown/expired task, `-32601` for the removed `tasks/result` and
 //!   `tasks/list`, `-32021` missing capability (with `data.requiredCapabilities`), `-32020`
 //!   header mismatch.
-//! * Every `tasks/*` request carries the capability in
+//! * (M-5, M-6) Every `tasks/*` request carries the capability in
 //!   `params._meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"] = {}`
 //!   and, over Streamable HTTP, the headers of [`http_headers`].
 
@@ -486,6 +486,7 @@ mod tests {
         assert_eq!(header_value("plain"), "plain");
     }
 
+    /// Rules M-5.
     #[test]
     fn declare_capability_keeps_existing_meta() {
         let mut p = json!({"taskId":"x","_meta":{"k":1,"io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}});

@@ -12,12 +12,12 @@
 //!   request builders as pure data).
 //! * [`detect`]: which MCP revision a peer speaks, from headers and shapes, never guessed.
 //!
-//! Every reader has two layers. The **wire structs** (`mcp2026::Task`, `mcp2025::ListTasksResult`,
-//! `sume::Job`, ...) are exact: known members are typed, `_meta` is kept as `meta`, and every
-//! other member is kept in a `#[serde(flatten)] extra` map, so parse → serialize gives back the
-//! same JSON value. The **readers** (`read_*`, `parse_*`) are lenient and fast: they read the
-//! known members in one borrowed pass (unknown members skipped), return the wire-independent
-//! views of [`crate::view`], and report shape problems that are not fatal as
+//! Every reader has two layers (M-13). The **wire structs** (`mcp2026::Task`,
+//! `mcp2025::ListTasksResult`, `sume::Job`, ...) are exact: known members are typed, `_meta` is
+//! kept as `meta`, and every other member is kept in a `#[serde(flatten)] extra` map, so parse →
+//! serialize gives back the same JSON value. The **readers** (`read_*`, `parse_*`) are lenient and
+//! fast: they read the known members in one borrowed pass (unknown members skipped), return the
+//! wire-independent views of [`crate::view`], and report shape problems that are not fatal as
 //! [`Violation`]s in [`Parsed::violations`]. Fatal problems (not JSON, wrong types, a missing
 //! `taskId` or `status`, an unknown status, numbers that do not fit) are [`crate::Error`]s.
 

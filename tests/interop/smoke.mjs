@@ -110,8 +110,14 @@ test('sdk2025 fixture over Streamable HTTP (through the recording proxy)', async
     assert.ok(c.sessionId, 'no Mcp-Session-Id');
     await scenario2025((m, p) => c.request(m, p));
     const posts = rec.transcript.lines.filter((l) => l.dir === 's2c' && l.http);
-    assert.ok(posts.some((l) => l.http.contentType === 'text/event-stream'), 'expected SSE responses');
-    assert.ok(posts.some((l) => l.http.status === 202), 'expected a 202 for a notification or client response');
+    assert.ok(
+      posts.some((l) => l.http.contentType === 'text/event-stream'),
+      'expected SSE responses',
+    );
+    assert.ok(
+      posts.some((l) => l.http.status === 202),
+      'expected a 202 for a notification or client response',
+    );
   } finally {
     await c.close();
     await rec.stop();
@@ -143,10 +149,15 @@ test('fastmcp-tasks fixture (2026-07-28 extension): flat task, input_required vi
       if (last.status === 'input_required') {
         const fresh = Object.keys(last.inputRequests ?? {}).filter((k) => !answered.has(k));
         if (fresh.length) {
-          const inputResponses = Object.fromEntries(fresh.map((k) => [k, { action: 'accept', content: { confirm: true } }]));
+          const inputResponses = Object.fromEntries(
+            fresh.map((k) => [k, { action: 'accept', content: { confirm: true } }]),
+          );
           const u = await c.request('tasks/update', { taskId: t.taskId, inputResponses });
-          assert.deepEqual(Object.keys(u.result).filter((k) => k !== '_meta'), ['resultType']);
-          fresh.forEach((k) => answered.add(k));
+          assert.deepEqual(
+            Object.keys(u.result).filter((k) => k !== '_meta'),
+            ['resultType'],
+          );
+          for (const k of fresh) answered.add(k);
         }
       }
       if (TERMINAL.has(last.status)) break;
@@ -156,7 +167,10 @@ test('fastmcp-tasks fixture (2026-07-28 extension): flat task, input_required vi
     assert.match(last.result.content[0].text, /staged_confirm finished \(action=accept, confirm=True\)/);
 
     // cancel a long slow_compute -> cancelled; cancel again -> idempotent ack (2026 rule)
-    const sc = await c.request('tools/call', { name: 'slow_compute', arguments: { seconds: 30, label: 'smoke-cancel' } });
+    const sc = await c.request('tools/call', {
+      name: 'slow_compute',
+      arguments: { seconds: 30, label: 'smoke-cancel' },
+    });
     const ack = await c.request('tasks/cancel', { taskId: sc.result.taskId });
     assert.equal(ack.result.resultType, 'complete');
     let st;

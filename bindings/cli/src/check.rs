@@ -1,8 +1,9 @@
-//! `longcall check`: lint MCP task transcripts and Sume job logs against SEMANTICS.md.
+//! `longcall check`: lint MCP task transcripts and Sume job logs against the rule book
+//! (`docs/rules.md`).
 //!
 //! Input formats (one JSON object per line, detected per file):
 //!
-//! * **MCP transcript** (`../shared/mcp-wire/README.md`): `{"seq", "t_ms", "dir": "c2s"|"s2c",
+//! * **MCP transcript** (`tests/traces/README.md`): `{"seq", "t_ms", "dir": "c2s"|"s2c",
 //!   "http"?, "msg": <JSON-RPC message or null>}`. Lines whose `msg` is null are HTTP-only events
 //!   and are skipped. Requests and responses are matched by JSON-RPC id **per direction**.
 //! * **Job log**: `{"t_ms", "dir": "c2s"|"s2c", "http": {"method", "path", "status",
@@ -900,7 +901,7 @@ impl McpChecker {
         if model != Model::Task2026 {
             return;
         }
-        // Payload against status (SEMANTICS §2, §9).
+        // Payload against status (O-7, M-2).
         let has = |k: &str| task.get(k).is_some_and(|v| !v.is_null());
         let mut bad = Vec::new();
         match s {

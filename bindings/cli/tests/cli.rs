@@ -193,6 +193,7 @@ const MCP_2026_BAD: &str = r#"{"seq":1,"t_ms":0,"dir":"c2s","http":{"method":"PO
 {"seq":18,"t_ms":1610,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":9,"result":{"content":[]}}}
 "#;
 
+/// Rules M-6, M-4.
 #[test]
 fn synthetic_2026_violations_are_each_found() {
     let p = tmp("bad2026.jsonl", MCP_2026_BAD);
@@ -336,6 +337,7 @@ fn replay_bundled_vectors_when_present() {
 
 // --- plan ---------------------------------------------------------------------------------------
 
+/// Rules S-6, P-1.
 #[test]
 fn plan_poll_table_equals_core_plan() {
     let o = longcall(&["plan", "--jitter", "none", "--count", "6"]);
@@ -435,6 +437,8 @@ fn diagram_is_generated_from_the_table() {
 }
 
 /// README.md embeds `longcall diagram` output between `<!-- diagram:M -->` markers.
+///
+/// Rules S-6.
 #[test]
 fn readme_diagrams_match_the_generated_text() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap_or_default();

@@ -1,7 +1,7 @@
 //! One test per bundled wire transcript (`tests/traces/` at the repository root): the exit code of
 //! `longcall check FILE` and the exact set of rule codes it reports.
 //!
-//! The verdicts come from SEMANTICS.md and research/mcp-sdk-interop.md, not from what the
+//! The verdicts come from the rule book (`docs/rules.md`) and the specifications, not from what the
 //! recorded software did: real software is not always right. Reading the table:
 //!
 //! * `poll_too_fast` (SHOULD, warns): the 1.32.2 SDK and the conformance harness send their

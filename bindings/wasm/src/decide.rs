@@ -162,7 +162,8 @@ pub fn poll_plan(args: JsValue) -> JsResult<JsValue> {
     to_js(&times)
 }
 
-/// `taskStatusFor(jobStatus)`: the task status a job status maps to (SEMANTICS §8).
+/// `taskStatusFor(jobStatus)`: the task status a job status maps to (the task/job mapping,
+/// `longcall::mapping`).
 #[wasm_bindgen(js_name = taskStatusFor)]
 pub fn task_status_for(job_status: JsValue) -> JsResult<String> {
     let s = js(args::status(Model::Job, &job_status, "job_status"))?;

@@ -19,6 +19,7 @@
 //! Adding an export: write `#[wasm_bindgen(js_name = camelCase)] pub fn ...` in the module of its
 //! concern (or a new module declared below), list the name in `pkg/api.js`, type it in
 //! `pkg/index.d.ts`, and add cases to a `pkg/test/shared/*.cases.mjs` file.
+#![deny(missing_docs)]
 
 pub mod args;
 #[cfg(feature = "client")]

@@ -1,7 +1,7 @@
 // Runs the shared case files inside the page, against the package's browser entry (`longcall`
 // resolves through the import map the test server writes from package.json's exports map).
 import * as lc from 'longcall';
-import { assert } from '../shared/assert.mjs';
+import { assert } from '../../test/shared/assert.mjs';
 
 async function readText(path) {
   const res = await fetch(`/${path}`);
@@ -14,7 +14,7 @@ async function run(files) {
   for (const file of files) {
     let mod;
     try {
-      mod = await import(`../shared/${file}`);
+      mod = await import(`../../test/shared/${file}`);
     } catch (e) {
       results.push({ file, name: '(import)', ok: false, error: String(e?.stack || e) });
       continue;

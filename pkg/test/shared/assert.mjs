@@ -10,8 +10,13 @@ export class AssertionError extends Error {
 
 function show(value) {
   if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || value === undefined || typeof value === 'symbol' || typeof value === 'bigint') return String(value);
-  try { return JSON.stringify(value); } catch { return String(value); }
+  if (typeof value === 'number' || value === undefined || typeof value === 'symbol' || typeof value === 'bigint')
+    return String(value);
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
 }
 
 function fail(message, detail) {
@@ -23,9 +28,10 @@ function deepEqualValues(a, b) {
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
-  const ka = Object.keys(a), kb = Object.keys(b);
+  const ka = Object.keys(a),
+    kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqualValues(a[k], b[k]));
+  return ka.every((k) => Object.hasOwn(b, k) && deepEqualValues(a[k], b[k]));
 }
 
 export const assert = {
@@ -47,15 +53,26 @@ export const assert = {
    * must contain, or a RegExp). Returns the thrown value.
    */
   throws(fn, expected = {}, message) {
-    let thrown, threw = false;
-    try { fn(); } catch (e) { thrown = e; threw = true; }
+    let thrown,
+      threw = false;
+    try {
+      fn();
+    } catch (e) {
+      thrown = e;
+      threw = true;
+    }
     if (!threw) fail(message, 'expected a throw, nothing was thrown');
     const { code, name, instanceOf, message: text } = expected;
-    if (instanceOf && !(thrown instanceof instanceOf)) fail(message, `expected an instance of ${instanceOf.name}, got ${show(thrown)} (${thrown?.name})`);
-    if (code !== undefined && thrown?.code !== code) fail(message, `expected code ${show(code)}, got ${show(thrown?.code)} (${thrown?.message})`);
-    if (name !== undefined && thrown?.name !== name) fail(message, `expected name ${show(name)}, got ${show(thrown?.name)}`);
-    if (typeof text === 'string' && !String(thrown?.message).includes(text)) fail(message, `expected message containing ${show(text)}, got ${show(thrown?.message)}`);
-    if (text instanceof RegExp && !text.test(String(thrown?.message))) fail(message, `expected message matching ${text}, got ${show(thrown?.message)}`);
+    if (instanceOf && !(thrown instanceof instanceOf))
+      fail(message, `expected an instance of ${instanceOf.name}, got ${show(thrown)} (${thrown?.name})`);
+    if (code !== undefined && thrown?.code !== code)
+      fail(message, `expected code ${show(code)}, got ${show(thrown?.code)} (${thrown?.message})`);
+    if (name !== undefined && thrown?.name !== name)
+      fail(message, `expected name ${show(name)}, got ${show(thrown?.name)}`);
+    if (typeof text === 'string' && !String(thrown?.message).includes(text))
+      fail(message, `expected message containing ${show(text)}, got ${show(thrown?.message)}`);
+    if (text instanceof RegExp && !text.test(String(thrown?.message)))
+      fail(message, `expected message matching ${text}, got ${show(thrown?.message)}`);
     return thrown;
   },
 };

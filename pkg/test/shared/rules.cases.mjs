@@ -3,7 +3,26 @@
 
 const TASK = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 const JOB = ['queued', 'processing', 'running', 'completed', 'failed', 'canceled', 'expired'];
-const JUNK = [undefined, null, 0, 1, -1, NaN, Infinity, 1e300, true, '', ' job', 'JOB', {}, [], ['job'], () => 'job', 10n, Symbol('x')];
+const JUNK = [
+  undefined,
+  null,
+  0,
+  1,
+  -1,
+  NaN,
+  Infinity,
+  1e300,
+  true,
+  '',
+  ' job',
+  'JOB',
+  {},
+  [],
+  ['job'],
+  () => 'job',
+  10n,
+  Symbol('x'),
+];
 
 export const cases = {
   'parseStatus returns the wire spelling of every status'({ lc, assert }) {
@@ -15,13 +34,22 @@ export const cases = {
   },
 
   'parseStatus errors carry stable codes'({ lc, assert }) {
-    const e = assert.throws(() => lc.parseStatus('task-2026', 'canceled'), { code: 'status_not_in_model', instanceOf: Error });
+    const e = assert.throws(() => lc.parseStatus('task-2026', 'canceled'), {
+      code: 'status_not_in_model',
+      instanceOf: Error,
+    });
     assert.ok(e.message.includes('task-2026'), e.message);
     assert.throws(() => lc.parseStatus('job', 'pending'), { code: 'unknown_status', message: '"pending"' });
     assert.throws(() => lc.parseStatus('job', 'working'), { code: 'status_not_in_model' });
     assert.throws(() => lc.parseStatus('task-2027', 'working'), { code: 'unknown_model', message: 'task-2027' });
-    assert.throws(() => lc.parseStatus('job', undefined), { code: 'invalid_input', message: 'raw: expected a string, got undefined' });
-    assert.throws(() => lc.parseStatus(2, 'queued'), { code: 'invalid_input', message: 'model: expected a string, got number' });
+    assert.throws(() => lc.parseStatus('job', undefined), {
+      code: 'invalid_input',
+      message: 'raw: expected a string, got undefined',
+    });
+    assert.throws(() => lc.parseStatus(2, 'queued'), {
+      code: 'invalid_input',
+      message: 'model: expected a string, got number',
+    });
   },
 
   'transition verdicts'({ lc, assert }) {
@@ -49,7 +77,11 @@ export const cases = {
         lc.STATUSES.forEach((to, t) => {
           const code = lc.observeCode(m, f, t);
           let want;
-          try { want = lc.OBSERVATIONS.indexOf(lc.observe(model, from, to)); } catch { want = lc.BAD_CODE; }
+          try {
+            want = lc.OBSERVATIONS.indexOf(lc.observe(model, from, to));
+          } catch {
+            want = lc.BAD_CODE;
+          }
           assert.equal(code, want, `${model} ${from} -> ${to}`);
         });
       });
@@ -58,7 +90,23 @@ export const cases = {
 
   'observeCode never throws on junk numbers'({ lc, assert }) {
     // Codes that wrap to valid ones under i32/u8 truncation (2 ** 32 + 2, 258) must still be refused.
-    const bad = [NaN, -1, -0.5, 0.5, 10, 255, 256, 258, 2 ** 32, 2 ** 32 + 2, -(2 ** 31), 1e300, Infinity, -Infinity, Number.MAX_SAFE_INTEGER];
+    const bad = [
+      NaN,
+      -1,
+      -0.5,
+      0.5,
+      10,
+      255,
+      256,
+      258,
+      2 ** 32,
+      2 ** 32 + 2,
+      -(2 ** 31),
+      1e300,
+      Infinity,
+      -Infinity,
+      Number.MAX_SAFE_INTEGER,
+    ];
     for (const x of [...bad, 3]) assert.equal(lc.observeCode(x, 5, 2), lc.BAD_CODE, `model ${x}`);
     for (const x of bad) {
       assert.equal(lc.observeCode(2, x, 2), lc.BAD_CODE, `from ${x}`);
@@ -88,7 +136,8 @@ export const cases = {
       const table = lc.transitionTable(model);
       for (const from of lc.statuses(model)) {
         for (const to of lc.statuses(model)) {
-          if (table[from].includes(to)) assert.equal(lc.transition(model, from, to), 'allowed', `${model} ${from} -> ${to}`);
+          if (table[from].includes(to))
+            assert.equal(lc.transition(model, from, to), 'allowed', `${model} ${from} -> ${to}`);
           else assert.notEqual(lc.transition(model, from, to), 'allowed', `${model} ${from} -> ${to}`);
         }
       }
@@ -98,8 +147,16 @@ export const cases = {
   'no export panics on any JavaScript value'({ lc, assert }) {
     const calls = {
       parseStatus: (x) => [() => lc.parseStatus(x, 'queued'), () => lc.parseStatus('job', x)],
-      transition: (x) => [() => lc.transition(x, 'queued', 'running'), () => lc.transition('job', x, 'running'), () => lc.transition('job', 'queued', x)],
-      observe: (x) => [() => lc.observe(x, 'queued', 'running'), () => lc.observe('job', x, 'running'), () => lc.observe('job', 'queued', x)],
+      transition: (x) => [
+        () => lc.transition(x, 'queued', 'running'),
+        () => lc.transition('job', x, 'running'),
+        () => lc.transition('job', 'queued', x),
+      ],
+      observe: (x) => [
+        () => lc.observe(x, 'queued', 'running'),
+        () => lc.observe('job', x, 'running'),
+        () => lc.observe('job', 'queued', x),
+      ],
       statuses: (x) => [() => lc.statuses(x)],
       transitionTable: (x) => [() => lc.transitionTable(x)],
     };
@@ -107,11 +164,17 @@ export const cases = {
       for (const x of JUNK) {
         for (const call of make(x)) {
           let out, err;
-          try { out = call(); } catch (e) { err = e; }
+          try {
+            out = call();
+          } catch (e) {
+            err = e;
+          }
           if (err === undefined) continue; // e.g. a valid value in one slot
           assert.ok(err instanceof Error, `${name}(${String(typeof x)}) threw a non-Error`);
-          assert.ok(typeof err.code === 'string' && /^[a-z_]+$/.test(err.code),
-            `${name}(${typeof x === 'symbol' ? 'symbol' : String(x)}) threw without a code: ${err.name}: ${err.message}`);
+          assert.ok(
+            typeof err.code === 'string' && /^[a-z_]+$/.test(err.code),
+            `${name}(${typeof x === 'symbol' ? 'symbol' : String(x)}) threw without a code: ${err.name}: ${err.message}`,
+          );
           void out;
         }
       }
@@ -122,9 +185,15 @@ export const cases = {
     for (const x of JUNK) {
       try {
         const code = lc.observeCode(x, x, x);
-        assert.ok(code === lc.BAD_CODE || (Number.isInteger(code) && code >= 0 && code < lc.OBSERVATIONS.length), `observeCode(${typeof x}) = ${code}`);
+        assert.ok(
+          code === lc.BAD_CODE || (Number.isInteger(code) && code >= 0 && code < lc.OBSERVATIONS.length),
+          `observeCode(${typeof x}) = ${code}`,
+        );
       } catch (e) {
-        assert.ok(e instanceof TypeError && (typeof x === 'symbol' || typeof x === 'bigint'), `observeCode(${typeof x}) threw ${e}`);
+        assert.ok(
+          e instanceof TypeError && (typeof x === 'symbol' || typeof x === 'bigint'),
+          `observeCode(${typeof x}) threw ${e}`,
+        );
       }
     }
     // The instance is still alive and correct afterwards.

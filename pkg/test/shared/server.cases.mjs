@@ -9,9 +9,13 @@ const BOB = { workspace: 'w', member: 'bob' };
 
 function throwsCode(assert, fn, code) {
   let err;
-  try { fn(); } catch (e) { err = e; }
+  try {
+    fn();
+  } catch (e) {
+    err = e;
+  }
   assert.ok(err instanceof Error, `expected a thrown Error (${code})`);
-  assert.equal(err.code, code, `${err && err.message}`);
+  assert.equal(err.code, code, `${err?.message}`);
 }
 
 export const cases = {
@@ -25,8 +29,13 @@ export const cases = {
     assert.equal(reg.size, 1);
     const wire = lc.renderTask2026(view, 'task');
     assert.deepEqual(wire, {
-      taskId: 't1', status: 'working', createdAt: '1970-01-01T00:00:01.000Z',
-      lastUpdatedAt: '1970-01-01T00:00:01.000Z', ttlMs: 60000, pollIntervalMs: 200, resultType: 'task',
+      taskId: 't1',
+      status: 'working',
+      createdAt: '1970-01-01T00:00:01.000Z',
+      lastUpdatedAt: '1970-01-01T00:00:01.000Z',
+      ttlMs: 60000,
+      pollIntervalMs: 200,
+      resultType: 'task',
     });
     const got = reg.get(1001, 'alice', 't1');
     assert.equal(got.ok, true);
@@ -63,7 +72,10 @@ export const cases = {
     assert.equal(done.status, 'completed');
     assert.deepEqual(lc.renderTask2026(done, 'complete').result, result);
     assert.equal(lc.renderTask2026(done, null).resultType, undefined);
-    assert.deepEqual(reg.fail(7, 't', { code: -32603, message: 'late' }), { kind: 'ignored_terminal', status: 'completed' });
+    assert.deepEqual(reg.fail(7, 't', { code: -32603, message: 'late' }), {
+      kind: 'ignored_terminal',
+      status: 'completed',
+    });
   },
 
   async 'registry 2026: cancel modes, idempotent ack, removed methods'({ lc: client, assert }) {
@@ -156,7 +168,8 @@ export const cases = {
     throwsCode(assert, () => reg.fail(1, 't', { message: 'no code' }), 'malformed');
     throwsCode(assert, () => reg.update(1, 'p', 't', 7), 'invalid_input');
     throwsCode(assert, () => reg.requestInput(1, 't', '', {}), 'invalid_input');
-    const cyclic = {}; cyclic.self = cyclic;
+    const cyclic = {};
+    cyclic.self = cyclic;
     throwsCode(assert, () => reg.requestInput(1, 't', 'k', cyclic), 'malformed');
     throwsCode(assert, () => reg.handleTimeout('now'), 'invalid_input');
     throwsCode(assert, () => lc.renderTask2026({ status: 'working' }, 'task'), 'malformed');
@@ -197,7 +210,10 @@ export const cases = {
     assert.equal(book.cancel(6, ALICE, 'j1', null).error.code, 'job_not_cancelable');
     assert.deepEqual(book.complete(6, 'j1', {}), { kind: 'ignored_terminal', status: 'completed' });
     assert.equal(book.get(ALICE, 'j1').value.result.url, 'x');
-    assert.deepEqual(book.list(ALICE).map((j) => j.id), ['j1', 'j2']);
+    assert.deepEqual(
+      book.list(ALICE).map((j) => j.id),
+      ['j1', 'j2'],
+    );
     assert.deepEqual(book.list(BOB), []);
     assert.equal(book.peek('j1').owner.member, 'alice');
     assert.equal(book.peek('zz'), null);
@@ -222,7 +238,10 @@ export const cases = {
     assert.deepEqual(book.expire(2, 'b'), { kind: 'applied' });
     w = book.wait(3, ALICE, ['a', 'b'], null, null);
     assert.equal(w.value.satisfied, true);
-    assert.deepEqual(w.value.jobs.map((e) => e.job.status), ['failed', 'expired']);
+    assert.deepEqual(
+      w.value.jobs.map((e) => e.job.status),
+      ['failed', 'expired'],
+    );
     assert.equal(book.wait(3, ALICE, [], 'all', true).error.http_status, 400);
     const text = book.snapshot();
     assert.equal(lc.JobBook.restore(text).snapshot(), text);

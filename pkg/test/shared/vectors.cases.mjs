@@ -9,9 +9,12 @@ function drive(lc, assert, v, { restoreEachStep = false } = {}) {
   let t = new lc.Tracker(v.model, v.config ?? null);
   v.steps.forEach((s, i) => {
     if (restoreEachStep) t = lc.Tracker.restore(t.snapshot());
-    let outputs, error = null;
+    let outputs,
+      error = null;
     if (s.input !== undefined) {
-      try { outputs = t.handle(s.at, s.input); } catch (e) {
+      try {
+        outputs = t.handle(s.at, s.input);
+      } catch (e) {
         assert.ok(e instanceof Error && typeof e.code === 'string', `step ${i}: threw without a code: ${e}`);
         error = e.code;
         outputs = t.drain();

@@ -3,8 +3,17 @@ import { chromium } from 'playwright-core';
 
 export const CHROME = process.env.CHROME_BIN || '/usr/bin/chromium';
 // Without the background-networking flags Chromium keeps trying to reach the closed network.
-export const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+export const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 export function launchChromium() {
   return chromium.launch({ executablePath: CHROME, headless: true, args: ARGS, timeout: 60_000 });

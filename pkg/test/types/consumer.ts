@@ -1,8 +1,20 @@
 // Compile-only check of index.d.ts (test/types.test.mjs runs tsc --noEmit on this file).
 import {
-  observe, observeCode, parseStatus, statuses, transition, transitionTable,
-  MODELS, OBSERVATIONS, BAD_CODE,
-  type Model, type Observation, type Transition, type JobStatus, type TaskStatus, type LongcallError,
+  observe,
+  observeCode,
+  parseStatus,
+  statuses,
+  transition,
+  transitionTable,
+  MODELS,
+  OBSERVATIONS,
+  BAD_CODE,
+  type Model,
+  type Observation,
+  type Transition,
+  type JobStatus,
+  type TaskStatus,
+  type LongcallError,
 } from 'longcall';
 
 const o: Observation = observe('job', 'queued', 'completed');
@@ -13,7 +25,12 @@ const table: Record<JobStatus, JobStatus[]> = transitionTable('job');
 const code = observeCode(2, 5, 2);
 const verdict: Observation | undefined = code === BAD_CODE ? undefined : OBSERVATIONS[code];
 const m: Model = MODELS[0];
-try { parseStatus('job', 'x'); } catch (e) { const code: string = (e as LongcallError).code; void code; }
+try {
+  parseStatus('job', 'x');
+} catch (e) {
+  const code: string = (e as LongcallError).code;
+  void code;
+}
 
 // @ts-expect-error: a task status is not a job status
 observe('job', 'working', 'queued');
@@ -27,7 +44,12 @@ export { o, t, j, s, table, verdict, m, bad };
 import { Tracker, type Output, type Input } from 'longcall';
 const tr = new Tracker('job', { poll: { jitter: 'none' } });
 const outs: Output[] = tr.handle(0, { type: 'job_created', job: { id: 'j', status: 'queued' } });
-for (const o of outs) { if (o.type === 'wake_at') { const at: number = o.at; void at; } }
+for (const o of outs) {
+  if (o.type === 'wake_at') {
+    const at: number = o.at;
+    void at;
+  }
+}
 // @ts-expect-error: inputs are a discriminated union
 const badInput: Input = { type: 'job_created', task: {} };
 export { outs, badInput };

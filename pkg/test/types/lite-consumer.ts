@@ -1,5 +1,13 @@
 // Compile-only check of lite.d.ts and server.d.ts (test/types.test.mjs runs tsc --noEmit).
-import { Tracker, CancelButton, fastOutputs, decodeFast, OUTPUT_KINDS, type ButtonState, type Output } from 'longcall/lite';
+import {
+  Tracker,
+  CancelButton,
+  fastOutputs,
+  decodeFast,
+  OUTPUT_KINDS,
+  type ButtonState,
+  type Output,
+} from 'longcall/lite';
 import { TaskRegistry, renderTask2026 } from 'longcall/server';
 
 const t = new Tracker('job', { poll: { jitter: 'none' } });

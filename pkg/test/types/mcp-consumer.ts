@@ -1,24 +1,68 @@
 // Type-checks a consumer of `longcall/mcp` (compiled by test/types.test.mjs through tsconfig.json).
-import { callTool, httpSender, resume, watchTask, McpCallError, type CallHandle, type CallOutcome, type Sender } from 'longcall/mcp';
+import type { SdkClientLike } from 'longcall/mcp';
+import {
+  callTool,
+  httpSender,
+  resume,
+  sdk2Sender,
+  sdkSender,
+  watchTask,
+  McpCallError,
+  type CallHandle,
+  type CallOutcome,
+  type Sender,
+} from 'longcall/mcp';
 import { readAnswer, buildRequest, type ReadAnswer, type BuiltRequest } from 'longcall';
 
 export async function example(url: string): Promise<string> {
   const sender: Sender = httpSender({ url, timeoutMs: 10_000 });
   const ac = new AbortController();
   const h: CallHandle = await callTool(sender, {
-    name: 'slow_compute', arguments: { seconds: 3 }, signal: ac.signal,
+    name: 'slow_compute',
+    arguments: { seconds: 3 },
+    signal: ac.signal,
     onInput: async (_key, _request) => ({ action: 'accept', content: { confirm: true } }),
-    onButton: (state) => { const s: 'available' | string = state; void s; },
-    onViolation: (v) => { void v.detail; },
+    onButton: (state) => {
+      const s: 'available' | string = state;
+      void s;
+    },
+    onViolation: (v) => {
+      void v.detail;
+    },
   });
   const saved: string = h.snapshot();
   const again: CallHandle = resume(saved, sender);
   const lost: CallHandle = watchTask(sender, 'id');
-  void again; void lost;
-  try { await h.cancel(); } catch (e) { if (e instanceof McpCallError) return e.code; }
+  void again;
+  void lost;
+  try {
+    await h.cancel();
+  } catch (e) {
+    if (e instanceof McpCallError) return e.code;
+  }
   const out: CallOutcome = await h.outcome;
   const r: ReadAnswer = readAnswer('task-2026', 'get', '{}');
   const b: BuiltRequest = buildRequest('task-2025', { kind: 'fetch_result', handle: 't' }, 1);
-  void r; void b;
+  void r;
+  void b;
   return out.outcome;
+}
+
+// The SDK senders: 1.x needs the SDK's types module, 2.x only the Client; a fake clock drives a watch.
+export function senders(client1: SdkClientLike, types: object, client2: SdkClientLike): Sender[] {
+  const one: Sender = sdkSender(client1, { types, requestTimeoutMs: 5_000 });
+  const two: Sender = sdk2Sender(client2, { resultTimeoutMs: 60_000 });
+  let t = 0;
+  watchTask(two, 'id', {
+    now: () => t,
+    timers: {
+      setTimeout: (fn, ms) => {
+        t += ms;
+        fn();
+        return 0;
+      },
+      clearTimeout: () => {},
+    },
+  });
+  return [one, two, ...(one.routeInput ? [] : [two])];
 }

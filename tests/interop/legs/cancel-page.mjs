@@ -21,8 +21,17 @@ const OUT = join(HERE, 'results/cancel-page');
 const SHOT = join(HERE, 'screenshots/cancel-page.png');
 const LEG = 'cancel-page';
 const CHROME = process.env.CHROME_BIN || '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 const log = (...a) => process.stderr.write(`[leg cancel-page] ${a.join(' ')}\n`);
 let failed = false;
@@ -44,7 +53,10 @@ rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 mkdirSync(dirname(SHOT), { recursive: true });
 
-const hardStop = setTimeout(() => { log('hard timeout (150 s)'); process.exit(1); }, 150_000);
+const hardStop = setTimeout(() => {
+  log('hard timeout (150 s)');
+  process.exit(1);
+}, 150_000);
 const page$ = await servePage({ log });
 let browser;
 const logs = [];
@@ -59,8 +71,10 @@ try {
 
   const row = (id) => page.locator(`tr[data-job="${id}"]`);
   const attr = (sel, name) => page.locator(sel).getAttribute(name);
-  const waitAttr = (sel, name, values, timeout = 15_000) => page.waitForFunction(
-    ([s, n, v]) => v.includes(document.querySelector(s)?.getAttribute(n)), [sel, name, values], { timeout });
+  const waitAttr = (sel, name, values, timeout = 15_000) =>
+    page.waitForFunction(([s, n, v]) => v.includes(document.querySelector(s)?.getAttribute(n)), [sel, name, values], {
+      timeout,
+    });
 
   async function scenario(name, fn) {
     try {
@@ -69,15 +83,23 @@ try {
     } catch (e) {
       log(`${name}: ${e.stack || e}`);
       await page.screenshot({ path: join(OUT, `${name}-failure.png`) }).catch(() => {});
-      emit(name, 'fail', String(e.message || e).split('\n')[0].slice(0, 300));
+      emit(
+        name,
+        'fail',
+        String(e.message || e)
+          .split('\n')[0]
+          .slice(0, 300),
+      );
     }
   }
-  const expect = (cond, msg) => { if (!cond) throw new Error(msg); };
+  const expect = (cond, msg) => {
+    if (!cond) throw new Error(msg);
+  };
 
   await scenario('job-queued-cancel', async () => {
     const sel = 'tr[data-job="job-6"]';
     await waitAttr(`${sel} button.cancel`, 'data-state', ['available']);
-    expect(await attr(sel, 'data-state') === 'queued', 'job-6 is not queued');
+    expect((await attr(sel, 'data-state')) === 'queued', 'job-6 is not queued');
     await row('job-6').locator('button.cancel').click();
     await waitAttr(`${sel} button.cancel`, 'data-state', ['cancelled']);
     await waitAttr(sel, 'data-state', ['canceled']);
@@ -94,13 +116,19 @@ try {
     // 409 job_generation_already_started by the book. Either way: still running.
     await row('job-1').locator('button.cancel').click({ force: true });
     await waitAttr(`${sel} button.cancel`, 'data-state', ['too_late']);
-    expect(await row('job-1').locator('button.cancel').textContent() === 'Still running', 'label is not "Still running"');
+    expect(
+      (await row('job-1').locator('button.cancel').textContent()) === 'Still running',
+      'label is not "Still running"',
+    );
     await page.screenshot({ path: join(OUT, 'processing-too-late.png') });
     await waitAttr(sel, 'data-state', ['completed'], 20_000);
     const history = await attr(`${sel} button.cancel`, 'data-history');
     const final = await attr(`${sel} button.cancel`, 'data-state');
-    expect(!history.split(',').includes('cancelled') && final !== 'cancelled', `processing job showed cancelled: ${history}`);
-    expect(await attr(sel, 'data-outcome') === 'succeeded', 'outcome is not succeeded');
+    expect(
+      !history.split(',').includes('cancelled') && final !== 'cancelled',
+      `processing job showed cancelled: ${history}`,
+    );
+    expect((await attr(sel, 'data-outcome')) === 'succeeded', 'outcome is not succeeded');
     const sent = await attr(sel, 'data-cancel-sent');
     const refused = await attr(sel, 'data-refused');
     return `processing job-1: ${history}; press ${sent !== '0' ? 'sent, answered 409' : `refused by the core (${refused})`}; status completed (ran and billed), never cancelled`;
@@ -115,7 +143,10 @@ try {
     await waitAttr(sel, 'data-refused', ['1']);
     const after = await attr(sel, 'data-cancel-sent');
     expect(before === '0' && after === '0', `a cancel went on the wire (${before} → ${after})`);
-    expect(await attr(`${sel} button.cancel`, 'data-state') === 'not_applicable', 'state changed after a refused press');
+    expect(
+      (await attr(`${sel} button.cancel`, 'data-state')) === 'not_applicable',
+      'state changed after a refused press',
+    );
     return 'completed job-2: not_applicable; press refused by the core (cancel_refused), 0 jobs_cancel sent';
   });
 
@@ -134,7 +165,9 @@ try {
 
   await scenario('wave-settles', async () => {
     await page.waitForSelector('#wave[data-done="1"]', { timeout: 30_000 });
-    const states = await page.locator('tr[data-job]').evaluateAll((trs) => trs.map((t) => `${t.dataset.job}=${t.dataset.state}`));
+    const states = await page
+      .locator('tr[data-job]')
+      .evaluateAll((trs) => trs.map((t) => `${t.dataset.job}=${t.dataset.state}`));
     expect(states.filter((s) => s.endsWith('=canceled')).length === 1, `expected exactly one canceled job: ${states}`);
     await page.screenshot({ path: join(OUT, 'final.png') });
     return states.join(' ');
@@ -148,7 +181,13 @@ try {
 } catch (e) {
   log(e.stack || e);
   log(logs.join('\n'));
-  emit('setup', 'fail', String(e.message || e).split('\n')[0].slice(0, 300));
+  emit(
+    'setup',
+    'fail',
+    String(e.message || e)
+      .split('\n')[0]
+      .slice(0, 300),
+  );
 } finally {
   await browser?.close().catch(() => {});
   await page$.close();

@@ -38,8 +38,13 @@ const emit = (scenario, result, detail) => {
 
 function run(cmd, args, { timeoutMs, env } = {}) {
   return new Promise((ok) => {
-    execFile(cmd, args, { cwd: ROOT, timeout: timeoutMs, maxBuffer: 64 << 20, env: { ...process.env, ...env } },
-      (err, stdout, stderr) => ok({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, killed: !!err?.killed, stdout, stderr }));
+    execFile(
+      cmd,
+      args,
+      { cwd: ROOT, timeout: timeoutMs, maxBuffer: 64 << 20, env: { ...process.env, ...env } },
+      (err, stdout, stderr) =>
+        ok({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, killed: !!err?.killed, stdout, stderr }),
+    );
   });
 }
 
@@ -55,13 +60,16 @@ if (!existsSync(join(ROOT, 'pkg/dist/longcall_bg.wasm'))) {
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 
-const server = await startFixture({
-  name: 'reference-tasks-server',
-  cmd: process.execPath,
-  args: [join(ROOT, 'pkg/examples/mcp-tasks-server.mjs'), '--max-lifetime-ms', '240000'],
-  cwd: ROOT,
-  stream: 'stdout',
-}, { timeoutMs: 15_000 });
+const server = await startFixture(
+  {
+    name: 'reference-tasks-server',
+    cmd: process.execPath,
+    args: [join(ROOT, 'pkg/examples/mcp-tasks-server.mjs'), '--max-lifetime-ms', '240000'],
+    cwd: ROOT,
+    stream: 'stdout',
+  },
+  { timeoutMs: 15_000 },
+);
 log(`server ${server.url}`);
 
 const transcripts = [];
@@ -79,24 +87,37 @@ try {
     const dir = join(OUT, scenario);
     // conformance.sh: one scenario, --timeout 30000, hard `timeout 40`, table + summary.json.
     const r = await run('bash', [join(HERE, 'conformance.sh'), rec.url, dir], {
-      timeoutMs: 60_000, env: { CONFORMANCE_SCENARIOS: scenario },
+      timeoutMs: 60_000,
+      env: { CONFORMANCE_SCENARIOS: scenario },
     });
     await rec.stop();
     // A skipped scenario sends nothing: an empty transcript is not given to `longcall check`.
     if (existsSync(file) && readFileSync(file, 'utf8').trim()) transcripts.push(file);
-    process.stderr.write(r.stdout.split('\n').slice(1, 2).join('\n') + '\n');
+    process.stderr.write(`${r.stdout.split('\n').slice(1, 2).join('\n')}\n`);
     let row;
-    try { row = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).scenarios[0]; } catch { row = null; }
-    if (!row) { emit(scenario, 'fail', `no summary (exit ${r.code}${r.killed ? ', killed' : ''})`); continue; }
+    try {
+      row = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).scenarios[0];
+    } catch {
+      row = null;
+    }
+    if (!row) {
+      emit(scenario, 'fail', `no summary (exit ${r.code}${r.killed ? ', killed' : ''})`);
+      continue;
+    }
     const total = row.passed + row.failed;
     let detail = `${row.passed}/${total} checks`;
     if (row.skipped) detail += `, ${row.skipped} skipped`;
     if (row.other) detail += `, ${row.other} warning/info`;
     if (row.failed) detail += `; failed: ${row.failedChecks.join(',')}`;
     if (row.note) detail += ` (${row.note})`;
-    const result = row.failed > 0 || row.exit !== 0 ? 'fail'
-      : total === 0 && row.skipped > 0 && SUITE_SKIPS.has(scenario) ? 'skip'
-        : total === 0 ? 'fail' : 'pass';
+    const result =
+      row.failed > 0 || row.exit !== 0
+        ? 'fail'
+        : total === 0 && row.skipped > 0 && SUITE_SKIPS.has(scenario)
+          ? 'skip'
+          : total === 0
+            ? 'fail'
+            : 'pass';
     emit(scenario, result, detail);
   }
 } finally {
@@ -105,10 +126,18 @@ try {
 }
 
 // longcall check over every transcript: no MUST violation allowed; SHOULD warnings reported.
-const check = await run('cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', 'check', '--json', ...transcripts], { timeoutMs: 170_000 });
+const check = await run(
+  'cargo',
+  ['run', '-q', '-p', 'longcall-cli', '--release', '--', 'check', '--json', ...transcripts],
+  { timeoutMs: 170_000 },
+);
 writeFileSync(join(OUT, 'check.json'), check.stdout);
 let doc = null;
-try { doc = JSON.parse(check.stdout); } catch { /* reported below */ }
+try {
+  doc = JSON.parse(check.stdout);
+} catch {
+  /* reported below */
+}
 if (!doc) {
   emit('longcall-check', 'fail', `longcall check gave no JSON (exit ${check.code}): ${check.stderr.slice(0, 300)}`);
 } else {

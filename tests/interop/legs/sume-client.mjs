@@ -13,19 +13,35 @@ import { makeLeg, checkTranscripts, summarize, RESULTS, REPO } from '../lib/leg.
 const LEG = 'sume-client';
 const { emit, log, failures } = makeLeg(LEG);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const hardStop = setTimeout(() => { log('hard timeout'); process.exit(3); }, 170000);
+const hardStop = setTimeout(() => {
+  log('hard timeout');
+  process.exit(3);
+}, 170000);
 hardStop.unref();
 
-if (!fs.existsSync(VENV_PYTHON)
-    || spawnSync(VENV_PYTHON, ['-c', 'import sume_client'], { timeout: 20000 }).status !== 0) {
+if (
+  !fs.existsSync(VENV_PYTHON) ||
+  spawnSync(VENV_PYTHON, ['-c', 'import sume_client'], { timeout: 20000 }).status !== 0
+) {
   emit('client', 'skip', `no sume_client in ${VENV_PYTHON}: run tests/interop/install.sh (INTEROP_SKIP_PY unset)`);
   process.exit(0);
 }
 
 fs.mkdirSync(RESULTS, { recursive: true });
 const file = path.join(RESULTS, 'sume-client.jsonl');
-const serveArgs = ['serve-jobs', '--port', '0', '--queue-wait-ms', '500', '--generation-ms', '1500',
-  '--log', file, '--max-seconds', '160'];
+const serveArgs = [
+  'serve-jobs',
+  '--port',
+  '0',
+  '--queue-wait-ms',
+  '500',
+  '--generation-ms',
+  '1500',
+  '--log',
+  file,
+  '--max-seconds',
+  '160',
+];
 const [cmd, args] = process.env.LONGCALL_CLI
   ? [process.env.LONGCALL_CLI, serveArgs]
   : ['cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...serveArgs]];
@@ -40,26 +56,45 @@ function startServer() {
     child.stdout.on('data', (d) => {
       out += d;
       const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) { clearTimeout(timer); resolve({ child, url: m[1] }); }
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1] });
+      }
     });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`serve-jobs exited ${code}`)); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve-jobs exited ${code}`));
+    });
   });
 }
 
 /** Runs the Python driver (bounded); resolves with its scenario lines. */
 function runDriver(url) {
   return new Promise((resolve) => {
-    const py = spawn(VENV_PYTHON, [path.join(HERE, 'sume-client.py'), '--base-url', url],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
-    const timer = setTimeout(() => { log('driver timed out'); py.kill('SIGKILL'); }, 120000);
+    const py = spawn(VENV_PYTHON, [path.join(HERE, 'sume-client.py'), '--base-url', url], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const timer = setTimeout(() => {
+      log('driver timed out');
+      py.kill('SIGKILL');
+    }, 120000);
     let out = '';
-    py.stdout.on('data', (d) => { out += d; });
+    py.stdout.on('data', (d) => {
+      out += d;
+    });
     py.stderr.on('data', (d) => log(`driver: ${String(d).trimEnd()}`));
     py.on('exit', (code) => {
       clearTimeout(timer);
-      const lines = out.split('\n').filter(Boolean).map((l) => {
-        try { return JSON.parse(l); } catch { return { scenario: 'driver output', result: 'fail', detail: l.slice(0, 200) }; }
-      });
+      const lines = out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          try {
+            return JSON.parse(l);
+          } catch {
+            return { scenario: 'driver output', result: 'fail', detail: l.slice(0, 200) };
+          }
+        });
       resolve({ code, lines });
     });
   });
@@ -77,20 +112,31 @@ try {
       f.polls !== undefined && `${f.polls} polls`,
       f.settled_after_terminal_ms !== undefined && `settled ${f.settled_after_terminal_ms} ms after terminal`,
       f.ms !== undefined && `${f.ms} ms`,
-    ].filter(Boolean).join(', ');
+    ]
+      .filter(Boolean)
+      .join(', ');
     emit(l.scenario, l.result, `${l.detail}${figs ? ` [${figs}]` : ''}`);
   }
   if (code !== 0 && !lines.some((l) => l.result === 'fail')) emit('driver', 'fail', `exit ${code}`);
   const counters = await (await fetch(`${server.url}/_counters`)).json();
   const perKey = Object.values(counters.jobs_per_idempotency_key);
-  emit('one job per Idempotency-Key', perKey.every((n) => n === 1) ? 'pass' : 'fail',
-    `${counters.jobs_created} jobs for ${perKey.length} keys, ${counters.submits} submits, ${counters.polls} polls, ${counters.scripted} scripted answers`);
+  emit(
+    'one job per Idempotency-Key',
+    perKey.every((n) => n === 1) ? 'pass' : 'fail',
+    `${counters.jobs_created} jobs for ${perKey.length} keys, ${counters.submits} submits, ${counters.polls} polls, ${counters.scripted} scripted answers`,
+  );
 } catch (e) {
   emit('server', 'fail', e?.message ?? String(e));
 } finally {
   if (server) {
     server.child.kill('SIGTERM');
-    await new Promise((r) => { const t = setTimeout(r, 3000); server.child.on('exit', () => { clearTimeout(t); r(); }); });
+    await new Promise((r) => {
+      const t = setTimeout(r, 3000);
+      server.child.on('exit', () => {
+        clearTimeout(t);
+        r();
+      });
+    });
   }
 }
 

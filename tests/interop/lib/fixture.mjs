@@ -79,7 +79,10 @@ export function startFixture(spec, { timeoutMs = 20000 } = {}) {
   const exited = new Promise((res) => child.on('exit', (code, signal) => res({ code, signal })));
   child.on('error', (e) => rejectListening(e));
   exited.then(({ code, signal }) => {
-    if (!seen) rejectListening(new Error(`${spec.name ?? spec.cmd} exited (code ${code}, signal ${signal}) before LISTENING\n${logs.stderr}`));
+    if (!seen)
+      rejectListening(
+        new Error(`${spec.name ?? spec.cmd} exited (code ${code}, signal ${signal}) before LISTENING\n${logs.stderr}`),
+      );
   });
   const timer = setTimeout(
     () => rejectListening(new Error(`${spec.name ?? spec.cmd}: no LISTENING within ${timeoutMs} ms\n${logs.stderr}`)),

@@ -100,7 +100,11 @@ export class HttpRpc {
     if (m.method && m.id !== undefined) {
       let reply;
       try {
-        reply = { jsonrpc: '2.0', id: m.id, result: await (this.onRequest ?? (() => Promise.reject(new Error('no handler'))))(m) };
+        reply = {
+          jsonrpc: '2.0',
+          id: m.id,
+          result: await (this.onRequest ?? (() => Promise.reject(new Error('no handler'))))(m),
+        };
       } catch (e) {
         reply = { jsonrpc: '2.0', id: m.id, error: { code: -32601, message: String(e?.message ?? e) } };
       }

@@ -80,7 +80,11 @@ export function startHttpRecorder({ upstream, file, transcript }) {
         }
       }
       if (parsed) for (const m of splitMessages(parsed)) t.write('c2s', m, cinfo);
-      else t.write('c2s', null, { ...cinfo, ...(parsed === undefined ? { unparsedBody: body.toString('utf8').slice(0, 2000) } : {}) });
+      else
+        t.write('c2s', null, {
+          ...cinfo,
+          ...(parsed === undefined ? { unparsedBody: body.toString('utf8').slice(0, 2000) } : {}),
+        });
 
       const headers = { ...req.headers, host: up.host };
       delete headers['content-length'];
@@ -102,7 +106,8 @@ export function startHttpRecorder({ upstream, file, transcript }) {
               } catch {
                 return t.write('s2c', null, { ...sinfo, sse: true, unparsedData: data.slice(0, 2000) });
               }
-              for (const x of splitMessages(m)) t.write('s2c', x, { ...sinfo, sse: true, ...(req.method === 'GET' ? { stream: 'GET' } : {}) });
+              for (const x of splitMessages(m))
+                t.write('s2c', x, { ...sinfo, sse: true, ...(req.method === 'GET' ? { stream: 'GET' } : {}) });
             });
             pres.setEncoding('utf8');
             pres.on('data', (d) => {
@@ -127,7 +132,11 @@ export function startHttpRecorder({ upstream, file, transcript }) {
                 }
               }
               if (m) for (const x of splitMessages(m)) t.write('s2c', x, sinfo);
-              else t.write('s2c', null, { ...sinfo, ...(m === undefined ? { unparsedBody: b.toString('utf8').slice(0, 2000) } : {}) });
+              else
+                t.write('s2c', null, {
+                  ...sinfo,
+                  ...(m === undefined ? { unparsedBody: b.toString('utf8').slice(0, 2000) } : {}),
+                });
               res.end(b);
             });
           }

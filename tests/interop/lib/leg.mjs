@@ -12,7 +12,7 @@ export function makeLeg(leg) {
   let failed = 0;
   const emit = (scenario, result, detail = '') => {
     if (result === 'fail') failed++;
-    process.stdout.write(JSON.stringify({ leg, scenario, result, detail: String(detail) }) + '\n');
+    process.stdout.write(`${JSON.stringify({ leg, scenario, result, detail: String(detail) })}\n`);
   };
   const log = (...a) => process.stderr.write(`[${leg}] ${a.join(' ')}\n`);
   /** Runs fn with a time bound; emits pass (fn's string as detail) or fail. */
@@ -20,7 +20,12 @@ export function makeLeg(leg) {
     const t0 = Date.now();
     let timer;
     try {
-      const detail = await Promise.race([fn(), new Promise((_, rej) => { timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms); })]);
+      const detail = await Promise.race([
+        fn(),
+        new Promise((_, rej) => {
+          timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms);
+        }),
+      ]);
       emit(name, 'pass', `${detail ?? ''} (${Date.now() - t0} ms)`.trim());
     } catch (e) {
       log(`${name}: ${e?.stack ?? e}`);
@@ -43,7 +48,12 @@ export function checkTranscripts(files) {
   try {
     out = process.env.LONGCALL_CLI
       ? execFileSync(process.env.LONGCALL_CLI, args, { encoding: 'utf8', timeout: 60000, maxBuffer: 64 << 20 })
-      : execFileSync('cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...args], { cwd: REPO, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
+      : execFileSync('cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...args], {
+          cwd: REPO,
+          encoding: 'utf8',
+          timeout: 600000,
+          maxBuffer: 64 << 20,
+        });
   } catch (e) {
     out = e.stdout; // exit 1 = a MUST finding; the JSON is still printed
     if (!out) throw e;

@@ -46,7 +46,9 @@ export class StdioChannel {
       // server -> client request
       Promise.resolve(this.onRequest ? this.onRequest(m) : Promise.reject(new Error('no handler')))
         .then((result) => this._send({ jsonrpc: '2.0', id: m.id, result }))
-        .catch((e) => this._send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: String(e?.message ?? e) } }));
+        .catch((e) =>
+          this._send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: String(e?.message ?? e) } }),
+        );
     } else if (m.method) {
       this.notifications.push(m);
       this.onNotification?.(m);
@@ -59,7 +61,7 @@ export class StdioChannel {
   }
   _send(msg) {
     this.t.write('c2s', msg);
-    this.child.stdin.write(JSON.stringify(msg) + '\n');
+    this.child.stdin.write(`${JSON.stringify(msg)}\n`);
   }
   /** Send a request; resolves with the whole response message ({result} or {error}). */
   request(method, params, { timeoutMs = this.timeoutMs } = {}) {
@@ -109,13 +111,13 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const fromClient = readline.createInterface({ input: process.stdin });
   fromClient.on('line', (l) => {
     rec('c2s')(l);
-    child.stdin.write(l + '\n');
+    child.stdin.write(`${l}\n`);
   });
   fromClient.on('close', () => child.stdin.end());
   const fromServer = readline.createInterface({ input: child.stdout });
   fromServer.on('line', (l) => {
     rec('s2c')(l);
-    process.stdout.write(l + '\n');
+    process.stdout.write(`${l}\n`);
   });
   const forward = (sig) => () => {
     try {

@@ -1,4 +1,4 @@
-// JSON Lines transcript writer, format of /work/shared/mcp-wire/README.md:
+// JSON Lines transcript writer, format of tests/traces/README.md:
 //   {"seq":N,"t_ms":MS,"dir":"c2s"|"s2c","http":{...}?,"msg":{...one JSON-RPC message...}}
 // seq starts at 1; t_ms is ms since the transcript was opened.
 // Extension used by the HTTP recorder: lines with "msg":null are HTTP-only events (e.g. a 202 with an
@@ -21,7 +21,7 @@ export class Transcript {
     if (http) line.http = http;
     line.msg = msg;
     this.lines.push(line);
-    fs.writeSync(this.fd, JSON.stringify(line) + '\n');
+    fs.writeSync(this.fd, `${JSON.stringify(line)}\n`);
   }
   /** Messages only (msg !== null), optionally filtered by direction. */
   messages(dir) {

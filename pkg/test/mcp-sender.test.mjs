@@ -1,0 +1,232 @@
+// longcall/mcp senders over SDK-shaped clients (tests/mcp-fakes.mjs), on a fake clock: the
+// Sender contract (hand over what arrived, throw only when nothing did, never cancel a request
+// that has its answer) and the elicitation handler (optional, chained to the host's own).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { callTool, sdkSender, sdk2Sender } from 'longcall/mcp';
+import { fakeClock, watchPromise, fakeSdk1Client, fakeSdk2Client, task25 } from './mcp-fakes.mjs';
+
+const FAST = { poll: { initial_ms: 100, min_interval_ms: 100, cap_ms: 400, jitter: 'none' }, seed: 1 };
+const RELATED = 'io.modelcontextprotocol/related-task';
+
+/** A 2025 server: one task that completes after `pollsToDone` polls, with a stored result. */
+function server25(id, { pollsToDone = 2, omitTtl = false, status = 'completed', inputAt = null } = {}) {
+  let polls = 0;
+  const t = (s) => {
+    const x = task25(id, s);
+    if (omitTtl) delete x.ttl;
+    return x;
+  };
+  return {
+    'tools/call': () => ({ task: task25(id, 'working') }),
+    'tasks/get': () => {
+      polls++;
+      if (inputAt !== null && polls === inputAt) return t('input_required');
+      return t(polls >= pollsToDone ? status : 'working');
+    },
+    'tasks/result': () => ({ content: [{ type: 'text', text: 'done' }], _meta: { [RELATED]: { taskId: id } } }),
+  };
+}
+
+async function run(sender, clock, opts) {
+  const h = await callTool(sender, { name: 'job', config: FAST, now: clock.now, timers: clock.timers, ...opts });
+  const out = watchPromise(h.outcome);
+  assert.ok(await clock.runUntil(() => out.done, { limitMs: 30000 }), 'the call settles');
+  if (out.error) throw out.error;
+  return { h, out: out.value };
+}
+
+for (const [line, make, sender] of [
+  ['1.x', fakeSdk1Client, (c) => sdkSender(c, { types: c.types })],
+  ['2.x', fakeSdk2Client, (c) => sdk2Sender(c)],
+]) {
+  test(`${line}: after a settled call, no notifications/cancelled for a request that has its answer`, async () => {
+    const clock = fakeClock();
+    const c = make(server25('a1'));
+    const ac = new AbortController();
+    const { out } = await run(sender(c), clock, { signal: ac.signal });
+    assert.equal(out.outcome, 'succeeded');
+    // The caller's signal stops watching; the call is over, so nothing may be cancelled now.
+    ac.abort();
+    await clock.advance(1000);
+    assert.deepEqual(
+      c.sent.filter((m) => m.method === 'notifications/cancelled'),
+      [],
+    );
+    assert.deepEqual(
+      c.sent.map((m) => m.method),
+      ['tools/call', 'tasks/get', 'tasks/get', 'tasks/result'],
+    );
+  });
+
+  test(`${line}: an answer the SDK's schema would reject (a 2025 Task without ttl) reaches the core`, async () => {
+    const clock = fakeClock();
+    const c = make(server25('a2', { omitTtl: true }));
+    const vs = [];
+    const { out } = await run(sender(c), clock, { onViolation: (v) => vs.push(v) });
+    assert.equal(out.outcome, 'succeeded');
+    assert.equal(out.status, 'completed');
+    assert.ok(
+      vs.some((v) => v.source === 'wire' && v.rule === 'missing_field' && /ttl/.test(v.detail)),
+      JSON.stringify(vs),
+    );
+    assert.equal(c.sent.filter((m) => m.method === 'tasks/get').length, 2, 'no polling past the terminal answer');
+  });
+
+  test(`${line}: a JSON-RPC error is an answer with the server's code, message and data`, async () => {
+    const c = make({
+      'tasks/get': () => {
+        throw { rpc: { code: -32602, message: 'Task x not found', data: { taskId: 'x' } } };
+      },
+    });
+    const a = await sender(c).send(
+      { jsonrpc: '2.0', id: 7, method: 'tasks/get', params: { taskId: 'x' } },
+      {},
+      { kind: 'get' },
+    );
+    assert.deepEqual(a, {
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32602, message: 'Task x not found', data: { taskId: 'x' } },
+    });
+  });
+
+  test(`${line}: a Client without elicitation works until a task asks for input, then input_unsupported`, async () => {
+    const clock = fakeClock();
+    const plain = make(server25('a3'), { capabilities: {} });
+    const s = sender(plain);
+    assert.equal(s.routeInput, undefined);
+    assert.equal((await run(s, clock, {})).out.outcome, 'succeeded');
+
+    const asking = make(server25('a4', { inputAt: 1, pollsToDone: 2 }), { capabilities: {} });
+    const vs = [];
+    const { out } = await run(sender(asking), clock, { onViolation: (v) => vs.push(v) });
+    assert.equal(out.outcome, 'succeeded');
+    const said = vs.filter((v) => v.rule === 'input_unsupported');
+    assert.equal(said.length, 1, JSON.stringify(vs));
+    assert.equal(said[0].source, 'adapter');
+    assert.match(said[0].detail, /a4.*elicitation/);
+  });
+
+  test(`${line}: the host's own elicitation handler still answers elicitations about no watched task`, async () => {
+    const clock = fakeClock();
+    const c = make(server25('a5', { pollsToDone: 3 }));
+    const hostSaw = [];
+    if (line === '1.x')
+      c.setRequestHandler(c.types.ElicitRequestSchema, async (req) => {
+        hostSaw.push(req.params.message);
+        return { action: 'accept', content: { ok: 1 } };
+      });
+    else
+      c.setRequestHandler('elicitation/create', async (req) => {
+        hostSaw.push(req.params.message);
+        return { action: 'accept', content: { ok: 1 } };
+      });
+    const asked = [];
+    const h = await callTool(sender(c), {
+      name: 'job',
+      config: FAST,
+      now: clock.now,
+      timers: clock.timers,
+      onInput: async (_key, req) => {
+        asked.push(req.params.message);
+        return { action: 'accept', content: { fromTask: true } };
+      },
+    });
+    // An ordinary elicitation (no related task) goes to the host's handler...
+    assert.deepEqual(await c.elicit({ message: 'plain?', requestedSchema: { type: 'object', properties: {} } }), {
+      action: 'accept',
+      content: { ok: 1 },
+    });
+    // ...and one about the watched task to the call's onInput.
+    assert.deepEqual(
+      await c.elicit({
+        message: 'task?',
+        requestedSchema: { type: 'object', properties: {} },
+        _meta: { [RELATED]: { taskId: 'a5' } },
+      }),
+      { action: 'accept', content: { fromTask: true } },
+    );
+    assert.deepEqual(hostSaw, ['plain?']);
+    assert.deepEqual(asked, ['task?']);
+    const out = watchPromise(h.outcome);
+    await clock.runUntil(() => out.done);
+    assert.equal(out.value.outcome, 'succeeded');
+    // Without a host handler, an ordinary elicitation is declined.
+    const bare = make({});
+    sender(bare);
+    assert.deepEqual(await bare.elicit({ message: 'plain?', requestedSchema: { type: 'object', properties: {} } }), {
+      action: 'decline',
+    });
+  });
+}
+
+test("1.x: the SDK's own timeout and closed connection are no answer (thrown), other McpErrors are answers", async () => {
+  const c = fakeSdk1Client({
+    'tasks/get': () => {
+      throw { rpc: { code: -32001, message: 'Request timed out' } };
+    },
+    'tasks/cancel': () => {
+      throw { rpc: { code: -32603, message: 'boom' } };
+    },
+  });
+  const s = sdkSender(c, { types: c.types });
+  await assert.rejects(
+    s.send({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId: 'x' } }, {}, { kind: 'get' }),
+    (e) => e.code === -32001,
+  );
+  const a = await s.send(
+    { jsonrpc: '2.0', id: 2, method: 'tasks/cancel', params: { taskId: 'x' } },
+    {},
+    { kind: 'cancel' },
+  );
+  assert.deepEqual(a.error, { code: -32603, message: 'boom' });
+});
+
+test('2.x: an SdkError (local timeout) is no answer: thrown, and tools/call ends create_unanswered', async () => {
+  const c = fakeSdk2Client({ 'tools/call': 'timeout' });
+  await assert.rejects(callTool(sdk2Sender(c), { name: 'paid' }), (e) => e.code === 'create_unanswered');
+  assert.deepEqual(
+    c.sent.map((m) => m.method),
+    ['tools/call'],
+  );
+});
+
+test('sdk2Sender refuses what is not a 2.x Client; sdkSender without types points a 2.x Client to it', () => {
+  assert.throws(
+    () => sdk2Sender({}),
+    (e) => e.code === 'invalid_input',
+  );
+  assert.throws(
+    () => sdk2Sender({ request() {} }),
+    (e) => e.code === 'invalid_input',
+  );
+  assert.throws(
+    () => sdkSender(fakeSdk2Client({})),
+    (e) => e.code === 'invalid_input' && /sdk2Sender/.test(e.message),
+  );
+});
+
+test('any sender: the signal of a request that has its answer is never aborted when the call settles', async () => {
+  const clock = fakeClock();
+  const signals = [];
+  let polls = 0;
+  const sender = {
+    model: 'task-2025',
+    async send(message, _headers, { signal }) {
+      signals.push({ method: message.method, signal });
+      const ok = (result) => ({ jsonrpc: '2.0', id: message.id, result });
+      if (message.method === 'tools/call') return ok({ task: task25('s1', 'working') });
+      if (message.method === 'tasks/get') return ok(task25('s1', ++polls >= 2 ? 'completed' : 'working'));
+      return ok({ content: [] });
+    },
+  };
+  const ac = new AbortController();
+  const { out } = await run(sender, clock, { signal: ac.signal });
+  assert.equal(out.outcome, 'succeeded');
+  ac.abort();
+  assert.deepEqual(
+    signals.filter((x) => x.signal?.aborted).map((x) => x.method),
+    [],
+  );
+});

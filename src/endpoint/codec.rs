@@ -1,0 +1,459 @@
+//! The client's wire mapping, written once: a JSON-RPC answer to a request the client sent becomes
+//! a tracker [`Input`] (with the shape rules the peer broke), and a tracker [`Request`] becomes
+//! the JSON-RPC request and HTTP headers to send. Both MCP revisions.
+//!
+//! Every host (the wasm exports, `longcall check`, the Node adapters, Rust programs) reads answers
+//! through these functions, so an answer means the same thing everywhere.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::tracker::{Failure, Input, Request, RequestKind};
+use crate::view::{RpcError, ToolResult};
+use crate::wire::{mcp2025, mcp2026, Answer, Id, Message};
+use crate::{Error, Model, Violation};
+
+/// Which request an answer belongs to: the creating `tools/call` or a tracker request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Asked {
+    /// The creating `tools/call`.
+    Call,
+    /// A tracker request.
+    Tracker(RequestKind),
+}
+
+impl Asked {
+    /// Reads `"call" | "get" | "cancel" | "update" | "fetch_result"`.
+    pub fn parse(s: &str) -> Result<Asked, Error> {
+        Ok(match s {
+            "call" => Asked::Call,
+            "get" => Asked::Tracker(RequestKind::Get),
+            "cancel" => Asked::Tracker(RequestKind::Cancel),
+            "update" => Asked::Tracker(RequestKind::Update),
+            "fetch_result" => Asked::Tracker(RequestKind::FetchResult),
+            _ => {
+                return Err(Error::invalid_input(
+                    "request",
+                    "expected \"call\", \"get\", \"cancel\", \"update\" or \"fetch_result\"",
+                ))
+            }
+        })
+    }
+}
+
+/// What `readAnswer` returns.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReadAnswer {
+    /// The id of the answer (echoed, for matching).
+    pub id: Id,
+    /// The tracker input.
+    pub input: Input,
+    /// Shape rules the peer broke in this answer.
+    pub violations: Vec<Violation>,
+}
+
+/// What `buildRequest` / `buildCall` return.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Built {
+    /// The JSON-RPC request.
+    pub message: Value,
+    /// HTTP headers to send with it (Streamable HTTP).
+    pub headers: Map<String, Value>,
+}
+
+fn task_model(model: Model) -> Result<Model, Error> {
+    if model.is_task() {
+        Ok(model)
+    } else {
+        Err(Error::WrongModel {
+            expected: Model::Task2026,
+            got: model,
+        })
+    }
+}
+
+fn rpc_failed(request: RequestKind, error: RpcError) -> Input {
+    Input::RequestFailed {
+        request,
+        failure: Failure::Rpc { error },
+    }
+}
+
+fn not_a_response() -> Error {
+    Error::Malformed {
+        what: "JSON-RPC answer",
+        reason: "expected a response (result or error), got a request or notification".into(),
+    }
+}
+
+/// Reads the answer `message` to the request `asked` as a tracker input.
+///
+/// Fatal problems (not a response, a wrong model, an unreadable task) are errors; shape problems
+/// that still leave a meaning are in [`ReadAnswer::violations`].
+pub fn read_answer(model: Model, asked: Asked, message: &Message) -> Result<ReadAnswer, Error> {
+    let model = task_model(model)?;
+    let (id, result, error) = match message {
+        Message::Response { id, result } => (id.clone(), Some(result), None),
+        Message::Error { id, error } => (id.clone(), None, Some(error.clone())),
+        _ => return Err(not_a_response()),
+    };
+    let mut violations = Vec::new();
+    let input = match (asked, result, error) {
+        (Asked::Call, _, Some(error)) => Input::CallError { error },
+        (Asked::Call, Some(r), None) => match model {
+            Model::Task2026 => {
+                let p = mcp2026::read_tools_call(r)?;
+                violations = p.violations;
+                match p.value {
+                    mcp2026::CallAnswer::Task(task) => Input::TaskCreated { task: *task },
+                    mcp2026::CallAnswer::Result(result) => Input::CallResult { result },
+                }
+            }
+            _ => {
+                if r.get("task").is_some() {
+                    let p = mcp2025::read_create(r)?;
+                    violations = p.violations;
+                    Input::TaskCreated { task: p.value }
+                } else {
+                    Input::CallResult {
+                        result: tool_result(r),
+                    }
+                }
+            }
+        },
+        (
+            Asked::Tracker(k @ (RequestKind::Get | RequestKind::Update | RequestKind::FetchResult)),
+            _,
+            Some(error),
+        ) => rpc_failed(k, error),
+        (Asked::Tracker(RequestKind::Get), Some(r), None) => {
+            let p = if model == Model::Task2026 {
+                mcp2026::read_get(r)?
+            } else {
+                mcp2025::read_get(r)?
+            };
+            violations = p.violations;
+            Input::TaskPolled { task: p.value }
+        }
+        (Asked::Tracker(RequestKind::Cancel), _, _) => {
+            let answer = if model == Model::Task2026 {
+                if let Message::Response { result, .. } = message {
+                    if result.get("taskId").is_none() {
+                        violations = mcp2026::read_ack(result)?.violations;
+                    }
+                }
+                mcp2026::cancel_answer(message)?
+            } else {
+                if let Message::Response { result, .. } = message {
+                    if result.get("taskId").is_some() {
+                        violations = mcp2025::read_cancel(result)?.violations;
+                    }
+                }
+                mcp2025::cancel_answer(message)?
+            };
+            Input::CancelAnswered { answer }
+        }
+        (Asked::Tracker(RequestKind::Update), Some(r), None) => {
+            if model != Model::Task2026 {
+                return Err(Error::invalid_input(
+                    "request",
+                    "tasks/update exists only in the 2026 revision",
+                ));
+            }
+            violations = mcp2026::read_ack(r)?.violations;
+            Input::UpdateAcked
+        }
+        (Asked::Tracker(RequestKind::FetchResult), Some(_), None) => {
+            if model != Model::Task2025 {
+                return Err(Error::invalid_input(
+                    "request",
+                    "tasks/result exists only in the 2025 revision",
+                ));
+            }
+            match mcp2025::read_task_result(message)? {
+                Answer::Result(p) => {
+                    violations = p.violations;
+                    Input::ResultFetched {
+                        result: p.value.result,
+                    }
+                }
+                Answer::Error(error) => rpc_failed(RequestKind::FetchResult, error),
+            }
+        }
+        (_, None, None) => return Err(not_a_response()),
+    };
+    Ok(ReadAnswer {
+        id,
+        input,
+        violations,
+    })
+}
+
+fn tool_result(value: &Value) -> ToolResult {
+    ToolResult {
+        is_error: value.get("isError").and_then(Value::as_bool) == Some(true),
+        value: value.clone(),
+    }
+}
+
+/// Reads a task status notification (`notifications/tasks` in 2026, `notifications/tasks/status`
+/// in 2025) as a [`Input::TaskNotified`]; `Ok(None)` for a notification that is not about tasks.
+pub fn read_notification(model: Model, message: &Message) -> Result<Option<ReadAnswer>, Error> {
+    let model = task_model(model)?;
+    let Message::Notification { method, params } = message else {
+        return Err(Error::Malformed {
+            what: "JSON-RPC notification",
+            reason: "expected a notification".into(),
+        });
+    };
+    let wanted = if model == Model::Task2026 {
+        "notifications/tasks"
+    } else {
+        "notifications/tasks/status"
+    };
+    if method != wanted {
+        return Ok(None);
+    }
+    let empty = Value::Null;
+    let params = params.as_ref().unwrap_or(&empty);
+    let p = if model == Model::Task2026 {
+        mcp2026::read_notification(params)?
+    } else {
+        mcp2025::read_notification(params)?
+    };
+    Ok(Some(ReadAnswer {
+        id: Id::Null,
+        input: Input::TaskNotified { task: p.value },
+        violations: p.violations,
+    }))
+}
+
+fn headers(model: Model, method: &str, name: Option<&str>) -> Map<String, Value> {
+    let mut h = Map::new();
+    if model == Model::Task2026 {
+        for (k, v) in mcp2026::http_headers(method, name.unwrap_or("")) {
+            if k == "Mcp-Name" && name.is_none() {
+                continue;
+            }
+            h.insert(k.into(), Value::String(v));
+        }
+    } else {
+        h.insert(
+            "MCP-Protocol-Version".into(),
+            Value::String(mcp2025::PROTOCOL_VERSION.into()),
+        );
+    }
+    h
+}
+
+/// The JSON-RPC request (and HTTP headers) for a tracker request.
+pub fn build_request(model: Model, request: &Request, id: Id) -> Result<Built, Error> {
+    let model = task_model(model)?;
+    let v26 = model == Model::Task2026;
+    let (handle, message) = match request {
+        Request::Get { handle } => (
+            handle,
+            if v26 {
+                mcp2026::get_request(id, handle)
+            } else {
+                mcp2025::get_request(id, handle)
+            },
+        ),
+        Request::Cancel { handle, .. } => (
+            handle,
+            if v26 {
+                mcp2026::cancel_request(id, handle)
+            } else {
+                mcp2025::cancel_request(id, handle)
+            },
+        ),
+        Request::Update { handle, responses } => {
+            if !v26 {
+                return Err(Error::invalid_input(
+                    "request",
+                    "tasks/update exists only in the 2026 revision",
+                ));
+            }
+            let map: Map<String, Value> = responses.iter().cloned().collect();
+            (handle, mcp2026::update_request(id, handle, map))
+        }
+        Request::FetchResult { handle } => {
+            if v26 {
+                return Err(Error::invalid_input(
+                    "request",
+                    "tasks/result exists only in the 2025 revision",
+                ));
+            }
+            (handle, mcp2025::result_request(id, handle))
+        }
+    };
+    let method = match &message {
+        Message::Request { method, .. } => method.clone(),
+        _ => String::new(),
+    };
+    Ok(Built {
+        headers: headers(model, &method, Some(handle)),
+        message: message.to_value(),
+    })
+}
+
+/// The creating `tools/call` (2026: capability `_meta`, `Mcp-Name: <tool>`; 2025:
+/// `params.task {ttl?}`).
+pub fn build_call(
+    model: Model,
+    id: Id,
+    name: &str,
+    arguments: Value,
+    ttl_ms: Option<u64>,
+) -> Result<Built, Error> {
+    let model = task_model(model)?;
+    if !(arguments.is_object() || arguments.is_null()) {
+        return Err(Error::invalid_input("arguments", "expected an object"));
+    }
+    let arguments = if arguments.is_null() {
+        json!({})
+    } else {
+        arguments
+    };
+    let message = if model == Model::Task2026 {
+        mcp2026::tools_call_request(id, name, arguments)
+    } else {
+        mcp2025::tools_call_request(id, name, arguments, ttl_ms)
+    };
+    Ok(Built {
+        headers: headers(model, "tools/call", Some(name)),
+        message: message.to_value(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+    use crate::cancel::CancelAnswer;
+    use crate::Status;
+
+    fn msg(s: &str) -> Message {
+        Message::parse(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn create_2026_and_2025() {
+        let r = read_answer(Model::Task2026, Asked::Call, &msg(r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":null,"pollIntervalMs":200}}"#)).unwrap();
+        assert!(
+            matches!(r.input, Input::TaskCreated { ref task } if task.poll_interval_ms == Some(200))
+        );
+        assert!(r.violations.is_empty());
+        let r = read_answer(Model::Task2025, Asked::Call, &msg(r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000,"pollInterval":250}}}"#)).unwrap();
+        assert!(
+            matches!(r.input, Input::TaskCreated { ref task } if task.poll_interval_ms == Some(250))
+        );
+        let r = read_answer(
+            Model::Task2025,
+            Asked::Call,
+            &msg(r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}"#),
+        )
+        .unwrap();
+        assert!(matches!(r.input, Input::CallResult { ref result } if result.is_error));
+    }
+
+    #[test]
+    fn cancel_and_errors() {
+        let r = read_answer(
+            Model::Task2025,
+            Asked::Tracker(RequestKind::Cancel),
+            &msg(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}"#),
+        )
+        .unwrap();
+        assert_eq!(
+            r.input,
+            Input::CancelAnswered {
+                answer: CancelAnswer::RpcError { code: -32602 }
+            }
+        );
+        let r = read_answer(
+            Model::Task2026,
+            Asked::Tracker(RequestKind::Cancel),
+            &msg(r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#),
+        )
+        .unwrap();
+        assert_eq!(
+            r.input,
+            Input::CancelAnswered {
+                answer: CancelAnswer::Ack
+            }
+        );
+        let r = read_answer(Model::Task2025, Asked::Tracker(RequestKind::Cancel), &msg(r#"{"jsonrpc":"2.0","id":1,"result":{"taskId":"t","status":"cancelled","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":1}}"#)).unwrap();
+        assert_eq!(
+            r.input,
+            Input::CancelAnswered {
+                answer: CancelAnswer::Task {
+                    status: Status::Cancelled
+                }
+            }
+        );
+        let r = read_answer(
+            Model::Task2026,
+            Asked::Tracker(RequestKind::Get),
+            &msg(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}"#),
+        )
+        .unwrap();
+        assert!(matches!(
+            r.input,
+            Input::RequestFailed {
+                request: RequestKind::Get,
+                ..
+            }
+        ));
+        assert!(read_answer(
+            Model::Job,
+            Asked::Call,
+            &msg(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)
+        )
+        .is_err());
+        assert!(read_answer(
+            Model::Task2026,
+            Asked::Call,
+            &msg(r#"{"jsonrpc":"2.0","method":"x"}"#)
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn requests_and_headers() {
+        let b = build_request(
+            Model::Task2026,
+            &Request::Get {
+                handle: "t1".into(),
+            },
+            Id::Number(4),
+        )
+        .unwrap();
+        assert_eq!(b.headers["Mcp-Name"], "t1");
+        assert_eq!(b.headers["Mcp-Method"], "tasks/get");
+        assert!(b.message["params"]["_meta"][mcp2026::CLIENT_CAPABILITIES_META].is_object());
+        let b = build_request(
+            Model::Task2025,
+            &Request::FetchResult {
+                handle: "t1".into(),
+            },
+            Id::Number(4),
+        )
+        .unwrap();
+        assert_eq!(b.message["method"], "tasks/result");
+        assert!(build_request(
+            Model::Task2025,
+            &Request::Update {
+                handle: "t".into(),
+                responses: vec![]
+            },
+            Id::Null
+        )
+        .is_err());
+        let b = build_call(Model::Task2025, Id::Number(1), "x", Value::Null, Some(5)).unwrap();
+        assert_eq!(b.message["params"]["task"]["ttl"], 5);
+    }
+}

@@ -1,0 +1,11 @@
+//! The endpoint: where the wire meets the rules.
+//!
+//! A host hands the endpoint what arrived, exactly as it arrived, and sends what the endpoint
+//! emits; the trackers decide, the endpoint only maps, once. [`codec`] is the mapping between
+//! JSON-RPC messages and tracker inputs and requests.
+
+pub mod codec;
+
+pub use codec::{
+    build_call, build_request, read_answer, read_notification, Asked, Built, ReadAnswer,
+};
