@@ -172,7 +172,7 @@ export type Request =
   | { kind: 'update'; handle: string; responses: [string, Json][] }
   | { kind: 'fetch_result'; handle: string };
 /** Why watching ended without an outcome (the call goes on). */
-export type StopReason = 'max_polls' | 'deadline' | 'host_stopped' | 'create_unanswered';
+export type StopReason = 'max_polls' | 'deadline' | 'host_stopped' | 'create_unanswered' | 'answer_too_large';
 /** Something the host must do or show. Discriminated on `type`; every batch ends with `wake_at` or `idle`. */
 export type Output =
   | { type: 'send'; request: Request }
@@ -446,7 +446,7 @@ export const BUTTON_STATES: readonly ['unavailable', 'available', 'requesting', 
 /** Outcomes by code. */
 export const OUTCOMES: readonly ['succeeded', 'tool_error', 'protocol_failure', 'cancelled', 'failed', 'expired', 'lost'];
 /** Stop reasons by code. */
-export const STOP_REASONS: readonly ['max_polls', 'deadline', 'host_stopped', 'create_unanswered'];
+export const STOP_REASONS: readonly ['max_polls', 'deadline', 'host_stopped', 'create_unanswered', 'answer_too_large'];
 /** What the numbers-only exports return for input they cannot read. */
 export const BAD_CODE: 255;
 

@@ -29,6 +29,7 @@ enum Kind {
     CancelPressed,
     InputAnswered,
     StopWatching,
+    AnswerTooLarge,
 }
 
 /// Every field any input has; which ones must be present depends on `type`.
@@ -46,6 +47,8 @@ struct Flat {
     key: Option<String>,
     #[serde(default, deserialize_with = "present")]
     response: Option<Value>,
+    size: Option<u64>,
+    limit: Option<u64>,
 }
 
 /// `Some` for any present value, `null` included (an input answer may be `null`).
@@ -100,6 +103,11 @@ impl<'de> Deserialize<'de> for Input {
                 response: need(f.response, "response")?,
             },
             Kind::StopWatching => Input::StopWatching,
+            Kind::AnswerTooLarge => Input::AnswerTooLarge {
+                request: f.request,
+                size: need(f.size, "size")?,
+                limit: need(f.limit, "limit")?,
+            },
         })
     }
 }

@@ -128,6 +128,18 @@ pub enum Input {
     },
     /// The host stops watching (an AbortSignal, a closed page). The call itself goes on.
     StopWatching,
+    /// An answer arrived that is larger than the reader's limit ([`crate::wire::Limits`]), so
+    /// what it says cannot be known. The tracker stops with [`StopReason::AnswerTooLarge`]
+    /// (never a hang, never a guess); raise the limit and watch the handle again to read it.
+    AnswerTooLarge {
+        /// Which request it answered (`None`: the creating call).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request: Option<RequestKind>,
+        /// Its size in bytes.
+        size: u64,
+        /// The limit in force, in bytes.
+        limit: u64,
+    },
 }
 
 /// A poll answer reduced to numbers, for [`Tracker::handle_polled`]: what the rules read of a
@@ -238,6 +250,8 @@ pub enum StopReason {
     HostStopped,
     /// The creating request got no answer; reconcile, never resubmit.
     CreateUnanswered,
+    /// An answer was larger than the configured reader limit; its meaning is unknown.
+    AnswerTooLarge,
 }
 
 /// Something the host must do or show, drained from [`Tracker::poll_output`].
@@ -277,6 +291,14 @@ pub enum Output {
         outcome: Outcome,
         /// The terminal status, when one was observed (`None` for lost handles and plain results).
         status: Option<Status>,
+        /// The result exactly as the server sent it: the tool result (`CallToolResult`) of a
+        /// task or plain call, or a job's `result`. Absent when none came.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+        /// The error exactly as the server sent it: the JSON-RPC error of a failed task or call
+        /// (2025: what `tasks/result` answered), or a job's `error`. Absent when none came.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<Value>,
     },
     /// Watching ended without an outcome. The call goes on.
     Stopped {

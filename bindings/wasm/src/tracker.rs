@@ -98,6 +98,7 @@ fn stop_code(r: StopReason) -> f64 {
         StopReason::Deadline => 1.0,
         StopReason::HostStopped => 2.0,
         StopReason::CreateUnanswered => 3.0,
+        StopReason::AnswerTooLarge => 4.0,
     }
 }
 
@@ -445,7 +446,9 @@ impl Tracker {
                     rule_index(violation.rule),
                     self.detail.len() as f64,
                 ),
-                Output::Settled { outcome, status } => (
+                Output::Settled {
+                    outcome, status, ..
+                } => (
                     kind::SETTLED,
                     f64::from(Outcome::code(*outcome)),
                     status.map_or(f64::from(args::BAD), |s| f64::from(s.code())),
