@@ -3,19 +3,21 @@
 //! once, straight into its type (about twice as fast, and much less code in WebAssembly).
 
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::{Failure, Input, RequestKind};
 use crate::cancel::CancelAnswer;
-use crate::view::{JobView, RpcError, TaskView, ToolResult};
+use crate::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum Kind {
     TaskCreated,
     CallResult,
+    CallInputRequired,
     CallError,
     JobCreated,
     CreateUnanswered,
@@ -48,6 +50,9 @@ struct Flat {
     #[serde(default, deserialize_with = "present")]
     response: Option<Value>,
     size: Option<u64>,
+    input_requests: Option<Vec<InputRequest>>,
+    #[serde(default, deserialize_with = "present")]
+    request_state: Option<Value>,
     limit: Option<u64>,
 }
 
@@ -69,6 +74,10 @@ impl<'de> Deserialize<'de> for Input {
             },
             Kind::CallResult => Input::CallResult {
                 result: need(f.result, "result")?,
+            },
+            Kind::CallInputRequired => Input::CallInputRequired {
+                input_requests: need(f.input_requests, "input_requests")?,
+                request_state: f.request_state,
             },
             Kind::CallError => Input::CallError {
                 error: need(f.error, "error")?,

@@ -49,6 +49,19 @@ enum Source {
     ResultAnswer,
 }
 
+/// One open MRTR round of a 2026 `tools/call`: what the server asked and what was answered.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct MrtrRound {
+    /// Keys asked in this round, in the server's order.
+    asked: Vec<String>,
+    /// Answers given so far (each key once).
+    answers: Vec<(String, Value)>,
+    /// The server's `requestState`, echoed unchanged.
+    request_state: Option<Value>,
+    /// The continuation was sent; its answer is awaited.
+    sent: bool,
+}
+
 /// Requests on the wire that have not been answered yet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct InFlight {
@@ -112,6 +125,9 @@ pub struct Tracker {
     /// payload); the confirming `tasks/get` carries the result or error.
     #[serde(default)]
     born_terminal: bool,
+    /// The open MRTR round of the `tools/call`, if any.
+    #[serde(default)]
+    mrtr: Option<MrtrRound>,
     /// The result and error exactly as the server sent them with the terminal status.
     #[serde(default)]
     result: Option<Value>,
@@ -158,6 +174,7 @@ impl Tracker {
             cancel_requested: false,
             started_per_409: false,
             born_terminal: false,
+            mrtr: None,
             result: None,
             error: None,
             outcome: None,
@@ -169,6 +186,27 @@ impl Tracker {
             violation_count: 0,
             queue: VecDeque::new(),
         })
+    }
+
+    /// Starts watching a task or job whose id the host persisted: no status is assumed (the
+    /// button stays `unavailable` until the first answer) and the first thing is a poll, sent at
+    /// once.
+    ///
+    /// Errors: an empty id, or a tracker that already has a handle.
+    pub fn watch(&mut self, handle: &str) -> Result<(), Error> {
+        if handle.is_empty() {
+            return Err(Error::invalid_input("id", "a handle must not be empty"));
+        }
+        if self.handle.is_some() || self.is_done() {
+            return Err(Error::invalid_input("input", "the handle is already known"));
+        }
+        self.handle = Some(handle.into());
+        self.in_flight.get = true;
+        self.polls_sent = self.polls_sent.saturating_add(1);
+        self.send(Request::Get {
+            handle: handle.into(),
+        });
+        Ok(())
     }
 
     /// The model.
@@ -344,6 +382,10 @@ impl Tracker {
             Input::TaskNotified { task } => self.on_task(now, task, Source::Notification),
             Input::JobCreated { job } => self.on_job(now, job, Source::Created),
             Input::JobPolled { job } => self.on_job(now, job, Source::Poll),
+            Input::CallInputRequired {
+                input_requests,
+                request_state,
+            } => self.on_call_input_required(input_requests, request_state),
             Input::CallResult { result } => self.on_call_answer(Some(result), None),
             Input::CallError { error } => self.on_call_answer(None, Some(error)),
             Input::AnswerTooLarge { .. } => {
@@ -385,6 +427,9 @@ impl Tracker {
     fn on_task(&mut self, now: u64, task: TaskView, source: Source) -> Result<(), Error> {
         self.expect_task()?;
         task.status.expect_in(self.model)?;
+        if source == Source::Created && self.handle.is_none() {
+            self.mrtr_answered()?;
+        }
         if !self.accept_handle(&task.task_id, source)? {
             return Ok(()); // a notification about another task: kept out, never fatal
         }
@@ -624,6 +669,7 @@ impl Tracker {
                     self.queue.push_back(Output::AskUser {
                         key: req.key.clone(),
                         request: req.request.clone(),
+                        call: false,
                     });
                 }
             }
@@ -675,6 +721,7 @@ impl Tracker {
                 "the call was already answered",
             ));
         }
+        self.mrtr_answered()?;
         let before = self.button.state();
         let _ = self.button.handle_status(Status::Completed);
         self.sync_button(before);
@@ -822,9 +869,130 @@ impl Tracker {
         Ok(())
     }
 
+    // --- MRTR (2026 tools/call) ----------------------------------------------------------
+
+    fn on_call_input_required(
+        &mut self,
+        inputs: Vec<InputRequest>,
+        request_state: Option<Value>,
+    ) -> Result<(), Error> {
+        if self.model != Model::Task2026 {
+            return Err(Error::invalid_input(
+                "input",
+                "an InputRequiredResult on tools/call exists only in the 2026 revision",
+            ));
+        }
+        if self.handle.is_some() || self.is_done() {
+            return Err(Error::invalid_input(
+                "input",
+                "the call was already answered",
+            ));
+        }
+        if self.mrtr.as_ref().is_some_and(|r| !r.sent) {
+            return Err(Error::invalid_input(
+                "input",
+                "an input round of this call is still open; answer it first",
+            ));
+        }
+        if inputs.is_empty() {
+            // Nothing to ask means nothing to continue with: the server broke the shape.
+            self.violate(
+                Rule::ResultContradictsStatus,
+                "input_required result with an empty inputRequests",
+            );
+            self.settle(Outcome::ProtocolFailure, None);
+            return Ok(());
+        }
+        // Each round is a request of its own: every key of it is asked once, in order.
+        let mut round = MrtrRound {
+            request_state,
+            ..MrtrRound::default()
+        };
+        for req in inputs {
+            if round.asked.contains(&req.key) {
+                continue;
+            }
+            round.asked.push(req.key.clone());
+            self.queue.push_back(Output::AskUser {
+                key: req.key,
+                request: req.request,
+                call: true,
+            });
+        }
+        self.mrtr = Some(round);
+        Ok(())
+    }
+
+    /// An answer to the call arrived: an open MRTR round must have been continued first, and
+    /// the answer closes it.
+    fn mrtr_answered(&mut self) -> Result<(), Error> {
+        if self.mrtr.as_ref().is_some_and(|r| !r.sent) {
+            return Err(Error::invalid_input(
+                "input",
+                "an input round of this call is still open; answer it first",
+            ));
+        }
+        self.mrtr = None;
+        Ok(())
+    }
+
+    /// The continuation `tools/call` failed: an error answer is the call's answer; no answer
+    /// at all is the creating request unanswered (it may have been processed, so it is never
+    /// sent again).
+    fn on_continuation_failed(&mut self, failure: Failure) -> Result<(), Error> {
+        if !self.mrtr.as_ref().is_some_and(|r| r.sent) || self.handle.is_some() {
+            return Err(Error::invalid_input(
+                "input",
+                "no continuation of the call is waiting for an answer",
+            ));
+        }
+        match failure {
+            Failure::Rpc { error } => self.on_call_answer(None, Some(error)),
+            Failure::Http { .. } | Failure::Transport => {
+                self.stop(StopReason::CreateUnanswered);
+                Ok(())
+            }
+        }
+    }
+
+    fn on_call_input_answered(&mut self, key: String, response: Value) -> Result<(), Error> {
+        let Some(round) = self.mrtr.as_mut() else {
+            return Err(Error::invalid_input(
+                "key",
+                "this input key was never asked",
+            ));
+        };
+        if round.sent || !round.asked.contains(&key) {
+            return Err(Error::invalid_input(
+                "key",
+                "this input key was never asked in the open input round of the call",
+            ));
+        }
+        if round.answers.iter().any(|(k, _)| *k == key) {
+            return Err(Error::invalid_input(
+                "key",
+                "this input key was already answered; a key is answered once",
+            ));
+        }
+        round.answers.push((key, response));
+        if round.answers.len() == round.asked.len() {
+            // Every key answered: continue the call once, with the server's own state.
+            round.sent = true;
+            let request = Request::ContinueCall {
+                responses: round.answers.clone(),
+                request_state: round.request_state.clone(),
+            };
+            self.send(request);
+        }
+        Ok(())
+    }
+
     // --- input ----------------------------------------------------------------------------
 
     fn on_input_answered(&mut self, now: u64, key: String, response: Value) -> Result<(), Error> {
+        if self.handle.is_none() && self.mrtr.is_some() {
+            return self.on_call_input_answered(key, response);
+        }
         if self.model != Model::Task2026 {
             return Err(Error::invalid_input(
                 "input",
@@ -881,6 +1049,9 @@ impl Tracker {
         request: RequestKind,
         failure: Failure,
     ) -> Result<(), Error> {
+        if request == RequestKind::ContinueCall {
+            return self.on_continuation_failed(failure);
+        }
         if self.handle.is_none() {
             return Err(Error::invalid_input("input", "no handle yet"));
         }
@@ -908,6 +1079,8 @@ impl Tracker {
             Failure::Transport => false,
         };
         match request {
+            // Handled first (see above); kept for the match.
+            RequestKind::ContinueCall => return Ok(()),
             RequestKind::Cancel => {
                 let answer = match &failure {
                     Failure::Rpc { error } => CancelAnswer::RpcError { code: error.code },

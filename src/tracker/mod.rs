@@ -48,7 +48,7 @@ use serde_json::Value;
 use crate::cancel::{ButtonState, CancelAnswer};
 use crate::outcome::Outcome;
 use crate::status::Status;
-use crate::view::{JobView, RpcError, TaskView, ToolResult};
+use crate::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
 use crate::violation::Violation;
 
 /// Something that happened, handed to [`Tracker::handle_input`].
@@ -68,6 +68,16 @@ pub enum Input {
     CallResult {
         /// The tool result.
         result: ToolResult,
+    },
+    /// 2026 MRTR: the `tools/call` answered an `InputRequiredResult` (`resultType:
+    /// "input_required"`): the server needs these inputs before it goes on, and gives back
+    /// `requestState` to be echoed with them in the continuation `tools/call`.
+    CallInputRequired {
+        /// The input requests, key -> request (keys of their own namespace, not task keys).
+        input_requests: Vec<InputRequest>,
+        /// The server's `requestState`, echoed unchanged (absent when it sent none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_state: Option<Value>,
     },
     /// The creating request answered with a JSON-RPC error.
     CallError {
@@ -169,6 +179,8 @@ pub enum RequestKind {
     Update,
     /// 2025 `tasks/result`.
     FetchResult,
+    /// 2026 MRTR continuation `tools/call`.
+    ContinueCall,
 }
 
 /// How a request failed.
@@ -224,6 +236,16 @@ pub enum Request {
         /// The task id.
         handle: String,
     },
+    /// 2026 MRTR: the continuation `tools/call`, the same tool and arguments with the answers
+    /// and the server's `requestState`. The only re-send of a `tools/call`: it carries the
+    /// server's state, so it continues the call and is not a resubmission.
+    ContinueCall {
+        /// Key -> response, every key of the round answered once.
+        responses: Vec<(String, Value)>,
+        /// The server's `requestState`, unchanged.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_state: Option<Value>,
+    },
 }
 
 impl Request {
@@ -234,6 +256,7 @@ impl Request {
             Request::Cancel { .. } => RequestKind::Cancel,
             Request::Update { .. } => RequestKind::Update,
             Request::FetchResult { .. } => RequestKind::FetchResult,
+            Request::ContinueCall { .. } => RequestKind::ContinueCall,
         }
     }
 }
@@ -269,6 +292,10 @@ pub enum Output {
         key: String,
         /// What the server asks.
         request: Value,
+        /// True for a 2026 MRTR input of the `tools/call` itself (asked before any task
+        /// exists; its keys are a namespace of their own), false for a task's input.
+        #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+        call: bool,
     },
     /// The cancel button changed.
     Button {
