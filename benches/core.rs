@@ -292,3 +292,28 @@ fn tracker_step_with_parse(bencher: divan::Bencher) {
         }
     });
 }
+
+/// The endpoint's per-answer path, bytes to drained events: a typical 2026 `tasks/get` answer
+/// (`working`, as above) handed to `CallEndpoint::handle_message` with the poll in flight, then
+/// every event drained up to the `WakeAt`. The endpoint is cloned outside the timing.
+#[divan::bench]
+fn endpoint_tasks_get_2026(bencher: divan::Bencher) {
+    use longcall::endpoint::{CallEndpoint, Config, Event};
+    let handle = "O7OCcp1ePmaBwKdFHFERdGPObKJyIc38bgNrR_XmiSc";
+    let mut ep = CallEndpoint::watch(longcall::Model::Task2026, handle, Config::default())
+        .unwrap_or_else(|_| unreachable!("the default config is valid"));
+    while !matches!(ep.poll_event(), Event::WakeAt { .. } | Event::Idle) {}
+    // The watch's first poll is request 1.
+    let text = String::from_utf8_lossy(GET_ANSWER).replace("\"id\":3", "\"id\":1");
+    let bytes = text.into_bytes();
+    bencher.with_inputs(|| ep.clone()).bench_local_refs(|ep| {
+        ep.handle_message(1_000, divan::black_box(&bytes));
+        loop {
+            match ep.poll_event() {
+                Event::WakeAt { at } => break at,
+                Event::Idle => break 0,
+                _ => {}
+            }
+        }
+    });
+}

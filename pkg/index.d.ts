@@ -154,7 +154,9 @@ export type Rule =
   | 'unsolicited_task'
   | 'wrong_revision_method'
   | 'missing_field'
-  | 'unknown_task_notification';
+  | 'unknown_task_notification'
+  | 'unknown_answer_id'
+  | 'unreadable_answer';
 /** MUST or SHOULD. */
 export type Level = 'must' | 'should';
 /** One broken rule, with what was seen. */
@@ -248,7 +250,7 @@ export type Request =
   | { kind: 'update'; handle: string; responses: [string, Json][] }
   | { kind: 'fetch_result'; handle: string };
 /** Why watching ended without an outcome (the call goes on). */
-export type StopReason = 'max_polls' | 'deadline' | 'host_stopped' | 'create_unanswered';
+export type StopReason = 'max_polls' | 'deadline' | 'host_stopped' | 'create_unanswered' | 'answer_too_large';
 /** Something the host must do or show. Discriminated on `type`; every batch ends with `wake_at` or `idle`. */
 export type Output =
   | { type: 'send'; request: Request }
@@ -624,7 +626,7 @@ export const OUTCOMES: readonly [
   'lost',
 ];
 /** Stop reasons by code. */
-export const STOP_REASONS: readonly ['max_polls', 'deadline', 'host_stopped', 'create_unanswered'];
+export const STOP_REASONS: readonly ['max_polls', 'deadline', 'host_stopped', 'create_unanswered', 'answer_too_large'];
 /** What the numbers-only exports return for input they cannot read. */
 export const BAD_CODE: 255;
 

@@ -17,12 +17,20 @@
 //!    moving, so look again soon). The floors and the poll budget are not reset.
 //! 5. **Bounded** (P-6). `max_polls` and an absolute watch deadline end *watching*, never the job:
 //!    [`PollStep::Stop`] says why. No poll is ever scheduled after the watch deadline.
-//! 6. **TTL** (P-7; 2026 `createdAt + ttlMs`; `None` means unlimited; it may change). Once `now`
+//! 6. **TTL** (P-7; the time the host received the handle plus `ttlMs`, the latest stated; `None`
+//!    means unlimited). The anchor is the host's own clock, not the server's `createdAt`: clock
+//!    skew between the two cannot then expire a handle early, and a late look only costs one
+//!    `-32602` (lost), while an early stop would abandon a live task. Once `now`
 //!    reaches it the schedule stops with [`StopReason::TtlElapsed`]. A poll that would land past
 //!    the TTL is pulled in to one last look at `max(ttl, now + floor, not_before)` (the floors
 //!    still win), so the client sees whatever the server reports at expiry.
-//! 7. **Host numbers saturate** (P-8). Every sum and product saturates; `u64::MAX` is a valid
-//!    input.
+//! 7. **Host numbers saturate** (P-8). Every sum and product saturates; `u64::MAX` is a valid input.
+//! 8. **A stated interval is followed** (P-13; [`PollPolicy::follow_server_interval`], on by
+//!    default). When the latest answer stated an interval and the last poll did not fail, the
+//!    delay is exactly the floor: the server said how often it wants to be asked, and backing
+//!    off above it only notices completion late. The backoff of rule 1 applies without a hint,
+//!    after a failed poll ([`PollSchedule::handle_poll_failed`], until the next answer), and a
+//!    `Retry-After` still wins through `not_before`.
 //!
 //! The per-step path ([`PollSchedule::next`]) allocates nothing.
 //!
@@ -137,6 +145,8 @@ pub struct PollPolicy {
     pub min_interval_ms: u64,
     /// The most polls to schedule; `None` is unlimited (bound watching with a deadline then).
     pub max_polls: Option<u32>,
+    /// Poll at the server's stated interval rather than backing off above it (rule 8).
+    pub follow_server_interval: bool,
 }
 
 impl Default for PollPolicy {
@@ -149,6 +159,7 @@ impl Default for PollPolicy {
             jitter: Jitter::Full,
             min_interval_ms: 500,
             max_polls: None,
+            follow_server_interval: true,
         }
     }
 }
@@ -217,8 +228,8 @@ pub enum StopReason {
     MaxPolls,
     /// The next poll would fall after the host's watch deadline.
     Deadline,
-    /// The task's TTL (`createdAt + ttlMs`) has passed without a terminal status: the handle
-    /// may no longer resolve.
+    /// The task's TTL (received + `ttlMs`, rule 6) has passed without a terminal status: the
+    /// handle may no longer resolve.
     TtlElapsed,
 }
 
@@ -246,6 +257,9 @@ pub struct PollSchedule {
     ttl_deadline: Option<u64>,
     server_interval_ms: Option<u64>,
     not_before: Option<u64>,
+    /// The last poll failed (rule 8: back off until an answer arrives).
+    #[serde(default)]
+    failing: bool,
 }
 
 impl Snapshot for PollSchedule {
@@ -269,6 +283,7 @@ impl PollSchedule {
             ttl_deadline: None,
             server_interval_ms: None,
             not_before: None,
+            failing: false,
         })
     }
 
@@ -281,8 +296,8 @@ impl PollSchedule {
         self.deadline = deadline;
     }
 
-    /// Sets the absolute TTL deadline, `createdAt + ttlMs` (saturating), or `None` for an
-    /// unlimited TTL (`ttlMs: null`).
+    /// Sets the absolute TTL deadline, when the host received the handle plus `ttlMs` (rule 6,
+    /// saturating), or `None` for an unlimited TTL (`ttlMs: null`).
     ///
     /// Call on every answer that carries `ttlMs` (the server may change it).
     pub fn set_ttl_deadline(&mut self, ttl_deadline: Option<u64>) {
@@ -308,6 +323,21 @@ impl PollSchedule {
     pub fn handle_retry_after(&mut self, now: u64, delay_ms: u64) {
         let until = now.saturating_add(delay_ms);
         self.not_before = Some(self.not_before.map_or(until, |nb| nb.max(until)));
+    }
+
+    /// A poll failed (no answer, an error answer): until the next answer the backoff of rule 1
+    /// applies even when the server stated an interval (rule 8).
+    ///
+    /// Call when a poll fails, before [`PollSchedule::next`].
+    pub fn handle_poll_failed(&mut self) {
+        self.failing = true;
+    }
+
+    /// A poll was answered: a stated interval is followed again (rule 8).
+    ///
+    /// Call on every poll answer, before [`PollSchedule::next`].
+    pub fn handle_poll_answered(&mut self) {
+        self.failing = false;
     }
 
     /// The observed status changed (e.g. `queued → processing`, `working → input_required`):
@@ -346,7 +376,14 @@ impl PollSchedule {
         }
         let floor = self.floor_ms();
         let mut rng = self.rng;
-        let sleep = self.jittered(&mut rng);
+        let follow = self.policy.follow_server_interval
+            && self.server_interval_ms.is_some()
+            && !self.failing;
+        let sleep = if follow {
+            floor
+        } else {
+            self.jittered(&mut rng)
+        };
         let delay = sleep.max(floor);
         let not_before = self.not_before.unwrap_or(0);
         let mut at = now.saturating_add(delay).max(not_before);
@@ -361,8 +398,12 @@ impl PollSchedule {
             }
         }
         self.rng = rng;
-        self.previous_ms = sleep;
         self.polls = self.polls.saturating_add(1);
+        if follow {
+            // Following the server is not backing off: the backoff waits where it was.
+            return PollStep::At(at);
+        }
+        self.previous_ms = sleep;
         self.attempt = self.attempt.saturating_add(1);
         self.backoff_ms = grow(
             self.backoff_ms,
@@ -599,7 +640,7 @@ mod tests {
         let json = serde_json::to_string(&PollPolicy::default()).unwrap();
         assert_eq!(
             json,
-            r#"{"initial_ms":1000,"multiplier_percent":200,"cap_ms":30000,"jitter":"full","min_interval_ms":500,"max_polls":null}"#
+            r#"{"initial_ms":1000,"multiplier_percent":200,"cap_ms":30000,"jitter":"full","min_interval_ms":500,"max_polls":null,"follow_server_interval":true}"#
         );
         for (j, s) in [
             (Jitter::None, "\"none\""),
@@ -688,8 +729,12 @@ mod tests {
                 assert!(t - now >= 45_000);
                 now = t;
             }
-            // A small hint does not pull the backoff down below its own value.
-            let mut s = PollSchedule::new(policy(Jitter::None), 11).unwrap();
+            // Not following: a small hint does not pull the backoff down below its own value.
+            let p = PollPolicy {
+                follow_server_interval: false,
+                ..policy(Jitter::None)
+            };
+            let mut s = PollSchedule::new(p, 11).unwrap();
             s.handle_server_interval(Some(10));
             let mut now = 0;
             for n in 0..8 {
@@ -697,6 +742,32 @@ mod tests {
                 assert_eq!(t - now, ceiling(n));
                 now = t;
             }
+        }
+    }
+
+    #[test]
+    fn stated_interval_is_followed_until_a_poll_fails() {
+        for jitter in [Jitter::None, Jitter::Full, Jitter::Decorrelated] {
+            let mut s = PollSchedule::new(policy(jitter), 5).unwrap();
+            s.handle_server_interval(Some(1_000));
+            let mut now = 0;
+            for _ in 0..20 {
+                let t = at(s.next(now));
+                assert_eq!(t - now, 1_000, "{jitter:?}");
+                now = t;
+            }
+            // A failed poll backs off (above the floor, from the initial delay) until an answer.
+            s.handle_poll_failed();
+            let mut s2 = s.clone();
+            let d1 = at(s.next(now)) - now;
+            let d2 = at(s2.next(now)) - now;
+            assert_eq!(d1, d2);
+            assert!(d1 >= 1_000);
+            s.handle_poll_answered();
+            assert_eq!(at(s.next(now)) - now, 1_000);
+            // Retry-After still wins.
+            s.handle_retry_after(now, 7_000);
+            assert_eq!(at(s.next(now)), now + 7_000);
         }
     }
 
@@ -834,6 +905,7 @@ mod tests {
             jitter: Jitter::None,
             min_interval_ms: u64::MAX,
             max_polls: None,
+            follow_server_interval: true,
         };
         for jitter in [
             Jitter::None,

@@ -90,6 +90,12 @@ rules! {
     MissingField = "missing_field", Must;
     /// A notification for a task the client does not know. Kept or ignored, never fatal.
     UnknownTaskNotification = "unknown_task_notification", Should;
+    /// A JSON-RPC answer whose id names no request in flight (JSON-RPC 2.0: a response carries
+    /// the id of the request it answers).
+    UnknownAnswerId = "unknown_answer_id", Must;
+    /// An answer that cannot be read (not JSON, not a JSON-RPC response, a shape no rule
+    /// explains): the endpoint treats it as no answer to that request.
+    UnreadableAnswer = "unreadable_answer", Must;
 }
 
 impl fmt::Display for Rule {

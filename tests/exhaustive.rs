@@ -447,7 +447,9 @@ fn tracker_drain(s: &mut TState, model: Model) {
             Output::Button {
                 state: ButtonState::Cancelled,
             } => assert!(s.cancelled_seen, "cancelled button unearned"),
-            Output::Settled { outcome, status } => {
+            Output::Settled {
+                outcome, status, ..
+            } => {
                 assert!(!s.settled, "settled twice");
                 s.settled = true;
                 s.done = true;

@@ -27,18 +27,22 @@ fn policy() -> impl Strategy<Value = PollPolicy> {
         jitter(),
         1u64..50_000,
         prop::option::of(1u32..50),
+        any::<bool>(),
     )
-        .prop_map(|(initial_ms, mult, extra_cap, jitter, min, max_polls)| {
-            let cap_ms = initial_ms.saturating_add(extra_cap);
-            PollPolicy {
-                initial_ms,
-                multiplier_percent: mult,
-                cap_ms,
-                jitter,
-                min_interval_ms: min.min(cap_ms),
-                max_polls,
-            }
-        })
+        .prop_map(
+            |(initial_ms, mult, extra_cap, jitter, min, max_polls, follow)| {
+                let cap_ms = initial_ms.saturating_add(extra_cap);
+                PollPolicy {
+                    initial_ms,
+                    multiplier_percent: mult,
+                    cap_ms,
+                    jitter,
+                    min_interval_ms: min.min(cap_ms),
+                    max_polls,
+                    follow_server_interval: follow,
+                }
+            },
+        )
 }
 
 /// Something a host may do between two polls.

@@ -587,7 +587,7 @@ impl Driver {
                     "button cancelled without a cancelled status"
                 );
             }
-            Output::Settled { outcome, status } => {
+            Output::Settled { outcome, status, .. } => {
                 self.shadow.settled += 1;
                 assert_eq!(self.shadow.settled, 1, "settled twice");
                 self.shadow.done = true;

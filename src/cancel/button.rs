@@ -18,6 +18,9 @@
 //! * `cancelled`, `finished_first` and `not_applicable` are final for the button.
 //! * "Cancelled" is shown only once a cancelled status was observed (or the 2025/job answer itself
 //!   carried it).
+//! * A cancel that was sent but failed (its answer lost, or an error) reopens the button, yet it
+//!   may have taken effect: a cancelled status observed afterwards shows `cancelled`, not
+//!   `not_applicable`.
 
 use serde::{Deserialize, Serialize};
 
@@ -130,6 +133,11 @@ pub struct CancelButton {
     state: ButtonState,
     last_status: Option<Status>,
     pressed: bool,
+    /// A cancel request went out at least once. Its answer may have been lost on the way back
+    /// while the cancel took effect, so a cancelled status observed later shows `cancelled`
+    /// even after the button reopened.
+    #[serde(default)]
+    sent: bool,
 }
 
 impl Snapshot for CancelButton {
@@ -144,6 +152,7 @@ impl CancelButton {
             state: ButtonState::Unavailable,
             last_status: None,
             pressed: false,
+            sent: false,
         }
     }
 
@@ -180,7 +189,9 @@ impl CancelButton {
             return Ok(self.state);
         }
         self.state = match (self.pressed, win) {
-            (_, Window::Terminal) if !self.pressed => ButtonState::NotApplicable,
+            (_, Window::Terminal) if !(self.pressed || self.sent && status.is_cancelled()) => {
+                ButtonState::NotApplicable
+            }
             (_, Window::Terminal) if status.is_cancelled() => ButtonState::Cancelled,
             (_, Window::Terminal) => ButtonState::FinishedFirst,
             (false, Window::Open) => ButtonState::Available,
@@ -199,6 +210,7 @@ impl CancelButton {
             None => {
                 self.state = ButtonState::Requesting;
                 self.pressed = true;
+                self.sent = true;
                 Ok(())
             }
             Some(reason) => Err(Error::CancelRefused {
@@ -275,6 +287,7 @@ mod tests {
                 state,
                 last_status: None,
                 pressed: false,
+                sent: false,
             };
             let r = b.press();
             assert_eq!(r.is_ok(), state == B::Available);

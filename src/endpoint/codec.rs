@@ -34,6 +34,7 @@ impl Asked {
             "cancel" => Asked::Tracker(RequestKind::Cancel),
             "update" => Asked::Tracker(RequestKind::Update),
             "fetch_result" => Asked::Tracker(RequestKind::FetchResult),
+            "continue_call" => Asked::Tracker(RequestKind::ContinueCall),
             _ => {
                 return Err(Error::invalid_input(
                     "request",
@@ -95,6 +96,11 @@ fn not_a_response() -> Error {
 /// that still leave a meaning are in [`ReadAnswer::violations`].
 pub fn read_answer(model: Model, asked: Asked, message: &Message) -> Result<ReadAnswer, Error> {
     let model = task_model(model)?;
+    // The MRTR continuation is a tools/call: its answer reads as the call's.
+    let asked = match asked {
+        Asked::Tracker(RequestKind::ContinueCall) => Asked::Call,
+        other => other,
+    };
     let (id, result, error) = match message {
         Message::Response { id, result } => (id.clone(), Some(result), None),
         Message::Error { id, error } => (id.clone(), None, Some(error.clone())),
@@ -110,6 +116,13 @@ pub fn read_answer(model: Model, asked: Asked, message: &Message) -> Result<Read
                 match p.value {
                     mcp2026::CallAnswer::Task(task) => Input::TaskCreated { task: *task },
                     mcp2026::CallAnswer::Result(result) => Input::CallResult { result },
+                    mcp2026::CallAnswer::InputRequired {
+                        input_requests,
+                        request_state,
+                    } => Input::CallInputRequired {
+                        input_requests,
+                        request_state,
+                    },
                 }
             }
             _ => {
@@ -183,7 +196,9 @@ pub fn read_answer(model: Model, asked: Asked, message: &Message) -> Result<Read
                 Answer::Error(error) => rpc_failed(RequestKind::FetchResult, error),
             }
         }
-        (_, None, None) => return Err(not_a_response()),
+        (_, None, None) | (Asked::Tracker(RequestKind::ContinueCall), _, _) => {
+            return Err(not_a_response())
+        }
     };
     Ok(ReadAnswer {
         id,
@@ -280,6 +295,10 @@ pub fn build_request(model: Model, request: &Request, id: Id) -> Result<Built, E
             let map: Map<String, Value> = responses.iter().cloned().collect();
             (handle, mcp2026::update_request(id, handle, map))
         }
+        Request::ContinueCall { .. } => return Err(Error::invalid_input(
+            "request",
+            "a continuation tools/call needs the tool and its arguments: use build_continuation",
+        )),
         Request::FetchResult { handle } => {
             if v26 {
                 return Err(Error::invalid_input(
@@ -325,6 +344,37 @@ pub fn build_call(
     };
     Ok(Built {
         headers: headers(model, "tools/call", Some(name)),
+        message: message.to_value(),
+    })
+}
+
+/// The 2026 MRTR continuation `tools/call` for [`Request::ContinueCall`]: the same tool and
+/// arguments, with `inputResponses` and the server's `requestState`.
+pub fn build_continuation(
+    id: Id,
+    name: &str,
+    arguments: Value,
+    request: &Request,
+) -> Result<Built, Error> {
+    let Request::ContinueCall {
+        responses,
+        request_state,
+    } = request
+    else {
+        return Err(Error::invalid_input(
+            "request",
+            "expected a continue_call request",
+        ));
+    };
+    let map: Map<String, Value> = responses.iter().cloned().collect();
+    let arguments = if arguments.is_null() {
+        json!({})
+    } else {
+        arguments
+    };
+    let message = mcp2026::continue_call_request(id, name, arguments, map, request_state.clone());
+    Ok(Built {
+        headers: headers(Model::Task2026, "tools/call", Some(name)),
         message: message.to_value(),
     })
 }

@@ -1,11 +1,15 @@
 //! The endpoint: where the wire meets the rules.
 //!
 //! A host hands the endpoint what arrived, exactly as it arrived, and sends what the endpoint
-//! emits; the trackers decide, the endpoint only maps, once. [`codec`] is the mapping between
-//! JSON-RPC messages and tracker inputs and requests.
+//! emits; the trackers decide, the endpoint only maps, once. [`client`] is one call end to end
+//! ([`CallEndpoint`]); [`codec`] is the mapping between JSON-RPC messages and tracker inputs and
+//! requests that it (and `longcall check`) uses.
 
+pub mod client;
 pub mod codec;
 
+pub use client::{CallEndpoint, Config, Event, HttpAnswer, JobRoutes, Transmit};
 pub use codec::{
-    build_call, build_request, read_answer, read_notification, Asked, Built, ReadAnswer,
+    build_call, build_continuation, build_request, read_answer, read_notification, Asked, Built,
+    ReadAnswer,
 };

@@ -3,19 +3,21 @@
 //! once, straight into its type (about twice as fast, and much less code in WebAssembly).
 
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::{Failure, Input, RequestKind};
 use crate::cancel::CancelAnswer;
-use crate::view::{JobView, RpcError, TaskView, ToolResult};
+use crate::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum Kind {
     TaskCreated,
     CallResult,
+    CallInputRequired,
     CallError,
     JobCreated,
     CreateUnanswered,
@@ -29,6 +31,7 @@ enum Kind {
     CancelPressed,
     InputAnswered,
     StopWatching,
+    AnswerTooLarge,
 }
 
 /// Every field any input has; which ones must be present depends on `type`.
@@ -46,6 +49,11 @@ struct Flat {
     key: Option<String>,
     #[serde(default, deserialize_with = "present")]
     response: Option<Value>,
+    size: Option<u64>,
+    input_requests: Option<Vec<InputRequest>>,
+    #[serde(default, deserialize_with = "present")]
+    request_state: Option<Value>,
+    limit: Option<u64>,
 }
 
 /// `Some` for any present value, `null` included (an input answer may be `null`).
@@ -66,6 +74,10 @@ impl<'de> Deserialize<'de> for Input {
             },
             Kind::CallResult => Input::CallResult {
                 result: need(f.result, "result")?,
+            },
+            Kind::CallInputRequired => Input::CallInputRequired {
+                input_requests: need(f.input_requests, "input_requests")?,
+                request_state: f.request_state,
             },
             Kind::CallError => Input::CallError {
                 error: need(f.error, "error")?,
@@ -100,6 +112,11 @@ impl<'de> Deserialize<'de> for Input {
                 response: need(f.response, "response")?,
             },
             Kind::StopWatching => Input::StopWatching,
+            Kind::AnswerTooLarge => Input::AnswerTooLarge {
+                request: f.request,
+                size: need(f.size, "size")?,
+                limit: need(f.limit, "limit")?,
+            },
         })
     }
 }

@@ -45,6 +45,21 @@ enum Source {
     Poll,
     Notification,
     CancelAnswer,
+    /// 2025: a `tasks/result` answer, which comes only once the task is terminal.
+    ResultAnswer,
+}
+
+/// One open MRTR round of a 2026 `tools/call`: what the server asked and what was answered.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct MrtrRound {
+    /// Keys asked in this round, in the server's order.
+    asked: Vec<String>,
+    /// Answers given so far (each key once).
+    answers: Vec<(String, Value)>,
+    /// The server's `requestState`, echoed unchanged.
+    request_state: Option<Value>,
+    /// The continuation was sent; its answer is awaited.
+    sent: bool,
 }
 
 /// Requests on the wire that have not been answered yet.
@@ -102,6 +117,22 @@ pub struct Tracker {
     fetched: Option<Payload>,
     fetch_sent: bool,
     cancel_requested: bool,
+    /// A job's cancel was answered 409 `job_generation_already_started`: the server said the
+    /// job is processing, so a later `canceled` breaks the lifecycle even from `queued`.
+    #[serde(default)]
+    started_per_409: bool,
+    /// 2026: the task was created already terminal (a `CreateTaskResult` is a `Task`, with no
+    /// payload); the confirming `tasks/get` carries the result or error.
+    #[serde(default)]
+    born_terminal: bool,
+    /// The open MRTR round of the `tools/call`, if any.
+    #[serde(default)]
+    mrtr: Option<MrtrRound>,
+    /// The result and error exactly as the server sent them with the terminal status.
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
     outcome: Option<Outcome>,
     stopped: Option<StopReason>,
     last_observed_at: Option<u64>,
@@ -141,6 +172,11 @@ impl Tracker {
             fetched: None,
             fetch_sent: false,
             cancel_requested: false,
+            started_per_409: false,
+            born_terminal: false,
+            mrtr: None,
+            result: None,
+            error: None,
             outcome: None,
             stopped: None,
             last_observed_at: None,
@@ -150,6 +186,27 @@ impl Tracker {
             violation_count: 0,
             queue: VecDeque::new(),
         })
+    }
+
+    /// Starts watching a task or job whose id the host persisted: no status is assumed (the
+    /// button stays `unavailable` until the first answer) and the first thing is a poll, sent at
+    /// once.
+    ///
+    /// Errors: an empty id, or a tracker that already has a handle.
+    pub fn watch(&mut self, handle: &str) -> Result<(), Error> {
+        if handle.is_empty() {
+            return Err(Error::invalid_input("id", "a handle must not be empty"));
+        }
+        if self.handle.is_some() || self.is_done() {
+            return Err(Error::invalid_input("input", "the handle is already known"));
+        }
+        self.handle = Some(handle.into());
+        self.in_flight.get = true;
+        self.polls_sent = self.polls_sent.saturating_add(1);
+        self.send(Request::Get {
+            handle: handle.into(),
+        });
+        Ok(())
     }
 
     /// The model.
@@ -211,6 +268,8 @@ impl Tracker {
             stopped: self.stopped,
             violations: self.violations.clone(),
             violation_count: self.violation_count,
+            result: self.result.clone(),
+            error: self.error.clone(),
         }
     }
 
@@ -323,8 +382,16 @@ impl Tracker {
             Input::TaskNotified { task } => self.on_task(now, task, Source::Notification),
             Input::JobCreated { job } => self.on_job(now, job, Source::Created),
             Input::JobPolled { job } => self.on_job(now, job, Source::Poll),
+            Input::CallInputRequired {
+                input_requests,
+                request_state,
+            } => self.on_call_input_required(input_requests, request_state),
             Input::CallResult { result } => self.on_call_answer(Some(result), None),
             Input::CallError { error } => self.on_call_answer(None, Some(error)),
+            Input::AnswerTooLarge { .. } => {
+                self.stop(StopReason::AnswerTooLarge);
+                Ok(())
+            }
             Input::CreateUnanswered => {
                 if self.handle.is_some() {
                     return Err(Error::invalid_input("input", "the handle is already known"));
@@ -332,13 +399,13 @@ impl Tracker {
                 self.stop(StopReason::CreateUnanswered);
                 Ok(())
             }
-            Input::ResultFetched { result } => self.on_fetched(
-                now,
-                Payload {
+            Input::ResultFetched { result } => {
+                let payload = Payload {
                     result: Some(result.is_error),
                     error: false,
-                },
-            ),
+                };
+                self.on_fetched(now, payload, Some(result.value), None)
+            }
             Input::CancelAnswered { answer } => self.on_cancel_answer(now, answer),
             Input::UpdateAcked => {
                 self.in_flight.update = false;
@@ -360,6 +427,9 @@ impl Tracker {
     fn on_task(&mut self, now: u64, task: TaskView, source: Source) -> Result<(), Error> {
         self.expect_task()?;
         task.status.expect_in(self.model)?;
+        if source == Source::Created && self.handle.is_none() {
+            self.mrtr_answered()?;
+        }
         if !self.accept_handle(&task.task_id, source)? {
             return Ok(()); // a notification about another task: kept out, never fatal (P-11)
         }
@@ -367,6 +437,13 @@ impl Tracker {
             result: task.result.as_ref().map(|r| r.is_error),
             error: task.error.is_some(),
         };
+        if task.status.is_terminal() && self.outcome.is_none() {
+            self.keep_payload(
+                task.result.map(|r| r.value),
+                task.error
+                    .map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
+            );
+        }
         let polled = Polled {
             status: task.status,
             poll_interval_ms: task.poll_interval_ms,
@@ -395,8 +472,8 @@ impl Tracker {
             self.created_at = Some(now);
         }
         // ttlMs (2025: ttl) is required on every task and may change; `None` is unlimited. It is
-        // measured from when the host received the handle, so clock skew between host and
-        // server cannot expire a handle early.
+        // measured from when the host received the handle (poll rule 6), so clock skew between
+        // host and server cannot expire a handle early.
         if let Some(ttl) = p.ttl_ms {
             let anchor = self.created_at.unwrap_or(now);
             self.ttl_deadline = ttl.map(|ttl| anchor.saturating_add(ttl));
@@ -409,7 +486,21 @@ impl Tracker {
         } else {
             self.keys.moved_on();
         }
-        if status.is_terminal() {
+        if source == Source::Created
+            && self.model == Model::Task2026
+            && matches!(status, Status::Completed | Status::Failed)
+            && p.payload == Payload::NONE
+        {
+            // Born terminal (T-born): a CreateTaskResult is a Task, never a DetailedTask, so
+            // its result or error is read with one tasks/get, sent at once (the server created
+            // the task durably before answering).
+            self.born_terminal = true;
+            if let Some(handle) = self.handle.clone() {
+                self.in_flight.get = true;
+                self.polls_sent = self.polls_sent.saturating_add(1);
+                self.send(Request::Get { handle });
+            }
+        } else if status.is_terminal() {
             self.on_terminal(now, status, p.payload);
         } else if self.model == Model::Task2025 && status == Status::InputRequired {
             // 2025 (I-8): the input requests travel on the tasks/result stream; stop polling while
@@ -439,6 +530,9 @@ impl Tracker {
         job.status.expect_in(Model::Job)?;
         if !self.accept_handle(&job.id, source)? {
             return Ok(());
+        }
+        if job.status.is_terminal() && self.outcome.is_none() {
+            self.keep_payload(job.result, job.error);
         }
         self.observe_job(now, source, job.status);
         Ok(())
@@ -484,6 +578,7 @@ impl Tracker {
     fn note_answer(&mut self, now: u64, source: Source) {
         if matches!(source, Source::Poll | Source::Created) {
             self.last_poll_answer_at = Some(now);
+            self.schedule.handle_poll_answered();
         }
         if source == Source::Poll {
             self.in_flight.get = false;
@@ -494,6 +589,20 @@ impl Tracker {
     /// Accepts a status if the model explains it; keeps the first terminal status.
     fn observe_status(&mut self, status: Status, source: Source) {
         let before = self.button.state();
+        if self.started_per_409
+            && status.is_cancelled()
+            && self
+                .status
+                .is_some_and(|s| !s.is_terminal() && s != Status::Processing)
+        {
+            // T-409: the 409 said generation had started, so the job is processing as far as
+            // the rules go, and processing -> canceled is never legal. The server's final word
+            // stands (the job settles cancelled), but never silently.
+            self.violate(
+                Rule::IllegalTransition,
+                "canceled after the cancel was answered 409 job_generation_already_started",
+            );
+        }
         match self.status {
             None => {
                 if source == Source::Created {
@@ -560,6 +669,7 @@ impl Tracker {
                     self.queue.push_back(Output::AskUser {
                         key: req.key.clone(),
                         request: req.request.clone(),
+                        call: false,
                     });
                 }
             }
@@ -611,19 +721,30 @@ impl Tracker {
                 "the call was already answered",
             ));
         }
+        self.mrtr_answered()?;
         let before = self.button.state();
         let _ = self.button.handle_status(Status::Completed);
         self.sync_button(before);
-        let outcome = match (result, error) {
+        let outcome = match (&result, &error) {
             (Some(r), _) if r.is_error => Outcome::ToolError,
             (Some(_), _) => Outcome::Succeeded,
             _ => Outcome::ProtocolFailure,
         };
+        self.keep_payload(
+            result.map(|r| r.value),
+            error.map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
+        );
         self.settle(outcome, None);
         Ok(())
     }
 
-    fn on_fetched(&mut self, now: u64, payload: Payload) -> Result<(), Error> {
+    fn on_fetched(
+        &mut self,
+        now: u64,
+        payload: Payload,
+        result: Option<Value>,
+        error: Option<Value>,
+    ) -> Result<(), Error> {
         if self.model != Model::Task2025 {
             return Err(Error::invalid_input(
                 "input",
@@ -635,9 +756,31 @@ impl Tracker {
         }
         self.in_flight.fetch = false;
         self.fetched = Some(payload);
-        match self.status {
-            Some(s) if s.is_terminal() => self.on_terminal(now, s, payload),
-            // tasks/result answers only once the task is terminal: look at its status now.
+        if self.outcome.is_none() {
+            self.keep_payload(result, error);
+        }
+        match (self.status, payload.result) {
+            (Some(s), _) if s.is_terminal() => self.on_terminal(now, s, payload),
+            // T-result: tasks/result answers only once the task is terminal, and a tool result
+            // decides the status by the 2025 rules (isError maps to failed, else completed), so
+            // it settles at once, without a confirming tasks/get.
+            (_, Some(is_error)) => {
+                let status = if is_error {
+                    Status::Failed
+                } else {
+                    Status::Completed
+                };
+                self.last_observed_at = Some(now);
+                self.observe_status(status, Source::ResultAnswer);
+                let held = self.status.unwrap_or(status);
+                if held.is_terminal() {
+                    self.on_terminal(now, held, payload);
+                } else {
+                    self.plan(now);
+                }
+            }
+            // A JSON-RPC error does not say which terminal status it stands for (a cancelled
+            // task's tasks/result is not defined by the revision): look at the status now.
             _ => {
                 self.schedule.handle_progress();
                 self.plan(now);
@@ -701,6 +844,9 @@ impl Tracker {
         if verdict == CancelVerdict::RequestFailed {
             self.cancel_requested = false;
         }
+        if verdict == CancelVerdict::TooLate {
+            self.started_per_409 = true;
+        }
         let before = self.button.state();
         self.button.handle_verdict(verdict);
         self.sync_button(before);
@@ -723,9 +869,130 @@ impl Tracker {
         Ok(())
     }
 
+    // --- MRTR (2026 tools/call) ----------------------------------------------------------
+
+    fn on_call_input_required(
+        &mut self,
+        inputs: Vec<InputRequest>,
+        request_state: Option<Value>,
+    ) -> Result<(), Error> {
+        if self.model != Model::Task2026 {
+            return Err(Error::invalid_input(
+                "input",
+                "an InputRequiredResult on tools/call exists only in the 2026 revision",
+            ));
+        }
+        if self.handle.is_some() || self.is_done() {
+            return Err(Error::invalid_input(
+                "input",
+                "the call was already answered",
+            ));
+        }
+        if self.mrtr.as_ref().is_some_and(|r| !r.sent) {
+            return Err(Error::invalid_input(
+                "input",
+                "an input round of this call is still open; answer it first",
+            ));
+        }
+        if inputs.is_empty() {
+            // Nothing to ask means nothing to continue with: the server broke the shape.
+            self.violate(
+                Rule::ResultContradictsStatus,
+                "input_required result with an empty inputRequests",
+            );
+            self.settle(Outcome::ProtocolFailure, None);
+            return Ok(());
+        }
+        // Each round is a request of its own: every key of it is asked once, in order.
+        let mut round = MrtrRound {
+            request_state,
+            ..MrtrRound::default()
+        };
+        for req in inputs {
+            if round.asked.contains(&req.key) {
+                continue;
+            }
+            round.asked.push(req.key.clone());
+            self.queue.push_back(Output::AskUser {
+                key: req.key,
+                request: req.request,
+                call: true,
+            });
+        }
+        self.mrtr = Some(round);
+        Ok(())
+    }
+
+    /// An answer to the call arrived: an open MRTR round must have been continued first, and
+    /// the answer closes it.
+    fn mrtr_answered(&mut self) -> Result<(), Error> {
+        if self.mrtr.as_ref().is_some_and(|r| !r.sent) {
+            return Err(Error::invalid_input(
+                "input",
+                "an input round of this call is still open; answer it first",
+            ));
+        }
+        self.mrtr = None;
+        Ok(())
+    }
+
+    /// The continuation `tools/call` failed: an error answer is the call's answer; no answer
+    /// at all is the creating request unanswered (it may have been processed, so it is never
+    /// sent again).
+    fn on_continuation_failed(&mut self, failure: Failure) -> Result<(), Error> {
+        if !self.mrtr.as_ref().is_some_and(|r| r.sent) || self.handle.is_some() {
+            return Err(Error::invalid_input(
+                "input",
+                "no continuation of the call is waiting for an answer",
+            ));
+        }
+        match failure {
+            Failure::Rpc { error } => self.on_call_answer(None, Some(error)),
+            Failure::Http { .. } | Failure::Transport => {
+                self.stop(StopReason::CreateUnanswered);
+                Ok(())
+            }
+        }
+    }
+
+    fn on_call_input_answered(&mut self, key: String, response: Value) -> Result<(), Error> {
+        let Some(round) = self.mrtr.as_mut() else {
+            return Err(Error::invalid_input(
+                "key",
+                "this input key was never asked",
+            ));
+        };
+        if round.sent || !round.asked.contains(&key) {
+            return Err(Error::invalid_input(
+                "key",
+                "this input key was never asked in the open input round of the call",
+            ));
+        }
+        if round.answers.iter().any(|(k, _)| *k == key) {
+            return Err(Error::invalid_input(
+                "key",
+                "this input key was already answered; a key is answered once",
+            ));
+        }
+        round.answers.push((key, response));
+        if round.answers.len() == round.asked.len() {
+            // Every key answered: continue the call once, with the server's own state.
+            round.sent = true;
+            let request = Request::ContinueCall {
+                responses: round.answers.clone(),
+                request_state: round.request_state.clone(),
+            };
+            self.send(request);
+        }
+        Ok(())
+    }
+
     // --- input ----------------------------------------------------------------------------
 
     fn on_input_answered(&mut self, now: u64, key: String, response: Value) -> Result<(), Error> {
+        if self.handle.is_none() && self.mrtr.is_some() {
+            return self.on_call_input_answered(key, response);
+        }
         if self.model != Model::Task2026 {
             return Err(Error::invalid_input(
                 "input",
@@ -782,6 +1049,9 @@ impl Tracker {
         request: RequestKind,
         failure: Failure,
     ) -> Result<(), Error> {
+        if request == RequestKind::ContinueCall {
+            return self.on_continuation_failed(failure);
+        }
         if self.handle.is_none() {
             return Err(Error::invalid_input("input", "no handle yet"));
         }
@@ -809,6 +1079,8 @@ impl Tracker {
             Failure::Transport => false,
         };
         match request {
+            // Handled first (see above); kept for the match.
+            RequestKind::ContinueCall => return Ok(()),
             RequestKind::Cancel => {
                 let answer = match &failure {
                     Failure::Rpc { error } => CancelAnswer::RpcError { code: error.code },
@@ -824,6 +1096,7 @@ impl Tracker {
             RequestKind::Get => {
                 // A failed poll ends the poll too: the floors count from it (P-12).
                 self.in_flight.get = false;
+                self.schedule.handle_poll_failed();
                 self.last_poll_answer_at = Some(now);
             }
             RequestKind::Update => {
@@ -832,9 +1105,10 @@ impl Tracker {
             }
             RequestKind::FetchResult => {
                 self.in_flight.fetch = false;
-                if let (Failure::Rpc { .. }, false) = (&failure, gone) {
+                if let (Failure::Rpc { error }, false) = (&failure, gone) {
                     // tasks/result answered the underlying JSON-RPC error: that is the payload.
-                    return self.on_fetched(now, Payload::ERROR);
+                    let error = serde_json::to_value(error).ok();
+                    return self.on_fetched(now, Payload::ERROR, None, error);
                 }
                 self.fetch_sent = false;
             }
@@ -900,7 +1174,22 @@ impl Tracker {
         }
         self.outcome = Some(outcome);
         self.next_poll_at = None;
-        self.queue.push_back(Output::Settled { outcome, status });
+        self.queue.push_back(Output::Settled {
+            outcome,
+            status,
+            result: self.result.clone(),
+            error: self.error.clone(),
+        });
+    }
+
+    /// Keeps the payload values that came with a terminal status (never clears one).
+    fn keep_payload(&mut self, result: Option<Value>, error: Option<Value>) {
+        if result.is_some() {
+            self.result = result;
+        }
+        if error.is_some() {
+            self.error = error;
+        }
     }
 
     fn lose(&mut self) {

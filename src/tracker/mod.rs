@@ -51,7 +51,7 @@ use serde_json::Value;
 use crate::cancel::{ButtonState, CancelAnswer};
 use crate::outcome::Outcome;
 use crate::status::Status;
-use crate::view::{JobView, RpcError, TaskView, ToolResult};
+use crate::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
 use crate::violation::Violation;
 
 /// Something that happened, handed to [`Tracker::handle_input`].
@@ -72,6 +72,16 @@ pub enum Input {
     CallResult {
         /// The tool result.
         result: ToolResult,
+    },
+    /// 2026 MRTR: the `tools/call` answered an `InputRequiredResult` (`resultType:
+    /// "input_required"`): the server needs these inputs before it goes on, and gives back
+    /// `requestState` to be echoed with them in the continuation `tools/call`.
+    CallInputRequired {
+        /// The input requests, key -> request (keys of their own namespace, not task keys).
+        input_requests: Vec<InputRequest>,
+        /// The server's `requestState`, echoed unchanged (absent when it sent none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_state: Option<Value>,
     },
     /// The creating request answered with a JSON-RPC error.
     CallError {
@@ -133,6 +143,18 @@ pub enum Input {
     /// The host stops watching (an AbortSignal, a closed page). The call itself goes on: this is
     /// not a cancel and sends nothing (C-17).
     StopWatching,
+    /// An answer arrived that is larger than the reader's limit ([`crate::wire::Limits`]), so
+    /// what it says cannot be known. The tracker stops with [`StopReason::AnswerTooLarge`]
+    /// (never a hang, never a guess); raise the limit and watch the handle again to read it.
+    AnswerTooLarge {
+        /// Which request it answered (`None`: the creating call).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request: Option<RequestKind>,
+        /// Its size in bytes.
+        size: u64,
+        /// The limit in force, in bytes.
+        limit: u64,
+    },
 }
 
 /// A poll answer reduced to numbers, for [`Tracker::handle_polled`]: what the rules read of a
@@ -162,6 +184,8 @@ pub enum RequestKind {
     Update,
     /// 2025 `tasks/result`.
     FetchResult,
+    /// 2026 MRTR continuation `tools/call`.
+    ContinueCall,
 }
 
 /// How a request failed.
@@ -218,6 +242,16 @@ pub enum Request {
         /// The task id.
         handle: String,
     },
+    /// 2026 MRTR: the continuation `tools/call`, the same tool and arguments with the answers
+    /// and the server's `requestState`. The only re-send of a `tools/call`: it carries the
+    /// server's state, so it continues the call and is not a resubmission.
+    ContinueCall {
+        /// Key -> response, every key of the round answered once.
+        responses: Vec<(String, Value)>,
+        /// The server's `requestState`, unchanged.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_state: Option<Value>,
+    },
 }
 
 impl Request {
@@ -228,6 +262,7 @@ impl Request {
             Request::Cancel { .. } => RequestKind::Cancel,
             Request::Update { .. } => RequestKind::Update,
             Request::FetchResult { .. } => RequestKind::FetchResult,
+            Request::ContinueCall { .. } => RequestKind::ContinueCall,
         }
     }
 }
@@ -244,6 +279,8 @@ pub enum StopReason {
     HostStopped,
     /// The creating request got no answer; reconcile, never resubmit.
     CreateUnanswered,
+    /// An answer was larger than the configured reader limit; its meaning is unknown.
+    AnswerTooLarge,
 }
 
 /// Something the host must do or show, drained from [`Tracker::poll_output`].
@@ -261,6 +298,10 @@ pub enum Output {
         key: String,
         /// What the server asks.
         request: Value,
+        /// True for a 2026 MRTR input of the `tools/call` itself (asked before any task
+        /// exists; its keys are a namespace of their own), false for a task's input.
+        #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+        call: bool,
     },
     /// The cancel button changed.
     Button {
@@ -283,6 +324,14 @@ pub enum Output {
         outcome: Outcome,
         /// The terminal status, when one was observed (`None` for lost handles and plain results).
         status: Option<Status>,
+        /// The result exactly as the server sent it: the tool result (`CallToolResult`) of a
+        /// task or plain call, or a job's `result`. Absent when none came.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+        /// The error exactly as the server sent it: the JSON-RPC error of a failed task or call
+        /// (2025: what `tasks/result` answered), or a job's `error`. Absent when none came.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<Value>,
     },
     /// Watching ended without an outcome. The call goes on.
     Stopped {

@@ -30,7 +30,9 @@ pub struct RunRecord {
     pub last_observed_at: Option<u64>,
     /// When the next poll is due (absolute, ms).
     pub next_poll_at: Option<u64>,
-    /// The TTL deadline (`createdAt + ttlMs`), if any.
+    /// The TTL deadline, if any: when the host received the handle plus `ttlMs` (the latest
+    /// `ttlMs` the server stated). The host's own clock, never the server's `createdAt`, so clock
+    /// skew cannot expire a handle early; see [`crate::poll`] rule 6.
     pub ttl_deadline: Option<u64>,
     /// Polls sent so far.
     pub polls_sent: u32,
@@ -44,4 +46,11 @@ pub struct RunRecord {
     pub violations: Vec<Violation>,
     /// How many violations were seen in all.
     pub violation_count: u32,
+    /// The settled result as the server sent it (see [`super::Output::Settled`]), kept so a
+    /// resumed host can show it without asking again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<serde_json::Value>,
+    /// The settled error as the server sent it (see [`super::Output::Settled`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<serde_json::Value>,
 }

@@ -23,7 +23,8 @@ use crate::error::Error;
 /// assert_eq!(read_json_with(b"[[[1]]]", &tight).unwrap_err().code(), "too_deep");
 /// assert!(read_json_with(b"[[1]]", &tight).is_ok());
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Limits {
     /// Largest message in bytes (default 4 MiB).
     pub max_bytes: usize,

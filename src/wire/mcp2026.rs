@@ -31,7 +31,7 @@ use crate::error::{Error, QuotedOpt};
 use crate::model::Model;
 use crate::status::Status;
 use crate::time::format_rfc3339_ms;
-use crate::view::{codes, RpcError, TaskView, ToolResult};
+use crate::view::{codes, InputRequest, RpcError, TaskView, ToolResult};
 use crate::violation::{Rule, Violation};
 
 /// The protocol version string.
@@ -236,17 +236,73 @@ pub fn read_ack(result: &Value) -> Result<Parsed<Ack>, Error> {
     Ok(p)
 }
 
-/// What a `tools/call` answered: a task handle or the plain result (the server decides).
+/// What a `tools/call` answered: a task handle, an MRTR input request, or the plain result (the
+/// server decides).
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallAnswer {
     /// `resultType: "task"`: a task was created.
     Task(Box<TaskView>),
+    /// `resultType: "input_required"` (MRTR `InputRequiredResult`): the server needs these
+    /// inputs, then the same `tools/call` again with `inputResponses` and `requestState`.
+    InputRequired {
+        /// Key -> request, in the server's order.
+        input_requests: Vec<InputRequest>,
+        /// The server's `requestState`, to be echoed unchanged.
+        request_state: Option<Value>,
+    },
     /// Any other result: the tool's own result.
     Result(ToolResult),
 }
 
-/// Reads the `result` of a `tools/call` answer.
+/// Reads the `result` of a `tools/call` answer. An `InputRequiredResult` is never a success:
+/// it is [`CallAnswer::InputRequired`].
+///
+/// ```
+/// use longcall::wire::mcp2026::{read_tools_call, CallAnswer};
+/// let v = serde_json::json!({"resultType": "input_required", "requestState": "s1",
+///   "inputRequests": {"k": {"method": "elicitation/create", "params": {}}}});
+/// let CallAnswer::InputRequired { input_requests, request_state } = read_tools_call(&v).unwrap().value
+/// else { panic!() };
+/// assert_eq!(input_requests[0].key, "k");
+/// assert_eq!(request_state, Some("s1".into()));
+/// ```
 pub fn read_tools_call(result: &Value) -> Result<Parsed<CallAnswer>, Error> {
+    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        let mut v = Vec::new();
+        let mut input_requests = Vec::new();
+        match result.get("inputRequests") {
+            Some(Value::Object(map)) => {
+                for (key, request) in map {
+                    if request.get("method").and_then(Value::as_str).is_none() {
+                        v.push(Violation::new(
+                            Rule::MissingField,
+                            alloc::format!(
+                                "inputRequests[{}] has no string method",
+                                crate::error::Quoted(key)
+                            ),
+                        ));
+                    }
+                    input_requests.push(InputRequest {
+                        key: key.clone(),
+                        request: request.clone(),
+                    });
+                }
+            }
+            _ => {
+                return Err(Error::Malformed {
+                    what: "InputRequiredResult",
+                    reason: "inputRequests must be an object of key -> request".into(),
+                })
+            }
+        }
+        return Ok(Parsed {
+            value: CallAnswer::InputRequired {
+                input_requests,
+                request_state: result.get("requestState").cloned(),
+            },
+            violations: v,
+        });
+    }
     if result.get("resultType").and_then(Value::as_str) == Some("task") {
         let p = read_create(result)?;
         return Ok(Parsed {
@@ -404,6 +460,23 @@ pub fn tools_call_request(id: Id, name: &str, arguments: Value) -> Message {
         "tools/call",
         json!({"name": name, "arguments": arguments}),
     )
+}
+
+/// The MRTR continuation: `tools/call {name, arguments, inputResponses, requestState?}` with the
+/// capability, the same tool and arguments as the first call.
+pub fn continue_call_request(
+    id: Id,
+    name: &str,
+    arguments: Value,
+    input_responses: Map<String, Value>,
+    request_state: Option<Value>,
+) -> Message {
+    let mut params =
+        json!({"name": name, "arguments": arguments, "inputResponses": input_responses});
+    if let (Some(state), Some(obj)) = (request_state, params.as_object_mut()) {
+        obj.insert("requestState".into(), state);
+    }
+    task_request(id, "tools/call", params)
 }
 
 /// `tasks/get {taskId}` with the capability.

@@ -103,6 +103,7 @@ fn poll_table(a: &PlanArgs) -> Result<String, String> {
         },
         min_interval_ms: a.min_interval,
         max_polls: None,
+        follow_server_interval: true,
     };
     let times = plan(policy, a.seed, 0, a.count, a.server_interval)
         .map_err(|e| format!("{} ({})", e, e.code()))?;

@@ -79,6 +79,7 @@ fn request_code(k: RequestKind) -> f64 {
         RequestKind::Cancel => 1.0,
         RequestKind::Update => 2.0,
         RequestKind::FetchResult => 3.0,
+        RequestKind::ContinueCall => 4.0,
     }
 }
 
@@ -88,6 +89,7 @@ fn request_kind(code: f64) -> Option<RequestKind> {
         1 => RequestKind::Cancel,
         2 => RequestKind::Update,
         3 => RequestKind::FetchResult,
+        4 => RequestKind::ContinueCall,
         _ => return None,
     })
 }
@@ -98,6 +100,7 @@ fn stop_code(r: StopReason) -> f64 {
         StopReason::Deadline => 1.0,
         StopReason::HostStopped => 2.0,
         StopReason::CreateUnanswered => 3.0,
+        StopReason::AnswerTooLarge => 4.0,
     }
 }
 
@@ -445,7 +448,9 @@ impl Tracker {
                     rule_index(violation.rule),
                     self.detail.len() as f64,
                 ),
-                Output::Settled { outcome, status } => (
+                Output::Settled {
+                    outcome, status, ..
+                } => (
                     kind::SETTLED,
                     f64::from(Outcome::code(*outcome)),
                     status.map_or(f64::from(args::BAD), |s| f64::from(s.code())),
@@ -482,11 +487,12 @@ fn detail_json(o: &Output) -> String {
     let s = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| String::from("\"\""));
     let v = |v: &Value| serde_json::to_string(v).unwrap_or_else(|_| String::from("null"));
     match o {
-        Output::AskUser { key, request } => {
+        Output::AskUser { key, request, call } => {
             format!(
-                r#"{{"type":"ask_user","key":{},"request":{}}}"#,
+                r#"{{"type":"ask_user","key":{},"request":{}{}}}"#,
                 s(key),
-                v(request)
+                v(request),
+                if *call { r#","call":true"# } else { "" }
             )
         }
         Output::Violation { violation } => format!(
@@ -512,6 +518,25 @@ fn detail_json(o: &Output) -> String {
                     ),
                     None => format!(r#""kind":"cancel","handle":{}"#, s(handle)),
                 },
+                Request::ContinueCall {
+                    responses,
+                    request_state,
+                } => {
+                    let list: Vec<String> = responses
+                        .iter()
+                        .map(|(k, r)| format!("[{},{}]", s(k), v(r)))
+                        .collect();
+                    match request_state {
+                        Some(st) => format!(
+                            r#""kind":"continue_call","responses":[{}],"request_state":{}"#,
+                            list.join(","),
+                            v(st)
+                        ),
+                        None => {
+                            format!(r#""kind":"continue_call","responses":[{}]"#, list.join(","))
+                        }
+                    }
+                }
                 Request::Update { handle, responses } => {
                     let list: Vec<String> = responses
                         .iter()
@@ -624,6 +649,18 @@ mod tests {
             Output::AskUser {
                 key: tricky.into(),
                 request: json!({"method": "elicitation/create", "n": 1.5, "a": [null, true]}),
+                call: false,
+            },
+            Output::AskUser {
+                key: tricky.into(),
+                request: json!({"method": "elicitation/create"}),
+                call: true,
+            },
+            Output::Send {
+                request: Request::ContinueCall {
+                    responses: vec![(tricky.into(), json!({"action": "accept"}))],
+                    request_state: Some(json!({"s": tricky})),
+                },
             },
             Output::Violation {
                 violation: Violation::new(Rule::InputKeyReused, tricky),

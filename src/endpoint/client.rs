@@ -1,0 +1,980 @@
+//! [`CallEndpoint`]: one sans-io endpoint per call. It owns a [`Tracker`] and the wire: what
+//! arrived goes in exactly as it arrived (a JSON-RPC message as bytes, a job API's HTTP answer),
+//! and what to send comes out ready for the wire ([`Transmit`]), beside the tracker's outputs.
+//! The tracker decides; the endpoint only maps, once.
+//!
+//! ```
+//! use longcall::endpoint::{CallEndpoint, Config, Event, Transmit};
+//! use longcall::{Model, outcome::Outcome};
+//!
+//! let mut ep = CallEndpoint::call_tool(Model::Task2026, "render", serde_json::json!({}), None,
+//!     Config::default()).unwrap();
+//! let Event::Transmit(Transmit::Rpc { id, text, headers }) = ep.poll_event() else { panic!() };
+//! assert!(text.contains("\"tools/call\""));
+//! assert!(headers.iter().any(|(k, v)| k == "Mcp-Name" && v == "render"));
+//! // ... the host POSTs `text` with `headers` and hands back the answer's bytes:
+//! let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"resultType":"complete",
+//!     "content":[{{"type":"text","text":"hi"}}]}}}}"#);
+//! ep.handle_message(10, answer.as_bytes());
+//! loop {
+//!     match ep.poll_event() {
+//!         Event::Settled { outcome, result, .. } => {
+//!             assert_eq!(outcome, Outcome::Succeeded);
+//!             assert!(result.is_some());
+//!         }
+//!         Event::WakeAt { .. } | Event::Idle => break, // sleep until then, or until input
+//!         _ => {}
+//!     }
+//! }
+//! ```
+//!
+//! **After every `handle_*` call (and every user input) drain [`CallEndpoint::poll_event`] until
+//! it returns [`Event::WakeAt`] or [`Event::Idle`]**; call [`CallEndpoint::handle_timeout`] at the
+//! time of `WakeAt` (or earlier on input).
+//!
+//! Rules, written once:
+//!
+//! * **E-1 Ids.** The endpoint numbers its JSON-RPC requests 1, 2, 3, ... in the order it emits
+//!   them and matches each answer to its request by id. An answer whose id names no request in
+//!   flight is [`Rule::UnknownAnswerId`] and changes nothing else.
+//! * **E-2 Unreadable answers.** An answer that cannot be read (not JSON, not a response, a shape
+//!   the codecs refuse, or one the tracker refuses, such as another task's id) is
+//!   [`Rule::UnreadableAnswer`] and counts as no answer to its request: a poll is re-armed at the
+//!   floor, a cancel reopens, an unreadable `tools/call` answer is the call unanswered (never
+//!   re-sent). A message whose id cannot be read is matched only when exactly one request is in
+//!   flight.
+//! * **E-3 Limits.** Every message is read under [`Config::limits`] (4 MiB, 64 levels, 1 MiB
+//!   strings by default). An answer over them cannot be read at all, so watching stops with
+//!   [`StopReason::AnswerTooLarge`] (the host still holds the bytes; raise the limits and watch
+//!   the handle again): never a hang, never a guess.
+//! * **E-4 Revision.** The endpoint speaks the revision it was made with. Each answer to a
+//!   `tasks/*` request is checked with [`crate::wire::detect`]; a shape of the other revision is
+//!   [`Rule::WrongRevisionMethod`] (turn it off with [`Config::detect_revision`]).
+//! * **E-5 Resume.** A snapshot holds the tracker and the requests in flight. On restore those
+//!   are treated as lost: a poll or `tasks/result` is re-armed at the floor, a cancel or
+//!   `tasks/update` is sent again (same idempotency key), and a `tools/call` in flight is the
+//!   call unanswered: it is never sent again.
+//! * **E-6 Watching a persisted handle** starts with a poll (`tasks/get`, a job get), with no
+//!   status assumed until it answers.
+//! * **E-7 Jobs over HTTP.** A job request is a method, a path and a body from [`JobRoutes`]
+//!   (the dialect; `{id}` is replaced by the job id); a cancel carries its idempotency key in
+//!   the body and in the `Idempotency-Key` header. Any 2xx answer to a get is the job; other
+//!   statuses are HTTP failures with the envelope's code and `Retry-After`.
+
+use alloc::collections::VecDeque;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::codec::{build_call, build_continuation, build_request, read_answer, read_notification};
+use super::codec::{Asked, Built};
+use crate::cancel::ButtonState;
+use crate::error::{Error, Quoted};
+use crate::model::Model;
+use crate::outcome::{Outcome, Payload};
+use crate::snapshot::{self, Snapshot};
+use crate::status::Status;
+use crate::tracker::{
+    Failure, Input, Output, Polled, Request, RequestKind, StopReason, Tracker, TrackerConfig,
+};
+use crate::violation::{Rule, Violation};
+use crate::wire::{detect, jsonrpc::Answer, mcp2026, sume, Id, Limits, Message};
+
+/// The paths of a job API (the HTTP dialect). `{id}` stands for the job id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JobRoutes {
+    /// Method and path of a job get.
+    pub get: (String, String),
+    /// Method and path of a job cancel.
+    pub cancel: (String, String),
+}
+
+impl Default for JobRoutes {
+    fn default() -> Self {
+        JobRoutes {
+            get: ("GET".into(), "/v1/jobs/{id}".into()),
+            cancel: ("POST".into(), "/v1/jobs/{id}/cancel".into()),
+        }
+    }
+}
+
+/// How an endpoint reads, polls and speaks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// The tracker's poll policy, seed and watch deadline.
+    pub tracker: TrackerConfig,
+    /// Reader limits for every message (rule E-3).
+    pub limits: Limits,
+    /// Check each `tasks/*` answer's revision (rule E-4).
+    pub detect_revision: bool,
+    /// The job API's routes (rule E-7).
+    pub job_routes: JobRoutes,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            tracker: TrackerConfig::default(),
+            limits: Limits::DEFAULT,
+            detect_revision: true,
+            job_routes: JobRoutes::default(),
+        }
+    }
+}
+
+/// Something to put on the wire, ready to send.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Transmit {
+    /// A JSON-RPC request: POST `text` with `headers` (Streamable HTTP) or write it (stdio).
+    /// Hand the answer to [`CallEndpoint::handle_message`].
+    Rpc {
+        /// The request id (also its request reference).
+        id: u64,
+        /// The JSON-RPC request text.
+        text: String,
+        /// HTTP headers (`Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version`).
+        headers: Vec<(String, String)>,
+    },
+    /// A job API request. Hand the answer to [`CallEndpoint::handle_http`] with `request_ref`.
+    Http {
+        /// The reference to answer with.
+        request_ref: u64,
+        /// `GET`, `POST`, ...
+        method: String,
+        /// The path.
+        path: String,
+        /// Headers (`Idempotency-Key` on a cancel).
+        headers: Vec<(String, String)>,
+        /// The JSON body, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body: Option<String>,
+    },
+}
+
+/// An HTTP answer of a job API, as it arrived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpAnswer<'a> {
+    /// The HTTP status.
+    pub status: u16,
+    /// `Retry-After` in milliseconds (convert seconds or an HTTP date with
+    /// [`crate::wire::sume::retry_after_ms`]).
+    pub retry_after_ms: Option<u64>,
+    /// The body bytes.
+    pub body: &'a [u8],
+}
+
+/// What the host must do or show, drained with [`CallEndpoint::poll_event`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Event {
+    /// Send this now.
+    Transmit(Transmit),
+    /// Ask the user; answer with [`CallEndpoint::answer_input`]. Once per key.
+    AskUser {
+        /// The key.
+        key: String,
+        /// What the server asks.
+        request: Value,
+        /// True for an MRTR input of the `tools/call` itself.
+        #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+        call: bool,
+    },
+    /// The cancel button changed.
+    Button {
+        /// What it shows now.
+        state: ButtonState,
+    },
+    /// The status changed.
+    Status {
+        /// The new status.
+        status: Status,
+    },
+    /// The peer broke a rule.
+    Violation {
+        /// What was broken.
+        violation: Violation,
+    },
+    /// The call settled, exactly once, with the payload as the server sent it.
+    Settled {
+        /// The outcome.
+        outcome: Outcome,
+        /// The terminal status, when one was observed.
+        status: Option<Status>,
+        /// The tool result (or job result).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+        /// The JSON-RPC error (or job error).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<Value>,
+    },
+    /// Watching ended without an outcome (the call goes on).
+    Stopped {
+        /// Why.
+        reason: StopReason,
+    },
+    /// Nothing more now: call [`CallEndpoint::handle_timeout`] at `at` (or earlier on input).
+    WakeAt {
+        /// Absolute time, ms.
+        at: u64,
+    },
+    /// Nothing more until the next input.
+    Idle,
+}
+
+/// A request on the wire, not answered yet.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Pending {
+    id: u64,
+    /// `None`: the creating `tools/call`.
+    request: Option<Request>,
+}
+
+/// The creating call: tool and arguments (kept for the MRTR continuation).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct CallSpec {
+    name: String,
+    arguments: Value,
+}
+
+/// One call, end to end: see the [module docs](self) for the run loop and the rules.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallEndpoint {
+    model: Model,
+    tracker: Tracker,
+    config: Config,
+    call: Option<CallSpec>,
+    next_id: u64,
+    pending: Vec<Pending>,
+    queue: VecDeque<Event>,
+}
+
+impl Snapshot for CallEndpoint {
+    const KIND: &'static str = "call_endpoint";
+}
+
+impl CallEndpoint {
+    fn new(model: Model, config: Config) -> Result<CallEndpoint, Error> {
+        Ok(CallEndpoint {
+            model,
+            tracker: Tracker::new(model, config.tracker.clone())?,
+            config,
+            call: None,
+            next_id: 1,
+            pending: Vec::new(),
+            queue: VecDeque::new(),
+        })
+    }
+
+    /// Calls tool `name` with `arguments` (2026 or 2025; `ttl_ms` is the 2025 `task.ttl`). The
+    /// first event is the `tools/call` to send.
+    ///
+    /// Errors: a job model, arguments that are not an object, a bad poll policy.
+    pub fn call_tool(
+        model: Model,
+        name: &str,
+        arguments: Value,
+        ttl_ms: Option<u64>,
+        config: Config,
+    ) -> Result<CallEndpoint, Error> {
+        let mut ep = CallEndpoint::new(model, config)?;
+        let id = ep.take_id();
+        let built = build_call(
+            model,
+            Id::Number(id as i64),
+            name,
+            arguments.clone(),
+            ttl_ms,
+        )?;
+        ep.call = Some(CallSpec {
+            name: name.into(),
+            arguments,
+        });
+        ep.pending.push(Pending { id, request: None });
+        ep.queue.push_back(Event::Transmit(rpc(id, &built)));
+        Ok(ep)
+    }
+
+    /// Watches a task or job whose id the host persisted (rule E-6): the first event is its poll.
+    ///
+    /// Errors: an empty id, a bad poll policy.
+    pub fn watch(model: Model, handle: &str, config: Config) -> Result<CallEndpoint, Error> {
+        let mut ep = CallEndpoint::new(model, config)?;
+        ep.tracker.watch(handle)?;
+        ep.pump();
+        Ok(ep)
+    }
+
+    /// A versioned snapshot of the whole endpoint (tracker, requests in flight, config).
+    pub fn snapshot(&self) -> Result<String, Error> {
+        snapshot::save(self)
+    }
+
+    /// Restores a snapshot at time `now`; requests that were in flight are handled by rule E-5.
+    ///
+    /// Errors: not a snapshot of an endpoint, another version, a malformed one.
+    pub fn restore(text: &str, now: u64) -> Result<CallEndpoint, Error> {
+        let mut ep: CallEndpoint = snapshot::restore(text)?;
+        // Events not drained before the snapshot were the old host's to act on; what they
+        // asked to send is in `pending` and handled below.
+        ep.queue.retain(|e| !matches!(e, Event::Transmit(_)));
+        for p in core::mem::take(&mut ep.pending) {
+            match p.request {
+                None => ep.feed(now, Input::CreateUnanswered),
+                Some(r @ (Request::Cancel { .. } | Request::Update { .. })) => {
+                    ep.emit_request(r);
+                }
+                Some(r) => ep.feed(
+                    now,
+                    Input::RequestFailed {
+                        request: r.kind(),
+                        failure: Failure::Transport,
+                    },
+                ),
+            }
+        }
+        Ok(ep)
+    }
+
+    /// The model.
+    pub fn model(&self) -> Model {
+        self.model
+    }
+
+    /// The tracker (its record, handle, status, button).
+    pub fn tracker(&self) -> &Tracker {
+        &self.tracker
+    }
+
+    /// The next event. Call it after every `handle_*` and user input until it returns
+    /// [`Event::WakeAt`] or [`Event::Idle`].
+    #[must_use]
+    pub fn poll_event(&mut self) -> Event {
+        if let Some(e) = self.queue.pop_front() {
+            return e;
+        }
+        match self.tracker.poll_timeout() {
+            Some(at) => Event::WakeAt { at },
+            None => Event::Idle,
+        }
+    }
+
+    /// Time passed: call at (or after) the last [`Event::WakeAt`].
+    pub fn handle_timeout(&mut self, now: u64) {
+        self.tracker.handle_timeout(now);
+        self.pump();
+    }
+
+    /// A JSON-RPC message arrived (an answer or a notification), exactly as it arrived.
+    pub fn handle_message(&mut self, now: u64, bytes: &[u8]) {
+        if bytes.len() > self.config.limits.max_bytes {
+            return self.too_large(now, bytes.len());
+        }
+        if self.fast_get(now, bytes) {
+            return;
+        }
+        let message = match Message::parse_with(bytes, &self.config.limits) {
+            Ok(m) => m,
+            Err(e @ (Error::TooLarge { .. } | Error::TooDeep { .. })) => {
+                let _ = e;
+                return self.too_large(now, bytes.len());
+            }
+            Err(e) => return self.unreadable(now, None, &e),
+        };
+        let id = match &message {
+            Message::Notification { .. } => {
+                if let Ok(Some(r)) = read_notification(self.model, &message) {
+                    self.violations(r.violations);
+                    self.feed(now, r.input);
+                }
+                return;
+            }
+            // A request from the server (elicitation on a 2025 stream, a ping): not this
+            // endpoint's to answer.
+            Message::Request { .. } => return,
+            Message::Response { id, .. } | Message::Error { id, .. } => id.clone(),
+        };
+        let Some(index) = self.find(&id) else {
+            self.violate(
+                Rule::UnknownAnswerId,
+                format!(
+                    "an answer with id {} matches no request in flight",
+                    id_text(&id)
+                ),
+            );
+            return;
+        };
+        let pending = self.pending.remove(index);
+        let asked = match &pending.request {
+            None => Asked::Call,
+            Some(r) => Asked::Tracker(r.kind()),
+        };
+        if self.config.detect_revision && pending.request.is_some() {
+            let d = detect::from_message(&message);
+            if let Some(m) = d.model.filter(|m| *m != self.model) {
+                self.violate(
+                    Rule::WrongRevisionMethod,
+                    format!("a {m} answer to a {} request", self.model),
+                );
+            }
+        }
+        match read_answer(self.model, asked, &message) {
+            Ok(r) => {
+                self.violations(r.violations);
+                if let Err(e) = self.tracker.handle_input(now, r.input) {
+                    self.unreadable(now, Some(pending), &e);
+                    return;
+                }
+                self.pump();
+            }
+            Err(e) => self.unreadable(now, Some(pending), &e),
+        }
+    }
+
+    /// A job API answered the request `request_ref` (rule E-7).
+    pub fn handle_http(&mut self, now: u64, request_ref: u64, answer: HttpAnswer<'_>) {
+        let Some(index) = self.pending.iter().position(|p| p.id == request_ref) else {
+            self.violate(
+                Rule::UnknownAnswerId,
+                format!("an HTTP answer to request {request_ref}, which is not in flight"),
+            );
+            return;
+        };
+        let pending = self.pending.remove(index);
+        let Some(request) = pending.request.clone() else {
+            return;
+        };
+        if answer.body.len() > self.config.limits.max_bytes {
+            return self.too_large(now, answer.body.len());
+        }
+        let body = crate::wire::read_json_with(answer.body, &self.config.limits).ok();
+        let input = match (request.kind(), (200..300).contains(&answer.status)) {
+            (RequestKind::Cancel, _) => match sume::cancel_answer(answer.status, body.as_ref()) {
+                Ok(answer) => Input::CancelAnswered { answer },
+                Err(e) => return self.unreadable(now, Some(pending), &e),
+            },
+            (kind, true) => match body.as_ref().map(sume::read_job) {
+                Some(Ok(job)) => Input::JobPolled { job },
+                Some(Err(e)) => return self.unreadable(now, Some(pending), &e),
+                None => {
+                    let e = Error::invalid_input("body", "a job answer must be JSON");
+                    let _ = kind;
+                    return self.unreadable(now, Some(pending), &e);
+                }
+            },
+            (kind, false) => {
+                let code = body
+                    .as_ref()
+                    .and_then(|b| sume::read_error(answer.status, b).ok())
+                    .map(|e| e.code);
+                Input::RequestFailed {
+                    request: kind,
+                    failure: Failure::Http {
+                        status: answer.status,
+                        code,
+                        retry_after_ms: answer.retry_after_ms,
+                    },
+                }
+            }
+        };
+        self.feed(now, input);
+    }
+
+    /// The request `request_ref` got no answer (a connection error, a local timeout).
+    pub fn handle_transport_failure(&mut self, now: u64, request_ref: u64) {
+        let Some(index) = self.pending.iter().position(|p| p.id == request_ref) else {
+            return;
+        };
+        let pending = self.pending.remove(index);
+        self.lost(now, pending);
+    }
+
+    /// The user pressed cancel. Errors: a typed refusal; nothing goes on the wire.
+    pub fn cancel_pressed(&mut self, now: u64) -> Result<(), Error> {
+        self.tracker.handle_input(now, Input::CancelPressed)?;
+        self.pump();
+        Ok(())
+    }
+
+    /// The user answered input `key` (a task input, or an MRTR input of the call).
+    pub fn answer_input(&mut self, now: u64, key: &str, response: Value) -> Result<(), Error> {
+        self.tracker.handle_input(
+            now,
+            Input::InputAnswered {
+                key: key.into(),
+                response,
+            },
+        )?;
+        self.pump();
+        Ok(())
+    }
+
+    /// The host stops watching (the call goes on).
+    pub fn stop_watching(&mut self, now: u64) {
+        let _ = self.tracker.handle_input(now, Input::StopWatching);
+        self.pump();
+    }
+
+    // --- inside -------------------------------------------------------------------------
+
+    fn take_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id = self.next_id.saturating_add(1);
+        id
+    }
+
+    fn find(&self, id: &Id) -> Option<usize> {
+        let Id::Number(n) = id else { return None };
+        let n = u64::try_from(*n).ok()?;
+        self.pending.iter().position(|p| p.id == n)
+    }
+
+    /// The allocation-light path for the commonest answer: a 2026 `tasks/get` that is not
+    /// terminal and asks nothing goes to the tracker as numbers.
+    fn fast_get(&mut self, now: u64, bytes: &[u8]) -> bool {
+        if self.model != Model::Task2026 {
+            return false;
+        }
+        let Some(index) = self
+            .pending
+            .iter()
+            .position(|p| matches!(p.request, Some(Request::Get { .. })))
+        else {
+            return false;
+        };
+        let Ok((id, Answer::Result(p))) = mcp2026::parse_get_response(bytes, &self.config.limits)
+        else {
+            return false;
+        };
+        let task = &p.value;
+        let pending_id = self.pending.get(index).map(|p| p.id);
+        if self.find(&id).is_none_or(|i| Some(i) != Some(index))
+            || pending_id.is_none()
+            || task.status.is_terminal()
+            || !task.input_requests.is_empty()
+            || self.tracker.handle() != Some(task.task_id.as_str())
+        {
+            return false;
+        }
+        self.pending.remove(index);
+        self.violations(p.violations);
+        let polled = Polled {
+            status: task.status,
+            poll_interval_ms: task.poll_interval_ms,
+            ttl_ms: Some(task.ttl_ms),
+            payload: Payload::NONE,
+        };
+        if let Err(e) = self.tracker.handle_polled(now, polled) {
+            self.violate(Rule::UnreadableAnswer, e.to_string());
+        }
+        self.pump();
+        true
+    }
+
+    fn feed(&mut self, now: u64, input: Input) {
+        if let Err(e) = self.tracker.handle_input(now, input) {
+            // Only answers reach here; one the tracker refuses broke a rule (E-2).
+            self.violate(Rule::UnreadableAnswer, e.to_string());
+        }
+        self.pump();
+    }
+
+    fn too_large(&mut self, now: u64, size: usize) {
+        let request = match self.pending.as_slice() {
+            [one] => one.request.as_ref().map(Request::kind),
+            _ => None,
+        };
+        self.pending.clear();
+        self.feed(
+            now,
+            Input::AnswerTooLarge {
+                request,
+                size: size as u64,
+                limit: self.config.limits.max_bytes as u64,
+            },
+        );
+    }
+
+    /// Rule E-2.
+    fn unreadable(&mut self, now: u64, pending: Option<Pending>, e: &Error) {
+        self.violate(
+            Rule::UnreadableAnswer,
+            format!("{} ({})", e, Quoted(e.code())),
+        );
+        let pending = match pending {
+            Some(p) => Some(p),
+            None if self.pending.len() == 1 => self.pending.pop(),
+            None => None,
+        };
+        if let Some(p) = pending {
+            self.lost(now, p);
+        } else {
+            self.pump();
+        }
+    }
+
+    fn lost(&mut self, now: u64, pending: Pending) {
+        let input = match pending.request {
+            None => Input::CreateUnanswered,
+            Some(r) => Input::RequestFailed {
+                request: r.kind(),
+                failure: Failure::Transport,
+            },
+        };
+        self.feed(now, input);
+    }
+
+    fn violations(&mut self, vs: Vec<Violation>) {
+        for violation in vs {
+            self.queue.push_back(Event::Violation { violation });
+        }
+    }
+
+    fn violate(&mut self, rule: Rule, detail: String) {
+        self.queue.push_back(Event::Violation {
+            violation: Violation::new(rule, detail),
+        });
+    }
+
+    /// Moves the tracker's outputs into events, turning requests into transmits.
+    fn pump(&mut self) {
+        loop {
+            match self.tracker.poll_output() {
+                Output::WakeAt { .. } | Output::Idle => return,
+                Output::Send { request } => self.emit_request(request),
+                Output::AskUser { key, request, call } => {
+                    self.queue.push_back(Event::AskUser { key, request, call })
+                }
+                Output::Button { state } => self.queue.push_back(Event::Button { state }),
+                Output::Status { status } => self.queue.push_back(Event::Status { status }),
+                Output::Violation { violation } => {
+                    self.queue.push_back(Event::Violation { violation })
+                }
+                Output::Settled {
+                    outcome,
+                    status,
+                    result,
+                    error,
+                } => {
+                    self.pending.clear();
+                    self.queue.push_back(Event::Settled {
+                        outcome,
+                        status,
+                        result,
+                        error,
+                    })
+                }
+                Output::Stopped { reason } => self.queue.push_back(Event::Stopped { reason }),
+            }
+        }
+    }
+
+    fn emit_request(&mut self, request: Request) {
+        let id = self.take_id();
+        let transmit = if self.model == Model::Job {
+            self.job_transmit(id, &request)
+        } else {
+            let built = match (&request, &self.call) {
+                (Request::ContinueCall { .. }, Some(call)) => build_continuation(
+                    Id::Number(id as i64),
+                    &call.name,
+                    call.arguments.clone(),
+                    &request,
+                ),
+                _ => build_request(self.model, &request, Id::Number(id as i64)),
+            };
+            built.map(|b| rpc(id, &b))
+        };
+        match transmit {
+            Ok(t) => {
+                self.pending.push(Pending {
+                    id,
+                    request: Some(request),
+                });
+                self.queue.push_back(Event::Transmit(t));
+            }
+            // Only a request the revision lacks fails to build, and the tracker never asks
+            // for one; say so rather than drop it silently.
+            Err(e) => self.violate(Rule::WrongRevisionMethod, e.to_string()),
+        }
+    }
+
+    fn job_transmit(&self, id: u64, request: &Request) -> Result<Transmit, Error> {
+        let routes = &self.config.job_routes;
+        let (route, body, key) = match request {
+            Request::Get { .. } => (&routes.get, None, None),
+            Request::Cancel {
+                handle,
+                idempotency_key,
+            } => {
+                let key = idempotency_key
+                    .clone()
+                    .unwrap_or_else(|| format!("{handle}:cancel"));
+                let body = sume::cancel_request(handle, &key)?;
+                (&routes.cancel, Some(body.to_string()), Some(key))
+            }
+            _ => {
+                return Err(Error::invalid_input(
+                    "request",
+                    "jobs have only get and cancel",
+                ))
+            }
+        };
+        let handle = match request {
+            Request::Get { handle } | Request::Cancel { handle, .. } => handle.as_str(),
+            _ => "",
+        };
+        let mut headers = Vec::new();
+        if let Some(k) = key {
+            headers.push(("Idempotency-Key".into(), k));
+        }
+        if body.is_some() {
+            headers.push(("Content-Type".into(), "application/json".into()));
+        }
+        Ok(Transmit::Http {
+            request_ref: id,
+            method: route.0.clone(),
+            path: route.1.replace("{id}", handle),
+            headers,
+            body,
+        })
+    }
+}
+
+fn rpc(id: u64, built: &Built) -> Transmit {
+    Transmit::Rpc {
+        id,
+        text: built.message.to_string(),
+        headers: built
+            .headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+            .collect(),
+    }
+}
+
+fn id_text(id: &Id) -> String {
+    match id {
+        Id::Number(n) => format!("{n}"),
+        Id::String(s) => format!("{}", Quoted(s)),
+        Id::Null => "null".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+    use serde_json::json;
+
+    fn drain(ep: &mut CallEndpoint) -> Vec<Event> {
+        let mut out = Vec::new();
+        loop {
+            let e = ep.poll_event();
+            let last = matches!(e, Event::WakeAt { .. } | Event::Idle);
+            out.push(e);
+            if last {
+                return out;
+            }
+        }
+    }
+
+    fn sent(events: &[Event]) -> Vec<(u64, Value)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Transmit(Transmit::Rpc { id, text, .. }) => {
+                    Some((*id, serde_json::from_str(text).unwrap()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    const TASK: &str = r#""taskId":"t1","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":null"#;
+
+    fn answer(id: u64, result: &str) -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
+    }
+
+    fn config() -> Config {
+        let mut c = Config::default();
+        c.tracker.poll.jitter = crate::poll::Jitter::None;
+        c
+    }
+
+    #[test]
+    fn task_call_poll_settle_with_payload() {
+        let mut ep =
+            CallEndpoint::call_tool(Model::Task2026, "render", json!({"n": 1}), None, config())
+                .unwrap();
+        let out = drain(&mut ep);
+        let s = sent(&out);
+        assert_eq!(s[0].0, 1);
+        assert_eq!(s[0].1["method"], "tools/call");
+        let created =
+            format!(r#"{{"resultType":"task",{TASK},"status":"working","pollIntervalMs":1000}}"#);
+        ep.handle_message(5, answer(1, &created).as_bytes());
+        let out = drain(&mut ep);
+        assert_eq!(out.last(), Some(&Event::WakeAt { at: 1005 }));
+        ep.handle_timeout(1005);
+        let out = drain(&mut ep);
+        let s = sent(&out);
+        assert_eq!((s[0].0, s[0].1["method"].as_str()), (2, Some("tasks/get")));
+        // Working: the numbers-only path; the stated interval is followed.
+        let working = format!(
+            r#"{{"resultType":"complete",{TASK},"status":"working","pollIntervalMs":1000}}"#
+        );
+        ep.handle_message(1010, answer(2, &working).as_bytes());
+        assert_eq!(drain(&mut ep), vec![Event::WakeAt { at: 2010 }]);
+        ep.handle_timeout(2010);
+        let _ = drain(&mut ep);
+        let done = format!(
+            r#"{{"resultType":"complete",{TASK},"status":"completed","result":{{"content":[]}}}}"#
+        );
+        ep.handle_message(2020, answer(3, &done).as_bytes());
+        let out = drain(&mut ep);
+        assert!(out.contains(&Event::Settled {
+            outcome: Outcome::Succeeded,
+            status: Some(Status::Completed),
+            result: Some(json!({"content": []})),
+            error: None,
+        }));
+    }
+
+    #[test]
+    fn unknown_id_and_unreadable_answers_are_violations() {
+        let mut ep = CallEndpoint::watch(Model::Task2026, "t1", config()).unwrap();
+        let out = drain(&mut ep);
+        assert_eq!(sent(&out)[0].1["method"], "tasks/get");
+        ep.handle_message(1, answer(99, "{}").as_bytes());
+        let out = drain(&mut ep);
+        assert!(
+            matches!(&out[0], Event::Violation { violation } if violation.rule == Rule::UnknownAnswerId)
+        );
+        // Garbage with one request in flight: that poll counts as lost and is re-armed.
+        ep.handle_message(2, b"not json");
+        let out = drain(&mut ep);
+        assert!(
+            matches!(&out[0], Event::Violation { violation } if violation.rule == Rule::UnreadableAnswer)
+        );
+        assert!(matches!(out.last(), Some(Event::WakeAt { .. })));
+    }
+
+    #[test]
+    fn over_limit_answer_stops_never_hangs() {
+        let mut c = config();
+        c.limits.max_bytes = 64;
+        let mut ep = CallEndpoint::watch(Model::Task2026, "t1", c).unwrap();
+        let _ = drain(&mut ep);
+        let big = answer(1, &format!(r#"{{"x":"{}"}}"#, "a".repeat(100)));
+        ep.handle_message(1, big.as_bytes());
+        let out = drain(&mut ep);
+        assert!(out.contains(&Event::Stopped {
+            reason: StopReason::AnswerTooLarge
+        }));
+        assert_eq!(out.last(), Some(&Event::Idle));
+    }
+
+    #[test]
+    fn mrtr_continuation_carries_request_state_then_result() {
+        let mut ep = CallEndpoint::call_tool(
+            Model::Task2026,
+            "confirm",
+            json!({"f": "x"}),
+            None,
+            config(),
+        )
+        .unwrap();
+        let _ = drain(&mut ep);
+        let ir = r#"{"resultType":"input_required","requestState":"opaque-1","inputRequests":{"k1":{"method":"elicitation/create","params":{}}}}"#;
+        ep.handle_message(1, answer(1, ir).as_bytes());
+        let out = drain(&mut ep);
+        assert!(matches!(&out[0], Event::AskUser { key, call: true, .. } if key == "k1"));
+        ep.answer_input(2, "k1", json!({"action": "accept"}))
+            .unwrap();
+        let out = drain(&mut ep);
+        let s = sent(&out);
+        assert_eq!(s[0].1["method"], "tools/call");
+        assert_eq!(s[0].1["params"]["name"], "confirm");
+        assert_eq!(s[0].1["params"]["arguments"]["f"], "x");
+        assert_eq!(s[0].1["params"]["requestState"], "opaque-1");
+        assert_eq!(s[0].1["params"]["inputResponses"]["k1"]["action"], "accept");
+        let id = s[0].0;
+        ep.handle_message(
+            3,
+            answer(id, r#"{"content":[],"resultType":"complete"}"#).as_bytes(),
+        );
+        let out = drain(&mut ep);
+        assert!(out.iter().any(|e| matches!(
+            e,
+            Event::Settled {
+                outcome: Outcome::Succeeded,
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn resume_with_requests_in_flight() {
+        // A poll in flight: re-armed at the floor, never answered twice.
+        let mut ep = CallEndpoint::watch(Model::Task2026, "t1", config()).unwrap();
+        let _ = drain(&mut ep);
+        let snap = ep.snapshot().unwrap();
+        let mut back = CallEndpoint::restore(&snap, 100).unwrap();
+        assert_eq!(drain(&mut back), vec![Event::WakeAt { at: 1100 }]);
+        back.handle_timeout(1100);
+        let s = sent(&drain(&mut back));
+        assert_eq!((s[0].0, s[0].1["method"].as_str()), (2, Some("tasks/get")));
+        // A tools/call in flight is the call unanswered: never sent again.
+        let ep = CallEndpoint::call_tool(Model::Task2026, "x", json!({}), None, config()).unwrap();
+        let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), 5).unwrap();
+        let out = drain(&mut back);
+        assert!(sent(&out).is_empty());
+        assert!(out.contains(&Event::Stopped {
+            reason: StopReason::CreateUnanswered
+        }));
+    }
+
+    #[test]
+    fn job_cancel_is_http_with_idempotency_key() {
+        let mut ep = CallEndpoint::watch(Model::Job, "job_1", config()).unwrap();
+        let out = drain(&mut ep);
+        let Event::Transmit(Transmit::Http {
+            request_ref,
+            method,
+            path,
+            ..
+        }) = &out[0]
+        else {
+            panic!("{out:?}")
+        };
+        assert_eq!((method.as_str(), path.as_str()), ("GET", "/v1/jobs/job_1"));
+        let body = br#"{"id":"job_1","status":"queued"}"#;
+        ep.handle_http(
+            1,
+            *request_ref,
+            HttpAnswer {
+                status: 200,
+                retry_after_ms: None,
+                body,
+            },
+        );
+        let _ = drain(&mut ep);
+        ep.cancel_pressed(2).unwrap();
+        let out = drain(&mut ep);
+        let t = out.iter().find_map(|e| match e {
+            Event::Transmit(Transmit::Http { headers, body, .. }) => Some((headers, body)),
+            _ => None,
+        });
+        let (headers, body) = t.unwrap();
+        assert!(headers.contains(&("Idempotency-Key".into(), "job_1:cancel".into())));
+        assert!(body.as_deref().unwrap().contains("job_1:cancel"));
+    }
+}
