@@ -90,6 +90,9 @@ rules! {
     MissingField = "missing_field", Must;
     /// A notification for a task the client does not know. Kept or ignored, never fatal.
     UnknownTaskNotification = "unknown_task_notification", Should;
+    /// A `notifications/cancelled` naming a request that is not in progress (already answered,
+    /// or never sent by the side that cancels it).
+    CancelNotInProgress = "cancel_not_in_progress", Must;
 }
 
 impl fmt::Display for Rule {

@@ -28,6 +28,7 @@ const NOT_EMITTED_BY_TRACKERS: &[(Rule, &str)] = &[
     (Rule::WrongRevisionMethod, "wire level (tasks/result on 2026, ...): reported by the codecs / reference server"),
     (Rule::MissingField, "wire level: a view with a missing required field cannot be built"),
     (Rule::UnknownTaskNotification, "SEMANTICS §5 allows 'kept or ignored'; the tracker ignores a notification for another task silently (notification-unknown-task-ignored)"),
+    (Rule::CancelNotInProgress, "an observer rule (notifications/cancelled names a request already answered): a tracker sends no notifications; `longcall check` reports it in traces"),
 ];
 
 fn dir() -> PathBuf {

@@ -32,7 +32,7 @@
 //! * it settles exactly once, and "cancelled" only when a cancelled status was observed.
 
 mod input_de;
-mod keys;
+pub(crate) mod keys;
 mod machine;
 mod record;
 
