@@ -26,7 +26,8 @@
 //!   is `unknown_status` (a status the model does not have) or `missing_field`.
 //! * **E-43 Statuses.** Every observed status (create, poll, cancel answer, notification, list)
 //!   goes through [`crate::lifecycle::seed`] and [`crate::lifecycle::observe`]: `bad_seed`,
-//!   `illegal_transition`, `terminal_conflict` (the first terminal status stands).
+//!   `illegal_transition` (the status held stays, since no server moves back), `terminal_conflict`
+//!   (the first terminal status stands).
 //! * **E-44 Poll floor.** A poll (`tasks/get`, a job `GET`) sent sooner after the previous answer
 //!   than the server's interval (`pollIntervalMs` / `pollInterval`), or before a job answer's
 //!   `Retry-After` ran out, is `poll_too_fast` (SHOULD). One confirming poll is exempt after the
@@ -270,6 +271,15 @@ impl Sink {
         status: Status,
         via: &str,
     ) {
+        if let Some(first) = w.first_terminal.filter(|f| *f != status) {
+            self.violate(
+                at,
+                Some(id),
+                Rule::TerminalConflict,
+                format!("{via} reported \"{status}\" after the terminal status \"{first}\"; the first terminal status stands"),
+            );
+            return;
+        }
         match w.last {
             None => {
                 if let Ok(Seed::Violation) = lifecycle::seed(model, status) {
@@ -295,14 +305,21 @@ impl Sink {
                     );
                     return;
                 }
-                Ok(Observation::Regression) => self.violate(
-                    at,
-                    Some(id),
-                    Rule::IllegalTransition,
-                    format!(
-                        "{via} reported \"{status}\" after \"{prev}\"; no allowed path leads there"
-                    ),
-                ),
+                Ok(Observation::Regression) => {
+                    // As the tracker does: the status held stays, since no server moves back;
+                    // a terminal status is still the server's final word (and a later
+                    // different one conflicts with it).
+                    if status.is_terminal() && w.first_terminal.is_none() {
+                        w.first_terminal = Some(status);
+                    }
+                    self.violate(
+                        at,
+                        Some(id),
+                        Rule::IllegalTransition,
+                        format!("{via} reported \"{status}\" after \"{prev}\"; no allowed path leads there"),
+                    );
+                    return;
+                }
                 _ => {}
             },
         }
