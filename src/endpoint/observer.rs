@@ -33,9 +33,12 @@
 //!   `Retry-After` ran out, is `poll_too_fast` (SHOULD). One confirming poll is exempt after the
 //!   creating answer (the server creates durably so that an immediate `tasks/get` resolves),
 //!   after a cancel answer and after an update ack.
-//! * **E-45 Outcome.** A 2025 `tasks/result` payload is classified against the task's first
-//!   terminal status by [`crate::outcome::classify`] (once both are known); its rule, if any,
-//!   counts. 2026 payloads ride in `tasks/get` and are the codec's (E-42).
+//! * **E-45 Outcome.** The payload of the first terminal observation is classified by
+//!   [`crate::outcome::classify`] and its rule, if any, counts, as the tracker does when it
+//!   settles (so a payload the codec already reported can count twice: once as a shape, once as
+//!   an outcome). 2026: the payload of the `DetailedTask` (`tasks/get`, a notification; a
+//!   `CreateTaskResult` is a `Task` and carries none). 2025: the `tasks/result` payload against
+//!   the first terminal status, once both are known.
 //! * **E-46 Cancel answers.** Classified by [`crate::cancel::classify_answer`]; a verdict with a
 //!   violation counts. 2026: `-32602` for a task known terminal is `cancel_terminal_not_acked`
 //!   (SHOULD). 2025: a task handed back for a task already terminal when the cancel was sent
@@ -336,7 +339,39 @@ impl Sink {
         }
     }
 
-    /// E-45.
+    /// E-45, 2026: the first terminal observation of a `DetailedTask` carries the outcome.
+    fn settled(
+        &mut self,
+        model: Model,
+        at: usize,
+        before: Option<Status>,
+        w: &Watch,
+        task: &TaskView,
+    ) {
+        let (None, Some(status)) = (before, w.first_terminal) else {
+            return;
+        };
+        if model != Model::Task2026 || status != task.status {
+            return;
+        }
+        let payload = Payload {
+            result: task.result.as_ref().map(|r| r.is_error),
+            error: task.error.is_some(),
+        };
+        if let Ok((outcome, Some(rule))) = outcome::classify(model, status, payload) {
+            self.violate(
+                at,
+                Some(&task.task_id),
+                rule,
+                format!(
+                    "a \"{status}\" task with {payload} settles as {}",
+                    outcome.as_str()
+                ),
+            );
+        }
+    }
+
+    /// E-45, 2025.
     fn classify_fetched(
         &mut self,
         model: Model,
@@ -661,14 +696,18 @@ impl McpObserver {
         self.sink
             .violations(at, Some(&task.task_id), read.violations);
         match self.tasks.get_mut(&task.task_id) {
-            Some(w) => self.sink.observe(
-                self.model,
-                w,
-                &task.task_id,
-                at,
-                task.status,
-                "a status notification",
-            ),
+            Some(w) => {
+                let before = w.first_terminal;
+                self.sink.observe(
+                    self.model,
+                    w,
+                    &task.task_id,
+                    at,
+                    task.status,
+                    "a status notification",
+                );
+                self.sink.settled(self.model, at, before, w, &task);
+            }
             None => self.unknown_notes.push((at, task.task_id, task.status)),
         }
     }
@@ -826,8 +865,10 @@ impl McpObserver {
             Some(Input::TaskPolled { task }) => {
                 let w = self.tasks.entry(tid.to_string()).or_insert_with(Watch::new);
                 w.answered(now, task.poll_interval_ms);
+                let before = w.first_terminal;
                 self.sink
                     .observe(model, w, tid, at, task.status, "tasks/get");
+                self.sink.settled(model, at, before, w, &task);
                 // E-47: keys asked again after the task moved on are reused.
                 for r in &task.input_requests {
                     match w.keys.get(&r.key) {
