@@ -1461,6 +1461,282 @@ impl JobObserver {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Transcript files (JSON Lines), for `longcall check` and the `checkTranscript` export
+
+/// What kind of file was read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// An MCP wire transcript.
+    Mcp,
+    /// A job log.
+    JobLog,
+}
+
+/// One broken rule in a file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    /// 1-based line in the file.
+    pub line: usize,
+    /// The rule code.
+    pub rule: Rule,
+    /// MUST or SHOULD.
+    pub level: crate::violation::Level,
+    /// The task or job id, when the rule is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handle: Option<String>,
+    /// What was seen, in plain words.
+    pub detail: String,
+}
+
+/// Something worth knowing in a file that breaks no rule.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Note {
+    /// 1-based line.
+    pub line: usize,
+    /// What happened.
+    pub text: String,
+}
+
+/// What [`check_text`] found in one file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// Transcript or job log.
+    pub format: Format,
+    /// The model the file was read as.
+    pub model: Model,
+    /// What the model rests on (a header, shapes, the caller's override, ...).
+    pub revision_basis: &'static str,
+    /// Handles (tasks or jobs) seen.
+    pub handles: usize,
+    /// Violations, in line order.
+    pub findings: Vec<Finding>,
+    /// Notes, in line order.
+    pub notes: Vec<Note>,
+}
+
+impl Report {
+    /// True when a MUST was broken (or any rule, with `strict`).
+    pub fn fails(&self, strict: bool) -> bool {
+        self.findings
+            .iter()
+            .any(|f| strict || f.level == crate::violation::Level::Must)
+    }
+}
+
+fn unreadable_file(reason: String) -> Error {
+    Error::Malformed {
+        what: "transcript",
+        reason,
+    }
+}
+
+/// Reads a transcript or job log (JSON Lines, one object per line; the format is detected: lines
+/// with `msg` are an MCP transcript, lines with `body` a job log) and observes it. `revision`
+/// overrides the detected MCP revision.
+///
+/// The MCP transcript line is `{"seq", "t_ms", "dir": "c2s"|"s2c", "http"?, "msg"}` (a null `msg`
+/// is an HTTP-only event, skipped; on client requests `http` carries `mcpMethod`, `mcpName`,
+/// `mcpProtocolVersion`). The job log line is `{"t_ms", "dir", "http": {"method", "path",
+/// "status", "retry_after_ms"? | "retry_after"?}, "body"}`.
+///
+/// Errors: a file that is not JSON Lines, is empty, or is neither format ([`Error::Malformed`]
+/// naming the line).
+///
+/// ```
+/// use longcall::endpoint::observer::{check_text, Format};
+/// let log = r#"{"t_ms":0,"dir":"c2s","http":{"method":"GET","path":"/jobs/j"},"body":null}
+/// {"t_ms":5,"dir":"s2c","http":{"status":200},"body":{"id":"j","status":"processing"}}
+/// {"t_ms":9,"dir":"s2c","http":{"status":200},"body":{"id":"j","status":"queued"}}"#;
+/// let r = check_text(log, None).unwrap();
+/// assert_eq!(r.format, Format::JobLog);
+/// assert!(r.findings.is_empty()); // the third line answers nothing: a note
+/// assert!(check_text("not json", None).is_err());
+/// ```
+pub fn check_text(text: &str, revision: Option<Model>) -> Result<Report, Error> {
+    let mut lines = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        // The guarded reader: size, depth and string limits are checked before serde runs.
+        match crate::wire::read_json(raw) {
+            Ok(v @ Value::Object(_)) => lines.push((i + 1, v)),
+            Ok(_) => {
+                return Err(unreadable_file(format!(
+                    "line {}: not a JSON object (expected JSON Lines)",
+                    i + 1
+                )))
+            }
+            Err(e) => {
+                return Err(unreadable_file(format!(
+                    "line {}: not JSON ({}: {e}); expected JSON Lines",
+                    i + 1,
+                    e.code()
+                )))
+            }
+        }
+    }
+    if lines.is_empty() {
+        return Err(unreadable_file("no JSON Lines in the file".into()));
+    }
+    let is_job = lines.iter().any(|(_, v)| v.get("body").is_some());
+    let is_mcp = lines.iter().any(|(_, v)| v.get("msg").is_some());
+    if is_job && !is_mcp {
+        Ok(check_job_log(&lines))
+    } else if is_mcp {
+        Ok(check_transcript(&lines, revision))
+    } else {
+        Err(unreadable_file(
+            "neither an MCP transcript (lines with `msg`) nor a job log (lines with `body`)".into(),
+        ))
+    }
+}
+
+/// Sorts events into findings and notes, in line order.
+fn collect(events: impl Iterator<Item = Event>, notes: &mut Vec<Note>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for e in events {
+        match e {
+            Event::Violation {
+                at,
+                handle,
+                violation,
+            } => findings.push(Finding {
+                line: at,
+                rule: violation.rule,
+                level: violation.level,
+                handle,
+                detail: violation.detail,
+            }),
+            Event::Note { at, text } => notes.push(Note { line: at, text }),
+        }
+    }
+    findings.sort_by_key(|f| f.line);
+    notes.sort_by_key(|n| n.line);
+    findings
+}
+
+fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
+    v.pointer(pointer).and_then(Value::as_str)
+}
+
+/// One line of an MCP transcript, parsed: (line, time, direction, message, http).
+type McpLine<'a> = (usize, u64, Direction, Message, Option<&'a Value>);
+
+fn check_transcript(lines: &[(usize, Value)], revision: Option<Model>) -> Report {
+    let mut parsed: Vec<McpLine<'_>> = Vec::new();
+    let mut notes = Vec::new();
+    for (line, v) in lines {
+        let Some(msg) = v.get("msg").filter(|m| !m.is_null()) else {
+            continue;
+        };
+        let Some(dir) = v
+            .get("dir")
+            .and_then(Value::as_str)
+            .and_then(Direction::parse)
+        else {
+            notes.push(Note {
+                line: *line,
+                text: "a message without dir \"c2s\" or \"s2c\" was skipped".into(),
+            });
+            continue;
+        };
+        match Message::from_value(msg.clone()) {
+            Ok(m) => parsed.push((
+                *line,
+                v.get("t_ms").and_then(Value::as_u64).unwrap_or(0),
+                dir,
+                m,
+                v.get("http"),
+            )),
+            Err(e) => notes.push(Note {
+                line: *line,
+                text: format!("not a JSON-RPC message ({}: {e}); skipped", e.code()),
+            }),
+        }
+    }
+    let (model, basis) =
+        match revision {
+            Some(m) => (m, "--revision"),
+            None => detect_model(parsed.iter().map(|(_, _, _, m, http)| {
+                (http.and_then(|h| str_at(h, "/mcpProtocolVersion")), m)
+            })),
+        };
+    let mut o = McpObserver::new(model);
+    for (line, t, dir, message, http) in &parsed {
+        let headers = http
+            .filter(|_| *dir == Direction::ClientToServer)
+            .map(|h| Headers {
+                mcp_method: str_at(h, "/mcpMethod"),
+                mcp_name: str_at(h, "/mcpName"),
+                protocol_version: str_at(h, "/mcpProtocolVersion"),
+            });
+        o.handle_message(*line, *t, *dir, message, headers.as_ref());
+    }
+    o.handle_end(lines.last().map_or(0, |(l, _)| *l));
+    let findings = collect(core::iter::from_fn(|| o.poll_event()), &mut notes);
+    Report {
+        format: Format::Mcp,
+        model: o.model(),
+        revision_basis: basis,
+        handles: o.handles(),
+        findings,
+        notes,
+    }
+}
+
+fn check_job_log(lines: &[(usize, Value)]) -> Report {
+    let mut o = JobObserver::new();
+    let null = Value::Null;
+    for (line, v) in lines {
+        let t = v.get("t_ms").and_then(Value::as_u64).unwrap_or(0);
+        let http = v.get("http").unwrap_or(&null);
+        let body = v.get("body").unwrap_or(&null);
+        match v.get("dir").and_then(Value::as_str) {
+            Some("c2s") => o.handle_request(
+                *line,
+                t,
+                JobRequest {
+                    method: str_at(http, "/method").unwrap_or(""),
+                    path: str_at(http, "/path").unwrap_or(""),
+                    body,
+                },
+            ),
+            Some("s2c") => {
+                let status = http
+                    .get("status")
+                    .and_then(Value::as_u64)
+                    .map_or(200, |s| u16::try_from(s).unwrap_or(u16::MAX));
+                let retry_text;
+                let retry = match (http.get("retry_after_ms"), http.get("retry_after")) {
+                    (Some(ms), _) => ms.as_u64().map(RetryAfter::Ms),
+                    (None, Some(Value::String(s))) => Some(RetryAfter::Header(s)),
+                    (None, Some(n @ Value::Number(_))) => {
+                        retry_text = n.to_string();
+                        Some(RetryAfter::Header(&retry_text))
+                    }
+                    _ => None,
+                };
+                o.handle_answer(*line, t, status, retry, body);
+            }
+            _ => {}
+        }
+    }
+    o.handle_end(lines.last().map_or(0, |(l, _)| *l));
+    let mut notes = Vec::new();
+    let findings = collect(core::iter::from_fn(|| o.poll_event()), &mut notes);
+    Report {
+        format: Format::JobLog,
+        model: Model::Job,
+        revision_basis: "job log",
+        handles: o.handles(),
+        findings,
+        notes,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
