@@ -68,7 +68,13 @@ export const OUTCOMES = Object.freeze([
 ]);
 
 /** Why watching stopped, by code (`stopped` outputs). */
-export const STOP_REASONS = Object.freeze(['max_polls', 'deadline', 'host_stopped', 'create_unanswered', 'answer_too_large']);
+export const STOP_REASONS = Object.freeze([
+  'max_polls',
+  'deadline',
+  'host_stopped',
+  'create_unanswered',
+  'answer_too_large',
+]);
 
 /** What the numbers-only exports return for input they cannot read. */
 export const BAD_CODE = 255;

@@ -156,7 +156,8 @@ export type Rule =
   | 'missing_field'
   | 'unknown_task_notification'
   | 'unknown_answer_id'
-  | 'unreadable_answer';
+  | 'unreadable_answer'
+  | 'cancel_not_in_progress';
 /** MUST or SHOULD. */
 export type Level = 'must' | 'should';
 /** One broken rule, with what was seen. */

@@ -165,6 +165,40 @@ export function renderTask2026(view: TaskView, resultType?: 'task' | 'complete' 
 /** The -32021 error (with `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`). */
 export function missingCapability2026(message: string): RpcError;
 
+/** A request the server gate refused (rules E-20..E-26): send `error` with HTTP `httpStatus`. */
+export interface GateRefusal {
+  /** The rule id, `E-20` ... */
+  rule: string;
+  kind:
+    | 'missing_capability'
+    | 'mcp_method_header'
+    | 'mcp_name_header'
+    | 'protocol_version'
+    | 'task_support'
+    | 'method_not_in_revision';
+  error: RpcError;
+  httpStatus: number;
+}
+
+/** The request gate: `null` when the request passes, else the first refusal. `headers`: Node's `req.headers`, or `null` on stdio. */
+export function gateRequest(
+  model: 'task-2026' | 'task-2025',
+  method: string,
+  params: Json | null | undefined,
+  headers: { [name: string]: string | string[] | undefined } | null,
+): GateRefusal | null;
+
+/** Whether a `tools/call` runs as a task (`value: true`), synchronously (`false`), or is refused (E-24). */
+export function gateTaskSupport(
+  model: 'task-2026' | 'task-2025',
+  tool: string,
+  support: 'forbidden' | 'never' | 'optional' | 'required',
+  params: Json | null | undefined,
+): { ok: true; value: boolean } | { ok: false; error: GateRefusal };
+
+/** The HTTP status a JSON-RPC error code is sent with (E-26). */
+export function httpStatusFor(code: number): number;
+
 /** `JobBook` configuration; every key is optional and laid over the defaults (2, 20, 1). */
 export interface JobBookConfig {
   concurrency_per_workspace?: number;

@@ -2,4 +2,12 @@
 // server-web.js): the core's reference servers (an MCP task registry and a Sume job book) and the
 // 2026 wire rendering of a task, so a JavaScript server never re-implements the wire. A module
 // of its own, so clients never download it.
-export { TaskRegistry, JobBook, renderTask2026, missingCapability2026 } from './dist/longcall_server.js';
+export {
+  TaskRegistry,
+  JobBook,
+  renderTask2026,
+  missingCapability2026,
+  gateRequest,
+  gateTaskSupport,
+  httpStatusFor,
+} from './dist/longcall_server.js';

@@ -29,6 +29,8 @@ pub mod config;
 #[cfg(feature = "full")]
 pub mod decide;
 pub mod errors;
+#[cfg(feature = "server")]
+pub mod gate;
 pub mod json;
 #[cfg(feature = "client")]
 pub mod rules;
