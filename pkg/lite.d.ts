@@ -6,15 +6,24 @@
  * @packageDocumentation
  */
 import type {
-  CancelButtonCore, Model, ObservationCode, Output, TrackerConfig, TrackerCore,
+  CancelButtonCore, LongcallError, WasmSource, Model, ObservationCode, Output, TrackerConfig, TrackerCore,
 } from './index.js';
 
 export type * from './index.js';
+
+/** Loads the small module (see `longcall`'s {@link init}); by default `./dist/longcall_lite_bg.wasm`. */
+export function init(input?: WasmSource | Promise<WasmSource>): Promise<void>;
+/** Instantiates the small module synchronously from its bytes or a compiled module. */
+export function initSync(input: ArrayBuffer | ArrayBufferView | WebAssembly.Module): void;
+/** True for an error thrown by longcall (an `Error` with a string `code`). */
+export function isLongcallError(e: unknown): e is LongcallError;
 
 /** Numbers-only observation check: {@link OBSERVATIONS} index, or 255 for codes it cannot read. Never throws. */
 export function observeCode(modelCode: number, fromCode: number, toCode: number): ObservationCode | 255;
 /** Numbers-only cancel window: 0 open, 1 started, 2 terminal, 255 for codes it cannot read. Never throws. */
 export function cancelWindowCode(modelCode: number, statusCode: number): 0 | 1 | 2 | 255;
+/** The {@link JOB_ERROR_CODES} index of a Sume error code; a code longcall does not know (or no string at all) is `other`. Never throws. */
+export function jobErrorCode(code: unknown): number;
 /** The module's memory (what {@link fastOutputs} reads). */
 export function wasmMemory(): WebAssembly.Memory;
 /** The numbers-only outputs (see `longcall`'s `fastOutputs`). */
@@ -47,5 +56,6 @@ export interface Tracker extends TrackerCore {}
 
 export {
   MODELS, STATUSES, OBSERVATIONS, TRANSITIONS, WINDOWS, OUTPUT_KINDS, REQUEST_KINDS, BUTTON_STATES,
-  OUTCOMES, STOP_REASONS, BAD_CODE,
-} from './index.js';
+  OUTCOMES, STOP_REASONS, JOB_ERROR_CODES, CANCEL_VERDICTS, ERROR_CODES, RULES, TASK_STATUSES,
+  JOB_STATUSES, BAD_CODE,
+} from './codes.js';

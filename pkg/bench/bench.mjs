@@ -112,7 +112,7 @@ function jobXState() {
 // Pure per-event cost of the numbers-only path on one long-lived tracker (no construction):
 // a poll answer followed by a timeout, repeated (2 events per iteration).
 function steadyFast() {
-  const t = new Tracker('task-2026', { poll: { jitter: 'none', max_polls: null }, seed: 1 });
+  const t = new Tracker('task-2026', { poll: { jitter: 'none', maxPolls: null }, seed: 1 });
   t.fastCreated('t-1', 0, 0, 1000);
   let now = 0;
   const t0 = performance.now();
@@ -123,7 +123,7 @@ function steadyFast() {
 
 // The same on the structured path: plain objects in, plain objects out.
 function steadyStructured() {
-  const t = new Tracker('task-2026', { poll: { jitter: 'none', max_polls: null }, seed: 1 });
+  const t = new Tracker('task-2026', { poll: { jitter: 'none', maxPolls: null }, seed: 1 });
   t.handle(0, { type: 'task_created', task: { task_id: 't-1', status: 'working', poll_interval_ms: 1000 } });
   let now = 0;
   const n = ITER;

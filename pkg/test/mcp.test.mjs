@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { callTool, watchTask, resume, httpSender, McpCallError } from 'longcall/mcp';
 
 const T = '2026-11-29T15:07:54.708Z';
-const FAST = { poll: { initial_ms: 10, min_interval_ms: 10, cap_ms: 40, jitter: 'none' }, seed: 1 };
+const FAST = { poll: { initialMs: 10, minIntervalMs: 10, capMs: 40, jitter: 'none' }, seed: 1 };
 const task26 = (id, status, extra = {}) => ({ taskId: id, status, createdAt: T, lastUpdatedAt: T, ttlMs: 60000, pollIntervalMs: 15, ...extra });
 const task25 = (id, status, extra = {}) => ({ taskId: id, status, createdAt: T, lastUpdatedAt: T, ttl: 60000, pollInterval: 15, ...extra });
 const ok = (m, result) => ({ jsonrpc: '2.0', id: m.id, result });

@@ -1,8 +1,11 @@
 // The cancel-button page: the longcall core (browser entry of the npm package) drives both panels.
 // Every button label and state comes from a core Tracker's `button` output; this file only maps a
 // state to words and colours, sends what the core says to send, and feeds answers back.
-import { Tracker, planWaits } from '../../web.js';
-import { JobBook } from '../../server-web.js';
+import { init, Tracker, planWaits } from '../../web.js';
+import { init as initServer, JobBook } from '../../server-web.js';
+
+// Nothing is fetched until asked: load both modules before the first call.
+await Promise.all([init(), initServer()]);
 
 const q = new URLSearchParams(location.search);
 const WORK_MS = Number(q.get('work') ?? 3000);      // how long the simulated worker takes per job
@@ -234,7 +237,7 @@ async function send(request) {
 
 document.getElementById('start').addEventListener('click', async (ev) => {
   ev.target.disabled = true;
-  tracker = new Tracker('task-2026', { poll: { jitter: 'none', initial_ms: 500 } });
+  tracker = new Tracker('task-2026', { poll: { jitter: 'none', initialMs: 500 } });
   const m = await rpc('tools/call', 'slow_compute', { name: 'slow_compute', arguments: { seconds: TASK_SECONDS, label: 'cancel-page' } });
   if (m.error) { log(`tools/call failed: ${m.error.message}`); return; }
   document.getElementById('task-id').textContent = m.result.taskId ?? '(sync result)';

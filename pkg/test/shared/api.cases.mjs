@@ -162,7 +162,7 @@ export const cases = {
     }
     assert.equal(mustCode(assert, () => t.handle(1, cyclic()), 'cyclic'), 'malformed');
     assert.equal(mustCode(assert, () => t.handle(2 ** 53, { type: 'stop_watching' }), 'huge time'), 'invalid_input');
-    assert.equal(mustCode(assert, () => new lc.Tracker('job', { deadline_ms: 2 ** 60 }), 'huge config'), 'invalid_config');
+    assert.equal(mustCode(assert, () => new lc.Tracker('job', { deadlineMs: 2 ** 60 }), 'huge config'), 'invalid_config');
     assert.equal(mustCode(assert, () => lc.Tracker.restore('x'.repeat(5 << 20)), 'huge snapshot'), 'too_large');
     // Still alive and correct.
     assert.deepEqual(t.timeout(1000), [{ type: 'send', request: { kind: 'get', handle: 'job_1' } }, { type: 'idle' }]);

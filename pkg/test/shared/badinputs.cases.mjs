@@ -25,11 +25,16 @@ function codeOf(assert, fn, what) {
   return '<no error>';
 }
 
+const camelKeys = (v) => (v && typeof v === 'object' && !Array.isArray(v)
+  ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), camelKeys(x)]))
+  : v);
+
 // target -> (lc, case) => { bad: () => ..., follow: () => ... } or null (not applicable here)
 const TARGETS = {
   model_parse: (lc, c) => ({ bad: () => lc.statuses(c.input ?? textOf(c)), follow: () => lc.statuses(c.follow_up) }),
   status_parse: (lc, c) => ({ bad: () => lc.parseStatus(c.model, c.input), follow: () => lc.parseStatus(c.model, c.follow_up) }),
-  tracker_config: (lc, c) => ({ bad: () => new lc.Tracker(c.model, valueOf(c)), follow: () => new lc.Tracker(c.model, c.follow_up) }),
+  // JavaScript spells configuration keys in camelCase (the catalogue is the core's snake_case).
+  tracker_config: (lc, c) => ({ bad: () => new lc.Tracker(c.model, camelKeys(valueOf(c))), follow: () => new lc.Tracker(c.model, camelKeys(c.follow_up)) }),
   poll_policy: (lc, c) => ({ bad: () => lc.pollPlan({ policy: valueOf(c), count: 1 }), follow: () => lc.pollPlan({ policy: c.follow_up, count: 1 }) }),
   poll_plan: (lc, c) => ({
     bad: () => lc.pollPlan({ count: c.input.count }),
