@@ -24,7 +24,16 @@ step_clippy() {
 step_cargo-test() { cargo test "${LOCKED[@]}" --workspace; }
 step_core-wasm()  { cargo build "${LOCKED[@]}" -p longcall --target wasm32-unknown-unknown; }
 step_js-build()   { npm --prefix pkg run build; }
-step_js-test()    { npm --prefix pkg test; }
+# The package's tests on the machine's Node and on Node 22 and 24 (scripts/install-node.sh).
+step_js-test() {
+  npm --prefix pkg test
+  bash scripts/install-node.sh
+  local v
+  for v in 22 24; do
+    echo "---- npm --prefix pkg test on $(tools/node/node_modules/node$v/bin/node --version)" >&2
+    PATH="$PWD/tools/node/node_modules/node$v/bin:$PATH" npm --prefix pkg test
+  done
+}
 step_fuzz()       { bash fuzz/run-smoke.sh "${FUZZ_SECONDS:-20}"; }
 step_interop()    { bash tests/interop/run; }
 
