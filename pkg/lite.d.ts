@@ -9,7 +9,12 @@ import type {
   CancelButtonCore, LongcallError, WasmSource, Model, ObservationCode, Output, TrackerConfig, TrackerCore,
 } from './index.js';
 
-export type * from './index.js';
+export type {
+  Model, Status, TaskStatus, JobStatus, StatusOf, Observation, Transition, CancelWindow, OutputKind,
+  RequestKind, ButtonState, Outcome, StopReason, JobErrorCode, CancelVerdict, ErrorCode, Rule,
+  ModelCode, StatusCode, ObservationCode, TransitionCode, LongcallError, WasmSource, Output, Request,
+  Violation, Level, Json, TrackerConfig, Jitter, CancelButtonCore, TrackerCore,
+} from './index.js';
 
 /** Loads the small module (see `longcall`'s {@link init}); by default `./dist/longcall_lite_bg.wasm`. */
 export function init(input?: WasmSource | Promise<WasmSource>): Promise<void>;
