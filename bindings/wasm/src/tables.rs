@@ -3,11 +3,9 @@
 //! [`code_tables`] (`pkg/scripts/codes.mjs`, run by the build; `npm test` fails on drift), so no
 //! name or number is written a second time in JavaScript.
 
-use longcall::cancel::{ButtonState, CancelVerdict, JobErrorCode, Window};
-use longcall::lifecycle::{Observation, Transition};
-use longcall::outcome::Outcome;
+use longcall::cancel::JobErrorCode;
 use longcall::tracker::{RequestKind, StopReason};
-use longcall::{Model, Status};
+use longcall::Model;
 
 /// Request kinds by code (`send` outputs, `fastRequestFailed`).
 pub const REQUEST_KINDS: [RequestKind; 4] = [
@@ -97,6 +95,10 @@ pub fn at<T: Copy>(table: &[T], code: f64) -> Option<T> {
 #[cfg(feature = "full")]
 mod export {
     use super::*;
+    use longcall::cancel::{ButtonState, CancelVerdict, Window};
+    use longcall::lifecycle::{Observation, Transition};
+    use longcall::outcome::Outcome;
+    use longcall::Status;
     use serde::Serialize;
     use serde_json::{json, Value};
     use wasm_bindgen::prelude::*;
@@ -158,7 +160,9 @@ pub use export::{code_tables, tables_json};
 #[cfg(test)]
 mod tests {
     use super::*;
+    use longcall::cancel::ButtonState;
     use longcall::tracker::{Output, Request};
+    use longcall::Status;
 
     #[test]
     fn output_kinds_are_the_serde_types() {
