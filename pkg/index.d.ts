@@ -153,12 +153,15 @@ export type Output =
 /** A snake_case name in the camelCase JavaScript spells it (`poll_interval_ms` -> `pollIntervalMs`). */
 export type CamelCase<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
 /** A core type with every key in camelCase, as the structured JavaScript API takes and returns it. */
-export type Camelized<T> = T extends readonly (infer U)[] ? Camelized<U>[]
+export type Camelized<T> = T extends readonly [infer A, infer B] ? [Camelized<A>, Camelized<B>]
+  : T extends readonly (infer U)[] ? Camelized<U>[]
   : T extends object ? { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelized<T[K]> } : T;
 /** What {@link Tracker.handleInput} takes: an {@link Input} in camelCase (`{type: 'task_polled', task: {taskId, status, pollIntervalMs}}`). */
 export type TrackerInput = Camelized<Input>;
-/** What the camelCase tracker methods return: an {@link Output} in camelCase (`request.idempotencyKey`). */
+/** What the camelCase tracker methods (and `decodeFast`) return: an {@link Output} in camelCase (`request.idempotencyKey`). */
 export type TrackerOutput = Camelized<Output>;
+/** A request a {@link TrackerOutput} says to send. */
+export type TrackerRequest = Camelized<Request>;
 /** How a backoff delay is randomized. */
 export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated';
 /** The client's own poll schedule, in the core's spelling (vectors, `pollPlan`). */
@@ -298,8 +301,8 @@ export function wasmMemory(): WebAssembly.Memory;
 export function fastOutputs(): Float64Array;
 /** The {@link JOB_ERROR_CODES} index of a Sume error code; a code longcall does not know (or no string at all) is `other`. Never throws. */
 export function jobErrorCode(code: unknown): number;
-/** Decodes `n` numbers-only outputs of `tracker` into {@link Output} objects (tests, debugging). */
-export function decodeFast(tracker: Tracker, n: number): Output[];
+/** Decodes `n` numbers-only outputs of `tracker` into the objects the camelCase methods return. @throws {LongcallError} `invalid_input` for `n` not in 0..64. */
+export function decodeFast(tracker: Tracker, n: number): TrackerOutput[];
 
 /**
  * The honest cancel button of one call.
@@ -404,7 +407,7 @@ export interface TrackerCore {
   /** Numbers-only path: the error code of the last `fast*` call that returned -1 (`''` after a success). */
   readonly lastError: ErrorCode | '';
   /** The structured output a numbers-only triple points to (`ask_user`, `violation`, non-poll `send`). */
-  fastDetail(index: number): Output | undefined;
+  fastDetail(index: number): TrackerOutput | undefined;
   /** Numbers-only creating answer: returns the output count, or -1 (see `lastError`). `pollIntervalMs` NaN for none. */
   fastCreated(id: string, now: number, statusCode: number, pollIntervalMs: number): number;
   /** Numbers-only poll answer. `payload` (tasks): 0 nothing, 1 result, 2 result with isError, 3 JSON-RPC error. */

@@ -6,13 +6,14 @@
  * @packageDocumentation
  */
 import type {
-  CancelButtonCore, LongcallError, WasmSource, Model, ObservationCode, Output, TrackerConfig, TrackerCore,
+  CancelButtonCore, LongcallError, WasmSource, Model, ObservationCode, TrackerOutput, TrackerConfig, TrackerCore,
 } from './index.js';
 
 export type {
   Model, Status, TaskStatus, JobStatus, StatusOf, Observation, Transition, CancelWindow, OutputKind,
   RequestKind, ButtonState, Outcome, StopReason, JobErrorCode, CancelVerdict, ErrorCode, Rule,
   ModelCode, StatusCode, ObservationCode, TransitionCode, LongcallError, WasmSource, Output, Request,
+  TrackerOutput, TrackerRequest, Camelized, CamelCase,
   Violation, Level, Json, TrackerConfig, Jitter, CancelButtonCore, TrackerCore,
 } from './index.js';
 
@@ -33,8 +34,8 @@ export function jobErrorCode(code: unknown): number;
 export function wasmMemory(): WebAssembly.Memory;
 /** The numbers-only outputs (see `longcall`'s `fastOutputs`). */
 export function fastOutputs(): Float64Array;
-/** Decodes `n` numbers-only outputs of `tracker` into {@link Output} objects. */
-export function decodeFast(tracker: Tracker, n: number): Output[];
+/** Decodes `n` numbers-only outputs of `tracker` into camelCase output objects. */
+export function decodeFast(tracker: Tracker, n: number): TrackerOutput[];
 
 /**
  * The honest cancel button of one call.

@@ -47,7 +47,7 @@ export async function watchJob(jobId, status, button, note) {
     }
   };
 
-  /** @param {import('longcall/lite').Request} request a poll or a cancel the core wants sent now */
+  /** @param {import('longcall/lite').TrackerRequest} request a poll or a cancel the core wants sent now */
   async function send(request) {
     const kind = REQUEST_KINDS.indexOf(request.kind);
     const cancel = request.kind === 'cancel';
@@ -55,7 +55,7 @@ export async function watchJob(jobId, status, button, note) {
     let r;
     try {
       r = await fetch(cancel ? `/v1/jobs/${jobId}/cancel` : `/v1/jobs/${jobId}`, cancel
-        ? { method: 'POST', headers: { 'Idempotency-Key': request.idempotency_key ?? jobId } }
+        ? { method: 'POST', headers: { 'Idempotency-Key': request.idempotencyKey ?? jobId } }
         : {});
     } catch {
       apply(t.fastRequestFailed(Date.now(), kind, 0, NaN)); // dropped connection: the core decides

@@ -96,18 +96,18 @@ export const cases = {
     const cfg = { poll: { jitter: 'none' }, seed: 1 };
     const a = new lc.Tracker('job', cfg), b = new lc.Tracker('job', cfg);
     const same = (n, structured, what) => assert.deepEqual(lc.decodeFast(b, n), structured, what);
-    same(b.fastCreated('job_1', 0, 5, NaN), a.handle(0, job()), 'created');
-    same(b.fastTimeout(1000), a.timeout(1000), 'timeout');
-    same(b.fastPolled(1100, 5, NaN, 0), a.handle(1100, { type: 'job_polled', job: { id: 'job_1', status: 'queued' } }), 'polled');
-    same(b.fastCancelPressed(1200), a.handle(1200, { type: 'cancel_pressed' }), 'press');
-    same(b.fastCancelAnswered(1300, 4, 409, 0), a.handle(1300, { type: 'cancel_answered', answer: { kind: 'job_error', http_status: 409, code: 'job_generation_already_started' } }), '409');
+    same(b.fastCreated('job_1', 0, 5, NaN), a.handleInput(0, job()), 'created');
+    same(b.fastTimeout(1000), a.handleTimeout(1000), 'timeout');
+    same(b.fastPolled(1100, 5, NaN, 0), a.handleInput(1100, { type: 'job_polled', job: { id: 'job_1', status: 'queued' } }), 'polled');
+    same(b.fastCancelPressed(1200), a.handleInput(1200, { type: 'cancel_pressed' }), 'press');
+    same(b.fastCancelAnswered(1300, 4, 409, 0), a.handleInput(1300, { type: 'cancel_answered', answer: { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' } }), '409');
     assert.equal(b.fastCancelPressed(1301), -1);
     assert.equal(b.lastError, 'cancel_refused');
-    assert.throws(() => a.handle(1301, { type: 'cancel_pressed' }), { code: 'cancel_refused' });
-    same(b.fastTimeout(3100), a.timeout(3100), 'timeout 2');
-    same(b.fastPolled(3200, 6, NaN, 0), a.handle(3200, { type: 'job_polled', job: { id: 'job_1', status: 'processing' } }), 'processing');
-    same(b.fastTimeout(7200), a.timeout(7200), 'timeout 3');
-    same(b.fastPolled(7300, 2, NaN, 0), a.handle(7300, { type: 'job_polled', job: { id: 'job_1', status: 'completed' } }), 'completed');
+    assert.throws(() => a.handleInput(1301, { type: 'cancel_pressed' }), { code: 'cancel_refused' });
+    same(b.fastTimeout(3100), a.handleTimeout(3100), 'timeout 2');
+    same(b.fastPolled(3200, 6, NaN, 0), a.handleInput(3200, { type: 'job_polled', job: { id: 'job_1', status: 'processing' } }), 'processing');
+    same(b.fastTimeout(7200), a.handleTimeout(7200), 'timeout 3');
+    same(b.fastPolled(7300, 2, NaN, 0), a.handleInput(7300, { type: 'job_polled', job: { id: 'job_1', status: 'completed' } }), 'completed');
     assert.equal(b.lastError, '');
     assert.deepEqual(b.record(), a.record());
   },
