@@ -1,12 +1,15 @@
 // The cancel-button page: the longcall core (browser entry of the npm package) drives both panels.
 // Every button label and state comes from a core Tracker's `button` output; this file only maps a
 // state to words and colours, sends what the core says to send, and feeds answers back.
-import { Tracker, planWaits } from '../../web.js';
-import { JobBook } from '../../server-web.js';
+import { init, Tracker, planWaits } from '../../web.js';
+import { init as initServer, JobBook } from '../../server-web.js';
+
+// Nothing is fetched until asked: load both modules before the first call.
+await Promise.all([init(), initServer()]);
 
 const q = new URLSearchParams(location.search);
-const WORK_MS = Number(q.get('work') ?? 3000); // how long the simulated worker takes per job
-const ROUND_MS = Number(q.get('round') ?? 250); // pause between jobs_wait rounds
+const WORK_MS = Number(q.get('work') ?? 3000);      // how long the simulated worker takes per job
+const ROUND_MS = Number(q.get('round') ?? 250);     // pause between jobs_wait rounds
 const TASK_SECONDS = Number(q.get('seconds') ?? 8); // slow_compute duration
 
 /** Words for the core's button states (the state itself is never computed here). */
@@ -44,10 +47,8 @@ const waveNote = document.getElementById('wave-note');
 function applyOutputs(row, outputs) {
   for (const o of outputs) {
     if (o.type === 'button') paintButton(row.button, o.state, row.history);
-    else if (o.type === 'status') {
-      row.tr.dataset.state = o.status;
-      row.status.textContent = o.status;
-    } else if (o.type === 'settled') row.tr.dataset.outcome = o.outcome;
+    else if (o.type === 'status') { row.tr.dataset.state = o.status; row.status.textContent = o.status; }
+    else if (o.type === 'settled') row.tr.dataset.outcome = o.outcome;
     else if (o.type === 'send' && o.request.kind === 'cancel') sendJobCancel(row, o.request);
     else if (o.type === 'violation') console.warn('violation', row.id, o.violation);
   }
@@ -63,15 +64,8 @@ function sendJobCancel(row, request) {
   const known = ['job_generation_already_started', 'job_not_cancelable', 'not_found', 'rate_limit_exceeded'];
   const answer = a.ok
     ? { kind: 'job', status: a.value.status }
-    : {
-        kind: 'job_error',
-        http_status: a.error.http_status,
-        code: known.includes(a.error.code) ? a.error.code : 'other',
-        cancelable: a.error.details?.cancelable ?? null,
-      };
-  row.note.textContent = a.ok
-    ? `jobs_cancel → ${a.value.status}`
-    : `jobs_cancel → ${a.error.http_status} ${a.error.code}`;
+    : { kind: 'job_error', http_status: a.error.http_status, code: known.includes(a.error.code) ? a.error.code : 'other', cancelable: a.error.details?.cancelable ?? null };
+  row.note.textContent = a.ok ? `jobs_cancel → ${a.value.status}` : `jobs_cancel → ${a.error.http_status} ${a.error.code}`;
   queueMicrotask(() => {
     applyOutputs(row, row.tracker.handle(Date.now(), { type: 'cancel_answered', answer }));
     afterChange();
@@ -112,19 +106,12 @@ function afterChange() {
 // observation for that job's tracker.
 function waitRound() {
   const live = [...rows.values()].filter((r) => !r.tracker.isDone).map((r) => r.id);
-  if (live.length === 0) {
-    waveNote.textContent = 'All jobs settled.';
-    document.getElementById('wave').dataset.done = '1';
-    return;
-  }
+  if (live.length === 0) { waveNote.textContent = 'All jobs settled.'; document.getElementById('wave').dataset.done = '1'; return; }
   const plan = planWaits({ ids: live, wait_for: 'any', timeout_seconds: 50, include_results: true });
   const now = Date.now();
   for (const call of plan.calls) {
     const a = book.wait(now, OWNER, call.job_ids, call.wait_for, call.include_results);
-    if (!a.ok) {
-      waveNote.textContent = `jobs_wait failed: ${a.error.code}`;
-      continue;
-    }
+    if (!a.ok) { waveNote.textContent = `jobs_wait failed: ${a.error.code}`; continue; }
     for (const entry of a.value.jobs) {
       if (entry.kind !== 'job') continue;
       const row = rows.get(entry.job.id);
@@ -144,27 +131,15 @@ function startWave() {
     tr.innerHTML = `<td><code>${id}</code><div class="bar"><i></i></div></td><td><span class="pill status">—</span></td>
       <td><button class="cancel" data-state="unavailable">—</button></td><td class="note"></td>`;
     tbody.append(tr);
-    const row = {
-      id,
-      tr,
-      tracker: new Tracker('job', { poll: { jitter: 'none' } }),
-      button: tr.querySelector('button'),
-      status: tr.querySelector('.status'),
-      note: tr.querySelector('td.note'),
-      bar: tr.querySelector('.bar > i'),
-      history: [],
-      sent: 0,
-      refused: 0,
-    };
+    const row = { id, tr, tracker: new Tracker('job', { poll: { jitter: 'none' } }), button: tr.querySelector('button'),
+      status: tr.querySelector('.status'), note: tr.querySelector('td.note'), bar: tr.querySelector('.bar > i'),
+      history: [], sent: 0, refused: 0 };
     tr.dataset.cancelSent = '0';
     tr.dataset.refused = '0';
     rows.set(id, row);
     row.button.addEventListener('click', () => pressJob(row));
     const a = book.submit(now, OWNER, id, `submit-${id}`); // queue-first: `queued` is normal
-    if (!a.ok) {
-      row.note.textContent = `submit → ${a.error.code}`;
-      continue;
-    }
+    if (!a.ok) { row.note.textContent = `submit → ${a.error.code}`; continue; }
     applyOutputs(row, row.tracker.handle(now, { type: 'job_created', job: a.value }));
   }
   afterChange();
@@ -182,41 +157,27 @@ const META = {
 };
 let rpcId = 0;
 const logEl = document.getElementById('log');
-const log = (line) => {
-  logEl.textContent += `${new Date().toISOString().slice(11, 23)} ${line}\n`;
-  logEl.scrollTop = logEl.scrollHeight;
-};
+const log = (line) => { logEl.textContent += `${new Date().toISOString().slice(11, 23)} ${line}\n`; logEl.scrollTop = logEl.scrollHeight; };
 
 /** One 2026 request: `Mcp-Method`, `Mcp-Name`, the capability in `_meta`. */
 async function rpc(method, name, params) {
   const body = { jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta: META } };
   const res = await fetch('/mcp', {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': '2026-07-28',
-      'Mcp-Method': method,
-      'Mcp-Name': name,
-    },
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, 'Mcp-Name': name },
     body: JSON.stringify(body),
   });
   const msg = await res.json();
-  log(
-    `${method} → ${res.status} ${msg.error ? `error ${msg.error.code}` : (msg.result.status ?? msg.result.resultType)}`,
-  );
+  log(`${method} → ${res.status} ${msg.error ? `error ${msg.error.code}` : (msg.result.status ?? msg.result.resultType)}`);
   return msg;
 }
 
 /** The wire task as the tracker's TaskView. */
 const toView = (t) => ({
-  task_id: t.taskId,
-  status: t.status,
-  status_message: t.statusMessage,
-  ttl_ms: t.ttlMs ?? undefined,
-  poll_interval_ms: t.pollIntervalMs,
-  created_at_ms: Date.parse(t.createdAt) || undefined,
-  last_updated_at_ms: Date.parse(t.lastUpdatedAt) || undefined,
+  task_id: t.taskId, status: t.status, status_message: t.statusMessage,
+  ttl_ms: t.ttlMs ?? undefined, poll_interval_ms: t.pollIntervalMs,
+  created_at_ms: Date.parse(t.createdAt) || undefined, last_updated_at_ms: Date.parse(t.lastUpdatedAt) || undefined,
   input_requests: Object.entries(t.inputRequests ?? {}).map(([key, request]) => ({ key, request })),
   result: t.result ? { is_error: t.result.isError === true, value: t.result } : undefined,
   error: t.error,
@@ -246,18 +207,13 @@ function drive(outputs) {
         panel.dataset.outcome = o.outcome;
         document.getElementById('task-outcome').textContent = `${o.outcome} (${o.status ?? '—'})`;
         break;
-      case 'send':
-        send(o.request);
-        break;
+      case 'send': send(o.request); break;
       case 'wake_at':
         clearTimeout(wake);
         wake = setTimeout(() => drive(tracker.timeout(Date.now())), Math.max(0, o.at - Date.now()));
         break;
-      case 'violation':
-        log(`violation ${o.violation.rule}: ${o.violation.detail}`);
-        break;
-      default:
-        break;
+      case 'violation': log(`violation ${o.violation.rule}: ${o.violation.detail}`); break;
+      default: break;
     }
   }
 }
@@ -267,50 +223,27 @@ async function send(request) {
   try {
     if (request.kind === 'get') {
       const m = await rpc('tasks/get', id, { taskId: id });
-      drive(
-        tracker.handle(
-          Date.now(),
-          m.error
-            ? { type: 'request_failed', request: 'get', failure: { kind: 'rpc', error: m.error } }
-            : { type: 'task_polled', task: toView(m.result) },
-        ),
-      );
+      drive(tracker.handle(Date.now(), m.error
+        ? { type: 'request_failed', request: 'get', failure: { kind: 'rpc', error: m.error } }
+        : { type: 'task_polled', task: toView(m.result) }));
     } else if (request.kind === 'cancel') {
       const m = await rpc('tasks/cancel', id, { taskId: id });
-      drive(
-        tracker.handle(Date.now(), {
-          type: 'cancel_answered',
-          answer: m.error ? { kind: 'rpc_error', code: m.error.code } : { kind: 'ack' },
-        }),
-      );
+      drive(tracker.handle(Date.now(), { type: 'cancel_answered', answer: m.error ? { kind: 'rpc_error', code: m.error.code } : { kind: 'ack' } }));
     }
-  } catch {
-    drive(
-      tracker.handle(Date.now(), { type: 'request_failed', request: request.kind, failure: { kind: 'transport' } }),
-    );
+  } catch (e) {
+    drive(tracker.handle(Date.now(), { type: 'request_failed', request: request.kind, failure: { kind: 'transport' } }));
   }
 }
 
 document.getElementById('start').addEventListener('click', async (ev) => {
   ev.target.disabled = true;
-  tracker = new Tracker('task-2026', { poll: { jitter: 'none', initial_ms: 500 } });
-  const m = await rpc('tools/call', 'slow_compute', {
-    name: 'slow_compute',
-    arguments: { seconds: TASK_SECONDS, label: 'cancel-page' },
-  });
-  if (m.error) {
-    log(`tools/call failed: ${m.error.message}`);
-    return;
-  }
+  tracker = new Tracker('task-2026', { poll: { jitter: 'none', initialMs: 500 } });
+  const m = await rpc('tools/call', 'slow_compute', { name: 'slow_compute', arguments: { seconds: TASK_SECONDS, label: 'cancel-page' } });
+  if (m.error) { log(`tools/call failed: ${m.error.message}`); return; }
   document.getElementById('task-id').textContent = m.result.taskId ?? '(sync result)';
-  drive(
-    tracker.handle(
-      Date.now(),
-      m.result.resultType === 'task'
-        ? { type: 'task_created', task: toView(m.result) }
-        : { type: 'call_result', result: { is_error: m.result.isError === true, value: m.result } },
-    ),
-  );
+  drive(tracker.handle(Date.now(), m.result.resultType === 'task'
+    ? { type: 'task_created', task: toView(m.result) }
+    : { type: 'call_result', result: { is_error: m.result.isError === true, value: m.result } }));
 });
 
 taskButton.addEventListener('click', () => {
