@@ -248,28 +248,28 @@ export function cancelWindowCode(modelCode: number, statusCode: number): 0 | 1 |
 /**
  * What a cancel answer means.
  * @throws {LongcallError} `invalid_input` for a malformed answer, `status_not_in_model`.
- * @example classifyCancelAnswer('job', { kind: 'job_error', http_status: 409, code: 'job_generation_already_started' }) // 'too_late'
+ * @example classifyCancelAnswer('job', { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' }) // 'too_late'
  */
-export function classifyCancelAnswer(model: Model, answer: CancelAnswer): CancelVerdict;
+export function classifyCancelAnswer(model: Model, answer: Camelized<CancelAnswer>): CancelVerdict;
 /**
  * Admission advice for a submit (never "resubmit").
  * @throws {LongcallError} `invalid_input`.
  * @example classifySubmit({ kind: 'local_timeout' }) // { advice: 'reconcile' }
  */
-export function classifySubmit(submitted: Submitted): Advice;
+export function classifySubmit(submitted: Camelized<Submitted>): Camelized<Advice>;
 /** The advice when an MCP `CreateTaskResult` was lost: reconcile, never repeat blindly. */
-export function mcpCreateLost(): Advice;
+export function mcpCreateLost(): Camelized<Advice>;
 /**
  * Plans the `jobs_wait` calls for a wave (chunks of 20; duplicates and known-terminal ids left out).
  * @throws {LongcallError} `invalid_input` (an empty id, a malformed argument).
  */
-export function planWaits(args: { ids: string[]; terminal?: string[]; wait_for?: WaitFor; timeout_seconds?: number | null; include_results?: boolean }): WaitPlan;
+export function planWaits(args: { ids: string[]; terminal?: string[]; waitFor?: WaitFor; timeoutSeconds?: number | null; includeResults?: boolean }): { calls: WaitCall[]; waitFor: WaitFor; duplicates: string[]; alreadyTerminal: string[] };
 /**
  * The poll times (absolute ms) a fresh schedule produces, as `longcall plan` prints them.
  * @throws {LongcallError} `invalid_config` (bad policy), `invalid_input` (count over 10000).
  * @example pollPlan({ policy: { jitter: 'none' }, count: 3 }) // [1000, 3000, 7000]
  */
-export function pollPlan(args: { policy?: PollPolicy; seed?: number; start_ms?: number; count: number; server_interval_ms?: number | null }): number[];
+export function pollPlan(args: { policy?: TrackerConfig['poll']; seed?: number; startMs?: number; count: number; serverIntervalMs?: number | null }): number[];
 /** The task status a job status maps to (SEMANTICS §8). @throws {LongcallError} for a non-job status. */
 export function taskStatusFor(jobStatus: JobStatus): TaskStatus;
 /** The job statuses a task status stands for (`[]` for `input_required`). @throws {LongcallError} for a non-task status. */

@@ -30,24 +30,26 @@ export const cases = {
     assert.equal(lc.WINDOWS[lc.cancelWindowCode(2, 5)], 'open');
     assert.equal(lc.cancelWindowCode(2, 0), lc.BAD_CODE, 'working is not a job status');
     assert.equal(lc.cancelWindowCode(NaN, 5), lc.BAD_CODE);
-    assert.equal(lc.classifyCancelAnswer('job', { kind: 'job_error', http_status: 409, code: 'job_generation_already_started' }), 'too_late');
+    assert.equal(lc.classifyCancelAnswer('job', { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' }), 'too_late');
     assert.equal(lc.classifyCancelAnswer('task-2026', { kind: 'ack' }), 'acknowledged');
     assert.throws(() => lc.classifyOutcome('job', 'queued', { result: null, error: false }), { code: 'invalid_input' });
   },
 
   'admission, batch, poll plan, mapping, ownership, tables'({ lc, assert }) {
-    assert.deepEqual(lc.classifySubmit({ kind: 'answer', http_status: 429, error_code: 'rate_limit_exceeded', retry_after_ms: 30000 }), { advice: 'retry_after', not_before_ms: 30000 });
+    assert.deepEqual(lc.classifySubmit({ kind: 'answer', httpStatus: 429, errorCode: 'rate_limit_exceeded', retryAfterMs: 30000 }), { advice: 'retry_after', notBeforeMs: 30000 });
     assert.deepEqual(lc.classifySubmit({ kind: 'local_timeout' }), { advice: 'reconcile' });
     assert.deepEqual(lc.mcpCreateLost(), { advice: 'reconcile' });
     const ids = Array.from({ length: 45 }, (_, i) => `job_${i}`);
-    const plan = lc.planWaits({ ids: [...ids, 'job_3'], terminal: ['job_0'], wait_for: 'any' });
+    const plan = lc.planWaits({ ids: [...ids, 'job_3'], terminal: ['job_0'], waitFor: 'any' });
     assert.deepEqual(plan.calls.map((c) => c.job_ids.length), [20, 20, 4]);
     assert.deepEqual(plan.duplicates, ['job_3']);
-    assert.deepEqual(plan.already_terminal, ['job_0']);
-    assert.equal(plan.calls[0].wait_for, 'any');
+    assert.deepEqual(plan.alreadyTerminal, ['job_0']);
+    assert.equal(plan.waitFor, 'any');
+    assert.throws(() => lc.planWaits({ ids: ['a'], wait_for: 'any' }), { code: 'malformed' });
+    assert.equal(plan.calls[0].wait_for, 'any', 'each call is the jobs_wait body as the wire spells it');
     assert.throws(() => lc.planWaits({ ids: [''] }), { code: 'invalid_input' });
     assert.deepEqual(lc.pollPlan({ policy: { jitter: 'none' }, count: 6 }), [1000, 3000, 7000, 15000, 31000, 61000]);
-    assert.throws(() => lc.pollPlan({ policy: { multiplier_percent: 50 }, count: 1 }), { code: 'invalid_config' });
+    assert.throws(() => lc.pollPlan({ policy: { multiplierPercent: 50 }, count: 1 }), { code: 'invalid_config' });
     assert.throws(() => lc.pollPlan({ count: 1e6 }), { code: 'invalid_input' });
     assert.equal(lc.taskStatusFor('canceled'), 'cancelled');
     assert.deepEqual(lc.jobStatusesFor('failed'), ['failed', 'expired']);
@@ -144,7 +146,7 @@ export const cases = {
       classifyCancelAnswer: (x) => [() => lc.classifyCancelAnswer('job', x), () => lc.classifyCancelAnswer(x, { kind: 'ack' })],
       classifySubmit: (x) => [() => lc.classifySubmit(x)],
       planWaits: (x) => [() => lc.planWaits(x), () => lc.planWaits({ ids: x })],
-      pollPlan: (x) => [() => lc.pollPlan(x), () => lc.pollPlan({ count: x }), () => lc.pollPlan({ count: 2, start_ms: x })],
+      pollPlan: (x) => [() => lc.pollPlan(x), () => lc.pollPlan({ count: x }), () => lc.pollPlan({ count: 2, startMs: x })],
       taskStatusFor: (x) => [() => lc.taskStatusFor(x)],
       jobStatusesFor: (x) => [() => lc.jobStatusesFor(x)],
       jobAccess: (x) => [() => lc.jobAccess(x, x)],

@@ -33,9 +33,10 @@ const camelKeys = (v) => (v && typeof v === 'object' && !Array.isArray(v)
 const TARGETS = {
   model_parse: (lc, c) => ({ bad: () => lc.statuses(c.input ?? textOf(c)), follow: () => lc.statuses(c.follow_up) }),
   status_parse: (lc, c) => ({ bad: () => lc.parseStatus(c.model, c.input), follow: () => lc.parseStatus(c.model, c.follow_up) }),
-  // JavaScript spells configuration keys in camelCase (the catalogue is the core's snake_case).
+  // JavaScript spells keys in camelCase (the catalogue is the core's snake_case); the tracker
+  // inputs go through the snake_case `handle`, as the catalogue spells them.
   tracker_config: (lc, c) => ({ bad: () => new lc.Tracker(c.model, camelKeys(valueOf(c))), follow: () => new lc.Tracker(c.model, camelKeys(c.follow_up)) }),
-  poll_policy: (lc, c) => ({ bad: () => lc.pollPlan({ policy: valueOf(c), count: 1 }), follow: () => lc.pollPlan({ policy: c.follow_up, count: 1 }) }),
+  poll_policy: (lc, c) => ({ bad: () => lc.pollPlan({ policy: camelKeys(valueOf(c)), count: 1 }), follow: () => lc.pollPlan({ policy: camelKeys(c.follow_up), count: 1 }) }),
   poll_plan: (lc, c) => ({
     bad: () => lc.pollPlan({ count: c.input.count }),
     follow: (assert) => assert.equal(lc.pollPlan({ count: c.follow_up.count }).length, c.follow_up.count),
@@ -48,13 +49,13 @@ const TARGETS = {
   },
   vector_parse: (lc, c) => ({ bad: () => lc.replay(textOf(c)), follow: () => lc.replay(JSON.stringify(c.follow_up)) }),
   batch_ids: (lc, c) => ({ bad: () => lc.planWaits({ ids: valueOf(c) }), follow: () => lc.planWaits({ ids: c.follow_up }) }),
-  cancel_answer: (lc, c) => ({ bad: () => lc.classifyCancelAnswer(c.model, valueOf(c)), follow: () => lc.classifyCancelAnswer(c.model, c.follow_up) }),
+  cancel_answer: (lc, c) => ({ bad: () => lc.classifyCancelAnswer(c.model, camelKeys(valueOf(c))), follow: () => lc.classifyCancelAnswer(c.model, camelKeys(c.follow_up)) }),
   outcome_classify: (lc, c) => ({
     bad: () => lc.classifyOutcome(c.model, c.input.status, c.input.payload),
     follow: () => lc.classifyOutcome(c.model, c.follow_up.status, c.follow_up.payload),
   }),
   tracker_input: (lc, c) => {
-    const t = new lc.Tracker(c.model, c.config ?? null);
+    const t = new lc.Tracker(c.model, camelKeys(c.config ?? null));
     for (const s of c.setup ?? []) t.handle(s.at, s.input);
     let before;
     return {

@@ -65,7 +65,7 @@ export const cases = {
     const huge = 'x'.repeat(1_000_000);
     const calls = [
       () => lc.parseStatus('job', huge), () => lc.statuses(huge), () => new lc.CancelButton('job').handleVerdict(huge),
-      () => lc.classifyCancelAnswer('job', { kind: 'job_error', http_status: 409, code: huge }),
+      () => lc.classifyCancelAnswer('job', { kind: 'job_error', httpStatus: 409, code: huge }),
       () => new lc.Tracker('job').handle(0, { type: huge }), () => lc.Tracker.restore(huge),
       () => lc.replay(`{"name": "${huge}"`), () => new lc.Tracker('job').handle(0, { type: 'job_created', job: { id: 'j', status: 7 } }),
       () => lc.parseStatus(10n, 'x'), () => lc.observe(Symbol('m'), 'a', 'b'), () => new lc.CancelButton().handleVerdict(),
