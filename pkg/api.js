@@ -25,24 +25,66 @@ export { isLongcallError };
 
 export const {
   // lifecycle
-  parseStatus, transition, observe, observeCode, statuses, transitionTable, seed,
+  parseStatus,
+  transition,
+  observe,
+  observeCode,
+  statuses,
+  transitionTable,
+  seed,
   // outcomes, cancel, admission, batch, poll, mapping, ownership
-  classifyOutcome, needsResultFetch, cancelWindow, cancelWindowCode, classifyCancelAnswer,
-  classifySubmit, mcpCreateLost, planWaits, pollPlan, taskStatusFor, jobStatusesFor,
-  mappingConcepts, jobAccess, taskAccess, errorCodes, violationRules, codeTables,
+  classifyOutcome,
+  needsResultFetch,
+  cancelWindow,
+  cancelWindowCode,
+  classifyCancelAnswer,
+  classifySubmit,
+  mcpCreateLost,
+  planWaits,
+  pollPlan,
+  taskStatusFor,
+  jobStatusesFor,
+  mappingConcepts,
+  jobAccess,
+  taskAccess,
+  errorCodes,
+  violationRules,
+  codeTables,
   // stateful
-  CancelButton, Tracker, Wave, jobErrorCode,
+  CancelButton,
+  Tracker,
+  Wave,
+  jobErrorCode,
   // vectors
-  replay, wasmMemory,
+  replay,
+  wasmMemory,
   // MCP wire (bindings/wasm/src/wire.rs): JSON-RPC answers -> tracker inputs, tracker requests ->
   // JSON-RPC requests + HTTP headers, both revisions. The `longcall/mcp` adapter is built on these.
-  readAnswer, readNotification, buildRequest, buildCall, capabilityMeta,
+  readAnswer,
+  readNotification,
+  buildRequest,
+  buildCall,
+  capabilityMeta,
 } = a;
 
 export {
-  MODELS, STATUSES, OBSERVATIONS, TRANSITIONS, WINDOWS, OUTPUT_KINDS, REQUEST_KINDS, BUTTON_STATES,
-  OUTCOMES, STOP_REASONS, JOB_ERROR_CODES, CANCEL_VERDICTS, ERROR_CODES, RULES, TASK_STATUSES,
-  JOB_STATUSES, BAD_CODE,
+  MODELS,
+  STATUSES,
+  OBSERVATIONS,
+  TRANSITIONS,
+  WINDOWS,
+  OUTPUT_KINDS,
+  REQUEST_KINDS,
+  BUTTON_STATES,
+  OUTCOMES,
+  STOP_REASONS,
+  JOB_ERROR_CODES,
+  CANCEL_VERDICTS,
+  ERROR_CODES,
+  RULES,
+  TASK_STATUSES,
+  JOB_STATUSES,
+  BAD_CODE,
 } from './codes.js';
 
 export const { fastOutputs, decodeFast } = makeFast(wasmMemory);

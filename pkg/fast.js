@@ -39,18 +39,41 @@ export function makeFast(wasmMemory) {
     const out = fastOutputs();
     const list = [];
     for (let i = 0; i < n; i++) {
-      const k = out[base + 3 * i], a = out[base + 3 * i + 1], b = out[base + 3 * i + 2];
+      const k = out[base + 3 * i],
+        a = out[base + 3 * i + 1],
+        b = out[base + 3 * i + 2];
       switch (k) {
-        case 0: list.push({ type: 'idle' }); break;
-        case 1: list.push({ type: 'wake_at', at: a }); break;
-        case 2: list.push(b >= 0 ? tracker.fastDetail(b) : { type: 'send', request: { kind: REQUEST_KINDS[a], handle: tracker.id } }); break;
-        case 3: list.push(tracker.fastDetail(a)); break;
-        case 4: list.push({ type: 'button', state: BUTTON_STATES[a] }); break;
-        case 5: list.push({ type: 'status', status: STATUSES[a] }); break;
-        case 6: list.push(tracker.fastDetail(b)); break;
-        case 7: list.push({ type: 'settled', outcome: OUTCOMES[a], status: b === BAD_CODE ? null : STATUSES[b] }); break;
-        case 8: list.push({ type: 'stopped', reason: STOP_REASONS[a] }); break;
-        default: throw coded('invalid_input', `decodeFast: no output of kind ${k} here`);
+        case 0:
+          list.push({ type: 'idle' });
+          break;
+        case 1:
+          list.push({ type: 'wake_at', at: a });
+          break;
+        case 2:
+          list.push(
+            b >= 0 ? tracker.fastDetail(b) : { type: 'send', request: { kind: REQUEST_KINDS[a], handle: tracker.id } },
+          );
+          break;
+        case 3:
+          list.push(tracker.fastDetail(a));
+          break;
+        case 4:
+          list.push({ type: 'button', state: BUTTON_STATES[a] });
+          break;
+        case 5:
+          list.push({ type: 'status', status: STATUSES[a] });
+          break;
+        case 6:
+          list.push(tracker.fastDetail(b));
+          break;
+        case 7:
+          list.push({ type: 'settled', outcome: OUTCOMES[a], status: b === BAD_CODE ? null : STATUSES[b] });
+          break;
+        case 8:
+          list.push({ type: 'stopped', reason: STOP_REASONS[a] });
+          break;
+        default:
+          throw coded('invalid_input', `decodeFast: no output of kind ${k} here`);
       }
     }
     return list;

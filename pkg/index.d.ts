@@ -5,14 +5,56 @@
 // except the numbers-only `*Code` functions, which return `BAD_CODE` (255) instead.
 
 import type {
-  Model, Status, Observation, Transition, CancelWindow, OutputKind, RequestKind, ButtonState, Outcome, StopReason, JobErrorCode, CancelVerdict, ErrorCode, Rule, TaskStatus, JobStatus, ModelCode, StatusCode, ObservationCode, TransitionCode,
+  Model,
+  Status,
+  Observation,
+  Transition,
+  CancelWindow,
+  OutputKind,
+  RequestKind,
+  ButtonState,
+  Outcome,
+  StopReason,
+  JobErrorCode,
+  CancelVerdict,
+  ErrorCode,
+  Rule,
+  TaskStatus,
+  JobStatus,
+  ModelCode,
+  StatusCode,
+  ObservationCode,
+  TransitionCode,
 } from './codes.js';
 export type {
-  Model, Status, Observation, Transition, CancelWindow, OutputKind, RequestKind, ButtonState, Outcome, StopReason, JobErrorCode, CancelVerdict, ErrorCode, Rule, TaskStatus, JobStatus, ModelCode, StatusCode, ObservationCode, TransitionCode,
+  Model,
+  Status,
+  Observation,
+  Transition,
+  CancelWindow,
+  OutputKind,
+  RequestKind,
+  ButtonState,
+  Outcome,
+  StopReason,
+  JobErrorCode,
+  CancelVerdict,
+  ErrorCode,
+  Rule,
+  TaskStatus,
+  JobStatus,
+  ModelCode,
+  StatusCode,
+  ObservationCode,
+  TransitionCode,
 } from './codes.js';
 
 /** The statuses model `M` speaks. */
-export type StatusOf<M extends Model> = M extends 'job' ? JobStatus : M extends 'task-2026' | 'task-2025' ? TaskStatus : Status;
+export type StatusOf<M extends Model> = M extends 'job'
+  ? JobStatus
+  : M extends 'task-2026' | 'task-2025'
+    ? TaskStatus
+    : Status;
 
 /** What every export throws on bad input: a plain `Error` with a stable `code`; `message` is for people. */
 export interface LongcallError extends Error {
@@ -21,7 +63,15 @@ export interface LongcallError extends Error {
 }
 
 /** Where the .wasm comes from: its URL, a `Response` (or a promise of one), its bytes, or a compiled module. */
-export type WasmSource = string | URL | Request | Response | PromiseLike<Response> | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+export type WasmSource =
+  | string
+  | URL
+  | Request
+  | Response
+  | PromiseLike<Response>
+  | ArrayBuffer
+  | ArrayBufferView
+  | WebAssembly.Module;
 
 /**
  * Loads the module (in a browser, nothing is fetched until this is called). By default the .wasm
@@ -86,23 +136,50 @@ export type Seed = 'normal' | 'unusual' | 'violation';
 /** MUST or SHOULD. */
 export type Level = 'must' | 'should';
 /** One broken rule, with what was seen. */
-export interface Violation { rule: Rule; level: Level; detail: string }
+export interface Violation {
+  rule: Rule;
+  level: Level;
+  detail: string;
+}
 /** Any JSON value (tool results, elicitation requests and answers). */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** A JSON-RPC error object. Compare codes, never message text. */
-export interface RpcError { code: number; message?: string; data?: Json }
+export interface RpcError {
+  code: number;
+  message?: string;
+  data?: Json;
+}
 /** A tool result with its `isError` flag read out. */
-export interface ToolResult { is_error: boolean; value: Json }
+export interface ToolResult {
+  is_error: boolean;
+  value: Json;
+}
 /** One outstanding input request of an `input_required` task. */
-export interface InputRequest { key: string; request: Json }
+export interface InputRequest {
+  key: string;
+  request: Json;
+}
 /** One observation of a task (`tasks/get`, a notification, the creating answer). Times are ms. */
 export interface TaskView {
-  task_id: string; status: TaskStatus; status_message?: string; created_at_ms?: number; last_updated_at_ms?: number;
-  ttl_ms?: number; poll_interval_ms?: number; input_requests?: InputRequest[]; result?: ToolResult; error?: RpcError;
+  task_id: string;
+  status: TaskStatus;
+  status_message?: string;
+  created_at_ms?: number;
+  last_updated_at_ms?: number;
+  ttl_ms?: number;
+  poll_interval_ms?: number;
+  input_requests?: InputRequest[];
+  result?: ToolResult;
+  error?: RpcError;
 }
 /** One observation of a job (`jobs_get`, an entry of `jobs_wait`). */
-export interface JobView { id: string; status: JobStatus; result?: Json; error?: Json }
+export interface JobView {
+  id: string;
+  status: JobStatus;
+  result?: Json;
+  error?: Json;
+}
 /** A cancel answer as the wire said it. */
 export type CancelAnswer =
   | { kind: 'ack' }
@@ -153,9 +230,13 @@ export type Output =
 /** A snake_case name in the camelCase JavaScript spells it (`poll_interval_ms` -> `pollIntervalMs`). */
 export type CamelCase<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
 /** A core type with every key in camelCase, as the structured JavaScript API takes and returns it. */
-export type Camelized<T> = T extends readonly [infer A, infer B] ? [Camelized<A>, Camelized<B>]
-  : T extends readonly (infer U)[] ? Camelized<U>[]
-  : T extends object ? { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelized<T[K]> } : T;
+export type Camelized<T> = T extends readonly [infer A, infer B]
+  ? [Camelized<A>, Camelized<B>]
+  : T extends readonly (infer U)[]
+    ? Camelized<U>[]
+    : T extends object
+      ? { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelized<T[K]> }
+      : T;
 /** What {@link Tracker.handleInput} takes: an {@link Input} in camelCase (`{type: 'task_polled', task: {taskId, status, pollIntervalMs}}`). */
 export type TrackerInput = Camelized<Input>;
 /** What the camelCase tracker methods (and `decodeFast`) return: an {@link Output} in camelCase (`request.idempotencyKey`). */
@@ -165,29 +246,66 @@ export type TrackerRequest = Camelized<Request>;
 /** How a backoff delay is randomized. */
 export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated';
 /** The client's own poll schedule, in the core's spelling (vectors, `pollPlan`). */
-export interface PollPolicy { initial_ms?: number; multiplier_percent?: number; cap_ms?: number; jitter?: Jitter; min_interval_ms?: number; max_polls?: number | null }
+export interface PollPolicy {
+  initial_ms?: number;
+  multiplier_percent?: number;
+  cap_ms?: number;
+  jitter?: Jitter;
+  min_interval_ms?: number;
+  max_polls?: number | null;
+}
 /** The tracker configuration in the core's spelling (vectors). JavaScript passes {@link TrackerConfig}. */
-export interface CoreTrackerConfig { poll?: PollPolicy; seed?: number; deadline_ms?: number | null }
+export interface CoreTrackerConfig {
+  poll?: PollPolicy;
+  seed?: number;
+  deadline_ms?: number | null;
+}
 /**
  * How a tracker polls and how long it watches (integers up to 2^53-1); missing keys take their
  * defaults (1000 ms, x2, 30 s cap, full jitter, 500 ms minimum). A key not listed here is
  * refused with `invalid_config` naming it.
  */
 export interface TrackerConfig {
-  poll?: { initialMs?: number; multiplierPercent?: number; capMs?: number; jitter?: Jitter; minIntervalMs?: number; maxPolls?: number | null };
+  poll?: {
+    initialMs?: number;
+    multiplierPercent?: number;
+    capMs?: number;
+    jitter?: Jitter;
+    minIntervalMs?: number;
+    maxPolls?: number | null;
+  };
   seed?: number;
   deadlineMs?: number | null;
 }
 /** What a host shows or stores about a watched call. */
 export interface RunRecord {
-  model: Model; handle: string | null; status: Status | null; poll_interval_ms: number | null; last_observed_at: number | null;
-  next_poll_at: number | null; ttl_deadline: number | null; polls_sent: number; cancel: ButtonState; outcome: Outcome | null;
-  stopped: StopReason | null; violations: Violation[]; violation_count: number;
+  model: Model;
+  handle: string | null;
+  status: Status | null;
+  poll_interval_ms: number | null;
+  last_observed_at: number | null;
+  next_poll_at: number | null;
+  ttl_deadline: number | null;
+  polls_sent: number;
+  cancel: ButtonState;
+  outcome: Outcome | null;
+  stopped: StopReason | null;
+  violations: Violation[];
+  violation_count: number;
 }
 /** What came with a terminal status: `result` is `isError` when a tool result is present. */
-export interface Payload { result: boolean | null; error: boolean }
+export interface Payload {
+  result: boolean | null;
+  error: boolean;
+}
 /** A Sume admission error code. */
-export type AdmissionErrorCode = 'queue_full' | 'insufficient_credits' | 'rate_limit_exceeded' | 'not_found' | 'none' | 'other';
+export type AdmissionErrorCode =
+  | 'queue_full'
+  | 'insufficient_credits'
+  | 'rate_limit_exceeded'
+  | 'not_found'
+  | 'none'
+  | 'other';
 /** What happened to a submit request. */
 export type Submitted =
   | { kind: 'answer'; http_status: number; error_code: AdmissionErrorCode; retry_after_ms: number | null }
@@ -204,22 +322,41 @@ export type Advice =
 /** What a `jobs_wait` call waits for. */
 export type WaitFor = 'all' | 'any';
 /** The body of one `jobs_wait` call. */
-export interface WaitCall { job_ids: string[]; wait_for: WaitFor; timeout_seconds?: number; include_results: boolean }
+export interface WaitCall {
+  job_ids: string[];
+  wait_for: WaitFor;
+  timeout_seconds?: number;
+  include_results: boolean;
+}
 /** The calls for one wave of ids. */
-export interface WaitPlan { calls: WaitCall[]; wait_for: WaitFor; duplicates: string[]; already_terminal: string[] }
+export interface WaitPlan {
+  calls: WaitCall[];
+  wait_for: WaitFor;
+  duplicates: string[];
+  already_terminal: string[];
+}
 /** A job's owner or a caller. */
-export interface Owner { workspace: string; member: string }
+export interface Owner {
+  workspace: string;
+  member: string;
+}
 /** Whether a caller may see a task or job. */
 export type Access = 'owner' | 'hidden';
 /** A scenario vector (format: src/vector.rs). */
 export interface Vector {
-  name: string; about?: string; model: Model; config?: CoreTrackerConfig;
+  name: string;
+  about?: string;
+  model: Model;
+  config?: CoreTrackerConfig;
   steps: { at: number; input?: Input; timeout?: boolean; error?: ErrorCode; expect: Output[] }[];
   record?: Partial<RunRecord>;
 }
 /** What {@link replay} reports. */
 export interface ReplayReport {
-  name: string; passed: boolean; record: RunRecord; record_ok: boolean;
+  name: string;
+  passed: boolean;
+  record: RunRecord;
+  record_ok: boolean;
   steps: { index: number; error: ErrorCode | null; outputs: Output[]; ok: boolean }[];
 }
 
@@ -234,7 +371,11 @@ export function seed<M extends Model>(model: M, first: StatusOf<M>): Seed;
  * @throws {LongcallError} `invalid_input` for a status that is not terminal or a bad payload.
  * @example classifyOutcome('task-2026', 'completed', { result: true, error: false }) // { outcome: 'tool_error', violation: null }
  */
-export function classifyOutcome<M extends Model>(model: M, status: StatusOf<M>, payload: Payload): { outcome: Outcome; violation: Rule | null };
+export function classifyOutcome<M extends Model>(
+  model: M,
+  status: StatusOf<M>,
+  payload: Payload,
+): { outcome: Outcome; violation: Rule | null };
 /** Whether a 2025 task's outcome needs a `tasks/result` fetch first. @throws {LongcallError} on a bad model or status. */
 export function needsResultFetch<M extends Model>(model: M, status: StatusOf<M>): boolean;
 /**
@@ -248,28 +389,40 @@ export function cancelWindowCode(modelCode: number, statusCode: number): 0 | 1 |
 /**
  * What a cancel answer means.
  * @throws {LongcallError} `invalid_input` for a malformed answer, `status_not_in_model`.
- * @example classifyCancelAnswer('job', { kind: 'job_error', http_status: 409, code: 'job_generation_already_started' }) // 'too_late'
+ * @example classifyCancelAnswer('job', { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' }) // 'too_late'
  */
-export function classifyCancelAnswer(model: Model, answer: CancelAnswer): CancelVerdict;
+export function classifyCancelAnswer(model: Model, answer: Camelized<CancelAnswer>): CancelVerdict;
 /**
  * Admission advice for a submit (never "resubmit").
  * @throws {LongcallError} `invalid_input`.
  * @example classifySubmit({ kind: 'local_timeout' }) // { advice: 'reconcile' }
  */
-export function classifySubmit(submitted: Submitted): Advice;
+export function classifySubmit(submitted: Camelized<Submitted>): Camelized<Advice>;
 /** The advice when an MCP `CreateTaskResult` was lost: reconcile, never repeat blindly. */
-export function mcpCreateLost(): Advice;
+export function mcpCreateLost(): Camelized<Advice>;
 /**
  * Plans the `jobs_wait` calls for a wave (chunks of 20; duplicates and known-terminal ids left out).
  * @throws {LongcallError} `invalid_input` (an empty id, a malformed argument).
  */
-export function planWaits(args: { ids: string[]; terminal?: string[]; wait_for?: WaitFor; timeout_seconds?: number | null; include_results?: boolean }): WaitPlan;
+export function planWaits(args: {
+  ids: string[];
+  terminal?: string[];
+  waitFor?: WaitFor;
+  timeoutSeconds?: number | null;
+  includeResults?: boolean;
+}): { calls: WaitCall[]; waitFor: WaitFor; duplicates: string[]; alreadyTerminal: string[] };
 /**
  * The poll times (absolute ms) a fresh schedule produces, as `longcall plan` prints them.
  * @throws {LongcallError} `invalid_config` (bad policy), `invalid_input` (count over 10000).
  * @example pollPlan({ policy: { jitter: 'none' }, count: 3 }) // [1000, 3000, 7000]
  */
-export function pollPlan(args: { policy?: PollPolicy; seed?: number; start_ms?: number; count: number; server_interval_ms?: number | null }): number[];
+export function pollPlan(args: {
+  policy?: TrackerConfig['poll'];
+  seed?: number;
+  startMs?: number;
+  count: number;
+  serverIntervalMs?: number | null;
+}): number[];
 /** The task status a job status maps to (the task/job mapping of the core). @throws {LongcallError} for a non-job status. */
 export function taskStatusFor(jobStatus: JobStatus): TaskStatus;
 /** The job statuses a task status stands for (`[]` for `input_required`). @throws {LongcallError} for a non-task status. */
@@ -439,13 +592,21 @@ export interface Tracker extends TrackerCore {}
 export type WaveOutput =
   | { type: 'wait'; callId: number; call: WaitCall }
   | { type: 'job'; id: string; output: TrackerOutput }
-  | { type: 'ignored'; id: string; reason: { kind: 'not_in_wave' } | { kind: 'refused'; code: ErrorCode; message: string } }
+  | {
+      type: 'ignored';
+      id: string;
+      reason: { kind: 'not_in_wave' } | { kind: 'refused'; code: ErrorCode; message: string };
+    }
   | { type: 'satisfied'; by: string | null }
   | { type: 'wake_at'; at: number }
   | { type: 'idle' };
 /** How a {@link Wave} waits; missing keys take their defaults (all, 50 s, results included, 500 ms between rounds). */
 export interface WaveConfig {
-  waitFor?: WaitFor; timeoutSeconds?: number; includeResults?: boolean; minRoundIntervalMs?: number; seed?: number;
+  waitFor?: WaitFor;
+  timeoutSeconds?: number;
+  includeResults?: boolean;
+  minRoundIntervalMs?: number;
+  seed?: number;
   backoff?: TrackerConfig['poll'];
 }
 /**
@@ -470,7 +631,10 @@ export class Wave {
   /** A `jobs_wait` call failed without a usable answer. */
   handleWaitFailed(now: number, callId: number, failure: Camelized<Failure>): WaveOutput[];
   /** The job is no longer needed: queued, its cancel goes out; started, the wave stops waiting (it runs and bills). */
-  release(now: number, id: string): { released: 'cancel_requested' | 'cancel_pending' | 'stopped_waiting' | 'already_done'; outputs: WaveOutput[] };
+  release(
+    now: number,
+    id: string,
+  ): { released: 'cancel_requested' | 'cancel_pending' | 'stopped_waiting' | 'already_done'; outputs: WaveOutput[] };
   /** The person pressed one job's cancel. @throws {LongcallError} `cancel_refused`. */
   pressCancel(now: number, id: string): WaveOutput[];
   /** Something for one job's tracker (its cancel answer, a failed cancel), as {@link Tracker.handleInput} takes it. */
@@ -496,7 +660,23 @@ export class Wave {
 }
 
 export {
-  MODELS, STATUSES, OBSERVATIONS, TRANSITIONS, WINDOWS, OUTPUT_KINDS, REQUEST_KINDS, BUTTON_STATES, OUTCOMES, STOP_REASONS, JOB_ERROR_CODES, CANCEL_VERDICTS, ERROR_CODES, RULES, TASK_STATUSES, JOB_STATUSES, BAD_CODE,
+  MODELS,
+  STATUSES,
+  OBSERVATIONS,
+  TRANSITIONS,
+  WINDOWS,
+  OUTPUT_KINDS,
+  REQUEST_KINDS,
+  BUTTON_STATES,
+  OUTCOMES,
+  STOP_REASONS,
+  JOB_ERROR_CODES,
+  CANCEL_VERDICTS,
+  ERROR_CODES,
+  RULES,
+  TASK_STATUSES,
+  JOB_STATUSES,
+  BAD_CODE,
 } from './codes.js';
 
 // ---- MCP wire (JSON-RPC answers -> tracker inputs; tracker requests -> JSON-RPC + headers) ----
@@ -555,7 +735,17 @@ export function buildRequest(model: TaskModel, request: Request, id: number | st
  * whether to make a task); 2025 asks for one with `params.task: {ttl?}`.
  * @throws {LongcallError} `invalid_input` (arguments not an object), `wrong_model`.
  */
-export function buildCall(model: TaskModel, id: number | string, name: string, args?: { [key: string]: Json } | null, ttlMs?: number | null): BuiltRequest;
+export function buildCall(
+  model: TaskModel,
+  id: number | string,
+  name: string,
+  args?: { [key: string]: Json } | null,
+  ttlMs?: number | null,
+): BuiltRequest;
 
 /** The `_meta` object that declares the 2026 tasks extension on one request. */
-export function capabilityMeta(): { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': Record<string, never> } } };
+export function capabilityMeta(): {
+  'io.modelcontextprotocol/clientCapabilities': {
+    extensions: { 'io.modelcontextprotocol/tasks': Record<string, never> };
+  };
+};

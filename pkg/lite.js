@@ -18,9 +18,23 @@ export { isLongcallError };
 
 export const { observeCode, cancelWindowCode, jobErrorCode, CancelButton, Tracker, wasmMemory } = state.api;
 export {
-  MODELS, STATUSES, OBSERVATIONS, TRANSITIONS, WINDOWS, OUTPUT_KINDS, REQUEST_KINDS, BUTTON_STATES,
-  OUTCOMES, STOP_REASONS, JOB_ERROR_CODES, CANCEL_VERDICTS, ERROR_CODES, RULES, TASK_STATUSES,
-  JOB_STATUSES, BAD_CODE,
+  MODELS,
+  STATUSES,
+  OBSERVATIONS,
+  TRANSITIONS,
+  WINDOWS,
+  OUTPUT_KINDS,
+  REQUEST_KINDS,
+  BUTTON_STATES,
+  OUTCOMES,
+  STOP_REASONS,
+  JOB_ERROR_CODES,
+  CANCEL_VERDICTS,
+  ERROR_CODES,
+  RULES,
+  TASK_STATUSES,
+  JOB_STATUSES,
+  BAD_CODE,
 } from './codes.js';
 
 export const { fastOutputs, decodeFast } = makeFast(wasmMemory);

@@ -35,7 +35,8 @@ function recode(e) {
   const text = e instanceof Error ? e.message : String(e);
   // The glue's own guard against re-entering an instance from inside one of its calls (a
   // toJSON or getter that calls back into the same object).
-  if (/recursive use of an object/.test(text)) return coded('invalid_input', 'this instance is busy: it was called again from inside one of its own calls');
+  if (/recursive use of an object/.test(text))
+    return coded('invalid_input', 'this instance is busy: it was called again from inside one of its own calls');
   return coded('invalid_input', text);
 }
 
@@ -62,20 +63,31 @@ export function bind(glue, { numeric = {}, numericMethods = {} } = {}) {
   const api = {};
   for (const [name, value] of Object.entries(glue)) {
     if (name === 'default' || name === 'initSync') continue;
-    if (typeof value !== 'function') { api[name] = value; continue; }
+    if (typeof value !== 'function') {
+      api[name] = value;
+      continue;
+    }
     if (/^[A-Z]/.test(name) && value.prototype) api[name] = guardClass(value, check, numericMethods[name] ?? {});
     else if (name in numeric) {
       const bad = numeric[name];
       const fn = value;
-      api[name] = function (...args) {
+      api[name] = (...args) => {
         if (!ready) return bad;
-        try { return fn(...args.map(num)); } catch { return bad; }
+        try {
+          return fn(...args.map(num));
+        } catch {
+          return bad;
+        }
       };
     } else {
       const fn = value;
-      api[name] = function (...args) {
+      api[name] = (...args) => {
         check();
-        try { return fn(...args); } catch (e) { throw recode(e); }
+        try {
+          return fn(...args);
+        } catch (e) {
+          throw recode(e);
+        }
       };
     }
     Object.defineProperty(api[name], 'name', { value: name });
@@ -84,7 +96,11 @@ export function bind(glue, { numeric = {}, numericMethods = {} } = {}) {
   /** Instantiates the module from bytes or a compiled module, synchronously. */
   function initSync(input) {
     if (ready) return;
-    try { glue.initSync({ module: input }); } catch (e) { throw coded('not_initialized', `the longcall module could not be instantiated: ${e?.message ?? e}`); }
+    try {
+      glue.initSync({ module: input });
+    } catch (e) {
+      throw coded('not_initialized', `the longcall module could not be instantiated: ${e?.message ?? e}`);
+    }
     ready = true;
   }
 
@@ -92,7 +108,9 @@ export function bind(glue, { numeric = {}, numericMethods = {} } = {}) {
   function init(input) {
     loading ??= (async () => {
       if (ready) return;
-      try { await glue.default({ module_or_path: await input }); } catch (e) {
+      try {
+        await glue.default({ module_or_path: await input });
+      } catch (e) {
         loading = null;
         throw coded('not_initialized', `the longcall module could not be loaded: ${e?.message ?? e}`);
       }
@@ -110,7 +128,11 @@ function guardClass(Cls, check, numericMethods) {
   const proto = Cls.prototype;
   const name = Cls.name;
   const self = (obj, member) => {
-    if (!(obj instanceof Cls)) throw coded('unbound', `${name}.${member} was called without its ${name} (write () => x.${member}(), or bind it)`);
+    if (!(obj instanceof Cls))
+      throw coded(
+        'unbound',
+        `${name}.${member} was called without its ${name} (write () => x.${member}(), or bind it)`,
+      );
     if (!obj.__wbg_ptr) throw coded('freed', `this ${name} was freed; ${member} cannot be used any more`);
     return obj;
   };
@@ -124,22 +146,35 @@ function guardClass(Cls, check, numericMethods) {
         if (this.__wbg_ptr) free.call(this);
       };
     } else if (typeof d.value === 'function' && key in numericMethods) {
-      const fn = d.value, bad = numericMethods[key];
+      const fn = d.value,
+        bad = numericMethods[key];
       d.value = function (...args) {
         self(this, key);
-        try { return fn.apply(this, args.map(num)); } catch { return bad; }
+        try {
+          return fn.apply(this, args.map(num));
+        } catch {
+          return bad;
+        }
       };
     } else if (typeof d.value === 'function') {
       const fn = d.value;
       d.value = function (...args) {
         self(this, key);
-        try { return fn.apply(this, args); } catch (e) { throw recode(e); }
+        try {
+          return fn.apply(this, args);
+        } catch (e) {
+          throw recode(e);
+        }
       };
     } else if (d.get) {
       const get = d.get;
       d.get = function () {
         self(this, key);
-        try { return get.call(this); } catch (e) { throw recode(e); }
+        try {
+          return get.call(this);
+        } catch (e) {
+          throw recode(e);
+        }
       };
     } else continue;
     Object.defineProperty(proto, key, d);
@@ -154,19 +189,34 @@ function guardClass(Cls, check, numericMethods) {
     const fn = d.value;
     Object.defineProperty(Cls, key, {
       ...d,
-      value: function (...args) {
+      value: (...args) => {
         check();
-        try { return fn.apply(Cls, args); } catch (e) { throw recode(e); }
+        try {
+          return fn.apply(Cls, args);
+        } catch (e) {
+          throw recode(e);
+        }
       },
     });
   }
   // JSON.stringify(instance) would show the glue's pointer; a class without toJSON shows {}.
-  if (!('toJSON' in proto)) Object.defineProperty(proto, 'toJSON', { value() { return {}; }, configurable: true, writable: true });
+  if (!('toJSON' in proto))
+    Object.defineProperty(proto, 'toJSON', {
+      value() {
+        return {};
+      },
+      configurable: true,
+      writable: true,
+    });
   // The constructor: a proxy, so `instanceof` and static members stay those of the class.
   return new Proxy(Cls, {
     construct(target, args, newTarget) {
       check();
-      try { return Reflect.construct(target, args, newTarget); } catch (e) { throw recode(e); }
+      try {
+        return Reflect.construct(target, args, newTarget);
+      } catch (e) {
+        throw recode(e);
+      }
     },
   });
 }

@@ -4,7 +4,22 @@
  * wire rendering of a task. A WebAssembly module of its own, so clients never download it.
  * @packageDocumentation
  */
-import type { WasmSource, InputRequest, JobStatus, JobView, Json, LongcallError, Model, Owner, RpcError, Status, TaskStatus, TaskView, ToolResult, WaitFor } from './index.js';
+import type {
+  WasmSource,
+  InputRequest,
+  JobStatus,
+  JobView,
+  Json,
+  LongcallError,
+  Model,
+  Owner,
+  RpcError,
+  Status,
+  TaskStatus,
+  TaskView,
+  ToolResult,
+  WaitFor,
+} from './index.js';
 
 /** Loads the server module (see `longcall`'s `init`); by default `./dist/longcall_server_bg.wasm`. */
 export function init(input?: WasmSource | Promise<WasmSource>): Promise<void>;
@@ -17,7 +32,13 @@ export function isLongcallError(e: unknown): e is LongcallError;
 export type Answer<T, E> = { ok: true; value: T } | { ok: false; error: E };
 
 /** A Sume API error as the job book answers it. */
-export interface ApiError { http_status: number; code: string; message?: string; details?: Json; request_id?: string }
+export interface ApiError {
+  http_status: number;
+  code: string;
+  message?: string;
+  details?: Json;
+  request_id?: string;
+}
 
 /** What became of a worker-side write. Only `applied` changed anything. */
 export type WriteOutcome =
@@ -32,15 +53,26 @@ export type CancelMode = 'cooperative' | 'immediate';
 
 /** `TaskRegistry` configuration; every key is optional and laid over the defaults. */
 export interface RegistryConfig {
-  ttl_ms?: number | null; max_ttl_ms?: number | null; poll_interval_ms?: number | null;
-  retention_ms?: number | null; max_tasks_per_principal?: number | null; cancel?: CancelMode; page_size?: number;
+  ttl_ms?: number | null;
+  max_ttl_ms?: number | null;
+  poll_interval_ms?: number | null;
+  retention_ms?: number | null;
+  max_tasks_per_principal?: number | null;
+  cancel?: CancelMode;
+  page_size?: number;
 }
 
 /** What `handleTimeout` did: stop the workers of these tasks. */
-export interface Sweep { failed: string[]; purged: string[] }
+export interface Sweep {
+  failed: string[];
+  purged: string[];
+}
 
 /** A `tasks/update` ack, with the key lists for the host. */
-export interface UpdateAck { accepted: string[]; ignored: string[] }
+export interface UpdateAck {
+  accepted: string[];
+  ignored: string[];
+}
 
 /** A `tasks/cancel` answer: the 2026 ack, or the 2025 cancelled task. */
 export type CancelReply = { kind: 'ack' } | { kind: 'task'; task: TaskView };
@@ -53,7 +85,10 @@ export type ResultAnswer =
   | { kind: 'blocked'; status: TaskStatus; input_requests: InputRequest[] };
 
 /** A 2025 `tasks/list` page. */
-export interface TaskPage { tasks: TaskView[]; next_cursor: string | null }
+export interface TaskPage {
+  tasks: TaskView[];
+  next_cursor: string | null;
+}
 
 /**
  * The reference MCP task server state (the core's `TaskRegistry`). The host owns the clock and
@@ -100,7 +135,12 @@ export class TaskRegistry {
   /** 2025 `tasks/result` (2026: -32601). */
   result(now: number, principal: string, taskId: string): Answer<ResultAnswer, RpcError>;
   /** `tasks/update`: `{key: response}` or `[[key, response], ...]`. */
-  update(now: number, principal: string, taskId: string, responses: { [key: string]: Json } | [string, Json][]): Answer<UpdateAck, RpcError>;
+  update(
+    now: number,
+    principal: string,
+    taskId: string,
+    responses: { [key: string]: Json } | [string, Json][],
+  ): Answer<UpdateAck, RpcError>;
   /** `tasks/cancel`. */
   cancel(now: number, principal: string, taskId: string): Answer<CancelReply, RpcError>;
   /** 2025 `tasks/list` (2026: -32601). */
@@ -114,9 +154,17 @@ export class TaskRegistry {
 
 /** The 2026 wire task (`CreateTaskResult` / `GetTaskResult` / `notifications/tasks` params). */
 export interface WireTask2026 {
-  taskId: string; status: TaskStatus; statusMessage?: string; createdAt: string; lastUpdatedAt: string;
-  ttlMs: number | null; pollIntervalMs?: number; resultType?: string;
-  inputRequests?: { [key: string]: Json }; result?: Json; error?: RpcError;
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number | null;
+  pollIntervalMs?: number;
+  resultType?: string;
+  inputRequests?: { [key: string]: Json };
+  result?: Json;
+  error?: RpcError;
 }
 
 /** Renders a task view as the 2026 wire task: `'task'` for a create answer, `'complete'` for `tasks/get`, none for a notification. */
@@ -126,13 +174,20 @@ export function renderTask2026(view: TaskView, resultType?: 'task' | 'complete' 
 export function missingCapability2026(message: string): RpcError;
 
 /** `JobBook` configuration; every key is optional and laid over the defaults (2, 20, 1). */
-export interface JobBookConfig { concurrency_per_workspace?: number; queue_limit_per_workspace?: number; cost_per_job?: number }
+export interface JobBookConfig {
+  concurrency_per_workspace?: number;
+  queue_limit_per_workspace?: number;
+  cost_per_job?: number;
+}
 
 /** One `jobs_wait` entry. */
 export type WaitEntry = { kind: 'job'; job: JobView } | { kind: 'not_found'; id: string };
 
 /** A `jobs_wait` snapshot. */
-export interface WaitAnswer { jobs: WaitEntry[]; satisfied: boolean }
+export interface WaitAnswer {
+  jobs: WaitEntry[];
+  satisfied: boolean;
+}
 
 /**
  * The reference Sume job server (the core's `JobBook`): ownership, queue-first admission, the
@@ -164,7 +219,13 @@ export class JobBook {
   /** `jobs_cancel` (queued only; 409 after start). */
   cancel(now: number, owner: Owner, jobId: string, idempotencyKey?: string | null): Answer<JobView, ApiError>;
   /** `jobs_wait` snapshot. */
-  wait(now: number, owner: Owner, jobIds: string[], waitFor?: WaitFor | null, includeResults?: boolean | null): Answer<WaitAnswer, ApiError>;
+  wait(
+    now: number,
+    owner: Owner,
+    jobIds: string[],
+    waitFor?: WaitFor | null,
+    includeResults?: boolean | null,
+  ): Answer<WaitAnswer, ApiError>;
   snapshot(): string;
   static restore(text: string): JobBook;
   free(): void;

@@ -23,14 +23,25 @@ test('the README snippet is examples/cancel-button/cancel-button.js, verbatim', 
 });
 
 test('the example type-checks in strict TypeScript (checkJs)', () => {
-  const r = spawnSync(join(PKG, 'node_modules/.bin/tsc'), ['-p', join(PKG, 'test/types/example.tsconfig.json')], { encoding: 'utf8' });
+  const r = spawnSync(join(PKG, 'node_modules/.bin/tsc'), ['-p', join(PKG, 'test/types/example.tsconfig.json')], {
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
 });
 
 describe('the example page in Chromium at 390 px', () => {
   let server, browser;
-  before(async () => { server = await serveExample(); browser = await launchChromium(); }, { timeout: 60_000 });
-  after(async () => { await browser?.close(); await server?.close(); });
+  before(
+    async () => {
+      server = await serveExample();
+      browser = await launchChromium();
+    },
+    { timeout: 60_000 },
+  );
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
 
   async function flow(job, { until, within = 15_000 }) {
     const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
@@ -42,8 +53,9 @@ describe('the example page in Chromium at 390 px', () => {
       await page.evaluate(() => {
         const b = document.querySelector('#cancel');
         window.__states = [b.dataset.state];
-        new MutationObserver(() => { if (window.__states.at(-1) !== b.dataset.state) window.__states.push(b.dataset.state); })
-          .observe(b, { attributes: true, attributeFilter: ['data-state'] });
+        new MutationObserver(() => {
+          if (window.__states.at(-1) !== b.dataset.state) window.__states.push(b.dataset.state);
+        }).observe(b, { attributes: true, attributeFilter: ['data-state'] });
       });
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 390, `the page is ${width} px wide at 390`);

@@ -22,14 +22,23 @@ test('every wasm-bindgen export is public in api.js', async () => {
 // Names a d.ts declares as values: its own declarations and its value re-exports.
 function declaredValues(dts) {
   const declared = [...dts.matchAll(/^export (?:declare )?(?:function|const|class) (\w+)/gm)].map((m) => m[1]);
-  const reexported = [...dts.matchAll(/^export \{([^}]*)\} from/gm)].flatMap((m) => m[1].split(',').map((s) => s.trim()).filter(Boolean));
+  const reexported = [...dts.matchAll(/^export \{([^}]*)\} from/gm)].flatMap((m) =>
+    m[1]
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   return [...new Set([...declared, ...reexported])].sort();
 }
 
 test('index.d.ts declares exactly the runtime exports, without any', () => {
   const dts = read('index.d.ts');
   assert.deepEqual(declaredValues(dts), Object.keys(lc).sort());
-  assert.doesNotMatch(dts.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''), /:\s*any\b|<any>|\bany\[\]/, 'public types are literal unions, not any');
+  assert.doesNotMatch(
+    dts.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''),
+    /:\s*any\b|<any>|\bany\[\]/,
+    'public types are literal unions, not any',
+  );
 });
 
 test('exports map: types first, node and browser entries, files exist', () => {
@@ -50,12 +59,21 @@ for (const [sub, glueFile, api, dtsFile] of [
     const mod = await import(`longcall/${sub}`);
     const glue = await import(pathToFileURL(join(PKG, glueFile)).href);
     const wasmFns = Object.keys(glue).filter((k) => k !== 'default' && k !== 'initSync');
-    assert.deepEqual(wasmFns.filter((k) => !(k in mod)), [], `add these to pkg/${api} and pkg/${dtsFile}`);
+    assert.deepEqual(
+      wasmFns.filter((k) => !(k in mod)),
+      [],
+      `add these to pkg/${api} and pkg/${dtsFile}`,
+    );
     const dts = read(dtsFile);
     assert.deepEqual(declaredValues(dts), Object.keys(mod).sort());
-    assert.doesNotMatch(dts.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''), /:\s*any\b|<any>|\bany\[\]/, 'public types are literal unions, not any');
+    assert.doesNotMatch(
+      dts.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''),
+      /:\s*any\b|<any>|\bany\[\]/,
+      'public types are literal unions, not any',
+    );
     const entry = pkg.exports[`./${sub}`];
     assert.equal(Object.keys(entry)[0], 'types');
-    for (const f of [`${sub}-node.js`, `${sub}-web.js`]) assert.match(read(f), new RegExp(`^export \\* from '\\./${sub}\\.js';$`, 'm'), f);
+    for (const f of [`${sub}-node.js`, `${sub}-web.js`])
+      assert.match(read(f), new RegExp(`^export \\* from '\\./${sub}\\.js';$`, 'm'), f);
   });
 }

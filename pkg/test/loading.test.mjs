@@ -15,8 +15,12 @@ import { PKG } from './support/paths.mjs';
 
 const WASM = join(PKG, 'dist/longcall_bg.wasm');
 const EXPECTED = {
-  before: 'not_initialized', beforeLite: 'not_initialized', observe: 'skipped', button: 'too_late',
-  outputs: ['status', 'button', 'wake_at'], freed: 'freed',
+  before: 'not_initialized',
+  beforeLite: 'not_initialized',
+  observe: 'skipped',
+  button: 'too_late',
+  outputs: ['status', 'button', 'wake_at'],
+  freed: 'freed',
 };
 
 // Each case in a fresh Node process: a module instance that has not been initialised yet.
@@ -43,7 +47,10 @@ describe('init in Node (web entry, fresh module each time)', () => {
     ['bytes (ArrayBuffer)', 'bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)'],
     ['a WebAssembly.Module', 'new WebAssembly.Module(bytes)'],
     ['a Response', "new Response(bytes, { headers: { 'content-type': 'application/wasm' } })"],
-    ['a promise of a Response', "Promise.resolve(new Response(bytes, { headers: { 'content-type': 'application/wasm' } }))"],
+    [
+      'a promise of a Response',
+      "Promise.resolve(new Response(bytes, { headers: { 'content-type': 'application/wasm' } }))",
+    ],
   ]) {
     test(`init(${what})`, () => {
       const out = viaWeb(`const p = lc.init(${arg}); const again = lc.init(); await p;
@@ -62,13 +69,16 @@ console.log(JSON.stringify([failed, lc.observe('job', 'queued', 'completed')]));
 describe('a page app built three ways, in Chromium', () => {
   let tmp, browser;
   const logs = [];
-  before(async () => {
-    tmp = mkdtempSync(join(tmpdir(), 'longcall-loading-'));
-    mkdirSync(join(tmp, 'node_modules'));
-    symlinkSync(PKG, join(tmp, 'node_modules/longcall'), 'dir');
-    copyFileSync(join(PKG, 'test/loading/app.js'), join(tmp, 'app.js'));
-    browser = await launchChromium();
-  }, { timeout: 60_000 });
+  before(
+    async () => {
+      tmp = mkdtempSync(join(tmpdir(), 'longcall-loading-'));
+      mkdirSync(join(tmp, 'node_modules'));
+      symlinkSync(PKG, join(tmp, 'node_modules/longcall'), 'dir');
+      copyFileSync(join(PKG, 'test/loading/app.js'), join(tmp, 'app.js'));
+      browser = await launchChromium();
+    },
+    { timeout: 60_000 },
+  );
   after(async () => {
     await browser?.close();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
@@ -78,8 +88,11 @@ describe('a page app built three ways, in Chromium', () => {
     const server = await serve(root, {}, headers);
     try {
       const page = await openPage(browser, `${server.base}${path}`, logs);
-      await page.waitForFunction(() => document.title.startsWith('{'), null, { timeout: 30_000 })
-        .catch((e) => { throw new Error(`${e.message}\n${logs.join('\n')}`); });
+      await page
+        .waitForFunction(() => document.title.startsWith('{'), null, { timeout: 30_000 })
+        .catch((e) => {
+          throw new Error(`${e.message}\n${logs.join('\n')}`);
+        });
       return JSON.parse(await page.title());
     } finally {
       await server.close();
@@ -87,14 +100,23 @@ describe('a page app built three ways, in Chromium', () => {
   }
 
   test('plain <script type="module"> with an import map, under a strict CSP with wasm-unsafe-eval', async () => {
-    writeFileSync(join(tmp, 'importmap.html'), `<!doctype html><meta charset="utf-8"><title>loading</title>
+    writeFileSync(
+      join(tmp, 'importmap.html'),
+      `<!doctype html><meta charset="utf-8"><title>loading</title>
 <script type="importmap">{"imports": {"longcall": "./node_modules/longcall/web.js", "longcall/lite": "./node_modules/longcall/lite-web.js"}}</script>
-<script type="module" src="./app.js"></script>`);
-    const csp = { 'content-security-policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'sha256-IMPORTMAP'" };
+<script type="module" src="./app.js"></script>`,
+    );
+    const csp = {
+      'content-security-policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'sha256-IMPORTMAP'",
+    };
     // The import map is an inline script: allow exactly it by hash.
     const { createHash } = await import('node:crypto');
-    const map = '{"imports": {"longcall": "./node_modules/longcall/web.js", "longcall/lite": "./node_modules/longcall/lite-web.js"}}';
-    csp['content-security-policy'] = csp['content-security-policy'].replace('sha256-IMPORTMAP', `sha256-${createHash('sha256').update(map).digest('base64')}`);
+    const map =
+      '{"imports": {"longcall": "./node_modules/longcall/web.js", "longcall/lite": "./node_modules/longcall/lite-web.js"}}';
+    csp['content-security-policy'] = csp['content-security-policy'].replace(
+      'sha256-IMPORTMAP',
+      `sha256-${createHash('sha256').update(map).digest('base64')}`,
+    );
     assert.deepEqual(await open(tmp, '/importmap.html', csp), EXPECTED);
   });
 
@@ -102,22 +124,44 @@ describe('a page app built three ways, in Chromium', () => {
     test(`esbuild (${format}), the .wasm files copied and passed to init`, async () => {
       const out = join(tmp, `esbuild-${format}`);
       mkdirSync(out, { recursive: true });
-      execFileSync(join(PKG, 'node_modules/.bin/esbuild'), ['app.js', '--bundle', `--format=${format}`, '--platform=browser',
-        '--minify', `--outfile=${join(out, 'app.js')}`, '--log-level=warning'], { cwd: tmp, stdio: 'pipe' });
+      execFileSync(
+        join(PKG, 'node_modules/.bin/esbuild'),
+        [
+          'app.js',
+          '--bundle',
+          `--format=${format}`,
+          '--platform=browser',
+          '--minify',
+          `--outfile=${join(out, 'app.js')}`,
+          '--log-level=warning',
+        ],
+        { cwd: tmp, stdio: 'pipe' },
+      );
       copyFileSync(WASM, join(out, 'longcall_bg.wasm'));
       copyFileSync(join(PKG, 'dist/longcall_lite_bg.wasm'), join(out, 'longcall_lite_bg.wasm'));
-      writeFileSync(join(out, 'index.html'), `<!doctype html><meta charset="utf-8"><title>loading</title>
+      writeFileSync(
+        join(out, 'index.html'),
+        `<!doctype html><meta charset="utf-8"><title>loading</title>
 <script>globalThis.LONGCALL_WASM = { full: new URL('longcall_bg.wasm', location.href), lite: fetch('longcall_lite_bg.wasm') };</script>
-<script ${format === 'esm' ? 'type="module" ' : ''}src="./app.js"></script>`);
+<script ${format === 'esm' ? 'type="module" ' : ''}src="./app.js"></script>`,
+      );
       assert.deepEqual(await open(out, '/index.html'), EXPECTED);
     });
   }
 
   test('Vite build (no configuration: Vite emits the .wasm assets itself)', { timeout: 120_000 }, async () => {
-    writeFileSync(join(tmp, 'index.html'), `<!doctype html><meta charset="utf-8"><title>loading</title>
-<script type="module" src="./app.js"></script>`);
+    writeFileSync(
+      join(tmp, 'index.html'),
+      `<!doctype html><meta charset="utf-8"><title>loading</title>
+<script type="module" src="./app.js"></script>`,
+    );
     const { build } = await import('vite');
-    await build({ root: tmp, logLevel: 'warn', configFile: false, build: { outDir: join(tmp, 'vite-dist'), emptyOutDir: true } });
+    await build({
+      root: tmp,
+      logLevel: 'warn',
+      configFile: false,
+      build: { outDir: join(tmp, 'vite-dist'), emptyOutDir: true },
+    });
     assert.deepEqual(await open(join(tmp, 'vite-dist'), '/index.html'), EXPECTED);
   });
 });

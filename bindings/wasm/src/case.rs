@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 /// Keys whose value is someone else's JSON, carried as it is (`(key, only when the object also
 /// has this key)`): tool results' `value`, input requests and answers, job results and errors
 /// (a job view has an `id`), error `data` and `details`, the update's `responses`, and the
-/// `jobs_wait` `call` body.
+/// `jobs_wait` bodies (a wave's `call`, a wait plan's `calls`).
 const OPAQUE: &[(&str, Option<&str>)] = &[
     ("value", None),
     ("request", Some("key")),
@@ -21,6 +21,7 @@ const OPAQUE: &[(&str, Option<&str>)] = &[
     ("responses", None),
     ("data", None),
     ("details", None),
+    ("calls", Some("duplicates")),
     ("call", Some("callId")),
     ("call", Some("call_id")),
     ("result", Some("id")),

@@ -34,10 +34,14 @@ pub fn unknown_keys(obj: &JsValue, known: &[&str], path: &str) -> Result<(), Err
     for key in js_sys::Object::keys(o).iter() {
         let name = crate::args::name(&key).unwrap_or_default();
         if !known.contains(&name.as_str()) {
-            return Err(Error::InvalidConfig {
-                field: format!("{path}{name}"),
-                reason: format!("unknown key; expected one of {}", known.join(", ")),
-            });
+            let mut field = String::from(path);
+            field.push_str(&name);
+            let mut reason = String::from("unknown key; expected one of");
+            for (i, k) in known.iter().enumerate() {
+                reason.push_str(if i == 0 { " " } else { ", " });
+                reason.push_str(k);
+            }
+            return Err(Error::InvalidConfig { field, reason });
         }
     }
     Ok(())

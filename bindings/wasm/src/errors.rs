@@ -22,24 +22,35 @@ pub fn to_js(err: &Error) -> JsValue {
 /// The message without a JSON reader's ` at line N column M` (a JavaScript argument is one
 /// value, not a file; the position only adds noise).
 pub fn without_position(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(i) = rest.find(" at line ") {
-        let (head, tail) = rest.split_at(i);
-        out.push_str(head);
-        let after = tail
-            .trim_start_matches(" at line ")
-            .trim_start_matches(|c: char| c.is_ascii_digit());
-        match after.strip_prefix(" column ") {
-            Some(col) => rest = col.trim_start_matches(|c: char| c.is_ascii_digit()),
-            None => {
-                out.push_str(" at line ");
-                rest = tail.get(" at line ".len()..).unwrap_or("");
+    // A byte scan, not `str::find`: the substring searcher would add several KB to the small
+    // build for this one use.
+    const AT: &[u8] = b" at line ";
+    const COLUMN: &[u8] = b" column ";
+    let bytes = message.as_bytes();
+    let digits = |from: usize| {
+        bytes.get(from..).map_or(0, |rest| {
+            rest.iter().take_while(|b| b.is_ascii_digit()).count()
+        })
+    };
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if bytes.get(i..i + AT.len()) == Some(AT) {
+            let line = digits(i + AT.len());
+            let col_at = i + AT.len() + line;
+            if line > 0 && bytes.get(col_at..col_at + COLUMN.len()) == Some(COLUMN) {
+                let col = digits(col_at + COLUMN.len());
+                if col > 0 {
+                    i = col_at + COLUMN.len() + col;
+                    continue;
+                }
             }
         }
+        out.push(b);
+        i += 1;
     }
-    out.push_str(rest);
-    out
+    // Only whole ASCII runs were removed, so the rest is still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| message.into())
 }
 
 /// Maps a core result into an export result (`.map_err(to_js)` with the borrow done for you).

@@ -54,9 +54,10 @@ export async function watchJob(jobId, status, button, note) {
     /** @type {Response} */
     let r;
     try {
-      r = await fetch(cancel ? `/v1/jobs/${jobId}/cancel` : `/v1/jobs/${jobId}`, cancel
-        ? { method: 'POST', headers: { 'Idempotency-Key': request.idempotencyKey ?? jobId } }
-        : {});
+      r = await fetch(
+        cancel ? `/v1/jobs/${jobId}/cancel` : `/v1/jobs/${jobId}`,
+        cancel ? { method: 'POST', headers: { 'Idempotency-Key': request.idempotencyKey ?? jobId } } : {},
+      );
     } catch {
       apply(t.fastRequestFailed(Date.now(), kind, 0, NaN)); // dropped connection: the core decides
       return;

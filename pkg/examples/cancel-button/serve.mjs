@@ -14,7 +14,10 @@ const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '
 
 /** The answers of one job, by what happened to it so far. */
 function script(name) {
-  let polls = 0, afterPress = 0, cancelled = false, pressed = false;
+  let polls = 0,
+    afterPress = 0,
+    cancelled = false,
+    pressed = false;
   const job = (status) => ({ status: 200, body: { id: name, status } });
   return {
     get() {
@@ -27,7 +30,11 @@ function script(name) {
     },
     cancel() {
       pressed = true;
-      if (name === 'late') return { status: 409, body: { error: { code: 'job_generation_already_started', details: { cancelable: false } } } };
+      if (name === 'late')
+        return {
+          status: 409,
+          body: { error: { code: 'job_generation_already_started', details: { cancelable: false } } },
+        };
       if (name === 'html502') return { status: 502, html: '<html><body>Bad gateway</body></html>' };
       if (name === 'drop') return { drop: true };
       if (name === 'unlisted') return { status: 409, body: { error: { code: 'job_already_finishing' } } };
@@ -46,13 +53,22 @@ export async function serveExample(port = 0) {
     if (m) {
       if (!jobs.has(m[1])) jobs.set(m[1], script(m[1]));
       const a = m[2] ? jobs.get(m[1]).cancel() : jobs.get(m[1]).get();
-      if (a.drop) { req.socket.destroy(); return; }
-      if (a.html) { res.writeHead(a.status, { 'content-type': 'text/html' }).end(a.html); return; }
+      if (a.drop) {
+        req.socket.destroy();
+        return;
+      }
+      if (a.html) {
+        res.writeHead(a.status, { 'content-type': 'text/html' }).end(a.html);
+        return;
+      }
       res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body));
       return;
     }
     const file = join(PKG, normalize(path.endsWith('/') ? `${path}index.html` : path));
-    if (!file.startsWith(PKG + sep)) { res.writeHead(403).end(); return; }
+    if (!file.startsWith(PKG + sep)) {
+      res.writeHead(403).end();
+      return;
+    }
     try {
       const body = await readFile(file);
       res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
@@ -63,7 +79,11 @@ export async function serveExample(port = 0) {
   await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
   return {
     base: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((ok) => { server.closeAllConnections?.(); server.close(ok); }),
+    close: () =>
+      new Promise((ok) => {
+        server.closeAllConnections?.();
+        server.close(ok);
+      }),
   };
 }
 

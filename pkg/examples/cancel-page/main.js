@@ -1,15 +1,15 @@
 // The cancel-button page: the longcall core (browser entry of the npm package) drives both panels.
 // Every button label and state comes from a core Tracker's `button` output; this file only maps a
 // state to words and colours, sends what the core says to send, and feeds answers back.
-import { init, Tracker, planWaits } from '../../web.js';
+import { init, Tracker, Wave, jobErrorCode, JOB_ERROR_CODES } from '../../web.js';
 import { init as initServer, JobBook } from '../../server-web.js';
 
 // Nothing is fetched until asked: load both modules before the first call.
 await Promise.all([init(), initServer()]);
 
 const q = new URLSearchParams(location.search);
-const WORK_MS = Number(q.get('work') ?? 3000);      // how long the simulated worker takes per job
-const ROUND_MS = Number(q.get('round') ?? 250);     // pause between jobs_wait rounds
+const WORK_MS = Number(q.get('work') ?? 3000); // how long the simulated worker takes per job
+const ROUND_MS = Number(q.get('round') ?? 250); // pause between jobs_wait rounds
 const TASK_SECONDS = Number(q.get('seconds') ?? 8); // slow_compute duration
 
 /** Words for the core's button states (the state itself is never computed here). */
@@ -40,41 +40,82 @@ function paintButton(el, state, history) {
 
 const OWNER = { workspace: 'studio', member: 'me' };
 const book = new JobBook({ concurrency_per_workspace: 2, queue_limit_per_workspace: 20 });
-const rows = new Map(); // id -> { tracker, tr, button, history, sent, timer, progress }
+const rows = new Map(); // id -> { tr, button, history, sent, refused, timer, progress }
 const tbody = document.getElementById('jobs');
 const waveNote = document.getElementById('wave-note');
+// One Wave watches every job with jobs_wait rounds; each job's button, status and outcome come
+// from the core tracker the wave keeps for it.
+const wave = new Wave({ waitFor: 'all', minRoundIntervalMs: ROUND_MS, timeoutSeconds: 50 });
+let waveTimer;
 
-function applyOutputs(row, outputs) {
-  for (const o of outputs) {
-    if (o.type === 'button') paintButton(row.button, o.state, row.history);
-    else if (o.type === 'status') { row.tr.dataset.state = o.status; row.status.textContent = o.status; }
-    else if (o.type === 'settled') row.tr.dataset.outcome = o.outcome;
-    else if (o.type === 'send' && o.request.kind === 'cancel') sendJobCancel(row, o.request);
-    else if (o.type === 'violation') console.warn('violation', row.id, o.violation);
-  }
+function applyJob(row, o) {
+  if (o.type === 'button') paintButton(row.button, o.state, row.history);
+  else if (o.type === 'status') {
+    row.tr.dataset.state = o.status;
+    row.status.textContent = o.status;
+  } else if (o.type === 'settled') row.tr.dataset.outcome = o.outcome;
+  else if (o.type === 'send' && o.request.kind === 'cancel') sendJobCancel(row, o.request);
+  else if (o.type === 'violation') console.warn('violation', row.id, o.violation);
   row.button.dataset.history = row.history.join(',');
 }
 
-// jobs_cancel, answered by the book; the answer goes back to the job's tracker.
+/** Does what the wave's outputs say: send jobs_wait calls, paint jobs, sleep until wake_at. */
+function applyWave(outputs) {
+  for (const o of outputs) {
+    if (o.type === 'job') applyJob(rows.get(o.id), o.output);
+    else if (o.type === 'wait') queueMicrotask(() => sendWait(o.callId, o.call));
+    else if (o.type === 'satisfied') {
+      waveNote.textContent = 'All jobs settled.';
+      document.getElementById('wave').dataset.done = '1';
+    } else if (o.type === 'ignored') console.warn('ignored', o.id, o.reason);
+    else if (o.type === 'wake_at') {
+      clearTimeout(waveTimer);
+      waveTimer = setTimeout(() => applyWave(wave.handleTimeout(Date.now())), Math.max(0, o.at - Date.now()));
+    }
+  }
+}
+
+// One jobs_wait call (its body is the wave's `call`, as the wire spells it), answered by the book.
+function sendWait(callId, call) {
+  const now = Date.now();
+  const a = book.wait(now, OWNER, call.job_ids, call.wait_for, call.include_results);
+  if (!a.ok) {
+    waveNote.textContent = `jobs_wait failed: ${a.error.code}`;
+    applyWave(wave.handleWaitFailed(now, callId, { kind: 'http', status: a.error.http_status }));
+    return;
+  }
+  const jobs = a.value.jobs.filter((e) => e.kind === 'job').map((e) => e.job);
+  waveNote.textContent = `jobs_wait round ${wave.roundsSent}: ${call.job_ids.length} job(s)`;
+  applyWave(wave.handleWaitAnswer(now, callId, jobs, false));
+}
+
+// jobs_cancel, answered by the book; the answer goes back to the job's tracker in the wave.
 function sendJobCancel(row, request) {
   row.sent += 1;
   row.tr.dataset.cancelSent = String(row.sent);
   const now = Date.now();
-  const a = book.cancel(now, OWNER, request.handle, request.idempotency_key ?? null);
-  const known = ['job_generation_already_started', 'job_not_cancelable', 'not_found', 'rate_limit_exceeded'];
+  const a = book.cancel(now, OWNER, request.handle, request.idempotencyKey ?? null);
   const answer = a.ok
     ? { kind: 'job', status: a.value.status }
-    : { kind: 'job_error', http_status: a.error.http_status, code: known.includes(a.error.code) ? a.error.code : 'other', cancelable: a.error.details?.cancelable ?? null };
-  row.note.textContent = a.ok ? `jobs_cancel → ${a.value.status}` : `jobs_cancel → ${a.error.http_status} ${a.error.code}`;
+    : // A code the core does not know reads as `other` (jobErrorCode decides, not this page).
+      {
+        kind: 'job_error',
+        httpStatus: a.error.http_status,
+        code: JOB_ERROR_CODES[jobErrorCode(a.error.code)],
+        cancelable: a.error.details?.cancelable ?? null,
+      };
+  row.note.textContent = a.ok
+    ? `jobs_cancel → ${a.value.status}`
+    : `jobs_cancel → ${a.error.http_status} ${a.error.code}`;
   queueMicrotask(() => {
-    applyOutputs(row, row.tracker.handle(Date.now(), { type: 'cancel_answered', answer }));
+    applyWave(wave.handleJobInput(Date.now(), row.id, { type: 'cancel_answered', answer }));
     afterChange();
   });
 }
 
 function pressJob(row) {
   try {
-    applyOutputs(row, row.tracker.handle(Date.now(), { type: 'cancel_pressed' }));
+    applyWave(wave.pressCancel(Date.now(), row.id));
   } catch (e) {
     // The core refused the press (not available): nothing goes on the wire.
     row.refused += 1;
@@ -102,26 +143,6 @@ function afterChange() {
   for (const id of book.dispatch(Date.now())) startWorker(id);
 }
 
-// One jobs_wait round: planWaits chunks the ids still needed; each answer entry is one
-// observation for that job's tracker.
-function waitRound() {
-  const live = [...rows.values()].filter((r) => !r.tracker.isDone).map((r) => r.id);
-  if (live.length === 0) { waveNote.textContent = 'All jobs settled.'; document.getElementById('wave').dataset.done = '1'; return; }
-  const plan = planWaits({ ids: live, wait_for: 'any', timeout_seconds: 50, include_results: true });
-  const now = Date.now();
-  for (const call of plan.calls) {
-    const a = book.wait(now, OWNER, call.job_ids, call.wait_for, call.include_results);
-    if (!a.ok) { waveNote.textContent = `jobs_wait failed: ${a.error.code}`; continue; }
-    for (const entry of a.value.jobs) {
-      if (entry.kind !== 'job') continue;
-      const row = rows.get(entry.job.id);
-      applyOutputs(row, row.tracker.handle(now, { type: 'job_polled', job: entry.job }));
-    }
-  }
-  waveNote.textContent = `jobs_wait round: ${plan.calls.length} call(s) for ${live.length} job(s)`;
-  setTimeout(waitRound, ROUND_MS);
-}
-
 function startWave() {
   const now = Date.now();
   for (let i = 1; i <= 6; i++) {
@@ -131,20 +152,31 @@ function startWave() {
     tr.innerHTML = `<td><code>${id}</code><div class="bar"><i></i></div></td><td><span class="pill status">—</span></td>
       <td><button class="cancel" data-state="unavailable">—</button></td><td class="note"></td>`;
     tbody.append(tr);
-    const row = { id, tr, tracker: new Tracker('job', { poll: { jitter: 'none' } }), button: tr.querySelector('button'),
-      status: tr.querySelector('.status'), note: tr.querySelector('td.note'), bar: tr.querySelector('.bar > i'),
-      history: [], sent: 0, refused: 0 };
+    const row = {
+      id,
+      tr,
+      button: tr.querySelector('button'),
+      status: tr.querySelector('.status'),
+      note: tr.querySelector('td.note'),
+      bar: tr.querySelector('.bar > i'),
+      history: [],
+      sent: 0,
+      refused: 0,
+    };
     tr.dataset.cancelSent = '0';
     tr.dataset.refused = '0';
     rows.set(id, row);
     row.button.addEventListener('click', () => pressJob(row));
     const a = book.submit(now, OWNER, id, `submit-${id}`); // queue-first: `queued` is normal
-    if (!a.ok) { row.note.textContent = `submit → ${a.error.code}`; continue; }
-    applyOutputs(row, row.tracker.handle(now, { type: 'job_created', job: a.value }));
+    if (!a.ok) {
+      row.note.textContent = `submit → ${a.error.code}`;
+      continue;
+    }
+    applyWave(wave.addJob(now, { id: a.value.id, status: a.value.status }));
   }
   afterChange();
   document.getElementById('wave').dataset.ready = '1';
-  waitRound();
+  applyWave(wave.handleTimeout(Date.now()));
 }
 
 // ---- (b) an MCP task on the reference server (2026 wire) ---------------------------------------
@@ -157,27 +189,41 @@ const META = {
 };
 let rpcId = 0;
 const logEl = document.getElementById('log');
-const log = (line) => { logEl.textContent += `${new Date().toISOString().slice(11, 23)} ${line}\n`; logEl.scrollTop = logEl.scrollHeight; };
+const log = (line) => {
+  logEl.textContent += `${new Date().toISOString().slice(11, 23)} ${line}\n`;
+  logEl.scrollTop = logEl.scrollHeight;
+};
 
 /** One 2026 request: `Mcp-Method`, `Mcp-Name`, the capability in `_meta`. */
 async function rpc(method, name, params) {
   const body = { jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta: META } };
   const res = await fetch('/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, 'Mcp-Name': name },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': method,
+      'Mcp-Name': name,
+    },
     body: JSON.stringify(body),
   });
   const msg = await res.json();
-  log(`${method} → ${res.status} ${msg.error ? `error ${msg.error.code}` : (msg.result.status ?? msg.result.resultType)}`);
+  log(
+    `${method} → ${res.status} ${msg.error ? `error ${msg.error.code}` : (msg.result.status ?? msg.result.resultType)}`,
+  );
   return msg;
 }
 
 /** The wire task as the tracker's TaskView. */
 const toView = (t) => ({
-  task_id: t.taskId, status: t.status, status_message: t.statusMessage,
-  ttl_ms: t.ttlMs ?? undefined, poll_interval_ms: t.pollIntervalMs,
-  created_at_ms: Date.parse(t.createdAt) || undefined, last_updated_at_ms: Date.parse(t.lastUpdatedAt) || undefined,
+  task_id: t.taskId,
+  status: t.status,
+  status_message: t.statusMessage,
+  ttl_ms: t.ttlMs ?? undefined,
+  poll_interval_ms: t.pollIntervalMs,
+  created_at_ms: Date.parse(t.createdAt) || undefined,
+  last_updated_at_ms: Date.parse(t.lastUpdatedAt) || undefined,
   input_requests: Object.entries(t.inputRequests ?? {}).map(([key, request]) => ({ key, request })),
   result: t.result ? { is_error: t.result.isError === true, value: t.result } : undefined,
   error: t.error,
@@ -207,13 +253,18 @@ function drive(outputs) {
         panel.dataset.outcome = o.outcome;
         document.getElementById('task-outcome').textContent = `${o.outcome} (${o.status ?? '—'})`;
         break;
-      case 'send': send(o.request); break;
+      case 'send':
+        send(o.request);
+        break;
       case 'wake_at':
         clearTimeout(wake);
         wake = setTimeout(() => drive(tracker.timeout(Date.now())), Math.max(0, o.at - Date.now()));
         break;
-      case 'violation': log(`violation ${o.violation.rule}: ${o.violation.detail}`); break;
-      default: break;
+      case 'violation':
+        log(`violation ${o.violation.rule}: ${o.violation.detail}`);
+        break;
+      default:
+        break;
     }
   }
 }
@@ -223,27 +274,50 @@ async function send(request) {
   try {
     if (request.kind === 'get') {
       const m = await rpc('tasks/get', id, { taskId: id });
-      drive(tracker.handle(Date.now(), m.error
-        ? { type: 'request_failed', request: 'get', failure: { kind: 'rpc', error: m.error } }
-        : { type: 'task_polled', task: toView(m.result) }));
+      drive(
+        tracker.handle(
+          Date.now(),
+          m.error
+            ? { type: 'request_failed', request: 'get', failure: { kind: 'rpc', error: m.error } }
+            : { type: 'task_polled', task: toView(m.result) },
+        ),
+      );
     } else if (request.kind === 'cancel') {
       const m = await rpc('tasks/cancel', id, { taskId: id });
-      drive(tracker.handle(Date.now(), { type: 'cancel_answered', answer: m.error ? { kind: 'rpc_error', code: m.error.code } : { kind: 'ack' } }));
+      drive(
+        tracker.handle(Date.now(), {
+          type: 'cancel_answered',
+          answer: m.error ? { kind: 'rpc_error', code: m.error.code } : { kind: 'ack' },
+        }),
+      );
     }
   } catch (e) {
-    drive(tracker.handle(Date.now(), { type: 'request_failed', request: request.kind, failure: { kind: 'transport' } }));
+    drive(
+      tracker.handle(Date.now(), { type: 'request_failed', request: request.kind, failure: { kind: 'transport' } }),
+    );
   }
 }
 
 document.getElementById('start').addEventListener('click', async (ev) => {
   ev.target.disabled = true;
   tracker = new Tracker('task-2026', { poll: { jitter: 'none', initialMs: 500 } });
-  const m = await rpc('tools/call', 'slow_compute', { name: 'slow_compute', arguments: { seconds: TASK_SECONDS, label: 'cancel-page' } });
-  if (m.error) { log(`tools/call failed: ${m.error.message}`); return; }
+  const m = await rpc('tools/call', 'slow_compute', {
+    name: 'slow_compute',
+    arguments: { seconds: TASK_SECONDS, label: 'cancel-page' },
+  });
+  if (m.error) {
+    log(`tools/call failed: ${m.error.message}`);
+    return;
+  }
   document.getElementById('task-id').textContent = m.result.taskId ?? '(sync result)';
-  drive(tracker.handle(Date.now(), m.result.resultType === 'task'
-    ? { type: 'task_created', task: toView(m.result) }
-    : { type: 'call_result', result: { is_error: m.result.isError === true, value: m.result } }));
+  drive(
+    tracker.handle(
+      Date.now(),
+      m.result.resultType === 'task'
+        ? { type: 'task_created', task: toView(m.result) }
+        : { type: 'call_result', result: { is_error: m.result.isError === true, value: m.result } },
+    ),
+  );
 });
 
 taskButton.addEventListener('click', () => {

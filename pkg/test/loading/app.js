@@ -9,7 +9,12 @@ const where = globalThis.LONGCALL_WASM ?? {};
 const report = {};
 
 function codeOf(fn) {
-  try { fn(); return 'no error'; } catch (e) { return isLongcallError(e) ? e.code : `uncoded ${e}`; }
+  try {
+    fn();
+    return 'no error';
+  } catch (e) {
+    return isLongcallError(e) ? e.code : `uncoded ${e}`;
+  }
 }
 
 (async () => {
@@ -18,10 +23,19 @@ function codeOf(fn) {
   await Promise.all([init(where.full), initLite(where.lite)]);
   report.observe = observe('job', 'queued', 'completed');
   const b = new CancelButton('job');
-  b.handleStatus('queued'); b.press(); b.handleVerdict('too_late');
+  b.handleStatus('queued');
+  b.press();
+  b.handleVerdict('too_late');
   report.button = b.state;
   const t = new Tracker('job', { poll: { jitter: 'none' } });
   report.outputs = t.handle(0, { type: 'job_created', job: { id: 'job_1', status: 'queued' } }).map((o) => o.type);
-  b.free(); b.free();
+  b.free();
+  b.free();
   report.freed = codeOf(() => b.state);
-})().catch((e) => { report.error = String(e?.stack ?? e); }).finally(() => { document.title = JSON.stringify(report); });
+})()
+  .catch((e) => {
+    report.error = String(e?.stack ?? e);
+  })
+  .finally(() => {
+    document.title = JSON.stringify(report);
+  });

@@ -1,15 +1,54 @@
 // The rest of the public API (rule functions, CancelButton, Tracker, fast path, replay) and the
 // no-panic rule for every export: junk (undefined, wrong types, NaN, huge numbers, cyclic
 // objects, BigInt, Symbol) gives an Error with a `code`, and the instance keeps working.
-const cyclic = () => { const o = { type: 'task_created' }; o.task = o; return o; };
-const deep = () => { let o = {}; const root = o; for (let i = 0; i < 5000; i++) { o.a = {}; o = o.a; } return root; };
-const JUNK = () => [undefined, null, 0, -1, NaN, Infinity, 1e300, 2 ** 64, true, '', 'x', {}, [], [1], { type: 'nope' },
-  cyclic(), deep(), () => 1, 10n, Symbol('s'), '{"v":1', 'x'.repeat(1000)];
+const cyclic = () => {
+  const o = { type: 'task_created' };
+  o.task = o;
+  return o;
+};
+const deep = () => {
+  let o = {};
+  const root = o;
+  for (let i = 0; i < 5000; i++) {
+    o.a = {};
+    o = o.a;
+  }
+  return root;
+};
+const JUNK = () => [
+  undefined,
+  null,
+  0,
+  -1,
+  NaN,
+  Infinity,
+  1e300,
+  2 ** 64,
+  true,
+  '',
+  'x',
+  {},
+  [],
+  [1],
+  { type: 'nope' },
+  cyclic(),
+  deep(),
+  () => 1,
+  10n,
+  Symbol('s'),
+  '{"v":1',
+  'x'.repeat(1000),
+];
 
 function mustCode(assert, fn, what) {
-  try { fn(); } catch (e) {
+  try {
+    fn();
+  } catch (e) {
     assert.ok(e instanceof Error, `${what}: threw a non-Error ${String(e)}`);
-    assert.ok(typeof e.code === 'string' && /^[a-z_]+$/.test(e.code), `${what}: threw without a code: ${e.name}: ${e.message}`);
+    assert.ok(
+      typeof e.code === 'string' && /^[a-z_]+$/.test(e.code),
+      `${what}: threw without a code: ${e.name}: ${e.message}`,
+    );
     return e.code;
   }
   return null;
@@ -21,8 +60,14 @@ export const cases = {
   'seed, outcome, window, cancel answers'({ lc, assert }) {
     assert.equal(lc.seed('task-2025', 'completed'), 'violation');
     assert.equal(lc.seed('job', 'queued'), 'normal');
-    assert.deepEqual(lc.classifyOutcome('task-2026', 'completed', { result: true, error: false }), { outcome: 'tool_error', violation: null });
-    assert.equal(lc.classifyOutcome('task-2026', 'failed', { result: false, error: false }).violation !== undefined, true);
+    assert.deepEqual(lc.classifyOutcome('task-2026', 'completed', { result: true, error: false }), {
+      outcome: 'tool_error',
+      violation: null,
+    });
+    assert.equal(
+      lc.classifyOutcome('task-2026', 'failed', { result: false, error: false }).violation !== undefined,
+      true,
+    );
     assert.equal(lc.needsResultFetch('task-2025', 'completed'), true);
     assert.equal(lc.needsResultFetch('task-2026', 'completed'), false);
     assert.equal(lc.cancelWindow('job', 'running'), 'started');
@@ -30,24 +75,35 @@ export const cases = {
     assert.equal(lc.WINDOWS[lc.cancelWindowCode(2, 5)], 'open');
     assert.equal(lc.cancelWindowCode(2, 0), lc.BAD_CODE, 'working is not a job status');
     assert.equal(lc.cancelWindowCode(NaN, 5), lc.BAD_CODE);
-    assert.equal(lc.classifyCancelAnswer('job', { kind: 'job_error', http_status: 409, code: 'job_generation_already_started' }), 'too_late');
+    assert.equal(
+      lc.classifyCancelAnswer('job', { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' }),
+      'too_late',
+    );
     assert.equal(lc.classifyCancelAnswer('task-2026', { kind: 'ack' }), 'acknowledged');
     assert.throws(() => lc.classifyOutcome('job', 'queued', { result: null, error: false }), { code: 'invalid_input' });
   },
 
   'admission, batch, poll plan, mapping, ownership, tables'({ lc, assert }) {
-    assert.deepEqual(lc.classifySubmit({ kind: 'answer', http_status: 429, error_code: 'rate_limit_exceeded', retry_after_ms: 30000 }), { advice: 'retry_after', not_before_ms: 30000 });
+    assert.deepEqual(
+      lc.classifySubmit({ kind: 'answer', httpStatus: 429, errorCode: 'rate_limit_exceeded', retryAfterMs: 30000 }),
+      { advice: 'retry_after', notBeforeMs: 30000 },
+    );
     assert.deepEqual(lc.classifySubmit({ kind: 'local_timeout' }), { advice: 'reconcile' });
     assert.deepEqual(lc.mcpCreateLost(), { advice: 'reconcile' });
     const ids = Array.from({ length: 45 }, (_, i) => `job_${i}`);
-    const plan = lc.planWaits({ ids: [...ids, 'job_3'], terminal: ['job_0'], wait_for: 'any' });
-    assert.deepEqual(plan.calls.map((c) => c.job_ids.length), [20, 20, 4]);
+    const plan = lc.planWaits({ ids: [...ids, 'job_3'], terminal: ['job_0'], waitFor: 'any' });
+    assert.deepEqual(
+      plan.calls.map((c) => c.job_ids.length),
+      [20, 20, 4],
+    );
     assert.deepEqual(plan.duplicates, ['job_3']);
-    assert.deepEqual(plan.already_terminal, ['job_0']);
-    assert.equal(plan.calls[0].wait_for, 'any');
+    assert.deepEqual(plan.alreadyTerminal, ['job_0']);
+    assert.equal(plan.waitFor, 'any');
+    assert.throws(() => lc.planWaits({ ids: ['a'], wait_for: 'any' }), { code: 'malformed' });
+    assert.equal(plan.calls[0].wait_for, 'any', 'each call is the jobs_wait body as the wire spells it');
     assert.throws(() => lc.planWaits({ ids: [''] }), { code: 'invalid_input' });
     assert.deepEqual(lc.pollPlan({ policy: { jitter: 'none' }, count: 6 }), [1000, 3000, 7000, 15000, 31000, 61000]);
-    assert.throws(() => lc.pollPlan({ policy: { multiplier_percent: 50 }, count: 1 }), { code: 'invalid_config' });
+    assert.throws(() => lc.pollPlan({ policy: { multiplierPercent: 50 }, count: 1 }), { code: 'invalid_config' });
     assert.throws(() => lc.pollPlan({ count: 1e6 }), { code: 'invalid_input' });
     assert.equal(lc.taskStatusFor('canceled'), 'cancelled');
     assert.deepEqual(lc.jobStatusesFor('failed'), ['failed', 'expired']);
@@ -70,14 +126,20 @@ export const cases = {
     assert.equal(c.handleStatus('completed'), 'finished_first');
     assert.equal(b.state, 'too_late', 'the original is unchanged');
     assert.throws(() => lc.CancelButton.restore('{"kind":"tracker","v":1,"state":{}}'), { code: 'snapshot_invalid' });
-    assert.throws(() => lc.CancelButton.restore('{"kind":"cancel_button","v":9,"state":{}}'), { code: 'snapshot_version' });
+    assert.throws(() => lc.CancelButton.restore('{"kind":"cancel_button","v":9,"state":{}}'), {
+      code: 'snapshot_version',
+    });
   },
 
   'Tracker: one batch per call, getters, record, snapshot'({ lc, assert }) {
     const t = new lc.Tracker('job', { poll: { jitter: 'none' }, seed: 1 });
     assert.equal(t.id, undefined);
     const out = t.handle(0, job());
-    assert.deepEqual(out, [{ type: 'status', status: 'queued' }, { type: 'button', state: 'available' }, { type: 'wake_at', at: 1000 }]);
+    assert.deepEqual(out, [
+      { type: 'status', status: 'queued' },
+      { type: 'button', state: 'available' },
+      { type: 'wake_at', at: 1000 },
+    ]);
     assert.equal(t.id, 'job_1');
     assert.equal(t.status, 'queued');
     assert.equal(t.button, 'available');
@@ -86,7 +148,10 @@ export const cases = {
     assert.deepEqual(t.timeout(1000), [{ type: 'send', request: { kind: 'get', handle: 'job_1' } }, { type: 'idle' }]);
     const big = 2 ** 53 - 1;
     const u = new lc.Tracker('task-2026', null);
-    const o = u.handle(big - 10, { type: 'task_created', task: { task_id: 't', status: 'working', poll_interval_ms: 5 } });
+    const o = u.handle(big - 10, {
+      type: 'task_created',
+      task: { task_id: 't', status: 'working', poll_interval_ms: 5 },
+    });
     assert.equal(typeof o.at(-1).at, 'number', 'times are plain numbers, never BigInt');
     assert.equal(lc.Tracker.restore(u.snapshot()).snapshot(), u.snapshot());
     assert.equal(t.record().polls_sent, 1);
@@ -94,20 +159,40 @@ export const cases = {
 
   'numbers-only path gives the same outputs as the structured path'({ lc, assert }) {
     const cfg = { poll: { jitter: 'none' }, seed: 1 };
-    const a = new lc.Tracker('job', cfg), b = new lc.Tracker('job', cfg);
+    const a = new lc.Tracker('job', cfg),
+      b = new lc.Tracker('job', cfg);
     const same = (n, structured, what) => assert.deepEqual(lc.decodeFast(b, n), structured, what);
     same(b.fastCreated('job_1', 0, 5, NaN), a.handleInput(0, job()), 'created');
     same(b.fastTimeout(1000), a.handleTimeout(1000), 'timeout');
-    same(b.fastPolled(1100, 5, NaN, 0), a.handleInput(1100, { type: 'job_polled', job: { id: 'job_1', status: 'queued' } }), 'polled');
+    same(
+      b.fastPolled(1100, 5, NaN, 0),
+      a.handleInput(1100, { type: 'job_polled', job: { id: 'job_1', status: 'queued' } }),
+      'polled',
+    );
     same(b.fastCancelPressed(1200), a.handleInput(1200, { type: 'cancel_pressed' }), 'press');
-    same(b.fastCancelAnswered(1300, 4, 409, 0), a.handleInput(1300, { type: 'cancel_answered', answer: { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' } }), '409');
+    same(
+      b.fastCancelAnswered(1300, 4, 409, 0),
+      a.handleInput(1300, {
+        type: 'cancel_answered',
+        answer: { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' },
+      }),
+      '409',
+    );
     assert.equal(b.fastCancelPressed(1301), -1);
     assert.equal(b.lastError, 'cancel_refused');
     assert.throws(() => a.handleInput(1301, { type: 'cancel_pressed' }), { code: 'cancel_refused' });
     same(b.fastTimeout(3100), a.handleTimeout(3100), 'timeout 2');
-    same(b.fastPolled(3200, 6, NaN, 0), a.handleInput(3200, { type: 'job_polled', job: { id: 'job_1', status: 'processing' } }), 'processing');
+    same(
+      b.fastPolled(3200, 6, NaN, 0),
+      a.handleInput(3200, { type: 'job_polled', job: { id: 'job_1', status: 'processing' } }),
+      'processing',
+    );
     same(b.fastTimeout(7200), a.handleTimeout(7200), 'timeout 3');
-    same(b.fastPolled(7300, 2, NaN, 0), a.handleInput(7300, { type: 'job_polled', job: { id: 'job_1', status: 'completed' } }), 'completed');
+    same(
+      b.fastPolled(7300, 2, NaN, 0),
+      a.handleInput(7300, { type: 'job_polled', job: { id: 'job_1', status: 'completed' } }),
+      'completed',
+    );
     assert.equal(b.lastError, '');
     assert.deepEqual(b.record(), a.record());
   },
@@ -116,9 +201,18 @@ export const cases = {
     const t = new lc.Tracker('task-2026', null);
     const nums = [NaN, -1, 0.5, 1e300, Infinity, -Infinity, 2 ** 53, 2 ** 64, 255, 256];
     for (const x of nums) {
-      for (const call of [() => t.fastTimeout(x), () => t.fastPolled(x, 0, NaN, 0), () => t.fastPolled(1, x, NaN, 0),
-        () => t.fastCreated('t', x, 0, NaN), () => t.fastCreated('t', 0, x, NaN), () => t.fastCancelAnswered(x, x, x, x),
-        () => t.fastRequestFailed(1, x, x, x), () => t.fastCancelPressed(x), () => t.fastStop(x), () => t.fastUpdateAcked(x)]) {
+      for (const call of [
+        () => t.fastTimeout(x),
+        () => t.fastPolled(x, 0, NaN, 0),
+        () => t.fastPolled(1, x, NaN, 0),
+        () => t.fastCreated('t', x, 0, NaN),
+        () => t.fastCreated('t', 0, x, NaN),
+        () => t.fastCancelAnswered(x, x, x, x),
+        () => t.fastRequestFailed(1, x, x, x),
+        () => t.fastCancelPressed(x),
+        () => t.fastStop(x),
+        () => t.fastUpdateAcked(x),
+      ]) {
         const n = call();
         assert.ok(Number.isInteger(n) && n >= -1, `returned ${n}`);
         if (n === -1) assert.ok(t.lastError.length > 0);
@@ -141,29 +235,62 @@ export const cases = {
       classifyOutcome: (x) => [() => lc.classifyOutcome(x, 'failed', {}), () => lc.classifyOutcome('job', 'failed', x)],
       needsResultFetch: (x) => [() => lc.needsResultFetch('job', x)],
       cancelWindow: (x) => [() => lc.cancelWindow(x, 'queued'), () => lc.cancelWindow('job', x)],
-      classifyCancelAnswer: (x) => [() => lc.classifyCancelAnswer('job', x), () => lc.classifyCancelAnswer(x, { kind: 'ack' })],
+      classifyCancelAnswer: (x) => [
+        () => lc.classifyCancelAnswer('job', x),
+        () => lc.classifyCancelAnswer(x, { kind: 'ack' }),
+      ],
       classifySubmit: (x) => [() => lc.classifySubmit(x)],
       planWaits: (x) => [() => lc.planWaits(x), () => lc.planWaits({ ids: x })],
-      pollPlan: (x) => [() => lc.pollPlan(x), () => lc.pollPlan({ count: x }), () => lc.pollPlan({ count: 2, start_ms: x })],
+      pollPlan: (x) => [
+        () => lc.pollPlan(x),
+        () => lc.pollPlan({ count: x }),
+        () => lc.pollPlan({ count: 2, startMs: x }),
+      ],
       taskStatusFor: (x) => [() => lc.taskStatusFor(x)],
       jobStatusesFor: (x) => [() => lc.jobStatusesFor(x)],
       jobAccess: (x) => [() => lc.jobAccess(x, x)],
       taskAccess: (x) => [() => lc.taskAccess(x, 'p')],
       replay: (x) => [() => lc.replay(x)],
       Tracker: (x) => [() => new lc.Tracker(x, null), () => new lc.Tracker('job', x), () => lc.Tracker.restore(x)],
-      'tracker.handle': (x) => [() => t.handle(x, { type: 'cancel_pressed' }), () => t.handle(5, x), () => t.handle(5, { type: 'job_polled', job: x })],
+      'tracker.handle': (x) => [
+        () => t.handle(x, { type: 'cancel_pressed' }),
+        () => t.handle(5, x),
+        () => t.handle(5, { type: 'job_polled', job: x }),
+      ],
       'tracker.timeout': (x) => [() => t.timeout(x)],
-      CancelButton: (x) => [() => new lc.CancelButton(x), () => b.handleStatus(x), () => b.handleVerdict(x), () => lc.CancelButton.restore(x)],
+      CancelButton: (x) => [
+        () => new lc.CancelButton(x),
+        () => b.handleStatus(x),
+        () => b.handleVerdict(x),
+        () => lc.CancelButton.restore(x),
+      ],
     };
     for (const [name, make] of Object.entries(calls)) {
       for (const x of JUNK()) {
-        for (const call of make(x)) mustCode(assert, call, `${name}(${typeof x === 'symbol' ? 'symbol' : typeof x === 'bigint' ? 'bigint' : String(x).slice(0, 20)})`);
+        for (const call of make(x))
+          mustCode(
+            assert,
+            call,
+            `${name}(${typeof x === 'symbol' ? 'symbol' : typeof x === 'bigint' ? 'bigint' : String(x).slice(0, 20)})`,
+          );
       }
     }
-    assert.equal(mustCode(assert, () => t.handle(1, cyclic()), 'cyclic'), 'malformed');
-    assert.equal(mustCode(assert, () => t.handle(2 ** 53, { type: 'stop_watching' }), 'huge time'), 'invalid_input');
-    assert.equal(mustCode(assert, () => new lc.Tracker('job', { deadlineMs: 2 ** 60 }), 'huge config'), 'invalid_config');
-    assert.equal(mustCode(assert, () => lc.Tracker.restore('x'.repeat(5 << 20)), 'huge snapshot'), 'too_large');
+    assert.equal(
+      mustCode(assert, () => t.handle(1, cyclic()), 'cyclic'),
+      'malformed',
+    );
+    assert.equal(
+      mustCode(assert, () => t.handle(2 ** 53, { type: 'stop_watching' }), 'huge time'),
+      'invalid_input',
+    );
+    assert.equal(
+      mustCode(assert, () => new lc.Tracker('job', { deadlineMs: 2 ** 60 }), 'huge config'),
+      'invalid_config',
+    );
+    assert.equal(
+      mustCode(assert, () => lc.Tracker.restore('x'.repeat(5 << 20)), 'huge snapshot'),
+      'too_large',
+    );
     // Still alive and correct.
     assert.deepEqual(t.timeout(1000), [{ type: 'send', request: { kind: 'get', handle: 'job_1' } }, { type: 'idle' }]);
     assert.equal(lc.observe('job', 'queued', 'completed'), 'skipped');

@@ -16,27 +16,46 @@ const NOT_JSON = Symbol('not JSON');
 // biome-ignore lint/suspicious/noShadowRestrictedNames: a module-local helper; nothing here needs the global valueOf.
 const valueOf = (c) => {
   if (c.input !== undefined) return c.input;
-  try { return JSON.parse(textOf(c)); } catch { return NOT_JSON; }
+  try {
+    return JSON.parse(textOf(c));
+  } catch {
+    return NOT_JSON;
+  }
 };
 function codeOf(assert, fn, what) {
-  try { fn(); } catch (e) {
+  try {
+    fn();
+  } catch (e) {
     assert.ok(e instanceof Error && typeof e.code === 'string', `${what}: not a coded Error: ${e}`);
     return e.code;
   }
   return '<no error>';
 }
 
-const camelKeys = (v) => (v && typeof v === 'object' && !Array.isArray(v)
-  ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), camelKeys(x)]))
-  : v);
+const camelKeys = (v) =>
+  v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), camelKeys(x)]),
+      )
+    : v;
 
 // target -> (lc, case) => { bad: () => ..., follow: () => ... } or null (not applicable here)
 const TARGETS = {
   model_parse: (lc, c) => ({ bad: () => lc.statuses(c.input ?? textOf(c)), follow: () => lc.statuses(c.follow_up) }),
-  status_parse: (lc, c) => ({ bad: () => lc.parseStatus(c.model, c.input), follow: () => lc.parseStatus(c.model, c.follow_up) }),
-  // JavaScript spells configuration keys in camelCase (the catalogue is the core's snake_case).
-  tracker_config: (lc, c) => ({ bad: () => new lc.Tracker(c.model, camelKeys(valueOf(c))), follow: () => new lc.Tracker(c.model, camelKeys(c.follow_up)) }),
-  poll_policy: (lc, c) => ({ bad: () => lc.pollPlan({ policy: valueOf(c), count: 1 }), follow: () => lc.pollPlan({ policy: c.follow_up, count: 1 }) }),
+  status_parse: (lc, c) => ({
+    bad: () => lc.parseStatus(c.model, c.input),
+    follow: () => lc.parseStatus(c.model, c.follow_up),
+  }),
+  // JavaScript spells keys in camelCase (the catalogue is the core's snake_case); the tracker
+  // inputs go through the snake_case `handle`, as the catalogue spells them.
+  tracker_config: (lc, c) => ({
+    bad: () => new lc.Tracker(c.model, camelKeys(valueOf(c))),
+    follow: () => new lc.Tracker(c.model, camelKeys(c.follow_up)),
+  }),
+  poll_policy: (lc, c) => ({
+    bad: () => lc.pollPlan({ policy: camelKeys(valueOf(c)), count: 1 }),
+    follow: () => lc.pollPlan({ policy: camelKeys(c.follow_up), count: 1 }),
+  }),
   poll_plan: (lc, c) => ({
     bad: () => lc.pollPlan({ count: c.input.count }),
     follow: (assert) => assert.equal(lc.pollPlan({ count: c.follow_up.count }).length, c.follow_up.count),
@@ -48,18 +67,27 @@ const TARGETS = {
     return { bad: () => cls.restore(textOf(c)), follow: () => cls.restore(fresh.snapshot()) };
   },
   vector_parse: (lc, c) => ({ bad: () => lc.replay(textOf(c)), follow: () => lc.replay(JSON.stringify(c.follow_up)) }),
-  batch_ids: (lc, c) => ({ bad: () => lc.planWaits({ ids: valueOf(c) }), follow: () => lc.planWaits({ ids: c.follow_up }) }),
-  cancel_answer: (lc, c) => ({ bad: () => lc.classifyCancelAnswer(c.model, valueOf(c)), follow: () => lc.classifyCancelAnswer(c.model, c.follow_up) }),
+  batch_ids: (lc, c) => ({
+    bad: () => lc.planWaits({ ids: valueOf(c) }),
+    follow: () => lc.planWaits({ ids: c.follow_up }),
+  }),
+  cancel_answer: (lc, c) => ({
+    bad: () => lc.classifyCancelAnswer(c.model, camelKeys(valueOf(c))),
+    follow: () => lc.classifyCancelAnswer(c.model, camelKeys(c.follow_up)),
+  }),
   outcome_classify: (lc, c) => ({
     bad: () => lc.classifyOutcome(c.model, c.input.status, c.input.payload),
     follow: () => lc.classifyOutcome(c.model, c.follow_up.status, c.follow_up.payload),
   }),
   tracker_input: (lc, c) => {
-    const t = new lc.Tracker(c.model, c.config ?? null);
+    const t = new lc.Tracker(c.model, camelKeys(c.config ?? null));
     for (const s of c.setup ?? []) t.handle(s.at, s.input);
     let before;
     return {
-      bad: () => { before = t.snapshot(); t.handle(c.at ?? 1, valueOf(c)); },
+      bad: () => {
+        before = t.snapshot();
+        t.handle(c.at ?? 1, valueOf(c));
+      },
       follow: (assert) => {
         assert.equal(t.snapshot(), before, 'the refused input changed the tracker');
         assert.ok(!t.drain().some((o) => o.type === 'send'), 'the refused input put a request on the wire');
@@ -78,7 +106,14 @@ for (const path of BAD_INPUTS) {
     assert.ok(make, `unknown target ${c.target}`);
     const run = make(lc, c);
     if (!run) return; // not applicable to the JS API (see the header)
-    const objectTaking = !['snapshot_restore', 'vector_parse', 'model_parse', 'status_parse', 'poll_plan', 'outcome_classify'].includes(c.target);
+    const objectTaking = ![
+      'snapshot_restore',
+      'vector_parse',
+      'model_parse',
+      'status_parse',
+      'poll_plan',
+      'outcome_classify',
+    ].includes(c.target);
     if (objectTaking && valueOf(c) === NOT_JSON) return; // refused by the host's JSON.parse first
     assert.equal(codeOf(assert, run.bad, path), c.expect_code, `${path}: ${c.about ?? ''}`);
     // A follow-up carrying integers past 2^53 (u64::MAX, say) is valid natively but cannot be

@@ -8,10 +8,36 @@ const job = (id = 'job_1', status = 'queued') => ({ type: 'job_created', job: { 
 export const cases = {
   async 'lite exports only its own surface, and the same code tables'({ lc, assert }) {
     const l = await lite();
-    const want = ['BAD_CODE', 'BUTTON_STATES', 'CANCEL_VERDICTS', 'CancelButton', 'ERROR_CODES', 'JOB_ERROR_CODES',
-      'JOB_STATUSES', 'MODELS', 'OBSERVATIONS', 'OUTCOMES', 'OUTPUT_KINDS', 'REQUEST_KINDS', 'RULES', 'STATUSES',
-      'STOP_REASONS', 'TASK_STATUSES', 'TRANSITIONS', 'Tracker', 'WINDOWS', 'cancelWindowCode', 'decodeFast',
-      'fastOutputs', 'init', 'initSync', 'isLongcallError', 'jobErrorCode', 'observeCode', 'wasmMemory'].sort();
+    const want = [
+      'BAD_CODE',
+      'BUTTON_STATES',
+      'CANCEL_VERDICTS',
+      'CancelButton',
+      'ERROR_CODES',
+      'JOB_ERROR_CODES',
+      'JOB_STATUSES',
+      'MODELS',
+      'OBSERVATIONS',
+      'OUTCOMES',
+      'OUTPUT_KINDS',
+      'REQUEST_KINDS',
+      'RULES',
+      'STATUSES',
+      'STOP_REASONS',
+      'TASK_STATUSES',
+      'TRANSITIONS',
+      'Tracker',
+      'WINDOWS',
+      'cancelWindowCode',
+      'decodeFast',
+      'fastOutputs',
+      'init',
+      'initSync',
+      'isLongcallError',
+      'jobErrorCode',
+      'observeCode',
+      'wasmMemory',
+    ].sort();
     assert.deepEqual(Object.keys(l).sort(), want);
     for (const k of want.filter((k) => /^[A-Z_]+$/.test(k))) assert.deepEqual(l[k], lc[k], k);
   },
@@ -22,7 +48,8 @@ export const cases = {
     for (const m of codes) {
       for (const a of codes) {
         assert.equal(l.cancelWindowCode(m, a), lc.cancelWindowCode(m, a), `window ${m} ${a}`);
-        for (const b of codes.slice(0, 11)) assert.equal(l.observeCode(m, a, b), lc.observeCode(m, a, b), `observe ${m} ${a} ${b}`);
+        for (const b of codes.slice(0, 11))
+          assert.equal(l.observeCode(m, a, b), lc.observeCode(m, a, b), `observe ${m} ${a} ${b}`);
       }
     }
   },
@@ -30,18 +57,29 @@ export const cases = {
   async 'the cancel button is the same machine'({ lc, assert }) {
     const l = await lite();
     for (const model of ['job', 'task-2026', 'task-2025']) {
-      const a = new lc.CancelButton(model), b = new l.CancelButton(model);
+      const a = new lc.CancelButton(model),
+        b = new l.CancelButton(model);
       const first = model === 'job' ? 'queued' : 'working';
       assert.equal(b.handleStatus(first), a.handleStatus(first));
-      b.press(); a.press();
-      for (const v of ['too_late', 'acknowledged', 'request_failed']) assert.equal(b.handleVerdict(v), a.handleVerdict(v), v);
+      b.press();
+      a.press();
+      for (const v of ['too_late', 'acknowledged', 'request_failed'])
+        assert.equal(b.handleVerdict(v), a.handleVerdict(v), v);
       assert.throws(() => b.handleVerdict('nope'), { code: 'invalid_input' });
       assert.throws(() => b.handleVerdict(42), { code: 'invalid_input' });
       assert.equal(b.handleLost(), a.handleLost());
       assert.equal(b.state, a.state);
       let ea, eb;
-      try { a.press(); } catch (e) { ea = e.code; }
-      try { b.press(); } catch (e) { eb = e.code; }
+      try {
+        a.press();
+      } catch (e) {
+        ea = e.code;
+      }
+      try {
+        b.press();
+      } catch (e) {
+        eb = e.code;
+      }
       assert.equal(eb, ea);
     }
     assert.throws(() => new l.CancelButton('jobs'), { code: 'unknown_model' });
@@ -51,7 +89,8 @@ export const cases = {
     const l = await lite();
     const cfg = { poll: { jitter: 'none', minIntervalMs: 100 }, seed: 3 };
     // A job: created, polled, cancel too late, completed.
-    const a = new lc.Tracker('job', cfg), b = new l.Tracker('job', cfg);
+    const a = new lc.Tracker('job', cfg),
+      b = new l.Tracker('job', cfg);
     const same = (na, nb, what) => assert.deepEqual(l.decodeFast(b, nb), lc.decodeFast(a, na), what);
     same(a.fastCreated('job_1', 0, 5, NaN), b.fastCreated('job_1', 0, 5, NaN), 'created');
     same(a.fastTimeout(1000), b.fastTimeout(1000), 'timeout');
@@ -65,7 +104,8 @@ export const cases = {
     assert.equal(b.outcome, a.outcome);
     assert.equal(b.button, 'finished_first');
     // A 2026 task: an isError result is a tool error; a violation detail crosses as an object.
-    const c = new lc.Tracker('task-2026', cfg), d = new l.Tracker('task-2026', cfg);
+    const c = new lc.Tracker('task-2026', cfg),
+      d = new l.Tracker('task-2026', cfg);
     const same2 = (na, nb, what) => assert.deepEqual(l.decodeFast(d, nb), lc.decodeFast(c, na), what);
     same2(c.fastCreated('t1', 0, 0, 500), d.fastCreated('t1', 0, 0, 500), 'created');
     same2(c.fastTimeout(600), d.fastTimeout(600), 'timeout');

@@ -4,9 +4,15 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
-  '.wasm': 'application/wasm', '.json': 'application/json', '.jsonl': 'text/plain', '.txt': 'text/plain',
-  '.md': 'text/plain', '.css': 'text/css',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.jsonl': 'text/plain',
+  '.txt': 'text/plain',
+  '.md': 'text/plain',
+  '.css': 'text/css',
 };
 
 /**
@@ -22,10 +28,19 @@ export async function serve(root, routes = {}, headers = {}) {
       return;
     }
     const file = join(root, normalize(path));
-    if (file !== root && !file.startsWith(root + sep)) { res.writeHead(403).end(); return; }
+    if (file !== root && !file.startsWith(root + sep)) {
+      res.writeHead(403).end();
+      return;
+    }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { ...headers, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' }).end(body);
+      res
+        .writeHead(200, {
+          ...headers,
+          'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+          'cache-control': 'no-store',
+        })
+        .end(body);
     } catch {
       res.writeHead(404).end('not found');
     }
@@ -33,6 +48,10 @@ export async function serve(root, routes = {}, headers = {}) {
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   return {
     base: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((ok) => { server.closeAllConnections?.(); server.close(ok); }),
+    close: () =>
+      new Promise((ok) => {
+        server.closeAllConnections?.();
+        server.close(ok);
+      }),
   };
 }

@@ -12,9 +12,14 @@ import { makeLeg, checkTranscripts, summarize, RESULTS, sleep } from '../lib/leg
 const LEG = 'fastmcp';
 const { emit, log, scenario, failures } = makeLeg(LEG);
 const CONFIG = { poll: { initialMs: 50, minIntervalMs: 50, capMs: 1000, jitter: 'full' }, seed: 11 };
-const hardStop = setTimeout(() => { log('hard timeout'); process.exit(3); }, 150000);
+const hardStop = setTimeout(() => {
+  log('hard timeout');
+  process.exit(3);
+}, 150000);
 hardStop.unref();
-function assert(cond, msg) { if (!cond) throw new Error(msg); }
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
 
 if (!fs.existsSync(VENV_PYTHON)) {
   emit('fixture', 'skip', `no ${VENV_PYTHON}: run tests/interop/install.sh (INTEROP_SKIP_PY unset)`);
@@ -22,7 +27,8 @@ if (!fs.existsSync(VENV_PYTHON)) {
 }
 
 const file = path.join(RESULTS, 'fastmcp.jsonl');
-let fixture = null, rec = null;
+let fixture = null,
+  rec = null;
 try {
   fixture = await startFixture(fastmcpHttp(['--max-lifetime-s', '170']), { timeoutMs: 40000 });
   rec = await startHttpRecorder({ upstream: fixture.url, file });
@@ -31,13 +37,21 @@ try {
 
   await scenario('flat CreateTaskResult, pollIntervalMs honoured, completed', 20000, async () => {
     const ex = [];
-    const h = await callTool(sender, { name: 'slow_compute', arguments: { seconds: 1, label: 'leg' }, config: CONFIG, onExchange: (e) => ex.push(e) });
+    const h = await callTool(sender, {
+      name: 'slow_compute',
+      arguments: { seconds: 1, label: 'leg' },
+      config: CONFIG,
+      onExchange: (e) => ex.push(e),
+    });
     const created = ex[0].input;
     assert(created?.type === 'task_created', `tools/call gave ${JSON.stringify(created)}`);
     const floor = created.task.poll_interval_ms;
     assert(Number.isInteger(floor) && floor > 0, `pollIntervalMs ${floor}`);
     const createLine = rec.transcript.lines.find((l) => l.dir === 's2c' && l.msg?.result?.resultType === 'task');
-    assert(createLine && createLine.msg.result.task === undefined && createLine.msg.result.taskId === h.id, 'CreateTaskResult not flat');
+    assert(
+      createLine && createLine.msg.result.task === undefined && createLine.msg.result.taskId === h.id,
+      'CreateTaskResult not flat',
+    );
     const out = await h.outcome;
     assert(out.outcome === 'succeeded' && out.status === 'completed', `outcome ${out.outcome}/${out.status}`);
     const gaps = [];
@@ -53,21 +67,40 @@ try {
   await scenario('input_required -> tasks/update -> completed', 20000, async () => {
     const asked = [];
     const h = await callTool(sender, {
-      name: 'staged_confirm', arguments: { work_seconds: 0.3 }, config: CONFIG,
-      onInput: async (key, _request) => { asked.push(key); return { action: 'accept', content: { confirm: true } }; },
+      name: 'staged_confirm',
+      arguments: { work_seconds: 0.3 },
+      config: CONFIG,
+      onInput: async (key, _request) => {
+        asked.push(key);
+        return { action: 'accept', content: { confirm: true } };
+      },
     });
     const out = await h.outcome;
     assert(out.outcome === 'succeeded', `outcome ${out.outcome}`);
-    assert(asked.length === 1 && asked[0].startsWith(`${h.id}:`), `asked ${JSON.stringify(asked)} (server-minted keys are "<taskId>:<hex>")`);
-    assert(/staged_confirm finished \(action=accept, confirm=True\)/.test(out.result?.content?.[0]?.text ?? ''), `result ${JSON.stringify(out.result)}`);
+    assert(
+      asked.length === 1 && asked[0].startsWith(`${h.id}:`),
+      `asked ${JSON.stringify(asked)} (server-minted keys are "<taskId>:<hex>")`,
+    );
+    assert(
+      /staged_confirm finished \(action=accept, confirm=True\)/.test(out.result?.content?.[0]?.text ?? ''),
+      `result ${JSON.stringify(out.result)}`,
+    );
     const updates = rec.transcript.lines.filter((l) => l.dir === 'c2s' && l.msg?.method === 'tasks/update');
-    assert(updates.length === 1 && updates[0].http.mcpName === h.id && updates[0].http.mcpMethod === 'tasks/update', 'tasks/update headers');
+    assert(
+      updates.length === 1 && updates[0].http.mcpName === h.id && updates[0].http.mcpMethod === 'tasks/update',
+      'tasks/update headers',
+    );
     return `asked once (${asked[0]}), one tasks/update with Mcp-Name = taskId`;
   });
 
   await scenario('cancel while working: ack, then cancelled', 20000, async () => {
     const buttons = [];
-    const h = await callTool(sender, { name: 'slow_compute', arguments: { seconds: 20, label: 'cancel' }, config: CONFIG, onButton: (b) => buttons.push(b) });
+    const h = await callTool(sender, {
+      name: 'slow_compute',
+      arguments: { seconds: 20, label: 'cancel' },
+      config: CONFIG,
+      onButton: (b) => buttons.push(b),
+    });
     await sleep(200);
     const state = await h.cancel();
     const out = await h.outcome;
@@ -86,7 +119,10 @@ try {
   await scenario('without the capability: -32021', 10000, async () => {
     const bare = httpSender({ url: rec.url, declareTasks: false });
     const out = await (await callTool(bare, { name: 'failing_job' })).outcome;
-    assert(out.outcome === 'protocol_failure' && out.error?.code === -32021, `outcome ${out.outcome} ${JSON.stringify(out.error)}`);
+    assert(
+      out.outcome === 'protocol_failure' && out.error?.code === -32021,
+      `outcome ${out.outcome} ${JSON.stringify(out.error)}`,
+    );
     const named = out.error?.data?.requiredCapabilities?.extensions?.['io.modelcontextprotocol/tasks'];
     assert(named !== undefined, 'data.requiredCapabilities does not name the tasks extension');
     const line = rec.transcript.lines.filter((l) => l.dir === 's2c' && l.msg?.error?.code === -32021).at(-1);

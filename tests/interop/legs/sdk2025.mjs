@@ -19,10 +19,15 @@ const LEG = 'sdk2025';
 const { emit, log, scenario, failures } = makeLeg(LEG);
 const POLL = 250; // the fixture's pollInterval
 const CONFIG = { poll: { initialMs: 100, minIntervalMs: 50, capMs: 1000, jitter: 'full' }, seed: 7 };
-const hardStop = setTimeout(() => { log('hard timeout'); process.exit(3); }, 150000);
+const hardStop = setTimeout(() => {
+  log('hard timeout');
+  process.exit(3);
+}, 150000);
 hardStop.unref();
 
-function assert(cond, msg) { if (!cond) throw new Error(msg); }
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
 
 /** Runs a tool through the adapter, recording exchange times; returns {out, gets, buttons, handle}. */
 async function run(sender, opts) {
@@ -35,7 +40,10 @@ async function run(sender, opts) {
     onExchange: (e) => exchanges.push(e),
     onButton: (b) => buttons.push(b),
     onViolation: (v) => violations.push(v),
-    onInput: async (key, request) => { asked.push({ key, request }); return { action: 'accept', content: { confirm: true } }; },
+    onInput: async (key, request) => {
+      asked.push({ key, request });
+      return { action: 'accept', content: { confirm: true } };
+    },
     ...opts,
   });
   return { h, exchanges, buttons, asked, violations };
@@ -56,24 +64,37 @@ async function scenarios(transport, sender) {
   const sc = (name, ms, fn) => scenario(`${transport}: ${name}`, ms, fn);
 
   await sc('create, poll at >= pollInterval, completed', 15000, async () => {
-    const { h, exchanges } = await run(sender, { name: 'slow_steps', arguments: { steps: 3, stepMs: 200 }, ttlMs: 60000 });
+    const { h, exchanges } = await run(sender, {
+      name: 'slow_steps',
+      arguments: { steps: 3, stepMs: 200 },
+      ttlMs: 60000,
+    });
     assert(h.id, 'no task id');
     const out = await h.outcome;
     assert(out.outcome === 'succeeded' && out.status === 'completed', `outcome ${out.outcome}/${out.status}`);
     assert(out.result?.content?.[0]?.text === 'slow_steps finished 3 steps', `result ${JSON.stringify(out.result)}`);
     const gaps = pollGaps(exchanges);
     assert(gaps.length >= 2, `only ${gaps.length} polls`);
-    assert(gaps.every((g) => g >= POLL), `poll gaps ${gaps} (pollInterval ${POLL})`);
+    assert(
+      gaps.every((g) => g >= POLL),
+      `poll gaps ${gaps} (pollInterval ${POLL})`,
+    );
     assert(out.record.poll_interval_ms === POLL, `record poll_interval_ms ${out.record.poll_interval_ms}`);
     return `polls ${gaps.length}, min gap ${Math.min(...gaps)} ms >= ${POLL}`;
   });
 
   await sc('input_required: elicitation answered inside tasks/result, completed', 20000, async () => {
-    const { h, asked, exchanges } = await run(sender, { name: 'slow_steps', arguments: { steps: 3, stepMs: 150, askInput: true } });
+    const { h, asked, exchanges } = await run(sender, {
+      name: 'slow_steps',
+      arguments: { steps: 3, stepMs: 150, askInput: true },
+    });
     const out = await h.outcome;
     assert(out.outcome === 'succeeded', `outcome ${out.outcome}`);
     assert(asked.length === 1 && asked[0].request.method === 'elicitation/create', `asked ${JSON.stringify(asked)}`);
-    assert(exchanges.some((e) => e.method === 'tasks/result'), 'no tasks/result');
+    assert(
+      exchanges.some((e) => e.method === 'tasks/result'),
+      'no tasks/result',
+    );
     assert(out.result?.content?.[0]?.text === 'slow_steps finished 3 steps', `result ${JSON.stringify(out.result)}`);
     return `asked once (${asked[0].key}), statuses via ${exchanges.filter((e) => e.method === 'tasks/get').length} polls`;
   });
@@ -106,12 +127,19 @@ async function scenarios(transport, sender) {
     const state = await h.cancel();
     const out = await h.outcome;
     const cancelAnswer = exchanges.find((e) => e.method === 'tasks/cancel');
-    assert(cancelAnswer?.input?.answer?.kind === 'rpc_error' && cancelAnswer.input.answer.code === -32602, `cancel answer ${JSON.stringify(cancelAnswer)}`);
+    assert(
+      cancelAnswer?.input?.answer?.kind === 'rpc_error' && cancelAnswer.input.answer.code === -32602,
+      `cancel answer ${JSON.stringify(cancelAnswer)}`,
+    );
     assert(['finished_first', 'not_applicable'].includes(state), `button ${state}`);
     assert(out.outcome === 'tool_error' && out.status === 'failed', `outcome ${out.outcome}/${out.status}`);
     // and once settled, the core refuses a press locally (no request on the wire)
     let refused = null;
-    try { await h.cancel(); } catch (e) { refused = e.code; }
+    try {
+      await h.cancel();
+    } catch (e) {
+      refused = e.code;
+    }
     assert(refused === 'cancel_refused', `second press: ${refused}`);
     return `-32602 -> ${state}; buttons ${buttons.join(' > ')}; then cancel_refused`;
   });
@@ -132,12 +160,24 @@ fs.mkdirSync(RESULTS, { recursive: true });
   const file = path.join(RESULTS, 'sdk2025-stdio.jsonl');
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(INTEROP_DIR, 'lib', 'stdio-recorder.mjs'), '--out', file, '--',
-      process.execPath, path.join(INTEROP_DIR, 'fixtures', 'sdk2025-server.mjs'), '--stdio', '--max-lifetime-ms', '170000'],
+    args: [
+      path.join(INTEROP_DIR, 'lib', 'stdio-recorder.mjs'),
+      '--out',
+      file,
+      '--',
+      process.execPath,
+      path.join(INTEROP_DIR, 'fixtures', 'sdk2025-server.mjs'),
+      '--stdio',
+      '--max-lifetime-ms',
+      '170000',
+    ],
     cwd: INTEROP_DIR,
     stderr: 'inherit',
   });
-  const client = new Client({ name: 'longcall-interop', version: '0.1.0' }, { capabilities: { elicitation: { form: {} } } });
+  const client = new Client(
+    { name: 'longcall-interop', version: '0.1.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
   let pid = null;
   try {
     await client.connect(transport);
@@ -148,7 +188,14 @@ fs.mkdirSync(RESULTS, { recursive: true });
     emit('stdio: connect', 'fail', e?.message ?? e);
   } finally {
     await Promise.race([client.close().catch(() => {}), sleep(3000)]);
-    if (pid) { try { process.kill(pid, 0); process.kill(pid, 'SIGTERM'); } catch { /* gone */ } }
+    if (pid) {
+      try {
+        process.kill(pid, 0);
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+    }
     await sleep(200);
     transcripts.push(file);
   }
@@ -157,8 +204,12 @@ fs.mkdirSync(RESULTS, { recursive: true });
 // ---- Streamable HTTP through the recording proxy ------------------------------------------
 {
   const file = path.join(RESULTS, 'sdk2025-http.jsonl');
-  let fixture = null, rec = null;
-  const client = new Client({ name: 'longcall-interop', version: '0.1.0' }, { capabilities: { elicitation: { form: {} } } });
+  let fixture = null,
+    rec = null;
+  const client = new Client(
+    { name: 'longcall-interop', version: '0.1.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
   try {
     fixture = await startFixture(sdk2025Http(['--max-lifetime-ms', '170000']));
     rec = await startHttpRecorder({ upstream: fixture.url, file });
