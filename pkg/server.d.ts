@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type {
+  WasmSource,
   InputRequest,
   JobStatus,
   JobView,
@@ -19,6 +20,13 @@ import type {
   ToolResult,
   WaitFor,
 } from './index.js';
+
+/** Loads the server module (see `longcall`'s `init`); by default `./dist/longcall_server_bg.wasm`. */
+export function init(input?: WasmSource | Promise<WasmSource>): Promise<void>;
+/** Instantiates the server module synchronously from its bytes or a compiled module. */
+export function initSync(input: ArrayBuffer | ArrayBufferView | WebAssembly.Module): void;
+/** True for an error thrown by longcall (an `Error` with a string `code`). */
+export function isLongcallError(e: unknown): e is LongcallError;
 
 /** A client-side answer of a reference server: a domain answer to put on the wire, never thrown. */
 export type Answer<T, E> = { ok: true; value: T } | { ok: false; error: E };
