@@ -262,6 +262,8 @@ fn as_client(model: Model, lines: &[Line]) -> Vec<(usize, Rule)> {
     server_rules(found)
 }
 
+/// Rules E-42, E-45.
+
 #[test]
 fn observer_and_client_report_the_same_server_violations() {
     let files = transcripts();

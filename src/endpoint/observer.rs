@@ -31,7 +31,7 @@
 //! * **E-44 Poll floor.** A poll (`tasks/get`, a job `GET`) sent sooner after the previous answer
 //!   than the server's interval (`pollIntervalMs` / `pollInterval`), or before a job answer's
 //!   `Retry-After` ran out, is `poll_too_fast` (SHOULD). One confirming poll is exempt after the
-//!   creating answer (the server creates durably so that an immediate `tasks/get` resolves),
+//!   creating answer (P-14: the server creates durably so that an immediate `tasks/get` resolves),
 //!   after a cancel answer and after an update ack.
 //! * **E-45 Outcome.** The payload of the first terminal observation is classified by
 //!   [`crate::outcome::classify`] and its rule, if any, counts, as the tracker does when it
@@ -54,7 +54,7 @@
 //!   submit with the same body under a different idempotency key, after an answer whose
 //!   [`crate::admission`] advice says "retry with the same key" (or no answer, or a job still
 //!   running), is too.
-//! * **E-49 Cancellation names a request in progress.** A `notifications/cancelled` whose
+//! * **E-49 Cancellation names a request in progress** (E-9 seen from outside). A `notifications/cancelled` whose
 //!   `requestId` names a request of the same direction that was already answered, or never sent,
 //!   is `cancel_not_in_progress`.
 //! * **E-50 MRTR.** A 2026 `tools/call` answered `resultType: "input_required"` is an MRTR round:
@@ -1872,6 +1872,8 @@ mod tests {
         )
     }
 
+    /// Rules E-44, P-14.
+
     #[test]
     fn the_first_get_after_create_confirms_and_the_next_fast_one_is_too_fast() {
         let (call, g2, g3) = (call26(), get26(2), get26(3));
@@ -1889,6 +1891,8 @@ mod tests {
         );
         assert_eq!(got, vec![(5, Rule::PollTooFast)]);
     }
+
+    /// Rules E-9, E-49.
 
     #[test]
     fn a_cancelled_notification_for_an_answered_request_is_flagged() {
@@ -1935,6 +1939,8 @@ mod tests {
         assert_eq!(got, vec![]);
     }
 
+    /// Rules E-48, E-50.
+
     #[test]
     fn an_mrtr_round_is_neither_a_result_nor_a_resubmission() {
         let call = call26();
@@ -1972,6 +1978,8 @@ mod tests {
         assert_eq!(o.handles(), 1);
     }
 
+    /// Rules E-41.
+
     #[test]
     fn a_gate_probe_rejected_with_its_code_is_a_note_and_accepted_it_counts() {
         let bare = r#"{"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{"taskId":"T"}}"#;
@@ -1990,6 +1998,8 @@ mod tests {
             vec![(1, Rule::MissingCapability)]
         );
     }
+
+    /// Rules E-40, E-46.
 
     #[test]
     fn job_cancel_answers_follow_the_cancel_table() {
@@ -2032,6 +2042,8 @@ mod tests {
             [Rule::CancelAnswerBreaksRevision, Rule::IllegalTransition]
         );
     }
+
+    /// Rules E-43, C-18.
 
     #[test]
     fn a_409_started_then_canceled_is_an_illegal_transition() {

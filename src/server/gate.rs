@@ -454,6 +454,8 @@ mod tests {
         );
     }
 
+    /// Rules E-20, E-21, E-22, E-23, E-25.
+
     #[test]
     fn each_rule_has_its_code_and_status() {
         let p = caps(json!({"taskId": "t1"}));
@@ -516,6 +518,8 @@ mod tests {
         );
     }
 
+    /// Rules E-27.
+
     #[test]
     fn headers_come_first_and_every_rejection_is_listed() {
         let h = Headers {
@@ -551,6 +555,8 @@ mod tests {
             Ok(())
         );
     }
+
+    /// Rules E-24.
 
     #[test]
     fn task_support_per_revision() {
@@ -601,6 +607,8 @@ mod tests {
             Ok(true)
         );
     }
+
+    /// Rules E-26.
 
     #[test]
     fn http_status_table() {

@@ -198,7 +198,7 @@ const MCP_2026_BAD: &str = r#"{"seq":1,"t_ms":0,"dir":"c2s","http":{"method":"PO
 {"seq":18,"t_ms":1610,"dir":"s2c","http":{"status":200},"msg":{"jsonrpc":"2.0","id":9,"result":{"content":[]}}}
 "#;
 
-/// Rules M-6, M-4.
+/// Rules M-6, M-4, E-47.
 #[test]
 fn synthetic_2026_violations_are_each_found() {
     let p = tmp("bad2026.jsonl", MCP_2026_BAD);

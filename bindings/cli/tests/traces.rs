@@ -124,7 +124,7 @@ trace!(s25_stdio_list, "sdk-ts-1.32.2_2025-11-25/stdio/list.jsonl",
     "tasks/list exists in 2025; a bogus cursor is -32602; notifications name known tasks");
 trace!(s25_stdio_optional_without_task, "sdk-ts-1.32.2_2025-11-25/stdio/optional-without-task.jsonl",
     exit 0, ["unknown_task_notification"], strict 1,
-    "a plain result, but a status notification leaked for a task the client never saw (SHOULD: kept or ignored)");
+    "a plain result, but a status notification leaked for a task the client never saw (SHOULD: kept or ignored; E-51)");
 trace!(s25_stdio_required_without_task, "sdk-ts-1.32.2_2025-11-25/stdio/required-without-task.jsonl",
     exit 0, [], strict 0,
     "the server answers an isError tool result instead of -32601; odd but not a lifecycle rule");
