@@ -33,8 +33,8 @@ export type OutputKind = 'idle' | 'wake_at' | 'send' | 'ask_user' | 'button' | '
 export declare const OUTPUT_KINDS: readonly ['idle', 'wake_at', 'send', 'ask_user', 'button', 'status', 'violation', 'settled', 'stopped'];
 
 /** Request kinds by code (`send` outputs, `fastRequestFailed`). */
-export type RequestKind = 'get' | 'cancel' | 'update' | 'fetch_result';
-export declare const REQUEST_KINDS: readonly ['get', 'cancel', 'update', 'fetch_result'];
+export type RequestKind = 'get' | 'cancel' | 'update' | 'fetch_result' | 'continue_call';
+export declare const REQUEST_KINDS: readonly ['get', 'cancel', 'update', 'fetch_result', 'continue_call'];
 
 /** Cancel-button states by code (`button` outputs). */
 export type ButtonState = 'unavailable' | 'available' | 'requesting' | 'acknowledged_pending' | 'too_late' | 'cancelled' | 'finished_first' | 'not_applicable';
@@ -45,8 +45,8 @@ export type Outcome = 'succeeded' | 'tool_error' | 'protocol_failure' | 'cancell
 export declare const OUTCOMES: readonly ['succeeded', 'tool_error', 'protocol_failure', 'cancelled', 'failed', 'expired', 'lost'];
 
 /** Why watching stopped, by code (`stopped` outputs). */
-export type StopReason = 'max_polls' | 'deadline' | 'host_stopped' | 'create_unanswered';
-export declare const STOP_REASONS: readonly ['max_polls', 'deadline', 'host_stopped', 'create_unanswered'];
+export type StopReason = 'max_polls' | 'deadline' | 'host_stopped' | 'create_unanswered' | 'answer_too_large';
+export declare const STOP_REASONS: readonly ['max_polls', 'deadline', 'host_stopped', 'create_unanswered', 'answer_too_large'];
 
 /** Sume cancel error codes by code (`fastCancelAnswered(now, 4, httpStatus, code)`); a code not listed is `other`. */
 export type JobErrorCode = 'job_generation_already_started' | 'job_not_cancelable' | 'not_found' | 'rate_limit_exceeded' | 'other';
@@ -61,8 +61,8 @@ export type ErrorCode = 'unknown_model' | 'unknown_status' | 'status_not_in_mode
 export declare const ERROR_CODES: readonly ['unknown_model', 'unknown_status', 'status_not_in_model', 'invalid_config', 'invalid_input', 'wrong_model', 'cancel_refused', 'malformed', 'too_large', 'too_deep', 'snapshot_version', 'snapshot_invalid', 'duplicate', 'limit_reached', 'not_initialized', 'freed', 'unbound'];
 
 /** Every protocol rule a peer can break (the `rule` of a violation). */
-export type Rule = 'illegal_transition' | 'terminal_conflict' | 'bad_seed' | 'unknown_status' | 'result_contradicts_status' | 'cancel_answer_breaks_revision' | 'cancel_terminal_not_acked' | 'input_key_reused' | 'input_answered_twice' | 'poll_too_fast' | 'resubmit_after_timeout' | 'mcp_name_header' | 'wrong_result_type' | 'missing_capability' | 'unsolicited_task' | 'wrong_revision_method' | 'missing_field' | 'unknown_task_notification';
-export declare const RULES: readonly ['illegal_transition', 'terminal_conflict', 'bad_seed', 'unknown_status', 'result_contradicts_status', 'cancel_answer_breaks_revision', 'cancel_terminal_not_acked', 'input_key_reused', 'input_answered_twice', 'poll_too_fast', 'resubmit_after_timeout', 'mcp_name_header', 'wrong_result_type', 'missing_capability', 'unsolicited_task', 'wrong_revision_method', 'missing_field', 'unknown_task_notification'];
+export type Rule = 'illegal_transition' | 'terminal_conflict' | 'bad_seed' | 'unknown_status' | 'result_contradicts_status' | 'cancel_answer_breaks_revision' | 'cancel_terminal_not_acked' | 'input_key_reused' | 'input_answered_twice' | 'poll_too_fast' | 'resubmit_after_timeout' | 'mcp_name_header' | 'wrong_result_type' | 'missing_capability' | 'unsolicited_task' | 'wrong_revision_method' | 'missing_field' | 'unknown_task_notification' | 'unknown_answer_id' | 'unreadable_answer' | 'cancel_not_in_progress';
+export declare const RULES: readonly ['illegal_transition', 'terminal_conflict', 'bad_seed', 'unknown_status', 'result_contradicts_status', 'cancel_answer_breaks_revision', 'cancel_terminal_not_acked', 'input_key_reused', 'input_answered_twice', 'poll_too_fast', 'resubmit_after_timeout', 'mcp_name_header', 'wrong_result_type', 'missing_capability', 'unsolicited_task', 'wrong_revision_method', 'missing_field', 'unknown_task_notification', 'unknown_answer_id', 'unreadable_answer', 'cancel_not_in_progress'];
 
 /** The statuses an MCP task (either revision) can report. Note `cancelled` (double l). */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';

@@ -19,7 +19,7 @@ export const WINDOWS = Object.freeze(['open', 'started', 'terminal']);
 export const OUTPUT_KINDS = Object.freeze(['idle', 'wake_at', 'send', 'ask_user', 'button', 'status', 'violation', 'settled', 'stopped']);
 
 /** Request kinds by code (`send` outputs, `fastRequestFailed`). */
-export const REQUEST_KINDS = Object.freeze(['get', 'cancel', 'update', 'fetch_result']);
+export const REQUEST_KINDS = Object.freeze(['get', 'cancel', 'update', 'fetch_result', 'continue_call']);
 
 /** Cancel-button states by code (`button` outputs). */
 export const BUTTON_STATES = Object.freeze(['unavailable', 'available', 'requesting', 'acknowledged_pending', 'too_late', 'cancelled', 'finished_first', 'not_applicable']);
@@ -28,7 +28,7 @@ export const BUTTON_STATES = Object.freeze(['unavailable', 'available', 'request
 export const OUTCOMES = Object.freeze(['succeeded', 'tool_error', 'protocol_failure', 'cancelled', 'failed', 'expired', 'lost']);
 
 /** Why watching stopped, by code (`stopped` outputs). */
-export const STOP_REASONS = Object.freeze(['max_polls', 'deadline', 'host_stopped', 'create_unanswered']);
+export const STOP_REASONS = Object.freeze(['max_polls', 'deadline', 'host_stopped', 'create_unanswered', 'answer_too_large']);
 
 /** Sume cancel error codes by code (`fastCancelAnswered(now, 4, httpStatus, code)`); a code not listed is `other`. */
 export const JOB_ERROR_CODES = Object.freeze(['job_generation_already_started', 'job_not_cancelable', 'not_found', 'rate_limit_exceeded', 'other']);
@@ -40,7 +40,7 @@ export const CANCEL_VERDICTS = Object.freeze(['acknowledged', 'cancelled', 'too_
 export const ERROR_CODES = Object.freeze(['unknown_model', 'unknown_status', 'status_not_in_model', 'invalid_config', 'invalid_input', 'wrong_model', 'cancel_refused', 'malformed', 'too_large', 'too_deep', 'snapshot_version', 'snapshot_invalid', 'duplicate', 'limit_reached', 'not_initialized', 'freed', 'unbound']);
 
 /** Every protocol rule a peer can break (the `rule` of a violation). */
-export const RULES = Object.freeze(['illegal_transition', 'terminal_conflict', 'bad_seed', 'unknown_status', 'result_contradicts_status', 'cancel_answer_breaks_revision', 'cancel_terminal_not_acked', 'input_key_reused', 'input_answered_twice', 'poll_too_fast', 'resubmit_after_timeout', 'mcp_name_header', 'wrong_result_type', 'missing_capability', 'unsolicited_task', 'wrong_revision_method', 'missing_field', 'unknown_task_notification']);
+export const RULES = Object.freeze(['illegal_transition', 'terminal_conflict', 'bad_seed', 'unknown_status', 'result_contradicts_status', 'cancel_answer_breaks_revision', 'cancel_terminal_not_acked', 'input_key_reused', 'input_answered_twice', 'poll_too_fast', 'resubmit_after_timeout', 'mcp_name_header', 'wrong_result_type', 'missing_capability', 'unsolicited_task', 'wrong_revision_method', 'missing_field', 'unknown_task_notification', 'unknown_answer_id', 'unreadable_answer', 'cancel_not_in_progress']);
 
 /** The statuses an MCP task (either revision) can report. Note `cancelled` (double l). */
 export const TASK_STATUSES = Object.freeze(['working', 'input_required', 'completed', 'failed', 'cancelled']);

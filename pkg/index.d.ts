@@ -219,11 +219,19 @@ export type Request =
 /** Something the host must do or show. Discriminated on `type`; every batch ends with `wake_at` or `idle`. */
 export type Output =
   | { type: 'send'; request: Request }
-  | { type: 'ask_user'; key: string; request: Json }
+  | { type: 'ask_user'; key: string; request: Json; call?: true }
   | { type: 'button'; state: ButtonState }
   | { type: 'status'; status: Status }
   | { type: 'violation'; violation: Violation }
-  | { type: 'settled'; outcome: Outcome; status: Status | null }
+  | {
+      type: 'settled';
+      outcome: Outcome;
+      status: Status | null;
+      /** The tool result (or a job's result) exactly as the server sent it. */
+      result?: Json;
+      /** The JSON-RPC error (or a job's error) exactly as the server sent it. */
+      error?: Json;
+    }
   | { type: 'stopped'; reason: StopReason }
   | { type: 'wake_at'; at: number }
   | { type: 'idle' };
@@ -273,6 +281,8 @@ export interface TrackerConfig {
     jitter?: Jitter;
     minIntervalMs?: number;
     maxPolls?: number | null;
+    /** Poll at the server's stated interval instead of backing off above it (default true). */
+    followServerInterval?: boolean;
   };
   seed?: number;
   deadlineMs?: number | null;

@@ -1,5 +1,5 @@
 //! The tracker configuration `{poll?: {initialMs?, multiplierPercent?, capMs?, jitter?,
-//! minIntervalMs?, maxPolls?}, seed?, deadlineMs?}` read field by field, so the small build needs
+//! minIntervalMs?, maxPolls?, followServerInterval?}, seed?, deadlineMs?}` read field by field, so the small build needs
 //! no JSON deserializer. JavaScript spells the keys in camelCase, as the MCP wire does; the
 //! values are the core's `TrackerConfig`. A key not listed in [`CONFIG_KEYS`] or [`POLL_KEYS`]
 //! is `invalid_config` naming the key (a misspelt key must not fall back to a default without a
@@ -24,6 +24,7 @@ pub const POLL_KEYS: &[&str] = &[
     "jitter",
     "minIntervalMs",
     "maxPolls",
+    "followServerInterval",
 ];
 
 /// `invalid_config` for the first key of `obj` not in `known` (`path` prefixes its name).
@@ -138,6 +139,12 @@ fn poll_policy(v: &JsValue) -> Result<PollPolicy, Error> {
     }
     if let Some(n) = uint(v, "maxPolls")? {
         p.max_polls = Some(u32::try_from(n).map_err(|_| malformed("maxPolls", "too large"))?);
+    }
+    let follow = field(v, "followServerInterval")?;
+    if !absent(&follow) {
+        p.follow_server_interval = follow
+            .as_bool()
+            .ok_or_else(|| malformed("followServerInterval", "expected true or false"))?;
     }
     Ok(p)
 }

@@ -49,7 +49,8 @@ export const cases = {
     });
     assert.deepEqual(
       done.find((o) => o.type === 'settled'),
-      { type: 'settled', outcome: 'succeeded', status: 'completed' },
+      // The payload is the server's own JSON: its keys are never renamed.
+      { type: 'settled', outcome: 'succeeded', status: 'completed', result: { snake_case: 1 } },
     );
     const r = t.runRecord();
     assert.equal(r.pollsSent, 1);
