@@ -38,51 +38,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The error code of a Sume error envelope (`{"error":{"code":..}}`), as far as admission
-/// cares. Compare codes, never message text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    /// `queue_full`: the workspace queue has no room.
-    QueueFull,
-    /// `insufficient_credits`: credits could not be reserved; no provider work started.
-    InsufficientCredits,
-    /// `rate_limit_exceeded`: a rate-limit bucket is empty.
-    RateLimitExceeded,
-    /// `not_found`: unknown, or owned by another member.
-    NotFound,
-    /// No error code (a success, or an answer without an error body).
-    #[default]
-    None,
-    /// Any other code.
-    Other,
-}
-
-impl ErrorCode {
-    /// Reads a code: `""` is [`ErrorCode::None`], an unknown code [`ErrorCode::Other`].
-    pub fn parse(code: &str) -> ErrorCode {
-        match code {
-            "queue_full" => ErrorCode::QueueFull,
-            "insufficient_credits" => ErrorCode::InsufficientCredits,
-            "rate_limit_exceeded" => ErrorCode::RateLimitExceeded,
-            "not_found" => ErrorCode::NotFound,
-            "" => ErrorCode::None,
-            _ => ErrorCode::Other,
-        }
-    }
-
-    /// The wire spelling (`""` for [`ErrorCode::None`], `"other"` for [`ErrorCode::Other`]).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::QueueFull => "queue_full",
-            ErrorCode::InsufficientCredits => "insufficient_credits",
-            ErrorCode::RateLimitExceeded => "rate_limit_exceeded",
-            ErrorCode::NotFound => "not_found",
-            ErrorCode::None => "",
-            ErrorCode::Other => "other",
-        }
-    }
-}
+/// The error code of a job server's error envelope, as admission reads it (one definition,
+/// [`crate::job_vocab::JobErrorCode`]).
+pub use crate::job_vocab::JobErrorCode as ErrorCode;
 
 /// A submit answer that arrived: the HTTP status, the error code of its body (if any) and its
 /// `Retry-After` converted to ms by the host.
@@ -547,16 +505,30 @@ mod tests {
 
     #[test]
     fn error_code_parse_round_trip() {
-        for c in CODES {
+        for &c in ErrorCode::ALL {
             if c != ErrorCode::Other {
                 assert_eq!(ErrorCode::parse(c.as_str()), c);
             }
         }
         assert_eq!(ErrorCode::parse("QUEUE_FULL"), ErrorCode::Other);
-        assert_eq!(
-            ErrorCode::parse("job_generation_already_started"),
-            ErrorCode::Other
-        );
+    }
+
+    /// The cancel answers' codes are in the same vocabulary; on a submit answer they decide
+    /// nothing more than an unknown code would.
+    #[test]
+    fn cancel_codes_admit_like_unknown_codes() {
+        for s in [200, 400, 404, 409, 429, 500, 503, 600] {
+            for c in [
+                ErrorCode::JobGenerationAlreadyStarted,
+                ErrorCode::JobNotCancelable,
+            ] {
+                assert_eq!(
+                    classify(&answer(s, c, Some(1))),
+                    classify(&answer(s, ErrorCode::Other, Some(1))),
+                    "{s} {c:?}"
+                );
+            }
+        }
     }
 
     #[test]

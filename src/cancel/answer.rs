@@ -25,45 +25,7 @@ use crate::status::Status;
 use crate::view::codes;
 use crate::violation::Rule;
 
-/// A Sume error code seen in a cancel answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JobErrorCode {
-    /// 409: generation has started; the job runs to completion and bills.
-    JobGenerationAlreadyStarted,
-    /// 409: the job is terminal; nothing to cancel.
-    JobNotCancelable,
-    /// 404: unknown id, or another member's job.
-    NotFound,
-    /// 429: slow down.
-    RateLimitExceeded,
-    /// Any other code.
-    Other,
-}
-
-impl JobErrorCode {
-    /// Reads a wire error code; unknown codes are [`JobErrorCode::Other`].
-    pub fn parse(code: &str) -> JobErrorCode {
-        match code {
-            "job_generation_already_started" => JobErrorCode::JobGenerationAlreadyStarted,
-            "job_not_cancelable" => JobErrorCode::JobNotCancelable,
-            "not_found" => JobErrorCode::NotFound,
-            "rate_limit_exceeded" => JobErrorCode::RateLimitExceeded,
-            _ => JobErrorCode::Other,
-        }
-    }
-
-    /// The wire spelling (`other` for codes longcall does not know).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            JobErrorCode::JobGenerationAlreadyStarted => "job_generation_already_started",
-            JobErrorCode::JobNotCancelable => "job_not_cancelable",
-            JobErrorCode::NotFound => "not_found",
-            JobErrorCode::RateLimitExceeded => "rate_limit_exceeded",
-            JobErrorCode::Other => "other",
-        }
-    }
-}
+pub use crate::job_vocab::JobErrorCode;
 
 /// A cancel answer as the wire said it (parsed by [`crate::wire`], or built by a host).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -266,6 +228,9 @@ pub const ANSWER_TABLE: &[AnswerRow] = &[
     (Model::Job,      Pattern::JobError(JobErrorCode::NotFound),                    V::NotFound),
     (Model::Job,      Pattern::JobError(JobErrorCode::RateLimitExceeded),           V::RequestFailed),
     (Model::Job,      Pattern::JobError(JobErrorCode::Other),                       V::RequestFailed),
+    (Model::Job,      Pattern::JobError(JobErrorCode::None),                        V::RequestFailed),
+    (Model::Job,      Pattern::JobError(JobErrorCode::QueueFull),                   V::RequestFailed),
+    (Model::Job,      Pattern::JobError(JobErrorCode::InsufficientCredits),         V::RequestFailed),
     (Model::Job,      Pattern::NoAnswer,                                            V::RequestFailed),
     (Model::Job,      Pattern::Any,                                                 V::BreaksRevision),
 ];

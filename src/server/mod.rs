@@ -32,7 +32,8 @@ mod job_book;
 mod registry;
 
 pub use job_book::{
-    CancelRule, JobBook, JobBookConfig, WaitAnswer, WaitEntry, WaitFor, CANCEL_TABLE, MAX_WAIT_IDS,
+    CancelRule, JobBook, JobBookConfig, WaitEntry, WaitFor, WaitSnapshot, CANCEL_TABLE,
+    MAX_WAIT_IDS,
 };
 pub use registry::{
     CancelMode, CancelReply, RegistryConfig, ResultAnswer, Sweep, TaskPage, TaskRegistry,
