@@ -57,6 +57,7 @@ pub struct SubmitAnswer {
 /// What happened to a submit request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Submitted {
     /// An answer arrived.
     Answer(SubmitAnswer),
@@ -70,6 +71,7 @@ pub enum Submitted {
 /// Why a submit will not succeed by retrying it unchanged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum PermanentReason {
     /// 402 / `insufficient_credits`: add credits first; nothing was started or billed.
     InsufficientCredits,
@@ -88,6 +90,7 @@ pub enum PermanentReason {
 /// `{"advice":"retry_after","not_before_ms":30000}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "advice", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Advice {
     /// Accepted (`queued` is normal, not an error): watch the handle.
     Accepted,
@@ -123,6 +126,7 @@ pub enum Advice {
 
 impl Advice {
     /// The stable name of the advice (the `advice` tag).
+    #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Advice::Accepted => "accepted",
@@ -135,11 +139,13 @@ impl Advice {
     }
 
     /// True for [`Advice::Permanent`].
+    #[must_use]
     pub const fn is_permanent(self) -> bool {
         matches!(self, Advice::Permanent { .. })
     }
 
     /// The relative `Retry-After` the advice carries, if any.
+    #[must_use]
     pub const fn not_before_ms(self) -> Option<u64> {
         match self {
             Advice::QueueFull { not_before_ms }
@@ -179,6 +185,7 @@ pub enum StatusMatch {
 
 impl StatusMatch {
     /// Whether `status` matches.
+    #[must_use]
     pub const fn matches(self, status: u16) -> bool {
         match self {
             StatusMatch::Any => true,
@@ -199,6 +206,7 @@ pub enum CodeMatch {
 
 impl CodeMatch {
     /// Whether `code` matches.
+    #[must_use]
     pub fn matches(self, code: ErrorCode) -> bool {
         match self {
             CodeMatch::Any => true,
@@ -298,6 +306,7 @@ pub const TABLE: &[Row] = {
 /// assert_eq!(classify(&answer(503, "", None)), Advice::Backoff { not_before_ms: None });
 /// assert_eq!(classify(&Submitted::TransportError), Advice::Reconcile);
 /// ```
+#[must_use]
 pub fn classify(submitted: &Submitted) -> Advice {
     match submitted {
         Submitted::LocalTimeout | Submitted::TransportError => Advice::Reconcile,
@@ -306,6 +315,7 @@ pub fn classify(submitted: &Submitted) -> Advice {
 }
 
 /// Classifies an answer that arrived: the first row of [`TABLE`] that matches it.
+#[must_use]
 pub fn classify_answer(answer: &SubmitAnswer) -> Advice {
     TABLE
         .iter()
@@ -320,6 +330,7 @@ pub fn classify_answer(answer: &SubmitAnswer) -> Advice {
 /// no idempotency key and no exactly-once receipt, so the call must not be repeated blindly:
 /// a mutating tool may already be running. Surface it to the user (or a host policy that knows
 /// the tool is safe to repeat) instead.
+#[must_use]
 pub const fn mcp_create_lost() -> Advice {
     Advice::Reconcile
 }

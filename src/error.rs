@@ -129,6 +129,7 @@ pub enum Error {
 
 impl Error {
     /// Shorthand for [`Error::InvalidInput`].
+    #[must_use]
     pub fn invalid_input(field: &str, reason: &str) -> Error {
         Error::InvalidInput {
             field: field.into(),
@@ -137,6 +138,7 @@ impl Error {
     }
 
     /// Shorthand for [`Error::InvalidConfig`].
+    #[must_use]
     pub fn invalid_config(field: &str, reason: &str) -> Error {
         Error::InvalidConfig {
             field: field.into(),

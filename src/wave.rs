@@ -125,6 +125,7 @@ impl Default for WaveConfig {
 /// Why the wave stopped waiting for a job that did not settle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum GiveUp {
     /// Its deadline passed.
     Deadline,
@@ -149,6 +150,7 @@ impl GiveUp {
 /// Why an answer entry was not applied.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum IgnoredReason {
     /// The id is not in the wave.
     NotInWave,
@@ -419,6 +421,7 @@ impl Wave {
     }
 
     /// The configuration.
+    #[must_use]
     pub fn config(&self) -> &WaveConfig {
         &self.config
     }
@@ -656,16 +659,19 @@ impl Wave {
     }
 
     /// Whether [`WaveOutput::Satisfied`] was emitted.
+    #[must_use]
     pub fn is_satisfied(&self) -> bool {
         self.satisfied
     }
 
     /// Whether a round is in flight.
+    #[must_use]
     pub fn round_in_flight(&self) -> bool {
         self.round.is_some()
     }
 
     /// How many rounds were sent.
+    #[must_use]
     pub fn rounds_sent(&self) -> u64 {
         self.rounds_sent
     }
@@ -684,6 +690,7 @@ impl Wave {
     }
 
     /// The tracker of job `id`, for its run record.
+    #[must_use]
     pub fn tracker(&self, id: &str) -> Option<&Tracker> {
         self.index
             .get(id)
@@ -692,6 +699,7 @@ impl Wave {
     }
 
     /// Why the wave stopped waiting for job `id`, if it did.
+    #[must_use]
     pub fn given_up(&self, id: &str) -> Option<GiveUp> {
         self.index
             .get(id)

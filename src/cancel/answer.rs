@@ -1,4 +1,4 @@
-//! What every cancel answer means, per model, as the table [`ANSWER_TABLE`].
+//! What every cancel answer means, per model, as the table `ANSWER_TABLE` below.
 //!
 //! Rules (area C of `docs/rules.md`):
 //!
@@ -30,6 +30,7 @@ pub use crate::job_vocab::JobErrorCode;
 /// A cancel answer as the wire said it (parsed by [`crate::wire`], or built by a host).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CancelAnswer {
     /// 2026: the empty ack `{resultType: "complete"}`.
     Ack,
@@ -82,6 +83,7 @@ impl core::fmt::Display for CancelAnswer {
 /// What a cancel answer means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CancelVerdict {
     /// 2026: accepted, not a promise. Keep observing until a terminal status.
     Acknowledged = 0,
@@ -115,11 +117,13 @@ impl CancelVerdict {
     ];
 
     /// The verdict with this stable name.
+    #[must_use]
     pub fn parse(name: &str) -> Option<CancelVerdict> {
         CancelVerdict::ALL.into_iter().find(|v| v.as_str() == name)
     }
 
     /// The stable name.
+    #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             CancelVerdict::Acknowledged => "acknowledged",
@@ -134,11 +138,13 @@ impl CancelVerdict {
     }
 
     /// The numeric code used by the numbers-only WebAssembly path.
+    #[must_use]
     pub const fn code(self) -> u8 {
         self as u8
     }
 
     /// The rule the peer broke, when the verdict records one.
+    #[must_use]
     pub const fn violation(self) -> Option<Rule> {
         match self {
             CancelVerdict::BreaksRevision => Some(Rule::CancelAnswerBreaksRevision),
@@ -149,7 +155,7 @@ impl CancelVerdict {
 
 /// Which answers a row matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pattern {
+pub(crate) enum Pattern {
     /// The 2026 ack.
     Ack,
     /// A task in this status.
@@ -166,8 +172,6 @@ pub enum Pattern {
     AnyJob,
     /// A job error with this code.
     JobError(JobErrorCode),
-    /// Any job error.
-    AnyJobError,
     /// No answer at all.
     NoAnswer,
     /// Anything.
@@ -196,20 +200,19 @@ impl Pattern {
                 c == code
                     && !(c == JobErrorCode::JobGenerationAlreadyStarted && cancelable == Some(true))
             }
-            (Pattern::AnyJobError, A::JobError { .. }) => true,
             _ => false,
         }
     }
 }
 
 /// One row: for this model, an answer matching this pattern means this verdict.
-pub type AnswerRow = (Model, Pattern, CancelVerdict);
+pub(crate) type AnswerRow = (Model, Pattern, CancelVerdict);
 
 use CancelVerdict as V;
 
 /// The cancel-answer table. The first matching row wins.
 #[rustfmt::skip]
-pub const ANSWER_TABLE: &[AnswerRow] = &[
+pub(crate) const ANSWER_TABLE: &[AnswerRow] = &[
     (Model::Task2026, Pattern::Ack,                                                 V::Acknowledged),
     (Model::Task2026, Pattern::Rpc(codes::INVALID_PARAMS),                          V::NotFound),
     (Model::Task2026, Pattern::AnyRpc,                                              V::RequestFailed),
@@ -387,7 +390,6 @@ mod tests {
                     status: Status::Queued,
                 },
                 Pattern::JobError(c) => job_err(c, 409),
-                Pattern::AnyJobError => job_err(JobErrorCode::Other, 500),
                 Pattern::NoAnswer => A::NoAnswer,
             };
             let first = ANSWER_TABLE

@@ -51,6 +51,7 @@ use crate::status::Status;
 /// ignored, so a worker that lost a race learns it from the answer, not from a panic.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum WriteOutcome {
     /// The write took effect.
     Applied,
@@ -72,6 +73,7 @@ pub enum WriteOutcome {
 
 impl WriteOutcome {
     /// True when the write took effect.
+    #[must_use]
     pub const fn is_applied(&self) -> bool {
         matches!(self, WriteOutcome::Applied)
     }
