@@ -8,6 +8,8 @@
 //! - [`Driver`]: the network between them with one shared clock: requests and answers are
 //!   delivered, dropped or reordered one by one, or all in order by
 //!   [`Driver::drive_until_idle`] and [`Driver::run_until`].
+//! - [`WaveDriver`]: a host's [`Wave`] in front of the reference job server ([`JobServer`]),
+//!   every `jobs_wait` and `jobs_cancel` answered at once, with one clock.
 //!
 //! A scenario reads as what the server does and what the host sees:
 //!
@@ -31,11 +33,17 @@
 //! assert_eq!(net.host.settled().map(|(o, _)| o), Some(Outcome::Succeeded));
 //! ```
 
+use longcall::batch::WaitCall;
 use longcall::cancel::{ButtonState, CancelAnswer};
+use longcall::job_vocab::JobErrorCode;
 use longcall::outcome::Outcome;
-use longcall::server::{CancelReply, RegistryConfig, ResultAnswer, TaskRegistry};
+use longcall::ownership::Owner;
+use longcall::server::{
+    CancelReply, JobBook, JobBookConfig, RegistryConfig, ResultAnswer, TaskRegistry, WaitEntry,
+};
 use longcall::tracker::{Failure, Input, Output, Request, RequestKind, Tracker, TrackerConfig};
-use longcall::view::{RpcError, TaskView, ToolResult};
+use longcall::view::{ApiError, JobView, RpcError, TaskView, ToolResult};
+use longcall::wave::{Wave, WaveConfig, WaveInput, WaveOutput};
 use longcall::{Model, Status};
 use serde_json::json;
 
@@ -646,5 +654,202 @@ impl SimServer for TaskServer {
     }
     fn set_now(&mut self, now: u64) {
         self.now = now;
+    }
+}
+
+/// The reference job server (`JobBook`) for one workspace member, answering a [`WaveDriver`].
+pub struct JobServer {
+    /// The book; submits and worker-side writes go here.
+    pub book: JobBook,
+    /// Who every call is made as.
+    pub owner: Owner,
+    /// How many `jobs_wait` calls it answered.
+    pub waits: usize,
+    /// The size of every `jobs_wait` call it answered, in order.
+    pub wait_sizes: Vec<usize>,
+}
+
+impl JobServer {
+    /// An empty book with `config`, called by member `m` of workspace `w`.
+    pub fn new(config: JobBookConfig) -> JobServer {
+        JobServer {
+            book: JobBook::new(config).expect("a valid job book config"),
+            owner: Owner {
+                workspace: "w".into(),
+                member: "m".into(),
+            },
+            waits: 0,
+            wait_sizes: Vec::new(),
+        }
+    }
+
+    /// Submits job `id` (its own idempotency key) and dispatches; the submit's answer.
+    pub fn submit(&mut self, now: u64, id: &str) -> JobView {
+        let job = self
+            .book
+            .submit(now, &self.owner, id, Some(&format!("{id}:submit")))
+            .expect("the submit is accepted");
+        let _ = self.book.dispatch(now);
+        job
+    }
+
+    /// The job's status on the server.
+    pub fn status(&self, id: &str) -> Status {
+        self.book.peek(id).expect("a known job").1.status
+    }
+
+    fn wait(&mut self, now: u64, call: &WaitCall) -> Result<Vec<JobView>, ApiError> {
+        self.waits += 1;
+        self.wait_sizes.push(call.job_ids.len());
+        let snapshot = self.book.wait(
+            now,
+            &self.owner,
+            &call.job_ids,
+            call.wait_for,
+            call.include_results,
+        )?;
+        // An id the server does not show is left out: the wave keeps it as it was (B-4).
+        Ok(snapshot
+            .jobs
+            .into_iter()
+            .filter_map(|e| match e {
+                WaitEntry::Job { job } => Some(job),
+                WaitEntry::NotFound { .. } => None,
+            })
+            .collect())
+    }
+
+    fn cancel(&mut self, now: u64, id: &str, key: Option<&str>) -> Input {
+        let answer = match self.book.cancel(now, &self.owner, id, key) {
+            Ok(job) => CancelAnswer::Job { status: job.status },
+            Err(e) => CancelAnswer::JobError {
+                http_status: e.http_status,
+                code: JobErrorCode::parse(&e.code),
+                cancelable: e
+                    .details
+                    .as_ref()
+                    .and_then(|d| d.get("cancelable"))
+                    .and_then(serde_json::Value::as_bool),
+            },
+        };
+        Input::CancelAnswered { answer }
+    }
+}
+
+/// A host's [`Wave`] and a [`JobServer`] with one clock: every `jobs_wait` and `jobs_cancel` the
+/// wave asks for is answered at once, in order. `log` is what the host saw.
+pub struct WaveDriver {
+    /// The host side.
+    pub wave: Wave,
+    /// The server.
+    pub srv: JobServer,
+    /// The shared clock (ms).
+    pub now: u64,
+    /// Every output the host drained, in order.
+    pub log: Vec<WaveOutput>,
+}
+
+impl WaveDriver {
+    /// A wave with `config` in front of `srv`, at time 0.
+    pub fn new(config: WaveConfig, srv: JobServer) -> WaveDriver {
+        WaveDriver {
+            wave: Wave::new(config).expect("a valid wave config"),
+            srv,
+            now: 0,
+            log: Vec::new(),
+        }
+    }
+
+    /// Submits job `id` on the server and adds the answer to the wave.
+    pub fn submit(&mut self, id: &str, deadline: Option<u64>) {
+        let job = self.srv.submit(self.now, id);
+        self.input(WaveInput::AddJob { job, deadline });
+    }
+
+    /// Feeds an input to the wave (it must be taken) and answers what it asks for.
+    pub fn input(&mut self, input: WaveInput) {
+        self.wave
+            .handle_input(self.now, input)
+            .expect("the wave takes the input");
+        self.pump();
+    }
+
+    /// Drains the wave, answering every call at once, until it waits for a time or nothing.
+    /// Returns the wake-up time, if any.
+    fn pump(&mut self) -> Option<u64> {
+        for _ in 0..100_000 {
+            let out = self.wave.poll_output();
+            self.log.push(out.clone());
+            let input = match out {
+                WaveOutput::WakeAt { at } => return Some(at),
+                WaveOutput::Idle => return None,
+                WaveOutput::Wait { call_id, call } => match self.srv.wait(self.now, &call) {
+                    Ok(jobs) => WaveInput::WaitAnswered { call_id, jobs },
+                    Err(e) => WaveInput::WaitFailed {
+                        call_id,
+                        failure: Failure::Http {
+                            status: e.http_status,
+                            code: Some(e.code),
+                            retry_after_ms: None,
+                        },
+                    },
+                },
+                WaveOutput::Job {
+                    id,
+                    output:
+                        Output::Send {
+                            request:
+                                Request::Cancel {
+                                    idempotency_key, ..
+                                },
+                        },
+                } => {
+                    let input = self.srv.cancel(self.now, &id, idempotency_key.as_deref());
+                    WaveInput::Job { id, input }
+                }
+                _ => continue,
+            };
+            self.wave
+                .handle_input(self.now, input)
+                .expect("the wave takes the server's answer");
+        }
+        panic!("the wave's outputs do not end");
+    }
+
+    /// Runs the wave and the server up to `until` (ms): every wake-up due fires, every call is
+    /// answered. The clock ends at `until`.
+    pub fn run_until(&mut self, until: u64) {
+        for _ in 0..100_000 {
+            match self.pump() {
+                Some(at) if at <= until => {
+                    self.now = self.now.max(at);
+                    self.wave.handle_timeout(self.now);
+                }
+                _ => {
+                    self.now = self.now.max(until);
+                    return;
+                }
+            }
+        }
+        panic!("the wave wakes up without end before {until}");
+    }
+
+    /// What the host saw of job `id`, in order.
+    pub fn job_outputs(&self, id: &str) -> Vec<&Output> {
+        self.log
+            .iter()
+            .filter_map(|o| match o {
+                WaveOutput::Job { id: of, output } if of == id => Some(output),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The [`WaveOutput::Satisfied`] the host saw, if any.
+    pub fn satisfied(&self) -> Option<Option<&str>> {
+        self.log.iter().find_map(|o| match o {
+            WaveOutput::Satisfied { by } => Some(by.as_deref()),
+            _ => None,
+        })
     }
 }
