@@ -165,7 +165,7 @@ fn tracker_step_working_poll_no_clone(bencher: divan::Bencher) {
 fn wave_round_100_jobs(bencher: divan::Bencher) {
     use longcall::batch::WaitFor;
     use longcall::view::JobView;
-    use longcall::wave::{Wave, WaveConfig, WaveOutput};
+    use longcall::wave::{Wave, WaveConfig, WaveInput, WaveOutput};
     use longcall::Status;
     let mut wave = Wave::new(WaveConfig {
         wait_for: WaitFor::All,
@@ -179,7 +179,13 @@ fn wave_round_100_jobs(bencher: divan::Bencher) {
             result: None,
             error: None,
         };
-        let _ = wave.add_job(0, job, Some(u64::MAX / 2 + (i * 7919) % 100));
+        let _ = wave.handle_input(
+            0,
+            WaveInput::AddJob {
+                job,
+                deadline: Some(u64::MAX / 2 + (i * 7919) % 100),
+            },
+        );
     }
     let _ = wave.drain();
     let answers: Vec<Vec<JobView>> = (0..5)
@@ -206,7 +212,13 @@ fn wave_round_100_jobs(bencher: divan::Bencher) {
             }
         }
         for (call_id, jobs) in calls.into_iter().zip(answers.iter()) {
-            let _ = wave.handle_wait_answer(now + 10, call_id, jobs.clone(), true);
+            let _ = wave.handle_input(
+                now + 10,
+                WaveInput::WaitAnswered {
+                    call_id,
+                    jobs: jobs.clone(),
+                },
+            );
         }
         let mut next = 0;
         loop {

@@ -637,7 +637,7 @@ export class Wave {
   /** Time passed; starts a round when one is due. */
   handleTimeout(now: number): WaveOutput[];
   /** A `jobs_wait` call answered with its job entries (a timeout answer is a partial snapshot). */
-  handleWaitAnswer(now: number, callId: number, jobs: Camelized<JobView>[], timedOut: boolean): WaveOutput[];
+  handleWaitAnswer(now: number, callId: number, jobs: Camelized<JobView>[]): WaveOutput[];
   /** A `jobs_wait` call failed without a usable answer. */
   handleWaitFailed(now: number, callId: number, failure: Camelized<Failure>): WaveOutput[];
   /** The job is no longer needed: queued, its cancel goes out; started, the wave stops waiting (it runs and bills). */

@@ -38,51 +38,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The error code of a Sume error envelope (`{"error":{"code":..}}`), as far as admission
-/// cares. Compare codes, never message text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    /// `queue_full`: the workspace queue has no room.
-    QueueFull,
-    /// `insufficient_credits`: credits could not be reserved; no provider work started.
-    InsufficientCredits,
-    /// `rate_limit_exceeded`: a rate-limit bucket is empty.
-    RateLimitExceeded,
-    /// `not_found`: unknown, or owned by another member.
-    NotFound,
-    /// No error code (a success, or an answer without an error body).
-    #[default]
-    None,
-    /// Any other code.
-    Other,
-}
-
-impl ErrorCode {
-    /// Reads a code: `""` is [`ErrorCode::None`], an unknown code [`ErrorCode::Other`].
-    pub fn parse(code: &str) -> ErrorCode {
-        match code {
-            "queue_full" => ErrorCode::QueueFull,
-            "insufficient_credits" => ErrorCode::InsufficientCredits,
-            "rate_limit_exceeded" => ErrorCode::RateLimitExceeded,
-            "not_found" => ErrorCode::NotFound,
-            "" => ErrorCode::None,
-            _ => ErrorCode::Other,
-        }
-    }
-
-    /// The wire spelling (`""` for [`ErrorCode::None`], `"other"` for [`ErrorCode::Other`]).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::QueueFull => "queue_full",
-            ErrorCode::InsufficientCredits => "insufficient_credits",
-            ErrorCode::RateLimitExceeded => "rate_limit_exceeded",
-            ErrorCode::NotFound => "not_found",
-            ErrorCode::None => "",
-            ErrorCode::Other => "other",
-        }
-    }
-}
+/// The error code of a job server's error envelope, as admission reads it (one definition,
+/// [`crate::job_vocab::JobErrorCode`]).
+pub use crate::job_vocab::JobErrorCode as ErrorCode;
 
 /// A submit answer that arrived: the HTTP status, the error code of its body (if any) and its
 /// `Retry-After` converted to ms by the host.
@@ -99,6 +57,7 @@ pub struct SubmitAnswer {
 /// What happened to a submit request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Submitted {
     /// An answer arrived.
     Answer(SubmitAnswer),
@@ -112,6 +71,7 @@ pub enum Submitted {
 /// Why a submit will not succeed by retrying it unchanged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum PermanentReason {
     /// 402 / `insufficient_credits`: add credits first; nothing was started or billed.
     InsufficientCredits,
@@ -130,6 +90,7 @@ pub enum PermanentReason {
 /// `{"advice":"retry_after","not_before_ms":30000}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "advice", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Advice {
     /// Accepted (`queued` is normal, not an error): watch the handle.
     Accepted,
@@ -165,6 +126,7 @@ pub enum Advice {
 
 impl Advice {
     /// The stable name of the advice (the `advice` tag).
+    #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Advice::Accepted => "accepted",
@@ -177,11 +139,13 @@ impl Advice {
     }
 
     /// True for [`Advice::Permanent`].
+    #[must_use]
     pub const fn is_permanent(self) -> bool {
         matches!(self, Advice::Permanent { .. })
     }
 
     /// The relative `Retry-After` the advice carries, if any.
+    #[must_use]
     pub const fn not_before_ms(self) -> Option<u64> {
         match self {
             Advice::QueueFull { not_before_ms }
@@ -221,6 +185,7 @@ pub enum StatusMatch {
 
 impl StatusMatch {
     /// Whether `status` matches.
+    #[must_use]
     pub const fn matches(self, status: u16) -> bool {
         match self {
             StatusMatch::Any => true,
@@ -241,6 +206,7 @@ pub enum CodeMatch {
 
 impl CodeMatch {
     /// Whether `code` matches.
+    #[must_use]
     pub fn matches(self, code: ErrorCode) -> bool {
         match self {
             CodeMatch::Any => true,
@@ -340,6 +306,7 @@ pub const TABLE: &[Row] = {
 /// assert_eq!(classify(&answer(503, "", None)), Advice::Backoff { not_before_ms: None });
 /// assert_eq!(classify(&Submitted::TransportError), Advice::Reconcile);
 /// ```
+#[must_use]
 pub fn classify(submitted: &Submitted) -> Advice {
     match submitted {
         Submitted::LocalTimeout | Submitted::TransportError => Advice::Reconcile,
@@ -348,6 +315,7 @@ pub fn classify(submitted: &Submitted) -> Advice {
 }
 
 /// Classifies an answer that arrived: the first row of [`TABLE`] that matches it.
+#[must_use]
 pub fn classify_answer(answer: &SubmitAnswer) -> Advice {
     TABLE
         .iter()
@@ -362,6 +330,7 @@ pub fn classify_answer(answer: &SubmitAnswer) -> Advice {
 /// no idempotency key and no exactly-once receipt, so the call must not be repeated blindly:
 /// a mutating tool may already be running. Surface it to the user (or a host policy that knows
 /// the tool is safe to repeat) instead.
+#[must_use]
 pub const fn mcp_create_lost() -> Advice {
     Advice::Reconcile
 }
@@ -547,16 +516,30 @@ mod tests {
 
     #[test]
     fn error_code_parse_round_trip() {
-        for c in CODES {
+        for &c in ErrorCode::ALL {
             if c != ErrorCode::Other {
                 assert_eq!(ErrorCode::parse(c.as_str()), c);
             }
         }
         assert_eq!(ErrorCode::parse("QUEUE_FULL"), ErrorCode::Other);
-        assert_eq!(
-            ErrorCode::parse("job_generation_already_started"),
-            ErrorCode::Other
-        );
+    }
+
+    /// The cancel answers' codes are in the same vocabulary; on a submit answer they decide
+    /// nothing more than an unknown code would (A-1).
+    #[test]
+    fn cancel_codes_admit_like_unknown_codes() {
+        for s in [200, 400, 404, 409, 429, 500, 503, 600] {
+            for c in [
+                ErrorCode::JobGenerationAlreadyStarted,
+                ErrorCode::JobNotCancelable,
+            ] {
+                assert_eq!(
+                    classify(&answer(s, c, Some(1))),
+                    classify(&answer(s, ErrorCode::Other, Some(1))),
+                    "{s} {c:?}"
+                );
+            }
+        }
     }
 
     #[test]

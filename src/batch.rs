@@ -42,19 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-/// The most ids one `jobs_wait` call takes.
-pub const MAX_IDS_PER_WAIT: usize = 20;
-
-/// What a `jobs_wait` call waits for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WaitFor {
-    /// Every id terminal (the seed's example, and the tool's default).
-    #[default]
-    All,
-    /// At least one id terminal.
-    Any,
-}
+pub use crate::job_vocab::{WaitFor, MAX_WAIT_IDS as MAX_IDS_PER_WAIT};
 
 /// The body of one `jobs_wait` call, spelled as on the wire.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

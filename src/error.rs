@@ -164,6 +164,7 @@ error_codes! {
 
 impl Error {
     /// Shorthand for [`Error::InvalidInput`].
+    #[must_use]
     pub fn invalid_input(field: &str, reason: &str) -> Error {
         Error::InvalidInput {
             field: field.into(),
@@ -172,6 +173,7 @@ impl Error {
     }
 
     /// Shorthand for [`Error::InvalidConfig`].
+    #[must_use]
     pub fn invalid_config(field: &str, reason: &str) -> Error {
         Error::InvalidConfig {
             field: field.into(),

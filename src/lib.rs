@@ -49,6 +49,7 @@ pub mod batch;
 pub mod cancel;
 pub mod endpoint;
 pub mod error;
+pub mod job_vocab;
 pub mod lifecycle;
 pub mod mapping;
 pub mod model;

@@ -49,6 +49,7 @@ pub const JOB_TABLE: &[Row] = &[
 ];
 
 /// The transition table of `model`.
+#[must_use]
 pub const fn table(model: Model) -> &'static [Row] {
     match model {
         Model::Task2026 | Model::Task2025 => TASK_TABLE,
@@ -57,6 +58,7 @@ pub const fn table(model: Model) -> &'static [Row] {
 }
 
 /// The statuses a call of `model` may be created in (rule 5).
+#[must_use]
 pub const fn seeds(model: Model) -> &'static [Status] {
     match model {
         Model::Task2025 => &[Working],
@@ -97,6 +99,7 @@ pub enum Observation {
 
 impl Observation {
     /// True when a real server could have produced this sequence.
+    #[must_use]
     pub const fn is_consistent(self) -> bool {
         matches!(
             self,
@@ -105,6 +108,7 @@ impl Observation {
     }
 
     /// The numeric code used by the numbers-only WebAssembly path.
+    #[must_use]
     pub const fn code(self) -> u8 {
         self as u8
     }
@@ -112,6 +116,7 @@ impl Observation {
 
 impl Transition {
     /// The numeric code used by the numbers-only WebAssembly path.
+    #[must_use]
     pub const fn code(self) -> u8 {
         self as u8
     }
@@ -120,6 +125,7 @@ impl Transition {
 /// How a first status seen for a call relates to the model's seeds (rule 5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Seed {
     /// The status a call of this model is created in.
     Normal,

@@ -44,6 +44,7 @@ pub const STATUSES: &[(Status, &[Status])] = &[
 /// assert_eq!(task_status_for(Status::Expired), Some(Status::Failed));
 /// assert_eq!(task_status_for(Status::Running), Some(Status::Working));
 /// ```
+#[must_use]
 pub fn task_status_for(job: Status) -> Option<Status> {
     STATUSES
         .iter()
@@ -52,6 +53,7 @@ pub fn task_status_for(job: Status) -> Option<Status> {
 }
 
 /// The job statuses a task status corresponds to (empty for `input_required`).
+#[must_use]
 pub fn job_statuses_for(task: Status) -> &'static [Status] {
     STATUSES
         .iter()

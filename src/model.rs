@@ -32,6 +32,7 @@ impl Model {
     pub const ALL: [Model; 3] = [Model::Task2026, Model::Task2025, Model::Job];
 
     /// The stable name used in vectors, snapshots, the CLI and JavaScript.
+    #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Model::Task2026 => "task-2026",
@@ -41,11 +42,13 @@ impl Model {
     }
 
     /// The numeric code used by the numbers-only WebAssembly path.
+    #[must_use]
     pub const fn code(self) -> u8 {
         self as u8
     }
 
     /// The model for a numeric code, if there is one.
+    #[must_use]
     pub const fn from_code(code: u8) -> Option<Model> {
         match code {
             0 => Some(Model::Task2026),
@@ -56,6 +59,7 @@ impl Model {
     }
 
     /// True for the two MCP task revisions.
+    #[must_use]
     pub const fn is_task(self) -> bool {
         matches!(self, Model::Task2026 | Model::Task2025)
     }

@@ -1,7 +1,7 @@
 //! Outcomes: what a settled call means. The status alone is not the answer; read the payload
 //! (O-1).
 //!
-//! Rules (area O of `docs/rules.md`), as the table [`OUTCOME_TABLE`]:
+//! Rules (area O of `docs/rules.md`), as the table `OUTCOME_TABLE` below:
 //!
 //! * (O-2) 2026 `completed` carries `result`; `isError: true` there is a **tool error**, not
 //!   success.
@@ -25,6 +25,7 @@ use crate::violation::Rule;
 /// What a settled call means for the person who started it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Outcome {
     /// The call produced its result.
     Succeeded = 0,
@@ -44,6 +45,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The stable name.
+    #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Outcome::Succeeded => "succeeded",
@@ -57,6 +59,7 @@ impl Outcome {
     }
 
     /// The numeric code used by the numbers-only WebAssembly path.
+    #[must_use]
     pub const fn code(self) -> u8 {
         self as u8
     }
@@ -108,7 +111,7 @@ impl Payload {
 
 /// Which payload shape a row matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// Any payload.
     Any,
     /// A result with `isError` false and no error.
@@ -141,13 +144,13 @@ impl Shape {
 
 /// One row: for this model and terminal status, a payload of this shape means this outcome
 /// (and breaks this rule, when it should not have been sent).
-pub type OutcomeRow = (Model, Status, Shape, Outcome, Option<Rule>);
+pub(crate) type OutcomeRow = (Model, Status, Shape, Outcome, Option<Rule>);
 
 const RCS: Option<Rule> = Some(Rule::ResultContradictsStatus);
 
 /// The outcome table. The first matching row wins.
 #[rustfmt::skip]
-pub const OUTCOME_TABLE: &[OutcomeRow] = &[
+pub(crate) const OUTCOME_TABLE: &[OutcomeRow] = &[
     // 2026: the result rides in tasks/get.
     (Model::Task2026, Status::Completed, Shape::Ok,        Outcome::Succeeded,       None),
     (Model::Task2026, Status::Completed, Shape::ToolError, Outcome::ToolError,       None),
@@ -179,6 +182,7 @@ pub const OUTCOME_TABLE: &[OutcomeRow] = &[
 
 /// Whether the outcome of a terminal status needs a separate fetch before it can be classified:
 /// a 2025 task's result comes from `tasks/result`, never from `tasks/get`.
+#[must_use]
 pub const fn needs_result_fetch(model: Model, status: Status) -> bool {
     matches!(model, Model::Task2025) && matches!(status, Status::Completed | Status::Failed)
 }

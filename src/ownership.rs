@@ -48,6 +48,7 @@ pub fn job_access<S: PartialEq>(owner: &Owner<S>, caller: &Owner<S>) -> Access {
 }
 
 /// Whether `caller` may see a task created by `principal`.
+#[must_use]
 pub fn task_access(principal: &str, caller: &str) -> Access {
     if principal == caller {
         Access::Owner

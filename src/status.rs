@@ -84,6 +84,7 @@ impl Status {
     ];
 
     /// The exact wire spelling.
+    #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Status::Working => "working",
@@ -100,11 +101,13 @@ impl Status {
     }
 
     /// The numeric code used by the numbers-only WebAssembly path.
+    #[must_use]
     pub const fn code(self) -> u8 {
         self as u8
     }
 
     /// The status for a numeric code, if there is one.
+    #[must_use]
     pub const fn from_code(code: u8) -> Option<Status> {
         match code {
             0 => Some(Status::Working),
@@ -122,6 +125,7 @@ impl Status {
     }
 
     /// Terminal statuses never change again (the same set for every model that speaks them).
+    #[must_use]
     pub const fn is_terminal(self) -> bool {
         matches!(
             self,
@@ -134,11 +138,13 @@ impl Status {
     }
 
     /// True for a cancelled task or a canceled job.
+    #[must_use]
     pub const fn is_cancelled(self) -> bool {
         matches!(self, Status::Cancelled | Status::Canceled)
     }
 
     /// The phase a status stands for: `running` is `processing` under another name.
+    #[must_use]
     pub const fn phase(self) -> Status {
         match self {
             Status::Running => Status::Processing,
@@ -147,6 +153,7 @@ impl Status {
     }
 
     /// Whether `model` speaks this status.
+    #[must_use]
     pub const fn belongs_to(self, model: Model) -> bool {
         match model {
             Model::Task2026 | Model::Task2025 => (self as u8) <= 4,
@@ -164,6 +171,7 @@ impl Status {
     }
 
     /// The statuses `model` speaks.
+    #[must_use]
     pub fn of(model: Model) -> &'static [Status] {
         if model.is_task() {
             &Status::TASK

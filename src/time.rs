@@ -221,6 +221,7 @@ pub fn parse_rfc3339_ms(text: &str) -> Result<u64, Error> {
 /// let ms = parse_rfc3339_ms("2026-11-29T15:00:32.372Z").unwrap();
 /// assert_eq!(format_rfc3339_ms(ms), "2026-11-29T15:00:32.372Z");
 /// ```
+#[must_use]
 pub fn format_rfc3339_ms(ms: u64) -> String {
     let secs = ms / 1000;
     let days = (secs / 86_400) as i64;

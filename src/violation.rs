@@ -18,6 +18,7 @@ pub enum Level {
 
 impl Level {
     /// The stable name (`must`, `should`).
+    #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Level::Should => "should",

@@ -2,23 +2,40 @@
 //! `docs/rules.md`, with the job cancel rules of area C). Sans-io, str0m style like
 //! [`crate::tracker`].
 //!
-//! ```text
+//! ```
+//! use longcall::view::JobView;
+//! use longcall::wave::{Wave, WaveConfig, WaveInput, WaveOutput};
+//! use longcall::Status;
+//!
 //! let mut w = Wave::new(WaveConfig::default())?;
-//! w.add_job(now, job_view, Some(deadline))?;            // once per accepted submit
+//! let job = JobView { id: "job_a".into(), status: Status::Queued, result: None, error: None };
+//! w.handle_input(0, WaveInput::AddJob { job, deadline: Some(60_000) })?; // per accepted submit
+//! let mut now = 0;
 //! loop {
 //!     match w.poll_output() {
-//!         WaveOutput::Wait { call_id, call } => { /* send jobs_wait; answer with
-//!                                                   handle_wait_answer / handle_wait_failed */ }
-//!         WaveOutput::Job { id, output }     => { /* per-job: button, status, settled, cancel */ }
-//!         WaveOutput::Satisfied { .. }       => { /* the wave is done (any / all) */ }
-//!         WaveOutput::Ignored { .. }         => { /* log it */ }
-//!         WaveOutput::WakeAt { at }          => { /* call handle_timeout(at) */ break }
-//!         WaveOutput::Idle                   => break,
+//!         // Send the `jobs_wait`; its answer comes back as `WaitAnswered` (or `WaitFailed`).
+//!         WaveOutput::Wait { call_id, call } => {
+//!             let jobs = call.job_ids.iter().map(|id| JobView {
+//!                 id: id.clone(), status: Status::Completed, result: None, error: None,
+//!             });
+//!             w.handle_input(now, WaveInput::WaitAnswered { call_id, jobs: jobs.collect() })?;
+//!         }
+//!         WaveOutput::Job { .. } => {}       // per job: button, status, settled, a cancel to send
+//!         WaveOutput::Satisfied { .. } => {} // the wave is done (any / all)
+//!         WaveOutput::WakeAt { at } => {     // sleep until `at`, then:
+//!             now = at;
+//!             w.handle_timeout(now);
+//!         }
+//!         WaveOutput::Idle => break,
+//!         _ => {}                            // ignored entries, release decisions: log them
 //!     }
 //! }
+//! assert!(w.is_satisfied());
+//! # Ok::<(), longcall::Error>(())
 //! ```
 //!
-//! **Every `handle_*` (and `add_job`, `release`, `press_cancel`) may queue outputs; drain
+//! The host feeds one [`WaveInput`] at a time to [`Wave::handle_input`] and calls
+//! [`Wave::handle_timeout`] at the wake-up time. **Each may queue outputs; drain
 //! [`Wave::poll_output`] after each until [`WaveOutput::WakeAt`] or [`WaveOutput::Idle`].**
 //!
 //! Rules, written once:
@@ -29,7 +46,7 @@
 //!    timers are never fired: the wave owns polling. Their `WakeAt`/`Idle`/`Send{Get}` are dropped;
 //!    every other output is forwarded as [`WaveOutput::Job`].
 //! 2. **Needed ids** (B-6). A job is *needed* until its tracker settled or the wave gave it up
-//!    explicitly (its deadline passed → `Stopped{deadline}`; [`Wave::release`] of a started
+//!    explicitly (its deadline passed → `Stopped{deadline}`; [`WaveInput::Release`] of a started
 //!    job or [`Input::StopWatching`] → `Stopped{host_stopped}`). No id is dropped before that.
 //! 3. **Earliest deadline first** (B-6, B-2). A round plans the needed ids sorted by deadline (no
 //!    deadline last, then insertion order) with [`batch::plan_waits`]: chunks of at most
@@ -47,7 +64,7 @@
 //! 6. **Satisfaction** (B-3), emitted once as [`WaveOutput::Satisfied`]: `any` by the first job
 //!    that settles (over all chunks; a job the host released does not count); `all` once every job
 //!    settled or was given up. After that no round is started.
-//! 7. **Release** (B-9, C-8). [`Wave::release`] says a job is no longer needed. Queued: the wave
+//! 7. **Release** (B-9, C-8). [`WaveInput::Release`] says a job is no longer needed. Queued: the wave
 //!    presses its cancel button (a `jobs_cancel` with the job's own idempotency key) and keeps the
 //!    id in the rounds until the cancel answer and an observation decide. Started: the wave stops
 //!    waiting for it, never pretending it was cancelled: it runs and bills. A 409
@@ -108,6 +125,7 @@ impl Default for WaveConfig {
 /// Why the wave stopped waiting for a job that did not settle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum GiveUp {
     /// Its deadline passed.
     Deadline,
@@ -132,6 +150,7 @@ impl GiveUp {
 /// Why an answer entry was not applied.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum IgnoredReason {
     /// The id is not in the wave.
     NotInWave,
@@ -144,9 +163,10 @@ pub enum IgnoredReason {
     },
 }
 
-/// What [`Wave::release`] did.
+/// What a [`WaveInput::Release`] did, reported as [`WaveOutput::Released`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Released {
     /// The job was queued: its cancel was pressed and a `jobs_cancel` goes out. It stays waited
     /// until the answer and an observation decide.
@@ -159,12 +179,87 @@ pub enum Released {
     AlreadyDone,
 }
 
+/// What happened to a wave, fed to [`Wave::handle_input`]. Every variant may queue outputs.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum WaveInput {
+    /// A job whose submit was accepted (`job` as the submit answered it, normally `queued`),
+    /// watched until `deadline` (absolute ms) if given. A job already terminal settles at once
+    /// and is never waited on. It joins the next round; satisfaction is decided at the next
+    /// [`Wave::handle_timeout`], so adding jobs one by one never satisfies a wave early.
+    ///
+    /// Refused (nothing changes): an id already in the wave, an empty id, a status that is not
+    /// a job status, a wave already satisfied.
+    AddJob {
+        /// The job as the submit answered it.
+        job: JobView,
+        /// Stop waiting for it at this absolute time (ms).
+        deadline: Option<u64>,
+    },
+    /// A `jobs_wait` call answered with `jobs` (its entries, in any order). An answer the server
+    /// returned at `timeout_seconds` is a partial snapshot and is fed the same way: the statuses
+    /// decide (B-4, B-8).
+    ///
+    /// Refused (nothing changes): a `call_id` that is not an unanswered call of the round in
+    /// flight.
+    WaitAnswered {
+        /// The `call_id` of the [`WaveOutput::Wait`] this answers.
+        call_id: u64,
+        /// The answer's entries.
+        jobs: Vec<JobView>,
+    },
+    /// A `jobs_wait` call failed without a usable answer. The ids of the call stay as they were;
+    /// the next round waits for a backoff (429: at least `Retry-After`, B-7).
+    ///
+    /// Refused (nothing changes): a `call_id` that is not an unanswered call of the round in
+    /// flight.
+    WaitFailed {
+        /// The `call_id` of the [`WaveOutput::Wait`] that failed.
+        call_id: u64,
+        /// How it failed.
+        failure: Failure,
+    },
+    /// The host no longer needs job `id` (B-9, C-8), e.g. after `queue_full` or once an `any`
+    /// wave is satisfied. Queued: its cancel is pressed (a `jobs_cancel` goes out as
+    /// [`WaveOutput::Job`] with [`Request::Cancel`]). Started: the wave stops waiting for it
+    /// (`Stopped{host_stopped}`); it runs and bills. A released job no longer satisfies an `any`
+    /// wave. What the wave did is reported first, as [`WaveOutput::Released`].
+    ///
+    /// Refused: an id not in the wave.
+    Release {
+        /// The job id.
+        id: String,
+    },
+    /// The user pressed the cancel button of job `id`. The job stays in the wave: it is waited
+    /// on until terminal, whatever the answer (a 409 shows `too_late` and keeps waiting, C-8).
+    ///
+    /// Refused: an id not in the wave, or the tracker's typed refusal (nothing goes on the
+    /// wire).
+    CancelPressed {
+        /// The job id.
+        id: String,
+    },
+    /// A per-job input for job `id`'s tracker: the `jobs_cancel` answer
+    /// ([`Input::CancelAnswered`] or [`Input::RequestFailed`]), a `jobs_get` answer,
+    /// [`Input::StopWatching`], ...
+    ///
+    /// Refused: an id not in the wave, a job the wave gave up (nothing is applied), or the
+    /// tracker's error (the tracker stays as it was).
+    Job {
+        /// The job id.
+        id: String,
+        /// What happened to it.
+        input: Input,
+    },
+}
+
 /// Something the host must do or show, drained from [`Wave::poll_output`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum WaveOutput {
-    /// Send this `jobs_wait` now; answer with [`Wave::handle_wait_answer`] or
-    /// [`Wave::handle_wait_failed`] quoting `call_id`.
+    /// Send this `jobs_wait` now; feed its answer as [`WaveInput::WaitAnswered`] or
+    /// [`WaveInput::WaitFailed`] quoting `call_id`.
     Wait {
         /// Names this call in the answer (unique over the wave's life).
         call_id: u64,
@@ -172,12 +267,19 @@ pub enum WaveOutput {
         call: WaitCall,
     },
     /// Something one job's tracker says (button, status, violation, settled, stopped, or a
-    /// `jobs_cancel` to send: answer it with [`Wave::handle_job_input`]).
+    /// `jobs_cancel` to send: feed its answer as [`WaveInput::Job`]).
     Job {
         /// The job id.
         id: String,
         /// What its tracker said.
         output: Output,
+    },
+    /// What a [`WaveInput::Release`] of job `id` did (emitted before its consequences).
+    Released {
+        /// The job id.
+        id: String,
+        /// What the wave did.
+        released: Released,
     },
     /// An answer entry the wave did not apply. Never fatal.
     Ignored {
@@ -232,19 +334,20 @@ struct Round {
     failed: bool,
 }
 
-/// Many jobs watched together. Create with [`Wave::new`], add jobs with [`Wave::add_job`],
-/// drive with [`Wave::handle_timeout`] and the answer handlers, drain [`Wave::poll_output`].
+/// Many jobs watched together. Create with [`Wave::new`], feed [`WaveInput`]s (jobs, answers,
+/// the user's decisions) to [`Wave::handle_input`], fire [`Wave::handle_timeout`] at the
+/// wake-up time, drain [`Wave::poll_output`] after each.
 ///
 /// ```
 /// use longcall::batch::WaitFor;
 /// use longcall::view::JobView;
-/// use longcall::wave::{Wave, WaveConfig, WaveOutput};
+/// use longcall::wave::{Wave, WaveConfig, WaveInput, WaveOutput};
 /// use longcall::Status;
 ///
 /// let mut w = Wave::new(WaveConfig { wait_for: WaitFor::Any, ..WaveConfig::default() }).unwrap();
 /// for id in ["job_a", "job_b"] {
 ///     let job = JobView { id: id.into(), status: Status::Queued, result: None, error: None };
-///     w.add_job(0, job, None).unwrap();
+///     w.handle_input(0, WaveInput::AddJob { job, deadline: None }).unwrap();
 /// }
 /// let at = loop {
 ///     match w.poll_output() {
@@ -256,7 +359,7 @@ struct Round {
 /// let WaveOutput::Wait { call_id, call } = w.poll_output() else { unreachable!() };
 /// assert_eq!(call.job_ids, ["job_a", "job_b"]);
 /// let done = JobView { id: "job_b".into(), status: Status::Completed, result: None, error: None };
-/// w.handle_wait_answer(10, call_id, vec![done], false).unwrap();
+/// w.handle_input(10, WaveInput::WaitAnswered { call_id, jobs: vec![done] }).unwrap();
 /// assert!(w.drain().contains(&WaveOutput::Satisfied { by: Some("job_b".into()) }));
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -287,6 +390,7 @@ impl Wave {
     /// `min_round_interval_ms` 0, or a bad backoff policy.
     ///
     /// Call once per wave.
+    #[must_use = "a wave does nothing until it is driven"]
     pub fn new(config: WaveConfig) -> Result<Wave, Error> {
         if config.timeout_seconds == 0 {
             return Err(Error::invalid_config(
@@ -317,20 +421,28 @@ impl Wave {
     }
 
     /// The configuration.
+    #[must_use]
     pub fn config(&self) -> &WaveConfig {
         &self.config
     }
 
-    /// Adds a job whose submit was accepted (`job` as the submit answered it, normally
-    /// `queued`), watched until `deadline` (absolute ms) if given. A job already terminal
-    /// settles at once and is never waited on.
+    /// Something happened: a job to add, a `jobs_wait` answer or failure, the host's release,
+    /// the user's cancel press, a per-job answer. See [`WaveInput`] for each and for when it is
+    /// refused; a refused input changes nothing.
     ///
-    /// Call once per job, before or between rounds; it joins the next round. Satisfaction is
-    /// decided at the next [`Wave::handle_timeout`], so adding jobs one by one never satisfies
-    /// a wave early. Errors (nothing
-    /// changes): an id already in the wave, an empty id, a status that is not a job status, a
-    /// wave already satisfied.
-    pub fn add_job(&mut self, now: u64, job: JobView, deadline: Option<u64>) -> Result<(), Error> {
+    /// Call on every such event, then drain [`Wave::poll_output`].
+    pub fn handle_input(&mut self, now: u64, input: WaveInput) -> Result<(), Error> {
+        match input {
+            WaveInput::AddJob { job, deadline } => self.add_job(now, job, deadline),
+            WaveInput::WaitAnswered { call_id, jobs } => self.wait_answered(now, call_id, jobs),
+            WaveInput::WaitFailed { call_id, failure } => self.wait_failed(now, call_id, failure),
+            WaveInput::Release { id } => self.release(now, id),
+            WaveInput::CancelPressed { id } => self.job_input(now, &id, Input::CancelPressed),
+            WaveInput::Job { id, input } => self.job_input(now, &id, input),
+        }
+    }
+
+    fn add_job(&mut self, now: u64, job: JobView, deadline: Option<u64>) -> Result<(), Error> {
         if self.satisfied {
             return Err(Error::invalid_input(
                 "job",
@@ -367,8 +479,9 @@ impl Wave {
         Ok(())
     }
 
-    /// The next output. Call after every `handle_*`, `add_job`, `release` and `press_cancel`
+    /// The next output. Call after every [`Wave::handle_input`] and [`Wave::handle_timeout`]
     /// until it returns [`WaveOutput::WakeAt`] or [`WaveOutput::Idle`].
+    #[must_use = "an output is an action for the host or the wake-up time"]
     pub fn poll_output(&mut self) -> WaveOutput {
         if let Some(out) = self.queue.pop_front() {
             return out;
@@ -380,7 +493,8 @@ impl Wave {
     }
 
     /// Drains every pending output, ending with the [`WaveOutput::WakeAt`] or
-    /// [`WaveOutput::Idle`].
+    /// [`WaveOutput::Idle`]. Call when [`Wave::poll_output`] would be called.
+    #[must_use = "the outputs are actions for the host and the wake-up time"]
     pub fn drain(&mut self) -> Vec<WaveOutput> {
         let mut out = Vec::with_capacity(self.queue.len().saturating_add(1));
         loop {
@@ -394,7 +508,9 @@ impl Wave {
     }
 
     /// The next time [`Wave::handle_timeout`] has work: the next round (when none is in flight
-    /// and the wave is not satisfied) or the earliest deadline of a needed job.
+    /// and the wave is not satisfied) or the earliest deadline of a needed job. Ask again after
+    /// every input and timeout.
+    #[must_use = "the wave must be woken at this time"]
     pub fn poll_timeout(&self) -> Option<u64> {
         // Armed while the wave is unsatisfied, even with nothing to wait on, so the timeout
         // that decides satisfaction runs (jobs added already terminal).
@@ -431,20 +547,7 @@ impl Wave {
         }
     }
 
-    /// A `jobs_wait` call answered with `jobs` (its entries, in any order). `timed_out`: the
-    /// server returned at `timeout_seconds`; the answer is then a partial snapshot, treated the
-    /// same way (the statuses decide, not the flag).
-    ///
-    /// Call once per call of the round. Errors (nothing changes): a `call_id` that is not an
-    /// unanswered call of the round in flight.
-    pub fn handle_wait_answer(
-        &mut self,
-        now: u64,
-        call_id: u64,
-        jobs: Vec<JobView>,
-        timed_out: bool,
-    ) -> Result<(), Error> {
-        let _ = timed_out; // informational: a timeout answer is a partial snapshot, not an error
+    fn wait_answered(&mut self, now: u64, call_id: u64, jobs: Vec<JobView>) -> Result<(), Error> {
         self.finish_call(call_id)?;
         for job in jobs {
             let Some(&i) = self.index.get(&job.id) else {
@@ -477,17 +580,7 @@ impl Wave {
         Ok(())
     }
 
-    /// A `jobs_wait` call failed without a usable answer. The ids of the call stay as they were;
-    /// the next round waits for a backoff (429: at least `Retry-After`).
-    ///
-    /// Call once per failed call of the round. Errors (nothing changes): a `call_id` that is not
-    /// an unanswered call of the round in flight.
-    pub fn handle_wait_failed(
-        &mut self,
-        now: u64,
-        call_id: u64,
-        failure: Failure,
-    ) -> Result<(), Error> {
+    fn wait_failed(&mut self, now: u64, call_id: u64, failure: Failure) -> Result<(), Error> {
         self.finish_call(call_id)?;
         if let Failure::Http {
             status: 429,
@@ -505,14 +598,16 @@ impl Wave {
         Ok(())
     }
 
-    /// The job is no longer needed. Queued: its cancel is pressed (a `jobs_cancel` goes out as
-    /// [`WaveOutput::Job`] with [`Request::Cancel`]). Started: the wave stops waiting for it
-    /// (`Stopped{host_stopped}`); it runs and bills. A released job no longer satisfies an
-    /// `any` wave.
-    ///
-    /// Call when the host decides (e.g. after `queue_full`, or when an `any` wave is satisfied).
-    /// Errors: an id not in the wave.
-    pub fn release(&mut self, now: u64, id: &str) -> Result<Released, Error> {
+    fn release(&mut self, now: u64, id: String) -> Result<(), Error> {
+        let at = self.queue.len();
+        let released = self.release_job(now, &id)?;
+        // Reported before its consequences (the cancel request, the `Stopped`), which
+        // `release_job` queued after `at`.
+        self.queue.insert(at, WaveOutput::Released { id, released });
+        Ok(())
+    }
+
+    fn release_job(&mut self, now: u64, id: &str) -> Result<Released, Error> {
         let i = self.lookup(id)?;
         let Some(entry) = self.jobs.get_mut(i) else {
             return Err(not_in_wave());
@@ -540,20 +635,7 @@ impl Wave {
         Ok(Released::StoppedWaiting)
     }
 
-    /// The user pressed the cancel button of job `id`. The job stays in the wave: it is waited
-    /// on until terminal, whatever the answer (a 409 shows `too_late` and keeps waiting).
-    ///
-    /// Errors: an id not in the wave, or the tracker's typed refusal (nothing goes on the wire).
-    pub fn press_cancel(&mut self, now: u64, id: &str) -> Result<(), Error> {
-        self.handle_job_input(now, id, Input::CancelPressed)
-    }
-
-    /// A per-job answer: the `jobs_cancel` answer ([`Input::CancelAnswered`] or
-    /// [`Input::RequestFailed`]), a `jobs_get` answer, [`Input::StopWatching`], ...
-    ///
-    /// Call whenever such an answer arrives. Errors: an id not in the wave, a job the wave gave
-    /// up (nothing is applied), or the tracker's error (the tracker stays as it was).
-    pub fn handle_job_input(&mut self, now: u64, id: &str, input: Input) -> Result<(), Error> {
+    fn job_input(&mut self, now: u64, id: &str, input: Input) -> Result<(), Error> {
         let i = self.lookup(id)?;
         let Some(entry) = self.jobs.get_mut(i) else {
             return Err(not_in_wave());
@@ -577,16 +659,19 @@ impl Wave {
     }
 
     /// Whether [`WaveOutput::Satisfied`] was emitted.
+    #[must_use]
     pub fn is_satisfied(&self) -> bool {
         self.satisfied
     }
 
     /// Whether a round is in flight.
+    #[must_use]
     pub fn round_in_flight(&self) -> bool {
         self.round.is_some()
     }
 
     /// How many rounds were sent.
+    #[must_use]
     pub fn rounds_sent(&self) -> u64 {
         self.rounds_sent
     }
@@ -605,6 +690,7 @@ impl Wave {
     }
 
     /// The tracker of job `id`, for its run record.
+    #[must_use]
     pub fn tracker(&self, id: &str) -> Option<&Tracker> {
         self.index
             .get(id)
@@ -613,6 +699,7 @@ impl Wave {
     }
 
     /// Why the wave stopped waiting for job `id`, if it did.
+    #[must_use]
     pub fn given_up(&self, id: &str) -> Option<GiveUp> {
         self.index
             .get(id)

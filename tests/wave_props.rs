@@ -6,7 +6,7 @@ use longcall::batch::{WaitFor, MAX_IDS_PER_WAIT};
 use longcall::cancel::{CancelAnswer, JobErrorCode};
 use longcall::tracker::{Failure, Input, Output};
 use longcall::view::JobView;
-use longcall::wave::{Wave, WaveConfig, WaveOutput};
+use longcall::wave::{Wave, WaveConfig, WaveInput, WaveOutput};
 use longcall::Status;
 use proptest::prelude::*;
 
@@ -16,7 +16,6 @@ enum Op {
     Answer {
         call: usize,
         entries: Vec<(usize, usize)>,
-        timed_out: bool,
     },
     Fail {
         call: usize,
@@ -44,8 +43,8 @@ const STATUSES: [Status; 8] = [
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        4 => (0usize..4, prop::collection::vec((0usize..70, 0usize..8), 0..25), any::<bool>())
-            .prop_map(|(call, entries, timed_out)| Op::Answer { call, entries, timed_out }),
+        4 => (0usize..4, prop::collection::vec((0usize..70, 0usize..8), 0..25))
+            .prop_map(|(call, entries)| Op::Answer { call, entries }),
         1 => (0usize..4, 0u8..3).prop_map(|(call, kind)| Op::Fail { call, kind }),
         1 => (0usize..70).prop_map(Op::Release),
         1 => (0usize..70).prop_map(Op::Press),
@@ -77,7 +76,7 @@ proptest! {
         let mut w = Wave::new(WaveConfig { wait_for, seed: 3, ..WaveConfig::default() }).unwrap();
         let ids: Vec<String> = (0..n).map(|i| format!("job_{i}")).collect();
         for (i, id) in ids.iter().enumerate() {
-            w.add_job(0, view(id.clone(), Status::Queued), deadlines.get(i).copied().flatten()).unwrap();
+            w.handle_input(0, WaveInput::AddJob { job: view(id.clone(), Status::Queued), deadline: deadlines.get(i).copied().flatten() }).unwrap();
         }
         let mut now = 0u64;
         let mut pending: Vec<(u64, Vec<String>)> = Vec::new();
@@ -125,7 +124,7 @@ proptest! {
                     }
                     w.handle_timeout(now);
                 }
-                Op::Answer { call, entries, timed_out } => {
+                Op::Answer { call, entries } => {
                     if pending.is_empty() { continue; }
                     let (call_id, _) = pending.remove(call % pending.len());
                     let jobs = entries.into_iter().map(|(j, s)| {
@@ -133,7 +132,7 @@ proptest! {
                         view(id, STATUSES[s])
                     }).collect();
                     now += 7;
-                    w.handle_wait_answer(now, call_id, jobs, timed_out).unwrap();
+                    w.handle_input(now, WaveInput::WaitAnswered { call_id, jobs }).unwrap();
                 }
                 Op::Fail { call, kind } => {
                     if pending.is_empty() { continue; }
@@ -143,10 +142,10 @@ proptest! {
                         1 => Failure::Http { status: 503, code: None, retry_after_ms: None },
                         _ => Failure::Http { status: 429, code: None, retry_after_ms: Some(3_000) },
                     };
-                    w.handle_wait_failed(now, call_id, failure).unwrap();
+                    w.handle_input(now, WaveInput::WaitFailed { call_id, failure }).unwrap();
                 }
-                Op::Release(j) => { let _ = w.release(now, &ids[j % n]); }
-                Op::Press(j) => { let _ = w.press_cancel(now, &ids[j % n]); }
+                Op::Release(j) => { let _ = w.handle_input(now, WaveInput::Release { id: ids[j % n].clone() }); }
+                Op::Press(j) => { let _ = w.handle_input(now, WaveInput::CancelPressed { id: ids[j % n].clone() }); }
                 Op::CancelAnswer { job, kind } => {
                     let answer = match kind {
                         0 => CancelAnswer::Job { status: Status::Canceled },
@@ -154,7 +153,7 @@ proptest! {
                         2 => CancelAnswer::JobError { http_status: 409, code: JobErrorCode::JobNotCancelable, cancelable: None },
                         _ => CancelAnswer::NoAnswer,
                     };
-                    let _ = w.handle_job_input(now, &ids[job % n], Input::CancelAnswered { answer });
+                    let _ = w.handle_input(now, WaveInput::Job { id: ids[job % n].clone(), input: Input::CancelAnswered { answer } });
                 }
             }
             check(&mut w, &mut pending, now)?;

@@ -7,7 +7,7 @@ use longcall::outcome::Outcome;
 use longcall::snapshot;
 use longcall::tracker::{Failure, Input, Output, Request, StopReason};
 use longcall::view::JobView;
-use longcall::wave::{GiveUp, IgnoredReason, Released, Wave, WaveConfig, WaveOutput};
+use longcall::wave::{GiveUp, IgnoredReason, Released, Wave, WaveConfig, WaveInput, WaveOutput};
 use longcall::Status;
 
 fn job(id: &str, status: Status) -> JobView {
@@ -34,10 +34,27 @@ fn ids(n: usize) -> Vec<String> {
 fn wave_of(wait_for: WaitFor, n: usize) -> Wave {
     let mut w = Wave::new(cfg(wait_for)).unwrap();
     for id in ids(n) {
-        w.add_job(0, job(&id, Status::Queued), None).unwrap();
+        w.handle_input(
+            0,
+            WaveInput::AddJob {
+                job: job(&id, Status::Queued),
+                deadline: None,
+            },
+        )
+        .unwrap();
     }
-    w.drain();
+    let _ = w.drain();
     w
+}
+
+/// Releases job `id` and returns what the wave reported doing (its first output); the
+/// consequences stay queued.
+fn release(w: &mut Wave, now: u64, id: &str) -> Result<Released, longcall::Error> {
+    w.handle_input(now, WaveInput::Release { id: id.into() })?;
+    match w.poll_output() {
+        WaveOutput::Released { id: of, released } if of == id => Ok(released),
+        other => panic!("expected Released for {id}, got {other:?}"),
+    }
 }
 
 fn wake(outs: &[WaveOutput]) -> Option<u64> {
@@ -105,7 +122,14 @@ fn earliest_deadline_first_none_last_then_insertion_order() {
         ("d", Some(5_000_000)),
         ("e", Some(9_000_000)),
     ] {
-        w.add_job(0, job(id, Status::Queued), d).unwrap();
+        w.handle_input(
+            0,
+            WaveInput::AddJob {
+                job: job(id, Status::Queued),
+                deadline: d,
+            },
+        )
+        .unwrap();
     }
     let (_, calls) = round(&mut w);
     assert_eq!(all_ids(&calls), ["d", "b", "e", "a", "c"]);
@@ -115,8 +139,22 @@ fn earliest_deadline_first_none_last_then_insertion_order() {
 #[test]
 fn already_terminal_job_settles_and_is_never_waited() {
     let mut w = Wave::new(cfg(WaitFor::All)).unwrap();
-    w.add_job(0, job("done", Status::Completed), None).unwrap();
-    w.add_job(0, job("q", Status::Queued), None).unwrap();
+    w.handle_input(
+        0,
+        WaveInput::AddJob {
+            job: job("done", Status::Completed),
+            deadline: None,
+        },
+    )
+    .unwrap();
+    w.handle_input(
+        0,
+        WaveInput::AddJob {
+            job: job("q", Status::Queued),
+            deadline: None,
+        },
+    )
+    .unwrap();
     let outs = w.drain();
     assert!(job_outputs(&outs, "done").iter().any(|o| matches!(
         o,
@@ -129,9 +167,15 @@ fn already_terminal_job_settles_and_is_never_waited() {
     assert_eq!(all_ids(&calls), ["q"]);
     assert!(!w.is_satisfied());
     assert_eq!(
-        w.add_job(0, job("q", Status::Queued), None)
-            .unwrap_err()
-            .code(),
+        w.handle_input(
+            0,
+            WaveInput::AddJob {
+                job: job("q", Status::Queued),
+                deadline: None
+            }
+        )
+        .unwrap_err()
+        .code(),
         "invalid_input"
     );
 }
@@ -144,11 +188,12 @@ fn any_is_satisfied_by_the_first_job_that_settles_over_all_chunks() {
     assert_eq!(calls.len(), 2);
     assert!(calls.iter().all(|(_, c)| c.wait_for == WaitFor::Any));
     // The second chunk answers first, with one finished job.
-    w.handle_wait_answer(
+    w.handle_input(
         at + 10,
-        calls[1].0,
-        vec![job("job_27", Status::Completed)],
-        false,
+        WaveInput::WaitAnswered {
+            call_id: calls[1].0,
+            jobs: vec![job("job_27", Status::Completed)],
+        },
     )
     .unwrap();
     let outs = w.drain();
@@ -156,11 +201,12 @@ fn any_is_satisfied_by_the_first_job_that_settles_over_all_chunks() {
         by: Some("job_27".into())
     }));
     // Then the first chunk: a later settle does not satisfy again; no more rounds.
-    w.handle_wait_answer(
+    w.handle_input(
         at + 20,
-        calls[0].0,
-        vec![job("job_03", Status::Failed)],
-        true,
+        WaveInput::WaitAnswered {
+            call_id: calls[0].0,
+            jobs: vec![job("job_03", Status::Failed)],
+        },
     )
     .unwrap();
     let outs = w.drain();
@@ -180,17 +226,38 @@ fn any_is_satisfied_by_the_first_job_that_settles_over_all_chunks() {
 #[test]
 fn all_is_satisfied_once_every_job_settled_or_given_up() {
     let mut w = Wave::new(cfg(WaitFor::All)).unwrap();
-    w.add_job(0, job("a", Status::Queued), None).unwrap();
-    w.add_job(0, job("b", Status::Queued), None).unwrap();
-    w.add_job(0, job("late", Status::Queued), Some(2_000))
-        .unwrap();
-    w.drain();
+    w.handle_input(
+        0,
+        WaveInput::AddJob {
+            job: job("a", Status::Queued),
+            deadline: None,
+        },
+    )
+    .unwrap();
+    w.handle_input(
+        0,
+        WaveInput::AddJob {
+            job: job("b", Status::Queued),
+            deadline: None,
+        },
+    )
+    .unwrap();
+    w.handle_input(
+        0,
+        WaveInput::AddJob {
+            job: job("late", Status::Queued),
+            deadline: Some(2_000),
+        },
+    )
+    .unwrap();
+    let _ = w.drain();
     let (at, calls) = round(&mut w);
-    w.handle_wait_answer(
+    w.handle_input(
         at + 100,
-        calls[0].0,
-        vec![job("a", Status::Completed), job("b", Status::Processing)],
-        true,
+        WaveInput::WaitAnswered {
+            call_id: calls[0].0,
+            jobs: vec![job("a", Status::Completed), job("b", Status::Processing)],
+        },
     )
     .unwrap();
     assert!(!w
@@ -201,14 +268,15 @@ fn all_is_satisfied_once_every_job_settled_or_given_up() {
     assert_eq!(w.poll_timeout(), Some(at + 500));
     let (at, calls) = round(&mut w);
     assert_eq!(all_ids(&calls), ["late", "b"]);
-    w.handle_wait_answer(
+    w.handle_input(
         at + 100,
-        calls[0].0,
-        vec![job("b", Status::Completed)],
-        true,
+        WaveInput::WaitAnswered {
+            call_id: calls[0].0,
+            jobs: vec![job("b", Status::Completed)],
+        },
     )
     .unwrap();
-    w.drain();
+    let _ = w.drain();
     let (_, calls) = round(&mut w);
     assert_eq!(all_ids(&calls), ["late"]);
     assert_eq!(
@@ -240,14 +308,15 @@ fn a_timeout_answer_is_a_partial_snapshot() {
     let mut w = wave_of(WaitFor::All, 3);
     let (at, calls) = round(&mut w);
     // Only two of three ids answered, the call timed out: not an error.
-    w.handle_wait_answer(
+    w.handle_input(
         at + 50_000,
-        calls[0].0,
-        vec![
-            job("job_00", Status::Processing),
-            job("job_01", Status::Completed),
-        ],
-        true,
+        WaveInput::WaitAnswered {
+            call_id: calls[0].0,
+            jobs: vec![
+                job("job_00", Status::Processing),
+                job("job_01", Status::Completed),
+            ],
+        },
     )
     .unwrap();
     let outs = w.drain();
@@ -268,15 +337,16 @@ fn a_timeout_answer_is_a_partial_snapshot() {
 fn stray_and_refused_entries_are_reported_never_fatal() {
     let mut w = wave_of(WaitFor::All, 2);
     let (at, calls) = round(&mut w);
-    w.handle_wait_answer(
+    w.handle_input(
         at,
-        calls[0].0,
-        vec![
-            job("ghost", Status::Completed),
-            job("job_00", Status::Working),
-            job("job_01", Status::Completed),
-        ],
-        false,
+        WaveInput::WaitAnswered {
+            call_id: calls[0].0,
+            jobs: vec![
+                job("ghost", Status::Completed),
+                job("job_00", Status::Working),
+                job("job_01", Status::Completed),
+            ],
+        },
     )
     .unwrap();
     let outs = w.drain();
@@ -288,15 +358,27 @@ fn stray_and_refused_entries_are_reported_never_fatal() {
     assert_eq!(w.needed_ids().collect::<Vec<_>>(), ["job_00"]);
     // An answer for a call that is not in flight changes nothing.
     assert_eq!(
-        w.handle_wait_answer(at, calls[0].0, vec![], false)
-            .unwrap_err()
-            .code(),
+        w.handle_input(
+            at,
+            WaveInput::WaitAnswered {
+                call_id: calls[0].0,
+                jobs: vec![]
+            }
+        )
+        .unwrap_err()
+        .code(),
         "invalid_input"
     );
     assert_eq!(
-        w.handle_wait_answer(at, 999, vec![], false)
-            .unwrap_err()
-            .code(),
+        w.handle_input(
+            at,
+            WaveInput::WaitAnswered {
+                call_id: 999,
+                jobs: vec![]
+            }
+        )
+        .unwrap_err()
+        .code(),
         "invalid_input"
     );
 }
@@ -305,7 +387,10 @@ fn stray_and_refused_entries_are_reported_never_fatal() {
 #[test]
 fn release_of_a_queued_job_presses_its_cancel() {
     let mut w = wave_of(WaitFor::All, 2);
-    assert_eq!(w.release(0, "job_01").unwrap(), Released::CancelRequested);
+    assert_eq!(
+        release(&mut w, 0, "job_01").unwrap(),
+        Released::CancelRequested
+    );
     let outs = w.drain();
     let sent: Vec<&Output> = job_outputs(&outs, "job_01");
     assert!(
@@ -317,16 +402,21 @@ fn release_of_a_queued_job_presses_its_cancel() {
         }),
         "{sent:?}"
     );
-    assert_eq!(w.release(0, "job_01").unwrap(), Released::CancelPending);
+    assert_eq!(
+        release(&mut w, 0, "job_01").unwrap(),
+        Released::CancelPending
+    );
     // Still waited on until the answer and an observation decide.
     let (_, calls) = round(&mut w);
     assert_eq!(all_ids(&calls), ["job_00", "job_01"]);
-    w.handle_job_input(
+    w.handle_input(
         10,
-        "job_01",
-        Input::CancelAnswered {
-            answer: CancelAnswer::Job {
-                status: Status::Canceled,
+        WaveInput::Job {
+            id: "job_01".into(),
+            input: Input::CancelAnswered {
+                answer: CancelAnswer::Job {
+                    status: Status::Canceled,
+                },
             },
         },
     )
@@ -340,7 +430,10 @@ fn release_of_a_queued_job_presses_its_cancel() {
         }
     )));
     assert_eq!(w.needed_ids().collect::<Vec<_>>(), ["job_00"]);
-    assert_eq!(w.release(10, "nope").unwrap_err().code(), "invalid_input");
+    assert_eq!(
+        release(&mut w, 10, "nope").unwrap_err().code(),
+        "invalid_input"
+    );
 }
 
 /// Rules B-9.
@@ -348,15 +441,19 @@ fn release_of_a_queued_job_presses_its_cancel() {
 fn release_of_a_started_job_stops_waiting_without_pretending() {
     let mut w = wave_of(WaitFor::Any, 2);
     let (at, calls) = round(&mut w);
-    w.handle_wait_answer(
+    w.handle_input(
         at,
-        calls[0].0,
-        vec![job("job_00", Status::Processing)],
-        true,
+        WaveInput::WaitAnswered {
+            call_id: calls[0].0,
+            jobs: vec![job("job_00", Status::Processing)],
+        },
     )
     .unwrap();
-    w.drain();
-    assert_eq!(w.release(at, "job_00").unwrap(), Released::StoppedWaiting);
+    let _ = w.drain();
+    assert_eq!(
+        release(&mut w, at, "job_00").unwrap(),
+        Released::StoppedWaiting
+    );
     let outs = w.drain();
     let o = job_outputs(&outs, "job_00");
     assert_eq!(
@@ -370,28 +467,50 @@ fn release_of_a_started_job_stops_waiting_without_pretending() {
     assert_eq!(w.given_up("job_00"), Some(GiveUp::Released));
     let (_, calls) = round(&mut w);
     assert_eq!(all_ids(&calls), ["job_01"]);
-    assert_eq!(w.release(at, "job_00").unwrap(), Released::AlreadyDone);
+    assert_eq!(
+        release(&mut w, at, "job_00").unwrap(),
+        Released::AlreadyDone
+    );
 }
 
 /// Rules B-9, C-8.
 #[test]
 fn a_409_too_late_keeps_the_job_waited() {
     let mut w = wave_of(WaitFor::All, 1);
-    w.press_cancel(0, "job_00").unwrap();
-    w.drain();
+    w.handle_input(
+        0,
+        WaveInput::CancelPressed {
+            id: "job_00".into(),
+        },
+    )
+    .unwrap();
+    let _ = w.drain();
     let too_late = CancelAnswer::JobError {
         http_status: 409,
         code: JobErrorCode::JobGenerationAlreadyStarted,
         cancelable: Some(false),
     };
-    w.handle_job_input(5, "job_00", Input::CancelAnswered { answer: too_late })
-        .unwrap();
+    w.handle_input(
+        5,
+        WaveInput::Job {
+            id: "job_00".into(),
+            input: Input::CancelAnswered { answer: too_late },
+        },
+    )
+    .unwrap();
     let outs = w.drain();
     assert!(job_outputs(&outs, "job_00").contains(&&Output::Button {
         state: ButtonState::TooLate
     }));
     assert_eq!(
-        w.press_cancel(5, "job_00").unwrap_err().code(),
+        w.handle_input(
+            5,
+            WaveInput::CancelPressed {
+                id: "job_00".into()
+            }
+        )
+        .unwrap_err()
+        .code(),
         "cancel_refused"
     );
     let (at, calls) = round(&mut w);
@@ -400,11 +519,12 @@ fn a_409_too_late_keeps_the_job_waited() {
         ["job_00"],
         "it runs and bills: keep waiting"
     );
-    w.handle_wait_answer(
+    w.handle_input(
         at,
-        calls[0].0,
-        vec![job("job_00", Status::Completed)],
-        false,
+        WaveInput::WaitAnswered {
+            call_id: calls[0].0,
+            jobs: vec![job("job_00", Status::Completed)],
+        },
     )
     .unwrap();
     let outs = w.drain();
@@ -421,25 +541,33 @@ fn a_409_too_late_keeps_the_job_waited() {
 #[test]
 fn released_then_409_stays_waited_until_released_again() {
     let mut w = wave_of(WaitFor::All, 1);
-    assert_eq!(w.release(0, "job_00").unwrap(), Released::CancelRequested);
-    w.drain();
+    assert_eq!(
+        release(&mut w, 0, "job_00").unwrap(),
+        Released::CancelRequested
+    );
+    let _ = w.drain();
     let failure = Failure::Http {
         status: 409,
         code: Some("job_generation_already_started".into()),
         retry_after_ms: None,
     };
-    w.handle_job_input(
+    w.handle_input(
         5,
-        "job_00",
-        Input::RequestFailed {
-            request: longcall::tracker::RequestKind::Cancel,
-            failure,
+        WaveInput::Job {
+            id: "job_00".into(),
+            input: Input::RequestFailed {
+                request: longcall::tracker::RequestKind::Cancel,
+                failure,
+            },
         },
     )
     .unwrap();
-    w.drain();
+    let _ = w.drain();
     assert_eq!(w.needed_ids().count(), 1);
-    assert_eq!(w.release(5, "job_00").unwrap(), Released::StoppedWaiting);
+    assert_eq!(
+        release(&mut w, 5, "job_00").unwrap(),
+        Released::StoppedWaiting
+    );
     assert!(w.drain().contains(&WaveOutput::Satisfied { by: None }));
 }
 
@@ -448,11 +576,12 @@ fn released_then_409_stays_waited_until_released_again() {
 fn rounds_are_spaced_by_the_min_round_interval() {
     let mut w = wave_of(WaitFor::All, 2);
     let (t0, calls) = round(&mut w);
-    w.handle_wait_answer(
+    w.handle_input(
         t0 + 1,
-        calls[0].0,
-        vec![job("job_00", Status::Processing)],
-        false,
+        WaveInput::WaitAnswered {
+            call_id: calls[0].0,
+            jobs: vec![job("job_00", Status::Processing)],
+        },
     )
     .unwrap();
     assert_eq!(
@@ -471,15 +600,23 @@ fn rounds_are_spaced_by_the_min_round_interval() {
 fn a_429_retry_after_is_a_floor_and_5xx_backs_off() {
     let mut w = wave_of(WaitFor::All, 25);
     let (t0, calls) = round(&mut w);
-    w.handle_wait_answer(t0 + 10, calls[0].0, vec![], true)
-        .unwrap();
-    w.handle_wait_failed(
+    w.handle_input(
         t0 + 10,
-        calls[1].0,
-        Failure::Http {
-            status: 429,
-            code: None,
-            retry_after_ms: Some(10_000),
+        WaveInput::WaitAnswered {
+            call_id: calls[0].0,
+            jobs: vec![],
+        },
+    )
+    .unwrap();
+    w.handle_input(
+        t0 + 10,
+        WaveInput::WaitFailed {
+            call_id: calls[1].0,
+            failure: Failure::Http {
+                status: 429,
+                code: None,
+                retry_after_ms: Some(10_000),
+            },
         },
     )
     .unwrap();
@@ -488,18 +625,26 @@ fn a_429_retry_after_is_a_floor_and_5xx_backs_off() {
     let (t1, calls) = round(&mut w);
     assert_eq!(t1, next);
     assert_eq!(all_ids(&calls).len(), 25, "nothing lost by a failure");
-    w.handle_wait_failed(
+    w.handle_input(
         t1,
-        calls[0].0,
-        Failure::Http {
-            status: 503,
-            code: None,
-            retry_after_ms: None,
+        WaveInput::WaitFailed {
+            call_id: calls[0].0,
+            failure: Failure::Http {
+                status: 503,
+                code: None,
+                retry_after_ms: None,
+            },
         },
     )
     .unwrap();
-    w.handle_wait_failed(t1, calls[1].0, Failure::Transport)
-        .unwrap();
+    w.handle_input(
+        t1,
+        WaveInput::WaitFailed {
+            call_id: calls[1].0,
+            failure: Failure::Transport,
+        },
+    )
+    .unwrap();
     let next = wake(&w.drain()).unwrap();
     assert!(next >= t1 + 500, "{next}");
 }
@@ -508,13 +653,14 @@ fn a_429_retry_after_is_a_floor_and_5xx_backs_off() {
 #[test]
 fn snapshot_round_trip_mid_round() {
     let mut w = wave_of(WaitFor::All, 25);
-    w.release(0, "job_03").unwrap();
+    release(&mut w, 0, "job_03").unwrap();
     let (at, calls) = round(&mut w);
-    w.handle_wait_answer(
+    w.handle_input(
         at + 5,
-        calls[0].0,
-        vec![job("job_00", Status::Completed)],
-        true,
+        WaveInput::WaitAnswered {
+            call_id: calls[0].0,
+            jobs: vec![job("job_00", Status::Completed)],
+        },
     )
     .unwrap();
     let text = snapshot::save(&w).unwrap();
@@ -522,10 +668,22 @@ fn snapshot_round_trip_mid_round() {
     assert_eq!(back, w);
     // Both continue identically: the second call of the round answers.
     let answer = vec![job("job_21", Status::Failed)];
-    w.handle_wait_answer(at + 9, calls[1].0, answer.clone(), false)
-        .unwrap();
-    back.handle_wait_answer(at + 9, calls[1].0, answer, false)
-        .unwrap();
+    w.handle_input(
+        at + 9,
+        WaveInput::WaitAnswered {
+            call_id: calls[1].0,
+            jobs: answer.clone(),
+        },
+    )
+    .unwrap();
+    back.handle_input(
+        at + 9,
+        WaveInput::WaitAnswered {
+            call_id: calls[1].0,
+            jobs: answer,
+        },
+    )
+    .unwrap();
     assert_eq!(w.drain(), back.drain());
     assert_eq!(snapshot::save(&w).unwrap(), snapshot::save(&back).unwrap());
     assert!(
@@ -567,8 +725,22 @@ fn a_wave_of_terminal_jobs_is_satisfied_at_the_first_timeout() {
         [WaveOutput::Idle],
         "an empty wave has nothing to do"
     );
-    w.add_job(0, job("x", Status::Failed), None).unwrap();
-    w.add_job(0, job("y", Status::Canceled), None).unwrap();
+    w.handle_input(
+        0,
+        WaveInput::AddJob {
+            job: job("x", Status::Failed),
+            deadline: None,
+        },
+    )
+    .unwrap();
+    w.handle_input(
+        0,
+        WaveInput::AddJob {
+            job: job("y", Status::Canceled),
+            deadline: None,
+        },
+    )
+    .unwrap();
     let outs = w.drain();
     assert!(!outs
         .iter()

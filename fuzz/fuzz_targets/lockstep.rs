@@ -1,6 +1,6 @@
 //! Tracker against a simulated server (a small model of the rules in `docs/rules.md`, to be
 //! replaced by `longcall::server` once it lands) over a network with arbitrary delays, drops and
-//! reordering. Every `Driver` invariant holds throughout; at the end the network heals and, while
+//! reordering. Every `Checked` invariant holds throughout; at the end the network heals and, while
 //! the handle is alive, the tracker must settle with exactly the server's terminal status.
 #![no_main]
 use arbitrary::Arbitrary;
@@ -11,7 +11,7 @@ use longcall::poll::PollPolicy;
 use longcall::tracker::{Failure, Input, Output, Request, RequestKind, TrackerConfig};
 use longcall::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
 use longcall::{Model, Status};
-use longcall_fuzz::{model_of, Driver, SimServer, World, HANDLE};
+use longcall_fuzz::{model_of, Checked, Driver, SimServer, HANDLE};
 use serde_json::json;
 
 #[derive(Arbitrary, Debug)]
@@ -226,7 +226,7 @@ fuzz_target!(|c: Case| {
         seed: c.seed,
         deadline_ms: None,
     };
-    let Some(d) = Driver::new(model, config) else {
+    let Some(d) = Checked::new(model, config) else {
         return;
     };
     let interval = c.interval.map(u64::from);
@@ -241,7 +241,7 @@ fuzz_target!(|c: Case| {
         next_key: 0,
         interval,
     };
-    let mut w = World::new(d, srv);
+    let mut w = Driver::new(d, srv);
     let created = if model == Model::Job {
         Input::JobCreated {
             job: JobView {
@@ -279,7 +279,7 @@ fuzz_target!(|c: Case| {
     }
     // The network heals and the server finishes: the tracker must settle with its status.
     for round in 0..2000u32 {
-        if w.d.shadow.done {
+        if w.host.shadow.done {
             break;
         }
         while w.deliver(0) {}
@@ -292,11 +292,15 @@ fuzz_target!(|c: Case| {
             w.timeout();
         }
     }
-    let settled = w.d.log.iter().find_map(|o| match o {
+    let settled = w.host.log.iter().find_map(|o| match o {
         Output::Settled { outcome, status, .. } => Some((*outcome, *status)),
         _ => None,
     });
-    let stopped = w.d.log.iter().any(|o| matches!(o, Output::Stopped { .. }));
+    let stopped = w
+        .host
+        .log
+        .iter()
+        .any(|o| matches!(o, Output::Stopped { .. }));
     if stopped {
         return;
     }
@@ -304,7 +308,7 @@ fuzz_target!(|c: Case| {
         panic!(
             "never settled; server {:?}, tracker {:?}",
             w.srv.status,
-            w.d.tracker.record()
+            w.host.tracker.record()
         );
     };
     assert_eq!(

@@ -1,17 +1,17 @@
 //! Tracker against the reference task server (`longcall::server::TaskRegistry`, both revisions,
 //! cooperative or immediate cancel) over a network with arbitrary delays, drops and reordering.
-//! Every `Driver` invariant holds throughout; at the end the network heals and, while the handle
+//! Every `Checked` invariant holds throughout; at the end the network heals and, while the handle
 //! is alive, the tracker must settle with exactly the server's terminal status.
 #![no_main]
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use longcall::outcome::Outcome;
 use longcall::poll::PollPolicy;
-use longcall::server::{CancelMode, CancelReply, RegistryConfig, ResultAnswer, TaskRegistry};
-use longcall::tracker::{Failure, Input, Output, Request, RequestKind, TrackerConfig};
-use longcall::view::{RpcError, TaskView, ToolResult};
+use longcall::server::{CancelMode, RegistryConfig};
+use longcall::tracker::{Input, Output, TrackerConfig};
+use longcall::view::{RpcError, ToolResult};
 use longcall::{Model, Status};
-use longcall_fuzz::{Driver, SimServer, World, HANDLE};
+use longcall_fuzz::{Checked, Driver, TaskServer, HANDLE};
 use serde_json::json;
 
 #[derive(Arbitrary, Debug)]
@@ -37,110 +37,42 @@ struct Case {
     events: Vec<Ev>,
 }
 
-struct Server {
-    reg: TaskRegistry,
-    now: u64,
-    next_key: u32,
-}
-
-const P: &str = "principal";
-
-impl Server {
-    fn status(&self) -> Status {
-        self.reg
-            .peek(HANDLE)
-            .map(|t| t.status)
-            .expect("the task is kept (no TTL, no retention)")
-    }
-
-    fn view(&mut self) -> TaskView {
-        self.reg.get(self.now, P, HANDLE).expect("own task")
-    }
-
-    /// One worker-side write.
-    fn step(&mut self, pick: u8) {
-        let now = self.now;
-        match pick % 5 {
-            0 => {
-                let _ = self.reg.complete(
-                    now,
-                    HANDLE,
-                    ToolResult {
-                        is_error: pick & 8 != 0,
-                        value: json!(1),
-                    },
-                );
-            }
-            1 => {
-                let _ = self.reg.fail(
-                    now,
-                    HANDLE,
-                    RpcError {
-                        code: -32603,
-                        message: "boom".into(),
-                        data: None,
-                    },
-                );
-            }
-            2 => {
-                if self.reg.cancel_requested(HANDLE) || pick & 8 != 0 {
-                    let _ = self.reg.settle_cancelled(now, HANDLE);
-                }
-            }
-            _ => {
-                self.next_key += 1;
-                let key = format!("key{}", self.next_key);
-                let _ = self.reg.request_input(now, HANDLE, &key, json!({"q": 1}));
+/// One worker-side write.
+fn server_step(srv: &mut TaskServer, next_key: &mut u32, pick: u8) {
+    let now = srv.now;
+    let reg = &mut srv.reg;
+    match pick % 5 {
+        0 => {
+            let _ = reg.complete(
+                now,
+                HANDLE,
+                ToolResult {
+                    is_error: pick & 8 != 0,
+                    value: json!(1),
+                },
+            );
+        }
+        1 => {
+            let _ = reg.fail(
+                now,
+                HANDLE,
+                RpcError {
+                    code: -32603,
+                    message: "boom".into(),
+                    data: None,
+                },
+            );
+        }
+        2 => {
+            if reg.cancel_requested(HANDLE) || pick & 8 != 0 {
+                let _ = reg.settle_cancelled(now, HANDLE);
             }
         }
-    }
-
-    /// The answer to a request, or None while `tasks/result` blocks.
-    fn answer(&mut self, req: &Request) -> Option<Input> {
-        let now = self.now;
-        let rpc = |request: RequestKind, error: RpcError| Input::RequestFailed {
-            request,
-            failure: Failure::Rpc { error },
-        };
-        Some(match req {
-            Request::Get { .. } => match self.reg.get(now, P, HANDLE) {
-                Ok(task) => Input::TaskPolled { task },
-                Err(e) => rpc(RequestKind::Get, e),
-            },
-            Request::Cancel { .. } => {
-                let reply = self.reg.cancel(now, P, HANDLE);
-                match reply {
-                    Err(e) => rpc(RequestKind::Cancel, e),
-                    ok => Input::CancelAnswered {
-                        answer: CancelReply::cancel_answer(&ok),
-                    },
-                }
-            }
-            Request::Update { responses, .. } => {
-                match self.reg.update(now, P, HANDLE, responses.clone()) {
-                    Ok(_) => Input::UpdateAcked,
-                    Err(e) => rpc(RequestKind::Update, e),
-                }
-            }
-            Request::FetchResult { .. } => match self.reg.result(now, P, HANDLE) {
-                Ok(ResultAnswer::Blocked { .. }) => return None,
-                Ok(ResultAnswer::Result { result }) => Input::ResultFetched { result },
-                Ok(other) => rpc(
-                    RequestKind::FetchResult,
-                    other.rpc_error().expect("an error answer"),
-                ),
-                Err(e) => rpc(RequestKind::FetchResult, e),
-            },
-        })
-    }
-}
-
-impl SimServer for Server {
-    fn reply(&mut self, req: &Request) -> Option<Input> {
-        self.answer(req)
-    }
-    fn set_now(&mut self, now: u64) {
-        self.now = now;
+        _ => {
+            *next_key += 1;
+            let key = format!("key{}", next_key);
+            let _ = reg.request_input(now, HANDLE, &key, json!({"q": 1}));
+        }
     }
 }
 
@@ -155,7 +87,7 @@ fuzz_target!(|c: Case| {
         seed: c.seed,
         deadline_ms: None,
     };
-    let Some(d) = Driver::new(model, config) else {
+    let Some(d) = Checked::new(model, config) else {
         return;
     };
     let reg_config = RegistryConfig {
@@ -169,17 +101,12 @@ fuzz_target!(|c: Case| {
         },
         ..RegistryConfig::default()
     };
-    let mut reg = TaskRegistry::new(model, reg_config).expect("registry");
-    let task = reg.create(0, P, HANDLE, None).expect("create");
-    let srv = Server {
-        reg,
-        now: 0,
-        next_key: 0,
-    };
-    let mut w = World::new(d, srv);
+    let (srv, task) = TaskServer::new(model, reg_config);
+    let mut next_key = 0;
+    let mut w = Driver::new(d, srv);
     w.feed(Input::TaskCreated { task });
     for ev in c.events.iter().take(300) {
-        w.srv.now = w.d.shadow.now;
+        w.srv.now = w.host.shadow.now;
         match *ev {
             Ev::Deliver(i) => {
                 w.deliver(usize::from(i));
@@ -191,7 +118,7 @@ fuzz_target!(|c: Case| {
             Ev::DropAnswer(i) => w.drop_answer(usize::from(i)),
             Ev::Advance(dt) => w.advance(u64::from(dt)),
             Ev::Wake => w.timeout(),
-            Ev::ServerStep(p) => w.srv.step(p),
+            Ev::ServerStep(p) => server_step(&mut w.srv, &mut next_key, p),
             Ev::Press => w.feed(Input::CancelPressed),
             Ev::AnswerUser => w.answer_user(),
             Ev::Notify => {
@@ -202,25 +129,29 @@ fuzz_target!(|c: Case| {
     }
     // The network heals and the server finishes: the tracker must settle with its status.
     for round in 0..2000u32 {
-        if w.d.shadow.done {
+        if w.host.shadow.done {
             break;
         }
         while w.deliver(0) {}
         while w.answer(0) {}
         w.answer_user();
-        w.srv.now = w.d.shadow.now;
+        w.srv.now = w.host.shadow.now;
         if round > 20 {
-            w.srv.step((round % 3) as u8);
+            server_step(&mut w.srv, &mut next_key, (round % 3) as u8);
         }
         if w.requests.is_empty() && w.answers.is_empty() {
             w.timeout();
         }
     }
-    let settled = w.d.log.iter().find_map(|o| match o {
+    let settled = w.host.log.iter().find_map(|o| match o {
         Output::Settled { outcome, status, .. } => Some((*outcome, *status)),
         _ => None,
     });
-    let stopped = w.d.log.iter().any(|o| matches!(o, Output::Stopped { .. }));
+    let stopped = w
+        .host
+        .log
+        .iter()
+        .any(|o| matches!(o, Output::Stopped { .. }));
     if stopped {
         return;
     }
@@ -228,7 +159,7 @@ fuzz_target!(|c: Case| {
         panic!(
             "never settled; server {:?}, tracker {:?}",
             w.srv.status(),
-            w.d.tracker.record()
+            w.host.tracker.record()
         );
     };
     assert_eq!(

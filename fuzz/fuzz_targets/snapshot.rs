@@ -11,7 +11,7 @@ use longcall::snapshot::{restore, save};
 use longcall::tracker::Tracker;
 use longcall::wave::Wave;
 use longcall::Status;
-use longcall_fuzz::{model_of, status_of, Driver, Scenario};
+use longcall_fuzz::{model_of, status_of, Checked, Scenario, Step};
 
 #[derive(Arbitrary, Debug)]
 enum Case {
@@ -77,7 +77,7 @@ fuzz_target!(|case: Case| {
     match case {
         Case::Tracker { sc, cut } => {
             let model = model_of(sc.model);
-            let Some(mut a) = Driver::new(model, sc.config.build()) else {
+            let Some(mut a) = Checked::new(model, sc.config.build()) else {
                 return;
             };
             let ops: Vec<_> = sc.ops.into_iter().take(200).collect();
@@ -88,7 +88,7 @@ fuzz_target!(|case: Case| {
             let text = save(&a.tracker).unwrap();
             let restored: Tracker = restore(&text).unwrap();
             assert_eq!(restored, a.tracker);
-            let mut b = Driver {
+            let mut b = Checked {
                 model,
                 config: a.config.clone(),
                 tracker: restored,

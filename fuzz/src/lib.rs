@@ -1,19 +1,17 @@
-//! Shared harness for the longcall fuzz targets: structured inputs built with `arbitrary`, a
-//! driver that feeds them to a `Tracker`, and the invariants checked on every output.
-//!
-//! The invariants are written from the rule book (`docs/rules.md`), independently of the crate's
-//! own tables.
+//! Shared harness for the longcall fuzz targets: structured inputs built with `arbitrary` and the
+//! step that feeds them to a tracker. The tracker under its invariants ([`Checked`]), the
+//! simulated network ([`Driver`]) and the reference server ([`TaskServer`]) are the
+//! `longcall-testkit` crate's, shared with the core's tests.
 
 use arbitrary::Arbitrary;
-use longcall::cancel::{ButtonState, CancelAnswer, JobErrorCode};
+use longcall::cancel::{CancelAnswer, JobErrorCode};
 use longcall::poll::{Jitter, PollPolicy};
-use longcall::tracker::{Failure, Input, Output, Request, RequestKind, Tracker, TrackerConfig};
+use longcall::tracker::{Failure, Input, RequestKind, TrackerConfig};
 use longcall::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
 use longcall::{Model, Status};
 use serde_json::json;
 
-/// The handle every created call gets.
-pub const HANDLE: &str = "h1";
+pub use longcall_testkit::{transport, Checked, Driver, Shadow, SimServer, TaskServer, HANDLE};
 
 /// Picks a model from a byte.
 pub fn model_of(b: u8) -> Model {
@@ -66,6 +64,8 @@ impl Config {
             },
             min_interval_ms: (u64::from(self.min_interval) * 5).clamp(1, initial),
             max_polls: self.max_polls.map(|m| u32::from(m).max(1)),
+            // A spare bit of the jitter byte, so existing corpora keep their meaning.
+            follow_server_interval: self.jitter & 4 == 0,
         };
         TrackerConfig {
             poll,
@@ -318,425 +318,29 @@ pub struct Scenario {
     pub ops: Vec<Op>,
 }
 
-/// What the checker knows from the inputs it fed (the oracle's shadow state).
-#[derive(Debug, Clone, Default)]
-pub struct Shadow {
-    pub now: u64,
-    pub wake: Option<u64>,
-    /// Time of the last answer to a poll (or of the creation).
-    pub last_get_answer: Option<u64>,
-    /// Latest server interval seen.
-    pub server_interval: Option<u64>,
-    /// The server interval in force when the last poll answer arrived.
-    pub interval_at_last_answer: Option<u64>,
-    /// Latest absolute Retry-After deadline.
-    pub not_before: Option<u64>,
-    pub asked: Vec<String>,
-    /// The handle the creating answer named.
-    pub handle: Option<String>,
-    pub cancelled_seen: bool,
-    pub settled: u32,
-    pub done: bool,
-    pub get_in_flight: bool,
-    /// Check the Retry-After of a 429 on any request (not only on a poll).
-    pub strict_retry_after: bool,
-    /// Measure the floor with the latest interval, even one learnt from a notification after
-    /// the next poll was armed. Finding F2, fixed: on.
-    pub strict_floor: bool,
-    /// Check the deadline against the time the poll is sent (a host that wakes late), not only
-    /// against the time it was scheduled for. Finding F1, fixed: on.
-    pub strict_deadline: bool,
+/// Applies one [`Op`] to a checked tracker: an input, a timeout, or (when `snapshots`) a
+/// save/restore; then drains and checks the outputs.
+pub trait Step {
+    /// Applies `op`.
+    fn step(&mut self, op: &Op, snapshots: bool);
 }
 
-/// Drives one scenario and checks every invariant. Panics (= a fuzz finding) on a violation.
-pub struct Driver {
-    pub model: Model,
-    pub config: TrackerConfig,
-    pub tracker: Tracker,
-    pub shadow: Shadow,
-    /// Every output, for the snapshot comparison.
-    pub log: Vec<Output>,
-}
-
-impl Driver {
-    pub fn new(model: Model, config: TrackerConfig) -> Option<Driver> {
-        let tracker = Tracker::new(model, config.clone()).ok()?;
-        Some(Driver {
-            model,
-            config,
-            tracker,
-            // Findings F1-F3 are fixed: every check is strict.
-            shadow: Shadow {
-                strict_retry_after: true,
-                strict_floor: true,
-                strict_deadline: true,
-                ..Shadow::default()
-            },
-            log: Vec::new(),
-        })
-    }
-
-    /// Applies one op: input, timeout or (when `snapshots`) a save/restore.
-    pub fn step(&mut self, op: &Op, snapshots: bool) {
+impl Step for Checked {
+    fn step(&mut self, op: &Op, snapshots: bool) {
         match op {
-            Op::Advance(d) => {
-                self.shadow.now += u64::from(*d);
-                self.tracker.handle_timeout(self.shadow.now);
-            }
-            Op::Wake => {
-                if let Some(w) = self.shadow.wake {
-                    self.shadow.now = self.shadow.now.max(w);
-                }
-                self.tracker.handle_timeout(self.shadow.now);
-            }
+            Op::Advance(d) => self.advance(u64::from(*d)),
+            Op::Wake => self.wake(),
             Op::Snapshot => {
                 if snapshots {
-                    let text = longcall::snapshot::save(&self.tracker).expect("save");
-                    let back: Tracker =
-                        longcall::snapshot::restore(&text).expect("restore of a saved tracker");
-                    assert_eq!(back, self.tracker, "restore(save(x)) != x");
-                    self.tracker = back;
+                    self.snapshot_roundtrip();
                 }
+                self.drain();
             }
             _ => {
                 let input = op.input(self.model).expect("an input op");
                 self.feed(input);
+                self.drain();
             }
-        }
-        self.drain();
-    }
-
-    /// Feeds one input, updating the shadow state from what the host knows it sent.
-    pub fn feed(&mut self, input: Input) {
-        let before = self.tracker.clone();
-        let now = self.shadow.now;
-        let shadow_input = input.clone();
-        match self.tracker.handle_input(now, input) {
-            Err(e) => {
-                assert!(longcall::error::ERROR_CODES.contains(&e.code()));
-                assert_eq!(self.tracker, before, "an error changed the tracker: {e:?}");
-            }
-            Ok(()) => self.observe_input(&shadow_input, &before),
-        }
-    }
-
-    fn observe_input(&mut self, input: &Input, before: &Tracker) {
-        let now = self.shadow.now;
-        match input {
-            Input::TaskCreated { task } => self.shadow.handle = Some(task.task_id.clone()),
-            Input::JobCreated { job } => self.shadow.handle = Some(job.id.clone()),
-            _ => {}
-        }
-        let handle = self.shadow.handle.clone();
-        let own = |id: &str| Some(id) == handle.as_deref();
-        let note_status = |s: Status, sh: &mut Shadow| {
-            if s.is_cancelled() {
-                sh.cancelled_seen = true;
-            }
-        };
-        match input {
-            Input::TaskCreated { task }
-            | Input::TaskPolled { task }
-            | Input::TaskNotified { task }
-                if own(&task.task_id) =>
-            {
-                note_status(task.status, &mut self.shadow);
-                if let Some(ms) = task.poll_interval_ms {
-                    self.shadow.server_interval = Some(ms);
-                }
-                if !matches!(input, Input::TaskNotified { .. }) {
-                    self.shadow.interval_at_last_answer = self.shadow.server_interval;
-                    self.shadow.last_get_answer = Some(now);
-                    self.shadow.get_in_flight = false;
-                }
-            }
-            Input::JobCreated { job } | Input::JobPolled { job } => {
-                note_status(job.status, &mut self.shadow);
-                self.shadow.interval_at_last_answer = self.shadow.server_interval;
-                self.shadow.last_get_answer = Some(now);
-                self.shadow.get_in_flight = false;
-            }
-            Input::CancelAnswered {
-                answer: CancelAnswer::Task { status } | CancelAnswer::Job { status },
-            } if status.belongs_to(self.model) => note_status(*status, &mut self.shadow),
-            Input::RequestFailed { request, failure } => {
-                if *request == RequestKind::Get {
-                    self.shadow.interval_at_last_answer = self.shadow.server_interval;
-                    self.shadow.last_get_answer = Some(now);
-                    self.shadow.get_in_flight = false;
-                }
-                if let Failure::Http {
-                    status: 429,
-                    retry_after_ms,
-                    ..
-                } = failure
-                {
-                    if *request != RequestKind::Cancel || self.shadow.strict_retry_after {
-                        let until = now + retry_after_ms.unwrap_or(0);
-                        self.shadow.not_before =
-                            Some(self.shadow.not_before.map_or(until, |n| n.max(until)));
-                    }
-                }
-            }
-            _ => {}
-        }
-        let _ = before;
-    }
-
-    /// Drains the outputs and checks each.
-    pub fn drain(&mut self) {
-        let mut n = 0;
-        loop {
-            n += 1;
-            assert!(n < 10_000, "output queue does not end");
-            let out = self.tracker.poll_output();
-            self.check(&out);
-            let last = matches!(out, Output::WakeAt { .. } | Output::Idle);
-            if let Output::WakeAt { at } = out {
-                self.shadow.wake = Some(at);
-            }
-            if matches!(out, Output::Idle) {
-                self.shadow.wake = None;
-            }
-            self.log.push(out);
-            if last {
-                break;
-            }
-        }
-    }
-
-    fn check(&mut self, out: &Output) {
-        let now = self.shadow.now;
-        let policy = &self.config.poll;
-        match out {
-            Output::Send { request } => {
-                let handle = match request {
-                    Request::Get { handle } => handle,
-                    Request::Cancel { handle, .. } => handle,
-                    Request::Update { handle, .. } => handle,
-                    Request::FetchResult { handle } => handle,
-                };
-                assert_eq!(
-                    Some(handle),
-                    self.shadow.handle.as_ref(),
-                    "a request for a handle that was never created"
-                );
-                if let Request::Update { .. } = request {
-                    assert_eq!(self.model, Model::Task2026, "tasks/update is 2026 only");
-                }
-                if let Request::FetchResult { .. } = request {
-                    assert_eq!(self.model, Model::Task2025, "tasks/result is 2025 only");
-                }
-                if let Request::Get { .. } = request {
-                    assert!(
-                        !self.shadow.done,
-                        "a poll after the call settled or watching stopped"
-                    );
-                    assert!(!self.shadow.get_in_flight, "two polls in flight");
-                    self.shadow.get_in_flight = true;
-                    if let Some(d) = self.config.deadline_ms {
-                        let at = if self.shadow.strict_deadline {
-                            now
-                        } else {
-                            self.shadow.wake.unwrap_or(now)
-                        };
-                        assert!(at <= d, "poll at {at} after the watch deadline {d}");
-                    }
-                    if let Some(nb) = self.shadow.not_before {
-                        assert!(now >= nb, "poll at {now} before Retry-After {nb}");
-                    }
-                    if let Some(last) = self.shadow.last_get_answer {
-                        let interval = if self.shadow.strict_floor {
-                            self.shadow.server_interval
-                        } else {
-                            // A hint that changed since the last answer (a notification) may move
-                            // the floor either way; only the smaller of the two is certain.
-                            match (
-                                self.shadow.interval_at_last_answer,
-                                self.shadow.server_interval,
-                            ) {
-                                (Some(a), Some(b)) => Some(a.min(b)),
-                                _ => None,
-                            }
-                        };
-                        let floor = policy.min_interval_ms.max(interval.unwrap_or(0));
-                        assert!(
-                            now >= last + floor,
-                            "poll at {now}, last answer {last}, floor {floor}"
-                        );
-                    }
-                }
-            }
-            Output::AskUser { key, .. } => {
-                assert_eq!(
-                    self.model,
-                    Model::Task2026,
-                    "only 2026 asks through the tracker"
-                );
-                assert!(
-                    !self.shadow.asked.contains(key),
-                    "input key {key} asked twice"
-                );
-                self.shadow.asked.push(key.clone());
-            }
-            Output::Button {
-                state: ButtonState::Cancelled,
-            } => {
-                assert!(
-                    self.shadow.cancelled_seen,
-                    "button cancelled without a cancelled status"
-                );
-            }
-            Output::Settled { outcome, status, .. } => {
-                self.shadow.settled += 1;
-                assert_eq!(self.shadow.settled, 1, "settled twice");
-                self.shadow.done = true;
-                if *outcome == longcall::outcome::Outcome::Cancelled {
-                    assert!(
-                        self.shadow.cancelled_seen,
-                        "settled cancelled without a cancelled status"
-                    );
-                    assert!(status.is_some_and(|s| s.is_cancelled()));
-                }
-            }
-            Output::Stopped { .. } => {
-                self.shadow.done = true;
-            }
-            _ => {}
-        }
-    }
-}
-
-/// A server a lock-step target simulates behind a [`World`].
-pub trait SimServer {
-    /// Answers a request, or `None` while it would block (2025 `tasks/result` before terminal).
-    fn reply(&mut self, req: &Request) -> Option<Input>;
-    /// The host time moved (a server with timers reads it).
-    fn set_now(&mut self, _now: u64) {}
-}
-
-/// A request lost on the way: what the tracker hears is a transport failure.
-pub fn transport(req: &Request) -> Input {
-    Input::RequestFailed {
-        request: req.kind(),
-        failure: Failure::Transport,
-    }
-}
-
-/// The network between a tracker (inside a [`Driver`]) and a simulated server: requests and
-/// answers in flight, delivered, dropped and reordered as the fuzzer picks.
-pub struct World<S> {
-    /// The tracker and its shadow invariants.
-    pub d: Driver,
-    /// The server.
-    pub srv: S,
-    seen: usize,
-    /// Requests sent and not yet delivered.
-    pub requests: Vec<Request>,
-    /// Answers produced and not yet delivered to the tracker.
-    pub answers: Vec<Input>,
-}
-
-impl<S: SimServer> World<S> {
-    /// A world with nothing in flight.
-    pub fn new(d: Driver, srv: S) -> World<S> {
-        World {
-            d,
-            srv,
-            seen: 0,
-            requests: Vec::new(),
-            answers: Vec::new(),
-        }
-    }
-    /// Picks up the requests the tracker sent since the last look.
-    pub fn collect(&mut self) {
-        for o in &self.d.log[self.seen..] {
-            if let Output::Send { request } = o {
-                self.requests.push(request.clone());
-            }
-        }
-        self.seen = self.d.log.len();
-    }
-    /// Hands an input to the tracker and picks up what it sends.
-    pub fn feed(&mut self, input: Input) {
-        self.d.feed(input);
-        self.d.drain();
-        self.collect();
-    }
-    /// Delivers request `i` (mod the number in flight) to the server; false if none or blocked.
-    pub fn deliver(&mut self, i: usize) -> bool {
-        self.srv.set_now(self.d.shadow.now);
-        if self.requests.is_empty() {
-            return false;
-        }
-        let i = i % self.requests.len();
-        let req = self.requests[i].clone();
-        match self.srv.reply(&req) {
-            Some(a) => {
-                self.requests.remove(i);
-                self.answers.push(a);
-                true
-            }
-            None => false,
-        }
-    }
-    /// Delivers answer `i` (mod the number in flight) to the tracker; false if none.
-    pub fn answer(&mut self, i: usize) -> bool {
-        if self.answers.is_empty() {
-            return false;
-        }
-        let a = self.answers.remove(i % self.answers.len());
-        self.feed(a);
-        true
-    }
-    /// Request `i` (mod the number in flight) is lost; the tracker hears a transport failure.
-    pub fn drop_request(&mut self, i: usize) {
-        if !self.requests.is_empty() {
-            let r = self.requests.remove(i % self.requests.len());
-            self.feed(transport(&r));
-        }
-    }
-    /// Answer `i` (mod the number in flight) is lost; the tracker hears a transport failure of
-    /// the request it answered.
-    pub fn drop_answer(&mut self, i: usize) {
-        if self.answers.is_empty() {
-            return;
-        }
-        let a = self.answers.remove(i % self.answers.len());
-        let request = match &a {
-            Input::TaskPolled { .. } | Input::JobPolled { .. } => RequestKind::Get,
-            Input::CancelAnswered { .. } => RequestKind::Cancel,
-            Input::UpdateAcked => RequestKind::Update,
-            Input::RequestFailed { request, .. } => *request,
-            _ => RequestKind::FetchResult,
-        };
-        self.feed(Input::RequestFailed {
-            request,
-            failure: Failure::Transport,
-        });
-    }
-    /// Host time moves on by `dt` ms.
-    pub fn advance(&mut self, dt: u64) {
-        self.d.shadow.now += dt;
-        self.d.step(&Op::Advance(0), false);
-        self.collect();
-    }
-    /// Time jumps to the tracker's wake-up.
-    pub fn timeout(&mut self) {
-        if let Some(w) = self.d.shadow.wake {
-            self.d.shadow.now = self.d.shadow.now.max(w);
-        }
-        self.d.step(&Op::Wake, false);
-        self.collect();
-    }
-    /// The user answers every input key asked so far.
-    pub fn answer_user(&mut self) {
-        let asked = self.d.shadow.asked.clone();
-        for k in asked {
-            self.feed(Input::InputAnswered {
-                key: k,
-                response: json!("yes"),
-            });
         }
     }
 }

@@ -1,4 +1,4 @@
-//! What every cancel answer means, per model, as the table [`ANSWER_TABLE`].
+//! What every cancel answer means, per model, as the table `ANSWER_TABLE` below.
 //!
 //! Rules (area C of `docs/rules.md`):
 //!
@@ -25,49 +25,12 @@ use crate::status::Status;
 use crate::view::codes;
 use crate::violation::Rule;
 
-/// A Sume error code seen in a cancel answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JobErrorCode {
-    /// 409: generation has started; the job runs to completion and bills.
-    JobGenerationAlreadyStarted,
-    /// 409: the job is terminal; nothing to cancel.
-    JobNotCancelable,
-    /// 404: unknown id, or another member's job.
-    NotFound,
-    /// 429: slow down.
-    RateLimitExceeded,
-    /// Any other code.
-    Other,
-}
-
-impl JobErrorCode {
-    /// Reads a wire error code; unknown codes are [`JobErrorCode::Other`].
-    pub fn parse(code: &str) -> JobErrorCode {
-        match code {
-            "job_generation_already_started" => JobErrorCode::JobGenerationAlreadyStarted,
-            "job_not_cancelable" => JobErrorCode::JobNotCancelable,
-            "not_found" => JobErrorCode::NotFound,
-            "rate_limit_exceeded" => JobErrorCode::RateLimitExceeded,
-            _ => JobErrorCode::Other,
-        }
-    }
-
-    /// The wire spelling (`other` for codes longcall does not know).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            JobErrorCode::JobGenerationAlreadyStarted => "job_generation_already_started",
-            JobErrorCode::JobNotCancelable => "job_not_cancelable",
-            JobErrorCode::NotFound => "not_found",
-            JobErrorCode::RateLimitExceeded => "rate_limit_exceeded",
-            JobErrorCode::Other => "other",
-        }
-    }
-}
+pub use crate::job_vocab::JobErrorCode;
 
 /// A cancel answer as the wire said it (parsed by [`crate::wire`], or built by a host).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CancelAnswer {
     /// 2026: the empty ack `{resultType: "complete"}`.
     Ack,
@@ -120,6 +83,7 @@ impl core::fmt::Display for CancelAnswer {
 /// What a cancel answer means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CancelVerdict {
     /// 2026: accepted, not a promise. Keep observing until a terminal status.
     Acknowledged = 0,
@@ -153,11 +117,13 @@ impl CancelVerdict {
     ];
 
     /// The verdict with this stable name.
+    #[must_use]
     pub fn parse(name: &str) -> Option<CancelVerdict> {
         CancelVerdict::ALL.into_iter().find(|v| v.as_str() == name)
     }
 
     /// The stable name.
+    #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             CancelVerdict::Acknowledged => "acknowledged",
@@ -172,11 +138,13 @@ impl CancelVerdict {
     }
 
     /// The numeric code used by the numbers-only WebAssembly path.
+    #[must_use]
     pub const fn code(self) -> u8 {
         self as u8
     }
 
     /// The rule the peer broke, when the verdict records one.
+    #[must_use]
     pub const fn violation(self) -> Option<Rule> {
         match self {
             CancelVerdict::BreaksRevision => Some(Rule::CancelAnswerBreaksRevision),
@@ -187,7 +155,7 @@ impl CancelVerdict {
 
 /// Which answers a row matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pattern {
+pub(crate) enum Pattern {
     /// The 2026 ack.
     Ack,
     /// A task in this status.
@@ -204,8 +172,6 @@ pub enum Pattern {
     AnyJob,
     /// A job error with this code.
     JobError(JobErrorCode),
-    /// Any job error.
-    AnyJobError,
     /// No answer at all.
     NoAnswer,
     /// Anything.
@@ -234,20 +200,19 @@ impl Pattern {
                 c == code
                     && !(c == JobErrorCode::JobGenerationAlreadyStarted && cancelable == Some(true))
             }
-            (Pattern::AnyJobError, A::JobError { .. }) => true,
             _ => false,
         }
     }
 }
 
 /// One row: for this model, an answer matching this pattern means this verdict.
-pub type AnswerRow = (Model, Pattern, CancelVerdict);
+pub(crate) type AnswerRow = (Model, Pattern, CancelVerdict);
 
 use CancelVerdict as V;
 
 /// The cancel-answer table. The first matching row wins.
 #[rustfmt::skip]
-pub const ANSWER_TABLE: &[AnswerRow] = &[
+pub(crate) const ANSWER_TABLE: &[AnswerRow] = &[
     (Model::Task2026, Pattern::Ack,                                                 V::Acknowledged),
     (Model::Task2026, Pattern::Rpc(codes::INVALID_PARAMS),                          V::NotFound),
     (Model::Task2026, Pattern::AnyRpc,                                              V::RequestFailed),
@@ -266,6 +231,9 @@ pub const ANSWER_TABLE: &[AnswerRow] = &[
     (Model::Job,      Pattern::JobError(JobErrorCode::NotFound),                    V::NotFound),
     (Model::Job,      Pattern::JobError(JobErrorCode::RateLimitExceeded),           V::RequestFailed),
     (Model::Job,      Pattern::JobError(JobErrorCode::Other),                       V::RequestFailed),
+    (Model::Job,      Pattern::JobError(JobErrorCode::None),                        V::RequestFailed),
+    (Model::Job,      Pattern::JobError(JobErrorCode::QueueFull),                   V::RequestFailed),
+    (Model::Job,      Pattern::JobError(JobErrorCode::InsufficientCredits),         V::RequestFailed),
     (Model::Job,      Pattern::NoAnswer,                                            V::RequestFailed),
     (Model::Job,      Pattern::Any,                                                 V::BreaksRevision),
 ];
@@ -422,7 +390,6 @@ mod tests {
                     status: Status::Queued,
                 },
                 Pattern::JobError(c) => job_err(c, 409),
-                Pattern::AnyJobError => job_err(JobErrorCode::Other, 500),
                 Pattern::NoAnswer => A::NoAnswer,
             };
             let first = ANSWER_TABLE

@@ -34,6 +34,7 @@ use crate::status::Status;
 /// What the button shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ButtonState {
     /// No handle yet (or the handle no longer resolves).
     Unavailable = 0,
@@ -67,6 +68,7 @@ impl ButtonState {
     ];
 
     /// The stable name.
+    #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             ButtonState::Unavailable => "unavailable",
@@ -81,11 +83,13 @@ impl ButtonState {
     }
 
     /// The numeric code used by the numbers-only WebAssembly path.
+    #[must_use]
     pub const fn code(self) -> u8 {
         self as u8
     }
 
     /// True for the states the button never leaves.
+    #[must_use]
     pub const fn is_final(self) -> bool {
         matches!(
             self,
@@ -94,6 +98,7 @@ impl ButtonState {
     }
 
     /// Why a press does nothing in this state (`None` when a press is allowed).
+    #[must_use]
     pub const fn refusal(self) -> Option<&'static str> {
         match self {
             ButtonState::Available => None,
@@ -146,6 +151,7 @@ impl Snapshot for CancelButton {
 
 impl CancelButton {
     /// A button for a call whose handle is not known yet.
+    #[must_use]
     pub const fn new(model: Model) -> CancelButton {
         CancelButton {
             model,
@@ -157,21 +163,25 @@ impl CancelButton {
     }
 
     /// What the button shows now.
+    #[must_use]
     pub const fn state(&self) -> ButtonState {
         self.state
     }
 
     /// The model.
+    #[must_use]
     pub const fn model(&self) -> Model {
         self.model
     }
 
     /// Whether it was pressed (and the press went on the wire).
+    #[must_use]
     pub const fn pressed(&self) -> bool {
         self.pressed
     }
 
     /// The last status observed.
+    #[must_use]
     pub const fn last_status(&self) -> Option<Status> {
         self.last_status
     }

@@ -25,6 +25,7 @@ pub enum Window {
 
 impl Window {
     /// The numeric code used by the numbers-only WebAssembly path.
+    #[must_use]
     pub const fn code(self) -> u8 {
         self as u8
     }

@@ -54,8 +54,7 @@ use crate::snapshot::Snapshot;
 use crate::status::Status;
 use crate::view::{ApiError, JobView};
 
-/// The most ids one `jobs_wait` takes.
-pub const MAX_WAIT_IDS: usize = 20;
+pub use crate::job_vocab::{WaitFor, MAX_WAIT_IDS};
 
 /// What `jobs_cancel` does for a job the caller owns, by status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -89,16 +88,6 @@ fn cancel_rule(status: Status) -> CancelRule {
         .map_or(CancelRule::NotCancelable, |(_, r)| *r)
 }
 
-/// `wait_for` of `jobs_wait`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WaitFor {
-    /// Satisfied when every entry is settled.
-    All,
-    /// Satisfied when at least one entry is settled.
-    Any,
-}
-
 /// One entry of a `jobs_wait` answer, in the order the ids were asked.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -115,9 +104,10 @@ pub enum WaitEntry {
     },
 }
 
-/// A `jobs_wait` answer: a snapshot of every asked job and whether the wait is satisfied.
+/// What the server holds for a `jobs_wait`: a snapshot of every asked job and whether the wait
+/// is satisfied (the client reads the answer it sends as [`crate::wire::sume::WaitAnswer`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WaitAnswer {
+pub struct WaitSnapshot {
     /// One entry per asked id, in the asked order.
     pub jobs: Vec<WaitEntry>,
     /// True when `wait_for` is met: answer now. False: hold the request and ask again after a
@@ -596,7 +586,7 @@ impl JobBook {
         job_ids: &[String],
         wait_for: WaitFor,
         include_results: bool,
-    ) -> Result<WaitAnswer, ApiError> {
+    ) -> Result<WaitSnapshot, ApiError> {
         let _ = now;
         if job_ids.is_empty() || job_ids.len() > MAX_WAIT_IDS {
             return Err(api_error(
@@ -634,6 +624,6 @@ impl JobBook {
             WaitFor::All => settled == jobs.len(),
             WaitFor::Any => settled > 0,
         };
-        Ok(WaitAnswer { jobs, satisfied })
+        Ok(WaitSnapshot { jobs, satisfied })
     }
 }

@@ -36,7 +36,8 @@ mod open_api;
 mod registry;
 
 pub use job_book::{
-    CancelRule, JobBook, JobBookConfig, WaitAnswer, WaitEntry, WaitFor, CANCEL_TABLE, MAX_WAIT_IDS,
+    CancelRule, JobBook, JobBookConfig, WaitEntry, WaitFor, WaitSnapshot, CANCEL_TABLE,
+    MAX_WAIT_IDS,
 };
 pub use open_api::{
     CatalogModel, Counters, Ending, HttpAnswer, JobCounters, OpenApiConfig, OpenApiServer,
@@ -57,6 +58,7 @@ use crate::status::Status;
 /// ignored, so a worker that lost a race learns it from the answer, not from a panic.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum WriteOutcome {
     /// The write took effect.
     Applied,
@@ -78,6 +80,7 @@ pub enum WriteOutcome {
 
 impl WriteOutcome {
     /// True when the write took effect.
+    #[must_use]
     pub const fn is_applied(&self) -> bool {
         matches!(self, WriteOutcome::Applied)
     }

@@ -73,6 +73,7 @@ pub const CANCELLED_RESULT_MESSAGE: &str = "task was cancelled before it produce
 /// How a 2026 `tasks/cancel` takes effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CancelMode {
     /// Record the intent, drop pending input requests, ack; the worker settles the task (reading
     /// [`TaskRegistry::cancel_requested`]). The task may still end completed or failed.
@@ -249,6 +250,7 @@ impl Entry {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[allow(clippy::large_enum_variant)] // one answer per request; boxing buys nothing here
+#[non_exhaustive]
 pub enum CancelReply {
     /// 2026: the empty ack `{resultType: "complete"}`. Not a promise.
     Ack,
@@ -261,6 +263,7 @@ pub enum CancelReply {
 
 impl CancelReply {
     /// The answer as [`crate::cancel::classify_answer`] reads it, for a reply or its error.
+    #[must_use]
     pub fn cancel_answer(reply: &Result<CancelReply, RpcError>) -> crate::cancel::CancelAnswer {
         use crate::cancel::CancelAnswer;
         match reply {
@@ -276,6 +279,7 @@ impl CancelReply {
 /// A 2025 `tasks/result` answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ResultAnswer {
     /// Terminal with a tool result: answer it as the successful JSON-RPC result (also when
     /// `isError: true`, which made the task `failed`).
@@ -304,6 +308,7 @@ pub enum ResultAnswer {
 
 impl ResultAnswer {
     /// The error to answer with, for the `Error` and `Cancelled` variants.
+    #[must_use]
     pub fn rpc_error(&self) -> Option<RpcError> {
         match self {
             ResultAnswer::Error { error } => Some(error.clone()),
@@ -411,21 +416,25 @@ impl TaskRegistry {
     }
 
     /// The revision this registry serves.
+    #[must_use]
     pub const fn model(&self) -> Model {
         self.model
     }
 
     /// The configuration in force.
+    #[must_use]
     pub const fn config(&self) -> &RegistryConfig {
         &self.config
     }
 
     /// How many tasks are stored (including terminal ones not yet purged).
+    #[must_use]
     pub fn len(&self) -> usize {
         self.tasks.len()
     }
 
     /// True when no task is stored.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.tasks.is_empty()
     }
@@ -499,6 +508,7 @@ impl TaskRegistry {
 
     /// The next absolute time at which [`TaskRegistry::handle_timeout`] has work; `None` when no
     /// task has a deadline. Ask again after every call that changes the registry.
+    #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
         self.tasks
             .values()
@@ -591,6 +601,7 @@ impl TaskRegistry {
 
     /// Worker: the detailed view of a task as stored, without a principal check and without
     /// applying timers. Use it to build a seeded `CreateTaskResult` or a notification.
+    #[must_use]
     pub fn peek(&self, task_id: &str) -> Option<TaskView> {
         self.tasks
             .get(task_id)
@@ -599,6 +610,7 @@ impl TaskRegistry {
 
     /// Worker: whether a client asked to cancel this task. Poll it in a cooperative worker and
     /// call [`TaskRegistry::settle_cancelled`] when the work stopped.
+    #[must_use]
     pub fn cancel_requested(&self, task_id: &str) -> bool {
         self.tasks.get(task_id).is_some_and(|e| e.cancel_requested)
     }

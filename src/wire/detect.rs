@@ -24,6 +24,7 @@ use crate::view::codes;
 
 /// What a detection rests on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Basis {
     /// The host said so.
     Override,
@@ -57,6 +58,7 @@ impl Detection {
 }
 
 /// The revision named by a protocol version string.
+#[must_use]
 pub fn from_protocol_version(version: &str) -> Option<Model> {
     match version.trim() {
         mcp2026::PROTOCOL_VERSION => Some(Model::Task2026),

@@ -56,6 +56,7 @@ impl Id {
     }
 
     /// The id as a JSON value.
+    #[must_use]
     pub fn to_value(&self) -> Value {
         match self {
             Id::Number(n) => Value::from(*n),
@@ -177,6 +178,7 @@ impl Message {
     }
 
     /// Writes the message as a JSON value (`jsonrpc: "2.0"` included).
+    #[must_use]
     pub fn to_value(&self) -> Value {
         let mut obj = Map::new();
         obj.insert("jsonrpc".into(), Value::from("2.0"));
@@ -207,6 +209,7 @@ impl Message {
     }
 
     /// The method of a request or notification.
+    #[must_use]
     pub fn method(&self) -> Option<&str> {
         match self {
             Message::Request { method, .. } | Message::Notification { method, .. } => Some(method),
@@ -215,6 +218,7 @@ impl Message {
     }
 
     /// The id of a request or response.
+    #[must_use]
     pub fn id(&self) -> Option<&Id> {
         match self {
             Message::Request { id, .. }
@@ -247,6 +251,7 @@ pub fn rpc_error_from_value(value: Value) -> Result<RpcError, Error> {
 }
 
 /// Writes a JSON-RPC error object.
+#[must_use]
 pub fn rpc_error_to_value(error: &RpcError) -> Value {
     let mut e = Map::new();
     e.insert("code".into(), Value::from(error.code));

@@ -258,6 +258,7 @@ pub fn cancel_answer(response: &Message) -> Result<CancelAnswer, Error> {
 
 /// `tools/call {name, arguments, task: {ttl?}}`: asks for a task (a requested TTL the server
 /// may override).
+#[must_use]
 pub fn tools_call_request(id: Id, name: &str, arguments: Value, ttl_ms: Option<u64>) -> Message {
     let task = match ttl_ms {
         Some(t) => json!({ "ttl": t }),
@@ -279,21 +280,25 @@ fn request(id: Id, method: &str, params: Value) -> Message {
 }
 
 /// `tasks/get {taskId}`.
+#[must_use]
 pub fn get_request(id: Id, task_id: &str) -> Message {
     request(id, "tasks/get", json!({ "taskId": task_id }))
 }
 
 /// `tasks/result {taskId}` (blocks until the task is terminal).
+#[must_use]
 pub fn result_request(id: Id, task_id: &str) -> Message {
     request(id, "tasks/result", json!({ "taskId": task_id }))
 }
 
 /// `tasks/cancel {taskId}`.
+#[must_use]
 pub fn cancel_request(id: Id, task_id: &str) -> Message {
     request(id, "tasks/cancel", json!({ "taskId": task_id }))
 }
 
 /// `tasks/list {cursor?}`.
+#[must_use]
 pub fn list_request(id: Id, cursor: Option<&str>) -> Message {
     let params = match cursor {
         Some(c) => json!({ "cursor": c }),

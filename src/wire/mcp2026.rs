@@ -159,6 +159,7 @@ pub struct Ack {
 
 impl Ack {
     /// The well-formed ack.
+    #[must_use]
     pub fn complete() -> Ack {
         Ack {
             result_type: Some("complete".into()),
@@ -239,6 +240,7 @@ pub fn read_ack(result: &Value) -> Result<Parsed<Ack>, Error> {
 /// What a `tools/call` answered: a task handle, an MRTR input request, or the plain result (the
 /// server decides).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum CallAnswer {
     /// `resultType: "task"`: a task was created.
     Task(Box<TaskView>),
@@ -355,6 +357,7 @@ pub fn cancel_answer(response: &Message) -> Result<CancelAnswer, Error> {
 
 /// What a JSON-RPC error on a tasks request means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TaskErrorKind {
     /// `-32602`: unknown or expired task id (or another principal's).
     UnknownTask,
@@ -372,6 +375,7 @@ pub enum TaskErrorKind {
 }
 
 /// Classifies an error by its code (never its message).
+#[must_use]
 pub fn classify_error(error: &RpcError) -> TaskErrorKind {
     match error.code {
         codes::INVALID_PARAMS => TaskErrorKind::UnknownTask,
@@ -391,6 +395,7 @@ pub fn classify_error(error: &RpcError) -> TaskErrorKind {
 }
 
 /// The `-32021` error a server answers to a request without the tasks capability.
+#[must_use]
 pub fn missing_capability_error(message: &str) -> RpcError {
     RpcError {
         code: codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -400,6 +405,7 @@ pub fn missing_capability_error(message: &str) -> RpcError {
 }
 
 /// The `_meta` object that declares the tasks capability on one request.
+#[must_use]
 pub fn capability_meta() -> Value {
     json!({ CLIENT_CAPABILITIES_META: { "extensions": { EXTENSION: {} } } })
 }
@@ -454,6 +460,7 @@ fn task_request(id: Id, method: &str, mut params: Value) -> Message {
 
 /// `tools/call {name, arguments}` declaring the tasks capability (the server decides whether to
 /// answer with a task).
+#[must_use]
 pub fn tools_call_request(id: Id, name: &str, arguments: Value) -> Message {
     task_request(
         id,
@@ -488,11 +495,13 @@ pub fn continue_call_request(
 /// assert!(v["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
 ///     ["io.modelcontextprotocol/tasks"].is_object());
 /// ```
+#[must_use]
 pub fn get_request(id: Id, task_id: &str) -> Message {
     task_request(id, "tasks/get", json!({ "taskId": task_id }))
 }
 
 /// `tasks/update {taskId, inputResponses}` with the capability.
+#[must_use]
 pub fn update_request(id: Id, task_id: &str, input_responses: Map<String, Value>) -> Message {
     task_request(
         id,
@@ -502,6 +511,7 @@ pub fn update_request(id: Id, task_id: &str, input_responses: Map<String, Value>
 }
 
 /// `tasks/cancel {taskId}` with the capability.
+#[must_use]
 pub fn cancel_request(id: Id, task_id: &str) -> Message {
     task_request(id, "tasks/cancel", json!({ "taskId": task_id }))
 }
@@ -516,6 +526,7 @@ pub fn cancel_request(id: Id, task_id: &str) -> Message {
 /// assert_eq!(h[1], ("Mcp-Name", "t1".to_string()));
 /// assert_eq!(h[2].1, "2026-07-28");
 /// ```
+#[must_use]
 pub fn http_headers(method: &str, name: &str) -> [(&'static str, String); 3] {
     [
         ("Mcp-Method", header_value(method)),

@@ -30,16 +30,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::limits::malformed;
-use crate::cancel::{CancelAnswer, JobErrorCode};
+use crate::cancel::CancelAnswer;
 use crate::error::Error;
+use crate::job_vocab::JobErrorCode;
 use crate::model::Model;
 use crate::status::Status;
 use crate::view::{ApiError, JobView};
 
 pub use crate::time::parse_retry_after_ms as retry_after_ms;
 
-/// Most ids in one `jobs_wait`.
-pub const MAX_WAIT_IDS: usize = 20;
+pub use crate::job_vocab::{WaitFor, MAX_WAIT_IDS};
 
 /// A job as written on the wire. Exact: unknown members are kept in `extra`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -233,26 +233,6 @@ pub fn read_wait(body: &Value) -> Result<WaitAnswer, Error> {
         jobs: read_jobs(jobs, "jobs_wait answer")?,
         timed_out,
     })
-}
-
-/// `jobs_wait` condition.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WaitFor {
-    /// Return when every job is terminal.
-    All,
-    /// Return when one job is terminal.
-    Any,
-}
-
-impl WaitFor {
-    /// The wire spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            WaitFor::All => "all",
-            WaitFor::Any => "any",
-        }
-    }
 }
 
 fn check_id(id: &str, field: &str) -> Result<(), Error> {

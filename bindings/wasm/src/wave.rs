@@ -7,7 +7,7 @@
 use longcall::snapshot;
 use longcall::tracker::{Failure, Input};
 use longcall::view::JobView;
-use longcall::wave::{Wave as Core, WaveConfig};
+use longcall::wave::{Wave as Core, WaveConfig, WaveInput, WaveOutput};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -53,7 +53,9 @@ impl Wave {
         let now = js(json::uint(&now, "now"))?;
         let deadline = js(json::opt_uint(&deadline, "deadline"))?;
         let job: JobView = read(&job, "job")?;
-        js(self.core.add_job(now, job, deadline))?;
+        js(self
+            .core
+            .handle_input(now, WaveInput::AddJob { job, deadline }))?;
         self.drain_outputs()
     }
 
@@ -66,20 +68,22 @@ impl Wave {
         self.drain_outputs()
     }
 
-    /// `handleWaitAnswer(now, callId, jobs, timedOut)`: a `jobs_wait` call answered with its
-    /// job entries (`[{id, status, result?, error?}]`, in any order).
+    /// `handleWaitAnswer(now, callId, jobs)`: a `jobs_wait` call answered with its job entries
+    /// (`[{id, status, result?, error?}]`, in any order; a timed-out wait is a partial snapshot
+    /// and reads the same).
     #[wasm_bindgen(js_name = handleWaitAnswer)]
     pub fn handle_wait_answer(
         &mut self,
         now: JsValue,
         call_id: JsValue,
         jobs: JsValue,
-        timed_out: bool,
     ) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let call_id = js(json::uint(&call_id, "callId"))?;
         let jobs: Vec<JobView> = read(&jobs, "jobs")?;
-        js(self.core.handle_wait_answer(now, call_id, jobs, timed_out))?;
+        js(self
+            .core
+            .handle_input(now, WaveInput::WaitAnswered { call_id, jobs }))?;
         self.drain_outputs()
     }
 
@@ -95,7 +99,9 @@ impl Wave {
         let now = js(json::uint(&now, "now"))?;
         let call_id = js(json::uint(&call_id, "callId"))?;
         let failure: Failure = read(&failure, "failure")?;
-        js(self.core.handle_wait_failed(now, call_id, failure))?;
+        js(self
+            .core
+            .handle_input(now, WaveInput::WaitFailed { call_id, failure }))?;
         self.drain_outputs()
     }
 
@@ -110,11 +116,20 @@ impl Wave {
         }
         let now = js(json::uint(&now, "now"))?;
         let id = js(bounded_string(&id, "id"))?;
-        let released = js(self.core.release(now, &id))?;
-        write(&Released {
-            released,
-            outputs: self.core.drain(),
-        })
+        js(self.core.handle_input(now, WaveInput::Release { id }))?;
+        // What the release did is the first output; the page gets it beside the others.
+        let mut outputs = self.core.drain();
+        let released = match outputs.first() {
+            Some(WaveOutput::Released { released, .. }) => *released,
+            _ => {
+                return js(Err(longcall::Error::invalid_input(
+                    "id",
+                    "the wave did not say what the release did",
+                )))
+            }
+        };
+        outputs.remove(0);
+        write(&Released { released, outputs })
     }
 
     /// `pressCancel(now, id)`: the person pressed one job's cancel button (throws
@@ -123,7 +138,7 @@ impl Wave {
     pub fn press_cancel(&mut self, now: JsValue, id: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let id = js(bounded_string(&id, "id"))?;
-        js(self.core.press_cancel(now, &id))?;
+        js(self.core.handle_input(now, WaveInput::CancelPressed { id }))?;
         self.drain_outputs()
     }
 
@@ -139,7 +154,7 @@ impl Wave {
         let now = js(json::uint(&now, "now"))?;
         let id = js(bounded_string(&id, "id"))?;
         let input: Input = read(&input, "input")?;
-        js(self.core.handle_job_input(now, &id, input))?;
+        js(self.core.handle_input(now, WaveInput::Job { id, input }))?;
         self.drain_outputs()
     }
 

@@ -86,7 +86,7 @@ function sendWait(callId, call) {
   }
   const jobs = a.value.jobs.filter((e) => e.kind === 'job').map((e) => e.job);
   waveNote.textContent = `jobs_wait round ${wave.roundsSent}: ${call.job_ids.length} job(s)`;
-  applyWave(wave.handleWaitAnswer(now, callId, jobs, false));
+  applyWave(wave.handleWaitAnswer(now, callId, jobs));
 }
 
 // jobs_cancel, answered by the book; the answer goes back to the job's tracker in the wave.

@@ -138,7 +138,6 @@ export const cases = {
         { id: 'j1', status: 'completed', result: { image_url: 'x' } },
         { id: 'j2', status: 'processing' },
       ],
-      true,
     );
     assert.ok(
       out.some((o) => o.type === 'job' && o.id === 'j1' && o.output.type === 'settled'),
@@ -149,7 +148,7 @@ export const cases = {
     out = w.handleTimeout(w.pollTimeout);
     const next = out.find((o) => o.type === 'wait');
     assert.deepEqual(next.call.job_ids, ['j2']);
-    out = w.handleWaitAnswer(w.pollTimeout ?? 200, next.callId, [{ id: 'j2', status: 'completed' }], false);
+    out = w.handleWaitAnswer(w.pollTimeout ?? 200, next.callId, [{ id: 'j2', status: 'completed' }]);
     assert.ok(
       out.some((o) => o.type === 'satisfied'),
       JSON.stringify(out),
