@@ -29,6 +29,12 @@ pub struct ServeArgs {
     /// Queued jobs per API key at most; one more is 429 queue_full.
     #[arg(long, default_value_t = 20)]
     queue_limit: usize,
+    /// Processing jobs per API key at most.
+    #[arg(long, default_value_t = 2)]
+    concurrency: usize,
+    /// Credits each new API key starts with (one job costs one).
+    #[arg(long, default_value_t = 100)]
+    credits_per_key: u64,
     /// Write every exchange to this job log (JSON Lines).
     #[arg(long)]
     log: Option<PathBuf>,
@@ -48,9 +54,11 @@ pub fn run(args: &ServeArgs) -> u8 {
     let mut config = OpenApiConfig {
         queue_wait_ms: args.queue_wait_ms,
         generation_ms: args.generation_ms,
+        credits_per_key: Some(args.credits_per_key),
         ..OpenApiConfig::default()
     };
     config.book.queue_limit_per_workspace = args.queue_limit;
+    config.book.concurrency_per_workspace = args.concurrency;
     // Job ids are not guessable across runs: the host owns randomness, the clock is enough here.
     config.id_prefix = format!("job_{:x}_", epoch_ms() % 0xff_ffff);
     let mut core = match OpenApiServer::new(config) {
