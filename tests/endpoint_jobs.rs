@@ -10,7 +10,7 @@ use longcall::endpoint::{
 };
 use longcall::outcome::Outcome;
 use longcall::tracker::{StopReason, TrackerConfig};
-use longcall::wire::sume_open::Kind;
+use longcall::wire::sume_open::{self, Kind};
 use longcall::Status;
 use serde_json::{json, Value};
 
@@ -76,12 +76,14 @@ fn answer(status: u16, body: &[u8]) -> HttpAnswer<'_> {
     }
 }
 
-/// E-10, D-2 .. D-9: every open-api vector, its answers handed to the endpoint as bytes with
-/// their headers; the statuses and the outcome come out as the vector's record says, and every
-/// request the endpoint builds is the Open API's own.
+/// E-10, D-2 .. D-10: every open-api vector, its answers handed to the endpoint as bytes with
+/// their headers; the statuses and the outcome come out as the vector's record says, every
+/// request the endpoint builds is the Open API's own, and a completed job settles with the
+/// result of its one `GET /result`.
 #[test]
 fn open_api_vectors_replay_through_the_endpoint() {
     let mut seen = 0;
+    let mut results_asked = 0;
     for entry in fs::read_dir("tests/vectors").unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -133,6 +135,21 @@ fn open_api_vectors_replay_through_the_endpoint() {
             }
             events = drain(&mut ep);
             in_flight.extend(sent(&events));
+            // D-10: after `completed` the endpoint asks `GET /result` once; answer it here.
+            if let Some(i) = in_flight.iter().position(|s| s.2.ends_with("/result")) {
+                results_asked += 1;
+                let s = in_flight.remove(i);
+                let body = br#"{"data":{"request_id":"job_1","sume_status":"completed","result":{"artifacts":[{"url":"https://a.invalid/0.png"}]}}}"#;
+                ep.handle_http(at, s.0, answer(200, body));
+                let more = drain(&mut ep);
+                assert!(
+                    more.iter()
+                        .any(|e| matches!(e, Event::Settled { result: Some(r), .. }
+                    if sume_open::artifact_url(r) == Some("https://a.invalid/0.png"))),
+                    "{name}: {more:?}"
+                );
+                events.extend(more);
+            }
             for e in &events {
                 if let Event::Settled { outcome: o, .. } = e {
                     assert!(outcome.is_none(), "{name}: settled twice");
@@ -153,6 +170,7 @@ fn open_api_vectors_replay_through_the_endpoint() {
         );
     }
     assert!(seen >= 9, "open-api vectors: {seen}");
+    assert!(results_asked >= 2, "results asked: {results_asked}");
 }
 
 /// E-11, A-3, A-5, A-7: a 429 with Retry-After and a 503 are re-sent with the same request and

@@ -64,7 +64,8 @@
 //!   answers read: [`JobDialect::McpTools`] through [`JobRoutes`] and [`crate::wire::sume`];
 //!   [`JobDialect::OpenApi`] through the builders of [`crate::wire::sume_open`] and its
 //!   [`answer_input`](crate::wire::sume_open::answer_input) (the `data` wrapper, `nsfw`,
-//!   `retryable`, `Retry-After` dates, rules D-2 to D-10). One lifecycle either way.
+//!   `retryable`, `Retry-After` dates, rules D-2 to D-10); a `completed` status is followed by
+//!   one `GET /result`, and the job settles with that result (D-10). One lifecycle either way.
 //! * **E-11 Submit with an intent key** ([`CallEndpoint::submit_job`]). The idempotency key is
 //!   the caller's intent: it is in the snapshot and goes on every try of the submit. Admission
 //!   ([`crate::admission`]) reads a refusal: a 429, `queue_full` or 5xx is sent again with the
@@ -292,6 +293,9 @@ struct Pending {
     id: u64,
     /// `None`: the creating `tools/call`.
     request: Option<Request>,
+    /// An Open API `GET /result` asked after a `completed` status (D-10).
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    result: bool,
 }
 
 /// The creating call: tool and arguments (kept for the MRTR continuation).
@@ -445,7 +449,11 @@ impl CallEndpoint {
             headers,
             body: Some(s.body.clone()),
         };
-        self.pending.push(Pending { id, request: None });
+        self.pending.push(Pending {
+            id,
+            request: None,
+            result: false,
+        });
         self.queue.push_back(Event::Transmit(t));
     }
 
@@ -566,7 +574,11 @@ impl CallEndpoint {
             name: name.into(),
             arguments,
         });
-        ep.pending.push(Pending { id, request: None });
+        ep.pending.push(Pending {
+            id,
+            request: None,
+            result: false,
+        });
         ep.queue.push_back(Event::Transmit(rpc(id, &built)));
         Ok(ep)
     }
@@ -842,6 +854,9 @@ impl CallEndpoint {
         }
         let (kind, handle) = match &request {
             Request::Cancel { handle, .. } => (sume_open::OpenRequest::Cancel, handle.clone()),
+            Request::Get { handle } if pending.result => {
+                (sume_open::OpenRequest::Result, handle.clone())
+            }
             Request::Get { handle } => (sume_open::OpenRequest::Status, handle.clone()),
             _ => return self.lost(now, pending),
         };
@@ -862,6 +877,32 @@ impl CallEndpoint {
                 {
                     if retry_after_ms.is_none() {
                         *retry_after_ms = answer.retry_after_ms;
+                    }
+                }
+                // D-10: a `completed` status carries no result; it is asked once, with
+                // `GET /result`, and the job settles from that answer (a failed one counts as
+                // a failed poll: the status is asked again).
+                if let Input::JobPolled { job } = &input {
+                    if kind == sume_open::OpenRequest::Status
+                        && job.status == Status::Completed
+                        && job.result.is_none()
+                    {
+                        if let Ok(r) = sume_open::result_request(&job.id) {
+                            let id = self.take_id();
+                            self.pending.push(Pending {
+                                id,
+                                request: Some(request),
+                                result: true,
+                            });
+                            self.queue.push_back(Event::Transmit(Transmit::Http {
+                                request_ref: id,
+                                method: r.method,
+                                path: r.path,
+                                headers: r.headers,
+                                body: r.body,
+                            }));
+                            return;
+                        }
                     }
                 }
                 self.feed(now, input);
@@ -1071,6 +1112,7 @@ impl CallEndpoint {
                 self.pending.push(Pending {
                     id,
                     request: Some(request),
+                    result: false,
                 });
                 self.queue.push_back(Event::Transmit(t));
             }
