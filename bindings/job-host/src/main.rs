@@ -94,7 +94,7 @@ impl Net {
         body: Option<&str>,
     ) -> Result<Answer, String> {
         self.calls += 1;
-        if method == "GET" || path.ends_with("/wait") {
+        if path.ends_with("/status") || path.ends_with("/wait") {
             self.polls += 1;
         }
         let url = format!("{}{}", self.base, path);
@@ -162,6 +162,7 @@ struct Seen {
     stopped: bool,
     submit_tries: u32,
     cancel_answer: Option<Value>,
+    result: Option<Value>,
 }
 
 /// What the scenario does besides sending what the endpoint says.
@@ -235,8 +236,12 @@ fn drive(
                 }
             }
             Event::Settled {
-                outcome, status, ..
+                outcome,
+                status,
+                result,
+                ..
             } => {
+                seen.result = result;
                 seen.outcome = Some(outcome);
                 seen.status = status;
                 seen.settled_at = Some(now_ms());
@@ -359,10 +364,15 @@ fn one_call(base: &str, name: &str, scenario: &'static str, run: u64) -> Line {
     let per_key = counters["jobs_per_idempotency_key"][&intent].as_u64();
     let credits = counters["credits"][&key].as_u64();
     let (ok, detail) = match scenario {
-        "completed" => (
-            seen.outcome == Some(Outcome::Succeeded) && seen.status == Some(Status::Completed),
-            format!("{job}: {:?} / {:?}", seen.outcome, seen.status),
-        ),
+        "completed" => {
+            let url = seen.result.as_ref().and_then(sume_open::artifact_url);
+            (
+                seen.outcome == Some(Outcome::Succeeded)
+                    && seen.status == Some(Status::Completed)
+                    && url.is_some(),
+                format!("{job}: {:?} / {:?}, artifact {url:?}", seen.outcome, seen.status),
+            )
+        }
         "cancel while queued" => (
             seen.outcome == Some(Outcome::Cancelled)
                 && seen.status == Some(Status::Canceled)
