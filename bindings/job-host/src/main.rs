@@ -73,7 +73,8 @@ impl Net {
     fn new(base: &str, key: &str) -> Net {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(30)))
+            // Above the longest a server holds a `jobs_wait` (60 s).
+            .timeout_global(Some(Duration::from_secs(75)))
             .build()
             .into();
         Net {
@@ -546,63 +547,72 @@ fn wave(base: &str, run: u64, size: usize) -> Line {
     let mut settled: BTreeMap<String, (u64, Outcome)> = BTreeMap::new();
     let mut satisfied = false;
     let mut largest = 0;
+    // This host sends one request at a time, and a held `jobs_wait` blocks it: every output
+    // already queued (the settles of the last answer among them) is drained before the next
+    // call goes out, so a settle is seen when its answer arrived.
+    let mut waits = std::collections::VecDeque::new();
     loop {
-        match w.poll_output() {
-            WaveOutput::Wait { call_id, call } => {
-                largest = largest.max(call.job_ids.len());
-                let ids: Vec<&str> = call.job_ids.iter().map(String::as_str).collect();
-                let body = sume::wait_request(
-                    &ids,
-                    match call.wait_for {
-                        longcall::batch::WaitFor::Any => sume::WaitFor::Any,
-                        _ => sume::WaitFor::All,
-                    },
-                    call.timeout_seconds,
-                    call.include_results,
-                )
-                .map(|b| b.to_string())
-                .unwrap_or_default();
-                let answer = net.send("POST", "/jobs/wait", &[], Some(&body));
-                let now = now_ms();
-                let read = answer
-                    .as_ref()
-                    .ok()
-                    .filter(|a| a.status == 200)
-                    .and_then(|a| {
-                        serde_json::from_slice::<Value>(&a.body)
-                            .ok()
-                            .and_then(|b| sume::read_wait(&b).ok())
-                    });
-                let _ = match (read, answer) {
-                    (Some(r), _) => w.handle_wait_answer(now, call_id, r.jobs, r.timed_out),
-                    (None, Ok(a)) => w.handle_wait_failed(
-                        now,
-                        call_id,
-                        Failure::Http {
-                            status: a.status,
-                            code: None,
-                            retry_after_ms: None,
-                        },
-                    ),
-                    (None, Err(_)) => w.handle_wait_failed(now, call_id, Failure::Transport),
-                };
-            }
-            WaveOutput::Job {
-                id,
-                output: Output::Settled { outcome, .. },
-            } => {
-                settled.insert(id, (now_ms(), outcome));
-            }
-            WaveOutput::Satisfied { .. } => satisfied = true,
-            WaveOutput::WakeAt { at } => {
-                if satisfied {
-                    break;
+        let wake = loop {
+            match w.poll_output() {
+                WaveOutput::Wait { call_id, call } => waits.push_back((call_id, call)),
+                WaveOutput::Job {
+                    id,
+                    output: Output::Settled { outcome, .. },
+                } => {
+                    settled.insert(id, (now_ms(), outcome));
                 }
+                WaveOutput::Satisfied { .. } => satisfied = true,
+                WaveOutput::WakeAt { at } => break Some(at),
+                WaveOutput::Idle => break None,
+                _ => {}
+            }
+        };
+        if let Some((call_id, call)) = waits.pop_front() {
+            largest = largest.max(call.job_ids.len());
+            let ids: Vec<&str> = call.job_ids.iter().map(String::as_str).collect();
+            let body = sume::wait_request(
+                &ids,
+                match call.wait_for {
+                    longcall::batch::WaitFor::Any => sume::WaitFor::Any,
+                    _ => sume::WaitFor::All,
+                },
+                call.timeout_seconds,
+                call.include_results,
+            )
+            .map(|b| b.to_string())
+            .unwrap_or_default();
+            let answer = net.send("POST", "/jobs/wait", &[], Some(&body));
+            let now = now_ms();
+            let read = answer
+                .as_ref()
+                .ok()
+                .filter(|a| a.status == 200)
+                .and_then(|a| {
+                    serde_json::from_slice::<Value>(&a.body)
+                        .ok()
+                        .and_then(|b| sume::read_wait(&b).ok())
+                });
+            let _ = match (read, answer) {
+                (Some(r), _) => w.handle_wait_answer(now, call_id, r.jobs, r.timed_out),
+                (None, Ok(a)) => w.handle_wait_failed(
+                    now,
+                    call_id,
+                    Failure::Http {
+                        status: a.status,
+                        code: None,
+                        retry_after_ms: None,
+                    },
+                ),
+                (None, Err(_)) => w.handle_wait_failed(now, call_id, Failure::Transport),
+            };
+            continue;
+        }
+        match wake {
+            Some(at) if !satisfied => {
                 sleep_until(at);
                 w.handle_timeout(now_ms());
             }
-            WaveOutput::Idle => break,
-            _ => {}
+            _ => break,
         }
     }
     let counters = net.counters();
