@@ -18,24 +18,30 @@ const hardStop = setTimeout(() => {
 }, 220000);
 hardStop.unref();
 
-// The host binary: beside $LONGCALL_CLI (tests/interop/run builds the release CLI), built here
-// once, bounded.
-const build = spawnSync('cargo', ['build', '-q', '-p', 'longcall-job-host', '--release'], {
-  cwd: REPO,
-  stdio: ['ignore', 'ignore', 'pipe'],
-  timeout: 600000,
-});
-if (build.status !== 0) {
-  emit('build', 'fail', `cargo build -p longcall-job-host: ${String(build.stderr).slice(0, 300)}`);
+// The host binary: $LONGCALL_JOB_HOST (tests/interop/run builds it), else built here, bounded.
+function jobHost() {
+  if (process.env.LONGCALL_JOB_HOST) return process.env.LONGCALL_JOB_HOST;
+  const build = spawnSync('cargo', ['build', '-q', '-p', 'longcall-job-host', '--release'], {
+    cwd: REPO,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 600000,
+  });
+  if (build.status !== 0) throw new Error(`cargo build -p longcall-job-host: ${String(build.stderr).slice(0, 300)}`);
+  const meta = spawnSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], {
+    cwd: REPO,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    timeout: 60000,
+  });
+  return path.join(JSON.parse(meta.stdout).target_directory, 'release', 'longcall-job-host');
+}
+let HOST;
+try {
+  HOST = jobHost();
+} catch (e) {
+  emit('build', 'fail', e?.message ?? String(e));
   process.exit(1);
 }
-const meta = spawnSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], {
-  cwd: REPO,
-  encoding: 'utf8',
-  maxBuffer: 64 << 20,
-  timeout: 60000,
-});
-const HOST = path.join(JSON.parse(meta.stdout).target_directory, 'release', 'longcall-job-host');
 
 fs.mkdirSync(RESULTS, { recursive: true });
 const file = path.join(RESULTS, 'job-host.jsonl');
