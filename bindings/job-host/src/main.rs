@@ -293,6 +293,11 @@ fn submit(key: &str, model: &str) -> JobSubmit {
     }
 }
 
+/// `-` for nothing.
+fn text(v: Option<&str>) -> &str {
+    v.unwrap_or("-")
+}
+
 /// A scenario's line.
 struct Line {
     scenario: &'static str,
@@ -371,19 +376,30 @@ fn one_call(base: &str, name: &str, scenario: &'static str, run: u64) -> Line {
                 seen.outcome == Some(Outcome::Succeeded)
                     && seen.status == Some(Status::Completed)
                     && url.is_some(),
-                format!("{job}: {:?} / {:?}, artifact {url:?}", seen.outcome, seen.status),
+                format!(
+                    "{job}: {} ({}), artifact {}",
+                    text(seen.outcome.map(Outcome::as_str)),
+                    text(seen.status.map(Status::as_str)),
+                    text(url)
+                ),
             )
         }
         "cancel while queued" => (
             seen.outcome == Some(Outcome::Cancelled)
                 && seen.status == Some(Status::Canceled)
-                && seen.cancel_answer.as_ref().and_then(|a| a["data"]["refunded"].as_bool())
+                && seen
+                    .cancel_answer
+                    .as_ref()
+                    .and_then(|a| a["data"]["refunded"].as_bool())
                     == Some(true)
                 && credits == Some(START_CREDITS),
             format!(
-                "{job}: {:?}, refunded {}, credits {credits:?} of {START_CREDITS}",
-                seen.outcome,
-                seen.cancel_answer.as_ref().map_or(Value::Null, |a| a["data"]["refunded"].clone())
+                "{job}: {}, refunded {}, credits {} of {START_CREDITS}",
+                text(seen.outcome.map(Outcome::as_str)),
+                seen.cancel_answer
+                    .as_ref()
+                    .map_or(Value::Null, |a| a["data"]["refunded"].clone()),
+                credits.map_or("-".into(), |c| c.to_string())
             ),
         ),
         "cancel after start" => (
@@ -392,17 +408,27 @@ fn one_call(base: &str, name: &str, scenario: &'static str, run: u64) -> Line {
                 && !seen.statuses.contains(&Status::Canceled)
                 && !seen.buttons.contains(&ButtonState::Cancelled),
             format!(
-                "{job}: cancel answered {}, button {:?}, then {:?} (never shown cancelled)",
-                seen.cancel_answer.as_ref().map_or(Value::Null, |a| a["error"]["code"].clone()),
-                seen.buttons.last(),
-                seen.outcome
+                "{job}: cancel answered {}, button {}, then {} (never shown cancelled)",
+                seen.cancel_answer
+                    .as_ref()
+                    .map_or(Value::Null, |a| a["error"]["code"].clone()),
+                seen.buttons
+                    .iter()
+                    .map(|b| b.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" -> "),
+                text(seen.outcome.map(Outcome::as_str))
             ),
         ),
         "lost submit answer" => (
-            seen.outcome == Some(Outcome::Succeeded) && per_key == Some(1) && seen.submit_tries == 2,
+            seen.outcome == Some(Outcome::Succeeded)
+                && per_key == Some(1)
+                && seen.submit_tries == 2,
             format!(
-                "{job}: submit sent {} times with key {intent}, server jobs for the key: {per_key:?}, {:?}",
-                seen.submit_tries, seen.outcome
+                "{job}: submit sent {} times with key {intent}, server jobs for the key: {}, {}",
+                seen.submit_tries,
+                per_key.map_or("-".into(), |n| n.to_string()),
+                text(seen.outcome.map(Outcome::as_str))
             ),
         ),
         _ => (false, "unknown scenario".into()),
@@ -469,8 +495,10 @@ fn queue_full(base: &str, run: u64, queue_limit: usize) -> Line {
         scenario,
         ok: full && per_key == Some(1) && seen.outcome == Some(Outcome::Succeeded),
         detail: format!(
-            "queue_full after {queue_limit} queued, {canceled} queued jobs canceled, submit sent {} times with key {intent}, server jobs for the key: {per_key:?}, {:?}",
-            seen.submit_tries, seen.outcome
+            "queue_full after {queue_limit} queued, {canceled} queued jobs canceled, submit sent {} times with key {intent}, server jobs for the key: {}, {}",
+            seen.submit_tries,
+            per_key.map_or("-".into(), |n| n.to_string()),
+            text(seen.outcome.map(Outcome::as_str))
         ),
         figures: figures(&net, &counters, &seen),
     }
@@ -635,9 +663,11 @@ fn wave(base: &str, run: u64, size: usize) -> Line {
         scenario,
         ok: satisfied && added == size && succeeded == size && largest <= 20,
         detail: format!(
-            "{added} jobs added, {succeeded} completed, {} jobs_wait calls in {} rounds (at most {largest} ids each); settled after terminal: median {median:?} ms, max {max:?} ms",
+            "{added} jobs added, {succeeded} completed, {} jobs_wait calls in {} rounds (at most {largest} ids each); settled after terminal: median {} ms, max {} ms",
             net.polls,
-            w.rounds_sent()
+            w.rounds_sent(),
+            median.map_or("-".into(), |n| n.to_string()),
+            max.map_or("-".into(), |n| n.to_string())
         ),
         figures: json!({
             "calls": net.calls,
