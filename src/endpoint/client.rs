@@ -60,6 +60,20 @@
 //!   (the dialect; `{id}` is replaced by the job id); a cancel carries its idempotency key in
 //!   the body and in the `Idempotency-Key` header. Any 2xx answer to a get is the job; other
 //!   statuses are HTTP failures with the envelope's code and `Retry-After`.
+//! * **E-10 Two job dialects.** [`Config::job_dialect`] picks how job requests are built and
+//!   answers read: [`JobDialect::McpTools`] through [`JobRoutes`] and [`crate::wire::sume`];
+//!   [`JobDialect::OpenApi`] through the builders of [`crate::wire::sume_open`] and its
+//!   [`answer_input`](crate::wire::sume_open::answer_input) (the `data` wrapper, `nsfw`,
+//!   `retryable`, `Retry-After` dates, rules D-2 to D-10); a `completed` status is followed by
+//!   one `GET /result`, and the job settles with that result (D-10). One lifecycle either way.
+//! * **E-11 Submit with an intent key** ([`CallEndpoint::submit_job`]). The idempotency key is
+//!   the caller's intent: it is in the snapshot and goes on every try of the submit. Admission
+//!   ([`crate::admission`]) reads a refusal: a 429, `queue_full` or 5xx is sent again with the
+//!   **same** key after `Retry-After` (else a backoff from the poll policy); a permanent refusal
+//!   settles `failed` with the envelope. A submit with no answer (a transport failure, a
+//!   restore with the submit in flight) is reconciled by sending it again with the same key,
+//!   the one legal re-send (R-4): the server answers with the job it already has. At most
+//!   [`SUBMIT_TRIES`] tries; then watching stops with `create_unanswered` and the key is kept.
 
 use alloc::collections::VecDeque;
 use alloc::format;
@@ -71,6 +85,7 @@ use serde_json::Value;
 
 use super::codec::{build_call, build_continuation, build_request, read_answer, read_notification};
 use super::codec::{Asked, Built};
+use crate::admission::Advice;
 use crate::cancel::ButtonState;
 use crate::error::{Error, Quoted};
 use crate::model::Model;
@@ -81,7 +96,36 @@ use crate::tracker::{
     Failure, Input, Output, Polled, Request, RequestKind, StopReason, Tracker, TrackerConfig,
 };
 use crate::violation::{Rule, Violation};
-use crate::wire::{detect, jsonrpc::Answer, mcp2026, sume, Id, Limits, Message};
+use crate::wire::{detect, jsonrpc::Answer, mcp2026, sume, sume_open, Id, Limits, Message};
+
+/// How often a submit is sent at most (the first try included) before watching stops with
+/// `create_unanswered` (rule E-11). Every try carries the same idempotency key.
+pub const SUBMIT_TRIES: u32 = 8;
+
+/// Which job API an endpoint of [`Model::Job`] speaks (rule E-10).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum JobDialect {
+    /// The MCP job tools over HTTP, on [`Config::job_routes`] (`jobs_get`, `jobs_cancel`).
+    #[default]
+    McpTools,
+    /// The Sume Open API (`/v1/jobs/{id}/status`, `/v1/jobs/{id}/cancel`, answers in `data`).
+    OpenApi,
+}
+
+/// A job to create with [`CallEndpoint::submit_job`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobSubmit {
+    /// The catalog model.
+    pub model: String,
+    /// The model's kind (decides the Open API route, D-8; unused by the MCP tools).
+    pub kind: sume_open::Kind,
+    /// The arguments (an object; a `model` inside is ignored).
+    pub arguments: Value,
+    /// The key of the caller's intent: the same for every try, across restarts.
+    pub idempotency_key: String,
+}
 
 /// The paths of a job API (the HTTP dialect). `{id}` stands for the job id.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,6 +158,8 @@ pub struct Config {
     pub detect_revision: bool,
     /// The job API's routes (rule E-7).
     pub job_routes: JobRoutes,
+    /// The job API's dialect (rule E-10).
+    pub job_dialect: JobDialect,
 }
 
 impl Default for Config {
@@ -123,6 +169,7 @@ impl Default for Config {
             limits: Limits::DEFAULT,
             detect_revision: true,
             job_routes: JobRoutes::default(),
+            job_dialect: JobDialect::default(),
         }
     }
 }
@@ -219,6 +266,18 @@ pub enum Event {
         /// Why.
         reason: StopReason,
     },
+    /// A submit was refused or got no answer; what admission advises (rule E-11). The
+    /// endpoint acts on it itself (a re-send with the same key, or a settle); the host may show
+    /// it (a `queue_full` is a good moment to cancel queued jobs no longer wanted, A-2).
+    Admission {
+        /// The advice.
+        advice: Advice,
+        /// The HTTP status (0: no answer).
+        http_status: u16,
+        /// The request id the answer carried (D-5), if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+    },
     /// Nothing more now: call [`CallEndpoint::handle_timeout`] at `at` (or earlier on input).
     WakeAt {
         /// Absolute time, ms.
@@ -234,6 +293,9 @@ struct Pending {
     id: u64,
     /// `None`: the creating `tools/call`.
     request: Option<Request>,
+    /// An Open API `GET /result` asked after a `completed` status (D-10).
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    result: bool,
 }
 
 /// The creating call: tool and arguments (kept for the MRTR continuation).
@@ -253,6 +315,21 @@ pub struct CallEndpoint {
     next_id: u64,
     pending: Vec<Pending>,
     queue: VecDeque<Event>,
+    /// The creating job submit (rule E-11), kept until the job is created.
+    #[serde(default)]
+    submit: Option<SubmitSpec>,
+}
+
+/// A job submit: the request, built once, and its tries.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct SubmitSpec {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: String,
+    key: String,
+    tries: u32,
+    retry_at: Option<u64>,
 }
 
 impl Snapshot for CallEndpoint {
@@ -269,7 +346,208 @@ impl CallEndpoint {
             next_id: 1,
             pending: Vec::new(),
             queue: VecDeque::new(),
+            submit: None,
         })
+    }
+
+    /// Creates a job (rule E-11): the first event is its submit, built by the dialect of
+    /// `config` (Open API: `POST` on the kind's route with the `Idempotency-Key` header; MCP
+    /// tools: `POST /jobs` with `idempotency_key` in the body). The job is watched with the
+    /// core's schedule once the submit is answered.
+    ///
+    /// ```
+    /// use longcall::endpoint::{CallEndpoint, Config, Event, HttpAnswer, JobDialect, JobSubmit, Transmit};
+    /// use longcall::wire::sume_open::Kind;
+    ///
+    /// let config = Config { job_dialect: JobDialect::OpenApi, ..Config::default() };
+    /// let submit = JobSubmit { model: "demo-image".into(), kind: Kind::Image,
+    ///     arguments: serde_json::json!({"prompt": "a harbour"}), idempotency_key: "intent-7".into() };
+    /// let mut ep = CallEndpoint::submit_job(submit, config).unwrap();
+    /// let Event::Transmit(Transmit::Http { request_ref, path, headers, .. }) = ep.poll_event() else { panic!() };
+    /// assert_eq!(path, "/v1/image-router/generate");
+    /// assert!(headers.contains(&("Idempotency-Key".into(), "intent-7".into())));
+    /// let body = br#"{"data":{"request_id":"job_1","sume_status":"queued"}}"#;
+    /// ep.handle_http(5, request_ref, HttpAnswer { status: 200, retry_after_ms: None, body });
+    /// assert_eq!(ep.tracker().handle(), Some("job_1"));
+    /// ```
+    ///
+    /// Errors: an empty key, arguments that are not an object, a kind that cannot be
+    /// submitted, a bad poll policy.
+    pub fn submit_job(submit: JobSubmit, config: Config) -> Result<CallEndpoint, Error> {
+        if submit.idempotency_key.is_empty() {
+            return Err(Error::invalid_input(
+                "idempotency_key",
+                "a submit needs the key of its intent",
+            ));
+        }
+        let request = match config.job_dialect {
+            JobDialect::OpenApi => sume_open::submit_request(
+                submit.kind,
+                &submit.model,
+                &submit.arguments,
+                &submit.idempotency_key,
+            )?,
+            JobDialect::McpTools => {
+                let Value::Object(args) = &submit.arguments else {
+                    return Err(Error::invalid_input("arguments", "an object"));
+                };
+                let mut body = args.clone();
+                body.insert("model".into(), Value::from(submit.model.as_str()));
+                body.insert(
+                    "idempotency_key".into(),
+                    Value::from(submit.idempotency_key.as_str()),
+                );
+                sume_open::HttpRequest {
+                    method: "POST".into(),
+                    path: "/jobs".into(),
+                    headers: alloc::vec![(
+                        sume_open::IDEMPOTENCY_KEY_HEADER.into(),
+                        submit.idempotency_key.clone()
+                    )],
+                    body: Some(Value::Object(body).to_string()),
+                }
+            }
+        };
+        let mut ep = CallEndpoint::new(Model::Job, config)?;
+        ep.submit = Some(SubmitSpec {
+            method: request.method,
+            path: request.path,
+            headers: request.headers,
+            body: request.body.unwrap_or_default(),
+            key: submit.idempotency_key,
+            tries: 0,
+            retry_at: None,
+        });
+        ep.send_submit();
+        Ok(ep)
+    }
+
+    /// The idempotency key of the job submit, while the job is not created yet (rule E-11).
+    pub fn submit_key(&self) -> Option<&str> {
+        self.submit.as_ref().map(|s| s.key.as_str())
+    }
+
+    /// How often the job submit was sent so far.
+    pub fn submit_tries(&self) -> u32 {
+        self.submit.as_ref().map_or(0, |s| s.tries)
+    }
+
+    /// Sends (again) the job submit, same request and key.
+    fn send_submit(&mut self) {
+        let id = self.take_id();
+        let Some(s) = self.submit.as_mut() else {
+            return;
+        };
+        s.tries = s.tries.saturating_add(1);
+        s.retry_at = None;
+        let mut headers = s.headers.clone();
+        headers.push(("Content-Type".into(), "application/json".into()));
+        let t = Transmit::Http {
+            request_ref: id,
+            method: s.method.clone(),
+            path: s.path.clone(),
+            headers,
+            body: Some(s.body.clone()),
+        };
+        self.pending.push(Pending {
+            id,
+            request: None,
+            result: false,
+        });
+        self.queue.push_back(Event::Transmit(t));
+    }
+
+    /// A submit answer (or its absence, `status` 0) arrived: created, or what admission says.
+    fn submit_answered(
+        &mut self,
+        now: u64,
+        status: u16,
+        headers: &[(String, String)],
+        body: Option<&Value>,
+        retry_after_ms: Option<u64>,
+    ) {
+        let ok = (200..300).contains(&status);
+        if ok {
+            let read = match (self.config.job_dialect, body) {
+                (JobDialect::OpenApi, Some(b)) => sume_open::read_submit(b),
+                (_, Some(b)) => sume::read_job(b.get("job").unwrap_or(b)),
+                (_, None) => Err(Error::invalid_input("body", "a submit answer must be JSON")),
+            };
+            match read {
+                Ok(job) => {
+                    self.submit = None;
+                    self.feed(now, Input::JobCreated { job });
+                }
+                // An answer that cannot be read is no answer: reconcile with the same key.
+                Err(e) => {
+                    self.violate(Rule::UnreadableAnswer, e.to_string());
+                    self.submit_retry(now, Advice::Reconcile, status, None);
+                }
+            }
+            return;
+        }
+        let (advice, request_id, envelope) = if status == 0 {
+            (Advice::Reconcile, None, None)
+        } else {
+            let mut e = sume_open::read_error(status, headers, body, now);
+            if e.retry_after_ms.is_none() {
+                e.retry_after_ms = retry_after_ms;
+            }
+            // The MCP tools' envelope has no `retryable`; it reads the same otherwise.
+            (
+                sume_open::advice(&e),
+                e.api.request_id.clone(),
+                body.cloned(),
+            )
+        };
+        if let Advice::Permanent { .. } = advice {
+            self.queue.push_back(Event::Admission {
+                advice,
+                http_status: status,
+                request_id,
+            });
+            self.submit = None;
+            self.queue.push_back(Event::Settled {
+                outcome: Outcome::Failed,
+                status: None,
+                result: None,
+                error: envelope,
+            });
+            return;
+        }
+        self.submit_retry(now, advice, status, request_id);
+    }
+
+    /// Arms the next try of the submit (same key), or stops after [`SUBMIT_TRIES`].
+    fn submit_retry(&mut self, now: u64, advice: Advice, status: u16, request_id: Option<String>) {
+        self.queue.push_back(Event::Admission {
+            advice,
+            http_status: status,
+            request_id,
+        });
+        let poll = &self.config.tracker.poll;
+        let Some(s) = self.submit.as_mut() else {
+            return;
+        };
+        if s.tries >= SUBMIT_TRIES {
+            self.queue.push_back(Event::Stopped {
+                reason: StopReason::CreateUnanswered,
+            });
+            return;
+        }
+        // Backoff from the poll policy: initial, times the multiplier per try, capped; never
+        // below the floor nor before `Retry-After`.
+        let mut delay = poll.initial_ms;
+        for _ in 1..s.tries {
+            delay = delay
+                .saturating_mul(u64::from(poll.multiplier_percent))
+                .saturating_div(100)
+                .min(poll.cap_ms);
+        }
+        let delay = delay
+            .max(poll.min_interval_ms)
+            .max(advice.not_before_ms().unwrap_or(0));
+        s.retry_at = Some(now.saturating_add(delay));
     }
 
     /// Calls tool `name` with `arguments` (2026 or 2025; `ttl_ms` is the 2025 `task.ttl`). The
@@ -296,7 +574,11 @@ impl CallEndpoint {
             name: name.into(),
             arguments,
         });
-        ep.pending.push(Pending { id, request: None });
+        ep.pending.push(Pending {
+            id,
+            request: None,
+            result: false,
+        });
         ep.queue.push_back(Event::Transmit(rpc(id, &built)));
         Ok(ep)
     }
@@ -326,6 +608,8 @@ impl CallEndpoint {
         ep.queue.retain(|e| !matches!(e, Event::Transmit(_)));
         for p in core::mem::take(&mut ep.pending) {
             match p.request {
+                // R-4: a job submit with no answer is sent again with the same key.
+                None if ep.submit.is_some() => ep.send_submit(),
                 None => ep.feed(now, Input::CreateUnanswered),
                 Some(r @ (Request::Cancel { .. } | Request::Update { .. })) => {
                     ep.emit_request(r);
@@ -359,14 +643,24 @@ impl CallEndpoint {
         if let Some(e) = self.queue.pop_front() {
             return e;
         }
-        match self.tracker.poll_timeout() {
-            Some(at) => Event::WakeAt { at },
-            None => Event::Idle,
+        let submit = self.submit.as_ref().and_then(|s| s.retry_at);
+        match (self.tracker.poll_timeout(), submit) {
+            (Some(a), Some(b)) => Event::WakeAt { at: a.min(b) },
+            (Some(at), None) | (None, Some(at)) => Event::WakeAt { at },
+            (None, None) => Event::Idle,
         }
     }
 
     /// Time passed: call at (or after) the last [`Event::WakeAt`].
     pub fn handle_timeout(&mut self, now: u64) {
+        if self
+            .submit
+            .as_ref()
+            .and_then(|s| s.retry_at)
+            .is_some_and(|at| at <= now)
+        {
+            self.send_submit();
+        }
         self.tracker.handle_timeout(now);
         self.pump();
     }
@@ -439,6 +733,41 @@ impl CallEndpoint {
 
     /// A job API answered the request `request_ref` (rule E-7).
     pub fn handle_http(&mut self, now: u64, request_ref: u64, answer: HttpAnswer<'_>) {
+        self.handle_http_headers(now, request_ref, answer, &[]);
+    }
+
+    /// [`CallEndpoint::handle_http`] with the answer's headers, for the Open API dialect: its
+    /// `x-sume-request-id` and a `Retry-After` given as an HTTP date are read from them
+    /// (D-5, D-7). Any other dialect ignores `headers`.
+    pub fn handle_http_headers(
+        &mut self,
+        now: u64,
+        request_ref: u64,
+        answer: HttpAnswer<'_>,
+        headers: &[(String, String)],
+    ) {
+        if self.submit.is_some()
+            && self
+                .pending
+                .iter()
+                .any(|p| p.id == request_ref && p.request.is_none())
+        {
+            self.pending.retain(|p| p.id != request_ref);
+            if answer.body.len() > self.config.limits.max_bytes {
+                return self.too_large(now, answer.body.len());
+            }
+            let body = crate::wire::read_json_with(answer.body, &self.config.limits).ok();
+            return self.submit_answered(
+                now,
+                answer.status,
+                headers,
+                body.as_ref(),
+                answer.retry_after_ms,
+            );
+        }
+        if self.config.job_dialect == JobDialect::OpenApi {
+            return self.open_api_answer(now, request_ref, answer, headers);
+        }
         let Some(index) = self.pending.iter().position(|p| p.id == request_ref) else {
             self.violate(
                 Rule::UnknownAnswerId,
@@ -486,13 +815,100 @@ impl CallEndpoint {
         self.feed(now, input);
     }
 
-    /// The request `request_ref` got no answer (a connection error, a local timeout).
+    /// The request `request_ref` got no answer (a connection error, a local timeout). A job
+    /// submit with no answer is reconciled with the same key (rule E-11).
     pub fn handle_transport_failure(&mut self, now: u64, request_ref: u64) {
         let Some(index) = self.pending.iter().position(|p| p.id == request_ref) else {
             return;
         };
         let pending = self.pending.remove(index);
+        if pending.request.is_none() && self.submit.is_some() {
+            self.submit_answered(now, 0, &[], None, None);
+            return;
+        }
         self.lost(now, pending);
+    }
+
+    /// An Open API answer to a status poll or a cancel (rule E-10): read by
+    /// [`sume_open::answer_input`].
+    fn open_api_answer(
+        &mut self,
+        now: u64,
+        request_ref: u64,
+        answer: HttpAnswer<'_>,
+        headers: &[(String, String)],
+    ) {
+        let Some(index) = self.pending.iter().position(|p| p.id == request_ref) else {
+            self.violate(
+                Rule::UnknownAnswerId,
+                format!("an HTTP answer to request {request_ref}, which is not in flight"),
+            );
+            return;
+        };
+        let pending = self.pending.remove(index);
+        let Some(request) = pending.request.clone() else {
+            return;
+        };
+        if answer.body.len() > self.config.limits.max_bytes {
+            return self.too_large(now, answer.body.len());
+        }
+        let (kind, handle) = match &request {
+            Request::Cancel { handle, .. } => (sume_open::OpenRequest::Cancel, handle.clone()),
+            Request::Get { handle } if pending.result => {
+                (sume_open::OpenRequest::Result, handle.clone())
+            }
+            Request::Get { handle } => (sume_open::OpenRequest::Status, handle.clone()),
+            _ => return self.lost(now, pending),
+        };
+        let open = sume_open::OpenAnswer {
+            request: kind,
+            handle,
+            status: answer.status,
+            headers: headers.to_vec(),
+            body: crate::wire::read_json_with(answer.body, &self.config.limits).ok(),
+        };
+        match sume_open::answer_input(&open, now) {
+            Ok(mut input) => {
+                // A Retry-After the host read itself counts when the headers did not carry it.
+                if let Input::RequestFailed {
+                    failure: Failure::Http { retry_after_ms, .. },
+                    ..
+                } = &mut input
+                {
+                    if retry_after_ms.is_none() {
+                        *retry_after_ms = answer.retry_after_ms;
+                    }
+                }
+                // D-10: a `completed` status carries no result; it is asked once, with
+                // `GET /result`, and the job settles from that answer (a failed one counts as
+                // a failed poll: the status is asked again).
+                if let Input::JobPolled { job } = &input {
+                    if kind == sume_open::OpenRequest::Status
+                        && job.status == Status::Completed
+                        && job.result.is_none()
+                    {
+                        if let Ok(r) = sume_open::result_request(&job.id) {
+                            let id = self.take_id();
+                            self.pending.push(Pending {
+                                id,
+                                request: Some(request),
+                                result: true,
+                            });
+                            self.queue.push_back(Event::Transmit(Transmit::Http {
+                                request_ref: id,
+                                method: r.method,
+                                path: r.path,
+                                headers: r.headers,
+                                body: r.body,
+                            }));
+                            return;
+                        }
+                    }
+                }
+                self.feed(now, input);
+            }
+            Err(e) => self.unreadable(now, Some(pending), &e),
+        }
     }
 
     /// The user pressed cancel. Errors: a typed refusal; nothing goes on the wire.
@@ -698,6 +1114,7 @@ impl CallEndpoint {
                 self.pending.push(Pending {
                     id,
                     request: Some(request),
+                    result: false,
                 });
                 self.queue.push_back(Event::Transmit(t));
             }
@@ -708,6 +1125,25 @@ impl CallEndpoint {
     }
 
     fn job_transmit(&self, id: u64, request: &Request) -> Result<Transmit, Error> {
+        if self.config.job_dialect == JobDialect::OpenApi {
+            let r = match request {
+                Request::Get { handle } => sume_open::status_request(handle)?,
+                Request::Cancel { handle, .. } => sume_open::cancel_request(handle)?,
+                _ => {
+                    return Err(Error::invalid_input(
+                        "request",
+                        "jobs have only get and cancel",
+                    ))
+                }
+            };
+            return Ok(Transmit::Http {
+                request_ref: id,
+                method: r.method,
+                path: r.path,
+                headers: r.headers,
+                body: r.body,
+            });
+        }
         let routes = &self.config.job_routes;
         let (route, body, key) = match request {
             Request::Get { .. } => (&routes.get, None, None),

@@ -10,7 +10,10 @@ pub mod client;
 pub mod codec;
 pub mod observer;
 
-pub use client::{CallEndpoint, Config, Event, HttpAnswer, JobRoutes, Transmit};
+pub use client::{
+    CallEndpoint, Config, Event, HttpAnswer, JobDialect, JobRoutes, JobSubmit, Transmit,
+    SUBMIT_TRIES,
+};
 pub use codec::{
     build_call, build_continuation, build_request, read_answer, read_notification, Asked, Built,
     ReadAnswer,

@@ -41,6 +41,7 @@ pub use job_book::{
 };
 pub use open_api::{
     CatalogModel, Counters, Ending, HttpAnswer, JobCounters, OpenApiConfig, OpenApiServer,
+    MAX_HOLD_SECONDS,
 };
 pub use registry::{
     CancelMode, CancelReply, RegistryConfig, ResultAnswer, Sweep, TaskPage, TaskRegistry,

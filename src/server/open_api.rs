@@ -30,8 +30,13 @@
 //!   them): `POST /jobs {model, ..., idempotency_key}` → `202 {object, job}`; `GET /jobs/{id}`
 //!   → the job with its result; `POST /jobs/{id}/cancel {idempotency_key}` → the canceled job
 //!   or the same 409s; `POST /jobs/wait {job_ids, wait_for, include_results}` → `{jobs,
-//!   timed_out}` answered at once (this server does not hold requests: `timed_out: true` while
-//!   the condition does not hold). An id the caller may not see makes a wait `404 not_found`.
+//!   timed_out}` answered at once by [`OpenApiServer::handle`] (`timed_out: true` while the
+//!   condition does not hold). An id the caller may not see makes a wait `404 not_found`.
+//! * **D-20 Held waits.** Through [`OpenApiServer::handle_held`] a `jobs_wait` whose condition
+//!   does not hold yet and that asks `timeout_seconds` > 0 is held: it answers as soon as the
+//!   condition holds (a job ends or is canceled) or at its timeout (at most
+//!   [`MAX_HOLD_SECONDS`]) with the snapshot then, `timed_out` true only at the timeout. The
+//!   host drains held answers with [`OpenApiServer::poll_held`] after every `handle*` call.
 
 use alloc::boxed::Box;
 use alloc::collections::{BTreeMap, VecDeque};
@@ -138,6 +143,17 @@ pub struct HttpAnswer {
     pub body: String,
 }
 
+/// The longest a `jobs_wait` is held (D-20), whatever `timeout_seconds` it asks.
+pub const MAX_HOLD_SECONDS: u64 = 60;
+
+/// A `jobs_wait` held until its condition or its timeout (D-20).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Held {
+    token: u64,
+    request: HttpRequest,
+    until: u64,
+}
+
 /// One job as the counters show it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobCounters {
@@ -217,6 +233,10 @@ pub struct OpenApiServer {
     meta: BTreeMap<String, (usize, u64, Option<u64>)>,
     scripts: BTreeMap<String, VecDeque<Scripted>>,
     counters: Counters,
+    #[serde(default)]
+    held: Vec<Held>,
+    #[serde(default)]
+    released: VecDeque<(u64, HttpAnswer)>,
 }
 
 /// An error answer: the envelope, its `retryable` flag, its `Retry-After` seconds.
@@ -255,6 +275,17 @@ fn json_body(req: &HttpRequest) -> Result<Value, Refusal> {
         .ok_or_else(|| permanent(field_error("body", "a JSON object")))
 }
 
+/// The API key of `Authorization: Bearer <key>` (D-13).
+fn bearer(req: &HttpRequest) -> Option<String> {
+    req.headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+        .and_then(|(_, v)| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .map(String::from)
+}
+
 fn percent_decode(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -284,6 +315,8 @@ impl OpenApiServer {
             meta: BTreeMap::new(),
             scripts: BTreeMap::new(),
             counters: Counters::default(),
+            held: Vec::new(),
+            released: VecDeque::new(),
         })
     }
 
@@ -298,6 +331,7 @@ impl OpenApiServer {
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
         let wait = self.config.queue_wait_ms;
+        let held = self.held.iter().map(|h| h.until).min();
         self.meta
             .iter()
             .filter_map(|(id, (_, queued_at, ends))| {
@@ -310,6 +344,7 @@ impl OpenApiServer {
                     _ => None,
                 }
             })
+            .chain(held)
             .min()
     }
 
@@ -348,6 +383,100 @@ impl OpenApiServer {
                 break;
             }
         }
+        self.release_held(now);
+    }
+
+    /// D-20: answers the held waits whose condition holds now or whose timeout passed.
+    fn release_held(&mut self, now: u64) {
+        let mut i = 0;
+        while let Some(h) = self.held.get(i) {
+            let request = h.request.clone();
+            let (token, until) = (h.token, h.until);
+            let owner = bearer(&request).map(|k| Owner {
+                workspace: k.clone(),
+                member: k,
+            });
+            let routed = match &owner {
+                Some(o) => self.tools_wait(now, o, &request),
+                None => Err(permanent(error(401, "unauthorized", "no key", None))),
+            };
+            let holds =
+                matches!(&routed, Ok((_, b)) if b.get("timed_out") == Some(&Value::Bool(false)));
+            if holds || routed.is_err() || now >= until {
+                self.held.remove(i);
+                let answer = self.respond(routed);
+                self.released.push_back((token, answer));
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Like [`OpenApiServer::handle`], but a `POST /jobs/wait` whose condition does not hold yet
+    /// and that asks `timeout_seconds` > 0 is held (D-20): `None` now, and its answer comes out
+    /// of [`OpenApiServer::poll_held`] with `token` once the condition holds or the timeout
+    /// passed. Call [`OpenApiServer::handle_timeout`] at [`OpenApiServer::poll_timeout`] as
+    /// usual; it releases held waits too.
+    ///
+    /// ```
+    /// use longcall::server::{OpenApiConfig, OpenApiServer};
+    /// use longcall::wire::sume_open::HttpRequest;
+    ///
+    /// let mut server = OpenApiServer::new(OpenApiConfig::default()).unwrap();
+    /// let post = |path: &str, body: String| HttpRequest { method: "POST".into(), path: path.into(),
+    ///     headers: vec![("Authorization".into(), "Bearer k1".into())], body: Some(body) };
+    /// let a = server.handle(0, &post("/jobs", r#"{"model":"demo-image","idempotency_key":"i1"}"#.into()));
+    /// let id = serde_json::from_str::<serde_json::Value>(&a.body).unwrap()["job"]["id"].as_str().unwrap().to_string();
+    /// let wait = format!(r#"{{"job_ids":["{id}"],"wait_for":"all","timeout_seconds":30}}"#);
+    /// assert!(server.handle_held(0, 7, &post("/jobs/wait", wait)).is_none()); // held
+    /// while let Some(at) = server.poll_timeout() {
+    ///     server.handle_timeout(at);
+    ///     if let Some((token, answer)) = server.poll_held() {
+    ///         assert_eq!(token, 7);
+    ///         assert!(answer.body.contains(r#""timed_out":false"#));
+    ///         assert_eq!(at, 2_000); // answered when the job ended
+    ///         break;
+    ///     }
+    /// }
+    /// ```
+    pub fn handle_held(
+        &mut self,
+        now: u64,
+        token: u64,
+        request: &HttpRequest,
+    ) -> Option<HttpAnswer> {
+        let answer = self.handle(now, request);
+        let path = request.path.split('?').next().unwrap_or_default();
+        if request.method != "POST"
+            || path.trim_end_matches('/') != "/jobs/wait"
+            || answer.status != 200
+        {
+            return Some(answer);
+        }
+        let body: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
+        let timeout_s = request
+            .body
+            .as_deref()
+            .and_then(|b| serde_json::from_str::<Value>(b).ok())
+            .and_then(|b| b.get("timeout_seconds").and_then(Value::as_u64))
+            .unwrap_or(0)
+            .min(MAX_HOLD_SECONDS);
+        if body.get("timed_out") != Some(&Value::Bool(true)) || timeout_s == 0 {
+            return Some(answer);
+        }
+        self.held.push(Held {
+            token,
+            request: request.clone(),
+            until: now.saturating_add(timeout_s.saturating_mul(1000)),
+        });
+        None
+    }
+
+    /// The next held wait that is answered now, with its token (D-20). Drain after every
+    /// `handle*` call until `None`.
+    #[must_use]
+    pub fn poll_held(&mut self) -> Option<(u64, HttpAnswer)> {
+        self.released.pop_front()
     }
 
     fn finish(&mut self, now: u64, id: &str) {
@@ -419,9 +548,15 @@ impl OpenApiServer {
         if !request.path.starts_with("/_") {
             self.counters.requests = self.counters.requests.saturating_add(1);
         }
+        let routed = self.route(now, request);
+        self.respond(routed)
+    }
+
+    /// An answer as data, with its request id (D-18).
+    fn respond(&mut self, routed: Routed) -> HttpAnswer {
         self.next_request = self.next_request.saturating_add(1);
         let request_id = format!("req_{}", self.next_request);
-        let (status, body, retry_after) = match self.route(now, request) {
+        let (status, body, retry_after) = match routed {
             Ok((status, body)) => (status, body, None),
             Err(refusal) => {
                 let (mut e, retryable, retry_after) = *refusal;

@@ -1,0 +1,355 @@
+//! The endpoint's job side end to end: the Open API dialect replays the open-api vectors'
+//! answers through `CallEndpoint` (rule E-10), and the submit with an intent key keeps its key
+//! through refusals, a lost answer and a restore (rule E-10, E-11, A-3, A-5, A-6, A-7, R-4).
+
+use std::fs;
+
+use longcall::admission::Advice;
+use longcall::endpoint::{
+    CallEndpoint, Config, Event, HttpAnswer, JobDialect, JobSubmit, Transmit, SUBMIT_TRIES,
+};
+use longcall::outcome::Outcome;
+use longcall::tracker::{StopReason, TrackerConfig};
+use longcall::wire::sume_open::{self, Kind};
+use longcall::Status;
+use serde_json::{json, Value};
+
+fn drain(ep: &mut CallEndpoint) -> Vec<Event> {
+    let mut out = Vec::new();
+    loop {
+        let e = ep.poll_event();
+        let last = matches!(e, Event::WakeAt { .. } | Event::Idle);
+        out.push(e);
+        if last {
+            return out;
+        }
+    }
+}
+
+/// The transmits among `events`: (request_ref, method, path, headers, body).
+type Sent = (u64, String, String, Vec<(String, String)>, Option<String>);
+
+fn sent(events: &[Event]) -> Vec<Sent> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Transmit(Transmit::Http {
+                request_ref,
+                method,
+                path,
+                headers,
+                body,
+            }) => Some((
+                *request_ref,
+                method.clone(),
+                path.clone(),
+                headers.clone(),
+                body.clone(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+fn open_api_config(tracker: Value) -> Config {
+    Config {
+        tracker: serde_json::from_value::<TrackerConfig>(tracker).unwrap(),
+        job_dialect: JobDialect::OpenApi,
+        ..Config::default()
+    }
+}
+
+fn submit(key: &str) -> JobSubmit {
+    JobSubmit {
+        model: "demo-image".into(),
+        kind: Kind::Image,
+        arguments: json!({"prompt": "a harbour"}),
+        idempotency_key: key.into(),
+    }
+}
+
+fn answer(status: u16, body: &[u8]) -> HttpAnswer<'_> {
+    HttpAnswer {
+        status,
+        retry_after_ms: None,
+        body,
+    }
+}
+
+/// E-10, D-2 .. D-10: every open-api vector, its answers handed to the endpoint as bytes with
+/// their headers; the statuses and the outcome come out as the vector's record says, every
+/// request the endpoint builds is the Open API's own, and a completed job settles with the
+/// result of its one `GET /result`.
+#[test]
+fn open_api_vectors_replay_through_the_endpoint() {
+    let mut seen = 0;
+    let mut results_asked = 0;
+    for entry in fs::read_dir("tests/vectors").unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.starts_with("open-api-") {
+            continue;
+        }
+        seen += 1;
+        let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        let mut ep = CallEndpoint::submit_job(
+            submit(&format!("intent-{name}")),
+            open_api_config(v["config"].clone()),
+        )
+        .unwrap();
+        let mut events = drain(&mut ep);
+        let mut outcome = None;
+        let mut in_flight: Vec<Sent> = sent(&events);
+        assert_eq!(in_flight[0].2, "/v1/image-router/generate", "{name}");
+        for step in v["steps"].as_array().unwrap() {
+            let at = step["at"].as_u64().unwrap();
+            if step["timeout"] == json!(true) {
+                ep.handle_timeout(at);
+            } else if step["input"]["type"] == "cancel_pressed" {
+                ep.cancel_pressed(at).unwrap();
+            } else if let Some(a) = step.get("open_api") {
+                let want = match a["request"].as_str().unwrap() {
+                    "submit" => ("POST", "/v1/image-router/generate".to_string()),
+                    "status" => (
+                        "GET",
+                        format!("/v1/jobs/{}/status", a["handle"].as_str().unwrap()),
+                    ),
+                    "cancel" => (
+                        "POST",
+                        format!("/v1/jobs/{}/cancel", a["handle"].as_str().unwrap()),
+                    ),
+                    other => panic!("{name}: {other}"),
+                };
+                let i = in_flight
+                    .iter()
+                    .position(|s| (s.1.as_str(), &s.2) == (want.0, &want.1))
+                    .unwrap_or_else(|| panic!("{name}: {want:?} not sent; sent {in_flight:?}"));
+                let s = in_flight.remove(i);
+                let headers: Vec<(String, String)> =
+                    serde_json::from_value(a.get("headers").cloned().unwrap_or(json!([]))).unwrap();
+                let body = a["body"].to_string();
+                let status = a["status"].as_u64().unwrap() as u16;
+                ep.handle_http_headers(at, s.0, answer(status, body.as_bytes()), &headers);
+            } else {
+                continue;
+            }
+            events = drain(&mut ep);
+            in_flight.extend(sent(&events));
+            // D-10: after `completed` the endpoint asks `GET /result` once; answer it here.
+            if let Some(i) = in_flight.iter().position(|s| s.2.ends_with("/result")) {
+                results_asked += 1;
+                let s = in_flight.remove(i);
+                let body = br#"{"data":{"request_id":"job_1","sume_status":"completed","result":{"artifacts":[{"url":"https://a.invalid/0.png"}]}}}"#;
+                ep.handle_http(at, s.0, answer(200, body));
+                let more = drain(&mut ep);
+                assert!(
+                    more.iter()
+                        .any(|e| matches!(e, Event::Settled { result: Some(r), .. }
+                    if sume_open::artifact_url(r) == Some("https://a.invalid/0.png"))),
+                    "{name}: {more:?}"
+                );
+                events.extend(more);
+            }
+            for e in &events {
+                if let Event::Settled { outcome: o, .. } = e {
+                    assert!(outcome.is_none(), "{name}: settled twice");
+                    outcome = Some(*o);
+                }
+            }
+        }
+        let record = &v["record"];
+        assert_eq!(
+            ep.tracker().status().map(|s| s.as_str().to_string()),
+            record["status"].as_str().map(String::from),
+            "{name}"
+        );
+        assert_eq!(
+            outcome.map(|o| o.as_str().to_string()),
+            record["outcome"].as_str().map(String::from),
+            "{name}"
+        );
+    }
+    assert!(seen >= 9, "open-api vectors: {seen}");
+    assert!(results_asked >= 2, "results asked: {results_asked}");
+}
+
+/// E-11, A-3, A-5, A-7: a 429 with Retry-After and a 503 are re-sent with the same request and
+/// key, not before Retry-After; the created job is then watched with the Open API's status path.
+#[test]
+fn submit_refusals_resend_the_same_key() {
+    let mut ep = CallEndpoint::submit_job(
+        submit("intent-1"),
+        open_api_config(json!({"poll": {"jitter": "none"}})),
+    )
+    .unwrap();
+    let first = sent(&drain(&mut ep)).remove(0);
+    assert!(first
+        .3
+        .contains(&("Idempotency-Key".into(), "intent-1".into())));
+    let busy = br#"{"error":{"code":"rate_limit_exceeded","message":"slow","request_id":"req_9","retryable":true}}"#;
+    let headers = vec![("Retry-After".to_string(), "3".to_string())];
+    ep.handle_http_headers(10, first.0, answer(429, busy), &headers);
+    let out = drain(&mut ep);
+    assert!(out.contains(&Event::Admission {
+        advice: Advice::RetryAfter {
+            not_before_ms: Some(3000)
+        },
+        http_status: 429,
+        request_id: Some("req_9".into()),
+    }));
+    assert_eq!(out.last(), Some(&Event::WakeAt { at: 3010 }));
+    ep.handle_timeout(3010);
+    let second = sent(&drain(&mut ep)).remove(0);
+    assert_eq!(
+        (&second.2, &second.3, &second.4),
+        (&first.2, &first.3, &first.4)
+    );
+    ep.handle_http(
+        3020,
+        second.0,
+        answer(
+            503,
+            br#"{"error":{"code":"service_unavailable","message":"x"}}"#,
+        ),
+    );
+    let out = drain(&mut ep);
+    assert!(out.iter().any(|e| matches!(
+        e,
+        Event::Admission {
+            advice: Advice::Backoff { .. },
+            ..
+        }
+    )));
+    let Some(Event::WakeAt { at }) = out.last().cloned() else {
+        panic!("{out:?}")
+    };
+    ep.handle_timeout(at);
+    let third = sent(&drain(&mut ep)).remove(0);
+    assert_eq!(third.3, first.3);
+    assert_eq!(ep.submit_tries(), 3);
+    ep.handle_http(
+        at + 5,
+        third.0,
+        answer(
+            200,
+            br#"{"data":{"request_id":"job_1","sume_status":"queued"}}"#,
+        ),
+    );
+    let out = drain(&mut ep);
+    assert!(out.contains(&Event::Status {
+        status: Status::Queued
+    }));
+    assert_eq!(ep.submit_key(), None);
+    let Some(Event::WakeAt { at }) = out.last().cloned() else {
+        panic!("{out:?}")
+    };
+    ep.handle_timeout(at);
+    let poll = sent(&drain(&mut ep)).remove(0);
+    assert_eq!(
+        (poll.1.as_str(), poll.2.as_str()),
+        ("GET", "/v1/jobs/job_1/status")
+    );
+}
+
+/// E-11, A-6, R-4: a lost submit answer and a restore with the submit in flight both re-send
+/// the submit with the same key (the server answers with the job it has); never a fresh key.
+#[test]
+fn lost_submit_answer_is_reconciled_with_the_same_key() {
+    let mut ep = CallEndpoint::submit_job(submit("intent-2"), open_api_config(json!({}))).unwrap();
+    let first = sent(&drain(&mut ep)).remove(0);
+    ep.handle_transport_failure(5, first.0);
+    let out = drain(&mut ep);
+    assert!(out.iter().any(|e| matches!(
+        e,
+        Event::Admission {
+            advice: Advice::Reconcile,
+            http_status: 0,
+            ..
+        }
+    )));
+    let Some(Event::WakeAt { at }) = out.last().cloned() else {
+        panic!("{out:?}")
+    };
+    ep.handle_timeout(at);
+    let second = sent(&drain(&mut ep)).remove(0);
+    assert_eq!((&second.3, &second.4), (&first.3, &first.4));
+    // Restart with the second try in flight: the restored endpoint sends it again, same key.
+    let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), at + 100).unwrap();
+    assert_eq!(back.submit_key(), Some("intent-2"));
+    let third = sent(&drain(&mut back)).remove(0);
+    assert_eq!((&third.3, &third.4), (&first.3, &first.4));
+    back.handle_http(
+        at + 110,
+        third.0,
+        answer(200, br#"{"data":{"request_id":"job_7"}}"#),
+    );
+    let _ = drain(&mut back);
+    assert_eq!(back.tracker().handle(), Some("job_7"));
+}
+
+/// E-11, A-4, D-6: a permanent refusal (and a 503 that says `retryable: false`) settles failed
+/// with the envelope; nothing is sent again.
+#[test]
+fn permanent_refusal_settles_failed_once() {
+    for (status, body) in [
+        (
+            402,
+            r#"{"error":{"code":"insufficient_credits","message":"x"}}"#,
+        ),
+        (
+            503,
+            r#"{"error":{"code":"service_unavailable","message":"x","retryable":false}}"#,
+        ),
+    ] {
+        let mut ep =
+            CallEndpoint::submit_job(submit("intent-3"), open_api_config(json!({}))).unwrap();
+        let first = sent(&drain(&mut ep)).remove(0);
+        ep.handle_http(5, first.0, answer(status, body.as_bytes()));
+        let out = drain(&mut ep);
+        assert!(sent(&out).is_empty());
+        assert!(
+            out.iter().any(|e| matches!(
+                e,
+                Event::Settled {
+                    outcome: Outcome::Failed,
+                    error: Some(_),
+                    ..
+                }
+            )),
+            "{out:?}"
+        );
+        assert_eq!(out.last(), Some(&Event::Idle));
+    }
+}
+
+/// E-11: the MCP job tools carry the key in the body; after SUBMIT_TRIES lost answers watching
+/// stops with `create_unanswered` and the key stays for a later reconcile.
+#[test]
+fn mcp_tools_submit_and_the_try_limit() {
+    let mut ep = CallEndpoint::submit_job(submit("intent-4"), Config::default()).unwrap();
+    let mut now = 0;
+    let mut stopped = false;
+    for _ in 0..3 * SUBMIT_TRIES {
+        let out = drain(&mut ep);
+        stopped |= out.contains(&Event::Stopped {
+            reason: StopReason::CreateUnanswered,
+        });
+        for s in sent(&out) {
+            assert_eq!((s.1.as_str(), s.2.as_str()), ("POST", "/jobs"));
+            let body: Value = serde_json::from_str(s.4.as_deref().unwrap()).unwrap();
+            assert_eq!(body["idempotency_key"], "intent-4");
+            ep.handle_transport_failure(now, s.0);
+        }
+        match out.last() {
+            Some(Event::WakeAt { at }) => {
+                now = *at;
+                ep.handle_timeout(now);
+            }
+            _ if sent(&out).is_empty() => break,
+            _ => {}
+        }
+    }
+    assert!(stopped);
+    assert_eq!(ep.submit_tries(), SUBMIT_TRIES);
+    assert_eq!(ep.submit_key(), Some("intent-4"));
+}
