@@ -110,7 +110,8 @@ export type ButtonState = 'unavailable' | 'available' | 'requesting' | 'acknowle
 export type Rule = 'illegal_transition' | 'terminal_conflict' | 'bad_seed' | 'unknown_status' | 'result_contradicts_status'
   | 'cancel_answer_breaks_revision' | 'cancel_terminal_not_acked' | 'input_key_reused' | 'input_answered_twice' | 'poll_too_fast'
   | 'resubmit_after_timeout' | 'mcp_name_header' | 'wrong_result_type' | 'missing_capability' | 'unsolicited_task'
-  | 'wrong_revision_method' | 'missing_field' | 'unknown_task_notification';
+  | 'wrong_revision_method' | 'missing_field' | 'unknown_task_notification' | 'created_task_not_found'
+  | 'cancelled_unasked' | 'foreign_id_distinguishable' | 'poll_refused_at_floor';
 /** MUST or SHOULD. */
 export type Level = 'must' | 'should';
 /** One broken rule, with what was seen. */

@@ -27,6 +27,10 @@ const NOT_EMITTED_BY_TRACKERS: &[(Rule, &str)] = &[
     (Rule::UnsolicitedTask, "wire level: whether the request declared the capability is not known to a tracker"),
     (Rule::WrongRevisionMethod, "wire level (tasks/result on 2026, ...): reported by the codecs / reference server"),
     (Rule::MissingField, "wire level: a view with a missing required field cannot be built"),
+    (Rule::CreatedTaskNotFound, "a transcript rule (probe_rules X-1): needs the creating answer and the poll side by side"),
+    (Rule::CancelledUnasked, "a transcript rule (probe_rules X-3): a tracker does not know whether another client cancelled"),
+    (Rule::ForeignIdDistinguishable, "a transcript rule (probe_rules X-4): needs two principals"),
+    (Rule::PollRefusedAtFloor, "a transcript rule (probe_rules X-5): the tracker treats a 429 as a failed poll and backs off"),
     (Rule::UnknownTaskNotification, "SEMANTICS §5 allows 'kept or ignored'; the tracker ignores a notification for another task silently (notification-unknown-task-ignored)"),
 ];
 

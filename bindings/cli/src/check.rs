@@ -153,6 +153,17 @@ pub fn check_text(
         };
         let mut report = McpChecker::new(model).run(name, &lines);
         report.revision_basis = basis;
+        // The rules only a prober can test (X-1...), so a probe's transcript reproduces here.
+        for f in longcall::probe_rules::check(&lines) {
+            report.findings.push(Finding {
+                line: f.line,
+                rule: f.violation.rule,
+                level: f.violation.level,
+                handle: f.task_id,
+                detail: f.violation.detail,
+            });
+        }
+        report.findings.sort_by_key(|f| f.line);
         Ok(report)
     } else {
         Err(Unreadable {
