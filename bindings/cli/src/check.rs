@@ -151,7 +151,16 @@ pub fn check_text(
             Some(m) => (m, "--revision"),
             None => detect_revision(&lines),
         };
-        let mut report = McpChecker::new(model).run(name, &lines);
+        let mut report = McpChecker::new(model).run(name, &per_principal(&lines, None));
+        // Each principal is a client of its own: its polls, answers and the tasks it knows are
+        // judged apart (another principal's task is an unknown id to it).
+        for p in principals(&lines).iter().skip(1) {
+            let other = McpChecker::new(model).run(name, &per_principal(&lines, Some(p)));
+            report.handles = report.handles.max(other.handles);
+            report.findings.extend(other.findings);
+            report.notes.extend(other.notes);
+        }
+        report.notes.sort_by_key(|n| n.line);
         report.revision_basis = basis;
         // The rules only a prober can test (X-1...), so a probe's transcript reproduces here.
         for f in longcall::probe_rules::check(&lines) {
@@ -173,6 +182,61 @@ pub fn check_text(
                     .into(),
         })
     }
+}
+
+/// The `http.principal` labels of a transcript's requests, in order of first use.
+fn principals(lines: &[(usize, Value)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, v) in lines {
+        if let Some(p) = v.pointer("/http/principal").and_then(Value::as_str) {
+            if !out.iter().any(|o| o == p) {
+                out.push(p.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The lines one principal's client saw: its requests, their answers, and (for the first
+/// principal, `None`) everything that is not a request of another principal or its answer.
+fn per_principal(lines: &[(usize, Value)], principal: Option<&str>) -> Vec<(usize, Value)> {
+    let all = principals(lines);
+    if all.len() < 2 {
+        return lines.to_vec();
+    }
+    let me = principal.or(all.first().map(String::as_str)).unwrap_or("");
+    let first = principal.is_none();
+    let mut mine: HashSet<String> = HashSet::new();
+    let mut theirs: HashSet<String> = HashSet::new();
+    let mut out = Vec::new();
+    for (line, v) in lines {
+        let id = v.pointer("/msg/id").filter(|i| !i.is_null()).map(id_key);
+        let is_request = v.pointer("/msg/method").is_some();
+        let dir = v.get("dir").and_then(Value::as_str);
+        let keep = match (dir, is_request, id) {
+            (Some("c2s"), true, Some(id)) => {
+                let who = v
+                    .pointer("/http/principal")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let ours = who == me || (first && who.is_empty());
+                if ours {
+                    mine.insert(id)
+                } else {
+                    theirs.insert(id)
+                };
+                ours
+            }
+            (Some("s2c"), false, Some(id)) => {
+                mine.contains(&id) || (first && !theirs.contains(&id))
+            }
+            _ => first,
+        };
+        if keep {
+            out.push((*line, v.clone()));
+        }
+    }
+    out
 }
 
 /// The revision a transcript speaks, by `longcall::wire::detect` over its lines: the

@@ -5,6 +5,7 @@
 //!   2 unreadable input).
 //! * `longcall replay VECTOR...`: run scenario vectors.
 //! * `longcall plan ...`: print a poll schedule or a `jobs_wait` batch plan.
+//! * `longcall probe URL`: fuzz a live MCP task server; the core judges every run.
 //! * `longcall diagram`: print the mermaid state diagrams generated from the transition tables.
 //! * `longcall` alone: check the bundled transcripts and replay the bundled vectors.
 
@@ -22,6 +23,7 @@ macro_rules! out {
 mod check;
 mod diagram;
 mod plan;
+mod probe;
 mod replay;
 
 /// Prints to stdout, ignoring a closed pipe (`longcall check | head` must not panic).
@@ -84,6 +86,11 @@ enum Command {
     },
     /// Print a poll schedule, or with --wait/--wave a jobs_wait batch plan.
     Plan(plan::PlanArgs),
+    /// Fuzz a live MCP task server with seeded client sequences; the core judges every run.
+    ///
+    /// Exit 0: no finding; 1: findings (a shrunk transcript and scenario are written);
+    /// 2: the server could not be probed.
+    Probe(probe::ProbeArgs),
     /// Print the mermaid stateDiagram-v2 of each model, generated from the transition tables.
     Diagram {
         /// Only this model: task or job.
@@ -119,6 +126,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Replay { vectors, json }) => replay::run(&expand(&vectors, "json"), json),
         Some(Command::Plan(args)) => plan::run(&args),
+        Some(Command::Probe(args)) => probe::run(&args),
         Some(Command::Diagram { model }) => {
             out!("{}", diagram::render(model));
             0
