@@ -45,6 +45,20 @@ pub enum Action {
     Foreign { call: usize, method: u8 },
 }
 
+impl Action {
+    /// The creating step of the task this action is about, if any.
+    pub fn call(&self) -> Option<usize> {
+        match self {
+            Action::Call { step, .. } => Some(*step),
+            Action::Get { call, .. }
+            | Action::Update { call, .. }
+            | Action::Cancel { call }
+            | Action::Foreign { call, .. } => Some(*call),
+            Action::Unknown { .. } => None,
+        }
+    }
+}
+
 /// What the session knows about a task it created.
 #[derive(Default)]
 struct Slot {
@@ -118,6 +132,23 @@ impl<'a> Driver<'a> {
     /// Tasks created so far (by their creating step).
     pub fn calls(&self) -> Vec<usize> {
         self.slots.keys().copied().collect()
+    }
+
+    /// The creating step of the task with this id.
+    pub fn step_of(&self, task_id: &str) -> Option<usize> {
+        self.slots
+            .iter()
+            .find(|(_, s)| s.task_id == task_id)
+            .map(|(k, _)| *k)
+    }
+
+    /// Tasks not seen settled yet.
+    pub fn live_calls(&self) -> Vec<usize> {
+        self.slots
+            .iter()
+            .filter(|(_, s)| !s.terminal)
+            .map(|(k, _)| *k)
+            .collect()
     }
 
     /// Whether the task of `call` asks for input the probe has not answered yet.
@@ -428,46 +459,60 @@ impl Rng {
     }
 }
 
-/// The next action for a session in this state: what a real client might do now.
-pub fn next_action(rng: &mut Rng, d: &Driver<'_>, step: usize, interval_ms: u64) -> Action {
-    let calls = d.calls();
-    let live = calls.len();
-    let roll = rng.below(100);
-    let pick_call = |rng: &mut Rng| rng.pick(&calls);
-    // Fewer new tasks once a few exist: polls and cancels are where the faults are.
-    let call_weight = if live < 2 { 30 } else { 12 };
-    if live == 0 || roll < call_weight {
+/// The next action for a session in this state: what a real client might do now. Mostly polls
+/// of tasks still running (at the floor, sometimes later), answers to what they ask, now and then
+/// a cancel, a new task, an unknown id, or the second principal trying the first one's task.
+pub fn next_action(rng: &mut Rng, d: &Driver<'_>, step: usize) -> Action {
+    let all = d.calls();
+    let live = d.live_calls();
+    let call_weight = match live.len() {
+        0 => 60,
+        1 => 20,
+        _ => 6,
+    };
+    if all.is_empty() || rng.below(100) < call_weight {
         return Action::Call {
             step,
             tool: rng.below(d.tools.len() as u64) as usize,
         };
     }
-    let r = rng.below(100);
-    let call = pick_call(rng).unwrap_or(0);
-    match r {
-        0..=49 => {
-            // At the floor most of the time, sometimes a little or much later.
-            let late_ms = match rng.below(6) {
-                0..=3 => 0,
-                4 => rng.below(interval_ms.max(1)),
-                _ => 2 * interval_ms,
-            };
-            Action::Get { call, late_ms }
-        }
-        50..=61 if d.open_keys(call) > 0 || rng.below(4) == 0 => Action::Update {
+    let call = if !live.is_empty() && rng.below(10) < 8 {
+        rng.pick(&live)
+    } else {
+        rng.pick(&all)
+    }
+    .unwrap_or(0);
+    let interval_ms = d
+        .slots
+        .get(&call)
+        .map_or(d.limits.default_interval_ms, |s| s.interval_ms)
+        .min(2000);
+    let get = |rng: &mut Rng| {
+        // At the floor most of the time, sometimes a little or much later.
+        let late_ms = match rng.below(6) {
+            0..=3 => 0,
+            4 => rng.below(interval_ms.max(1)),
+            _ => 2 * interval_ms,
+        };
+        Action::Get { call, late_ms }
+    };
+    match rng.below(100) {
+        0..=54 => get(rng),
+        55..=69 if d.open_keys(call) > 0 || rng.below(5) == 0 => Action::Update {
             call,
             pick: rng.next() | 1,
             unknown: rng.below(4) == 0,
         },
-        50..=71 => Action::Cancel { call },
-        72..=81 => Action::Unknown {
+        55..=69 => get(rng),
+        70..=77 => Action::Cancel { call },
+        78..=86 => Action::Unknown {
             method: rng.below(3) as u8,
-            id: format!("{:024x}", rng.next() as u128 * 0x1_0000_0001),
+            id: format!("{:016x}{:016x}", rng.next(), rng.next()),
         },
         _ if d.session.principals() >= 2 => Action::Foreign {
             call,
             method: rng.below(3) as u8,
         },
-        _ => Action::Get { call, late_ms: 0 },
+        _ => get(rng),
     }
 }

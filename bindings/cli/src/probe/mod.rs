@@ -314,8 +314,7 @@ pub fn run(args: &ProbeArgs) -> u8 {
         if Instant::now() >= deadline {
             break;
         }
-        let interval = args.default_interval_ms.min(1000);
-        let a = drive::next_action(&mut rng, &d, step, interval);
+        let a = drive::next_action(&mut rng, &d, step);
         match d.run(&a) {
             Ok(true) => actions.push(a),
             Ok(false) => continue,
@@ -330,6 +329,12 @@ pub fn run(args: &ProbeArgs) -> u8 {
         }
     }
     let probe_seconds = t0.elapsed().as_secs_f64();
+    // The task the first failing finding is about: shrinking tries its own actions first.
+    let focus = findings
+        .iter()
+        .find(|f| fails(f, args.strict))
+        .and_then(|f| f.task_id.as_deref())
+        .and_then(|t| d.step_of(t));
     let transcript = std::mem::take(&mut d.session.lines);
     let tasks = d.calls().len();
     drop(d);
@@ -358,7 +363,7 @@ pub fn run(args: &ProbeArgs) -> u8 {
             model,
         };
         let mut replays = 0;
-        let reduced = shrink::ddmin(actions.clone(), budget, |cand| {
+        let mut test = |cand: &[Action]| {
             replays += 1;
             match replay(&setup, &tools, cand) {
                 Ok(r) => {
@@ -372,8 +377,20 @@ pub fn run(args: &ProbeArgs) -> u8 {
                 }
                 Err(_) => false,
             }
-        });
-        let _ = reduced;
+        };
+        // First the failing task's own actions alone (one replay, often enough), then ddmin.
+        let mut start = actions.clone();
+        if let Some(c) = focus {
+            let only: Vec<Action> = actions
+                .iter()
+                .filter(|a| a.call() == Some(c))
+                .cloned()
+                .collect();
+            if only.len() < actions.len() && test(&only) {
+                start = only;
+            }
+        }
+        let _ = shrink::ddmin(start, budget, &mut test);
         let file = args.out.join(format!("probe-{seed}-shrunk.jsonl"));
         let _ = std::fs::write(&file, to_jsonl(&best.transcript));
         let verdicts = judge(best.model, &best.transcript);
@@ -631,14 +648,18 @@ fn scenario(
                 }
             }
         };
-        n += 1;
-        let wait = if n > 1 {
-            format!("after {} ms, ", t.saturating_sub(last_t))
+        if matches!(method, "server/discover" | "initialize") {
+            let _ = writeln!(s, "-. {what} -> {said}");
         } else {
-            String::new()
-        };
+            n += 1;
+            let wait = if n > 1 {
+                format!("after {} ms, ", t.saturating_sub(last_t))
+            } else {
+                String::new()
+            };
+            let _ = writeln!(s, "{n}. {wait}{who}{what} -> {said}");
+        }
         last_t = t;
-        let _ = writeln!(s, "{n}. {wait}{who}{what} -> {said}");
         let answer_line = answer.map_or(0, |(j, _)| j + 1);
         for v in verdicts
             .iter()
