@@ -266,6 +266,20 @@ impl Session {
         msg: Value,
         headers: Map<String, Value>,
     ) -> Result<Answer, String> {
+        let mut msg = msg;
+        if self.model == Model::Task2026 {
+            // The 2026 per-request envelope: servers may refuse a request without it.
+            if let Some(params) = msg.get_mut("params").and_then(Value::as_object_mut) {
+                let meta = params.entry("_meta").or_insert_with(|| json!({}));
+                if let Some(m) = meta.as_object_mut() {
+                    m.entry("io.modelcontextprotocol/protocolVersion")
+                        .or_insert_with(|| "2026-07-28".into());
+                    m.entry("io.modelcontextprotocol/clientInfo").or_insert_with(|| {
+                        json!({"name": "longcall-probe", "version": env!("CARGO_PKG_VERSION")})
+                    });
+                }
+            }
+        }
         let id = msg.get("id").cloned().filter(|i| !i.is_null());
         let p = self.principals.get(principal).cloned();
         let mut http = json!({"method": "POST"});
