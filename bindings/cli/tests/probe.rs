@@ -51,6 +51,11 @@ fn shrunk_transcripts_reproduce_under_check() {
         ("cancelled-unasked.jsonl", "cancelled_unasked"),
         ("foreign-403.jsonl", "foreign_id_distinguishable"),
         ("rate-limit.jsonl", "poll_refused_at_floor"),
+        // A real server: the SDK 1.32.2 2025 server over HTTP, its tool_error_completed task.
+        (
+            "sdk-1.32.2-http-tool-error-completed.jsonl",
+            "result_contradicts_status",
+        ),
     ] {
         let found = findings(&file(name));
         assert!(

@@ -88,6 +88,8 @@ pub struct Driver<'a> {
     slots: BTreeMap<usize, Slot>,
     last_send: Option<Instant>,
     unknown_keys: usize,
+    /// The task the last `tasks/update` went to: a client looks at it next.
+    updated: Option<usize>,
 }
 
 const TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
@@ -126,6 +128,7 @@ impl<'a> Driver<'a> {
             slots: BTreeMap::new(),
             last_send: None,
             unknown_keys: 0,
+            updated: None,
         }
     }
 
@@ -476,12 +479,12 @@ pub fn next_action(rng: &mut Rng, d: &Driver<'_>, step: usize) -> Action {
             tool: rng.below(d.tools.len() as u64) as usize,
         };
     }
-    let call = if !live.is_empty() && rng.below(10) < 8 {
-        rng.pick(&live)
-    } else {
-        rng.pick(&all)
-    }
-    .unwrap_or(0);
+    let call = match d.updated {
+        // After answering input, a client mostly watches that task for a while.
+        Some(c) if live.contains(&c) && rng.below(10) < 6 => c,
+        _ if !live.is_empty() && rng.below(10) < 8 => rng.pick(&live).unwrap_or(0),
+        _ => rng.pick(&all).unwrap_or(0),
+    };
     let interval_ms = d
         .slots
         .get(&call)

@@ -34,7 +34,7 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// At most this many steps.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 1000)]
     pub max_steps: usize,
     /// At most this many seconds of probing (shrinking has its own budget).
     #[arg(long, default_value_t = 30)]
