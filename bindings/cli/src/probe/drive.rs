@@ -88,8 +88,10 @@ pub struct Driver<'a> {
     slots: BTreeMap<usize, Slot>,
     last_send: Option<Instant>,
     unknown_keys: usize,
-    /// The task the last `tasks/update` went to: a client looks at it next.
-    updated: Option<usize>,
+    /// How often each tool was called.
+    tool_uses: Vec<usize>,
+    /// The task the last `tasks/update` or `tasks/cancel` went to: a client looks at it next.
+    watch: Option<usize>,
 }
 
 const TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
@@ -128,7 +130,8 @@ impl<'a> Driver<'a> {
             slots: BTreeMap::new(),
             last_send: None,
             unknown_keys: 0,
-            updated: None,
+            watch: None,
+            tool_uses: vec![0; tools.len()],
         }
     }
 
@@ -223,6 +226,9 @@ impl<'a> Driver<'a> {
         let model = self.model();
         match action {
             Action::Call { step, tool } => {
+                if let Some(n) = self.tool_uses.get_mut(*tool) {
+                    *n += 1;
+                }
                 let Some(tool) = self.tools.get(*tool).cloned() else {
                     return Ok(false);
                 };
@@ -363,6 +369,8 @@ impl<'a> Driver<'a> {
                     for (k, _) in &responses {
                         s.answered.insert(k.clone());
                     }
+                    // What is still asked is known again only from the next look at the task.
+                    s.asked.clear();
                 }
                 let answer = self.request(
                     0,
@@ -379,6 +387,7 @@ impl<'a> Driver<'a> {
                     return Ok(false);
                 };
                 let handle = slot.task_id.clone();
+                self.watch = Some(*call);
                 let answer = self.request(
                     0,
                     &Request::Cancel {
@@ -474,14 +483,19 @@ pub fn next_action(rng: &mut Rng, d: &Driver<'_>, step: usize) -> Action {
         _ => 6,
     };
     if all.is_empty() || rng.below(100) < call_weight {
+        // Every tool gets its turn: one of the least called so far.
+        let least = d.tool_uses.iter().min().copied().unwrap_or(0);
+        let fewest: Vec<usize> = (0..d.tools.len())
+            .filter(|i| d.tool_uses.get(*i) == Some(&least))
+            .collect();
         return Action::Call {
             step,
-            tool: rng.below(d.tools.len() as u64) as usize,
+            tool: rng.pick(&fewest).unwrap_or(0),
         };
     }
-    let call = match d.updated {
-        // After answering input, a client mostly watches that task for a while.
-        Some(c) if live.contains(&c) && rng.below(10) < 6 => c,
+    let call = match d.watch {
+        // After answering input or cancelling, a client mostly watches that task for a while.
+        Some(c) if all.contains(&c) && rng.below(10) < 6 => c,
         _ if !live.is_empty() && rng.below(10) < 8 => rng.pick(&live).unwrap_or(0),
         _ => rng.pick(&all).unwrap_or(0),
     };
@@ -499,15 +513,29 @@ pub fn next_action(rng: &mut Rng, d: &Driver<'_>, step: usize) -> Action {
         };
         Action::Get { call, late_ms }
     };
+    let open = d.open_keys(call) as u64;
+    // A task that asks for input gets answers more often, often one key at a time.
+    let update_from = if open > 0 { 40 } else { 55 };
     match rng.below(100) {
-        0..=54 => get(rng),
-        55..=69 if d.open_keys(call) > 0 || rng.below(5) == 0 => Action::Update {
+        r if r < update_from => get(rng),
+        r @ 40..=69 if r >= update_from && (open > 0 || rng.below(5) == 0) => Action::Update {
             call,
-            pick: rng.next() | 1,
+            pick: if rng.below(2) == 0 {
+                1 << rng.below(open.clamp(1, 64))
+            } else {
+                rng.next() | 1
+            },
             unknown: rng.below(4) == 0,
         },
-        55..=69 => get(rng),
-        70..=77 => Action::Cancel { call },
+        40..=69 => get(rng),
+        // Half the cancels go to any task, settled or not: a cancel after the end is a case too.
+        70..=77 => Action::Cancel {
+            call: if rng.below(2) == 0 {
+                rng.pick(&all).unwrap_or(call)
+            } else {
+                call
+            },
+        },
         78..=86 => Action::Unknown {
             method: rng.below(3) as u8,
             id: format!("{:016x}{:016x}", rng.next(), rng.next()),
