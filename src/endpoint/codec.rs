@@ -332,9 +332,9 @@ pub fn build_call(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::vec;
     use crate::cancel::CancelAnswer;
     use crate::Status;
-    use alloc::vec;
 
     fn msg(s: &str) -> Message {
         Message::parse(s.as_bytes()).unwrap()
