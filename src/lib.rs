@@ -56,6 +56,7 @@ pub mod model;
 pub mod outcome;
 pub mod ownership;
 pub mod poll;
+pub mod probe_rules;
 pub mod server;
 pub mod snapshot;
 pub mod status;

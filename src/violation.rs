@@ -100,6 +100,18 @@ rules! {
     /// A `notifications/cancelled` naming a request that is not in progress (already answered,
     /// or never sent by the side that cancels it).
     CancelNotInProgress = "cancel_not_in_progress", Must;
+    /// A task the server just created answered "not found" to its creator before it settled and
+    /// before its TTL ran out (rule X-1 in [`crate::probe_rules`]).
+    CreatedTaskNotFound = "created_task_not_found", Must;
+    /// A task reported `cancelled` that nobody asked to cancel, with no `statusMessage` saying
+    /// why the server decided so (rule X-3).
+    CancelledUnasked = "cancelled_unasked", Should;
+    /// A request for another principal's task answered differently from one for an id that was
+    /// never issued, which tells the caller the task exists (rule X-4).
+    ForeignIdDistinguishable = "foreign_id_distinguishable", Must;
+    /// A poll sent no sooner than the server's own interval refused as too fast (HTTP 429)
+    /// (rule X-5).
+    PollRefusedAtFloor = "poll_refused_at_floor", Should;
 }
 
 impl fmt::Display for Rule {

@@ -29,6 +29,10 @@ const NOT_EMITTED_BY_TRACKERS: &[(Rule, &str)] = &[
     (Rule::MissingField, "wire level: a view with a missing required field cannot be built"),
     (Rule::UnknownAnswerId, "endpoint level: answer ids are matched by `endpoint::CallEndpoint`, before a tracker sees an input"),
     (Rule::UnreadableAnswer, "endpoint level: an answer that cannot be read never becomes a tracker input"),
+    (Rule::CreatedTaskNotFound, "a transcript rule (probe_rules X-1): needs the creating answer and the poll side by side"),
+    (Rule::CancelledUnasked, "a transcript rule (probe_rules X-3): a tracker does not know whether another client cancelled"),
+    (Rule::ForeignIdDistinguishable, "a transcript rule (probe_rules X-4): needs two principals"),
+    (Rule::PollRefusedAtFloor, "a transcript rule (probe_rules X-5): the tracker treats a 429 as a failed poll and backs off"),
     (Rule::UnknownTaskNotification, "P-11 allows 'kept or ignored'; the tracker ignores a notification for another task silently (notification-unknown-task-ignored)"),
     (Rule::CancelNotInProgress, "an observer rule (notifications/cancelled names a request already answered): a tracker sends no notifications; `longcall check` reports it in traces"),
 ];

@@ -59,6 +59,9 @@
 //!   is `cancel_not_in_progress`.
 //! * **E-50 MRTR.** A 2026 `tools/call` answered `resultType: "input_required"` is an MRTR round:
 //!   neither a task nor a plain result; the call goes on with the continuation.
+//! * **E-52 Principals.** Each principal of a transcript (`http.principal` on its requests) is a
+//!   client of its own: another principal's task is an unknown id to it. The rules only a prober
+//!   can test ([`crate::probe_rules`], X-1...) run over the whole exchange.
 //! * **E-51 Unknown tasks.** A status notification for a task the transcript never created or
 //!   polled is `unknown_task_notification` (SHOULD); a 2026 task handed to a `tools/call` that did
 //!   not declare the capability is `unsolicited_task`.
@@ -870,7 +873,12 @@ impl McpObserver {
                 self.sink
                     .observe(model, w, tid, at, task.status, "tasks/get");
                 self.sink.settled(model, at, before, w, &task);
-                // E-47: keys asked again after the task moved on are reused.
+                // E-47: keys asked again after the task moved on (or after a poll no longer
+                // listed them) are reused.
+                if task.status == Status::InputRequired {
+                    w.keys
+                        .consumed_unless_listed(|k| task.input_requests.iter().any(|r| r.key == k));
+                }
                 for r in &task.input_requests {
                     match w.keys.get(&r.key) {
                         Some(KeyState::Answered { moved_on: true }) => {
@@ -1661,7 +1669,7 @@ pub fn check_text(text: &str, revision: Option<Model>) -> Result<Report, Error> 
     if is_job && !is_mcp {
         Ok(check_job_log(&lines))
     } else if is_mcp {
-        Ok(check_transcript(&lines, revision))
+        Ok(check_principals(&lines, revision))
     } else {
         Err(unreadable_file(
             "neither an MCP transcript (lines with `msg`) nor a job log (lines with `body`)".into(),
@@ -1699,6 +1707,89 @@ fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
 
 /// One line of an MCP transcript, parsed: (line, time, direction, message, http).
 type McpLine<'a> = (usize, u64, Direction, Message, Option<&'a Value>);
+
+/// E-52: each principal of a transcript (`http.principal` on its requests) is judged as a client
+/// of its own, since another principal's task is an unknown id to it; then the rules only a
+/// prober can test ([`crate::probe_rules`], X-1...) run over the whole exchange.
+fn check_principals(lines: &[(usize, Value)], revision: Option<Model>) -> Report {
+    let all = principals(lines);
+    let mut report = check_transcript(&per_principal(lines, &all, None), revision);
+    for p in all.iter().skip(1) {
+        let other = check_transcript(&per_principal(lines, &all, Some(p)), Some(report.model));
+        report.handles = report.handles.max(other.handles);
+        report.findings.extend(other.findings);
+        report.notes.extend(other.notes);
+    }
+    for f in crate::probe_rules::check(lines) {
+        report.findings.push(Finding {
+            line: f.line,
+            rule: f.violation.rule,
+            level: f.violation.level,
+            handle: f.task_id,
+            detail: f.violation.detail,
+        });
+    }
+    report.findings.sort_by_key(|f| f.line);
+    report.notes.sort_by_key(|n| n.line);
+    report
+}
+
+/// The `http.principal` labels of a transcript's requests, in order of first use.
+fn principals(lines: &[(usize, Value)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, v) in lines {
+        if let Some(p) = v.pointer("/http/principal").and_then(Value::as_str) {
+            if !out.iter().any(|o| o == p) {
+                out.push(p.into());
+            }
+        }
+    }
+    out
+}
+
+/// The lines one principal's client saw: its requests and their answers, and (for the first
+/// principal, `None`) everything that is not another principal's request or its answer.
+fn per_principal(
+    lines: &[(usize, Value)],
+    all: &[String],
+    principal: Option<&str>,
+) -> Vec<(usize, Value)> {
+    if all.len() < 2 {
+        return lines.to_vec();
+    }
+    let me = principal.or(all.first().map(String::as_str)).unwrap_or("");
+    let first = principal.is_none();
+    let mut mine = alloc::collections::BTreeSet::new();
+    let mut theirs = alloc::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for (line, v) in lines {
+        let id = v
+            .pointer("/msg/id")
+            .filter(|i| !i.is_null())
+            .map(Value::to_string);
+        let is_request = v.pointer("/msg/method").is_some();
+        let keep = match (v.get("dir").and_then(Value::as_str), is_request, id) {
+            (Some("c2s"), true, Some(id)) => {
+                let who = str_at(v, "/http/principal").unwrap_or("");
+                let ours = who == me || (first && who.is_empty());
+                if ours {
+                    mine.insert(id);
+                } else {
+                    theirs.insert(id);
+                }
+                ours
+            }
+            (Some("s2c"), false, Some(id)) => {
+                mine.contains(&id) || (first && !theirs.contains(&id))
+            }
+            _ => first,
+        };
+        if keep {
+            out.push((*line, v.clone()));
+        }
+    }
+    out
+}
 
 fn check_transcript(lines: &[(usize, Value)], revision: Option<Model>) -> Report {
     let mut parsed: Vec<McpLine<'_>> = Vec::new();

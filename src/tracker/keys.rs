@@ -54,6 +54,19 @@ impl InputKeys {
         }
     }
 
+    /// A poll of the task still in `input_required` listed these requests: an answered key it no
+    /// longer lists was consumed by the server, so it has moved on too (I-5: seen again later,
+    /// it is a reused key, not an echo of the answer).
+    pub(crate) fn consumed_unless_listed(&mut self, listed: impl Fn(&str) -> bool) {
+        for (k, s) in &mut self.0 {
+            if let KeyState::Answered { moved_on } = s {
+                if !listed(k) {
+                    *moved_on = true;
+                }
+            }
+        }
+    }
+
     fn find(&self, key: &str) -> Result<usize, usize> {
         self.0.binary_search_by(|(k, _)| k.as_str().cmp(key))
     }
@@ -72,6 +85,8 @@ mod tests {
         assert_eq!(k.get("a"), Some(KeyState::Asked));
         assert_eq!(k.get("b"), Some(KeyState::Answered { moved_on: false }));
         assert_eq!(k.get("c"), None);
+        k.consumed_unless_listed(|key| key == "b");
+        assert_eq!(k.get("b"), Some(KeyState::Answered { moved_on: false }));
         k.moved_on();
         assert_eq!(k.get("b"), Some(KeyState::Answered { moved_on: true }));
         assert_eq!(k.get("a"), Some(KeyState::Asked));

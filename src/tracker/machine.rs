@@ -646,6 +646,8 @@ impl Tracker {
         if self.model != Model::Task2026 {
             return;
         }
+        self.keys
+            .consumed_unless_listed(|k| inputs.iter().any(|r| r.key == k));
         for req in inputs {
             match self.keys.get(&req.key) {
                 Some(KeyState::Answered { moved_on: true }) => {

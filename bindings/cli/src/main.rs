@@ -6,6 +6,7 @@
 //! * `longcall replay VECTOR...`: run scenario vectors.
 //! * `longcall plan ...`: print a poll schedule or a `jobs_wait` batch plan.
 //! * `longcall serve-jobs`: run the reference Sume Open API job server on 127.0.0.1.
+//! * `longcall probe URL`: fuzz a live MCP task server; the core judges every run.
 //! * `longcall diagram`: print the mermaid state diagrams generated from the transition tables.
 //! * `longcall` alone: check the bundled transcripts and replay the bundled vectors.
 
@@ -23,6 +24,7 @@ macro_rules! out {
 mod check;
 mod diagram;
 mod plan;
+mod probe;
 mod replay;
 mod serve;
 
@@ -88,6 +90,11 @@ enum Command {
     Plan(plan::PlanArgs),
     /// Run the reference Sume Open API job server on 127.0.0.1 (prints its URL).
     ServeJobs(serve::ServeArgs),
+    /// Fuzz a live MCP task server with seeded client sequences; the core judges every run.
+    ///
+    /// Exit 0: no finding; 1: findings (a shrunk transcript and scenario are written);
+    /// 2: the server could not be probed.
+    Probe(probe::ProbeArgs),
     /// Print the mermaid stateDiagram-v2 of each model, generated from the transition tables.
     Diagram {
         /// Only this model: task or job.
@@ -124,6 +131,7 @@ fn main() -> ExitCode {
         Some(Command::Replay { vectors, json }) => replay::run(&expand(&vectors, "json"), json),
         Some(Command::ServeJobs(args)) => serve::run(&args),
         Some(Command::Plan(args)) => plan::run(&args),
+        Some(Command::Probe(args)) => probe::run(&args),
         Some(Command::Diagram { model }) => {
             out!("{}", diagram::render(model));
             0

@@ -1,0 +1,687 @@
+//! `longcall probe`: drives a live MCP task server with seeded random sequences of what a real
+//! client does, and judges every run with the core. The probe itself decides nothing: every
+//! verdict comes from [`judge`], which reads the recorded transcript with the same code as
+//! `longcall check` (the lifecycle, cancel and codec rules, and `longcall::probe_rules` for the
+//! properties only a prober can test). A failing run is shrunk to a shortest action list that
+//! still fails, replayed against a fresh session, and written as a transcript `longcall check`
+//! reproduces and a scenario a person can paste into an issue.
+
+mod drive;
+mod shrink;
+mod wire;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use longcall::{Level, Model, Violation};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use drive::{Action, Driver, Limits, Rng, Tool};
+use wire::{Principal, Session, Target};
+
+/// `longcall probe` arguments.
+#[derive(Args, Debug, Clone)]
+pub struct ProbeArgs {
+    /// The server's Streamable HTTP endpoint (`http://127.0.0.1:8000/mcp`).
+    #[arg(required_unless_present = "stdio")]
+    pub url: Option<String>,
+    /// Start this server command and speak JSON-RPC on its stdio instead (the rest of the line).
+    #[arg(long, num_args = 1.., allow_hyphen_values = true, conflicts_with = "url")]
+    pub stdio: Option<Vec<String>>,
+    /// The seed; a run with the same seed against the same server does the same things.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// At most this many steps.
+    #[arg(long, default_value_t = 1000)]
+    pub max_steps: usize,
+    /// At most this many seconds of probing (shrinking has its own budget).
+    #[arg(long, default_value_t = 30)]
+    pub max_seconds: u64,
+    /// At most this many seconds of shrinking a failing run (0: no shrinking).
+    #[arg(long, default_value_t = 25)]
+    pub shrink_seconds: u64,
+    /// The MCP revision: 2026 or 2025 (default: 2026 when `server/discover` lists it).
+    #[arg(long, value_parser = ["2026", "2025"])]
+    pub revision: Option<String>,
+    /// A tool to drive, optionally with its arguments: `NAME` or `NAME={"json":"args"}`.
+    #[arg(long = "tool")]
+    pub tools: Vec<String>,
+    /// A JSON file `{"tools": {"NAME": {arguments}}}` choosing the tools to drive.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// An `Authorization` value per principal (give two to probe foreign task ids).
+    #[arg(long = "auth")]
+    pub auth: Vec<String>,
+    /// The poll floor when the server gives none, in ms.
+    #[arg(long, default_value_t = 500)]
+    pub default_interval_ms: u64,
+    /// The least time between any two requests, in ms.
+    #[arg(long, default_value_t = 10)]
+    pub min_gap_ms: u64,
+    /// Directory for the run transcript, the shrunk transcript and the scenario.
+    #[arg(long, default_value = "longcall-probe")]
+    pub out: PathBuf,
+    /// SHOULD-level findings fail too.
+    #[arg(long)]
+    pub strict: bool,
+    /// One JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One broken rule on a transcript line.
+#[derive(Clone, Debug, Serialize)]
+pub struct Judged {
+    /// 1-based transcript line.
+    pub line: usize,
+    /// The task, when the rule is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// The rule, its level and what was seen.
+    #[serde(flatten)]
+    pub violation: Violation,
+}
+
+/// Every verdict of the probe comes from here: the recorded transcript, judged by the core's
+/// observer (`longcall::endpoint::observer`, the engine of `longcall check`: lifecycle, cancel,
+/// codec, gate and `probe_rules` rules).
+pub fn judge(model: Model, transcript: &[Value]) -> Vec<Judged> {
+    let text = to_jsonl(transcript);
+    match longcall::endpoint::observer::check_text(&text, Some(model)) {
+        Ok(report) => report
+            .findings
+            .into_iter()
+            .map(|f| Judged {
+                line: f.line,
+                task_id: f.handle,
+                violation: Violation::new(f.rule, f.detail),
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn to_jsonl(lines: &[Value]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+fn fails(j: &Judged, strict: bool) -> bool {
+    strict || j.violation.level == Level::Must
+}
+
+/// How the probe reached the server.
+struct Setup {
+    target: Target,
+    model: Option<Model>,
+    principals: Vec<Principal>,
+    timeout: Duration,
+    limits: Limits,
+}
+
+impl Setup {
+    fn open(&self) -> Result<Session, String> {
+        Session::open(
+            &self.target,
+            self.model,
+            self.principals.clone(),
+            self.timeout,
+        )
+    }
+}
+
+/// The outcome of playing a list of actions on a fresh session.
+pub struct Replay {
+    pub applied: Vec<Action>,
+    pub transcript: Vec<Value>,
+    pub model: Model,
+}
+
+fn replay(setup: &Setup, tools: &[Tool], actions: &[Action]) -> Result<Replay, String> {
+    let session = setup.open()?;
+    let mut d = Driver::new(session, tools, setup.limits.clone());
+    let mut applied = Vec::new();
+    for a in actions {
+        if d.run(a)? {
+            applied.push(a.clone());
+        }
+    }
+    Ok(Replay {
+        applied,
+        model: d.session.model,
+        transcript: std::mem::take(&mut d.session.lines),
+    })
+}
+
+fn default_args(schema: Option<&Value>) -> Value {
+    let mut args = Map::new();
+    let required: Vec<&str> = schema
+        .and_then(|s| s.get("required"))
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for name in required {
+        let ty = schema
+            .and_then(|s| s.pointer(&format!("/properties/{name}/type")))
+            .and_then(Value::as_str);
+        let v = match ty {
+            Some("number" | "integer") => json!(1),
+            Some("boolean") => json!(true),
+            Some("object") => json!({}),
+            Some("array") => json!([]),
+            _ => json!("probe"),
+        };
+        args.insert(name.into(), v);
+    }
+    Value::Object(args)
+}
+
+/// Reads `tools/list` and picks the tools to drive (flags, then config, then every tool that may
+/// run as a task).
+fn choose_tools(session: &mut Session, args: &ProbeArgs) -> Result<Vec<Tool>, String> {
+    let listed = session.list_tools()?;
+    let by_name = |n: &str| {
+        listed
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(n))
+    };
+    let mut wanted: Vec<(String, Option<Value>)> = Vec::new();
+    for t in &args.tools {
+        match t.split_once('=') {
+            Some((n, a)) => {
+                let v: Value = serde_json::from_str(a)
+                    .map_err(|e| format!("--tool {n}: the arguments are not JSON: {e}"))?;
+                wanted.push((n.to_string(), Some(v)));
+            }
+            None => wanted.push((t.clone(), None)),
+        }
+    }
+    if let Some(path) = &args.config {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+        for (n, a) in v
+            .get("tools")
+            .and_then(Value::as_object)
+            .ok_or_else(|| format!("{}: expected {{\"tools\": {{NAME: ARGS}}}}", path.display()))?
+        {
+            wanted.push((n.clone(), Some(a.clone())));
+        }
+    }
+    if wanted.is_empty() {
+        for t in &listed {
+            let support = t.pointer("/execution/taskSupport").and_then(Value::as_str);
+            if support == Some("forbidden") {
+                continue;
+            }
+            if let Some(n) = t.get("name").and_then(Value::as_str) {
+                wanted.push((n.to_string(), None));
+            }
+        }
+    }
+    let mut tools = Vec::new();
+    for (name, a) in wanted {
+        let listed =
+            by_name(&name).ok_or_else(|| format!("the server lists no tool \"{name}\""))?;
+        let arguments = a.unwrap_or_else(|| default_args(listed.get("inputSchema")));
+        tools.push(Tool { name, arguments });
+    }
+    if tools.is_empty() {
+        return Err("no tool to drive (tools/list is empty)".into());
+    }
+    Ok(tools)
+}
+
+#[derive(Serialize)]
+struct Shrunk {
+    steps: usize,
+    from_steps: usize,
+    actions: Vec<Action>,
+    transcript: String,
+    scenario: String,
+    text: String,
+    replays: usize,
+    seconds: f64,
+}
+
+/// `longcall probe`: returns the exit code (0 clean, 1 findings, 2 unusable).
+pub fn run(args: &ProbeArgs) -> u8 {
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
+    // The seed first, on stderr too when stdout carries JSON, so a crash still leaves it.
+    if args.json {
+        eprintln!("longcall probe: seed {seed}");
+    } else {
+        outln!("longcall probe: seed {seed} (repeat with --seed {seed})");
+    }
+    let target = match (&args.url, &args.stdio) {
+        (_, Some(cmd)) => Target::Stdio(cmd.clone()),
+        (Some(url), None) => Target::Http(url.clone()),
+        (None, None) => return unusable(args, seed, "give a URL or --stdio CMD"),
+    };
+    let principals: Vec<Principal> = if args.auth.is_empty() {
+        vec![Principal {
+            label: String::new(),
+            authorization: None,
+        }]
+    } else {
+        args.auth
+            .iter()
+            .enumerate()
+            .map(|(i, a)| Principal {
+                label: char::from(b'a' + (i % 26) as u8).to_string(),
+                authorization: Some(a.clone()),
+            })
+            .collect()
+    };
+    let setup = Setup {
+        target,
+        model: match args.revision.as_deref() {
+            Some("2026") => Some(Model::Task2026),
+            Some("2025") => Some(Model::Task2025),
+            _ => None,
+        },
+        principals,
+        timeout: Duration::from_secs(20),
+        limits: Limits {
+            default_interval_ms: args.default_interval_ms,
+            min_gap_ms: args.min_gap_ms,
+        },
+    };
+    let t0 = Instant::now();
+    let mut session = match setup.open() {
+        Ok(s) => s,
+        Err(e) => return unusable(args, seed, &e),
+    };
+    let tools = match choose_tools(&mut session, args) {
+        Ok(t) => t,
+        Err(e) => return unusable(args, seed, &e),
+    };
+    let model = session.model;
+    // The handshake and tools/list are not part of the run: replays start without them too.
+    let mut d = Driver::new(session, &tools, setup.limits.clone());
+    let mut rng = Rng::new(seed);
+    let mut actions: Vec<Action> = Vec::new();
+    let mut findings = Vec::new();
+    let mut transport_error = None;
+    let deadline = t0 + Duration::from_secs(args.max_seconds);
+    for step in 0..args.max_steps {
+        if Instant::now() >= deadline {
+            break;
+        }
+        let a = drive::next_action(&mut rng, &d, step);
+        match d.run(&a) {
+            Ok(true) => actions.push(a),
+            Ok(false) => continue,
+            Err(e) => {
+                transport_error = Some(e);
+                break;
+            }
+        }
+        findings = judge(model, &d.session.lines);
+        if findings.iter().any(|f| fails(f, args.strict)) {
+            break;
+        }
+    }
+    let probe_seconds = t0.elapsed().as_secs_f64();
+    // The task the first failing finding is about: shrinking tries its own actions first.
+    let focus = findings
+        .iter()
+        .find(|f| fails(f, args.strict))
+        .and_then(|f| f.task_id.as_deref())
+        .and_then(|t| d.step_of(t));
+    let transcript = std::mem::take(&mut d.session.lines);
+    let tasks = d.calls().len();
+    drop(d);
+    let requests = transcript
+        .iter()
+        .filter(|l| l.get("dir") == Some(&json!("c2s")) && l.pointer("/msg/method").is_some())
+        .count();
+    let failing: Vec<&Judged> = findings.iter().filter(|f| fails(f, args.strict)).collect();
+    let _ = std::fs::create_dir_all(&args.out);
+    let run_file = args.out.join(format!("probe-{seed}.jsonl"));
+    let _ = std::fs::write(&run_file, to_jsonl(&transcript));
+    let server = match &setup.target {
+        Target::Http(u) => u.clone(),
+        Target::Stdio(c) => c.join(" "),
+    };
+
+    let mut shrunk = None;
+    if let Some(first) = failing.first().filter(|_| args.shrink_seconds > 0) {
+        let rule = first.violation.rule;
+        let strict = args.strict;
+        let s0 = Instant::now();
+        let budget = s0 + Duration::from_secs(args.shrink_seconds);
+        let mut best = Replay {
+            applied: actions.clone(),
+            transcript: transcript.clone(),
+            model,
+        };
+        let mut replays = 0;
+        let mut test = |cand: &[Action]| {
+            replays += 1;
+            match replay(&setup, &tools, cand) {
+                Ok(r) => {
+                    let still = judge(r.model, &r.transcript)
+                        .iter()
+                        .any(|f| f.violation.rule == rule && fails(f, strict));
+                    if still && r.applied.len() <= best.applied.len() {
+                        best = r;
+                    }
+                    still
+                }
+                Err(_) => false,
+            }
+        };
+        // First the failing task's own actions alone (one replay, often enough), then ddmin.
+        let mut start = actions.clone();
+        if let Some(c) = focus {
+            let only: Vec<Action> = actions
+                .iter()
+                .filter(|a| a.call() == Some(c))
+                .cloned()
+                .collect();
+            if only.len() < actions.len() && test(&only) {
+                start = only;
+            }
+        }
+        let _ = shrink::ddmin(start, budget, &mut test);
+        let file = args.out.join(format!("probe-{seed}-shrunk.jsonl"));
+        let _ = std::fs::write(&file, to_jsonl(&best.transcript));
+        let verdicts = judge(best.model, &best.transcript);
+        let text = scenario(&server, seed, &best, &verdicts, actions.len(), &file);
+        let sfile = args.out.join(format!("probe-{seed}-scenario.txt"));
+        let _ = std::fs::write(&sfile, &text);
+        shrunk = Some(Shrunk {
+            steps: best.applied.len(),
+            from_steps: actions.len(),
+            actions: best.applied.clone(),
+            transcript: file.display().to_string(),
+            scenario: sfile.display().to_string(),
+            text,
+            replays,
+            seconds: s0.elapsed().as_secs_f64(),
+        });
+    }
+
+    let code = if !failing.is_empty() {
+        1
+    } else if transport_error.is_some() || tasks == 0 {
+        2
+    } else {
+        0
+    };
+    let unusable_reason = match (&transport_error, tasks) {
+        (Some(e), _) => Some(e.clone()),
+        (None, 0) => Some("no tool call made a task: nothing was probed".to_string()),
+        _ => None,
+    };
+    let revision = match model {
+        Model::Task2026 => "2026-07-28",
+        _ => "2025-11-25",
+    };
+    if args.json {
+        let doc = json!({
+            "seed": seed,
+            "server": server,
+            "revision": revision,
+            "tools": tools,
+            "steps": actions.len(),
+            "requests": requests,
+            "tasks": tasks,
+            "seconds": probe_seconds,
+            "strict": args.strict,
+            "transcript": run_file.display().to_string(),
+            "findings": findings,
+            "shrunk": shrunk,
+            "unusable": unusable_reason,
+            "exit": code,
+        });
+        outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        outln!(
+            "server: {server} ({revision}); tools: {}",
+            tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        outln!(
+            "ran {} step(s), {requests} request(s), {tasks} task(s) in {probe_seconds:.1} s; transcript {}",
+            actions.len(),
+            run_file.display()
+        );
+        if findings.is_empty() {
+            outln!("no finding");
+        }
+        for f in &findings {
+            outln!(
+                "  line {}: {} {}{}: {}",
+                f.line,
+                if f.violation.level == Level::Must {
+                    "MUST"
+                } else {
+                    "SHOULD"
+                },
+                f.violation.rule.code(),
+                f.task_id
+                    .as_deref()
+                    .map(|t| format!(" [{t}]"))
+                    .unwrap_or_default(),
+                f.violation.detail
+            );
+        }
+        if let Some(s) = &shrunk {
+            outln!(
+                "shrunk from {} to {} step(s) in {:.1} s ({} replays): {}\nreproduce: longcall check {}\n",
+                s.from_steps,
+                s.steps,
+                s.seconds,
+                s.replays,
+                s.transcript,
+                s.transcript
+            );
+            out!("{}", s.text);
+        }
+        if let Some(r) = &unusable_reason {
+            outln!("unusable: {r}");
+        }
+        outln!(
+            "probe: {} failing finding(s) ({} total){}",
+            failing.len(),
+            findings.len(),
+            if args.strict {
+                " (strict: warnings fail)"
+            } else {
+                ""
+            }
+        );
+    }
+    code
+}
+
+fn unusable(args: &ProbeArgs, seed: u64, why: &str) -> u8 {
+    if args.json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&json!({"seed": seed, "unusable": why, "exit": 2}))
+                .unwrap_or_default()
+        );
+    } else {
+        outln!("unusable: {why}");
+    }
+    2
+}
+
+/// The shrunk run in words, for an issue on the server's tracker. It only renders what the
+/// transcript holds and what [`judge`] said.
+fn scenario(
+    server: &str,
+    seed: u64,
+    run: &Replay,
+    verdicts: &[Judged],
+    from_steps: usize,
+    file: &std::path::Path,
+) -> String {
+    use std::fmt::Write;
+    let mut labels: Vec<String> = Vec::new();
+    let mut label = |id: &str| -> String {
+        let i = labels.iter().position(|l| l == id).unwrap_or_else(|| {
+            labels.push(id.to_string());
+            labels.len() - 1
+        });
+        format!("T{}", i + 1)
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Scenario against {server} ({}), found by `longcall probe --seed {seed}` and shrunk from {from_steps} to {} step(s):\n",
+        match run.model {
+            Model::Task2026 => "MCP 2026-07-28 tasks extension",
+            _ => "MCP 2025-11-25 tasks",
+        },
+        run.applied.len()
+    );
+    let lines = &run.transcript;
+    let mut n = 0;
+    let mut last_t = 0u64;
+    for (i, l) in lines.iter().enumerate() {
+        let Some(msg) = l.get("msg").filter(|m| m.is_object()) else {
+            continue;
+        };
+        let (Some(method), Some(id)) = (msg.get("method").and_then(Value::as_str), msg.get("id"))
+        else {
+            continue;
+        };
+        if l.get("dir").and_then(Value::as_str) != Some("c2s") {
+            continue;
+        }
+        let t = l.get("t_ms").and_then(Value::as_u64).unwrap_or(0);
+        let who = l
+            .pointer("/http/principal")
+            .and_then(Value::as_str)
+            .filter(|p| !p.is_empty() && *p != "a")
+            .map(|p| format!("as principal {p}: "))
+            .unwrap_or_default();
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        let what = match (method, params.get("taskId").and_then(Value::as_str)) {
+            ("tools/call", _) => format!(
+                "tools/call {} {}{}",
+                params.get("name").and_then(Value::as_str).unwrap_or("?"),
+                params.get("arguments").cloned().unwrap_or(Value::Null),
+                if params.get("inputResponses").is_some() {
+                    " (with inputResponses)"
+                } else {
+                    ""
+                }
+            ),
+            ("tasks/update", Some(tid)) => format!(
+                "tasks/update {} answering {}",
+                label(tid),
+                params
+                    .get("inputResponses")
+                    .and_then(Value::as_object)
+                    .map(|m| m.keys().cloned().collect::<Vec<_>>().join(", "))
+                    .unwrap_or_default()
+            ),
+            (m, Some(tid)) => format!("{m} {}", label(tid)),
+            (m, None) => m.to_string(),
+        };
+        // The answer: the next s2c line with this id.
+        let answer = lines.iter().enumerate().skip(i + 1).find(|(_, a)| {
+            a.get("dir").and_then(Value::as_str) == Some("s2c")
+                && a.pointer("/msg/id") == Some(id)
+                && a.pointer("/msg/method").is_none()
+        });
+        let said = match answer {
+            None => "no answer".to_string(),
+            Some((_, a)) => {
+                let http = a
+                    .pointer("/http/status")
+                    .and_then(Value::as_u64)
+                    .filter(|s| *s != 200)
+                    .map(|s| format!("HTTP {s} "))
+                    .unwrap_or_default();
+                match (a.pointer("/msg/result"), a.pointer("/msg/error")) {
+                    (Some(r), _) => {
+                        let task = r.get("task").unwrap_or(r);
+                        match (
+                            task.get("taskId").and_then(Value::as_str),
+                            task.get("status").and_then(Value::as_str),
+                        ) {
+                            (Some(tid), Some(st)) => {
+                                let keys = task
+                                    .get("inputRequests")
+                                    .and_then(Value::as_object)
+                                    .map(|m| {
+                                        format!(
+                                            " asking {}",
+                                            m.keys().cloned().collect::<Vec<_>>().join(", ")
+                                        )
+                                    })
+                                    .unwrap_or_default();
+                                let iv = task
+                                    .get("pollIntervalMs")
+                                    .or_else(|| task.get("pollInterval"))
+                                    .map(|v| format!(", poll interval {v} ms"))
+                                    .unwrap_or_default();
+                                format!("{http}task {} \"{st}\"{keys}{iv}", label(tid))
+                            }
+                            _ => match r.get("resultType").and_then(Value::as_str) {
+                                Some(rt) => format!("{http}resultType \"{rt}\""),
+                                None => format!("{http}a result"),
+                            },
+                        }
+                    }
+                    (None, Some(e)) => format!(
+                        "{http}error {} ({})",
+                        e.get("code").cloned().unwrap_or(Value::Null),
+                        e.get("message").and_then(Value::as_str).unwrap_or("")
+                    ),
+                    _ => format!("{http}no JSON-RPC message"),
+                }
+            }
+        };
+        if matches!(method, "server/discover" | "initialize") {
+            let _ = writeln!(s, "-. {what} -> {said}");
+        } else {
+            n += 1;
+            let wait = if n > 1 {
+                format!("after {} ms, ", t.saturating_sub(last_t))
+            } else {
+                String::new()
+            };
+            let _ = writeln!(s, "{n}. {wait}{who}{what} -> {said}");
+        }
+        last_t = t;
+        let answer_line = answer.map_or(0, |(j, _)| j + 1);
+        for v in verdicts
+            .iter()
+            .filter(|v| v.line == answer_line || v.line == i + 1)
+        {
+            let _ = writeln!(
+                s,
+                "   ^ {} {}: {}",
+                if v.violation.level == Level::Must {
+                    "MUST"
+                } else {
+                    "SHOULD"
+                },
+                v.violation.rule.code(),
+                v.violation.detail
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nThe transcript of this run is {}; `longcall check` on it reports the same finding.",
+        file.file_name().and_then(|n| n.to_str()).unwrap_or("")
+    );
+    s
+}

@@ -1,0 +1,109 @@
+//! `longcall probe`'s files and exits: its shrunk transcripts reproduce under `longcall check`,
+//! a transcript with two principals judges each as its own client, an unusable target is exit 2.
+//!
+//! The transcripts in `tests/probe/` were written by `longcall probe` against the reference MCP
+//! tasks server and its broken variants (`tests/interop/mutants/proxy.mjs`); the interop leg
+//! `tests/interop/legs/probe.mjs` runs the probe itself against live servers.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn file(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/probe")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn longcall(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_longcall"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `(rule, level)` of every finding `longcall check --json` reports on one file.
+fn findings(path: &str) -> Vec<(String, String)> {
+    let o = longcall(&["check", "--json", path]);
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    doc["files"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["level"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn shrunk_transcripts_reproduce_under_check() {
+    for (name, rule) in [
+        ("terminal-flip.jsonl", "terminal_conflict"),
+        ("key-reappears.jsonl", "input_key_reused"),
+        ("get-404-fresh.jsonl", "created_task_not_found"),
+        ("cancelled-unasked.jsonl", "cancelled_unasked"),
+        ("foreign-403.jsonl", "foreign_id_distinguishable"),
+        ("rate-limit.jsonl", "poll_refused_at_floor"),
+        // A real server: the SDK 1.32.2 2025 server over HTTP, its tool_error_completed task.
+        (
+            "sdk-1.32.2-http-tool-error-completed.jsonl",
+            "result_contradicts_status",
+        ),
+    ] {
+        let found = findings(&file(name));
+        assert!(
+            found.iter().any(|(r, _)| r == rule),
+            "{name}: expected {rule}, got {found:?}"
+        );
+    }
+}
+
+/// Rule E-52.
+#[test]
+fn each_principal_is_its_own_client() {
+    // The reference server answered the second principal's requests for the first one's tasks
+    // exactly like unknown ids: clean.
+    let two = file("reference-two-principals.jsonl");
+    assert_eq!(findings(&two), vec![]);
+    // The same lines read as one client: its own tasks "not found" and cancels refused.
+    let text = std::fs::read_to_string(&two).unwrap();
+    let one = std::env::temp_dir().join(format!("longcall-probe-one-{}.jsonl", std::process::id()));
+    std::fs::write(
+        &one,
+        text.replace("\"principal\":\"b\"", "\"principal\":\"a\""),
+    )
+    .unwrap();
+    let found = findings(&one.display().to_string());
+    assert!(!found.is_empty(), "one principal: expected findings");
+}
+
+#[test]
+fn unusable_target_is_exit_2_with_the_seed_first() {
+    let o = longcall(&[
+        "probe",
+        "http://127.0.0.1:9/mcp",
+        "--seed",
+        "42",
+        "--out",
+        &std::env::temp_dir()
+            .join("longcall-probe-test")
+            .display()
+            .to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.starts_with("longcall probe: seed 42"), "{out}");
+    assert!(out.contains("unusable"), "{out}");
+    let o = longcall(&["probe", "--json", "--stdio", "true"]);
+    assert_eq!(o.status.code(), Some(2));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["exit"], 2);
+    assert!(doc["seed"].is_u64());
+}

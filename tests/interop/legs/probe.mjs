@@ -1,0 +1,84 @@
+// Leg: `longcall probe` against the reference MCP tasks server (no finding expected) and against
+// each broken variant in tests/interop/mutants/proxy.mjs (a finding expected, shrunk to at most 8
+// steps). Every scenario is bounded at 60 s (probing at most 30 s, shrinking at most 25 s).
+//
+//   node legs/probe.mjs [MUTANT...]     (from tests/interop; tests/interop/run probe)
+//
+// Writes results/probe-mutants.json and prints the README table on stderr.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { INTEROP_DIR, startFixture } from '../lib/fixture.mjs';
+import { makeLeg, REPO, RESULTS } from '../lib/leg.mjs';
+import { MUTANTS } from '../mutants/proxy.mjs';
+
+const { emit, log, scenario, failures } = makeLeg('probe');
+const PROXY = path.join(INTEROP_DIR, 'mutants', 'proxy.mjs');
+const TOOLS = path.join(INTEROP_DIR, 'mutants', 'tools.json');
+const SEED = Number(process.env.PROBE_SEED ?? 20261130);
+const OUT = path.join(RESULTS, 'probe');
+fs.mkdirSync(OUT, { recursive: true });
+
+function probe(url, extra = []) {
+  const args = ['probe', url, '--seed', String(SEED), '--config', TOOLS, '--auth', 'Bearer alice', '--auth', 'Bearer bob',
+    '--strict', '--json', '--max-seconds', '30', '--shrink-seconds', '25', ...extra];
+  const [cmd, full] = process.env.LONGCALL_CLI
+    ? [process.env.LONGCALL_CLI, args]
+    : ['cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...args]];
+  return new Promise((resolve, reject) => {
+    execFile(cmd, full, { cwd: REPO, timeout: 58000, maxBuffer: 64 << 20 }, (e, stdout) => {
+      if (e && typeof e.code !== 'number') return reject(e);
+      try { resolve(JSON.parse(stdout)); } catch { reject(new Error(`probe printed no JSON (exit ${e?.code ?? 0})`)); }
+    });
+  });
+}
+
+const proxySpec = (name) => ({ cmd: process.execPath, args: [PROXY, '--mutant', name, '--max-lifetime-ms', '90000'], stream: 'stdout', name: `mutant ${name}` });
+const referenceSpec = () => ({ cmd: process.execPath, args: [path.join(REPO, 'pkg', 'examples', 'mcp-tasks-server.mjs'), '--max-lifetime-ms', '90000'], stream: 'stdout', name: 'reference' });
+
+const rows = [];
+const wanted = process.argv.slice(2);
+const names = Object.keys(MUTANTS).filter((n) => n !== 'none' && (!wanted.length || wanted.includes(n)));
+
+if (!wanted.length) {
+  await scenario('reference server: no finding', 60000, async () => {
+    const f = await startFixture(referenceSpec());
+    try {
+      const d = await probe(f.url, ['--out', path.join(OUT, 'reference')]);
+      if (d.exit !== 0) throw new Error(`exit ${d.exit}: ${JSON.stringify(d.findings ?? d.unusable).slice(0, 400)}`);
+      return `${d.steps} steps, ${d.requests} requests, ${d.tasks} tasks in ${d.seconds.toFixed(1)} s, seed ${d.seed}`;
+    } finally {
+      await f.stop();
+    }
+  });
+}
+
+for (const name of names) {
+  const m = MUTANTS[name];
+  const expected = m.rule.split(' ')[0];
+  await scenario(`mutant ${name}`, 60000, async () => {
+    const f = await startFixture(proxySpec(name));
+    try {
+      const d = await probe(f.url, ['--out', path.join(OUT, name)]);
+      const failing = (d.findings ?? []).filter((x) => x.level === 'must' || d.strict);
+      const found = failing[0]?.rule ?? '-';
+      const row = { mutant: name, breaks: m.what, expected, exit: d.exit, found, seconds: d.seconds, steps: d.steps,
+        shrunk: d.shrunk?.steps ?? null, shrinkSeconds: d.shrunk?.seconds ?? null, transcript: d.shrunk ? path.relative(REPO, d.shrunk.transcript) : null };
+      rows.push(row);
+      if (d.exit !== 1) throw new Error(`not caught (exit ${d.exit}) in ${d.seconds?.toFixed(1)} s`);
+      if (d.seconds > 30) throw new Error(`caught after ${d.seconds.toFixed(1)} s (limit 30 s)`);
+      if (!(d.shrunk?.steps <= 8)) throw new Error(`shrunk to ${d.shrunk?.steps} steps (limit 8)`);
+      return `caught by ${found}${found === expected ? '' : ` (expected ${expected})`} after ${d.steps} steps, ${d.seconds.toFixed(1)} s; shrunk to ${d.shrunk.steps} steps in ${d.shrunk.seconds.toFixed(1)} s`;
+    } finally {
+      await f.stop();
+    }
+  });
+}
+
+fs.writeFileSync(path.join(RESULTS, 'probe-mutants.json'), JSON.stringify({ seed: SEED, rows }, null, 2) + '\n');
+log(`\n| mutant | what it breaks | caught by | after | steps | shrunk to |\n|---|---|---|---|---|---|`);
+for (const r of rows)
+  log(`| \`${r.mutant}\` | ${r.breaks} | ${r.exit === 1 ? `\`${r.found}\`` : 'not caught'} | ${r.seconds?.toFixed(1)} s | ${r.steps} | ${r.shrunk ?? '-'} (${r.shrinkSeconds?.toFixed(1) ?? '-'} s) |`);
+log(`caught ${rows.filter((r) => r.exit === 1).length} of ${rows.length}`);
+if (!rows.length && wanted.length) emit('mutants', 'skip', `no mutant named ${wanted.join(', ')}`);
+process.exit(failures() ? 1 : 0);
