@@ -21,6 +21,10 @@ export {
 // JSON-RPC requests + HTTP headers, both revisions. The `longcall/mcp` adapter is built on these.
 export { readAnswer, readNotification, buildRequest, buildCall, capabilityMeta } from './dist/longcall.js';
 
+// One call end to end (src/endpoint/client.rs): JSON-RPC bytes or job HTTP answers in, wire-ready
+// transmits and the tracker's events out. Hosts only move bytes.
+export { CallEndpoint } from './dist/longcall.js';
+
 export {
   MODELS, STATUSES, OBSERVATIONS, TRANSITIONS, WINDOWS, OUTPUT_KINDS, REQUEST_KINDS, BUTTON_STATES,
   OUTCOMES, STOP_REASONS, BAD_CODE,

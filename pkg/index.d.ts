@@ -153,6 +153,7 @@ export type Failure =
 export type Input =
   | { type: 'task_created'; task: TaskView }
   | { type: 'call_result'; result: ToolResult }
+  | { type: 'call_input_required'; input_requests: { key: string; request: Json }[]; request_state?: Json }
   | { type: 'call_error'; error: RpcError }
   | { type: 'job_created'; job: JobView }
   | { type: 'create_unanswered' }
@@ -165,37 +166,39 @@ export type Input =
   | { type: 'request_failed'; request: RequestKind; failure: Failure }
   | { type: 'cancel_pressed' }
   | { type: 'input_answered'; key: string; response: Json }
-  | { type: 'stop_watching' };
+  | { type: 'stop_watching' }
+  | { type: 'answer_too_large'; request?: RequestKind; size: number; limit: number };
 /** A request the host must send now. */
 export type Request =
   | { kind: 'get'; handle: string }
   | { kind: 'cancel'; handle: string; idempotency_key?: string }
   | { kind: 'update'; handle: string; responses: [string, Json][] }
-  | { kind: 'fetch_result'; handle: string };
+  | { kind: 'fetch_result'; handle: string }
+  | { kind: 'continue_call'; responses: [string, Json][]; request_state?: Json };
 /** Why watching ended without an outcome (the call goes on). */
 export type StopReason = 'max_polls' | 'deadline' | 'host_stopped' | 'create_unanswered' | 'answer_too_large';
 /** Something the host must do or show. Discriminated on `type`; every batch ends with `wake_at` or `idle`. */
 export type Output =
   | { type: 'send'; request: Request }
-  | { type: 'ask_user'; key: string; request: Json }
+  | { type: 'ask_user'; key: string; request: Json; call?: true }
   | { type: 'button'; state: ButtonState }
   | { type: 'status'; status: Status }
   | { type: 'violation'; violation: Violation }
-  | { type: 'settled'; outcome: Outcome; status: Status | null }
+  | { type: 'settled'; outcome: Outcome; status: Status | null; result?: Json; error?: Json }
   | { type: 'stopped'; reason: StopReason }
   | { type: 'wake_at'; at: number }
   | { type: 'idle' };
 /** How a backoff delay is randomized. */
 export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated';
 /** The client's own poll schedule; missing fields take their defaults (1000 ms, x2, 30 s cap, full jitter, 500 ms minimum). */
-export interface PollPolicy { initial_ms?: number; multiplier_percent?: number; cap_ms?: number; jitter?: Jitter; min_interval_ms?: number; max_polls?: number | null }
+export interface PollPolicy { initial_ms?: number; multiplier_percent?: number; cap_ms?: number; jitter?: Jitter; min_interval_ms?: number; max_polls?: number | null; follow_server_interval?: boolean }
 /** How a tracker polls and how long it watches. Integers up to 2^53-1. */
 export interface TrackerConfig { poll?: PollPolicy; seed?: number; deadline_ms?: number | null }
 /** What a host shows or stores about a watched call. */
 export interface RunRecord {
   model: Model; handle: string | null; status: Status | null; poll_interval_ms: number | null; last_observed_at: number | null;
   next_poll_at: number | null; ttl_deadline: number | null; polls_sent: number; cancel: ButtonState; outcome: Outcome | null;
-  stopped: StopReason | null; violations: Violation[]; violation_count: number;
+  stopped: StopReason | null; violations: Violation[]; violation_count: number; result?: Json; error?: Json;
 }
 /** What came with a terminal status: `result` is `isError` when a tool result is present. */
 export interface Payload { result: boolean | null; error: boolean }
@@ -511,3 +514,40 @@ export function buildCall(model: TaskModel, id: number | string, name: string, a
 
 /** The `_meta` object that declares the 2026 tasks extension on one request. */
 export function capabilityMeta(): { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': Record<string, never> } } };
+
+/** What a {@link CallEndpoint} asks to put on the wire. */
+export type Transmit =
+  | { kind: 'rpc'; id: number; text: string; headers: [string, string][] }
+  | { kind: 'http'; request_ref: number; method: string; path: string; headers: [string, string][]; body?: string };
+/** What a {@link CallEndpoint} emits: a transmit, or a tracker output (payload included on `settled`). */
+export type EndpointEvent =
+  | ({ type: 'transmit' } & Transmit)
+  | Exclude<Output, { type: 'send' }>;
+/** Endpoint options: the tracker's, reader limits, the revision check, the job API's routes. */
+export interface EndpointConfig {
+  tracker?: TrackerConfig;
+  limits?: { max_bytes?: number; max_depth?: number; max_string_bytes?: number };
+  detect_revision?: boolean;
+  job_routes?: { get?: [string, string]; cancel?: [string, string] };
+}
+/**
+ * One call end to end: bytes in, transmits and events out. Every input method returns the events
+ * it produced, ending with `wake_at` or `idle`.
+ */
+export class CallEndpoint {
+  private constructor();
+  static callTool(model: TaskModel, name: string, args?: { [key: string]: Json } | null, ttlMs?: number | null, config?: EndpointConfig | null): CallEndpoint;
+  static watch(model: Model, handle: string, config?: EndpointConfig | null): CallEndpoint;
+  static restore(snapshot: string, now: number): CallEndpoint;
+  snapshot(): string;
+  events(): EndpointEvent[];
+  handleMessage(now: number, message: string | Uint8Array): EndpointEvent[];
+  handleHttp(now: number, requestRef: number, status: number, retryAfterMs: number | null, body: string | Uint8Array): EndpointEvent[];
+  handleTransportFailure(now: number, requestRef: number): EndpointEvent[];
+  timeout(now: number): EndpointEvent[];
+  cancel(now: number): EndpointEvent[];
+  answerInput(now: number, key: string, response: Json): EndpointEvent[];
+  stopWatching(now: number): EndpointEvent[];
+  record(): RunRecord;
+  free(): void;
+}
