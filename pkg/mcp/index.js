@@ -406,11 +406,12 @@ export async function callTool(sender, opts) {
       `tools/call ${opts.name} got no readable answer (${e?.message ?? e}): the tool may have started. Reconcile (look the task or its effects up); do not resubmit`,
       { cause: e, record: w.record() });
   }
-  if (read.input.type === 'call_result' && read.input.result.value?.resultType === 'input_required') {
+  if (read.input.type === 'call_input_required'
+    || (read.input.type === 'call_result' && read.input.result.value?.resultType === 'input_required')) {
     // A 2026 MRTR round (InputRequiredResult) before any task: not supported yet, and not a result.
     throw new McpCallError('mrtr_unsupported',
       `tools/call ${opts.name} answered an MRTR InputRequiredResult; multi-round-trip requests are not supported by longcall/mcp yet (no task was created)`,
-      { answer: read.input.result.value });
+      { answer: read.input.result?.value ?? read.input });
   }
   for (const v of read.violations) w.report({ source: 'wire', ...v });
   w.capture(read.input);

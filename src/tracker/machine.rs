@@ -21,6 +21,7 @@ use crate::snapshot::Snapshot;
 use crate::status::Status;
 use crate::view::{codes, InputRequest, JobView, RpcError, TaskView, ToolResult};
 use crate::violation::{Rule, Violation};
+use crate::wire::jsonrpc::rpc_error_to_value;
 
 /// How a tracker polls and how long it watches.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -441,7 +442,7 @@ impl Tracker {
             self.keep_payload(
                 task.result.map(|r| r.value),
                 task.error
-                    .map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
+                    .map(|e| rpc_error_to_value(&e)),
             );
         }
         let polled = Polled {
@@ -732,7 +733,7 @@ impl Tracker {
         };
         self.keep_payload(
             result.map(|r| r.value),
-            error.map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
+            error.map(|e| rpc_error_to_value(&e)),
         );
         self.settle(outcome, None);
         Ok(())
@@ -1107,7 +1108,7 @@ impl Tracker {
                 self.in_flight.fetch = false;
                 if let (Failure::Rpc { error }, false) = (&failure, gone) {
                     // tasks/result answered the underlying JSON-RPC error: that is the payload.
-                    let error = serde_json::to_value(error).ok();
+                    let error = Some(rpc_error_to_value(error));
                     return self.on_fetched(now, Payload::ERROR, None, error);
                 }
                 self.fetch_sent = false;

@@ -95,7 +95,7 @@ export const cases = {
     const built = lc.buildRequest('task-2026', send.request, 2);
     assert.equal(built.message.method, 'tasks/get');
     out = t.handle(wake.at + 5, lc.readAnswer('task-2026', 'get', res(2, { ...task26({ status: 'completed' }), resultType: 'complete', result: { content: [] } })).input);
-    assert.deepEqual(out.find((o) => o.type === 'settled'), { type: 'settled', outcome: 'succeeded', status: 'completed' });
+    assert.deepEqual(out.find((o) => o.type === 'settled'), { type: 'settled', outcome: 'succeeded', status: 'completed', result: { content: [] } });
   },
   'buildRequest 2026: capability _meta, Mcp-Method, Mcp-Name = taskId, MCP-Protocol-Version'({ lc, assert }) {
     for (const [req, method] of [[{ kind: 'get', handle: 't1' }, 'tasks/get'], [{ kind: 'cancel', handle: 't1' }, 'tasks/cancel'],
