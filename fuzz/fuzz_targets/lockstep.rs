@@ -123,6 +123,8 @@ impl Server {
     fn answer(&mut self, req: &Request) -> Option<Input> {
         use Status::*;
         Some(match req {
+            // The simulated call creates its task at once: no MRTR round, no continuation.
+            Request::ContinueCall { .. } => panic!("a continuation without an input round"),
             Request::Get { .. } => self.observed(),
             Request::Cancel { .. } => match self.model {
                 Model::Task2026 => {

@@ -103,6 +103,8 @@ impl Server {
             failure: Failure::Rpc { error },
         };
         Some(match req {
+            // The simulated call creates its task at once: no MRTR round, no continuation.
+            Request::ContinueCall { .. } => panic!("a continuation without an input round"),
             Request::Get { .. } => match self.reg.get(now, P, HANDLE) {
                 Ok(task) => Input::TaskPolled { task },
                 Err(e) => rpc(RequestKind::Get, e),

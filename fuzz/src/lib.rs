@@ -65,6 +65,8 @@ impl Config {
             },
             min_interval_ms: (u64::from(self.min_interval) * 5).clamp(1, initial),
             max_polls: self.max_polls.map(|m| u32::from(m).max(1)),
+            // A spare bit of the jitter byte, so existing corpora keep their meaning.
+            follow_server_interval: self.jitter & 4 == 0,
         };
         TrackerConfig {
             poll,
@@ -514,6 +516,8 @@ impl Driver {
                     Request::Cancel { handle, .. } => handle,
                     Request::Update { handle, .. } => handle,
                     Request::FetchResult { handle } => handle,
+                    // No op feeds an MRTR round, so no continuation can be asked for.
+                    Request::ContinueCall { .. } => panic!("a continuation without an input round"),
                 };
                 assert_eq!(
                     Some(handle),
