@@ -27,8 +27,7 @@ const NOT_EMITTED_BY_TRACKERS: &[(Rule, &str)] = &[
     (Rule::UnsolicitedTask, "wire level: whether the request declared the capability is not known to a tracker"),
     (Rule::WrongRevisionMethod, "wire level (tasks/result on 2026, ...): reported by the codecs / reference server"),
     (Rule::MissingField, "wire level: a view with a missing required field cannot be built"),
-    (Rule::UnknownAnswerId, "endpoint level: answer ids are matched by `endpoint::CallEndpoint`, before a tracker sees an input"),
-    (Rule::UnreadableAnswer, "endpoint level: an answer that cannot be read never becomes a tracker input"),
+    (Rule::UnreadableAnswer, "endpoint level: an answer that cannot be read never becomes a tracker input (the endpoint unit tests cover it)"),
     (Rule::UnknownTaskNotification, "SEMANTICS §5 allows 'kept or ignored'; the tracker ignores a notification for another task silently (notification-unknown-task-ignored)"),
 ];
 

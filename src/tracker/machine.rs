@@ -441,8 +441,7 @@ impl Tracker {
         if task.status.is_terminal() && self.outcome.is_none() {
             self.keep_payload(
                 task.result.map(|r| r.value),
-                task.error
-                    .map(|e| rpc_error_to_value(&e)),
+                task.error.map(|e| rpc_error_to_value(&e)),
             );
         }
         let polled = Polled {

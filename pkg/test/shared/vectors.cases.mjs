@@ -5,7 +5,39 @@
 // snapshot before every step.
 import { VECTORS } from './files.index.mjs';
 
+// Endpoint vectors (`"endpoint"`): bytes in, transmits and events out, through CallEndpoint.
+function driveEndpoint(lc, assert, v) {
+  const cfg = { tracker: v.config ?? {} };
+  let ep = v.endpoint.call
+    ? lc.CallEndpoint.callTool(v.model, v.endpoint.call.name, v.endpoint.call.arguments ?? {}, v.endpoint.call.ttl_ms ?? null, cfg)
+    : lc.CallEndpoint.watch(v.model, v.endpoint.watch, cfg);
+  v.steps.forEach((s, i) => {
+    let outputs, error = null;
+    try {
+      if (s.message !== undefined) outputs = ep.handleMessage(s.at, s.message);
+      else if (s.transport_failure !== undefined) outputs = ep.handleTransportFailure(s.at, s.transport_failure);
+      else if (s.timeout) outputs = ep.timeout(s.at);
+      else if (s.restore) { ep = lc.CallEndpoint.restore(ep.snapshot(), s.at); outputs = ep.events(); }
+      else if (s.input?.type === 'cancel_pressed') outputs = ep.cancel(s.at);
+      else if (s.input?.type === 'input_answered') outputs = ep.answerInput(s.at, s.input.key, s.input.response);
+      else if (s.input?.type === 'stop_watching') outputs = ep.stopWatching(s.at);
+      else outputs = ep.events();
+    } catch (e) {
+      assert.ok(e instanceof Error && typeof e.code === 'string', `step ${i}: threw without a code: ${e}`);
+      error = e.code;
+      outputs = ep.events();
+    }
+    assert.equal(error, s.error ?? null, `${v.name} step ${i} (at ${s.at}) error`);
+    assert.deepEqual(outputs, s.expect, `${v.name} step ${i} (at ${s.at}) outputs`);
+  });
+  if (v.record) {
+    const rec = ep.record();
+    for (const [k, want] of Object.entries(v.record)) assert.deepEqual(rec[k], want, `${v.name} record.${k}`);
+  }
+}
+
 function drive(lc, assert, v, { restoreEachStep = false } = {}) {
+  if (v.endpoint) return driveEndpoint(lc, assert, v);
   let t = new lc.Tracker(v.model, v.config ?? null);
   v.steps.forEach((s, i) => {
     if (restoreEachStep) t = lc.Tracker.restore(t.snapshot());
