@@ -491,7 +491,7 @@ impl Tracker {
             && matches!(status, Status::Completed | Status::Failed)
             && p.payload == Payload::NONE
         {
-            // Born terminal (T-born): a CreateTaskResult is a Task, never a DetailedTask, so
+            // Born terminal (rule E-8): a CreateTaskResult is a Task, never a DetailedTask, so
             // its result or error is read with one tasks/get, sent at once (the server created
             // the task durably before answering).
             self.born_terminal = true;
@@ -595,7 +595,7 @@ impl Tracker {
                 .status
                 .is_some_and(|s| !s.is_terminal() && s != Status::Processing)
         {
-            // T-409: the 409 said generation had started, so the job is processing as far as
+            // Rule E-10: the 409 said generation had started, so the job is processing as far as
             // the rules go, and processing -> canceled is never legal. The server's final word
             // stands (the job settles cancelled), but never silently.
             self.violate(
@@ -761,7 +761,7 @@ impl Tracker {
         }
         match (self.status, payload.result) {
             (Some(s), _) if s.is_terminal() => self.on_terminal(now, s, payload),
-            // T-result: tasks/result answers only once the task is terminal, and a tool result
+            // Rule E-11: tasks/result answers only once the task is terminal, and a tool result
             // decides the status by the 2025 rules (isError maps to failed, else completed), so
             // it settles at once, without a confirming tasks/get.
             (_, Some(is_error)) => {

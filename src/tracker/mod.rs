@@ -30,6 +30,28 @@
 //!   `job_generation_already_started` it shows `too_late` and keeps waiting;
 //! * it never resubmits the original request: there is no output that could;
 //! * it settles exactly once, and "cancelled" only when a cancelled status was observed.
+//!
+//! Rules added with the endpoint, written once (ids continue the endpoint's, see
+//! [`crate::endpoint::client`]):
+//!
+//! * **E-8 Born terminal.** A 2026 task created `completed` or `failed` is legal, but a
+//!   `CreateTaskResult` is a `Task` with no `result` or `error`: one `tasks/get` is sent at once
+//!   and its answer settles the call (no `result_contradicts_status`, no protocol failure).
+//! * **E-9 A lost cancel may have worked.** A cancel whose answer was lost (or failed) reopens
+//!   the button, but a cancelled status observed afterwards shows `cancelled`.
+//! * **E-10 After a 409.** A job cancel answered 409 `job_generation_already_started` means the
+//!   job is processing; a later `canceled` is `illegal_transition`, reported; the server's final
+//!   word still settles the call.
+//! * **E-11 2025 `tasks/result`.** It answers only once the task is terminal, and a tool result
+//!   decides the status (`isError` → failed, else completed): it settles at once. A JSON-RPC error
+//!   there waits for one `tasks/get` (a cancelled task's `tasks/result` is undefined).
+//! * **E-12 Payloads.** `Settled` and the run record carry the result or error exactly as the
+//!   server sent it, so no host extracts it.
+//! * **E-13 Over-limit answers** stop watching with `answer_too_large` (never a hang).
+//! * **E-14 MRTR.** An `InputRequiredResult` on `tools/call` asks each key of the round once (call
+//!   inputs, their own namespace); when all are answered the continuation `tools/call` carries
+//!   `inputResponses` and the server's `requestState`: the only re-send of a `tools/call`, not a
+//!   resubmission. A continuation that gets no answer is the call unanswered.
 
 mod input_de;
 mod keys;
