@@ -219,7 +219,9 @@ fuzz_target!(|c: Case| {
         }
     }
     let settled = w.d.log.iter().find_map(|o| match o {
-        Output::Settled { outcome, status, .. } => Some((*outcome, *status)),
+        Output::Settled {
+            outcome, status, ..
+        } => Some((*outcome, *status)),
         _ => None,
     });
     let stopped = w.d.log.iter().any(|o| matches!(o, Output::Stopped { .. }));

@@ -429,6 +429,12 @@ impl Tracker {
         self.expect_task()?;
         task.status.expect_in(self.model)?;
         if source == Source::Created && self.handle.is_none() {
+            if self.is_done() {
+                return Err(Error::invalid_input(
+                    "input",
+                    "the call was already answered",
+                ));
+            }
             self.mrtr_answered()?;
         }
         if !self.accept_handle(&task.task_id, source)? {
@@ -487,6 +493,7 @@ impl Tracker {
             self.keys.moved_on();
         }
         if source == Source::Created
+            && self.outcome.is_none()
             && self.model == Model::Task2026
             && matches!(status, Status::Completed | Status::Failed)
             && p.payload == Payload::NONE
