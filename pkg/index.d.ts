@@ -197,6 +197,7 @@ export type Failure =
 export type Input =
   | { type: 'task_created'; task: TaskView }
   | { type: 'call_result'; result: ToolResult }
+  | { type: 'call_input_required'; input_requests: { key: string; request: Json }[]; request_state?: Json }
   | { type: 'call_error'; error: RpcError }
   | { type: 'job_created'; job: JobView }
   | { type: 'create_unanswered' }
@@ -209,13 +210,15 @@ export type Input =
   | { type: 'request_failed'; request: RequestKind; failure: Failure }
   | { type: 'cancel_pressed' }
   | { type: 'input_answered'; key: string; response: Json }
-  | { type: 'stop_watching' };
+  | { type: 'stop_watching' }
+  | { type: 'answer_too_large'; request?: RequestKind; size: number; limit: number };
 /** A request the host must send now. */
 export type Request =
   | { kind: 'get'; handle: string }
   | { kind: 'cancel'; handle: string; idempotency_key?: string }
   | { kind: 'update'; handle: string; responses: [string, Json][] }
-  | { kind: 'fetch_result'; handle: string };
+  | { kind: 'fetch_result'; handle: string }
+  | { kind: 'continue_call'; responses: [string, Json][]; requestState?: Json };
 /** Something the host must do or show. Discriminated on `type`; every batch ends with `wake_at` or `idle`. */
 export type Output =
   | { type: 'send'; request: Request }
@@ -302,6 +305,9 @@ export interface RunRecord {
   stopped: StopReason | null;
   violations: Violation[];
   violation_count: number;
+  /** The settled call's payload, exactly as the server sent it. */
+  result?: Json;
+  error?: Json;
 }
 /** What came with a terminal status: `result` is `isError` when a tool result is present. */
 export interface Payload {

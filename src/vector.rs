@@ -30,6 +30,14 @@
 //! read into the input by [`crate::wire::sume_open::answer_input`] at time `at`. When the answer
 //! cannot be read (an unknown `sume_status`), its error code is the step's `error`, nothing
 //! reaches the tracker, and `expect` is empty.
+//!
+//! **Endpoint vectors** (bytes in, transmits and events out) add `"endpoint"`: `{"call": {"name",
+//! "arguments", "ttl_ms"?}}` or `{"watch": "<id>"}`; `config` is then the tracker's part of the
+//! endpoint config. Their steps are one of: `message` (a JSON-RPC text handed to
+//! [`CallEndpoint::handle_message`]), `transport_failure` (a request id), `timeout`, `input`
+//! (`cancel_pressed`, `input_answered`, `stop_watching`: the user inputs), `restore` (snapshot,
+//! then [`CallEndpoint::restore`] at `at`), or nothing (just drain, e.g. the first transmit).
+//! `expect` lists the drained [`crate::endpoint::Event`]s as JSON.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -37,6 +45,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::endpoint::{CallEndpoint, Config};
 use crate::error::Error;
 use crate::model::Model;
 use crate::tracker::{Input, Tracker, TrackerConfig};
@@ -59,6 +68,28 @@ pub struct Vector {
     /// Fields of the final run record, compared exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record: Option<serde_json::Map<String, Value>>,
+    /// Present for an endpoint vector: how the endpoint starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<EndpointStart>,
+}
+
+/// How an endpoint vector's endpoint starts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndpointStart {
+    /// [`CallEndpoint::call_tool`].
+    Call {
+        /// The tool.
+        name: String,
+        /// Its arguments.
+        #[serde(default)]
+        arguments: Value,
+        /// 2025 `task.ttl`.
+        #[serde(default)]
+        ttl_ms: Option<u64>,
+    },
+    /// [`CallEndpoint::watch`] of a persisted id.
+    Watch(String),
 }
 
 /// One timed input and what it must produce.
@@ -76,6 +107,15 @@ pub struct Step {
     /// True for a `handle_timeout(at)` step.
     #[serde(default, skip_serializing_if = "core::ops::Not::not")]
     pub timeout: bool,
+    /// Endpoint vectors: a JSON-RPC message, exactly as it arrived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Endpoint vectors: the request with this id got no answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport_failure: Option<u64>,
+    /// Endpoint vectors: snapshot and restore at `at`.
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    pub restore: bool,
     /// The error code the input must be refused with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -121,6 +161,9 @@ pub fn parse(text: &str) -> Result<Vector, Error> {
 
 /// Runs a vector natively. Errors only when the vector itself is unusable (a bad config).
 pub fn run(vector: &Vector) -> Result<Report, Error> {
+    if let Some(start) = &vector.endpoint {
+        return run_endpoint(vector, start);
+    }
     let mut tracker = Tracker::new(vector.model, vector.config.clone())?;
     let mut steps = Vec::with_capacity(vector.steps.len());
     let mut passed = true;
@@ -167,6 +210,87 @@ pub fn run(vector: &Vector) -> Result<Report, Error> {
         });
     }
     let record = serde_json::to_value(tracker.record()).unwrap_or(Value::Null);
+    let record_ok = vector
+        .record
+        .as_ref()
+        .is_none_or(|want| want.iter().all(|(k, v)| record.get(k) == Some(v)));
+    Ok(Report {
+        name: vector.name.clone(),
+        passed: passed && record_ok,
+        steps,
+        record,
+        record_ok,
+    })
+}
+
+fn run_endpoint(vector: &Vector, start: &EndpointStart) -> Result<Report, Error> {
+    let config = Config {
+        tracker: vector.config.clone(),
+        ..Config::default()
+    };
+    let mut ep = match start {
+        EndpointStart::Call {
+            name,
+            arguments,
+            ttl_ms,
+        } => CallEndpoint::call_tool(vector.model, name, arguments.clone(), *ttl_ms, config)?,
+        EndpointStart::Watch(id) => CallEndpoint::watch(vector.model, id, config)?,
+    };
+    let mut steps = Vec::with_capacity(vector.steps.len());
+    let mut passed = true;
+    for (index, step) in vector.steps.iter().enumerate() {
+        let at = step.at;
+        let mut error = None;
+        if let Some(text) = &step.message {
+            ep.handle_message(at, text.as_bytes());
+        } else if let Some(id) = step.transport_failure {
+            ep.handle_transport_failure(at, id);
+        } else if step.timeout {
+            ep.handle_timeout(at);
+        } else if step.restore {
+            match ep.snapshot().and_then(|s| CallEndpoint::restore(&s, at)) {
+                Ok(back) => ep = back,
+                Err(e) => error = Some(String::from(e.code())),
+            }
+        } else if let Some(input) = &step.input {
+            let r = match input {
+                Input::CancelPressed => ep.cancel_pressed(at),
+                Input::InputAnswered { key, response } => {
+                    ep.answer_input(at, key, response.clone())
+                }
+                Input::StopWatching => {
+                    ep.stop_watching(at);
+                    Ok(())
+                }
+                _ => Err(Error::invalid_input(
+                    "input",
+                    "an endpoint vector takes only user inputs; answers arrive as messages",
+                )),
+            };
+            error = r.err().map(|e| e.code().into());
+        }
+        let mut outputs = Vec::new();
+        loop {
+            let e = ep.poll_event();
+            let last = matches!(
+                e,
+                crate::endpoint::Event::WakeAt { .. } | crate::endpoint::Event::Idle
+            );
+            outputs.push(serde_json::to_value(&e).unwrap_or(Value::Null));
+            if last {
+                break;
+            }
+        }
+        let ok = error == step.error && outputs == step.expect;
+        passed &= ok;
+        steps.push(StepResult {
+            index,
+            error,
+            outputs,
+            ok,
+        });
+    }
+    let record = serde_json::to_value(ep.tracker().record()).unwrap_or(Value::Null);
     let record_ok = vector
         .record
         .as_ref()

@@ -27,7 +27,6 @@ const NOT_EMITTED_BY_TRACKERS: &[(Rule, &str)] = &[
     (Rule::UnsolicitedTask, "wire level: whether the request declared the capability is not known to a tracker"),
     (Rule::WrongRevisionMethod, "wire level (tasks/result on 2026, ...): reported by the codecs / reference server"),
     (Rule::MissingField, "wire level: a view with a missing required field cannot be built"),
-    (Rule::UnknownAnswerId, "endpoint level: answer ids are matched by `endpoint::CallEndpoint`, before a tracker sees an input"),
     (Rule::UnreadableAnswer, "endpoint level: an answer that cannot be read never becomes a tracker input"),
     (Rule::CreatedTaskNotFound, "a transcript rule (probe_rules X-1): needs the creating answer and the poll side by side"),
     (Rule::CancelledUnasked, "a transcript rule (probe_rules X-3): a tracker does not know whether another client cancelled"),

@@ -688,7 +688,8 @@ export async function callTool(sender, opts) {
       { cause: e, record: w.record() },
     );
   }
-  if (read.input.type === 'call_result' && read.input.result.value?.resultType === 'input_required') {
+  if (read.input.type === 'call_input_required'
+    || (read.input.type === 'call_result' && read.input.result.value?.resultType === 'input_required')) {
     // A 2026 MRTR round (InputRequiredResult) before any task: not supported yet, and not a result.
     throw new McpCallError(
       'mrtr_unsupported',

@@ -21,6 +21,7 @@ use crate::snapshot::Snapshot;
 use crate::status::Status;
 use crate::view::{codes, InputRequest, JobView, RpcError, TaskView, ToolResult};
 use crate::violation::{Rule, Violation};
+use crate::wire::jsonrpc::rpc_error_to_value;
 
 /// How a tracker polls and how long it watches.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -428,6 +429,12 @@ impl Tracker {
         self.expect_task()?;
         task.status.expect_in(self.model)?;
         if source == Source::Created && self.handle.is_none() {
+            if self.is_done() {
+                return Err(Error::invalid_input(
+                    "input",
+                    "the call was already answered",
+                ));
+            }
             self.mrtr_answered()?;
         }
         if !self.accept_handle(&task.task_id, source)? {
@@ -440,8 +447,7 @@ impl Tracker {
         if task.status.is_terminal() && self.outcome.is_none() {
             self.keep_payload(
                 task.result.map(|r| r.value),
-                task.error
-                    .map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
+                task.error.map(|e| rpc_error_to_value(&e)),
             );
         }
         let polled = Polled {
@@ -487,11 +493,12 @@ impl Tracker {
             self.keys.moved_on();
         }
         if source == Source::Created
+            && self.outcome.is_none()
             && self.model == Model::Task2026
             && matches!(status, Status::Completed | Status::Failed)
             && p.payload == Payload::NONE
         {
-            // Born terminal (T-born): a CreateTaskResult is a Task, never a DetailedTask, so
+            // Born terminal (rule O-8): a CreateTaskResult is a Task, never a DetailedTask, so
             // its result or error is read with one tasks/get, sent at once (the server created
             // the task durably before answering).
             self.born_terminal = true;
@@ -595,7 +602,7 @@ impl Tracker {
                 .status
                 .is_some_and(|s| !s.is_terminal() && s != Status::Processing)
         {
-            // T-409: the 409 said generation had started, so the job is processing as far as
+            // Rule C-18: the 409 said generation had started, so the job is processing as far as
             // the rules go, and processing -> canceled is never legal. The server's final word
             // stands (the job settles cancelled), but never silently.
             self.violate(
@@ -734,7 +741,7 @@ impl Tracker {
         };
         self.keep_payload(
             result.map(|r| r.value),
-            error.map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
+            error.map(|e| rpc_error_to_value(&e)),
         );
         self.settle(outcome, None);
         Ok(())
@@ -763,7 +770,7 @@ impl Tracker {
         }
         match (self.status, payload.result) {
             (Some(s), _) if s.is_terminal() => self.on_terminal(now, s, payload),
-            // T-result: tasks/result answers only once the task is terminal, and a tool result
+            // Rule O-11: tasks/result answers only once the task is terminal, and a tool result
             // decides the status by the 2025 rules (isError maps to failed, else completed), so
             // it settles at once, without a confirming tasks/get.
             (_, Some(is_error)) => {
@@ -1109,7 +1116,7 @@ impl Tracker {
                 self.in_flight.fetch = false;
                 if let (Failure::Rpc { error }, false) = (&failure, gone) {
                     // tasks/result answered the underlying JSON-RPC error: that is the payload.
-                    let error = serde_json::to_value(error).ok();
+                    let error = Some(rpc_error_to_value(error));
                     return self.on_fetched(now, Payload::ERROR, None, error);
                 }
                 self.fetch_sent = false;

@@ -33,6 +33,27 @@
 //! * (P-9, A-6) it never resubmits the original request: there is no output that could;
 //! * (O-10, C-16) it settles exactly once, and "cancelled" only when a cancelled status was
 //!   observed.
+//!
+//! Rules added with the endpoint, written once (the wire side is [`crate::endpoint::client`]):
+//!
+//! * **O-8 Born terminal.** A 2026 task created `completed` or `failed` is legal, but a
+//!   `CreateTaskResult` is a `Task` with no `result` or `error`: one `tasks/get` is sent at once
+//!   and its answer settles the call (no `result_contradicts_status`, no protocol failure).
+//! * **C-19 A lost cancel may have worked.** A cancel whose answer was lost (or failed) reopens
+//!   the button, but a cancelled status observed afterwards shows `cancelled`.
+//! * **C-18 After a 409.** A job cancel answered 409 `job_generation_already_started` means the
+//!   job is processing; a later `canceled` is `illegal_transition`, reported; the server's final
+//!   word still settles the call.
+//! * **O-11 2025 `tasks/result`.** It answers only once the task is terminal, and a tool result
+//!   decides the status (`isError` → failed, else completed): it settles at once. A JSON-RPC error
+//!   there waits for one `tasks/get` (a cancelled task's `tasks/result` is undefined).
+//! * **E-12 Payloads.** `Settled` and the run record carry the result or error exactly as the
+//!   server sent it, so no host extracts it.
+//! * **E-3 Over-limit answers** stop watching with `answer_too_large` (never a hang).
+//! * **E-8 MRTR.** An `InputRequiredResult` on `tools/call` asks each key of the round once (call
+//!   inputs, their own namespace); when all are answered the continuation `tools/call` carries
+//!   `inputResponses` and the server's `requestState`: the only re-send of a `tools/call`, not a
+//!   resubmission. A continuation that gets no answer is the call unanswered.
 
 mod input_de;
 pub(crate) mod keys;

@@ -177,9 +177,16 @@ impl Checked {
                 if let Some(ms) = task.poll_interval_ms {
                     self.shadow.server_interval = Some(ms);
                 }
+                // A 2026 task created completed or failed carries no payload (a Task): its one
+                // confirming tasks/get goes out at once, exempt from the floor (rule O-8).
+                let born_terminal = matches!(input, Input::TaskCreated { .. })
+                    && self.model == Model::Task2026
+                    && matches!(task.status, Status::Completed | Status::Failed)
+                    && task.result.is_none()
+                    && task.error.is_none();
                 if !matches!(input, Input::TaskNotified { .. }) {
                     self.shadow.interval_at_last_answer = self.shadow.server_interval;
-                    self.shadow.last_get_answer = Some(now);
+                    self.shadow.last_get_answer = (!born_terminal).then_some(now);
                     self.shadow.get_in_flight = false;
                 }
             }

@@ -11,6 +11,8 @@
 //!   `Mcp-Method` / `Mcp-Name: <taskId>` / `MCP-Protocol-Version` headers.
 //! * `buildCall(model, id, name, args, ttlMs?)`: the creating `tools/call`.
 //! * `capabilityMeta()`: the `_meta` object that declares the tasks extension.
+//! * The whole call (bytes in, transmits and events out) is `Endpoint`
+//!   (`bindings/wasm/src/endpoint.rs`); hosts should prefer it to the functions above.
 //!
 //! Everything here only converts JS values; the mapping itself is the core's
 //! (`longcall::endpoint::codec`).

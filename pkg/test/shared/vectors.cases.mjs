@@ -48,8 +48,9 @@ export const cases = {
 };
 
 // Vectors whose steps carry `open_api` (a Sume Open API HTTP answer, named `open-api-*.json`) are
-// read into tracker inputs by the core's vector runner: they run through replay() only.
-const replayOnly = (path) => /(^|\/)open-api-[^/]*\.json$/.test(path);
+// read into tracker inputs by the core's vector runner, and endpoint vectors (`endpoint-*.json`:
+// bytes in, transmits out) drive the core's CallEndpoint: both run through replay() only.
+const replayOnly = (path) => /(^|\/)(open-api|endpoint)-[^/]*\.json$/.test(path);
 
 for (const path of VECTORS) {
   if (!replayOnly(path)) {
