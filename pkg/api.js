@@ -42,6 +42,10 @@ export {
 // JSON-RPC requests + HTTP headers, both revisions. The `longcall/mcp` adapter is built on these.
 export { readAnswer, readNotification, buildRequest, buildCall, capabilityMeta } from './dist/longcall.js';
 
+// One call end to end (bindings/wasm/src/endpoint.rs): bytes in, events out, the core deciding.
+// `longcall/mcp` and the cancel page move what it says to send and hand back what arrived.
+export { Endpoint } from './dist/longcall.js';
+
 export {
   MODELS,
   STATUSES,

@@ -28,6 +28,8 @@ pub mod button;
 pub mod config;
 #[cfg(feature = "full")]
 pub mod decide;
+#[cfg(feature = "full")]
+pub mod endpoint;
 pub mod errors;
 pub mod json;
 #[cfg(feature = "client")]
