@@ -760,7 +760,12 @@ export class Endpoint {
     wire?: EndpointWireOptions | null,
   ): Endpoint;
   /** Watches a task or job id the host persisted; the first event is its poll, no status assumed. */
-  static watch(model: Model, handle: string, config?: TrackerConfig | null, wire?: EndpointWireOptions | null): Endpoint;
+  static watch(
+    model: Model,
+    handle: string,
+    config?: TrackerConfig | null,
+    wire?: EndpointWireOptions | null,
+  ): Endpoint;
   /** An endpoint from {@link Endpoint.snapshot}; requests in flight then are handled by the core (lost polls re-armed, a lost `tools/call` never re-sent). @throws {LongcallError} `snapshot_invalid`, `snapshot_version`, `too_large`. */
   static restore(text: string, now: number): Endpoint;
   /** The versioned snapshot of the whole call. */
@@ -770,7 +775,13 @@ export class Endpoint {
   /** A JSON-RPC message arrived (an answer or a notification), as it arrived. */
   handleMessage(now: number, message: string | Uint8Array): EndpointEvent[];
   /** A job API answered the transmit `requestRef`. */
-  handleHttp(now: number, requestRef: number, status: number, retryAfterMs: number | null, body: string | Uint8Array): EndpointEvent[];
+  handleHttp(
+    now: number,
+    requestRef: number,
+    status: number,
+    retryAfterMs: number | null,
+    body: string | Uint8Array,
+  ): EndpointEvent[];
   /** The request `id` got no answer (a request already answered is left alone). */
   handleTransportFailure(now: number, id: number): EndpointEvent[];
   /** Time passed (at or after the last `wake_at`). */
