@@ -1,10 +1,29 @@
 // The public API of the npm package `longcall`, shared by both entry points (node.js, web.js).
-// Functions and classes come from the wasm-bindgen glue in dist/; each entry point instantiates
-// the module before any of them can be called. Adding an export: list it here and type it in
-// index.d.ts (test/exports.test.mjs fails if the glue, this file and index.d.ts disagree).
-import { wasmMemory } from './dist/longcall.js';
+// Every function and class of the wasm-bindgen glue in dist/ goes through runtime.js's guard
+// (coded errors, lifetimes, loading); nothing here runs the module at import time. Adding an
+// export: list it here and type it in index.d.ts (test/exports.test.mjs fails if the glue, this
+// file and index.d.ts disagree).
+import * as glue from './dist/longcall.js';
+import { bind, isLongcallError } from './runtime.js';
+import { makeFast } from './fast.js';
+import { FAST_METHODS, NUMERIC_FUNCTIONS } from './numeric.js';
 
-export {
+const state = bind(glue, { numeric: NUMERIC_FUNCTIONS, numericMethods: { Tracker: FAST_METHODS } });
+const a = state.api;
+
+/**
+ * Loads the module: `input` is where the .wasm is (a URL or string), a `Response` or a promise of
+ * one, its bytes, or a compiled `WebAssembly.Module`; by default the file next to this module.
+ * Resolves once every export can be called; calling it again returns the same promise.
+ */
+export function init(input) {
+  return state.init(input ?? new URL('./dist/longcall_bg.wasm', import.meta.url));
+}
+/** Instantiates the module synchronously from its bytes or a compiled `WebAssembly.Module`. */
+export const initSync = state.initSync;
+export { isLongcallError };
+
+export const {
   // lifecycle
   parseStatus,
   transition,
@@ -30,21 +49,27 @@ export {
   taskAccess,
   errorCodes,
   violationRules,
+  codeTables,
   // stateful
   CancelButton,
   Tracker,
+  Wave,
+  jobErrorCode,
   // vectors
   replay,
   wasmMemory,
-} from './dist/longcall.js';
+  // MCP wire (bindings/wasm/src/wire.rs): JSON-RPC answers -> tracker inputs, tracker requests ->
+  // JSON-RPC requests + HTTP headers, both revisions. The `longcall/mcp` adapter is built on these.
+  readAnswer,
+  readNotification,
+  buildRequest,
+  buildCall,
+  capabilityMeta,
+  // One call end to end (bindings/wasm/src/endpoint.rs): bytes in, events out, the core deciding.
+  // `longcall/mcp` and the cancel page move what it says to send and hand back what arrived.
+  Endpoint,
+} = a;
 
-// MCP wire (bindings/wasm/src/wire.rs): JSON-RPC answers -> tracker inputs, tracker requests ->
-// JSON-RPC requests + HTTP headers, both revisions. The `longcall/mcp` adapter is built on these.
-export { readAnswer, readNotification, buildRequest, buildCall, capabilityMeta } from './dist/longcall.js';
-
-// One call end to end (bindings/wasm/src/endpoint.rs): bytes in, events out, the core deciding.
-// `longcall/mcp` and the cancel page move what it says to send and hand back what arrived.
-export { Endpoint } from './dist/longcall.js';
 
 export {
   MODELS,
@@ -57,8 +82,13 @@ export {
   BUTTON_STATES,
   OUTCOMES,
   STOP_REASONS,
+  JOB_ERROR_CODES,
+  CANCEL_VERDICTS,
+  ERROR_CODES,
+  RULES,
+  TASK_STATUSES,
+  JOB_STATUSES,
   BAD_CODE,
 } from './codes.js';
-import { makeFast } from './codes.js';
 
 export const { fastOutputs, decodeFast } = makeFast(wasmMemory);

@@ -1,18 +1,53 @@
-// Public types of the npm package `longcall` (hand-written; both entry points share them).
+// Public types of the npm package `longcall` (both entry points share them). The unions of names
+// (statuses, button states, error codes, ...) and the code tables are generated from the core's
+// types into codes.d.ts (scripts/codes.mjs); this file imports them and writes none of them.
 // Every function throws a `LongcallError` (a plain `Error` with a stable `code`) on bad input,
 // except the numbers-only `*Code` functions, which return `BAD_CODE` (255) instead.
 
-/** Which lifecycle a call follows: MCP tasks (2026-07-28 extension, 2025-11-25 experimental) or Sume-style paid jobs. */
-export type Model = 'task-2026' | 'task-2025' | 'job';
-
-/** Statuses an MCP task (either revision) can report. Note `cancelled` (double l). */
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
-
-/** Statuses a paid job can report. Note `canceled` (single l); `running` is `processing` by another name. */
-export type JobStatus = 'queued' | 'processing' | 'running' | 'completed' | 'failed' | 'canceled' | 'expired';
-
-/** Every wire status spelling, of any model. */
-export type Status = TaskStatus | JobStatus;
+import type {
+  Model,
+  Status,
+  Observation,
+  Transition,
+  CancelWindow,
+  OutputKind,
+  RequestKind,
+  ButtonState,
+  Outcome,
+  StopReason,
+  JobErrorCode,
+  CancelVerdict,
+  ErrorCode,
+  Rule,
+  TaskStatus,
+  JobStatus,
+  ModelCode,
+  StatusCode,
+  ObservationCode,
+  TransitionCode,
+} from './codes.js';
+export type {
+  Model,
+  Status,
+  Observation,
+  Transition,
+  CancelWindow,
+  OutputKind,
+  RequestKind,
+  ButtonState,
+  Outcome,
+  StopReason,
+  JobErrorCode,
+  CancelVerdict,
+  ErrorCode,
+  Rule,
+  TaskStatus,
+  JobStatus,
+  ModelCode,
+  StatusCode,
+  ObservationCode,
+  TransitionCode,
+} from './codes.js';
 
 /** The statuses model `M` speaks. */
 export type StatusOf<M extends Model> = M extends 'job'
@@ -21,49 +56,36 @@ export type StatusOf<M extends Model> = M extends 'job'
     ? TaskStatus
     : Status;
 
-/**
- * Whether the server may really move a call from one status to another:
- * `allowed` (an edge of the table), `repeat` (same status or phase), `forbidden` (no edge),
- * `from_terminal` (nothing leaves a terminal status).
- */
-export type Transition = 'allowed' | 'repeat' | 'forbidden' | 'from_terminal';
-
-/**
- * Whether seeing `from` then `to` in two polls is consistent: `advance` (a direct transition),
- * `repeat`, `skipped` (consistent, statuses were missed), `regression` (no path back),
- * `terminal_conflict` (a different status after a terminal one; keep the first).
- */
-export type Observation = 'advance' | 'repeat' | 'skipped' | 'regression' | 'terminal_conflict';
-
-/** Numeric model codes: index into {@link MODELS}. */
-export type ModelCode = 0 | 1 | 2;
-/** Numeric status codes: index into {@link STATUSES}. */
-export type StatusCode = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
-/** Numeric observation codes: index into {@link OBSERVATIONS}. */
-export type ObservationCode = 0 | 1 | 2 | 3 | 4;
-/** Numeric transition codes: index into {@link TRANSITIONS}. */
-export type TransitionCode = 0 | 1 | 2 | 3;
-
-/** Stable machine-readable error codes (the `code` of a thrown {@link LongcallError}). */
-export type ErrorCode =
-  | 'unknown_model'
-  | 'unknown_status'
-  | 'status_not_in_model'
-  | 'invalid_config'
-  | 'invalid_input'
-  | 'wrong_model'
-  | 'cancel_refused'
-  | 'malformed'
-  | 'too_large'
-  | 'too_deep'
-  | 'snapshot_version'
-  | 'snapshot_invalid';
-
 /** What every export throws on bad input: a plain `Error` with a stable `code`; `message` is for people. */
 export interface LongcallError extends Error {
   /** Stable machine-readable code, e.g. `"unknown_status"`. */
   code: ErrorCode;
 }
+
+/** Where the .wasm comes from: its URL, a `Response` (or a promise of one), its bytes, or a compiled module. */
+export type WasmSource =
+  | string
+  | URL
+  | Request
+  | Response
+  | PromiseLike<Response>
+  | ArrayBuffer
+  | ArrayBufferView
+  | WebAssembly.Module;
+
+/**
+ * Loads the module (in a browser, nothing is fetched until this is called). By default the .wasm
+ * next to the package's JavaScript (`new URL('./dist/longcall_bg.wasm', import.meta.url)`);
+ * pass your own URL when a bundler does not copy it. Every other export throws `not_initialized`
+ * until the promise resolves. Calling it again returns the same promise; in Node it resolves at
+ * once (the `node` entry instantiates synchronously). A strict CSP needs `'wasm-unsafe-eval'`.
+ * @example await init(); // or: await init(new URL('./longcall_bg.wasm', import.meta.url))
+ */
+export function init(input?: WasmSource | Promise<WasmSource>): Promise<void>;
+/** Instantiates the module synchronously from its bytes or a compiled `WebAssembly.Module`. */
+export function initSync(input: ArrayBuffer | ArrayBufferView | WebAssembly.Module): void;
+/** True for an error thrown by longcall (an `Error` with a string `code`): a type guard for `catch (e)`. */
+export function isLongcallError(e: unknown): e is LongcallError;
 
 /**
  * Reads a wire status for a model and returns its exact spelling.
@@ -111,52 +133,6 @@ export function transitionTable<M extends Model>(model: M): Record<StatusOf<M>, 
 
 /** How a first status relates to the model's seeds. */
 export type Seed = 'normal' | 'unusual' | 'violation';
-/** What a settled call means. */
-export type Outcome = 'succeeded' | 'tool_error' | 'protocol_failure' | 'cancelled' | 'failed' | 'expired' | 'lost';
-/** Where a call stands with respect to cancellation. */
-export type CancelWindow = 'open' | 'started' | 'terminal';
-/** What a cancel answer means. */
-export type CancelVerdict =
-  | 'acknowledged'
-  | 'cancelled'
-  | 'too_late'
-  | 'already_finished'
-  | 'rejected'
-  | 'not_found'
-  | 'request_failed'
-  | 'breaks_revision';
-/** What the cancel button shows. */
-export type ButtonState =
-  | 'unavailable'
-  | 'available'
-  | 'requesting'
-  | 'acknowledged_pending'
-  | 'too_late'
-  | 'cancelled'
-  | 'finished_first'
-  | 'not_applicable';
-/** Protocol rules a peer can break (stable codes). */
-export type Rule =
-  | 'illegal_transition'
-  | 'terminal_conflict'
-  | 'bad_seed'
-  | 'unknown_status'
-  | 'result_contradicts_status'
-  | 'cancel_answer_breaks_revision'
-  | 'cancel_terminal_not_acked'
-  | 'input_key_reused'
-  | 'input_answered_twice'
-  | 'poll_too_fast'
-  | 'resubmit_after_timeout'
-  | 'mcp_name_header'
-  | 'wrong_result_type'
-  | 'missing_capability'
-  | 'unsolicited_task'
-  | 'wrong_revision_method'
-  | 'missing_field'
-  | 'unknown_task_notification'
-  | 'unknown_answer_id'
-  | 'unreadable_answer';
 /** MUST or SHOULD. */
 export type Level = 'must' | 'should';
 /** One broken rule, with what was seen. */
@@ -204,13 +180,6 @@ export interface JobView {
   result?: Json;
   error?: Json;
 }
-/** A Sume error code seen in a cancel answer. */
-export type JobErrorCode =
-  | 'job_generation_already_started'
-  | 'job_not_cancelable'
-  | 'not_found'
-  | 'rate_limit_exceeded'
-  | 'other';
 /** A cancel answer as the wire said it. */
 export type CancelAnswer =
   | { kind: 'ack' }
@@ -219,8 +188,6 @@ export type CancelAnswer =
   | { kind: 'job'; status: JobStatus }
   | { kind: 'job_error'; http_status: number; code: JobErrorCode; cancelable?: boolean | null }
   | { kind: 'no_answer' };
-/** Which request an answer or failure belongs to. */
-export type RequestKind = 'get' | 'cancel' | 'update' | 'fetch_result';
 /** How a request failed. */
 export type Failure =
   | { kind: 'rpc'; error: RpcError }
@@ -249,8 +216,6 @@ export type Request =
   | { kind: 'cancel'; handle: string; idempotency_key?: string }
   | { kind: 'update'; handle: string; responses: [string, Json][] }
   | { kind: 'fetch_result'; handle: string };
-/** Why watching ended without an outcome (the call goes on). */
-export type StopReason = 'max_polls' | 'deadline' | 'host_stopped' | 'create_unanswered' | 'answer_too_large';
 /** Something the host must do or show. Discriminated on `type`; every batch ends with `wake_at` or `idle`. */
 export type Output =
   | { type: 'send'; request: Request }
@@ -262,9 +227,25 @@ export type Output =
   | { type: 'stopped'; reason: StopReason }
   | { type: 'wake_at'; at: number }
   | { type: 'idle' };
+/** A snake_case name in the camelCase JavaScript spells it (`poll_interval_ms` -> `pollIntervalMs`). */
+export type CamelCase<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
+/** A core type with every key in camelCase, as the structured JavaScript API takes and returns it. */
+export type Camelized<T> = T extends readonly [infer A, infer B]
+  ? [Camelized<A>, Camelized<B>]
+  : T extends readonly (infer U)[]
+    ? Camelized<U>[]
+    : T extends object
+      ? { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelized<T[K]> }
+      : T;
+/** What {@link Tracker.handleInput} takes: an {@link Input} in camelCase (`{type: 'task_polled', task: {taskId, status, pollIntervalMs}}`). */
+export type TrackerInput = Camelized<Input>;
+/** What the camelCase tracker methods (and `decodeFast`) return: an {@link Output} in camelCase (`request.idempotencyKey`). */
+export type TrackerOutput = Camelized<Output>;
+/** A request a {@link TrackerOutput} says to send. */
+export type TrackerRequest = Camelized<Request>;
 /** How a backoff delay is randomized. */
 export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated';
-/** The client's own poll schedule; missing fields take their defaults (1000 ms, x2, 30 s cap, full jitter, 500 ms minimum). */
+/** The client's own poll schedule, in the core's spelling (vectors, `pollPlan`). */
 export interface PollPolicy {
   initial_ms?: number;
   multiplier_percent?: number;
@@ -273,11 +254,28 @@ export interface PollPolicy {
   min_interval_ms?: number;
   max_polls?: number | null;
 }
-/** How a tracker polls and how long it watches. Integers up to 2^53-1. */
-export interface TrackerConfig {
+/** The tracker configuration in the core's spelling (vectors). JavaScript passes {@link TrackerConfig}. */
+export interface CoreTrackerConfig {
   poll?: PollPolicy;
   seed?: number;
   deadline_ms?: number | null;
+}
+/**
+ * How a tracker polls and how long it watches (integers up to 2^53-1); missing keys take their
+ * defaults (1000 ms, x2, 30 s cap, full jitter, 500 ms minimum). A key not listed here is
+ * refused with `invalid_config` naming it.
+ */
+export interface TrackerConfig {
+  poll?: {
+    initialMs?: number;
+    multiplierPercent?: number;
+    capMs?: number;
+    jitter?: Jitter;
+    minIntervalMs?: number;
+    maxPolls?: number | null;
+  };
+  seed?: number;
+  deadlineMs?: number | null;
 }
 /** What a host shows or stores about a watched call. */
 export interface RunRecord {
@@ -349,7 +347,7 @@ export interface Vector {
   name: string;
   about?: string;
   model: Model;
-  config?: TrackerConfig;
+  config?: CoreTrackerConfig;
   steps: { at: number; input?: Input; timeout?: boolean; error?: ErrorCode; expect: Output[] }[];
   record?: Partial<RunRecord>;
 }
@@ -391,17 +389,17 @@ export function cancelWindowCode(modelCode: number, statusCode: number): 0 | 1 |
 /**
  * What a cancel answer means.
  * @throws {LongcallError} `invalid_input` for a malformed answer, `status_not_in_model`.
- * @example classifyCancelAnswer('job', { kind: 'job_error', http_status: 409, code: 'job_generation_already_started' }) // 'too_late'
+ * @example classifyCancelAnswer('job', { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' }) // 'too_late'
  */
-export function classifyCancelAnswer(model: Model, answer: CancelAnswer): CancelVerdict;
+export function classifyCancelAnswer(model: Model, answer: Camelized<CancelAnswer>): CancelVerdict;
 /**
  * Admission advice for a submit (never "resubmit").
  * @throws {LongcallError} `invalid_input`.
  * @example classifySubmit({ kind: 'local_timeout' }) // { advice: 'reconcile' }
  */
-export function classifySubmit(submitted: Submitted): Advice;
+export function classifySubmit(submitted: Camelized<Submitted>): Camelized<Advice>;
 /** The advice when an MCP `CreateTaskResult` was lost: reconcile, never repeat blindly. */
-export function mcpCreateLost(): Advice;
+export function mcpCreateLost(): Camelized<Advice>;
 /**
  * Plans the `jobs_wait` calls for a wave (chunks of 20; duplicates and known-terminal ids left out).
  * @throws {LongcallError} `invalid_input` (an empty id, a malformed argument).
@@ -409,21 +407,21 @@ export function mcpCreateLost(): Advice;
 export function planWaits(args: {
   ids: string[];
   terminal?: string[];
-  wait_for?: WaitFor;
-  timeout_seconds?: number | null;
-  include_results?: boolean;
-}): WaitPlan;
+  waitFor?: WaitFor;
+  timeoutSeconds?: number | null;
+  includeResults?: boolean;
+}): { calls: WaitCall[]; waitFor: WaitFor; duplicates: string[]; alreadyTerminal: string[] };
 /**
  * The poll times (absolute ms) a fresh schedule produces, as `longcall plan` prints them.
  * @throws {LongcallError} `invalid_config` (bad policy), `invalid_input` (count over 10000).
  * @example pollPlan({ policy: { jitter: 'none' }, count: 3 }) // [1000, 3000, 7000]
  */
 export function pollPlan(args: {
-  policy?: PollPolicy;
+  policy?: TrackerConfig['poll'];
   seed?: number;
-  start_ms?: number;
+  startMs?: number;
   count: number;
-  server_interval_ms?: number | null;
+  serverIntervalMs?: number | null;
 }): number[];
 /** The task status a job status maps to (the task/job mapping of the core). @throws {LongcallError} for a non-job status. */
 export function taskStatusFor(jobStatus: JobStatus): TaskStatus;
@@ -437,6 +435,8 @@ export function jobAccess(owner: Owner, caller: Owner): Access;
 export function taskAccess(principal: string, caller: string): Access;
 /** Every error code an export can throw. */
 export function errorCodes(): ErrorCode[];
+/** Every code table and name list, straight from the core's types (what `codes.js` is generated from). */
+export function codeTables(): { [table: string]: string[] };
 /** Every protocol rule a peer can break, with its level. */
 export function violationRules(): { rule: Rule; level: Level }[];
 /**
@@ -452,8 +452,10 @@ export function wasmMemory(): WebAssembly.Memory;
  * Call it again after each `fast*` call (the array is replaced only when the memory grew).
  */
 export function fastOutputs(): Float64Array;
-/** Decodes `n` numbers-only outputs of `tracker` into {@link Output} objects (tests, debugging). */
-export function decodeFast(tracker: Tracker, n: number): Output[];
+/** The {@link JOB_ERROR_CODES} index of a Sume error code; a code longcall does not know (or no string at all) is `other`. Never throws. */
+export function jobErrorCode(code: unknown): number;
+/** Decodes `n` numbers-only outputs of `tracker` into the objects the camelCase methods return. @throws {LongcallError} `invalid_input` for `n` not in 0..64. */
+export function decodeFast(tracker: Tracker, n: number): TrackerOutput[];
 
 /**
  * The honest cancel button of one call.
@@ -484,6 +486,13 @@ export interface CancelButtonCore {
   press(): void;
   /** The cancel answer's verdict; returns the new state. @throws {LongcallError} `invalid_input`. */
   handleVerdict(verdict: CancelVerdict): ButtonState;
+  /**
+   * A Sume `jobs_cancel` answer as read off the HTTP response: a 2xx status with the job's
+   * status, or the error status with the envelope's `error.code` (an unknown code, or none, as a
+   * 502 HTML page has, reads as `other`). Returns the new state.
+   * @throws {LongcallError} `invalid_input` (not an HTTP status), `unknown_status` (a 2xx with no job status).
+   */
+  handleJobAnswer(httpStatus: number, statusOrCode: string | null | undefined): ButtonState;
   /** The handle no longer resolves. */
   handleLost(): ButtonState;
   /** Frees the module memory now (otherwise the garbage collector does it). */
@@ -495,22 +504,30 @@ export interface CancelButton extends CancelButtonCore {}
 
 /**
  * One watched task or job (sans-io): feed it what happened, do what its outputs say, call
- * `timeout(at)` at the last `wake_at`. Every call returns all its outputs at once, ending with
- * `wake_at` or `idle`. Refused inputs throw a {@link LongcallError} and change nothing.
+ * `handleTimeout(at)` at the last `wake_at`. Every call returns all its outputs at once, ending
+ * with `wake_at` or `idle`. Refused inputs throw a {@link LongcallError} and change nothing.
  * @example
  * const t = new Tracker('job', { poll: { jitter: 'none' } });
- * t.handle(Date.now(), { type: 'job_created', job: { id: 'job_1', status: 'queued' } });
+ * t.handleInput(Date.now(), { type: 'job_created', job: { id: 'job_1', status: 'queued' } });
  */
 export class Tracker {
-  /** A tracker whose handle is not known yet. @throws {LongcallError} `unknown_model`, `invalid_config`, `invalid_input`. */
+  /** A tracker whose handle is not known yet. @throws {LongcallError} `unknown_model`, `invalid_config` (also for an unknown key), `malformed`. */
   constructor(model: Model, config?: TrackerConfig | null);
-  /** Something happened at `now` (ms). @throws {LongcallError} (then nothing changed). */
-  handle(now: number, input: Input): Output[];
+  /** Something happened at `now` (ms); camelCase keys. @throws {LongcallError} (then nothing changed); `malformed` names an unknown key. */
+  handleInput(now: number, input: TrackerInput): TrackerOutput[];
   /** Time passed: call at the last `wake_at`. @throws {LongcallError} `invalid_input` for a bad time. */
-  timeout(now: number): Output[];
+  handleTimeout(now: number): TrackerOutput[];
   /** The outputs queued now (after a refused input: just the closing `wake_at`/`idle`). */
+  drainOutputs(): TrackerOutput[];
+  /** The run record to show or store, camelCase. */
+  runRecord(): Camelized<RunRecord>;
+  /** @deprecated the core's snake_case spelling of {@link Tracker.handleInput}, kept while `longcall/mcp` moves. */
+  handle(now: number, input: Input): Output[];
+  /** @deprecated snake_case {@link Tracker.handleTimeout}. */
+  timeout(now: number): Output[];
+  /** @deprecated snake_case {@link Tracker.drainOutputs}. */
   drain(): Output[];
-  /** The run record to show or store. */
+  /** @deprecated snake_case {@link Tracker.runRecord}. */
   record(): RunRecord;
   /** The versioned snapshot text (absolute deadlines). */
   snapshot(): string;
@@ -543,7 +560,7 @@ export interface TrackerCore {
   /** Numbers-only path: the error code of the last `fast*` call that returned -1 (`''` after a success). */
   readonly lastError: ErrorCode | '';
   /** The structured output a numbers-only triple points to (`ask_user`, `violation`, non-poll `send`). */
-  fastDetail(index: number): Output | undefined;
+  fastDetail(index: number): TrackerOutput | undefined;
   /** Numbers-only creating answer: returns the output count, or -1 (see `lastError`). `pollIntervalMs` NaN for none. */
   fastCreated(id: string, now: number, statusCode: number, pollIntervalMs: number): number;
   /** Numbers-only poll answer. `payload` (tasks): 0 nothing, 1 result, 2 result with isError, 3 JSON-RPC error. */
@@ -554,6 +571,8 @@ export interface TrackerCore {
   fastCancelPressed(now: number): number;
   /** Numbers-only cancel answer: kind 0 ack, 1 task (a=status), 2 rpc error (a=code), 3 job (a=status), 4 job error (a=HTTP status, b=JobErrorCode index), 5 no answer. */
   fastCancelAnswered(now: number, kind: number, a: number, b: number): number;
+  /** Numbers-only Sume cancel answer as read off the HTTP response (see {@link CancelButtonCore.handleJobAnswer}). */
+  fastJobCancelAnswered(now: number, httpStatus: number, statusOrCode: string | null | undefined): number;
   /** Numbers-only `tasks/update` ack. */
   fastUpdateAcked(now: number): number;
   /** Numbers-only failure: request code ({@link REQUEST_KINDS}), HTTP status (0 transport), Retry-After ms (NaN none). */
@@ -569,66 +588,96 @@ export interface TrackerCore {
 /** The structured {@link Tracker} also has every member of {@link TrackerCore}. */
 export interface Tracker extends TrackerCore {}
 
-/** Models by numeric code. */
-export const MODELS: readonly ['task-2026', 'task-2025', 'job'];
-/** Statuses by numeric code. */
-export const STATUSES: readonly [
-  'working',
-  'input_required',
-  'completed',
-  'failed',
-  'cancelled',
-  'queued',
-  'processing',
-  'running',
-  'canceled',
-  'expired',
-];
-/** Observation verdicts by code (what {@link observeCode} returns). */
-export const OBSERVATIONS: readonly ['advance', 'repeat', 'skipped', 'regression', 'terminal_conflict'];
-/** Transition verdicts by code. */
-export const TRANSITIONS: readonly ['allowed', 'repeat', 'forbidden', 'from_terminal'];
-/** Cancel windows by code. */
-export const WINDOWS: readonly ['open', 'started', 'terminal'];
-/** Output kinds of the numbers-only tracker path, by code. */
-export const OUTPUT_KINDS: readonly [
-  'idle',
-  'wake_at',
-  'send',
-  'ask_user',
-  'button',
-  'status',
-  'violation',
-  'settled',
-  'stopped',
-];
-/** Request kinds by code. */
-export const REQUEST_KINDS: readonly ['get', 'cancel', 'update', 'fetch_result'];
-/** Cancel-button states by code. */
-export const BUTTON_STATES: readonly [
-  'unavailable',
-  'available',
-  'requesting',
-  'acknowledged_pending',
-  'too_late',
-  'cancelled',
-  'finished_first',
-  'not_applicable',
-];
-/** Outcomes by code. */
-export const OUTCOMES: readonly [
-  'succeeded',
-  'tool_error',
-  'protocol_failure',
-  'cancelled',
-  'failed',
-  'expired',
-  'lost',
-];
-/** Stop reasons by code. */
-export const STOP_REASONS: readonly ['max_polls', 'deadline', 'host_stopped', 'create_unanswered', 'answer_too_large'];
-/** What the numbers-only exports return for input they cannot read. */
-export const BAD_CODE: 255;
+/** What {@link Wave} says to do or show. */
+export type WaveOutput =
+  | { type: 'wait'; callId: number; call: WaitCall }
+  | { type: 'job'; id: string; output: TrackerOutput }
+  | {
+      type: 'ignored';
+      id: string;
+      reason: { kind: 'not_in_wave' } | { kind: 'refused'; code: ErrorCode; message: string };
+    }
+  | { type: 'satisfied'; by: string | null }
+  | { type: 'wake_at'; at: number }
+  | { type: 'idle' };
+/** How a {@link Wave} waits; missing keys take their defaults (all, 50 s, results included, 500 ms between rounds). */
+export interface WaveConfig {
+  waitFor?: WaitFor;
+  timeoutSeconds?: number;
+  includeResults?: boolean;
+  minRoundIntervalMs?: number;
+  seed?: number;
+  backoff?: TrackerConfig['poll'];
+}
+/**
+ * Many paid jobs watched together with `jobs_wait` rounds, one core tracker per job. Send each
+ * `wait` output's `call` as the `jobs_wait` body (the Sume wire's own spelling) and answer it
+ * with {@link Wave.handleWaitAnswer} or {@link Wave.handleWaitFailed}; call
+ * {@link Wave.handleTimeout} at each `wake_at`. Every method returns the outputs it queued.
+ * @example
+ * const w = new Wave({ waitFor: 'all' });
+ * w.addJob(Date.now(), { id: 'job_1', status: 'queued' });
+ * const out = w.handleTimeout(Date.now()); // [{ type: 'wait', callId: 1, call: { job_ids: ['job_1'], ... } }, ...]
+ */
+export class Wave {
+  /** @throws {LongcallError} `invalid_config`, `malformed` (naming an unknown key). */
+  constructor(config?: WaveConfig | null);
+  /** A job whose submit was accepted, watched until `deadline` (absolute ms) if given. */
+  addJob(now: number, job: Camelized<JobView>, deadline?: number | null): WaveOutput[];
+  /** Time passed; starts a round when one is due. */
+  handleTimeout(now: number): WaveOutput[];
+  /** A `jobs_wait` call answered with its job entries (a timeout answer is a partial snapshot). */
+  handleWaitAnswer(now: number, callId: number, jobs: Camelized<JobView>[], timedOut: boolean): WaveOutput[];
+  /** A `jobs_wait` call failed without a usable answer. */
+  handleWaitFailed(now: number, callId: number, failure: Camelized<Failure>): WaveOutput[];
+  /** The job is no longer needed: queued, its cancel goes out; started, the wave stops waiting (it runs and bills). */
+  release(
+    now: number,
+    id: string,
+  ): { released: 'cancel_requested' | 'cancel_pending' | 'stopped_waiting' | 'already_done'; outputs: WaveOutput[] };
+  /** The person pressed one job's cancel. @throws {LongcallError} `cancel_refused`. */
+  pressCancel(now: number, id: string): WaveOutput[];
+  /** Something for one job's tracker (its cancel answer, a failed cancel), as {@link Tracker.handleInput} takes it. */
+  handleJobInput(now: number, id: string, input: TrackerInput): WaveOutput[];
+  /** The outputs queued now. */
+  drainOutputs(): WaveOutput[];
+  /** True once satisfied (`any`: a job settled; `all`: every job settled or was given up). */
+  readonly isSatisfied: boolean;
+  /** True while a round's calls are unanswered. */
+  readonly roundInFlight: boolean;
+  /** How many rounds were sent. */
+  readonly roundsSent: number;
+  /** When `handleTimeout` has work next (ms), if ever. */
+  readonly pollTimeout: number | undefined;
+  /** The ids still needed (not settled, not given up). */
+  readonly neededIds: string[];
+  /** The versioned snapshot text. */
+  snapshot(): string;
+  /** A wave from a snapshot. */
+  static restore(text: string): Wave;
+  /** Frees the module memory now (otherwise the garbage collector does it). */
+  free(): void;
+}
+
+export {
+  MODELS,
+  STATUSES,
+  OBSERVATIONS,
+  TRANSITIONS,
+  WINDOWS,
+  OUTPUT_KINDS,
+  REQUEST_KINDS,
+  BUTTON_STATES,
+  OUTCOMES,
+  STOP_REASONS,
+  JOB_ERROR_CODES,
+  CANCEL_VERDICTS,
+  ERROR_CODES,
+  RULES,
+  TASK_STATUSES,
+  JOB_STATUSES,
+  BAD_CODE,
+} from './codes.js';
 
 // ---- MCP wire (JSON-RPC answers -> tracker inputs; tracker requests -> JSON-RPC + headers) ----
 
@@ -793,8 +842,8 @@ export class Endpoint {
   /** Stops watching (the call goes on). */
   stopWatching(now: number): EndpointEvent[];
   /** The run record, camelCase. */
-  runRecord(): { [key: string]: Json };
-  /** The run record in the core's snake_case. */
+  runRecord(): Camelized<RunRecord>;
+  /** @deprecated snake_case {@link Endpoint.runRecord} (as `Tracker.record`). */
   record(): RunRecord;
   readonly model: Model;
   readonly id: string | undefined;

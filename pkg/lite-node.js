@@ -1,7 +1,8 @@
-// `longcall/lite` for Node (exports condition "node"): instantiates the small module synchronously.
+// longcall/lite for Node (exports condition "node"): instantiates the module synchronously from the
+// .wasm file next to the glue, so every export is ready at once (`init()` resolves at once too).
 import { readFileSync } from 'node:fs';
-import { initSync } from './dist/longcall_lite.js';
+import { initSync } from './lite.js';
 
-initSync({ module: readFileSync(new URL('./dist/longcall_lite_bg.wasm', import.meta.url)) });
+initSync(readFileSync(new URL('./dist/longcall_lite_bg.wasm', import.meta.url)));
 
 export * from './lite.js';

@@ -1,6 +1,4 @@
-// `longcall/lite` for browsers and bundlers: fetches and instantiates the small module.
-import init from './dist/longcall_lite.js';
-
-await init({ module_or_path: new URL('./dist/longcall_lite_bg.wasm', import.meta.url) });
-
+// Browser / bundler entry (exports conditions "browser" and "default"): nothing is fetched or run
+// at import time (no top-level await). Call `await init()` (or `init(url | response | bytes |
+// module)`) before the first call; an export called earlier throws `not_initialized`.
 export * from './lite.js';

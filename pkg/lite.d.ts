@@ -5,20 +5,75 @@
  * snapshots, reference servers, wire codecs, vectors). Types are those of `longcall`.
  * @packageDocumentation
  */
-import type { CancelButtonCore, Model, ObservationCode, Output, TrackerConfig, TrackerCore } from './index.js';
+import type {
+  CancelButtonCore,
+  LongcallError,
+  WasmSource,
+  Model,
+  ObservationCode,
+  TrackerOutput,
+  TrackerConfig,
+  TrackerCore,
+} from './index.js';
 
-export type * from './index.js';
+export type {
+  Model,
+  Status,
+  TaskStatus,
+  JobStatus,
+  StatusOf,
+  Observation,
+  Transition,
+  CancelWindow,
+  OutputKind,
+  RequestKind,
+  ButtonState,
+  Outcome,
+  StopReason,
+  JobErrorCode,
+  CancelVerdict,
+  ErrorCode,
+  Rule,
+  ModelCode,
+  StatusCode,
+  ObservationCode,
+  TransitionCode,
+  LongcallError,
+  WasmSource,
+  Output,
+  Request,
+  TrackerOutput,
+  TrackerRequest,
+  Camelized,
+  CamelCase,
+  Violation,
+  Level,
+  Json,
+  TrackerConfig,
+  Jitter,
+  CancelButtonCore,
+  TrackerCore,
+} from './index.js';
+
+/** Loads the small module (see `longcall`'s {@link init}); by default `./dist/longcall_lite_bg.wasm`. */
+export function init(input?: WasmSource | Promise<WasmSource>): Promise<void>;
+/** Instantiates the small module synchronously from its bytes or a compiled module. */
+export function initSync(input: ArrayBuffer | ArrayBufferView | WebAssembly.Module): void;
+/** True for an error thrown by longcall (an `Error` with a string `code`). */
+export function isLongcallError(e: unknown): e is LongcallError;
 
 /** Numbers-only observation check: {@link OBSERVATIONS} index, or 255 for codes it cannot read. Never throws. */
 export function observeCode(modelCode: number, fromCode: number, toCode: number): ObservationCode | 255;
 /** Numbers-only cancel window: 0 open, 1 started, 2 terminal, 255 for codes it cannot read. Never throws. */
 export function cancelWindowCode(modelCode: number, statusCode: number): 0 | 1 | 2 | 255;
+/** The {@link JOB_ERROR_CODES} index of a Sume error code; a code longcall does not know (or no string at all) is `other`. Never throws. */
+export function jobErrorCode(code: unknown): number;
 /** The module's memory (what {@link fastOutputs} reads). */
 export function wasmMemory(): WebAssembly.Memory;
 /** The numbers-only outputs (see `longcall`'s `fastOutputs`). */
 export function fastOutputs(): Float64Array;
-/** Decodes `n` numbers-only outputs of `tracker` into {@link Output} objects. */
-export function decodeFast(tracker: Tracker, n: number): Output[];
+/** Decodes `n` numbers-only outputs of `tracker` into camelCase output objects. */
+export function decodeFast(tracker: Tracker, n: number): TrackerOutput[];
 
 /**
  * The honest cancel button of one call.
@@ -54,5 +109,11 @@ export {
   BUTTON_STATES,
   OUTCOMES,
   STOP_REASONS,
+  JOB_ERROR_CODES,
+  CANCEL_VERDICTS,
+  ERROR_CODES,
+  RULES,
+  TASK_STATUSES,
+  JOB_STATUSES,
   BAD_CODE,
-} from './index.js';
+} from './codes.js';

@@ -1,10 +1,22 @@
 // The public API of `longcall/lite`, shared by its two entry points (lite-node.js, lite-web.js):
 // the small build of the same core for pages that need the rules, an honest cancel button and the
 // numbers-only tracker, and not the structured surface (JSON inputs, snapshots, servers, codecs,
-// vectors) of `longcall`. Under the package's 45 KB gzip budget (scripts/size.mjs checks it).
-import { wasmMemory } from './dist/longcall_lite.js';
+// vectors) of `longcall`. Nothing runs at import time: call `init()` first (runtime.js).
+import * as glue from './dist/longcall_lite.js';
+import { bind, isLongcallError } from './runtime.js';
+import { makeFast } from './fast.js';
+import { FAST_METHODS, NUMERIC_FUNCTIONS } from './numeric.js';
 
-export { observeCode, cancelWindowCode, CancelButton, Tracker, wasmMemory } from './dist/longcall_lite.js';
+const state = bind(glue, { numeric: NUMERIC_FUNCTIONS, numericMethods: { Tracker: FAST_METHODS } });
+
+/** Loads the small module (see `longcall`'s `init`). */
+export function init(input) {
+  return state.init(input ?? new URL('./dist/longcall_lite_bg.wasm', import.meta.url));
+}
+export const initSync = state.initSync;
+export { isLongcallError };
+
+export const { observeCode, cancelWindowCode, jobErrorCode, CancelButton, Tracker, wasmMemory } = state.api;
 export {
   MODELS,
   STATUSES,
@@ -16,8 +28,13 @@ export {
   BUTTON_STATES,
   OUTCOMES,
   STOP_REASONS,
+  JOB_ERROR_CODES,
+  CANCEL_VERDICTS,
+  ERROR_CODES,
+  RULES,
+  TASK_STATUSES,
+  JOB_STATUSES,
   BAD_CODE,
 } from './codes.js';
-import { makeFast } from './codes.js';
 
 export const { fastOutputs, decodeFast } = makeFast(wasmMemory);

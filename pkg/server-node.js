@@ -1,7 +1,8 @@
-// `longcall/server` for Node (exports condition "node"): instantiates the module synchronously.
+// longcall/server for Node (exports condition "node"): instantiates the module synchronously from the
+// .wasm file next to the glue, so every export is ready at once (`init()` resolves at once too).
 import { readFileSync } from 'node:fs';
-import { initSync } from './dist/longcall_server.js';
+import { initSync } from './server.js';
 
-initSync({ module: readFileSync(new URL('./dist/longcall_server_bg.wasm', import.meta.url)) });
+initSync(readFileSync(new URL('./dist/longcall_server_bg.wasm', import.meta.url)));
 
 export * from './server.js';

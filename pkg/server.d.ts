@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type {
+  WasmSource,
   InputRequest,
   JobStatus,
   JobView,
@@ -19,6 +20,13 @@ import type {
   ToolResult,
   WaitFor,
 } from './index.js';
+
+/** Loads the server module (see `longcall`'s `init`); by default `./dist/longcall_server_bg.wasm`. */
+export function init(input?: WasmSource | Promise<WasmSource>): Promise<void>;
+/** Instantiates the server module synchronously from its bytes or a compiled module. */
+export function initSync(input: ArrayBuffer | ArrayBufferView | WebAssembly.Module): void;
+/** True for an error thrown by longcall (an `Error` with a string `code`). */
+export function isLongcallError(e: unknown): e is LongcallError;
 
 /** A client-side answer of a reference server: a domain answer to put on the wire, never thrown. */
 export type Answer<T, E> = { ok: true; value: T } | { ok: false; error: E };
@@ -164,6 +172,40 @@ export function renderTask2026(view: TaskView, resultType?: 'task' | 'complete' 
 
 /** The -32021 error (with `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`). */
 export function missingCapability2026(message: string): RpcError;
+
+/** A request the server gate refused (rules E-20..E-26): send `error` with HTTP `httpStatus`. */
+export interface GateRefusal {
+  /** The rule id, `E-20` ... */
+  rule: string;
+  kind:
+    | 'missing_capability'
+    | 'mcp_method_header'
+    | 'mcp_name_header'
+    | 'protocol_version'
+    | 'task_support'
+    | 'method_not_in_revision';
+  error: RpcError;
+  httpStatus: number;
+}
+
+/** The request gate: `null` when the request passes, else the first refusal. `headers`: Node's `req.headers`, or `null` on stdio. */
+export function gateRequest(
+  model: 'task-2026' | 'task-2025',
+  method: string,
+  params: Json | null | undefined,
+  headers: { [name: string]: string | string[] | undefined } | null,
+): GateRefusal | null;
+
+/** Whether a `tools/call` runs as a task (`value: true`), synchronously (`false`), or is refused (E-24). */
+export function gateTaskSupport(
+  model: 'task-2026' | 'task-2025',
+  tool: string,
+  support: 'forbidden' | 'never' | 'optional' | 'required',
+  params: Json | null | undefined,
+): { ok: true; value: boolean } | { ok: false; error: GateRefusal };
+
+/** The HTTP status a JSON-RPC error code is sent with (E-26). */
+export function httpStatusFor(code: number): number;
 
 /** `JobBook` configuration; every key is optional and laid over the defaults (2, 20, 1). */
 export interface JobBookConfig {

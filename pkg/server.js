@@ -1,5 +1,25 @@
 // The public API of `longcall/server`, shared by its two entry points (server-node.js,
 // server-web.js): the core's reference servers (an MCP task registry and a Sume job book) and the
 // 2026 wire rendering of a task, so a JavaScript server never re-implements the wire. A module
-// of its own, so clients never download it.
-export { TaskRegistry, JobBook, renderTask2026, missingCapability2026 } from './dist/longcall_server.js';
+// of its own, so clients never download it. Nothing runs at import time (runtime.js).
+import * as glue from './dist/longcall_server.js';
+import { bind, isLongcallError } from './runtime.js';
+
+const state = bind(glue);
+
+/** Loads the server module (see `longcall`'s `init`). */
+export function init(input) {
+  return state.init(input ?? new URL('./dist/longcall_server_bg.wasm', import.meta.url));
+}
+export const initSync = state.initSync;
+export { isLongcallError };
+
+export const {
+  TaskRegistry,
+  JobBook,
+  renderTask2026,
+  missingCapability2026,
+  gateRequest,
+  gateTaskSupport,
+  httpStatusFor,
+} = state.api;

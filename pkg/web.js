@@ -1,7 +1,4 @@
-// Browser / default entry point: fetches and instantiates the module with top-level await.
-// The `new URL(..., import.meta.url)` form lets bundlers find and copy the .wasm file.
-import init from './dist/longcall.js';
-
-await init({ module_or_path: new URL('./dist/longcall_bg.wasm', import.meta.url) });
-
+// Browser / bundler entry (exports conditions "browser" and "default"): nothing is fetched or run
+// at import time (no top-level await). Call `await init()` (or `init(url | response | bytes |
+// module)`) before the first call; an export called earlier throws `not_initialized`.
 export * from './api.js';

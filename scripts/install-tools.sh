@@ -61,7 +61,10 @@ fi
 #    index.d.ts), xstate (benchmark baseline).
 step npm --prefix pkg ci --no-audit --no-fund
 
-# 6. Interop harness (tests/interop): @modelcontextprotocol/sdk 1.32.2, conformance 0.2.0-alpha.12,
+# 6. Node 22 and 24 from npm (tools/node), for the package's tests on each supported release.
+step bash scripts/install-node.sh
+
+# 7. Interop harness (tests/interop): @modelcontextprotocol/sdk 1.32.2, conformance 0.2.0-alpha.12,
 #    Node 22 from npm, and a venv with fastmcp-tasks 4.1.4, all pinned exactly; idempotent.
 step bash tests/interop/install.sh
 

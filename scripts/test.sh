@@ -24,9 +24,18 @@ step_clippy() {
 step_cargo-test() { cargo test "${LOCKED[@]}" --workspace; }
 step_core-wasm()  { cargo build "${LOCKED[@]}" -p longcall --target wasm32-unknown-unknown; }
 step_js-build()   { npm --prefix pkg run build; }
-# Biome (pkg/biome.json, tests/interop/biome.json): formatting and lint of the package's and the
-# interop legs' JavaScript, before the tests run.
-step_js-test()    { npm --prefix pkg run lint; npm --prefix pkg test; }
+# Biome (pkg/biome.json, tests/interop/biome.json) checks formatting and lint of the package's
+# and the interop legs' JavaScript; then the package's tests run on Node 22 and 24 (LTS releases
+# from npm, scripts/install-node.sh). Node 20 reached end of life in April 2026.
+step_js-test() {
+  npm --prefix pkg run lint
+  bash scripts/install-node.sh
+  local v
+  for v in 22 24; do
+    echo "---- npm --prefix pkg test on $(tools/node/node_modules/node$v/bin/node --version)" >&2
+    PATH="$PWD/tools/node/node_modules/node$v/bin:$PATH" npm --prefix pkg test
+  done
+}
 step_fuzz()       { bash fuzz/run-smoke.sh "${FUZZ_SECONDS:-20}"; }
 step_interop()    { bash tests/interop/run; }
 

@@ -127,27 +127,42 @@ pub enum Error {
     },
 }
 
-impl Error {
-    /// The stable machine-readable code of this error (also the `code` of a JavaScript error).
-    pub const fn code(&self) -> &'static str {
-        match self {
-            Error::UnknownModel { .. } => "unknown_model",
-            Error::UnknownStatus { .. } => "unknown_status",
-            Error::StatusNotInModel { .. } => "status_not_in_model",
-            Error::InvalidConfig { .. } => "invalid_config",
-            Error::InvalidInput { .. } => "invalid_input",
-            Error::WrongModel { .. } => "wrong_model",
-            Error::CancelRefused { .. } => "cancel_refused",
-            Error::Malformed { .. } => "malformed",
-            Error::TooLarge { .. } => "too_large",
-            Error::TooDeep { .. } => "too_deep",
-            Error::SnapshotVersion { .. } => "snapshot_version",
-            Error::SnapshotInvalid { .. } => "snapshot_invalid",
-            Error::Duplicate { .. } => "duplicate",
-            Error::LimitReached { .. } => "limit_reached",
+/// Declares [`Error::code`] and [`ERROR_CODES`] from one list, so the two cannot disagree (the
+/// match is exhaustive: a new variant without a code does not compile).
+macro_rules! error_codes {
+    ($($variant:ident => $code:literal,)*) => {
+        impl Error {
+            /// The stable machine-readable code of this error (also the `code` of a JavaScript error).
+            pub const fn code(&self) -> &'static str {
+                match self {
+                    $(Error::$variant { .. } => $code,)*
+                }
+            }
         }
-    }
 
+        /// Every error code, for documentation and for hosts that switch on codes.
+        pub const ERROR_CODES: &[&str] = &[$($code,)*];
+    };
+}
+
+error_codes! {
+    UnknownModel => "unknown_model",
+    UnknownStatus => "unknown_status",
+    StatusNotInModel => "status_not_in_model",
+    InvalidConfig => "invalid_config",
+    InvalidInput => "invalid_input",
+    WrongModel => "wrong_model",
+    CancelRefused => "cancel_refused",
+    Malformed => "malformed",
+    TooLarge => "too_large",
+    TooDeep => "too_deep",
+    SnapshotVersion => "snapshot_version",
+    SnapshotInvalid => "snapshot_invalid",
+    Duplicate => "duplicate",
+    LimitReached => "limit_reached",
+}
+
+impl Error {
     /// Shorthand for [`Error::InvalidInput`].
     pub fn invalid_input(field: &str, reason: &str) -> Error {
         Error::InvalidInput {
@@ -164,24 +179,6 @@ impl Error {
         }
     }
 }
-
-/// Every error code, for documentation and for hosts that switch on codes.
-pub const ERROR_CODES: &[&str] = &[
-    "unknown_model",
-    "unknown_status",
-    "status_not_in_model",
-    "invalid_config",
-    "invalid_input",
-    "wrong_model",
-    "cancel_refused",
-    "malformed",
-    "too_large",
-    "too_deep",
-    "snapshot_version",
-    "snapshot_invalid",
-    "duplicate",
-    "limit_reached",
-];
 
 /// Text from outside quoted for a message: escaped, and cut short, so a hostile 10 MB string
 /// makes a short message (and no Unicode tables are needed, unlike `{:?}`).

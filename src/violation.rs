@@ -96,6 +96,9 @@ rules! {
     /// An answer that cannot be read (not JSON, not a JSON-RPC response, a shape no rule
     /// explains): the endpoint treats it as no answer to that request.
     UnreadableAnswer = "unreadable_answer", Must;
+    /// A `notifications/cancelled` naming a request that is not in progress (already answered,
+    /// or never sent by the side that cancels it).
+    CancelNotInProgress = "cancel_not_in_progress", Must;
 }
 
 impl fmt::Display for Rule {

@@ -30,6 +30,7 @@ const NOT_EMITTED_BY_TRACKERS: &[(Rule, &str)] = &[
     (Rule::UnknownAnswerId, "endpoint level: answer ids are matched by `endpoint::CallEndpoint`, before a tracker sees an input"),
     (Rule::UnreadableAnswer, "endpoint level: an answer that cannot be read never becomes a tracker input"),
     (Rule::UnknownTaskNotification, "P-11 allows 'kept or ignored'; the tracker ignores a notification for another task silently (notification-unknown-task-ignored)"),
+    (Rule::CancelNotInProgress, "an observer rule (notifications/cancelled names a request already answered): a tracker sends no notifications; `longcall check` reports it in traces"),
 ];
 
 /// Whether `about` opens with a rule id such as `C-8` (`tests/rule_book.rs` checks the id exists).

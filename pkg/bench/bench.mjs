@@ -27,11 +27,11 @@ function taskFast() {
     n += t.fastTimeout(now);
     n += t.fastPolled(now + 50, 0, 2000, 0);
   }
-  t.handle(now + 100, {
+  t.handleInput(now + 100, {
     type: 'task_polled',
-    task: { task_id: 't-1', status: 'input_required', input_requests: [{ key: 'k', request: { q: 1 } }] },
+    task: { taskId: 't-1', status: 'input_required', inputRequests: [{ key: 'k', request: { q: 1 } }] },
   });
-  t.handle(now + 200, { type: 'input_answered', key: 'k', response: { ok: true } });
+  t.handleInput(now + 200, { type: 'input_answered', key: 'k', response: { ok: true } });
   n += t.fastUpdateAcked(now + 300);
   n += t.fastPolled(now + 4000, 2, NaN, 1);
   sink += n + fastOutputs()[t.fastOffset];
@@ -55,28 +55,28 @@ function jobFast() {
 }
 const JOB_EVENTS = 9;
 
-// --- longcall, structured.
+// --- longcall, structured (camelCase in and out, as the JavaScript API is meant to be used).
 function taskStructured() {
   const t = new Tracker('task-2026', cfg);
-  let o = t.handle(0, { type: 'task_created', task: { task_id: 't-1', status: 'working', poll_interval_ms: 2000 } });
+  let o = t.handleInput(0, { type: 'task_created', task: { taskId: 't-1', status: 'working', pollIntervalMs: 2000 } });
   let now = 0;
   for (let i = 0; i < 3; i++) {
     now += 2000;
-    o = t.timeout(now);
-    o = t.handle(now + 50, {
+    o = t.handleTimeout(now);
+    o = t.handleInput(now + 50, {
       type: 'task_polled',
-      task: { task_id: 't-1', status: 'working', poll_interval_ms: 2000 },
+      task: { taskId: 't-1', status: 'working', pollIntervalMs: 2000 },
     });
   }
-  o = t.handle(now + 100, {
+  o = t.handleInput(now + 100, {
     type: 'task_polled',
-    task: { task_id: 't-1', status: 'input_required', input_requests: [{ key: 'k', request: { q: 1 } }] },
+    task: { taskId: 't-1', status: 'input_required', inputRequests: [{ key: 'k', request: { q: 1 } }] },
   });
-  o = t.handle(now + 200, { type: 'input_answered', key: 'k', response: { ok: true } });
-  o = t.handle(now + 300, { type: 'update_acked' });
-  o = t.handle(now + 4000, {
+  o = t.handleInput(now + 200, { type: 'input_answered', key: 'k', response: { ok: true } });
+  o = t.handleInput(now + 300, { type: 'update_acked' });
+  o = t.handleInput(now + 4000, {
     type: 'task_polled',
-    task: { task_id: 't-1', status: 'completed', result: { is_error: false, value: { ok: 1 } } },
+    task: { taskId: 't-1', status: 'completed', result: { isError: false, value: { ok: 1 } } },
   });
   sink += o.length;
   t.free();
@@ -84,18 +84,18 @@ function taskStructured() {
 const jp = (status) => ({ type: 'job_polled', job: { id: 'job_1', status } });
 function jobStructured() {
   const t = new Tracker('job', cfg);
-  let o = t.handle(0, { type: 'job_created', job: { id: 'job_1', status: 'queued' } });
-  o = t.timeout(1000);
-  o = t.handle(1100, jp('queued'));
-  o = t.handle(1200, { type: 'cancel_pressed' });
-  o = t.handle(1300, {
+  let o = t.handleInput(0, { type: 'job_created', job: { id: 'job_1', status: 'queued' } });
+  o = t.handleTimeout(1000);
+  o = t.handleInput(1100, jp('queued'));
+  o = t.handleInput(1200, { type: 'cancel_pressed' });
+  o = t.handleInput(1300, {
     type: 'cancel_answered',
-    answer: { kind: 'job_error', http_status: 409, code: 'job_generation_already_started' },
+    answer: { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' },
   });
-  o = t.timeout(3100);
-  o = t.handle(3200, jp('processing'));
-  o = t.timeout(7200);
-  o = t.handle(7300, jp('completed'));
+  o = t.handleTimeout(3100);
+  o = t.handleInput(3200, jp('processing'));
+  o = t.handleTimeout(7200);
+  o = t.handleInput(7300, jp('completed'));
   sink += o.length;
   t.free();
 }
@@ -194,7 +194,7 @@ function jobXState() {
 // Pure per-event cost of the numbers-only path on one long-lived tracker (no construction):
 // a poll answer followed by a timeout, repeated (2 events per iteration).
 function steadyFast() {
-  const t = new Tracker('task-2026', { poll: { jitter: 'none', max_polls: null }, seed: 1 });
+  const t = new Tracker('task-2026', { poll: { jitter: 'none', maxPolls: null }, seed: 1 });
   t.fastCreated('t-1', 0, 0, 1000);
   let now = 0;
   const t0 = performance.now();
@@ -210,17 +210,17 @@ function steadyFast() {
 
 // The same on the structured path: plain objects in, plain objects out.
 function steadyStructured() {
-  const t = new Tracker('task-2026', { poll: { jitter: 'none', max_polls: null }, seed: 1 });
-  t.handle(0, { type: 'task_created', task: { task_id: 't-1', status: 'working', poll_interval_ms: 1000 } });
+  const t = new Tracker('task-2026', { poll: { jitter: 'none', maxPolls: null }, seed: 1 });
+  t.handleInput(0, { type: 'task_created', task: { taskId: 't-1', status: 'working', pollIntervalMs: 1000 } });
   let now = 0;
   const n = ITER;
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
     now += 1000;
-    sink += t.timeout(now).length;
-    sink += t.handle(now + 1, {
+    sink += t.handleTimeout(now).length;
+    sink += t.handleInput(now + 1, {
       type: 'task_polled',
-      task: { task_id: 't-1', status: 'working', poll_interval_ms: 1000 },
+      task: { taskId: 't-1', status: 'working', pollIntervalMs: 1000 },
     }).length;
   }
   const dt = performance.now() - t0;
@@ -238,15 +238,16 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[s.length >> 1];
 };
+// Headline rows first: whole lifecycles including constructing and freeing the machine.
 const rows = {
-  'longcall numbers-only, steady (poll+timeout)': () => steadyFast(),
-  'longcall structured, steady (poll+timeout)': () => steadyStructured(),
   'longcall numbers-only, job lifecycle': () => perEvent(jobFast, JOB_EVENTS),
   'longcall numbers-only*, task lifecycle': () => perEvent(taskFast, TASK_EVENTS),
   'longcall structured, job lifecycle': () => perEvent(jobStructured, JOB_EVENTS, ITER / 4),
   'longcall structured, task lifecycle': () => perEvent(taskStructured, TASK_EVENTS, ITER / 4),
   'XState 5 actor.send, job lifecycle': () => perEvent(jobXState, JOB_EVENTS, ITER / 4),
   'XState 5 actor.send, task lifecycle': () => perEvent(taskXState, TASK_EVENTS, ITER / 4),
+  'longcall numbers-only, steady (poll+timeout)': () => steadyFast(),
+  'longcall structured, steady (poll+timeout)': () => steadyStructured(),
 };
 const results = {};
 for (let r = 0; r < RUNS; r++) for (const [name, fn] of Object.entries(rows)) (results[name] ??= []).push(fn());

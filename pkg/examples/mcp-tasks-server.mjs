@@ -6,44 +6,39 @@
 //   -> prints `LISTENING http://127.0.0.1:PORT/mcp` on stdout when ready
 //
 // What lives where:
+// * The PROTOCOL GATE lives in the core (`longcall/server`'s `gateRequest`, `gateTaskSupport`,
+//   `httpStatusFor`, rules E-20..E-27): the per-request capability gate, the `Mcp-Method` /
+//   `Mcp-Name` / `MCP-Protocol-Version` header checks, the methods 2026 removed (-32601), the
+//   task-required answer (-32021) and the HTTP status of every error. This file sends what the
+//   gate answers and decides none of it.
 // * The TASK STATE (status, inputRequests, result/error, TTL, principal binding, cancel, the
 //   "first terminal write wins" rule) lives in the core's TaskRegistry, through the npm package.
 //   This file never decides a task's status itself: it asks the registry and renders the answer
 //   with `renderTask2026` (the exact wire task: ISO times, ttlMs, payload members by status).
-// * This file does the TRANSPORT (Streamable HTTP, stateless 2026 wire: one POST per request,
-//   no initialize needed, `Mcp-Method` / `Mcp-Name` header checks), the per-request CAPABILITY
-//   gate, the PRINCIPAL (from the Authorization header), the TOOLS and their workers, and the
-//   clock (`Date.now()`, with one timer armed at `registry.pollTimeout()`).
+// * What this file still decides is transport only: Streamable HTTP (one POST per request, the
+//   body size limit, JSON parsing, 202 for notifications and client responses), which methods
+//   and tools it implements (an unknown one is -32601 / -32602), the PRINCIPAL (from the
+//   Authorization header), the TOOLS and their workers, and the clock (`Date.now()`, with one
+//   timer armed at `registry.pollTimeout()`).
 //
 // Binds 127.0.0.1 only. SIGTERM/SIGINT: clean exit 0. Exits by itself after --max-lifetime-ms.
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { TaskRegistry, renderTask2026, missingCapability2026 } from 'longcall/server';
+import { TaskRegistry, renderTask2026, gateRequest, gateTaskSupport, httpStatusFor } from 'longcall/server';
 
+const MODEL = 'task-2026';
 const PROTOCOL_VERSION = '2026-07-28';
 const EXTENSION = 'io.modelcontextprotocol/tasks';
-const CLIENT_CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const SERVER_INFO = { name: 'longcall-reference-tasks-server', version: '0.1.0' };
 
-// JSON-RPC / MCP error codes, and the HTTP status each one is sent with.
+// JSON-RPC error codes this file raises itself (the gate's come from the core).
 const E = {
   PARSE: -32700,
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
   INTERNAL: -32603,
-  HEADER_MISMATCH: -32020,
-  MISSING_CAPABILITY: -32021,
-};
-const HTTP_FOR = {
-  [E.PARSE]: 400,
-  [E.INVALID_REQUEST]: 400,
-  [E.METHOD_NOT_FOUND]: 404,
-  [E.INVALID_PARAMS]: 400,
-  [E.HEADER_MISMATCH]: 400,
-  [E.MISSING_CAPABILITY]: 400,
-  [E.INTERNAL]: 500,
 };
 
 /** A JSON-RPC error to throw from a handler; `rpcError` objects from the registry fit as-is. */
@@ -84,7 +79,7 @@ const sleep = (ms, signal) =>
 // `answers` holds the client's responses by key. A task tool is re-run with more answers after
 // every tasks/update that leaves nothing outstanding (the "guard" pattern).
 // `task`: 'never' (always sync), 'optional' (a task when the client declared the extension),
-// 'required' (-32021 without the extension). `gather({args, answers})`, when a tool has it,
+// 'required' (-32021 without the extension); the core's `gateTaskSupport` reads it. `gather({args, answers})`, when a tool has it,
 // returns the input still needed before any work starts (or null): asked synchronously as an
 // MRTR round, before a task is created.
 const TOOLS = {
@@ -240,20 +235,6 @@ export function createTasksServer(opts = {}) {
 
   // ---- method handlers: (params, ctx) -> result object; throw RpcFailure for an error ----
 
-  function hasTasksCapability(params) {
-    const ext = params?._meta?.[CLIENT_CAPS]?.extensions;
-    return !!ext && typeof ext === 'object' && ext[EXTENSION] !== undefined;
-  }
-
-  function requireTasksCapability(params, method) {
-    if (!hasTasksCapability(params)) {
-      const err = missingCapability2026(
-        `${method} targets the tasks extension (${EXTENSION}); the client did not declare it on this request`,
-      );
-      throw new RpcFailure(err);
-    }
-  }
-
   function taskIdOf(params) {
     if (typeof params?.taskId !== 'string' || params.taskId === '')
       fail(E.INVALID_PARAMS, 'params.taskId must be a non-empty string');
@@ -270,17 +251,15 @@ export function createTasksServer(opts = {}) {
     const tool = Object.hasOwn(TOOLS, params?.name) ? TOOLS[params.name] : null;
     if (!tool) fail(E.INVALID_PARAMS, `Unknown tool: ${params?.name}`);
     const args = params.arguments ?? {};
-    const capable = hasTasksCapability(params);
-    // The legacy 2025 `task` param is ignored: on 2026 the server alone decides.
-    if (tool.task === 'required' && !capable) {
-      throw new RpcFailure(
-        missingCapability2026(`Tool ${params.name} requires a task; declare ${EXTENSION} on the request`),
-      );
-    }
+    // The core decides: a task, sync, or -32021 for a task-required tool without the capability
+    // (the legacy 2025 `task` param is ignored: on 2026 the server alone decides).
+    const support = gateTaskSupport(MODEL, params.name, tool.task, params);
+    if (!support.ok) throw new RpcFailure(support.error.error);
+    const asTask = support.value;
     const answers = { ...(params.inputResponses ?? {}) };
     const missing = tool.gather?.({ args, answers });
     if (missing) return { resultType: 'input_required', inputRequests: missing };
-    if (!capable || tool.task === 'never') {
+    if (!asTask) {
       // Sync path; an {ask} becomes an MRTR round (InputRequiredResult).
       const out = await tool.run({ args, answers, signal: ctx.signal });
       if (out.ask) return { resultType: 'input_required', inputRequests: out.ask };
@@ -297,13 +276,11 @@ export function createTasksServer(opts = {}) {
   }
 
   function tasksGet(params, ctx) {
-    requireTasksCapability(params, 'tasks/get');
     const view = unwrap(registry.get(now(), ctx.principal, taskIdOf(params)));
     return renderTask2026(view, 'complete');
   }
 
   function tasksUpdate(params, ctx) {
-    requireTasksCapability(params, 'tasks/update');
     const taskId = taskIdOf(params);
     const responses = params.inputResponses;
     if (!responses || typeof responses !== 'object' || Array.isArray(responses))
@@ -319,7 +296,6 @@ export function createTasksServer(opts = {}) {
   }
 
   function tasksCancel(params, ctx) {
-    requireTasksCapability(params, 'tasks/cancel');
     const taskId = taskIdOf(params);
     unwrap(registry.cancel(now(), ctx.principal, taskId)); // an ack, also for a terminal task
     if (registry.peek(taskId)?.status === 'cancelled') stopWorker(taskId);
@@ -358,41 +334,10 @@ export function createTasksServer(opts = {}) {
     'tasks/get': tasksGet,
     'tasks/update': tasksUpdate,
     'tasks/cancel': tasksCancel,
-    // tasks/result and tasks/list do not exist on 2026: they fall through to -32601.
+    // tasks/result and tasks/list do not exist on 2026: the core's gate answers -32601.
   };
 
   // ---- HTTP transport ----
-
-  // `=?base64?...?=` sentinel values (non-ASCII names), and optional whitespace, per SEP-2243.
-  function headerValue(v) {
-    if (typeof v !== 'string') return undefined;
-    const s = v.trim();
-    const m = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(s);
-    return m ? Buffer.from(m[1], 'base64').toString('utf8') : s;
-  }
-
-  // The header `Mcp-Name` must carry: the taskId for tasks/*, the tool name for tools/call.
-  function expectedName(method, params) {
-    if (method === 'tools/call') return params?.name;
-    if (method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel') return params?.taskId;
-    return undefined;
-  }
-
-  function checkHeaders(req, msg) {
-    const method = headerValue(req.headers['mcp-method']);
-    if (method === undefined) fail(E.HEADER_MISMATCH, 'missing Mcp-Method header');
-    if (method !== msg.method) fail(E.HEADER_MISMATCH, "Mcp-Method header does not match the request body's method");
-    const want = expectedName(msg.method, msg.params);
-    if (want !== undefined) {
-      const name = headerValue(req.headers['mcp-name']);
-      if (name === undefined) fail(E.HEADER_MISMATCH, 'missing Mcp-Name header');
-      if (name !== String(want))
-        fail(
-          E.HEADER_MISMATCH,
-          `Mcp-Name header does not match the request body's ${msg.method === 'tools/call' ? 'name' : 'taskId'}`,
-        );
-    }
-  }
 
   // Principal binding: a task belongs to whoever created it. Here the principal is the bearer
   // token (a real server verifies it); without one every caller is the same anonymous principal.
@@ -453,8 +398,13 @@ export function createTasksServer(opts = {}) {
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
+    // The core's gate: headers, the methods 2026 removed, the capability on tasks/*.
+    const refusal = gateRequest(MODEL, msg.method, msg.params ?? null, req.headers);
+    if (refusal) {
+      send(res, refusal.httpStatus, { jsonrpc: '2.0', id: msg.id, error: refusal.error });
+      return;
+    }
     try {
-      checkHeaders(req, msg);
       const handler = Object.hasOwn(HANDLERS, msg.method) ? HANDLERS[msg.method] : null;
       if (!handler) fail(E.METHOD_NOT_FOUND, `Method not found: ${msg.method}`, msg.method);
       const result = await handler(msg.params ?? {}, { principal: principalOf(req), signal: abort.signal });
@@ -462,7 +412,7 @@ export function createTasksServer(opts = {}) {
     } catch (e) {
       const error = e instanceof RpcFailure ? e.error : { code: E.INTERNAL, message: String(e?.message ?? e) };
       if (!(e instanceof RpcFailure)) log(`internal error on ${msg.method}: ${e?.stack ?? e}`);
-      send(res, HTTP_FOR[error.code] ?? 400, { jsonrpc: '2.0', id: msg.id, error });
+      send(res, httpStatusFor(error.code), { jsonrpc: '2.0', id: msg.id, error });
     }
   }
 

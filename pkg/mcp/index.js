@@ -620,7 +620,7 @@ function checkSender(sender) {
  * @property {string} name the tool
  * @property {object} [arguments]
  * @property {number} [ttlMs] 2025 only: the TTL asked for (the server may override)
- * @property {object} [config] the core's TrackerConfig ({poll, seed, deadline_ms})
+ * @property {object} [config] the core's TrackerConfig ({poll, seed, deadlineMs}, camelCase)
  * @property {object} [wire] the endpoint's reading options ({maxBytes, maxDepth, maxStringBytes, detectRevision})
  * @property {AbortSignal} [signal] stops watching (never the task)
  * @property {(key: string, request: object, info: {call: boolean}) => Promise<object>|object} [onInput]

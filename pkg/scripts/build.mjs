@@ -5,7 +5,8 @@
 //   cargo build -p longcall-wasm --target wasm32-unknown-unknown --profile wasm --no-default-features [--features ...]
 //   wasm-bindgen --target web --out-name longcall|longcall_lite|longcall_server (names and producers sections removed)
 //   wasm-opt -Oz (npm binaryen 132; NOT Debian's binaryen 108, whose output crashes at load)
-// Usage: npm --prefix pkg run build
+// Usage: npm --prefix pkg run build   (LONGCALL_BUILDS=longcall_lite,... builds only those, keeping
+// the others in dist/: for quick iterations on one module)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -65,7 +66,8 @@ if (!existsSync(wasmOpt))
 const locked_ = process.env.CI ? ['--locked'] : [];
 const meta = JSON.parse(run('cargo', ['metadata', '--format-version', '1', '--no-deps'], { capture: true }));
 const raw = join(meta.target_directory, TARGET, PROFILE, `${CRATE.replaceAll('-', '_')}.wasm`);
-rmSync(DIST, { recursive: true, force: true });
+const only = process.env.LONGCALL_BUILDS?.split(',').filter(Boolean);
+if (!only) rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
 
 const BUILDS = [
@@ -74,6 +76,7 @@ const BUILDS = [
   ['longcall_server', ['--no-default-features', '--features', 'server']],
 ];
 for (const [name, features] of BUILDS) {
+  if (only && !only.includes(name)) continue;
   run('cargo', ['build', ...locked_, '-p', CRATE, '--target', TARGET, '--profile', PROFILE, ...features]);
   if (!existsSync(raw)) fail(`cargo did not produce ${raw}`);
   const cargoSize = statSync(raw).size;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { callTool, sdkSender, sdk2Sender } from 'longcall/mcp';
 import { fakeClock, watchPromise, fakeSdk1Client, fakeSdk2Client, task25 } from './mcp-fakes.mjs';
 
-const FAST = { poll: { initial_ms: 100, min_interval_ms: 100, cap_ms: 400, jitter: 'none' }, seed: 1 };
+const FAST = { poll: { initialMs: 100, minIntervalMs: 100, capMs: 400, jitter: 'none' }, seed: 1 };
 const RELATED = 'io.modelcontextprotocol/related-task';
 
 /** A 2025 server: one task that completes after `pollsToDone` polls, with a stored result. */

@@ -5,7 +5,7 @@ import { callTool, watchTask, resume, httpSender, McpCallError } from 'longcall/
 import { fakeClock, watchPromise } from './mcp-fakes.mjs';
 
 const T = '2026-11-29T15:07:54.708Z';
-const FAST = { poll: { initial_ms: 10, min_interval_ms: 10, cap_ms: 40, jitter: 'none' }, seed: 1 };
+const FAST = { poll: { initialMs: 10, minIntervalMs: 10, capMs: 40, jitter: 'none' }, seed: 1 };
 const task26 = (id, status, extra = {}) => ({
   taskId: id,
   status,

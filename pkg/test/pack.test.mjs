@@ -73,7 +73,8 @@ test('installed package loads in Chromium from <script type="module">', async ()
     `<!doctype html><meta charset="utf-8"><title>loading</title>
 <script type="importmap">{"imports": {"longcall": "${entry}"}}</script>
 <script type="module">
-  import { observe, statuses } from 'longcall';
+  import { init, observe, statuses } from 'longcall';
+  await init();
   document.title = JSON.stringify([observe('task-2026', 'working', 'completed'), statuses('job').length]);
 </script>`,
   );

@@ -558,12 +558,14 @@ impl CallEndpoint {
             || pending_id.is_none()
             || task.status.is_terminal()
             || !task.input_requests.is_empty()
+            // An answer that breaks a shape rule takes the full path, which also checks the
+            // revision (E-4); clean answers stay on the fast one.
+            || !p.violations.is_empty()
             || self.tracker.handle() != Some(task.task_id.as_str())
         {
             return false;
         }
         self.pending.remove(index);
-        self.violations(p.violations);
         let polled = Polled {
             status: task.status,
             poll_interval_ms: task.poll_interval_ms,
@@ -809,6 +811,8 @@ mod tests {
         c
     }
 
+    /// Rules E-1, P-13.
+
     #[test]
     fn task_call_poll_settle_with_payload() {
         let mut ep =
@@ -848,6 +852,31 @@ mod tests {
         }));
     }
 
+    /// Rule E-4.
+    #[test]
+    fn an_answer_of_the_other_revision_is_reported() {
+        let mut ep = CallEndpoint::watch(Model::Task2026, "t1", config()).unwrap();
+        let _ = drain(&mut ep);
+        // A 2025 answer (`ttl`, `pollInterval`) to a 2026 tasks/get.
+        let t25 = r#"{"taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000,"pollInterval":500}"#;
+        ep.handle_message(1, answer(1, t25).as_bytes());
+        let out = drain(&mut ep);
+        assert!(out.iter().any(
+            |e| matches!(e, Event::Violation { violation } if violation.rule == Rule::WrongRevisionMethod)
+        ), "{out:?}");
+        // Turned off, the same answer is only read.
+        let mut c = config();
+        c.detect_revision = false;
+        let mut ep = CallEndpoint::watch(Model::Task2026, "t1", c).unwrap();
+        let _ = drain(&mut ep);
+        ep.handle_message(1, answer(1, t25).as_bytes());
+        assert!(!drain(&mut ep).iter().any(
+            |e| matches!(e, Event::Violation { violation } if violation.rule == Rule::WrongRevisionMethod)
+        ));
+    }
+
+    /// Rules E-1, E-2, E-6.
+
     #[test]
     fn unknown_id_and_unreadable_answers_are_violations() {
         let mut ep = CallEndpoint::watch(Model::Task2026, "t1", config()).unwrap();
@@ -867,6 +896,8 @@ mod tests {
         assert!(matches!(out.last(), Some(Event::WakeAt { .. })));
     }
 
+    /// Rules E-3.
+
     #[test]
     fn over_limit_answer_stops_never_hangs() {
         let mut c = config();
@@ -881,6 +912,8 @@ mod tests {
         }));
         assert_eq!(out.last(), Some(&Event::Idle));
     }
+
+    /// Rules E-8.
 
     #[test]
     fn mrtr_continuation_carries_request_state_then_result() {
@@ -921,6 +954,8 @@ mod tests {
         )));
     }
 
+    /// Rules E-5.
+
     #[test]
     fn resume_with_requests_in_flight() {
         // A poll in flight: re-armed at the floor, never answered twice.
@@ -941,6 +976,8 @@ mod tests {
             reason: StopReason::CreateUnanswered
         }));
     }
+
+    /// Rules E-6, E-7.
 
     #[test]
     fn job_cancel_is_http_with_idempotency_key() {

@@ -96,7 +96,7 @@ fn not_a_response() -> Error {
 /// that still leave a meaning are in [`ReadAnswer::violations`].
 pub fn read_answer(model: Model, asked: Asked, message: &Message) -> Result<ReadAnswer, Error> {
     let model = task_model(model)?;
-    // The MRTR continuation is a tools/call: its answer reads as the call's.
+    // E-8: the MRTR continuation is a tools/call: its answer reads as the call's.
     let asked = match asked {
         Asked::Tracker(RequestKind::ContinueCall) => Asked::Call,
         other => other,

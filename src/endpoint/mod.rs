@@ -3,10 +3,12 @@
 //! A host hands the endpoint what arrived, exactly as it arrived, and sends what the endpoint
 //! emits; the trackers decide, the endpoint only maps, once. [`client`] is one call end to end
 //! ([`CallEndpoint`]); [`codec`] is the mapping between JSON-RPC messages and tracker inputs and
-//! requests that it (and `longcall check`) uses.
+//! requests that it uses; [`observer`] reads both directions of a recorded exchange with the
+//! same rules (`longcall check`).
 
 pub mod client;
 pub mod codec;
+pub mod observer;
 
 pub use client::{CallEndpoint, Config, Event, HttpAnswer, JobRoutes, Transmit};
 pub use codec::{

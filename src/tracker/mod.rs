@@ -35,7 +35,7 @@
 //!   observed.
 
 mod input_de;
-mod keys;
+pub(crate) mod keys;
 mod machine;
 mod record;
 

@@ -1,14 +1,30 @@
 //! Typed conversion of JavaScript arguments. Nothing here panics, whatever the value.
 
 use longcall::{Error, Model, Status};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// The sentinel that numbers-only exports return for input they cannot read.
 pub const BAD: u8 = 255;
 
+/// How much of a name argument (a model, a status, a verdict) is copied into the module: the
+/// longest real name is far shorter, and error messages quote less than this, so a 50 MB string
+/// passed by mistake is never copied in (the module's memory does not shrink again).
+pub const NAME_UNITS: u32 = 80;
+
+/// A name argument as a Rust string, at most [`NAME_UNITS`] UTF-16 units of it (a longer one can
+/// be no name, and what an error quotes of it is shorter than that).
+pub fn name(value: &JsValue) -> Option<String> {
+    let s = value.dyn_ref::<js_sys::JsString>()?;
+    Some(if s.length() > NAME_UNITS {
+        String::from(s.slice(0, NAME_UNITS))
+    } else {
+        String::from(s)
+    })
+}
+
 /// A model name (`"task-2026"`, `"task-2025"`, `"job"`) from any JavaScript value.
 pub fn model(value: &JsValue) -> Result<Model, Error> {
-    match value.as_string() {
+    match name(value) {
         Some(s) => s.parse(),
         None => Err(not_a_string("model", value)),
     }
@@ -16,7 +32,7 @@ pub fn model(value: &JsValue) -> Result<Model, Error> {
 
 /// A wire status of `model` from any JavaScript value; `field` names the argument in errors.
 pub fn status(model: Model, value: &JsValue, field: &str) -> Result<Status, Error> {
-    match value.as_string() {
+    match name(value) {
         Some(s) => Status::parse(model, &s),
         None => Err(not_a_string(field, value)),
     }
@@ -24,7 +40,7 @@ pub fn status(model: Model, value: &JsValue, field: &str) -> Result<Status, Erro
 
 /// A cancel verdict name (`"too_late"`, ...) from any JavaScript value.
 pub fn verdict(value: &JsValue) -> Result<longcall::cancel::CancelVerdict, Error> {
-    let Some(s) = value.as_string() else {
+    let Some(s) = name(value) else {
         return Err(not_a_string("verdict", value));
     };
     longcall::cancel::CancelVerdict::parse(&s)

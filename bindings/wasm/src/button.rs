@@ -55,6 +55,23 @@ impl CancelButton {
         Ok(self.inner.handle_verdict(v).as_str().into())
     }
 
+    /// `handleJobAnswer(httpStatus, statusOrCode)`: a Sume `jobs_cancel` answer as read off the
+    /// HTTP response (2xx with the job's status, or the error status with `error.code`; an
+    /// unknown or missing code is `other`); returns the new state.
+    #[wasm_bindgen(js_name = handleJobAnswer)]
+    pub fn handle_job_answer(
+        &mut self,
+        http_status: f64,
+        status_or_code: JsValue,
+    ) -> JsResult<String> {
+        let answer = js(crate::tables::job_cancel_answer(
+            http_status,
+            &status_or_code,
+        ))?;
+        let verdict = js(cancel::classify_answer(self.inner.model(), answer))?;
+        Ok(self.inner.handle_verdict(verdict).as_str().into())
+    }
+
     /// `handleLost()`: the handle no longer resolves.
     #[wasm_bindgen(js_name = handleLost)]
     pub fn handle_lost(&mut self) -> String {

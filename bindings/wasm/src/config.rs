@@ -1,15 +1,51 @@
-//! The tracker configuration `{poll?: {...}, seed?, deadline_ms?}` read field by field, so the
-//! small build needs no JSON deserializer. The same answers as the core's serde reading: unknown
-//! fields are ignored; a known field of the wrong type is `malformed`; values the policy refuses
-//! are `invalid_config` (from `PollPolicy::validate`).
+//! The tracker configuration `{poll?: {initialMs?, multiplierPercent?, capMs?, jitter?,
+//! minIntervalMs?, maxPolls?}, seed?, deadlineMs?}` read field by field, so the small build needs
+//! no JSON deserializer. JavaScript spells the keys in camelCase, as the MCP wire does; the
+//! values are the core's `TrackerConfig`. A key not listed in [`CONFIG_KEYS`] or [`POLL_KEYS`]
+//! is `invalid_config` naming the key (a misspelt key must not fall back to a default without a
+//! word); a known key of the wrong type is `malformed`; values the policy refuses are
+//! `invalid_config` (from `PollPolicy::validate`).
 
 use longcall::poll::{Jitter, PollPolicy};
 use longcall::tracker::TrackerConfig;
 use longcall::Error;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::args::describe;
 use crate::json::num;
+
+/// The keys of the configuration object.
+pub const CONFIG_KEYS: &[&str] = &["poll", "seed", "deadlineMs"];
+/// The keys of its `poll` object.
+pub const POLL_KEYS: &[&str] = &[
+    "initialMs",
+    "multiplierPercent",
+    "capMs",
+    "jitter",
+    "minIntervalMs",
+    "maxPolls",
+];
+
+/// `invalid_config` for the first key of `obj` not in `known` (`path` prefixes its name).
+pub fn unknown_keys(obj: &JsValue, known: &[&str], path: &str) -> Result<(), Error> {
+    let Some(o) = obj.dyn_ref::<js_sys::Object>() else {
+        return Ok(());
+    };
+    for key in js_sys::Object::keys(o).iter() {
+        let name = crate::args::name(&key).unwrap_or_default();
+        if !known.contains(&name.as_str()) {
+            let mut field = String::from(path);
+            field.push_str(&name);
+            let mut reason = String::from("unknown key; expected one of");
+            for (i, k) in known.iter().enumerate() {
+                reason.push_str(if i == 0 { " " } else { ", " });
+                reason.push_str(k);
+            }
+            return Err(Error::InvalidConfig { field, reason });
+        }
+    }
+    Ok(())
+}
 
 fn field(obj: &JsValue, name: &str) -> Result<JsValue, Error> {
     js_sys::Reflect::get(obj, &JsValue::from_str(name))
@@ -83,24 +119,25 @@ fn poll_policy(v: &JsValue) -> Result<PollPolicy, Error> {
         return Ok(p);
     }
     object(v, "poll")?;
-    if let Some(n) = uint(v, "initial_ms")? {
+    unknown_keys(v, POLL_KEYS, "poll.")?;
+    if let Some(n) = uint(v, "initialMs")? {
         p.initial_ms = n;
     }
-    if let Some(n) = uint(v, "multiplier_percent")? {
+    if let Some(n) = uint(v, "multiplierPercent")? {
         p.multiplier_percent =
-            u32::try_from(n).map_err(|_| malformed("multiplier_percent", "too large"))?;
+            u32::try_from(n).map_err(|_| malformed("multiplierPercent", "too large"))?;
     }
-    if let Some(n) = uint(v, "cap_ms")? {
+    if let Some(n) = uint(v, "capMs")? {
         p.cap_ms = n;
     }
     if let Some(j) = jitter(v)? {
         p.jitter = j;
     }
-    if let Some(n) = uint(v, "min_interval_ms")? {
+    if let Some(n) = uint(v, "minIntervalMs")? {
         p.min_interval_ms = n;
     }
-    if let Some(n) = uint(v, "max_polls")? {
-        p.max_polls = Some(u32::try_from(n).map_err(|_| malformed("max_polls", "too large"))?);
+    if let Some(n) = uint(v, "maxPolls")? {
+        p.max_polls = Some(u32::try_from(n).map_err(|_| malformed("maxPolls", "too large"))?);
     }
     Ok(p)
 }
@@ -111,9 +148,10 @@ pub fn tracker_config(v: &JsValue) -> Result<TrackerConfig, Error> {
         return Ok(TrackerConfig::default());
     }
     object(v, "config")?;
+    unknown_keys(v, CONFIG_KEYS, "")?;
     Ok(TrackerConfig {
         poll: poll_policy(&field(v, "poll")?)?,
         seed: uint(v, "seed")?.unwrap_or(0),
-        deadline_ms: uint(v, "deadline_ms")?,
+        deadline_ms: uint(v, "deadlineMs")?,
     })
 }

@@ -1,8 +1,10 @@
 //! The other rule functions: seeds, outcomes, the cancel window and cancel answers, admission
 //! advice, `jobs_wait` planning, poll plans, the task/job mapping and ownership.
 //!
-//! Structured arguments and results cross as plain objects (see [`crate::json`]); every verdict
-//! is a snake_case string, exactly as the core serializes it.
+//! Structured arguments and results cross as plain objects with camelCase keys (see
+//! [`crate::case`]: an unknown key is `malformed`, naming it); every verdict is a snake_case
+//! string, exactly as the core serializes it. A `jobs_wait` body (`WaitPlan.calls`) keeps the
+//! Sume wire's own spelling.
 
 use longcall::admission::{self, Submitted};
 use longcall::batch::{self, WaitFor};
@@ -17,7 +19,20 @@ use wasm_bindgen::prelude::*;
 
 use crate::args;
 use crate::errors::{js, JsResult};
-use crate::json::{self, from_js, to_js};
+use crate::json::{self, to_js};
+
+/// A camelCase structured argument read into a core type (unknown keys refused by name).
+fn from_js<T: serde::de::DeserializeOwned + Serialize>(
+    value: &JsValue,
+    field: &str,
+) -> Result<T, Error> {
+    json::stringify(value, field).and_then(|text| crate::case::read(&text, field))
+}
+
+/// A core value as a plain object with camelCase keys.
+fn to_camel<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
+    js_sys::JSON::parse(&js(crate::case::write(value))?)
+}
 
 /// The serde spelling of a value whose serialization is a plain string (a unit enum variant).
 fn name<T: Serialize>(value: &T) -> JsResult<JsValue> {
@@ -78,17 +93,17 @@ pub fn classify_cancel_answer(model: JsValue, answer: JsValue) -> JsResult<JsVal
 #[wasm_bindgen(js_name = classifySubmit)]
 pub fn classify_submit(submitted: JsValue) -> JsResult<JsValue> {
     let submitted: Submitted = js(from_js(&submitted, "submitted"))?;
-    to_js(&admission::classify(&submitted))
+    to_camel(&admission::classify(&submitted))
 }
 
 /// `mcpCreateLost()`: the advice when an MCP `CreateTaskResult` was lost (`reconcile`).
 #[wasm_bindgen(js_name = mcpCreateLost)]
 pub fn mcp_create_lost() -> JsResult<JsValue> {
-    to_js(&admission::mcp_create_lost())
+    to_camel(&admission::mcp_create_lost())
 }
 
 /// What [`plan_waits`] reads.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct WaitArgs {
     ids: Vec<String>,
@@ -106,8 +121,9 @@ fn yes() -> bool {
     true
 }
 
-/// `planWaits({ids, terminal?, wait_for?, timeout_seconds?, include_results?})`: the
-/// `jobs_wait` calls for a wave (chunks of 20, duplicates and known-terminal ids left out).
+/// `planWaits({ids, terminal?, waitFor?, timeoutSeconds?, includeResults?})`: the `jobs_wait`
+/// calls for a wave (chunks of 20, duplicates and known-terminal ids left out), as
+/// `{calls, waitFor, duplicates, alreadyTerminal}`; each call is the wire body as it is.
 #[wasm_bindgen(js_name = planWaits)]
 pub fn plan_waits(args: JsValue) -> JsResult<JsValue> {
     let a: WaitArgs = js(from_js(&args, "args"))?;
@@ -118,11 +134,11 @@ pub fn plan_waits(args: JsValue) -> JsResult<JsValue> {
         a.timeout_seconds,
         a.include_results,
     ))?;
-    to_js(&plan)
+    to_camel(&plan)
 }
 
 /// What [`poll_plan`] reads.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct PlanArgs {
     #[serde(default)]
@@ -136,7 +152,7 @@ struct PlanArgs {
     server_interval_ms: Option<u64>,
 }
 
-/// `pollPlan({policy?, seed?, start_ms?, count, server_interval_ms?})`: the poll times a fresh
+/// `pollPlan({policy?, seed?, startMs?, count, serverIntervalMs?})`: the poll times a fresh
 /// schedule produces (absolute ms), as `longcall plan` prints them.
 #[wasm_bindgen(js_name = pollPlan)]
 pub fn poll_plan(args: JsValue) -> JsResult<JsValue> {

@@ -9,7 +9,7 @@ pub type JsResult<T> = Result<T, JsValue>;
 /// A JavaScript `Error` whose `message` is the error's `Display` and whose `code` property is
 /// [`Error::code`] (a stable snake_case string such as `"unknown_status"`).
 pub fn to_js(err: &Error) -> JsValue {
-    let js = js_sys::Error::new(&err.to_string());
+    let js = js_sys::Error::new(&without_position(&err.to_string()));
     // Reflect.set on a fresh Error object cannot fail; if it ever did, the message still stands.
     let _ = js_sys::Reflect::set(
         &js,
@@ -19,7 +19,63 @@ pub fn to_js(err: &Error) -> JsValue {
     js.into()
 }
 
+/// The message without a JSON reader's ` at line N column M` (a JavaScript argument is one
+/// value, not a file; the position only adds noise).
+pub fn without_position(message: &str) -> String {
+    // A byte scan, not `str::find`: the substring searcher would add several KB to the small
+    // build for this one use.
+    const AT: &[u8] = b" at line ";
+    const COLUMN: &[u8] = b" column ";
+    let bytes = message.as_bytes();
+    let digits = |from: usize| {
+        bytes.get(from..).map_or(0, |rest| {
+            rest.iter().take_while(|b| b.is_ascii_digit()).count()
+        })
+    };
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if bytes.get(i..i + AT.len()) == Some(AT) {
+            let line = digits(i + AT.len());
+            let col_at = i + AT.len() + line;
+            if line > 0 && bytes.get(col_at..col_at + COLUMN.len()) == Some(COLUMN) {
+                let col = digits(col_at + COLUMN.len());
+                if col > 0 {
+                    i = col_at + COLUMN.len() + col;
+                    continue;
+                }
+            }
+        }
+        out.push(b);
+        i += 1;
+    }
+    // Only whole ASCII runs were removed, so the rest is still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| message.into())
+}
+
 /// Maps a core result into an export result (`.map_err(to_js)` with the borrow done for you).
 pub fn js<T>(result: Result<T, Error>) -> JsResult<T> {
     result.map_err(|e| to_js(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_removed() {
+        assert_eq!(
+            without_position("invalid snapshot: expected value at line 1 column 1"),
+            "invalid snapshot: expected value"
+        );
+        assert_eq!(
+            without_position("a at line 2 column 30: b at line 9 column 9"),
+            "a: b"
+        );
+        assert_eq!(
+            without_position("wait at line 5 please"),
+            "wait at line 5 please"
+        );
+        assert_eq!(without_position("plain"), "plain");
+    }
 }

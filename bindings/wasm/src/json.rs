@@ -67,8 +67,9 @@ fn too_large(s: &js_sys::JsString) -> Result<(), Error> {
     Ok(())
 }
 
+/// A structured argument as JSON text (`JSON.stringify` in the engine, size-checked).
 #[cfg(any(feature = "full", feature = "server"))]
-fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
+pub fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
     if value.is_undefined() || value.is_function() || value.is_symbol() {
         return Err(Error::invalid_input(
             field,
@@ -89,7 +90,7 @@ fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
             // the native readers say of text they cannot read.
             Err(Error::Malformed {
                 what: "argument",
-                reason: format!("{field}: cannot be read as JSON ({why})"),
+                reason: format!("{field}: cannot be read as JSON ({})", short_reason(&why)),
             })
         }
     }
@@ -101,8 +102,20 @@ fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
 pub fn parse<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
     serde_json::from_str(text).map_err(|e| Error::Malformed {
         what: "argument",
-        reason: format!("{field}: {e}"),
+        reason: format!("{field}: {}", short_reason(&e.to_string())),
     })
+}
+
+/// Longest reason taken from a JSON reader's message (it may quote the input).
+pub const MAX_REASON_CHARS: usize = 120;
+
+/// A reader's message cut to [`MAX_REASON_CHARS`], so an input is never echoed whole (the
+/// line/column position goes when the error is thrown: [`crate::errors::without_position`]).
+pub fn short_reason(message: &str) -> String {
+    match message.char_indices().nth(MAX_REASON_CHARS) {
+        Some((cut, _)) => format!("{}\u{2026}", message.get(..cut).unwrap_or(message)),
+        None => message.into(),
+    }
 }
 
 /// Serializes a core value to a plain JavaScript value.
@@ -147,6 +160,15 @@ pub fn num(n: f64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reasons_are_short() {
+        let long = format!("unknown variant `{}`", "x".repeat(10_000));
+        let r = short_reason(&long);
+        assert_eq!(r.chars().count(), MAX_REASON_CHARS + 1);
+        assert!(r.ends_with('\u{2026}'));
+        assert_eq!(short_reason("short"), "short");
+    }
 
     #[test]
     fn num_is_exact() {

@@ -18,12 +18,15 @@
 //!
 //! Adding an export: write `#[wasm_bindgen(js_name = camelCase)] pub fn ...` in the module of its
 //! concern (or a new module declared below), list the name in `pkg/api.js`, type it in
-//! `pkg/index.d.ts`, and add cases to a `pkg/test/shared/*.cases.mjs` file.
+//! `pkg/index.d.ts`, and add cases to a `pkg/test/shared/*.cases.mjs` file. A new code table
+//! goes in [`tables`]; `npm --prefix pkg run codes` regenerates `pkg/codes.js` from it.
 #![deny(missing_docs)]
 
 pub mod args;
 #[cfg(feature = "client")]
 pub mod button;
+#[cfg(feature = "full")]
+pub mod case;
 #[cfg(feature = "client")]
 pub mod config;
 #[cfg(feature = "full")]
@@ -31,14 +34,20 @@ pub mod decide;
 #[cfg(feature = "full")]
 pub mod endpoint;
 pub mod errors;
+#[cfg(feature = "server")]
+pub mod gate;
 pub mod json;
 #[cfg(feature = "client")]
 pub mod rules;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "client")]
+pub mod tables;
+#[cfg(feature = "client")]
 pub mod tracker;
 #[cfg(feature = "full")]
 pub mod vector;
+#[cfg(feature = "full")]
+pub mod wave;
 #[cfg(feature = "full")]
 pub mod wire;

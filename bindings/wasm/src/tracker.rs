@@ -12,14 +12,11 @@
 //!
 //! Both paths drive the same core tracker, so they can be mixed freely on one instance.
 
-use longcall::cancel::{CancelAnswer, JobErrorCode};
+use longcall::cancel::CancelAnswer;
 use longcall::outcome::{Outcome, Payload};
 #[cfg(feature = "full")]
 use longcall::snapshot;
-use longcall::tracker::{
-    Failure, Input, Output, Polled, Request, RequestKind, StopReason, Tracker as Core,
-    TrackerConfig,
-};
+use longcall::tracker::{Failure, Input, Output, Polled, Request, Tracker as Core, TrackerConfig};
 use longcall::view::{codes, JobView, RpcError, TaskView, ToolResult};
 use longcall::{Error, Model, Rule, Status};
 use serde_json::Value;
@@ -30,12 +27,13 @@ use crate::errors::{js, JsResult};
 use crate::json::{self, bounded_string};
 #[cfg(feature = "full")]
 use crate::json::{from_js, to_js};
+use crate::tables::{at, code_of, JOB_ERROR_CODES, REQUEST_KINDS, STOP_REASONS};
 
 /// How many outputs one numbers-only call writes at most; more stay queued (the last triple is
 /// then not `wake_at`/`idle`: call `fastDrain()`).
 pub const FAST_CAPACITY: usize = 64;
 
-/// Output kind codes of the numbers-only path (`OUTPUT_KINDS` in `pkg/api.js`).
+/// Output kind codes of the numbers-only path: positions in [`crate::tables::OUTPUT_KINDS`].
 pub mod kind {
     /// `idle`.
     pub const IDLE: f64 = 0.0;
@@ -71,48 +69,6 @@ pub struct Tracker {
     fast: Box<[f64; 3 * FAST_CAPACITY]>,
     detail: Vec<Output>,
     last_error: &'static str,
-}
-
-fn request_code(k: RequestKind) -> f64 {
-    match k {
-        RequestKind::Get => 0.0,
-        RequestKind::Cancel => 1.0,
-        RequestKind::Update => 2.0,
-        RequestKind::FetchResult => 3.0,
-        RequestKind::ContinueCall => 4.0,
-    }
-}
-
-fn request_kind(code: f64) -> Option<RequestKind> {
-    Some(match args::code(code)? {
-        0 => RequestKind::Get,
-        1 => RequestKind::Cancel,
-        2 => RequestKind::Update,
-        3 => RequestKind::FetchResult,
-        4 => RequestKind::ContinueCall,
-        _ => return None,
-    })
-}
-
-fn stop_code(r: StopReason) -> f64 {
-    match r {
-        StopReason::MaxPolls => 0.0,
-        StopReason::Deadline => 1.0,
-        StopReason::HostStopped => 2.0,
-        StopReason::CreateUnanswered => 3.0,
-        StopReason::AnswerTooLarge => 4.0,
-    }
-}
-
-fn job_error_code(code: f64) -> Option<JobErrorCode> {
-    Some(match args::code(code)? {
-        0 => JobErrorCode::JobGenerationAlreadyStarted,
-        1 => JobErrorCode::JobNotCancelable,
-        2 => JobErrorCode::NotFound,
-        3 => JobErrorCode::RateLimitExceeded,
-        4 => JobErrorCode::Other,
-        _ => return None,
-    })
 }
 
 fn bad(field: &str) -> Error {
@@ -152,8 +108,44 @@ impl Tracker {
 #[cfg(feature = "full")]
 #[wasm_bindgen]
 impl Tracker {
-    /// `handle(now, input)`: something happened at `now` (ms). Returns every output, ending with
-    /// `wake_at` or `idle`. Throws a coded error (and changes nothing) on a refused input.
+    /// `handleInput(now, input)`: something happened at `now` (ms); `input` in camelCase, as the
+    /// wire spells it (`{type: 'task_polled', task: {taskId, status, pollIntervalMs}}`). Returns
+    /// every output (camelCase), ending with `wake_at` (call `handleTimeout(at)` then, or earlier
+    /// on input) or `idle`. Throws a coded error (and changes nothing) on a refused input; a key
+    /// the input does not have is `malformed`, naming it.
+    #[wasm_bindgen(js_name = handleInput)]
+    pub fn handle_input(&mut self, now: JsValue, input: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        let text = js(json::stringify(&input, "input"))?;
+        let input: Input = js(crate::case::read(&text, "input"))?;
+        js(self.core.handle_input(now, input))?;
+        self.drain_outputs()
+    }
+
+    /// `handleTimeout(now)`: time passed; returns every output (camelCase), usually a `send` of
+    /// a poll, ending with `wake_at` or `idle`.
+    #[wasm_bindgen(js_name = handleTimeout)]
+    pub fn handle_timeout(&mut self, now: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        self.core.handle_timeout(now);
+        self.drain_outputs()
+    }
+
+    /// `drainOutputs()`: the outputs queued now, camelCase (after a refused input this is just
+    /// the closing `wake_at`/`idle`).
+    #[wasm_bindgen(js_name = drainOutputs)]
+    pub fn drain_outputs(&mut self) -> JsResult<JsValue> {
+        js_sys::JSON::parse(&js(crate::case::write(&self.core.drain()))?)
+    }
+
+    /// `runRecord()`: the run record to show or store, camelCase.
+    #[wasm_bindgen(js_name = runRecord)]
+    pub fn run_record(&self) -> JsResult<JsValue> {
+        js_sys::JSON::parse(&js(crate::case::write(&self.core.record()))?)
+    }
+
+    /// `handle(now, input)`: [`Tracker::handle_input`] in the core's snake_case spelling
+    /// (deprecated; kept while `longcall/mcp` moves to `handleInput`).
     pub fn handle(&mut self, now: JsValue, input: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let input: Input = js(from_js(&input, "input"))?;
@@ -161,20 +153,19 @@ impl Tracker {
         self.drain()
     }
 
-    /// `timeout(now)`: time passed; returns every output (usually a `send` of a poll).
+    /// `timeout(now)`: [`Tracker::handle_timeout`] in snake_case (deprecated, as `handle`).
     pub fn timeout(&mut self, now: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         self.core.handle_timeout(now);
         self.drain()
     }
 
-    /// `drain()`: the outputs queued now (after a refused input this is just the closing
-    /// `wake_at`/`idle`).
+    /// `drain()`: [`Tracker::drain_outputs`] in snake_case (deprecated, as `handle`).
     pub fn drain(&mut self) -> JsResult<JsValue> {
         to_js(&self.core.drain())
     }
 
-    /// `record()`: the run record to show or store.
+    /// `record()`: [`Tracker::run_record`] in snake_case (deprecated, as `handle`).
     pub fn record(&self) -> JsResult<JsValue> {
         to_js(&self.core.record())
     }
@@ -346,7 +337,7 @@ impl Tracker {
                     http_status: json::num(a)
                         .and_then(|n| u16::try_from(n).ok())
                         .ok_or_else(|| bad("a"))?,
-                    code: job_error_code(b).ok_or_else(|| bad("b"))?,
+                    code: at(&JOB_ERROR_CODES, b).ok_or_else(|| bad("b"))?,
                     cancelable: None,
                 },
                 Some(5) => CancelAnswer::NoAnswer,
@@ -354,6 +345,22 @@ impl Tracker {
             };
             Ok((now, Input::CancelAnswered { answer }))
         })();
+        self.fast_input(r)
+    }
+
+    /// `fastJobCancelAnswered(now, httpStatus, statusOrCode)`: a Sume `jobs_cancel` answer as
+    /// read off the HTTP response: 2xx with the job's status, or the error status with the
+    /// envelope's `error.code` (a code longcall does not know, or none, as a 502 HTML page has,
+    /// reads as `other`).
+    #[wasm_bindgen(js_name = fastJobCancelAnswered)]
+    pub fn fast_job_cancel_answered(
+        &mut self,
+        now: f64,
+        http_status: f64,
+        status_or_code: JsValue,
+    ) -> i32 {
+        let r = crate::tables::job_cancel_answer(http_status, &status_or_code)
+            .map(|answer| (now, Input::CancelAnswered { answer }));
         self.fast_input(r)
     }
 
@@ -368,7 +375,7 @@ impl Tracker {
     #[wasm_bindgen(js_name = fastRequestFailed)]
     pub fn fast_request_failed(&mut self, now: f64, request: f64, http: f64, retry: f64) -> i32 {
         let r = (|| {
-            let request = request_kind(request).ok_or_else(|| bad("request"))?;
+            let request = at(&REQUEST_KINDS, request).ok_or_else(|| bad("request"))?;
             let failure = match json::num(http).and_then(|n| u16::try_from(n).ok()) {
                 Some(0) => Failure::Transport,
                 Some(status) => Failure::Http {
@@ -438,7 +445,7 @@ impl Tracker {
                     } else {
                         -1.0
                     };
-                    (kind::SEND, request_code(request.kind()), d)
+                    (kind::SEND, code_of(&REQUEST_KINDS, &request.kind()), d)
                 }
                 Output::AskUser { .. } => (kind::ASK_USER, self.detail.len() as f64, 0.0),
                 Output::Button { state } => (kind::BUTTON, f64::from(state.code()), 0.0),
@@ -455,7 +462,7 @@ impl Tracker {
                     f64::from(Outcome::code(*outcome)),
                     status.map_or(f64::from(args::BAD), |s| f64::from(s.code())),
                 ),
-                Output::Stopped { reason } => (kind::STOPPED, stop_code(*reason), 0.0),
+                Output::Stopped { reason } => (kind::STOPPED, code_of(&STOP_REASONS, reason), 0.0),
             };
             if matches!(
                 out,
@@ -480,7 +487,8 @@ impl Tracker {
 }
 
 /// The JSON of an output the numbers-only path points to (`ask_user`, `violation`, non-poll
-/// `send`), written by hand: exactly what serde writes for [`Output`] (a test checks it), without
+/// `send`), written by hand: exactly what `Tracker.drainOutputs` gives for [`Output`] (serde's
+/// output with camelCase keys; a test checks it), without
 /// linking the derived serializers into the small build. Only the JSON values inside (input
 /// requests and answers) and strings go through serde_json.
 fn detail_json(o: &Output) -> String {
@@ -512,7 +520,7 @@ fn detail_json(o: &Output) -> String {
                     idempotency_key,
                 } => match idempotency_key {
                     Some(k) => format!(
-                        r#""kind":"cancel","handle":{},"idempotency_key":{}"#,
+                        r#""kind":"cancel","handle":{},"idempotencyKey":{}"#,
                         s(handle),
                         s(k)
                     ),
@@ -623,10 +631,10 @@ fn check_config(c: &TrackerConfig) -> Result<(), Error> {
     let p = &c.poll;
     for (field, v) in [
         ("seed", Some(c.seed)),
-        ("deadline_ms", c.deadline_ms),
-        ("poll.initial_ms", Some(p.initial_ms)),
-        ("poll.cap_ms", Some(p.cap_ms)),
-        ("poll.min_interval_ms", Some(p.min_interval_ms)),
+        ("deadlineMs", c.deadline_ms),
+        ("poll.initialMs", Some(p.initial_ms)),
+        ("poll.capMs", Some(p.cap_ms)),
+        ("poll.minIntervalMs", Some(p.min_interval_ms)),
     ] {
         if v.is_some_and(|v| v > max) {
             return Err(Error::invalid_config(field, "must be at most 2^53-1"));
@@ -641,7 +649,9 @@ mod tests {
     use longcall::violation::Violation;
     use serde_json::json;
 
-    /// The hand-written detail JSON is exactly serde's, for every output the fast path points to.
+    /// The hand-written detail JSON is exactly the camelCase structured output, for every output
+    /// the fast path points to.
+    #[cfg(feature = "full")]
     #[test]
     fn detail_json_matches_serde() {
         let tricky = "q\"uo\\te\n\u{1}é";
@@ -701,7 +711,8 @@ mod tests {
         ];
         for o in outputs {
             let hand: Value = serde_json::from_str(&detail_json(&o)).unwrap();
-            assert_eq!(hand, serde_json::to_value(&o).unwrap(), "{o:?}");
+            let want: Value = serde_json::from_str(&crate::case::write(&o).unwrap()).unwrap();
+            assert_eq!(hand, want, "{o:?}");
         }
     }
 }

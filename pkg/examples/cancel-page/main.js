@@ -2,14 +2,17 @@
 // Every button label and state comes from the core's `button` output; this file only maps a state
 // to words and colours, sends what the core says to send, and feeds answers back.
 //
-// What this file still decides: (a) the render wave runs its own `jobs_wait` loop (`waitRound`)
-// and hands the book's answers to each job's Tracker as typed inputs (with a hand-kept list of the
-// job error codes the core knows, in `sendJobCancel`), because the package has no
-// `Wave` export yet on this branch (the structured `Wave` comes with the package's camelCase API);
+// What this file still decides: (a) the render wave runs on the core's Wave, but its jobs live in
+// a JobBook inside the page (no HTTP), so `sendJobCancel` turns the book's answer into the
+// tracker's cancel answer by hand (`{kind: 'job' | 'job_error', ...}`; the error code is read by
+// the core's `jobErrorCode`); with a real job API the Endpoint's `handleHttp` would read it;
 // (b) the MCP task panel decides nothing beyond transport: an exchange that ended without an
 // answer to its request is a transport failure.
-import { Endpoint, Tracker, planWaits } from '../../web.js';
-import { JobBook } from '../../server-web.js';
+import { init, Endpoint, Wave, jobErrorCode, JOB_ERROR_CODES } from '../../web.js';
+import { init as initServer, JobBook } from '../../server-web.js';
+
+// Nothing is fetched until asked: load both modules before the first call.
+await Promise.all([init(), initServer()]);
 
 const q = new URLSearchParams(location.search);
 const WORK_MS = Number(q.get('work') ?? 3000); // how long the simulated worker takes per job
@@ -44,50 +47,82 @@ function paintButton(el, state, history) {
 
 const OWNER = { workspace: 'studio', member: 'me' };
 const book = new JobBook({ concurrency_per_workspace: 2, queue_limit_per_workspace: 20 });
-const rows = new Map(); // id -> { tracker, tr, button, history, sent, timer, progress }
+const rows = new Map(); // id -> { tr, button, history, sent, refused, timer, progress }
 const tbody = document.getElementById('jobs');
 const waveNote = document.getElementById('wave-note');
+// One Wave watches every job with jobs_wait rounds; each job's button, status and outcome come
+// from the core tracker the wave keeps for it.
+const wave = new Wave({ waitFor: 'all', minRoundIntervalMs: ROUND_MS, timeoutSeconds: 50 });
+let waveTimer;
 
-function applyOutputs(row, outputs) {
-  for (const o of outputs) {
-    if (o.type === 'button') paintButton(row.button, o.state, row.history);
-    else if (o.type === 'status') {
-      row.tr.dataset.state = o.status;
-      row.status.textContent = o.status;
-    } else if (o.type === 'settled') row.tr.dataset.outcome = o.outcome;
-    else if (o.type === 'send' && o.request.kind === 'cancel') sendJobCancel(row, o.request);
-    else if (o.type === 'violation') console.warn('violation', row.id, o.violation);
-  }
+function applyJob(row, o) {
+  if (o.type === 'button') paintButton(row.button, o.state, row.history);
+  else if (o.type === 'status') {
+    row.tr.dataset.state = o.status;
+    row.status.textContent = o.status;
+  } else if (o.type === 'settled') row.tr.dataset.outcome = o.outcome;
+  else if (o.type === 'send' && o.request.kind === 'cancel') sendJobCancel(row, o.request);
+  else if (o.type === 'violation') console.warn('violation', row.id, o.violation);
   row.button.dataset.history = row.history.join(',');
 }
 
-// jobs_cancel, answered by the book; the answer goes back to the job's tracker.
+/** Does what the wave's outputs say: send jobs_wait calls, paint jobs, sleep until wake_at. */
+function applyWave(outputs) {
+  for (const o of outputs) {
+    if (o.type === 'job') applyJob(rows.get(o.id), o.output);
+    else if (o.type === 'wait') queueMicrotask(() => sendWait(o.callId, o.call));
+    else if (o.type === 'satisfied') {
+      waveNote.textContent = 'All jobs settled.';
+      document.getElementById('wave').dataset.done = '1';
+    } else if (o.type === 'ignored') console.warn('ignored', o.id, o.reason);
+    else if (o.type === 'wake_at') {
+      clearTimeout(waveTimer);
+      waveTimer = setTimeout(() => applyWave(wave.handleTimeout(Date.now())), Math.max(0, o.at - Date.now()));
+    }
+  }
+}
+
+// One jobs_wait call (its body is the wave's `call`, as the wire spells it), answered by the book.
+function sendWait(callId, call) {
+  const now = Date.now();
+  const a = book.wait(now, OWNER, call.job_ids, call.wait_for, call.include_results);
+  if (!a.ok) {
+    waveNote.textContent = `jobs_wait failed: ${a.error.code}`;
+    applyWave(wave.handleWaitFailed(now, callId, { kind: 'http', status: a.error.http_status }));
+    return;
+  }
+  const jobs = a.value.jobs.filter((e) => e.kind === 'job').map((e) => e.job);
+  waveNote.textContent = `jobs_wait round ${wave.roundsSent}: ${call.job_ids.length} job(s)`;
+  applyWave(wave.handleWaitAnswer(now, callId, jobs, false));
+}
+
+// jobs_cancel, answered by the book; the answer goes back to the job's tracker in the wave.
 function sendJobCancel(row, request) {
   row.sent += 1;
   row.tr.dataset.cancelSent = String(row.sent);
   const now = Date.now();
-  const a = book.cancel(now, OWNER, request.handle, request.idempotency_key ?? null);
-  const known = ['job_generation_already_started', 'job_not_cancelable', 'not_found', 'rate_limit_exceeded'];
+  const a = book.cancel(now, OWNER, request.handle, request.idempotencyKey ?? null);
   const answer = a.ok
     ? { kind: 'job', status: a.value.status }
-    : {
+    : // A code the core does not know reads as `other` (jobErrorCode decides, not this page).
+      {
         kind: 'job_error',
-        http_status: a.error.http_status,
-        code: known.includes(a.error.code) ? a.error.code : 'other',
+        httpStatus: a.error.http_status,
+        code: JOB_ERROR_CODES[jobErrorCode(a.error.code)],
         cancelable: a.error.details?.cancelable ?? null,
       };
   row.note.textContent = a.ok
     ? `jobs_cancel → ${a.value.status}`
     : `jobs_cancel → ${a.error.http_status} ${a.error.code}`;
   queueMicrotask(() => {
-    applyOutputs(row, row.tracker.handle(Date.now(), { type: 'cancel_answered', answer }));
+    applyWave(wave.handleJobInput(Date.now(), row.id, { type: 'cancel_answered', answer }));
     afterChange();
   });
 }
 
 function pressJob(row) {
   try {
-    applyOutputs(row, row.tracker.handle(Date.now(), { type: 'cancel_pressed' }));
+    applyWave(wave.pressCancel(Date.now(), row.id));
   } catch (e) {
     // The core refused the press (not available): nothing goes on the wire.
     row.refused += 1;
@@ -115,33 +150,6 @@ function afterChange() {
   for (const id of book.dispatch(Date.now())) startWorker(id);
 }
 
-// One jobs_wait round: planWaits chunks the ids still needed; each answer entry is one
-// observation for that job's tracker.
-function waitRound() {
-  const live = [...rows.values()].filter((r) => !r.tracker.isDone).map((r) => r.id);
-  if (live.length === 0) {
-    waveNote.textContent = 'All jobs settled.';
-    document.getElementById('wave').dataset.done = '1';
-    return;
-  }
-  const plan = planWaits({ ids: live, wait_for: 'any', timeout_seconds: 50, include_results: true });
-  const now = Date.now();
-  for (const call of plan.calls) {
-    const a = book.wait(now, OWNER, call.job_ids, call.wait_for, call.include_results);
-    if (!a.ok) {
-      waveNote.textContent = `jobs_wait failed: ${a.error.code}`;
-      continue;
-    }
-    for (const entry of a.value.jobs) {
-      if (entry.kind !== 'job') continue;
-      const row = rows.get(entry.job.id);
-      applyOutputs(row, row.tracker.handle(now, { type: 'job_polled', job: entry.job }));
-    }
-  }
-  waveNote.textContent = `jobs_wait round: ${plan.calls.length} call(s) for ${live.length} job(s)`;
-  setTimeout(waitRound, ROUND_MS);
-}
-
 function startWave() {
   const now = Date.now();
   for (let i = 1; i <= 6; i++) {
@@ -154,7 +162,6 @@ function startWave() {
     const row = {
       id,
       tr,
-      tracker: new Tracker('job', { poll: { jitter: 'none' } }),
       button: tr.querySelector('button'),
       status: tr.querySelector('.status'),
       note: tr.querySelector('td.note'),
@@ -172,11 +179,11 @@ function startWave() {
       row.note.textContent = `submit → ${a.error.code}`;
       continue;
     }
-    applyOutputs(row, row.tracker.handle(now, { type: 'job_created', job: a.value }));
+    applyWave(wave.addJob(now, { id: a.value.id, status: a.value.status }));
   }
   afterChange();
   document.getElementById('wave').dataset.ready = '1';
-  waitRound();
+  applyWave(wave.handleTimeout(Date.now()));
 }
 
 // ---- (b) an MCP task on the reference server (2026 wire), through the core's endpoint ----------
@@ -256,7 +263,7 @@ async function send({ id, text, headers }) {
 document.getElementById('start').addEventListener('click', (ev) => {
   ev.target.disabled = true;
   ep = Endpoint.callTool('task-2026', 'slow_compute', { seconds: TASK_SECONDS, label: 'cancel-page' }, null, {
-    poll: { jitter: 'none', initial_ms: 500 },
+    poll: { jitter: 'none', initialMs: 500 },
   });
   drive(ep.pollEvents());
 });

@@ -1,7 +1,12 @@
 // Runs the shared case files inside the page, against the package's browser entry (`longcall`
 // resolves through the import map the test server writes from package.json's exports map).
 import * as lc from 'longcall';
+import { init as initLite } from 'longcall/lite';
+import { init as initServer } from 'longcall/server';
 import { assert } from '../../test/shared/assert.mjs';
+
+// The browser entries load nothing until asked.
+await Promise.all([lc.init(), initLite(), initServer()]);
 
 async function readText(path) {
   const res = await fetch(`/${path}`);

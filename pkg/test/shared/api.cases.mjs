@@ -76,7 +76,7 @@ export const cases = {
     assert.equal(lc.cancelWindowCode(2, 0), lc.BAD_CODE, 'working is not a job status');
     assert.equal(lc.cancelWindowCode(NaN, 5), lc.BAD_CODE);
     assert.equal(
-      lc.classifyCancelAnswer('job', { kind: 'job_error', http_status: 409, code: 'job_generation_already_started' }),
+      lc.classifyCancelAnswer('job', { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' }),
       'too_late',
     );
     assert.equal(lc.classifyCancelAnswer('task-2026', { kind: 'ack' }), 'acknowledged');
@@ -85,23 +85,25 @@ export const cases = {
 
   'admission, batch, poll plan, mapping, ownership, tables'({ lc, assert }) {
     assert.deepEqual(
-      lc.classifySubmit({ kind: 'answer', http_status: 429, error_code: 'rate_limit_exceeded', retry_after_ms: 30000 }),
-      { advice: 'retry_after', not_before_ms: 30000 },
+      lc.classifySubmit({ kind: 'answer', httpStatus: 429, errorCode: 'rate_limit_exceeded', retryAfterMs: 30000 }),
+      { advice: 'retry_after', notBeforeMs: 30000 },
     );
     assert.deepEqual(lc.classifySubmit({ kind: 'local_timeout' }), { advice: 'reconcile' });
     assert.deepEqual(lc.mcpCreateLost(), { advice: 'reconcile' });
     const ids = Array.from({ length: 45 }, (_, i) => `job_${i}`);
-    const plan = lc.planWaits({ ids: [...ids, 'job_3'], terminal: ['job_0'], wait_for: 'any' });
+    const plan = lc.planWaits({ ids: [...ids, 'job_3'], terminal: ['job_0'], waitFor: 'any' });
     assert.deepEqual(
       plan.calls.map((c) => c.job_ids.length),
       [20, 20, 4],
     );
     assert.deepEqual(plan.duplicates, ['job_3']);
-    assert.deepEqual(plan.already_terminal, ['job_0']);
-    assert.equal(plan.calls[0].wait_for, 'any');
+    assert.deepEqual(plan.alreadyTerminal, ['job_0']);
+    assert.equal(plan.waitFor, 'any');
+    assert.throws(() => lc.planWaits({ ids: ['a'], wait_for: 'any' }), { code: 'malformed' });
+    assert.equal(plan.calls[0].wait_for, 'any', 'each call is the jobs_wait body as the wire spells it');
     assert.throws(() => lc.planWaits({ ids: [''] }), { code: 'invalid_input' });
     assert.deepEqual(lc.pollPlan({ policy: { jitter: 'none' }, count: 6 }), [1000, 3000, 7000, 15000, 31000, 61000]);
-    assert.throws(() => lc.pollPlan({ policy: { multiplier_percent: 50 }, count: 1 }), { code: 'invalid_config' });
+    assert.throws(() => lc.pollPlan({ policy: { multiplierPercent: 50 }, count: 1 }), { code: 'invalid_config' });
     assert.throws(() => lc.pollPlan({ count: 1e6 }), { code: 'invalid_input' });
     assert.equal(lc.taskStatusFor('canceled'), 'cancelled');
     assert.deepEqual(lc.jobStatusesFor('failed'), ['failed', 'expired']);
@@ -160,35 +162,35 @@ export const cases = {
     const a = new lc.Tracker('job', cfg),
       b = new lc.Tracker('job', cfg);
     const same = (n, structured, what) => assert.deepEqual(lc.decodeFast(b, n), structured, what);
-    same(b.fastCreated('job_1', 0, 5, NaN), a.handle(0, job()), 'created');
-    same(b.fastTimeout(1000), a.timeout(1000), 'timeout');
+    same(b.fastCreated('job_1', 0, 5, NaN), a.handleInput(0, job()), 'created');
+    same(b.fastTimeout(1000), a.handleTimeout(1000), 'timeout');
     same(
       b.fastPolled(1100, 5, NaN, 0),
-      a.handle(1100, { type: 'job_polled', job: { id: 'job_1', status: 'queued' } }),
+      a.handleInput(1100, { type: 'job_polled', job: { id: 'job_1', status: 'queued' } }),
       'polled',
     );
-    same(b.fastCancelPressed(1200), a.handle(1200, { type: 'cancel_pressed' }), 'press');
+    same(b.fastCancelPressed(1200), a.handleInput(1200, { type: 'cancel_pressed' }), 'press');
     same(
       b.fastCancelAnswered(1300, 4, 409, 0),
-      a.handle(1300, {
+      a.handleInput(1300, {
         type: 'cancel_answered',
-        answer: { kind: 'job_error', http_status: 409, code: 'job_generation_already_started' },
+        answer: { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' },
       }),
       '409',
     );
     assert.equal(b.fastCancelPressed(1301), -1);
     assert.equal(b.lastError, 'cancel_refused');
-    assert.throws(() => a.handle(1301, { type: 'cancel_pressed' }), { code: 'cancel_refused' });
-    same(b.fastTimeout(3100), a.timeout(3100), 'timeout 2');
+    assert.throws(() => a.handleInput(1301, { type: 'cancel_pressed' }), { code: 'cancel_refused' });
+    same(b.fastTimeout(3100), a.handleTimeout(3100), 'timeout 2');
     same(
       b.fastPolled(3200, 6, NaN, 0),
-      a.handle(3200, { type: 'job_polled', job: { id: 'job_1', status: 'processing' } }),
+      a.handleInput(3200, { type: 'job_polled', job: { id: 'job_1', status: 'processing' } }),
       'processing',
     );
-    same(b.fastTimeout(7200), a.timeout(7200), 'timeout 3');
+    same(b.fastTimeout(7200), a.handleTimeout(7200), 'timeout 3');
     same(
       b.fastPolled(7300, 2, NaN, 0),
-      a.handle(7300, { type: 'job_polled', job: { id: 'job_1', status: 'completed' } }),
+      a.handleInput(7300, { type: 'job_polled', job: { id: 'job_1', status: 'completed' } }),
       'completed',
     );
     assert.equal(b.lastError, '');
@@ -242,7 +244,7 @@ export const cases = {
       pollPlan: (x) => [
         () => lc.pollPlan(x),
         () => lc.pollPlan({ count: x }),
-        () => lc.pollPlan({ count: 2, start_ms: x }),
+        () => lc.pollPlan({ count: 2, startMs: x }),
       ],
       taskStatusFor: (x) => [() => lc.taskStatusFor(x)],
       jobStatusesFor: (x) => [() => lc.jobStatusesFor(x)],
@@ -282,7 +284,7 @@ export const cases = {
       'invalid_input',
     );
     assert.equal(
-      mustCode(assert, () => new lc.Tracker('job', { deadline_ms: 2 ** 60 }), 'huge config'),
+      mustCode(assert, () => new lc.Tracker('job', { deadlineMs: 2 ** 60 }), 'huge config'),
       'invalid_config',
     );
     assert.equal(

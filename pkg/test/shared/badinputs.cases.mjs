@@ -32,6 +32,13 @@ function codeOf(assert, fn, what) {
   return '<no error>';
 }
 
+const camelKeys = (v) =>
+  v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), camelKeys(x)]),
+      )
+    : v;
+
 // target -> (lc, case) => { bad: () => ..., follow: () => ... } or null (not applicable here)
 const TARGETS = {
   model_parse: (lc, c) => ({ bad: () => lc.statuses(c.input ?? textOf(c)), follow: () => lc.statuses(c.follow_up) }),
@@ -39,13 +46,15 @@ const TARGETS = {
     bad: () => lc.parseStatus(c.model, c.input),
     follow: () => lc.parseStatus(c.model, c.follow_up),
   }),
+  // JavaScript spells keys in camelCase (the catalogue is the core's snake_case); the tracker
+  // inputs go through the snake_case `handle`, as the catalogue spells them.
   tracker_config: (lc, c) => ({
-    bad: () => new lc.Tracker(c.model, valueOf(c)),
-    follow: () => new lc.Tracker(c.model, c.follow_up),
+    bad: () => new lc.Tracker(c.model, camelKeys(valueOf(c))),
+    follow: () => new lc.Tracker(c.model, camelKeys(c.follow_up)),
   }),
   poll_policy: (lc, c) => ({
-    bad: () => lc.pollPlan({ policy: valueOf(c), count: 1 }),
-    follow: () => lc.pollPlan({ policy: c.follow_up, count: 1 }),
+    bad: () => lc.pollPlan({ policy: camelKeys(valueOf(c)), count: 1 }),
+    follow: () => lc.pollPlan({ policy: camelKeys(c.follow_up), count: 1 }),
   }),
   poll_plan: (lc, c) => ({
     bad: () => lc.pollPlan({ count: c.input.count }),
@@ -63,15 +72,15 @@ const TARGETS = {
     follow: () => lc.planWaits({ ids: c.follow_up }),
   }),
   cancel_answer: (lc, c) => ({
-    bad: () => lc.classifyCancelAnswer(c.model, valueOf(c)),
-    follow: () => lc.classifyCancelAnswer(c.model, c.follow_up),
+    bad: () => lc.classifyCancelAnswer(c.model, camelKeys(valueOf(c))),
+    follow: () => lc.classifyCancelAnswer(c.model, camelKeys(c.follow_up)),
   }),
   outcome_classify: (lc, c) => ({
     bad: () => lc.classifyOutcome(c.model, c.input.status, c.input.payload),
     follow: () => lc.classifyOutcome(c.model, c.follow_up.status, c.follow_up.payload),
   }),
   tracker_input: (lc, c) => {
-    const t = new lc.Tracker(c.model, c.config ?? null);
+    const t = new lc.Tracker(c.model, camelKeys(c.config ?? null));
     for (const s of c.setup ?? []) t.handle(s.at, s.input);
     let before;
     return {

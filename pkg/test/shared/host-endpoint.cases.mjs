@@ -1,4 +1,4 @@
-// The Endpoint export (bindings/wasm/src/endpoint.rs), in Node and Chromium: one call end to end
+// The Endpoint export the hosts run on (bindings/wasm/src/endpoint.rs), in Node and Chromium: one call end to end
 // with answers handed over as they arrived (text and bytes), camelCase events, the server's
 // payload untouched, and a coded Error for every refusal.
 const T = '2026-11-29T15:07:54.708Z';

@@ -3,29 +3,41 @@
 // job and a task lifecycle (outputs and detail objects compared one for one).
 const lite = () => import('longcall/lite');
 
+const job = (id = 'job_1', status = 'queued') => ({ type: 'job_created', job: { id, status } });
+
 export const cases = {
   async 'lite exports only its own surface, and the same code tables'({ lc, assert }) {
     const l = await lite();
     const want = [
       'BAD_CODE',
       'BUTTON_STATES',
+      'CANCEL_VERDICTS',
       'CancelButton',
+      'ERROR_CODES',
+      'JOB_ERROR_CODES',
+      'JOB_STATUSES',
       'MODELS',
       'OBSERVATIONS',
       'OUTCOMES',
       'OUTPUT_KINDS',
       'REQUEST_KINDS',
+      'RULES',
       'STATUSES',
       'STOP_REASONS',
+      'TASK_STATUSES',
       'TRANSITIONS',
       'Tracker',
       'WINDOWS',
       'cancelWindowCode',
       'decodeFast',
       'fastOutputs',
+      'init',
+      'initSync',
+      'isLongcallError',
+      'jobErrorCode',
       'observeCode',
       'wasmMemory',
-    ];
+    ].sort();
     assert.deepEqual(Object.keys(l).sort(), want);
     for (const k of want.filter((k) => /^[A-Z_]+$/.test(k))) assert.deepEqual(l[k], lc[k], k);
   },
@@ -75,7 +87,7 @@ export const cases = {
 
   async 'the numbers-only tracker gives the same outputs as the full build'({ lc, assert }) {
     const l = await lite();
-    const cfg = { poll: { jitter: 'none', min_interval_ms: 100 }, seed: 3 };
+    const cfg = { poll: { jitter: 'none', minIntervalMs: 100 }, seed: 3 };
     // A job: created, polled, cancel too late, completed.
     const a = new lc.Tracker('job', cfg),
       b = new l.Tracker('job', cfg);
@@ -107,9 +119,9 @@ export const cases = {
     const l = await lite();
     assert.throws(() => new l.Tracker('job', { poll: { jitter: 'sideways' } }), { code: 'malformed' });
     assert.throws(() => new l.Tracker('job', { seed: -1 }), { code: 'malformed' });
-    assert.throws(() => new l.Tracker('job', { poll: { multiplier_percent: 50 } }), { code: 'invalid_config' });
+    assert.throws(() => new l.Tracker('job', { poll: { multiplierPercent: 50 } }), { code: 'invalid_config' });
     assert.throws(() => new l.Tracker('job', 7), { code: 'malformed' });
-    const t = new l.Tracker('job', { poll: { jitter: 'none', initial_ms: 2000 }, deadline_ms: null });
+    const t = new l.Tracker('job', { poll: { jitter: 'none', initialMs: 2000 }, deadlineMs: null });
     const n = t.fastCreated('job_1', 0, 5, NaN);
     const outs = l.decodeFast(t, n);
     assert.deepEqual(outs.at(-1), { type: 'wake_at', at: 2000 });

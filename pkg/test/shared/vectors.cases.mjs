@@ -5,8 +5,16 @@
 // snapshot before every step.
 import { VECTORS } from './files.index.mjs';
 
+// The vectors spell the configuration as the core does (snake_case); JavaScript in camelCase.
+const camelKeys = (v) =>
+  v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), camelKeys(x)]),
+      )
+    : v;
+
 function drive(lc, assert, v, { restoreEachStep = false } = {}) {
-  let t = new lc.Tracker(v.model, v.config ?? null);
+  let t = new lc.Tracker(v.model, camelKeys(v.config ?? null));
   v.steps.forEach((s, i) => {
     if (restoreEachStep) t = lc.Tracker.restore(t.snapshot());
     let outputs,

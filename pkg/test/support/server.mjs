@@ -16,15 +16,15 @@ const TYPES = {
 };
 
 /**
- * Serves `root`; `routes` maps exact paths (e.g. '/__runner.html') to `{ type, body }`.
- * Resolves to `{ base, close }`.
+ * Serves `root`; `routes` maps exact paths (e.g. '/__runner.html') to `{ type, body }`; `headers`
+ * are added to every answer (a Content-Security-Policy, say). Resolves to `{ base, close }`.
  */
-export async function serve(root, routes = {}) {
+export async function serve(root, routes = {}, headers = {}) {
   const server = http.createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     const route = routes[path];
     if (route) {
-      res.writeHead(200, { 'content-type': route.type ?? 'text/html; charset=utf-8' }).end(route.body);
+      res.writeHead(200, { ...headers, 'content-type': route.type ?? 'text/html; charset=utf-8' }).end(route.body);
       return;
     }
     const file = join(root, normalize(path));
@@ -36,6 +36,7 @@ export async function serve(root, routes = {}) {
       const body = await readFile(file);
       res
         .writeHead(200, {
+          ...headers,
           'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
           'cache-control': 'no-store',
         })

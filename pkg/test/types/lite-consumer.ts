@@ -6,14 +6,20 @@ import {
   decodeFast,
   OUTPUT_KINDS,
   type ButtonState,
-  type Output,
+  type TrackerOutput,
 } from 'longcall/lite';
 import { TaskRegistry, renderTask2026 } from 'longcall/server';
 
 const t = new Tracker('job', { poll: { jitter: 'none' } });
 const n: number = t.fastCreated('job_1', 0, 5, NaN);
 const kind = OUTPUT_KINDS[fastOutputs()[t.fastOffset]];
-const decoded: Output[] = decodeFast(t, n);
+const decoded: TrackerOutput[] = decodeFast(t, n);
+for (const o of decoded)
+  if (o.type === 'send' && o.request.kind === 'cancel') {
+    const key: string | undefined = o.request.idempotencyKey;
+  }
+// @ts-expect-error: lite has no classifyCancelAnswer (its types list only what it has)
+import('longcall/lite').then((m) => m.classifyCancelAnswer);
 const state: ButtonState = t.button;
 // @ts-expect-error: the lite tracker has no structured path
 t.handle(0, { type: 'cancel_pressed' });

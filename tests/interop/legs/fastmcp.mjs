@@ -11,7 +11,7 @@ import { makeLeg, checkTranscripts, summarize, RESULTS, sleep, settledAfterTermi
 
 const LEG = 'fastmcp';
 const { emit, log, scenario, failures } = makeLeg(LEG);
-const CONFIG = { poll: { initial_ms: 50, min_interval_ms: 50, cap_ms: 1000, jitter: 'full' }, seed: 11 };
+const CONFIG = { poll: { initialMs: 50, minIntervalMs: 50, capMs: 1000, jitter: 'full' }, seed: 11 };
 const hardStop = setTimeout(() => {
   log('hard timeout');
   process.exit(3);

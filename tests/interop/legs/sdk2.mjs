@@ -18,7 +18,7 @@ import { lateCancels } from '../lib/cancel-audit.mjs';
 const LEG = 'sdk2';
 const { emit, log, scenario, failures } = makeLeg(LEG);
 const POLL = 250; // the fixture's pollInterval
-const CONFIG = { poll: { initial_ms: 100, min_interval_ms: 50, cap_ms: 1000, jitter: 'full' }, seed: 7 };
+const CONFIG = { poll: { initialMs: 100, minIntervalMs: 50, capMs: 1000, jitter: 'full' }, seed: 7 };
 const hardStop = setTimeout(() => {
   log('hard timeout');
   process.exit(3);
@@ -120,7 +120,7 @@ async function scenarios(transport, sender) {
 
   await sc('cancel after completion: -32602 on this revision, button finished_first', 20000, async () => {
     // Poll slowly so the task completes on the server before the tracker sees it; then press.
-    const slow = { poll: { initial_ms: 2500, min_interval_ms: 2500, cap_ms: 5000, jitter: 'none' }, seed: 1 };
+    const slow = { poll: { initialMs: 2500, minIntervalMs: 2500, capMs: 5000, jitter: 'none' }, seed: 1 };
     // (failing_job, not tool_error_completed: that fixture tool stores completed + isError, which
     // `longcall check` rightly reports as a MUST on the 2025 wire, where isError maps to failed.)
     const { h, buttons, exchanges } = await run(sender, { name: 'failing_job', config: slow });

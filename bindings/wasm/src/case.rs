@@ -1,0 +1,215 @@
+//! camelCase at the JavaScript boundary, as the MCP wire spells its keys (`taskId`,
+//! `pollIntervalMs`, `isError`, `idempotencyKey`), while the core, its vectors and its snapshots
+//! keep serde's snake_case. Keys are converted both ways by one rule; values that are the
+//! caller's own JSON (a tool result, an elicitation request or answer, a job's result, error
+//! data, a `jobs_wait` body that goes on the Sume wire as it is) are never touched. An input key
+//! the core's type does not have is an error naming the key, never dropped in silence.
+
+use longcall::Error;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Keys whose value is someone else's JSON, carried as it is (`(key, only when the object also
+/// has this key)`): tool results' `value`, input requests and answers, job results and errors
+/// (a job view has an `id`), error `data` and `details`, the update's `responses`, and the
+/// `jobs_wait` bodies (a wave's `call`, a wait plan's `calls`).
+const OPAQUE: &[(&str, Option<&str>)] = &[
+    ("value", None),
+    ("request", Some("key")),
+    ("response", None),
+    ("responses", None),
+    ("data", None),
+    ("details", None),
+    ("calls", Some("duplicates")),
+    ("call", Some("callId")),
+    ("call", Some("call_id")),
+    ("result", Some("id")),
+    ("error", Some("id")),
+];
+
+fn opaque(key: &str, object: &Map<String, Value>) -> bool {
+    OPAQUE
+        .iter()
+        .any(|(k, with)| *k == key && with.is_none_or(|w| object.contains_key(w)))
+}
+
+fn snake(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut up = false;
+    for c in key.chars() {
+        if c == '_' && !out.is_empty() {
+            up = true;
+        } else if up {
+            out.push(c.to_ascii_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn convert(value: Value, key_of: fn(&str) -> String) -> Value {
+    match value {
+        Value::Object(map) => {
+            let keep: Vec<bool> = map.keys().map(|k| opaque(k, &map)).collect();
+            Value::Object(
+                map.into_iter()
+                    .zip(keep)
+                    .map(|((k, v), keep)| {
+                        let v = if keep { v } else { convert(v, key_of) };
+                        (key_of(&k), v)
+                    })
+                    .collect(),
+            )
+        }
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|v| convert(v, key_of)).collect())
+        }
+        other => other,
+    }
+}
+
+/// The first key of `given` (camelCase) that `known` (the value read back, camelCase) lacks,
+/// as a dotted path; `null` values are let through (an absent optional reads back absent).
+fn unknown_key(given: &Value, known: &Value, path: &str) -> Option<String> {
+    match (given, known) {
+        (Value::Object(g), Value::Object(k)) => g.iter().find_map(|(key, v)| {
+            let here = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            match k.get(key) {
+                None if v.is_null() => None,
+                None => Some(here),
+                Some(_) if opaque(key, g) => None,
+                Some(kv) => unknown_key(v, kv, &here),
+            }
+        }),
+        (Value::Array(g), Value::Array(k)) => g
+            .iter()
+            .zip(k)
+            .enumerate()
+            .find_map(|(i, (g, k))| unknown_key(g, k, &format!("{path}[{i}]"))),
+        _ => None,
+    }
+}
+
+/// Reads a camelCase JavaScript value (as JSON text) into a core type; a key the type does not
+/// have is `malformed`, naming it.
+pub fn read<T: DeserializeOwned + Serialize>(text: &str, field: &str) -> Result<T, Error> {
+    let given: Value = crate::json::parse(text, field)?;
+    let value: T =
+        serde_json::from_value(convert(given.clone(), snake)).map_err(|e| Error::Malformed {
+            what: "argument",
+            reason: format!("{field}: {}", crate::json::short_reason(&e.to_string())),
+        })?;
+    let back = serde_json::to_value(&value).map_or(Value::Null, |v| convert(v, camel));
+    if let Some(key) = unknown_key(&given, &back, "") {
+        return Err(Error::Malformed {
+            what: "argument",
+            reason: format!(
+                "{field}: unknown key {}",
+                crate::json::short_reason(&format!("\"{key}\""))
+            ),
+        });
+    }
+    Ok(value)
+}
+
+/// A core value as camelCase JSON text.
+pub fn write<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
+    let v =
+        serde_json::to_value(value).map_err(|e| Error::invalid_input("output", &e.to_string()))?;
+    Ok(convert(v, camel).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use longcall::tracker::{Input, Output, Request};
+    use serde_json::json;
+
+    #[test]
+    fn keys_both_ways() {
+        assert_eq!(snake("pollIntervalMs"), "poll_interval_ms");
+        assert_eq!(camel("poll_interval_ms"), "pollIntervalMs");
+        assert_eq!(camel("idempotency_key"), "idempotencyKey");
+        assert_eq!(snake("type"), "type");
+        assert_eq!(camel("_meta"), "_meta");
+    }
+
+    #[test]
+    fn reads_camel_and_names_unknown_keys() {
+        let input: Input = read(
+            r#"{"type":"task_polled","task":{"taskId":"t","status":"completed","pollIntervalMs":5000,
+               "result":{"isError":false,"value":{"snake_key":1,"camelKey":2}}}}"#,
+            "input",
+        )
+        .unwrap();
+        let Input::TaskPolled { task } = input else {
+            panic!("{input:?}")
+        };
+        assert_eq!(task.poll_interval_ms, Some(5000));
+        assert_eq!(
+            task.result.unwrap().value,
+            json!({"snake_key": 1, "camelKey": 2}),
+            "a tool result is carried as it is"
+        );
+        let e = read::<Input>(
+            r#"{"type":"task_polled","task":{"taskId":"t","status":"working","capMs":1}}"#,
+            "input",
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), "malformed");
+        assert!(e.to_string().contains("task.capMs"), "{e}");
+        let e = read::<Input>(
+            r#"{"type":"task_polled","task":{"task_id":"t","status":"working"}}"#,
+            "input",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.code(),
+            "malformed",
+            "snake_case is not the JavaScript spelling"
+        );
+        assert!(read::<Input>(
+            r#"{"type":"task_polled","task":{"taskId":"t","status":"working","ttlMs":null}}"#,
+            "input"
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn writes_camel_and_keeps_opaque_values() {
+        let out = Output::Send {
+            request: Request::Cancel {
+                handle: "j".into(),
+                idempotency_key: Some("k".into()),
+            },
+        };
+        let v: Value = serde_json::from_str(&write(&out).unwrap()).unwrap();
+        assert_eq!(v["request"]["idempotencyKey"], "k");
+        let ask = Output::AskUser {
+            key: "k".into(),
+            request: json!({"requested_schema": {}}),
+        };
+        let v: Value = serde_json::from_str(&write(&ask).unwrap()).unwrap();
+        assert_eq!(v["request"], json!({"requested_schema": {}}));
+    }
+}

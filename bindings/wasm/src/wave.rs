@@ -1,0 +1,195 @@
+//! The wave scheduler as a JavaScript class (`Wave`): many paid jobs watched together with
+//! `jobs_wait` rounds, every per-job decision made by one core tracker per job. Data crosses in
+//! camelCase ([`crate::case`]); the `jobs_wait` body (`call`) is the Sume wire's own JSON, sent
+//! as it is. Every method that changes the wave returns the outputs it queued, ending with
+//! `wake_at` (call `handleTimeout(at)` then) or `idle`.
+
+use longcall::snapshot;
+use longcall::tracker::{Failure, Input};
+use longcall::view::JobView;
+use longcall::wave::{Wave as Core, WaveConfig};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::errors::{js, JsResult};
+use crate::json::{self, bounded_string};
+
+fn read<T: DeserializeOwned + Serialize>(value: &JsValue, field: &str) -> JsResult<T> {
+    js(json::stringify(value, field).and_then(|text| crate::case::read(&text, field)))
+}
+
+fn write<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
+    js_sys::JSON::parse(&js(crate::case::write(value))?)
+}
+
+/// Many jobs watched together (`new Wave(config?)`).
+#[wasm_bindgen]
+pub struct Wave {
+    core: Core,
+}
+
+#[wasm_bindgen]
+impl Wave {
+    /// `new Wave(config?)`: `{waitFor?: 'all' | 'any', timeoutSeconds?, includeResults?,
+    /// minRoundIntervalMs?, seed?, backoff?: {initialMs, ...}}`. Throws `invalid_config` for a
+    /// value the core refuses, `malformed` for a key it does not have.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: JsValue) -> JsResult<Wave> {
+        let config: WaveConfig = if config.is_undefined() || config.is_null() {
+            WaveConfig::default()
+        } else {
+            read(&config, "config")?
+        };
+        Ok(Wave {
+            core: js(Core::new(config))?,
+        })
+    }
+
+    /// `addJob(now, job, deadline?)`: a job whose submit was accepted (`{id, status}` as the
+    /// submit answered it), watched until `deadline` (absolute ms) if given.
+    #[wasm_bindgen(js_name = addJob)]
+    pub fn add_job(&mut self, now: JsValue, job: JsValue, deadline: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        let deadline = js(json::opt_uint(&deadline, "deadline"))?;
+        let job: JobView = read(&job, "job")?;
+        js(self.core.add_job(now, job, deadline))?;
+        self.drain_outputs()
+    }
+
+    /// `handleTimeout(now)`: time passed; starts a round when one is due (a `wait` output:
+    /// send its `call` as the `jobs_wait` body).
+    #[wasm_bindgen(js_name = handleTimeout)]
+    pub fn handle_timeout(&mut self, now: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        self.core.handle_timeout(now);
+        self.drain_outputs()
+    }
+
+    /// `handleWaitAnswer(now, callId, jobs, timedOut)`: a `jobs_wait` call answered with its
+    /// job entries (`[{id, status, result?, error?}]`, in any order).
+    #[wasm_bindgen(js_name = handleWaitAnswer)]
+    pub fn handle_wait_answer(
+        &mut self,
+        now: JsValue,
+        call_id: JsValue,
+        jobs: JsValue,
+        timed_out: bool,
+    ) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        let call_id = js(json::uint(&call_id, "callId"))?;
+        let jobs: Vec<JobView> = read(&jobs, "jobs")?;
+        js(self.core.handle_wait_answer(now, call_id, jobs, timed_out))?;
+        self.drain_outputs()
+    }
+
+    /// `handleWaitFailed(now, callId, failure)`: a `jobs_wait` call failed without a usable
+    /// answer (`{kind: 'transport'}` or `{kind: 'http', status, retryAfterMs?}`).
+    #[wasm_bindgen(js_name = handleWaitFailed)]
+    pub fn handle_wait_failed(
+        &mut self,
+        now: JsValue,
+        call_id: JsValue,
+        failure: JsValue,
+    ) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        let call_id = js(json::uint(&call_id, "callId"))?;
+        let failure: Failure = read(&failure, "failure")?;
+        js(self.core.handle_wait_failed(now, call_id, failure))?;
+        self.drain_outputs()
+    }
+
+    /// `release(now, id)`: the job is no longer needed. Returns `{released, outputs}`:
+    /// `cancel_requested` (queued: a `jobs_cancel` goes out), `cancel_pending`,
+    /// `stopped_waiting` (started: it runs and bills), `already_done`.
+    pub fn release(&mut self, now: JsValue, id: JsValue) -> JsResult<JsValue> {
+        #[derive(Serialize)]
+        struct Released {
+            released: longcall::wave::Released,
+            outputs: Vec<longcall::wave::WaveOutput>,
+        }
+        let now = js(json::uint(&now, "now"))?;
+        let id = js(bounded_string(&id, "id"))?;
+        let released = js(self.core.release(now, &id))?;
+        write(&Released {
+            released,
+            outputs: self.core.drain(),
+        })
+    }
+
+    /// `pressCancel(now, id)`: the person pressed one job's cancel button (throws
+    /// `cancel_refused` when its button does not allow it).
+    #[wasm_bindgen(js_name = pressCancel)]
+    pub fn press_cancel(&mut self, now: JsValue, id: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        let id = js(bounded_string(&id, "id"))?;
+        js(self.core.press_cancel(now, &id))?;
+        self.drain_outputs()
+    }
+
+    /// `handleJobInput(now, id, input)`: something for one job's tracker (its cancel answer,
+    /// a failed cancel request), as `Tracker.handleInput` takes it.
+    #[wasm_bindgen(js_name = handleJobInput)]
+    pub fn handle_job_input(
+        &mut self,
+        now: JsValue,
+        id: JsValue,
+        input: JsValue,
+    ) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        let id = js(bounded_string(&id, "id"))?;
+        let input: Input = read(&input, "input")?;
+        js(self.core.handle_job_input(now, &id, input))?;
+        self.drain_outputs()
+    }
+
+    /// `drainOutputs()`: the outputs queued now.
+    #[wasm_bindgen(js_name = drainOutputs)]
+    pub fn drain_outputs(&mut self) -> JsResult<JsValue> {
+        write(&self.core.drain())
+    }
+
+    /// True once the wave is satisfied (`any`: a job settled; `all`: every job settled or was
+    /// given up).
+    #[wasm_bindgen(getter, js_name = isSatisfied)]
+    pub fn is_satisfied(&self) -> bool {
+        self.core.is_satisfied()
+    }
+
+    /// True while a round's calls are unanswered.
+    #[wasm_bindgen(getter, js_name = roundInFlight)]
+    pub fn round_in_flight(&self) -> bool {
+        self.core.round_in_flight()
+    }
+
+    /// How many rounds were sent.
+    #[wasm_bindgen(getter, js_name = roundsSent)]
+    pub fn rounds_sent(&self) -> f64 {
+        self.core.rounds_sent() as f64
+    }
+
+    /// When `handleTimeout` has work next (ms), if ever.
+    #[wasm_bindgen(getter, js_name = pollTimeout)]
+    pub fn poll_timeout(&self) -> Option<f64> {
+        self.core.poll_timeout().map(|t| t as f64)
+    }
+
+    /// The ids still needed (not settled, not given up).
+    #[wasm_bindgen(getter, js_name = neededIds)]
+    pub fn needed_ids(&self) -> Vec<String> {
+        self.core.needed_ids().map(Into::into).collect()
+    }
+
+    /// `snapshot()`: the versioned snapshot text (absolute times; restores exactly).
+    pub fn snapshot(&self) -> JsResult<String> {
+        js(snapshot::save(&self.core))
+    }
+
+    /// `Wave.restore(text)`: a wave from a snapshot.
+    pub fn restore(text: JsValue) -> JsResult<Wave> {
+        let text = js(bounded_string(&text, "snapshot"))?;
+        Ok(Wave {
+            core: js(snapshot::restore(&text))?,
+        })
+    }
+}

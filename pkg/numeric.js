@@ -1,0 +1,16 @@
+// The numbers-only functions and Tracker methods of both client builds, with what each returns
+// when it cannot read its arguments (they never throw; runtime.js turns a Symbol, a BigInt or any
+// other non-number into a value no code or time can be).
+export const NUMERIC_FUNCTIONS = Object.freeze({ observeCode: 255, cancelWindowCode: 255 });
+export const FAST_METHODS = Object.freeze({
+  fastCreated: -1,
+  fastPolled: -1,
+  fastTimeout: -1,
+  fastCancelPressed: -1,
+  fastCancelAnswered: -1,
+  fastUpdateAcked: -1,
+  fastRequestFailed: -1,
+  fastStop: -1,
+  fastDrain: -1,
+  fastJobCancelAnswered: -1,
+});

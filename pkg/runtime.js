@@ -1,0 +1,222 @@
+// What every build (`longcall`, `longcall/lite`, `longcall/server`) puts between the page and the
+// wasm-bindgen glue, so the JavaScript surface keeps the core's promise that every thrown error
+// is an `Error` with a `code`:
+//
+// * loading under the caller's control: `init(input?)` (URL, `Response` or a promise of one,
+//   bytes, a compiled `WebAssembly.Module`) and `initSync(bytes | module)`; any call before
+//   the module is ready throws `not_initialized` instead of a TypeError from inside the glue;
+// * lifetimes: `free()` is idempotent, a call on a freed instance throws `freed`, a method
+//   called without its instance (`onclick = b.press`) throws `unbound`;
+// * numbers-only functions never throw: a value that is not a number (Symbol, BigInt, an object
+//   whose valueOf throws) reaches the module as a number no code or time can be, so they return
+//   their "cannot read" answer (255, or -1 with `lastError`);
+// * anything else the glue throws without a code (a wrong type for a typed parameter) becomes
+//   `invalid_input`, its message cut short.
+
+/** The error codes of the JavaScript layer (the core's own codes come from the module). */
+export const HOST_ERROR_CODES = Object.freeze(['not_initialized', 'freed', 'unbound']);
+
+const MAX_MESSAGE = 200;
+
+/** An `Error` with a `code`, as every export throws. */
+export function coded(code, message) {
+  const e = new Error(message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}\u2026` : message);
+  e.code = code;
+  return e;
+}
+
+/** True for an `Error` thrown by longcall (it has a string `code`). */
+export function isLongcallError(e) {
+  return e instanceof Error && typeof e.code === 'string';
+}
+
+function recode(e) {
+  if (isLongcallError(e)) return e;
+  const text = e instanceof Error ? e.message : String(e);
+  // The glue's own guard against re-entering an instance from inside one of its calls (a
+  // toJSON or getter that calls back into the same object).
+  if (/recursive use of an object/.test(text))
+    return coded('invalid_input', 'this instance is busy: it was called again from inside one of its own calls');
+  return coded('invalid_input', text);
+}
+
+// A numbers-only argument as the module may take it: numbers and strings (ids) as they are,
+// `undefined` as NaN (an omitted optional number), anything else as -0.5, which is no code (not
+// an integer), no time and no JSON-RPC error code, so the function gives its "cannot read" answer.
+const num = (v) => (typeof v === 'number' || typeof v === 'string' ? v : v === undefined ? NaN : -0.5);
+
+const STATES = new WeakMap();
+
+/**
+ * Binds one build's glue module. `numeric` names the free functions and methods that take only
+ * numbers and never throw (with the value they return when called wrongly).
+ */
+export function bind(glue, { numeric = {}, numericMethods = {} } = {}) {
+  let state = STATES.get(glue);
+  if (state) return state;
+  let ready = false;
+  let loading = null;
+  const check = () => {
+    if (!ready) throw coded('not_initialized', 'the longcall module is not loaded yet: call (and await) init() first');
+  };
+
+  const api = {};
+  for (const [name, value] of Object.entries(glue)) {
+    if (name === 'default' || name === 'initSync') continue;
+    if (typeof value !== 'function') {
+      api[name] = value;
+      continue;
+    }
+    if (/^[A-Z]/.test(name) && value.prototype) api[name] = guardClass(value, check, numericMethods[name] ?? {});
+    else if (name in numeric) {
+      const bad = numeric[name];
+      const fn = value;
+      api[name] = (...args) => {
+        if (!ready) return bad;
+        try {
+          return fn(...args.map(num));
+        } catch {
+          return bad;
+        }
+      };
+    } else {
+      const fn = value;
+      api[name] = (...args) => {
+        check();
+        try {
+          return fn(...args);
+        } catch (e) {
+          throw recode(e);
+        }
+      };
+    }
+    Object.defineProperty(api[name], 'name', { value: name });
+  }
+
+  /** Instantiates the module from bytes or a compiled module, synchronously. */
+  function initSync(input) {
+    if (ready) return;
+    try {
+      glue.initSync({ module: input });
+    } catch (e) {
+      throw coded('not_initialized', `the longcall module could not be instantiated: ${e?.message ?? e}`);
+    }
+    ready = true;
+  }
+
+  /** Loads the module once; later calls get the same promise. */
+  function init(input) {
+    loading ??= (async () => {
+      if (ready) return;
+      try {
+        await glue.default({ module_or_path: await input });
+      } catch (e) {
+        loading = null;
+        throw coded('not_initialized', `the longcall module could not be loaded: ${e?.message ?? e}`);
+      }
+      ready = true;
+    })();
+    return loading;
+  }
+
+  state = { api, init, initSync, isReady: () => ready };
+  STATES.set(glue, state);
+  return state;
+}
+
+function guardClass(Cls, check, numericMethods) {
+  const proto = Cls.prototype;
+  const name = Cls.name;
+  const self = (obj, member) => {
+    if (!(obj instanceof Cls))
+      throw coded(
+        'unbound',
+        `${name}.${member} was called without its ${name} (write () => x.${member}(), or bind it)`,
+      );
+    if (!obj.__wbg_ptr) throw coded('freed', `this ${name} was freed; ${member} cannot be used any more`);
+    return obj;
+  };
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    if (key === 'constructor' || key.startsWith('__')) continue;
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    if (key === 'free') {
+      const free = d.value;
+      d.value = function () {
+        if (!(this instanceof Cls)) throw coded('unbound', `${name}.free was called without its ${name}`);
+        if (this.__wbg_ptr) free.call(this);
+      };
+    } else if (typeof d.value === 'function' && key in numericMethods) {
+      const fn = d.value,
+        bad = numericMethods[key];
+      d.value = function (...args) {
+        self(this, key);
+        try {
+          return fn.apply(this, args.map(num));
+        } catch {
+          return bad;
+        }
+      };
+    } else if (typeof d.value === 'function') {
+      const fn = d.value;
+      d.value = function (...args) {
+        self(this, key);
+        try {
+          return fn.apply(this, args);
+        } catch (e) {
+          throw recode(e);
+        }
+      };
+    } else if (d.get) {
+      const get = d.get;
+      d.get = function () {
+        self(this, key);
+        try {
+          return get.call(this);
+        } catch (e) {
+          throw recode(e);
+        }
+      };
+    } else continue;
+    Object.defineProperty(proto, key, d);
+  }
+  if (typeof Symbol.dispose === 'symbol' && proto[Symbol.dispose]) {
+    Object.defineProperty(proto, Symbol.dispose, { value: proto.free, configurable: true, writable: true });
+  }
+  // Static methods (`restore`): a module that is not loaded yet, and coded errors.
+  for (const key of Object.getOwnPropertyNames(Cls)) {
+    const d = Object.getOwnPropertyDescriptor(Cls, key);
+    if (typeof d.value !== 'function' || key.startsWith('__')) continue;
+    const fn = d.value;
+    Object.defineProperty(Cls, key, {
+      ...d,
+      value: (...args) => {
+        check();
+        try {
+          return fn.apply(Cls, args);
+        } catch (e) {
+          throw recode(e);
+        }
+      },
+    });
+  }
+  // JSON.stringify(instance) would show the glue's pointer; a class without toJSON shows {}.
+  if (!('toJSON' in proto))
+    Object.defineProperty(proto, 'toJSON', {
+      value() {
+        return {};
+      },
+      configurable: true,
+      writable: true,
+    });
+  // The constructor: a proxy, so `instanceof` and static members stay those of the class.
+  return new Proxy(Cls, {
+    construct(target, args, newTarget) {
+      check();
+      try {
+        return Reflect.construct(target, args, newTarget);
+      } catch (e) {
+        throw recode(e);
+      }
+    },
+  });
+}

@@ -1,0 +1,164 @@
+// JavaScript that reads like the wire: camelCase keys in and out of the structured tracker and
+// the wave (`taskId`, `pollIntervalMs`, `idempotencyKey`), camelCase configuration, an unknown key
+// anywhere is an error naming it; the wave scheduler; lite's cancel-answer reader.
+const lite = () => import('longcall/lite');
+
+function errorOf(fn) {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return null;
+}
+
+export const cases = {
+  async 'configuration: camelCase keys honoured, unknown keys rejected by name'({ lc, assert }) {
+    for (const mod of [lc, await lite()]) {
+      const t = new mod.Tracker('job', { poll: { jitter: 'none', initialMs: 2500 }, deadlineMs: null });
+      const outs = mod.decodeFast(t, t.fastCreated('job_1', 0, 5, NaN));
+      assert.deepEqual(outs.at(-1), { type: 'wake_at', at: 2500 });
+      for (const [config, key] of [
+        [{ capMs: 1000 }, 'capMs'],
+        [{ poll: { cap_ms: 1000 } }, 'poll.cap_ms'],
+        [{ pol: {} }, 'pol'],
+        [{ deadline_ms: 5 }, 'deadline_ms'],
+      ]) {
+        const e = errorOf(() => new mod.Tracker('job', config));
+        assert.ok(e, `${JSON.stringify(config)} accepted`);
+        assert.equal(e.code, 'invalid_config');
+        assert.ok(e.message.includes(key), e.message);
+      }
+    }
+  },
+
+  'handleInput: camelCase in, camelCase out, pollIntervalMs honoured'({ lc, assert }) {
+    const t = new lc.Tracker('task-2026', { poll: { jitter: 'none' } });
+    const out = t.handleInput(0, {
+      type: 'task_created',
+      task: { taskId: 't-1', status: 'working', pollIntervalMs: 5000 },
+    });
+    assert.deepEqual(out.at(-1), { type: 'wake_at', at: 5000 });
+    assert.deepEqual(
+      t.handleTimeout(5000).find((o) => o.type === 'send'),
+      { type: 'send', request: { kind: 'get', handle: 't-1' } },
+    );
+    const done = t.handleInput(5100, {
+      type: 'task_polled',
+      task: { taskId: 't-1', status: 'completed', result: { isError: false, value: { snake_case: 1 } } },
+    });
+    assert.deepEqual(
+      done.find((o) => o.type === 'settled'),
+      { type: 'settled', outcome: 'succeeded', status: 'completed' },
+    );
+    const r = t.runRecord();
+    assert.equal(r.pollsSent, 1);
+    assert.ok(!Object.keys(r).some((k) => k.includes('_')), Object.keys(r).join());
+  },
+
+  'handleInput: unknown and snake_case keys are malformed, naming the key; nothing changes'({ lc, assert }) {
+    const t = new lc.Tracker('task-2026');
+    for (const [input, key] of [
+      [{ type: 'task_created', task: { taskId: 't', status: 'working', capMs: 1 } }, 'task.capMs'],
+      [{ type: 'task_created', task: { task_id: 't', status: 'working' } }, 'task'],
+      [{ type: 'task_created', task: { taskId: 't', status: 'working' }, extra: true }, 'extra'],
+    ]) {
+      const e = errorOf(() => t.handleInput(0, input));
+      assert.ok(e, `${JSON.stringify(input)} accepted`);
+      assert.equal(e.code, 'malformed');
+      assert.ok(e.message.includes(key), e.message);
+    }
+    assert.equal(t.id, undefined, 'nothing was applied');
+    assert.equal(
+      t.handleInput(0, { type: 'task_created', task: { taskId: 't', status: 'working' } }).at(-1).type,
+      'wake_at',
+    );
+  },
+
+  'a job cancel: the send carries idempotencyKey; a 409 with an unlisted code is other'({ lc, assert }) {
+    const t = new lc.Tracker('job', { poll: { jitter: 'none' } });
+    t.handleInput(0, { type: 'job_created', job: { id: 'job_1', status: 'queued' } });
+    const send = t.handleInput(10, { type: 'cancel_pressed' }).find((o) => o.type === 'send');
+    assert.equal(send.request.kind, 'cancel');
+    assert.equal(typeof send.request.idempotencyKey, 'string');
+    const b = t.handleInput(20, {
+      type: 'cancel_answered',
+      answer: { kind: 'job_error', httpStatus: 409, code: 'other' },
+    });
+    assert.ok(
+      b.some((o) => o.type === 'button'),
+      JSON.stringify(b),
+    );
+  },
+
+  async 'lite reads cancel answers: statuses, known and unknown codes, no body at all'({ lc, assert }) {
+    for (const mod of [lc, await lite()]) {
+      assert.equal(
+        mod.JOB_ERROR_CODES[mod.jobErrorCode('job_generation_already_started')],
+        'job_generation_already_started',
+      );
+      assert.equal(mod.JOB_ERROR_CODES[mod.jobErrorCode('job_already_finishing')], 'other');
+      assert.equal(mod.JOB_ERROR_CODES[mod.jobErrorCode(undefined)], 'other');
+      const press = (first) => {
+        const b = new mod.CancelButton('job');
+        b.handleStatus(first);
+        b.press();
+        return b;
+      };
+      assert.equal(press('queued').handleJobAnswer(409, 'job_generation_already_started'), 'too_late');
+      assert.equal(press('queued').handleJobAnswer(200, 'canceled'), 'cancelled');
+      const other = press('queued').handleJobAnswer(409, 'job_already_finishing');
+      assert.ok(mod.BUTTON_STATES.includes(other), other);
+      const html = press('queued').handleJobAnswer(502, undefined);
+      assert.ok(mod.BUTTON_STATES.includes(html), html);
+      assert.equal(errorOf(() => press('queued').handleJobAnswer(200, 'nope')).code, 'unknown_status');
+      const t = new mod.Tracker('job', { poll: { jitter: 'none' } });
+      t.fastCreated('job_1', 0, 5, NaN);
+      assert.ok(t.fastCancelPressed(10) > 0);
+      const n = t.fastJobCancelAnswered(20, 409, 'job_generation_already_started');
+      assert.ok(mod.decodeFast(t, n).some((o) => o.type === 'button' && o.state === 'too_late'));
+      assert.equal(t.fastJobCancelAnswered(30, Symbol('x'), 'x'), -1);
+    }
+  },
+
+  'Wave: rounds of jobs_wait, per-job outputs, satisfied once; snapshot; unknown keys'({ lc, assert }) {
+    const w = new lc.Wave({ waitFor: 'all', minRoundIntervalMs: 100, timeoutSeconds: 5 });
+    w.addJob(0, { id: 'j1', status: 'queued' });
+    w.addJob(0, { id: 'j2', status: 'queued' });
+    let out = w.handleTimeout(0);
+    const wait = out.find((o) => o.type === 'wait');
+    assert.ok(wait, JSON.stringify(out));
+    assert.deepEqual(wait.call.job_ids, ['j1', 'j2'], "the jobs_wait body is the wire's own spelling");
+    assert.equal(w.roundInFlight, true);
+    out = w.handleWaitAnswer(
+      50,
+      wait.callId,
+      [
+        { id: 'j1', status: 'completed', result: { image_url: 'x' } },
+        { id: 'j2', status: 'processing' },
+      ],
+      true,
+    );
+    assert.ok(
+      out.some((o) => o.type === 'job' && o.id === 'j1' && o.output.type === 'settled'),
+      JSON.stringify(out),
+    );
+    assert.deepEqual(w.neededIds, ['j2']);
+    const restored = lc.Wave.restore(w.snapshot());
+    out = w.handleTimeout(w.pollTimeout);
+    const next = out.find((o) => o.type === 'wait');
+    assert.deepEqual(next.call.job_ids, ['j2']);
+    out = w.handleWaitAnswer(w.pollTimeout ?? 200, next.callId, [{ id: 'j2', status: 'completed' }], false);
+    assert.ok(
+      out.some((o) => o.type === 'satisfied'),
+      JSON.stringify(out),
+    );
+    assert.equal(w.isSatisfied, true);
+    assert.equal(restored.isSatisfied, false, 'the snapshot is independent');
+    assert.equal(errorOf(() => new lc.Wave({ waitFor: 'any', capMs: 1 })).code, 'malformed');
+    assert.equal(errorOf(() => new lc.Wave({ timeoutSeconds: 0 })).code, 'invalid_config');
+    assert.equal(errorOf(() => w.addJob(0, { id: 'j3', status: 'queued', extra: 1 })).code, 'malformed');
+    const r = w.release(300, 'j1');
+    assert.equal(r.released, 'already_done');
+  },
+};
