@@ -208,6 +208,7 @@ mod tests {
         let ask = Output::AskUser {
             key: "k".into(),
             request: json!({"requested_schema": {}}),
+            call: false,
         };
         let v: Value = serde_json::from_str(&write(&ask).unwrap()).unwrap();
         assert_eq!(v["request"], json!({"requested_schema": {}}));

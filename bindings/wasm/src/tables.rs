@@ -197,6 +197,7 @@ mod tests {
             Output::AskUser {
                 key: "k".into(),
                 request: serde_json::Value::Null,
+                call: false,
             },
             Output::Button {
                 state: ButtonState::Available,

@@ -536,7 +536,7 @@ fn detail_json(o: &Output) -> String {
                         .collect();
                     match request_state {
                         Some(st) => format!(
-                            r#""kind":"continue_call","responses":[{}],"request_state":{}"#,
+                            r#""kind":"continue_call","responses":[{}],"requestState":{}"#,
                             list.join(","),
                             v(st)
                         ),
