@@ -12,7 +12,8 @@ use serde_json::{Map, Value};
 
 /// Keys whose value is someone else's JSON, carried as it is (`(key, only when the object also
 /// has this key)`): tool results' `value`, input requests and answers, job results and errors
-/// (a job view has an `id`), error `data` and `details`, the update's `responses`, and the
+/// (a job view has an `id`) and a `settled` output's payload (beside its `outcome`), error `data`
+/// and `details`, the update's `responses`, and the
 /// `jobs_wait` bodies (a wave's `call`, a wait plan's `calls`).
 const OPAQUE: &[(&str, Option<&str>)] = &[
     ("value", None),
@@ -26,6 +27,8 @@ const OPAQUE: &[(&str, Option<&str>)] = &[
     ("call", Some("call_id")),
     ("result", Some("id")),
     ("error", Some("id")),
+    ("result", Some("outcome")),
+    ("error", Some("outcome")),
 ];
 
 fn opaque(key: &str, object: &Map<String, Value>) -> bool {

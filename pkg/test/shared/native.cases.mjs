@@ -49,7 +49,8 @@ export const cases = {
     });
     assert.deepEqual(
       done.find((o) => o.type === 'settled'),
-      { type: 'settled', outcome: 'succeeded', status: 'completed' },
+      // The tool result exactly as the server sent it: its keys are not camelCased.
+      { type: 'settled', outcome: 'succeeded', status: 'completed', result: { snake_case: 1 } },
     );
     const r = t.runRecord();
     assert.equal(r.pollsSent, 1);

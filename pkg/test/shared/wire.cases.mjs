@@ -190,7 +190,7 @@ export const cases = {
     );
     assert.deepEqual(
       out.find((o) => o.type === 'settled'),
-      { type: 'settled', outcome: 'succeeded', status: 'completed' },
+      { type: 'settled', outcome: 'succeeded', status: 'completed', result: { content: [] } },
     );
   },
   'buildRequest 2026: capability _meta, Mcp-Method, Mcp-Name = taskId, MCP-Protocol-Version'({ lc, assert }) {
