@@ -273,6 +273,8 @@ export interface TrackerConfig {
     jitter?: Jitter;
     minIntervalMs?: number;
     maxPolls?: number | null;
+    /** Poll at about a stated server interval rather than backing off from it (default true; rule P-13). */
+    followServerInterval?: boolean;
   };
   seed?: number;
   deadlineMs?: number | null;
