@@ -65,6 +65,9 @@ export const {
   buildRequest,
   buildCall,
   capabilityMeta,
+  // One call end to end (bindings/wasm/src/endpoint.rs): bytes in, events out, the core deciding.
+  // `longcall/mcp` and the cancel page move what it says to send and hand back what arrived.
+  Endpoint,
 } = a;
 
 export {

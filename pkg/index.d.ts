@@ -144,6 +144,110 @@ export interface Violation {
 /** Any JSON value (tool results, elicitation requests and answers). */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+// ---- the endpoint: one call, bytes in, events out (bindings/wasm/src/endpoint.rs) ----
+
+/** Something to put on the wire, ready to send (`headers` is an object ready for `fetch`). */
+export type Transmit =
+  | { kind: 'rpc'; id: number; text: string; headers: { [name: string]: string } }
+  | {
+      kind: 'http';
+      requestRef: number;
+      method: string;
+      path: string;
+      headers: { [name: string]: string };
+      body?: string;
+    };
+/** What the host must do or show, from an {@link Endpoint}. Every batch ends with `wake_at` or `idle`. */
+export type EndpointEvent =
+  | ({ type: 'transmit' } & Transmit)
+  | { type: 'ask_user'; key: string; request: Json; call?: boolean }
+  | { type: 'button'; state: ButtonState }
+  | { type: 'status'; status: Status }
+  | { type: 'violation'; violation: Violation }
+  | { type: 'settled'; outcome: Outcome; status: Status | null; result?: Json; error?: Json }
+  | { type: 'stopped'; reason: StopReason }
+  | { type: 'wake_at'; at: number }
+  | { type: 'idle' };
+/** The endpoint's reading and job-API options (the tracker's are the `config` argument). */
+export interface EndpointWireOptions {
+  /** Largest message in bytes (default 4 MiB); an answer over it stops watching (`answer_too_large`). */
+  maxBytes?: number;
+  /** Deepest nesting (default 64). */
+  maxDepth?: number;
+  /** Longest string in bytes (default 1 MiB). */
+  maxStringBytes?: number;
+  /** Check each `tasks/*` answer's revision (default true). */
+  detectRevision?: boolean;
+  /** A job API's routes: `[method, path]`, `{id}` replaced by the job id. */
+  jobRoutes?: { get?: [string, string]; cancel?: [string, string] };
+}
+
+/**
+ * One call through the core's endpoint: hand it what arrived exactly as it arrived, send what
+ * its `transmit` events say, show the rest. Every `handle*` method and user input returns the
+ * batch of events it caused, ending with `wake_at` (call `handleTimeout(at)` then, or earlier on
+ * input) or `idle`. The core decides every poll, prompt, cancel and what an answer means.
+ * @example
+ * const ep = Endpoint.callTool('task-2026', 'render', { month: '2026-10' });
+ * for (const e of ep.pollEvents()) if (e.type === 'transmit' && e.kind === 'rpc') post(e.text, e.headers, e.id);
+ */
+export class Endpoint {
+  private constructor();
+  /** Calls tool `name`; the first event is the `tools/call` to send. @throws {LongcallError} `unknown_model`, `wrong_model`, `invalid_input`, `invalid_config`, `malformed`. */
+  static callTool(
+    model: TaskModel,
+    name: string,
+    args?: { [key: string]: Json } | null,
+    ttlMs?: number | null,
+    config?: TrackerConfig | null,
+    wire?: EndpointWireOptions | null,
+  ): Endpoint;
+  /** Watches a task or job id the host persisted; the first event is its poll, no status assumed. */
+  static watch(
+    model: Model,
+    handle: string,
+    config?: TrackerConfig | null,
+    wire?: EndpointWireOptions | null,
+  ): Endpoint;
+  /** An endpoint from {@link Endpoint.snapshot}; requests in flight then are handled by the core (lost polls re-armed, a lost `tools/call` never re-sent). @throws {LongcallError} `snapshot_invalid`, `snapshot_version`, `too_large`. */
+  static restore(text: string, now: number): Endpoint;
+  /** The versioned snapshot of the whole call. */
+  snapshot(): string;
+  /** The events queued now. */
+  pollEvents(): EndpointEvent[];
+  /** A JSON-RPC message arrived (an answer or a notification), as it arrived. */
+  handleMessage(now: number, message: string | Uint8Array): EndpointEvent[];
+  /** A job API answered the transmit `requestRef`. */
+  handleHttp(
+    now: number,
+    requestRef: number,
+    status: number,
+    retryAfterMs: number | null,
+    body: string | Uint8Array,
+  ): EndpointEvent[];
+  /** The request `id` got no answer (a request already answered is left alone). */
+  handleTransportFailure(now: number, id: number): EndpointEvent[];
+  /** Time passed (at or after the last `wake_at`). */
+  handleTimeout(now: number): EndpointEvent[];
+  /** The user pressed cancel. @throws {LongcallError} `cancel_refused` (nothing is sent). */
+  pressCancel(now: number): EndpointEvent[];
+  /** The user answered input `key` (a task input, or an MRTR input of the call). @throws {LongcallError} on a key never asked. */
+  answerInput(now: number, key: string, response: Json): EndpointEvent[];
+  /** Stops watching (the call goes on). */
+  stopWatching(now: number): EndpointEvent[];
+  /** The run record, camelCase. */
+  runRecord(): Camelized<RunRecord>;
+  /** @deprecated snake_case {@link Endpoint.runRecord} (as `Tracker.record`). */
+  record(): RunRecord;
+  readonly model: Model;
+  readonly id: string | undefined;
+  readonly status: Status | undefined;
+  readonly button: ButtonState;
+  readonly outcome: Outcome | undefined;
+  readonly isDone: boolean;
+  free(): void;
+}
+
 /** A JSON-RPC error object. Compare codes, never message text. */
 export interface RpcError {
   code: number;
@@ -284,7 +388,7 @@ export interface TrackerConfig {
     jitter?: Jitter;
     minIntervalMs?: number;
     maxPolls?: number | null;
-    /** Poll at the server's stated interval instead of backing off above it (default true). */
+    /** Poll at about a stated server interval rather than backing off from it (default true; rule P-13). */
     followServerInterval?: boolean;
   };
   seed?: number;

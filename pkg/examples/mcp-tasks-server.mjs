@@ -368,7 +368,7 @@ export function createTasksServer(opts = {}) {
     try {
       msg = JSON.parse(raw);
     } catch {
-      send(res, 400, { jsonrpc: '2.0', id: null, error: { code: E.PARSE, message: 'Parse error' } });
+      send(res, httpStatusFor(E.PARSE), { jsonrpc: '2.0', id: null, error: { code: E.PARSE, message: 'Parse error' } });
       return;
     }
     if (
@@ -383,7 +383,7 @@ export function createTasksServer(opts = {}) {
         res.writeHead(202).end();
         return;
       }
-      send(res, 400, {
+      send(res, httpStatusFor(E.INVALID_REQUEST), {
         jsonrpc: '2.0',
         id: msg?.id ?? null,
         error: { code: E.INVALID_REQUEST, message: 'Invalid Request' },

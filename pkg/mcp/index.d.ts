@@ -8,8 +8,8 @@ import type {
   TaskModel,
   TrackerConfig,
   Violation,
-  Input,
   RpcError,
+  EndpointWireOptions,
 } from '../index.js';
 
 /** A JSON-RPC request as the core builds it. */
@@ -45,7 +45,7 @@ export interface Sender {
   send(
     message: JsonRpcRequest,
     headers: { [name: string]: string },
-    opts: { signal?: AbortSignal; kind: 'call' | 'get' | 'cancel' | 'update' | 'fetch_result' },
+    opts: { signal?: AbortSignal; method: string },
   ): Promise<JsonRpcResponse | string>;
   /**
    * 2025 senders that can receive server-initiated input requests (`elicitation/create` inside
@@ -122,7 +122,8 @@ export function sdkSender(client: SdkClientLike, options: SdkSenderOptions): Sen
 export function sdk2Sender(client: SdkClientLike, options?: SdkTimeouts): Sender;
 
 /**
- * A violation seen while watching: from the wire codecs, the tracker, or the adapter. Adapter
+ * A violation seen while watching: from the core's endpoint (`wire`: its codecs and tracker, about
+ * what arrived), or the adapter. Adapter
  * rules: `input_unsupported` (a 2025 task asks for input and the sender has no `routeInput`),
  * `on_input_failed` (`onInput` threw), or the code of an error the core raised.
  */
@@ -135,7 +136,9 @@ export interface Exchange {
   method: string;
   sentAt: number;
   answeredAt: number;
-  input?: Input;
+  /** The answer exactly as the sender handed it back (the core reads it). */
+  answer?: Json;
+  /** Why there was no answer. */
   error?: string;
 }
 
@@ -143,10 +146,16 @@ export interface Exchange {
 export interface WatchOptions {
   /** The core's tracker config (poll policy, seed, deadline). */
   config?: TrackerConfig | null;
+  /** The endpoint's reading options (message limits, revision check). */
+  wire?: EndpointWireOptions | null;
   /** Aborting stops watching (never the task): `outcome` rejects with code `watch_stopped`. */
   signal?: AbortSignal;
-  /** Asked once per input key (2026: answered with tasks/update; 2025: the SDK's elicitation handler). Default: decline. */
-  onInput?: (key: string, request: Json) => Json | Promise<Json>;
+  /**
+   * Asked once per input key (2026: answered with tasks/update, or for an MRTR input of the
+   * `tools/call` itself, `info.call`, with the continuation call; 2025: the SDK's elicitation
+   * handler). Default: decline.
+   */
+  onInput?: (key: string, request: Json, info: { call: boolean }) => Json | Promise<Json>;
   /** The cancel button changed. */
   onButton?: (state: ButtonState) => void;
   /** The status held changed. */

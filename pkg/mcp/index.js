@@ -1,23 +1,41 @@
-// longcall/mcp: an MCP host adapter on the longcall core. It calls a tool and, when a task comes
-// back, lets the core's Tracker decide every poll, input prompt and cancel; it only does the I/O.
+// longcall/mcp: an MCP host adapter on the longcall core's endpoint (`Endpoint`, one call end to
+// end). The endpoint builds every request, reads every answer (both revisions, MRTR included),
+// decides every poll, prompt and cancel and hands over the settled payload; this file moves its
+// `transmit` text and headers through a sender, hands back each answer as it arrived, runs the
+// timers it asks for and calls the host's callbacks.
 //
 //   import { callTool, sdkSender, httpSender } from 'longcall/mcp';
 //   const h = await callTool(httpSender({ url }), { name: 'slow_compute', arguments: { seconds: 3 },
 //     onInput: async (key, request) => ({ action: 'accept', content: { confirm: true } }) });
 //   const { outcome, result } = await h.outcome;
 //
+// What this file still decides (transport only, nothing about the protocol's meaning):
+// * an exchange that ended without an answer (the sender threw) is a transport failure, and so is
+//   a request the answer handed back did not answer (`handleTransportFailure` is a no-op for a
+//   request the endpoint already matched); what an answer that arrived means, readable or not, is
+//   the core's (rule E-2);
+// * the senders' framing: httpSender picks the JSON-RPC answer to its request out of a JSON or SSE
+//   body (an HTTP answer with no JSON-RPC answer in it is no answer) and adds the session `_meta`
+//   (protocol version, client info); the SDK senders turn the SDK's thrown server errors back into
+//   JSON-RPC error answers and keep its local failures (timeout, closed connection) as no answer;
+// * 2025 input requests arrive as SDK elicitation requests and are routed by the task id in their
+//   `related-task` `_meta` to the call's `onInput` (keyed `elicitation/create#<request id>`), and a
+//   2025 sender that cannot receive them is reported once as `input_unsupported`;
+// * resuming a snapshot whose watching had stopped (not a lost `tools/call`) watches its handle
+//   again, as the core's `stopped` event tells a host to do.
+//
 // Senders: `sdkSender(client, {types})` (official @modelcontextprotocol/sdk 1.x Client, 2025-11-25
 // wire), `sdk2Sender(client)` (the 2.x `@modelcontextprotocol/client` Client, same wire) and
 // `httpSender({url})` (fetch-based Streamable HTTP, 2026-07-28 tasks extension). Any object
-// `{model, send(message, headers, {signal, kind}) -> Promise<JSON-RPC response>}` works; the
-// contract (index.d.ts `Sender`): resolve with whatever answer arrived, unvalidated; throw only
-// when none did; once `send` has settled, the signal it was given is no longer followed.
+// `{model, send(message, headers, {signal, method}) -> Promise<JSON-RPC response>}` works; the
+// contract (index.d.ts `Sender`): resolve with whatever answer arrived (text or object),
+// unvalidated; throw only when none did; once `send` has settled, the signal it was given is no
+// longer followed.
 import * as lc from 'longcall';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const TASKS_EXT = 'io.modelcontextprotocol/tasks';
-const SNAPSHOT_VERSION = 1;
 
 /** An Error with a stable `code` (and extra fields), like the core's errors. */
 export class McpCallError extends Error {
@@ -89,6 +107,7 @@ export function httpSender({
         body: JSON.stringify(body),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
+      // Framing only: the JSON-RPC answer to this request, out of a JSON or SSE body.
       const ct = (res.headers.get('content-type') ?? '').split(';')[0].trim();
       const text = await res.text();
       const candidates = [];
@@ -284,24 +303,22 @@ export function sdk2Sender(client, options = {}) {
 // ---- the watch ----------------------------------------------------------------------------
 
 class Watch {
-  constructor(sender, tracker, opts, state = {}) {
+  constructor(sender, ep, opts, name = null) {
     this.sender = sender;
     this.model = sender.model;
-    this.tracker = tracker;
+    this.ep = ep;
     this.opts = opts;
     this.now = opts.now ?? Date.now;
     this.timers = opts.timers ?? globalThis;
-    this.name = state.name ?? null;
-    this.nextId = state.nextId ?? 1;
-    this.result = state.result;
-    this.error = state.error;
-    this.inflight = [];
-    this.pendingInputs = new Map(state.pendingInputs ?? []);
-    this.wireViolations = state.wireViolations ?? [];
-    this.controllers = new Set();
+    this.name = name;
+    this.inflight = new Map(); // transmit id -> AbortController
+    this.wireViolations = [];
     this.cancelWaiters = [];
+    this.answered = new Set(); // transmit ids whose exchange ended (answer or none)
+    this.exchangeWaiters = [];
     this.timer = null;
     this.done = false;
+    this.failure = null;
     this.outcome = new Promise((res, rej) => {
       this.resolve = res;
       this.reject = rej;
@@ -315,7 +332,7 @@ class Watch {
   }
 
   route() {
-    const id = this.tracker.id;
+    const id = this.ep.id;
     if (id && this.sender.routeInput && !this.unroute) {
       this.unroute = this.sender.routeInput(id, (key, request) => this.askDirect(key, request));
     }
@@ -331,51 +348,56 @@ class Watch {
       source: 'adapter',
       rule: 'input_unsupported',
       level: 'must',
-      detail: `task ${this.tracker.id ?? '?'} asks for input, but the sender cannot receive input requests (declare capabilities.elicitation on the Client)`,
+      detail: `task ${this.ep.id ?? '?'} asks for input, but the sender cannot receive input requests (declare capabilities.elicitation on the Client)`,
     });
   }
 
+  /** Runs one endpoint call and acts on the events it returns. */
   apply(fn) {
-    let outs;
+    let events;
     try {
-      outs = fn();
+      events = fn();
     } catch (e) {
       if (!this.done)
         this.report({ source: 'adapter', rule: e.code ?? 'error', level: 'should', detail: String(e.message ?? e) });
       return;
     }
-    for (const o of outs) this.out(o);
+    this.run(events);
   }
 
-  out(o) {
+  run(events) {
+    for (const e of events) this.event(e);
+  }
+
+  event(e) {
     const opts = this.opts;
-    switch (o.type) {
-      case 'send':
-        this.dispatch(o.request);
+    switch (e.type) {
+      case 'transmit':
+        if (e.kind === 'rpc') this.transmit(e);
         break;
       case 'ask_user':
-        this.ask(o.key, o.request);
+        this.ask(e.key, e.request, Boolean(e.call));
         break;
       case 'button':
-        safe(opts.onButton, o.state);
-        if (o.state !== 'requesting') this.flushCancel(o.state);
+        safe(opts.onButton, e.state);
+        if (e.state !== 'requesting') this.flushCancel(e.state);
         break;
       case 'status':
-        safe(opts.onStatus, o.status);
+        safe(opts.onStatus, e.status);
         this.route();
-        this.checkInputChannel(o.status);
+        this.checkInputChannel(e.status);
         break;
       case 'violation':
-        this.report({ source: 'tracker', ...o.violation });
+        this.report({ source: 'wire', ...e.violation });
         break;
       case 'settled':
-        this.settle(o);
+        this.settle(e);
         break;
       case 'stopped':
-        this.stopped(o.reason);
+        this.stopped(e.reason);
         break;
       case 'wake_at':
-        this.arm(o.at);
+        this.arm(e.at);
         break;
       case 'idle':
         this.disarm();
@@ -394,11 +416,11 @@ class Watch {
     this.disarm();
     if (this.done) return;
     const delay = Math.max(0, at - this.now());
-    // Timers may fire a millisecond early: the tracker gets the real time and asks again if so.
+    // Timers may fire a millisecond early: the endpoint gets the real time and asks again if so.
     this.timer = this.timers.setTimeout(
       () => {
         this.timer = null;
-        if (!this.done) this.apply(() => this.tracker.timeout(this.now()));
+        if (!this.done) this.apply(() => this.ep.handleTimeout(this.now()));
       },
       Math.max(1, delay),
     );
@@ -409,107 +431,71 @@ class Watch {
     this.timer = null;
   }
 
-  capture(input) {
-    const t = input.task;
-    if (t?.result) this.result = t.result.value;
-    if (t?.error) this.error = t.error;
-    if (input.type === 'result_fetched') this.result = input.result.value;
-    if (input.type === 'call_result') this.result = input.result.value;
-    if (input.type === 'call_error') this.error = input.error;
-    if (input.type === 'request_failed' && input.request === 'fetch_result' && input.failure.kind === 'rpc')
-      this.error = input.failure.error;
-  }
-
-  dispatch(request) {
-    const id = this.nextId++;
-    let built;
-    try {
-      built = lc.buildRequest(this.model, request, id);
-    } catch (e) {
-      this.report({ source: 'adapter', rule: e.code ?? 'error', level: 'must', detail: String(e.message) });
-      return;
-    }
+  /** Moves one request: its text and headers out, its answer back as it arrived. */
+  transmit({ id, text, headers }) {
+    // The sender contract takes the request as an object (the SDK senders need method and params).
+    const message = JSON.parse(text);
     const ctl = new AbortController();
-    const entry = { kind: request.kind, ctl };
-    this.inflight.push(entry);
-    // Off the in-flight list as soon as it has its answer (before the core reads it): settling
-    // aborts what is still in flight, and a request that has its answer is not.
-    const landed = () => {
-      this.inflight = this.inflight.filter((x) => x !== entry);
-    };
+    this.inflight.set(id, ctl);
+    // Aborted only when the watch ends while it is in flight (the caller's signal stops the
+    // watch); never once it has its answer.
+    const signal = ctl.signal;
     const t0 = this.now();
+    const ended = () => {
+      this.inflight.delete(id);
+      this.answered.add(id);
+      const w = this.exchangeWaiters;
+      this.exchangeWaiters = [];
+      for (const f of w) f();
+    };
     Promise.resolve()
-      .then(() => this.sender.send(built.message, built.headers, { signal: ctl.signal, kind: request.kind }))
+      .then(() => this.sender.send(message, headers, { signal, method: message.method }))
       .then(
         (answer) => {
-          landed();
+          ended();
           if (this.done) return;
-          let read;
-          try {
-            read = lc.readAnswer(this.model, request.kind, answer);
-          } catch (e) {
-            this.report({
-              source: 'wire',
-              rule: e.code ?? 'malformed',
-              level: 'must',
-              detail: `${built.message.method}: ${e.message}`,
-            });
-            read = {
-              input: { type: 'request_failed', request: request.kind, failure: { kind: 'transport' } },
-              violations: [],
-            };
-          }
-          for (const v of read.violations) this.report({ source: 'wire', ...v });
-          this.capture(read.input);
-          safe(this.opts.onExchange, {
-            method: built.message.method,
-            sentAt: t0,
-            answeredAt: this.now(),
-            input: read.input,
-          });
-          this.apply(() => this.tracker.handle(this.now(), read.input));
+          const bytes = typeof answer === 'string' || answer instanceof Uint8Array ? answer : JSON.stringify(answer);
+          safe(this.opts.onExchange, { method: message.method, sentAt: t0, answeredAt: this.now(), answer });
+          this.apply(() => this.ep.handleMessage(this.now(), bytes));
+          // Whatever this exchange did not answer got no answer (a no-op once the endpoint matched it).
+          if (!this.done) this.apply(() => this.ep.handleTransportFailure(this.now(), id));
         },
         (e) => {
-          landed();
+          ended();
           if (this.done) return;
           safe(this.opts.onExchange, {
-            method: built.message.method,
+            method: message.method,
             sentAt: t0,
             answeredAt: this.now(),
             error: String(e?.message ?? e),
           });
-          this.apply(() =>
-            this.tracker.handle(this.now(), {
-              type: 'request_failed',
-              request: request.kind,
-              failure: { kind: 'transport' },
-            }),
-          );
+          this.apply(() => this.ep.handleTransportFailure(this.now(), id));
         },
       );
   }
 
-  async userAnswer(key, request) {
-    if (!this.opts.onInput) return { action: 'decline' };
-    return this.opts.onInput(key, request);
+  /** Resolves once the exchange of transmit `id` has ended, or the watch is over. */
+  exchanged(id) {
+    return new Promise((res) => {
+      const check = () => (this.done || this.answered.has(id) ? res() : this.exchangeWaiters.push(check));
+      check();
+    });
   }
 
-  // 2026: the tracker asked (once per key); the answer goes back through tasks/update.
-  ask(key, request) {
-    this.pendingInputs.set(key, request);
+  async userAnswer(key, request, call) {
+    if (!this.opts.onInput) return { action: 'decline' };
+    return this.opts.onInput(key, request, { call });
+  }
+
+  // The endpoint asked (once per key: a task input, or an MRTR input of the call itself); the
+  // answer goes back to it, and it sends what the revision wants (tasks/update, the continuation).
+  ask(key, request, call) {
     Promise.resolve()
-      .then(() => this.userAnswer(key, request))
+      .then(() => this.userAnswer(key, request, call))
       .then(
         (response) => {
-          this.pendingInputs.delete(key);
           if (this.done) return;
-          this.apply(() =>
-            this.tracker.handle(this.now(), {
-              type: 'input_answered',
-              key,
-              response: response ?? { action: 'decline' },
-            }),
-          );
+          this.apply(() => this.ep.answerInput(this.now(), key, response ?? { action: 'decline' }));
         },
         (e) =>
           this.report({ source: 'adapter', rule: 'on_input_failed', level: 'should', detail: String(e?.message ?? e) }),
@@ -519,7 +505,7 @@ class Watch {
   // 2025: the SDK's elicitation handler asks; the answer is the handler's return value.
   async askDirect(key, request) {
     if (this.done) return { action: 'decline' };
-    return (await this.userAnswer(key, request)) ?? { action: 'decline' };
+    return (await this.userAnswer(key, request, false)) ?? { action: 'decline' };
   }
 
   flushCancel(state) {
@@ -531,19 +517,23 @@ class Watch {
   finish() {
     this.done = true;
     this.disarm();
-    for (const { ctl } of this.inflight) ctl.abort();
+    for (const ctl of this.inflight.values()) ctl.abort();
+    this.inflight.clear();
     this.unroute?.();
-    this.flushCancel(this.tracker.button);
+    this.flushCancel(this.ep.button);
+    const w = this.exchangeWaiters;
+    this.exchangeWaiters = [];
+    for (const f of w) f();
   }
 
-  settle(o) {
+  settle(e) {
     if (this.done) return;
     this.finish();
     this.resolve({
-      outcome: o.outcome,
-      status: o.status ?? null,
-      result: this.result,
-      error: this.error,
+      outcome: e.outcome,
+      status: e.status ?? null,
+      result: e.result,
+      error: e.error,
       record: this.record(),
     });
   }
@@ -551,27 +541,26 @@ class Watch {
   stopped(reason) {
     if (this.done) return;
     this.finish();
-    const id = this.tracker.id;
+    const id = this.ep.id;
     const why =
       reason === 'create_unanswered'
         ? `tools/call ${this.name ?? ''} got no answer: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
         : `stopped watching (${reason}); the task${id ? ` ${id}` : ''} goes on: resume from a snapshot or watchTask(sender, id)`;
-    this.reject(
-      new McpCallError(reason === 'create_unanswered' ? 'create_unanswered' : 'watch_stopped', why, {
-        reason,
-        taskId: id ?? null,
-        record: this.record(),
-      }),
-    );
+    this.failure = new McpCallError(reason === 'create_unanswered' ? 'create_unanswered' : 'watch_stopped', why, {
+      reason,
+      taskId: id ?? null,
+      record: this.record(),
+    });
+    this.reject(this.failure);
   }
 
   stop() {
     if (this.done) return;
-    this.apply(() => this.tracker.handle(this.now(), { type: 'stop_watching' }));
+    this.apply(() => this.ep.stopWatching(this.now()));
   }
 
   record() {
-    return { ...this.tracker.record(), name: this.name, wire_violations: [...this.wireViolations] };
+    return { ...this.ep.record(), name: this.name, wire_violations: [...this.wireViolations] };
   }
 
   handle() {
@@ -581,25 +570,25 @@ class Watch {
         return w.model;
       },
       get id() {
-        return w.tracker.id ?? null;
+        return w.ep.id ?? null;
       },
       get status() {
-        return w.tracker.status ?? null;
+        return w.ep.status ?? null;
       },
       get button() {
-        return w.tracker.button;
+        return w.ep.button;
       },
       outcome: w.outcome,
       /** Presses the core's cancel button; resolves with the button state once the answer is in. */
       cancel() {
-        let outs;
+        let events;
         try {
-          outs = w.tracker.handle(w.now(), { type: 'cancel_pressed' });
+          events = w.ep.pressCancel(w.now());
         } catch (e) {
           return Promise.reject(e);
         }
         const p = new Promise((res) => w.cancelWaiters.push(res));
-        for (const o of outs) w.out(o);
+        w.run(events);
         return p;
       },
       /** Stops watching (never the task). */
@@ -609,25 +598,11 @@ class Watch {
       record() {
         return w.record();
       },
+      /** The endpoint's snapshot (the core's one format); `resume(text, sender)` picks it up. */
       snapshot() {
-        return w.snapshot();
+        return w.ep.snapshot();
       },
     };
-  }
-
-  snapshot() {
-    return JSON.stringify({
-      longcall_mcp: SNAPSHOT_VERSION,
-      model: this.model,
-      name: this.name,
-      tracker: this.tracker.snapshot(),
-      nextId: this.nextId,
-      inflight: this.inflight.map((x) => x.kind),
-      pendingInputs: [...this.pendingInputs],
-      result: this.result,
-      error: this.error,
-      wireViolations: this.wireViolations,
-    });
   }
 }
 
@@ -645,13 +620,15 @@ function checkSender(sender) {
  * @property {string} name the tool
  * @property {object} [arguments]
  * @property {number} [ttlMs] 2025 only: the TTL asked for (the server may override)
- * @property {object} [config] the core's TrackerConfig ({poll, seed, deadline_ms})
+ * @property {object} [config] the core's TrackerConfig ({poll, seed, deadlineMs}, camelCase)
+ * @property {object} [wire] the endpoint's reading options ({maxBytes, maxDepth, maxStringBytes, detectRevision})
  * @property {AbortSignal} [signal] stops watching (never the task)
- * @property {(key: string, request: object) => Promise<object>|object} [onInput] asked once per key
+ * @property {(key: string, request: object, info: {call: boolean}) => Promise<object>|object} [onInput]
+ *   asked once per key; `info.call` is true for an MRTR input of the `tools/call` itself
  * @property {(state: string) => void} [onButton]
  * @property {(status: string) => void} [onStatus]
  * @property {(v: object) => void} [onViolation]
- * @property {(e: object) => void} [onExchange] every request/answer pair, with times
+ * @property {(e: object) => void} [onExchange] every request and its answer as it arrived, with times
  * @property {() => number} [now] clock in ms (default Date.now)
  * @property {{setTimeout: Function, clearTimeout: Function}} [timers] for wake-ups (default the
  *   global ones); with `now`, a test drives the watch on a fake clock
@@ -659,7 +636,8 @@ function checkSender(sender) {
 
 /**
  * Calls a tool. Resolves with a handle once the `tools/call` answered (a plain result settles at
- * once); rejects with code `create_unanswered` if it got no answer: never resubmitted.
+ * once; an MRTR `input_required` asks `onInput` and the endpoint sends the continuation); rejects
+ * with code `create_unanswered` if it got no answer: never resubmitted.
  * @param {{model: string, send: Function}} sender
  * @param {CallOptions} opts
  */
@@ -667,47 +645,26 @@ export async function callTool(sender, opts) {
   checkSender(sender);
   if (!opts || typeof opts.name !== 'string')
     throw new McpCallError('invalid_input', 'callTool: opts.name (the tool) is required');
-  const tracker = new lc.Tracker(sender.model, opts.config ?? null);
-  const w = new Watch(sender, tracker, opts, { name: opts.name, nextId: 2 });
-  const built = lc.buildCall(sender.model, 1, opts.name, opts.arguments ?? {}, opts.ttlMs ?? null);
-  const t0 = w.now();
-  let read;
-  // The caller's signal stops watching later: it must not reach the answered tools/call.
-  const link = requestSignal(opts.signal);
-  try {
-    const answer = await sender.send(built.message, built.headers, { signal: link.signal, kind: 'call' });
-    link.detach();
-    read = lc.readAnswer(sender.model, 'call', answer);
-  } catch (e) {
-    link.detach();
-    safe(opts.onExchange, { method: 'tools/call', sentAt: t0, answeredAt: w.now(), error: String(e?.message ?? e) });
-    w.apply(() => tracker.handle(w.now(), { type: 'create_unanswered' }));
-    throw new McpCallError(
-      'create_unanswered',
-      `tools/call ${opts.name} got no readable answer (${e?.message ?? e}): the tool may have started. Reconcile (look the task or its effects up); do not resubmit`,
-      { cause: e, record: w.record() },
-    );
-  }
-  if (read.input.type === 'call_input_required'
-    || (read.input.type === 'call_result' && read.input.result.value?.resultType === 'input_required')) {
-    // A 2026 MRTR round (InputRequiredResult) before any task: not supported yet, and not a result.
-    throw new McpCallError(
-      'mrtr_unsupported',
-      `tools/call ${opts.name} answered an MRTR InputRequiredResult; multi-round-trip requests are not supported by longcall/mcp yet (no task was created)`,
-      { answer: read.input.result.value },
-    );
-  }
-  for (const v of read.violations) w.report({ source: 'wire', ...v });
-  w.capture(read.input);
-  safe(opts.onExchange, { method: 'tools/call', sentAt: t0, answeredAt: w.now(), input: read.input });
-  w.apply(() => tracker.handle(w.now(), read.input));
+  const ep = lc.Endpoint.callTool(
+    sender.model,
+    opts.name,
+    opts.arguments ?? {},
+    opts.ttlMs ?? null,
+    opts.config ?? null,
+    opts.wire ?? null,
+  );
+  const w = new Watch(sender, ep, opts, opts.name);
+  const first = w.exchanged(1);
+  w.apply(() => ep.pollEvents());
+  await first;
+  if (w.failure?.code === 'create_unanswered') throw w.failure;
   w.route();
   return w.handle();
 }
 
 /**
  * Watches a task whose id is known (from a record, a log, another process) without calling
- * anything: the first poll decides. An unknown id ends `lost`.
+ * anything: the first poll decides, with no status assumed. An unknown id ends `lost`.
  * @param {{model: string, send: Function}} sender
  * @param {string} taskId
  * @param {Omit<CallOptions, 'name'|'arguments'|'ttlMs'>} [opts]
@@ -716,51 +673,37 @@ export function watchTask(sender, taskId, opts = {}) {
   checkSender(sender);
   if (typeof taskId !== 'string' || !taskId)
     throw new McpCallError('invalid_input', 'watchTask: taskId must be a non-empty string');
-  const tracker = new lc.Tracker(sender.model, opts.config ?? null);
-  const w = new Watch(sender, tracker, opts, { name: null, nextId: 1 });
-  w.apply(() =>
-    tracker.handle(w.now(), { type: 'task_created', task: { task_id: taskId, status: 'working', ttl_ms: null } }),
-  );
+  const ep = lc.Endpoint.watch(sender.model, taskId, opts.config ?? null, opts.wire ?? null);
+  const w = new Watch(sender, ep, opts);
+  w.apply(() => ep.pollEvents());
   w.route();
   return w.handle();
 }
 
 /**
- * Resumes a handle from `handle.snapshot()` after a restart. Requests that were in flight when
- * the snapshot was taken count as lost in transport (the core retries what it needs); input
- * prompts that were open are asked again.
+ * Resumes a handle from `handle.snapshot()` after a restart. The core handles the requests that
+ * were in flight when the snapshot was taken (a lost poll is re-armed, a cancel or update sent
+ * again with its key, a `tools/call` never re-sent).
  * @param {string} snapshot
  * @param {{model: string, send: Function}} sender
  * @param {Omit<CallOptions, 'name'|'arguments'|'ttlMs'>} [opts]
  */
 export function resume(snapshot, sender, opts = {}) {
   checkSender(sender);
-  let s;
-  try {
-    s = JSON.parse(snapshot);
-  } catch (e) {
-    throw new McpCallError('snapshot_invalid', `not a longcall/mcp snapshot: ${e.message}`);
+  const now = opts.now ?? Date.now;
+  const ep = lc.Endpoint.restore(snapshot, now());
+  if (ep.model !== sender.model)
+    throw new McpCallError('wrong_model', `snapshot is ${ep.model}, sender speaks ${sender.model}`);
+  const rec = ep.record();
+  if (ep.isDone && rec.stopped && rec.stopped !== 'create_unanswered' && ep.id) {
+    // Watching had stopped (an AbortSignal, a deadline) and the call goes on: watch the handle.
+    return watchTask(sender, ep.id, opts);
   }
-  if (s?.longcall_mcp !== SNAPSHOT_VERSION)
-    throw new McpCallError('snapshot_version', `expected a longcall/mcp snapshot version ${SNAPSHOT_VERSION}`);
-  if (s.model !== sender.model)
-    throw new McpCallError('wrong_model', `snapshot is ${s.model}, sender speaks ${sender.model}`);
-  const tracker = lc.Tracker.restore(s.tracker);
-  const rec0 = tracker.record();
-  if (rec0.stopped && rec0.stopped !== 'create_unanswered' && tracker.id) {
-    // Watching had stopped (an AbortSignal, a deadline): a fresh tracker picks the handle up.
-    return watchTask(sender, tracker.id, opts);
-  }
-  const w = new Watch(sender, tracker, opts, { ...s, pendingInputs: [] });
-  w.apply(() => tracker.drain());
-  for (const kind of s.inflight ?? []) {
-    w.apply(() => tracker.handle(w.now(), { type: 'request_failed', request: kind, failure: { kind: 'transport' } }));
-  }
-  for (const [key, request] of s.pendingInputs ?? []) w.ask(key, request);
-  w.apply(() => tracker.timeout(w.now()));
+  const w = new Watch(sender, ep, opts);
+  w.apply(() => ep.pollEvents());
   w.route();
-  if (tracker.isDone && !w.done) {
-    const rec = tracker.record();
+  if (ep.isDone && !w.done) {
+    // Settled or stopped before the snapshot: its events were drained then; say it again.
     if (rec.outcome) w.settle({ outcome: rec.outcome, status: rec.status });
     else w.stopped(rec.stopped ?? 'host_stopped');
   }

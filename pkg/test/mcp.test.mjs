@@ -360,13 +360,79 @@ test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; 
   );
 });
 
-test('a 2026 MRTR InputRequiredResult on tools/call is refused (mrtr_unsupported), never read as a success', async () => {
+test('a 2026 MRTR InputRequiredResult on tools/call: asked once through onInput, the endpoint sends the continuation with requestState (E-8)', async () => {
+  const asked = [];
   const s = fake('task-2026', {
     'tools/call': (m) =>
-      ok(m, {
-        resultType: 'input_required',
-        inputRequests: { user_name: { method: 'elicitation/create', params: {} } },
-      }),
+      m.params.requestState
+        ? ok(m, {
+            content: [{ type: 'text', text: `hi ${m.params.inputResponses.user_name.content.name}` }],
+            resultType: 'complete',
+          })
+        : ok(m, {
+            resultType: 'input_required',
+            requestState: 'opaque-1',
+            inputRequests: { user_name: { method: 'elicitation/create', params: { message: 'name?' } } },
+          }),
   });
-  await assert.rejects(callTool(s, { name: 'x' }), (e) => e.code === 'mrtr_unsupported');
+  const h = await callTool(s, {
+    name: 'greet',
+    arguments: { lang: 'en' },
+    onInput: (key, request, info) => {
+      asked.push([key, request.params.message, info.call]);
+      return { action: 'accept', content: { name: 'Ada' } };
+    },
+  });
+  const out = await h.outcome;
+  assert.equal(out.outcome, 'succeeded');
+  assert.equal(out.result.content[0].text, 'hi Ada');
+  assert.deepEqual(asked, [['user_name', 'name?', true]]);
+  assert.deepEqual(methods(s), ['tools/call', 'tools/call']);
+  const cont = s.sent[1].message.params;
+  assert.equal(cont.requestState, 'opaque-1');
+  assert.equal(cont.name, 'greet');
+  assert.deepEqual(cont.arguments, { lang: 'en' });
+});
+
+test('watchTask assumes no status: the first status reported is the first the server gave (E-6)', async () => {
+  const clock = fakeClock();
+  const statuses = [];
+  const s = fake(
+    'task-2026',
+    { 'tasks/get': (m) => ok(m, { ...task26('t7', 'completed'), resultType: 'complete', result: { content: [] } }) },
+    clock,
+  );
+  const h = watchTask(s, 't7', { config: FAST, ...on(clock), onStatus: (x) => statuses.push(x) });
+  assert.deepEqual(statuses, [], 'nothing observed before the poll answers');
+  const out = await until(clock, h.outcome);
+  assert.equal(out.outcome, 'succeeded');
+  assert.deepEqual(statuses, ['completed']);
+  assert.deepEqual(methods(s), ['tasks/get']);
+});
+
+test("an unreadable tools/call answer is the core's to judge: reported, the call unanswered, never re-sent (E-2)", async () => {
+  const vs = [];
+  const s = fake('task-2026', { 'tools/call': () => 'this is not JSON' });
+  await assert.rejects(
+    callTool(s, { name: 'paid', onViolation: (v) => vs.push(v) }),
+    (e) => e.code === 'create_unanswered',
+  );
+  assert.ok(
+    vs.some((v) => v.rule === 'unreadable_answer'),
+    JSON.stringify(vs),
+  );
+  assert.deepEqual(methods(s), ['tools/call']);
+});
+
+test('resume of a snapshot taken with the tools/call in flight: create_unanswered, nothing sent (E-5)', async () => {
+  const clock = fakeClock();
+  // An endpoint that has emitted its tools/call and has no answer yet: the state a process
+  // persisted just before it died.
+  const { Endpoint } = await import('longcall');
+  const ep = Endpoint.callTool('task-2026', 'paid', {}, null, null, null);
+  assert.equal(ep.pollEvents()[0].type, 'transmit');
+  const s = fake('task-2026', {}, clock);
+  const r = resume(ep.snapshot(), s, on(clock));
+  await assert.rejects(until(clock, r.outcome), (e) => e.code === 'create_unanswered');
+  assert.deepEqual(methods(s), []);
 });

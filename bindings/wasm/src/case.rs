@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 
 /// Keys whose value is someone else's JSON, carried as it is (`(key, only when the object also
 /// has this key)`): tool results' `value`, input requests and answers, job results and errors
-/// (a job view has an `id`), a settled call's payload (beside its `outcome`), error `data` and
-/// `details`, the update's `responses`, and the
+/// (a job view has an `id`) and a `settled` output's payload (beside its `outcome`), error `data`
+/// and `details`, the update's `responses`, and the
 /// `jobs_wait` bodies (a wave's `call`, a wait plan's `calls`).
 const OPAQUE: &[(&str, Option<&str>)] = &[
     ("value", None),
@@ -27,8 +27,6 @@ const OPAQUE: &[(&str, Option<&str>)] = &[
     ("call", Some("call_id")),
     ("result", Some("id")),
     ("error", Some("id")),
-    // A settled call's payload (`Settled`, a run record): the tool result or the JSON-RPC error
-    // exactly as the server sent it.
     ("result", Some("outcome")),
     ("error", Some("outcome")),
 ];

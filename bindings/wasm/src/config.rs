@@ -97,6 +97,16 @@ fn uint(obj: &JsValue, name: &str) -> Result<Option<u64>, Error> {
         .ok_or_else(|| malformed(name, "expected an integer from 0 to 2^53-1"))
 }
 
+fn boolean(obj: &JsValue, name: &str) -> Result<Option<bool>, Error> {
+    let v = field(obj, name)?;
+    if absent(&v) {
+        return Ok(None);
+    }
+    v.as_bool()
+        .map(Some)
+        .ok_or_else(|| malformed(name, &format!("expected a boolean, got {}", describe(&v))))
+}
+
 fn jitter(obj: &JsValue) -> Result<Option<Jitter>, Error> {
     let v = field(obj, "jitter")?;
     if absent(&v) {
@@ -140,11 +150,8 @@ fn poll_policy(v: &JsValue) -> Result<PollPolicy, Error> {
     if let Some(n) = uint(v, "maxPolls")? {
         p.max_polls = Some(u32::try_from(n).map_err(|_| malformed("maxPolls", "too large"))?);
     }
-    let follow = field(v, "followServerInterval")?;
-    if !absent(&follow) {
-        p.follow_server_interval = follow
-            .as_bool()
-            .ok_or_else(|| malformed("followServerInterval", "expected true or false"))?;
+    if let Some(b) = boolean(v, "followServerInterval")? {
+        p.follow_server_interval = b;
     }
     Ok(p)
 }

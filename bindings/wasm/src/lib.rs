@@ -31,6 +31,8 @@ pub mod case;
 pub mod config;
 #[cfg(feature = "full")]
 pub mod decide;
+#[cfg(feature = "full")]
+pub mod endpoint;
 pub mod errors;
 #[cfg(feature = "server")]
 pub mod gate;

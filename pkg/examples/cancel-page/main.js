@@ -1,7 +1,14 @@
 // The cancel-button page: the longcall core (browser entry of the npm package) drives both panels.
-// Every button label and state comes from a core Tracker's `button` output; this file only maps a
-// state to words and colours, sends what the core says to send, and feeds answers back.
-import { init, Tracker, Wave, jobErrorCode, JOB_ERROR_CODES } from '../../web.js';
+// Every button label and state comes from the core's `button` output; this file only maps a state
+// to words and colours, sends what the core says to send, and feeds answers back.
+//
+// What this file still decides: (a) the render wave runs on the core's Wave, but its jobs live in
+// a JobBook inside the page (no HTTP), so `sendJobCancel` turns the book's answer into the
+// tracker's cancel answer by hand (`{kind: 'job' | 'job_error', ...}`; the error code is read by
+// the core's `jobErrorCode`); with a real job API the Endpoint's `handleHttp` would read it;
+// (b) the MCP task panel decides nothing beyond transport: an exchange that ended without an
+// answer to its request is a transport failure.
+import { init, Endpoint, Wave, jobErrorCode, JOB_ERROR_CODES } from '../../web.js';
 import { init as initServer, JobBook } from '../../server-web.js';
 
 // Nothing is fetched until asked: load both modules before the first call.
@@ -179,89 +186,52 @@ function startWave() {
   applyWave(wave.handleTimeout(Date.now()));
 }
 
-// ---- (b) an MCP task on the reference server (2026 wire) ---------------------------------------
+// ---- (b) an MCP task on the reference server (2026 wire), through the core's endpoint ----------
+// The endpoint builds every request (headers and capability `_meta` included) and reads every
+// answer as it arrived; this panel POSTs what it says and paints what it reports.
 
-const EXT = 'io.modelcontextprotocol/tasks';
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'longcall-cancel-page', version: '0.1.0' },
-  'io.modelcontextprotocol/clientCapabilities': { extensions: { [EXT]: {} } },
-};
-let rpcId = 0;
 const logEl = document.getElementById('log');
 const log = (line) => {
   logEl.textContent += `${new Date().toISOString().slice(11, 23)} ${line}\n`;
   logEl.scrollTop = logEl.scrollHeight;
 };
 
-/** One 2026 request: `Mcp-Method`, `Mcp-Name`, the capability in `_meta`. */
-async function rpc(method, name, params) {
-  const body = { jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta: META } };
-  const res = await fetch('/mcp', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': '2026-07-28',
-      'Mcp-Method': method,
-      'Mcp-Name': name,
-    },
-    body: JSON.stringify(body),
-  });
-  const msg = await res.json();
-  log(
-    `${method} → ${res.status} ${msg.error ? `error ${msg.error.code}` : (msg.result.status ?? msg.result.resultType)}`,
-  );
-  return msg;
-}
-
-/** The wire task as the tracker's TaskView. */
-const toView = (t) => ({
-  task_id: t.taskId,
-  status: t.status,
-  status_message: t.statusMessage,
-  ttl_ms: t.ttlMs ?? undefined,
-  poll_interval_ms: t.pollIntervalMs,
-  created_at_ms: Date.parse(t.createdAt) || undefined,
-  last_updated_at_ms: Date.parse(t.lastUpdatedAt) || undefined,
-  input_requests: Object.entries(t.inputRequests ?? {}).map(([key, request]) => ({ key, request })),
-  result: t.result ? { is_error: t.result.isError === true, value: t.result } : undefined,
-  error: t.error,
-});
-
 const panel = document.getElementById('task');
 const taskButton = document.getElementById('task-cancel');
 const taskNote = document.getElementById('task-note');
 const taskHistory = [];
-let tracker = null;
+let ep = null;
 let wake = null;
 
-function drive(outputs) {
-  for (const o of outputs) {
-    switch (o.type) {
+function drive(events) {
+  for (const e of events) {
+    switch (e.type) {
+      case 'transmit':
+        if (e.kind === 'rpc') send(e);
+        break;
       case 'button':
-        paintButton(taskButton, o.state, taskHistory);
-        panel.dataset.button = o.state;
+        paintButton(taskButton, e.state, taskHistory);
+        panel.dataset.button = e.state;
         taskButton.dataset.history = taskHistory.join(',');
-        taskNote.textContent = NOTE[o.state] ?? '';
+        taskNote.textContent = NOTE[e.state] ?? '';
         break;
       case 'status':
-        panel.dataset.state = o.status;
-        document.getElementById('task-status').textContent = o.status;
+        panel.dataset.state = e.status;
+        document.getElementById('task-id').textContent = ep.id ?? '';
+        document.getElementById('task-status').textContent = e.status;
         break;
       case 'settled':
-        panel.dataset.outcome = o.outcome;
-        document.getElementById('task-outcome').textContent = `${o.outcome} (${o.status ?? '—'})`;
-        break;
-      case 'send':
-        send(o.request);
+        panel.dataset.outcome = e.outcome;
+        if (!ep.id) document.getElementById('task-id').textContent = '(sync result)';
+        document.getElementById('task-outcome').textContent = `${e.outcome} (${e.status ?? '—'})`;
+        if (e.error) log(`error ${e.error.code}: ${e.error.message}`);
         break;
       case 'wake_at':
         clearTimeout(wake);
-        wake = setTimeout(() => drive(tracker.timeout(Date.now())), Math.max(0, o.at - Date.now()));
+        wake = setTimeout(() => drive(ep.handleTimeout(Date.now())), Math.max(0, e.at - Date.now()));
         break;
       case 'violation':
-        log(`violation ${o.violation.rule}: ${o.violation.detail}`);
+        log(`violation ${e.violation.rule}: ${e.violation.detail}`);
         break;
       default:
         break;
@@ -269,61 +239,39 @@ function drive(outputs) {
   }
 }
 
-async function send(request) {
-  const id = request.handle;
+/** POSTs one request exactly as the endpoint built it; the answer goes back as it arrived. */
+async function send({ id, text, headers }) {
+  let res, body;
   try {
-    if (request.kind === 'get') {
-      const m = await rpc('tasks/get', id, { taskId: id });
-      drive(
-        tracker.handle(
-          Date.now(),
-          m.error
-            ? { type: 'request_failed', request: 'get', failure: { kind: 'rpc', error: m.error } }
-            : { type: 'task_polled', task: toView(m.result) },
-        ),
-      );
-    } else if (request.kind === 'cancel') {
-      const m = await rpc('tasks/cancel', id, { taskId: id });
-      drive(
-        tracker.handle(Date.now(), {
-          type: 'cancel_answered',
-          answer: m.error ? { kind: 'rpc_error', code: m.error.code } : { kind: 'ack' },
-        }),
-      );
-    }
-  } catch (e) {
-    drive(
-      tracker.handle(Date.now(), { type: 'request_failed', request: request.kind, failure: { kind: 'transport' } }),
-    );
-  }
-}
-
-document.getElementById('start').addEventListener('click', async (ev) => {
-  ev.target.disabled = true;
-  tracker = new Tracker('task-2026', { poll: { jitter: 'none', initialMs: 500 } });
-  const m = await rpc('tools/call', 'slow_compute', {
-    name: 'slow_compute',
-    arguments: { seconds: TASK_SECONDS, label: 'cancel-page' },
-  });
-  if (m.error) {
-    log(`tools/call failed: ${m.error.message}`);
+    res = await fetch('/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: text,
+    });
+    body = await res.text();
+  } catch {
+    log(`${headers['Mcp-Method'] ?? 'request'} ${id} → no answer`);
+    drive(ep.handleTransportFailure(Date.now(), id));
     return;
   }
-  document.getElementById('task-id').textContent = m.result.taskId ?? '(sync result)';
-  drive(
-    tracker.handle(
-      Date.now(),
-      m.result.resultType === 'task'
-        ? { type: 'task_created', task: toView(m.result) }
-        : { type: 'call_result', result: { is_error: m.result.isError === true, value: m.result } },
-    ),
-  );
+  log(`${headers['Mcp-Method'] ?? 'request'} ${id} → HTTP ${res.status}`);
+  drive(ep.handleMessage(Date.now(), body));
+  // The exchange is over: if that body did not answer request `id`, nothing will.
+  drive(ep.handleTransportFailure(Date.now(), id));
+}
+
+document.getElementById('start').addEventListener('click', (ev) => {
+  ev.target.disabled = true;
+  ep = Endpoint.callTool('task-2026', 'slow_compute', { seconds: TASK_SECONDS, label: 'cancel-page' }, null, {
+    poll: { jitter: 'none', initialMs: 500 },
+  });
+  drive(ep.pollEvents());
 });
 
 taskButton.addEventListener('click', () => {
-  if (!tracker) return;
+  if (!ep) return;
   try {
-    drive(tracker.handle(Date.now(), { type: 'cancel_pressed' }));
+    drive(ep.pressCancel(Date.now()));
   } catch (e) {
     taskNote.textContent = `press refused (${e.code})`;
     panel.dataset.refused = String(Number(panel.dataset.refused ?? 0) + 1);

@@ -131,14 +131,10 @@ export const cases = {
     assert.ok(wait, JSON.stringify(out));
     assert.deepEqual(wait.call.job_ids, ['j1', 'j2'], "the jobs_wait body is the wire's own spelling");
     assert.equal(w.roundInFlight, true);
-    out = w.handleWaitAnswer(
-      50,
-      wait.callId,
-      [
-        { id: 'j1', status: 'completed', result: { image_url: 'x' } },
-        { id: 'j2', status: 'processing' },
-      ],
-    );
+    out = w.handleWaitAnswer(50, wait.callId, [
+      { id: 'j1', status: 'completed', result: { image_url: 'x' } },
+      { id: 'j2', status: 'processing' },
+    ]);
     assert.ok(
       out.some((o) => o.type === 'job' && o.id === 'j1' && o.output.type === 'settled'),
       JSON.stringify(out),

@@ -21,7 +21,7 @@ import { lateCancels } from '../lib/cancel-audit.mjs';
 
 const LEG = 'everything';
 const { emit, log, scenario, failures } = makeLeg(LEG);
-const CONFIG = { poll: { initial_ms: 200, min_interval_ms: 100, cap_ms: 2000, jitter: 'full' }, seed: 11 };
+const CONFIG = { poll: { initialMs: 200, minIntervalMs: 100, capMs: 2000, jitter: 'full' }, seed: 11 };
 const hardStop = setTimeout(() => {
   log('hard timeout');
   process.exit(3);

@@ -20,7 +20,7 @@ import { lateCancels } from '../lib/cancel-audit.mjs';
 
 const LEG = 'sdk-quirks';
 const { emit, log, scenario, failures } = makeLeg(LEG);
-const CONFIG = { poll: { initial_ms: 100, min_interval_ms: 50, cap_ms: 1000, jitter: 'full' }, seed: 7 };
+const CONFIG = { poll: { initialMs: 100, minIntervalMs: 50, capMs: 1000, jitter: 'full' }, seed: 7 };
 const hardStop = setTimeout(() => {
   log('hard timeout');
   process.exit(3);

@@ -76,3 +76,20 @@ export const summarize = (findings) => {
 };
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * How long after the server's terminal status the call settled (ms): `settledAt` minus the
+ * `lastUpdatedAt` of the first answer (`onExchange` records, answers as they arrived) that shows
+ * the task terminal. Same machine, same clock; `null` when no answer showed it.
+ */
+export function settledAfterTerminal(exchanges, settledAt) {
+  for (const e of exchanges) {
+    const r = e.answer?.result;
+    const task = r?.task ?? r;
+    if (['completed', 'failed', 'cancelled'].includes(task?.status) && task.lastUpdatedAt) {
+      const at = Date.parse(task.lastUpdatedAt);
+      if (Number.isFinite(at)) return settledAt - at;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,450 @@
+//! The core's endpoint as a JavaScript class (`Endpoint`): one call, bytes in, events out.
+//!
+//! ```js
+//! const ep = Endpoint.callTool('task-2026', 'render', { month: '2026-10' }, null, config);
+//! let events = ep.pollEvents();            // [{type: 'transmit', kind: 'rpc', id, text, headers}, ..., {type: 'idle'}]
+//! // POST `text` with `headers`; hand the answer back exactly as it arrived (text or bytes):
+//! events = ep.handleMessage(Date.now(), answerText);
+//! ```
+//!
+//! Every `handle*` method and user input returns the batch of events it caused, drained up to and
+//! including the closing `wake_at` (call `handleTimeout(at)` then, or earlier on input) or `idle`;
+//! `pollEvents()` drains the same queue on its own. Data crosses in camelCase (`requestRef`,
+//! `maxBytes`); what the server sent (a tool result, a JSON-RPC error, an elicitation request) is
+//! carried untouched, and `headers` is an object ready for `fetch`. Errors are `Error`s with a
+//! stable `code`. Everything here converts values; the mapping and every rule are the core's
+//! (`longcall::endpoint`, rules E-1 to E-9).
+
+use longcall::endpoint::{CallEndpoint, Config, Event, HttpAnswer, JobRoutes};
+use longcall::wire::Limits;
+use longcall::Error;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::args;
+use crate::errors::{js, JsResult};
+use crate::json::{self, bounded_string, from_js};
+
+/// The endpoint's own options beside the tracker configuration (rules E-3, E-4, E-7), as
+/// JavaScript spells them. A key not listed is `malformed`, naming it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct WireOptions {
+    max_bytes: Option<usize>,
+    max_depth: Option<usize>,
+    max_string_bytes: Option<usize>,
+    detect_revision: Option<bool>,
+    job_routes: Option<Routes>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Routes {
+    get: Option<(String, String)>,
+    cancel: Option<(String, String)>,
+}
+
+fn config(tracker: &JsValue, wire: &JsValue) -> Result<Config, Error> {
+    let mut c = Config {
+        tracker: crate::config::tracker_config(tracker)?,
+        ..Config::default()
+    };
+    if wire.is_undefined() || wire.is_null() {
+        return Ok(c);
+    }
+    let w: WireOptions = from_js(wire, "wire")?;
+    let d = Limits::DEFAULT;
+    c.limits = Limits {
+        max_bytes: w.max_bytes.unwrap_or(d.max_bytes),
+        max_depth: w.max_depth.unwrap_or(d.max_depth),
+        max_string_bytes: w.max_string_bytes.unwrap_or(d.max_string_bytes),
+    };
+    if let Some(b) = w.detect_revision {
+        c.detect_revision = b;
+    }
+    if let Some(r) = w.job_routes {
+        let d = JobRoutes::default();
+        c.job_routes = JobRoutes {
+            get: r.get.unwrap_or(d.get),
+            cancel: r.cancel.unwrap_or(d.cancel),
+        };
+    }
+    Ok(c)
+}
+
+fn string_arg(value: &JsValue, field: &str) -> Result<String, Error> {
+    value.as_string().ok_or_else(|| {
+        Error::invalid_input(
+            field,
+            &format!("expected a string, got {}", args::describe(value)),
+        )
+    })
+}
+
+/// What arrived, as bytes: a string (its UTF-8) or a `Uint8Array`. Not size-checked here: the
+/// endpoint's own limits decide what an over-limit answer means (rule E-3), never this glue.
+fn bytes_arg(value: &JsValue, field: &str) -> Result<Vec<u8>, Error> {
+    if let Some(s) = value.dyn_ref::<js_sys::JsString>() {
+        return Ok(String::from(s).into_bytes());
+    }
+    if let Some(a) = value.dyn_ref::<js_sys::Uint8Array>() {
+        return Ok(a.to_vec());
+    }
+    Err(Error::invalid_input(
+        field,
+        &format!(
+            "expected the message as a string or a Uint8Array, got {}",
+            args::describe(value)
+        ),
+    ))
+}
+
+/// Keys whose value is the server's own JSON, carried untouched.
+const OPAQUE: &[&str] = &["request", "result", "error"];
+
+fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut up = false;
+    for c in key.chars() {
+        if c == '_' && !out.is_empty() {
+            up = true;
+        } else if up {
+            out.push(c.to_ascii_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn camel_keys(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| {
+                    let v = if OPAQUE.contains(&k.as_str()) {
+                        v
+                    } else {
+                        camel_keys(v)
+                    };
+                    (camel(&k), v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(camel_keys).collect()),
+        other => other,
+    }
+}
+
+/// One event as JavaScript sees it: camelCase keys, and a transmit's header pairs as an object.
+pub fn event_value(event: &Event) -> Value {
+    let mut v = camel_keys(serde_json::to_value(event).unwrap_or(Value::Null));
+    if let Some(h) = v.get_mut("headers") {
+        let pairs = core::mem::take(h);
+        let mut object = Map::new();
+        if let Value::Array(items) = pairs {
+            for pair in items {
+                if let Some([Value::String(k), value]) = pair.as_array().map(Vec::as_slice) {
+                    object.insert(k.clone(), value.clone());
+                }
+            }
+        }
+        *h = Value::Object(object);
+    }
+    v
+}
+
+/// Drains `ep` up to and including `wake_at` or `idle`.
+pub fn drain_events(ep: &mut CallEndpoint) -> Value {
+    let mut out = Vec::new();
+    loop {
+        let e = ep.poll_event();
+        let last = matches!(e, Event::WakeAt { .. } | Event::Idle);
+        out.push(event_value(&e));
+        if last {
+            return Value::Array(out);
+        }
+    }
+}
+
+/// One call through the core's endpoint (see the [module docs](self)).
+#[wasm_bindgen]
+pub struct Endpoint {
+    core: CallEndpoint,
+}
+
+impl Endpoint {
+    fn batch(&mut self) -> JsResult<JsValue> {
+        js_sys::JSON::parse(&drain_events(&mut self.core).to_string())
+    }
+}
+
+#[wasm_bindgen]
+impl Endpoint {
+    /// `Endpoint.callTool(model, name, arguments, ttlMs?, config?, wire?)`: calls tool `name`
+    /// (`'task-2026'` or `'task-2025'`; `ttlMs` is the 2025 `task.ttl`). The first event is the
+    /// `tools/call` to send. `config` is the tracker configuration (as for `Tracker`), `wire`
+    /// `{maxBytes?, maxDepth?, maxStringBytes?, detectRevision?, jobRoutes?}`.
+    #[wasm_bindgen(js_name = callTool)]
+    pub fn call_tool(
+        model: JsValue,
+        name: JsValue,
+        arguments: JsValue,
+        ttl_ms: JsValue,
+        config: JsValue,
+        wire: JsValue,
+    ) -> JsResult<Endpoint> {
+        let core = js((|| {
+            let model = args::model(&model)?;
+            let name = string_arg(&name, "name")?;
+            let arguments: Value = if arguments.is_undefined() || arguments.is_null() {
+                Value::Object(Map::new())
+            } else {
+                from_js(&arguments, "arguments")?
+            };
+            let ttl = json::opt_uint(&ttl_ms, "ttlMs")?;
+            CallEndpoint::call_tool(model, &name, arguments, ttl, self::config(&config, &wire)?)
+        })())?;
+        Ok(Endpoint { core })
+    }
+
+    /// `Endpoint.watch(model, handle, config?, wire?)`: watches a task or job id the host
+    /// persisted; the first event is its poll, with no status assumed (rule E-6).
+    pub fn watch(
+        model: JsValue,
+        handle: JsValue,
+        config: JsValue,
+        wire: JsValue,
+    ) -> JsResult<Endpoint> {
+        let core = js((|| {
+            let model = args::model(&model)?;
+            let handle = string_arg(&handle, "handle")?;
+            CallEndpoint::watch(model, &handle, self::config(&config, &wire)?)
+        })())?;
+        Ok(Endpoint { core })
+    }
+
+    /// `Endpoint.restore(text, now)`: an endpoint from `snapshot()`; requests that were in
+    /// flight are handled by rule E-5 (drain `pollEvents()` next).
+    pub fn restore(text: JsValue, now: JsValue) -> JsResult<Endpoint> {
+        let core = js((|| {
+            let text = bounded_string(&text, "snapshot")?;
+            CallEndpoint::restore(&text, json::uint(&now, "now")?)
+        })())?;
+        Ok(Endpoint { core })
+    }
+
+    /// `snapshot()`: the versioned snapshot of the whole call (one format, rule E-5).
+    pub fn snapshot(&self) -> JsResult<String> {
+        js(self.core.snapshot())
+    }
+
+    /// `pollEvents()`: the events queued now, up to and including `wake_at` or `idle`.
+    #[wasm_bindgen(js_name = pollEvents)]
+    pub fn poll_events(&mut self) -> JsResult<JsValue> {
+        self.batch()
+    }
+
+    /// `handleMessage(now, message)`: a JSON-RPC message arrived (an answer or a notification),
+    /// as a string or a `Uint8Array`, exactly as it arrived. Returns the events.
+    #[wasm_bindgen(js_name = handleMessage)]
+    pub fn handle_message(&mut self, now: JsValue, message: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        let bytes = js(bytes_arg(&message, "message"))?;
+        self.core.handle_message(now, &bytes);
+        self.batch()
+    }
+
+    /// `handleHttp(now, requestRef, status, retryAfterMs, body)`: a job API answered the
+    /// transmit `requestRef` (rule E-7); `body` as a string or a `Uint8Array`.
+    #[wasm_bindgen(js_name = handleHttp)]
+    pub fn handle_http(
+        &mut self,
+        now: JsValue,
+        request_ref: JsValue,
+        status: JsValue,
+        retry_after_ms: JsValue,
+        body: JsValue,
+    ) -> JsResult<JsValue> {
+        let (now, request_ref, status, retry, body) = js((|| {
+            let status = u16::try_from(json::uint(&status, "status")?)
+                .map_err(|_| Error::invalid_input("status", "expected an HTTP status"))?;
+            Ok((
+                json::uint(&now, "now")?,
+                json::uint(&request_ref, "requestRef")?,
+                status,
+                json::opt_uint(&retry_after_ms, "retryAfterMs")?,
+                bytes_arg(&body, "body")?,
+            ))
+        })())?;
+        self.core.handle_http(
+            now,
+            request_ref,
+            HttpAnswer {
+                status,
+                retry_after_ms: retry,
+                body: &body,
+            },
+        );
+        self.batch()
+    }
+
+    /// `handleTransportFailure(now, id)`: the request `id` got no answer (a connection error, a
+    /// local timeout). A request already answered is left alone.
+    #[wasm_bindgen(js_name = handleTransportFailure)]
+    pub fn handle_transport_failure(&mut self, now: JsValue, id: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        let id = js(json::uint(&id, "id"))?;
+        self.core.handle_transport_failure(now, id);
+        self.batch()
+    }
+
+    /// `handleTimeout(now)`: time passed (at or after the last `wake_at`).
+    #[wasm_bindgen(js_name = handleTimeout)]
+    pub fn handle_timeout(&mut self, now: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        self.core.handle_timeout(now);
+        self.batch()
+    }
+
+    /// `pressCancel(now)`: the user pressed cancel. Throws the core's coded refusal (nothing
+    /// goes on the wire then).
+    #[wasm_bindgen(js_name = pressCancel)]
+    pub fn press_cancel(&mut self, now: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        js(self.core.cancel_pressed(now))?;
+        self.batch()
+    }
+
+    /// `answerInput(now, key, response)`: the user answered input `key` (a task input, or an
+    /// MRTR input of the call itself). Throws on a key never asked.
+    #[wasm_bindgen(js_name = answerInput)]
+    pub fn answer_input(
+        &mut self,
+        now: JsValue,
+        key: JsValue,
+        response: JsValue,
+    ) -> JsResult<JsValue> {
+        let (now, key, response) = js((|| {
+            let response: Value = from_js(&response, "response")?;
+            Ok((json::uint(&now, "now")?, string_arg(&key, "key")?, response))
+        })())?;
+        js(self.core.answer_input(now, &key, response))?;
+        self.batch()
+    }
+
+    /// `stopWatching(now)`: the host stops watching (the call goes on).
+    #[wasm_bindgen(js_name = stopWatching)]
+    pub fn stop_watching(&mut self, now: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        self.core.stop_watching(now);
+        self.batch()
+    }
+
+    /// `runRecord()`: the run record, camelCase.
+    #[wasm_bindgen(js_name = runRecord)]
+    pub fn run_record(&self) -> JsResult<JsValue> {
+        let v = serde_json::to_value(self.core.tracker().record()).unwrap_or(Value::Null);
+        js_sys::JSON::parse(&camel_keys(v).to_string())
+    }
+
+    /// `record()`: the run record in the core's snake_case (as `Tracker.record()`).
+    pub fn record(&self) -> JsResult<JsValue> {
+        json::to_js(&self.core.tracker().record())
+    }
+
+    /// The model.
+    #[wasm_bindgen(getter)]
+    pub fn model(&self) -> String {
+        self.core.model().as_str().into()
+    }
+
+    /// The task or job id, once known.
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> Option<String> {
+        self.core.tracker().handle().map(Into::into)
+    }
+
+    /// The status held (the first terminal one, once seen).
+    #[wasm_bindgen(getter)]
+    pub fn status(&self) -> Option<String> {
+        self.core.tracker().status().map(|s| s.as_str().into())
+    }
+
+    /// What the cancel button shows.
+    #[wasm_bindgen(getter)]
+    pub fn button(&self) -> String {
+        self.core.tracker().button().as_str().into()
+    }
+
+    /// The verified outcome, once settled.
+    #[wasm_bindgen(getter)]
+    pub fn outcome(&self) -> Option<String> {
+        self.core.tracker().outcome().map(|o| o.as_str().into())
+    }
+
+    /// True once settled or stopped.
+    #[wasm_bindgen(getter, js_name = isDone)]
+    pub fn is_done(&self) -> bool {
+        self.core.tracker().is_done()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use longcall::Model;
+    use serde_json::json;
+
+    #[test]
+    fn events_are_camel_case_and_payloads_untouched() {
+        let mut ep = CallEndpoint::call_tool(
+            Model::Task2026,
+            "render",
+            json!({}),
+            None,
+            Config::default(),
+        )
+        .unwrap();
+        let batch = drain_events(&mut ep);
+        let first = &batch[0];
+        assert_eq!(first["type"], "transmit");
+        assert_eq!(first["kind"], "rpc");
+        assert_eq!(first["id"], 1);
+        assert_eq!(first["headers"]["Mcp-Name"], "render");
+        assert_eq!(batch.as_array().unwrap().last().unwrap()["type"], "idle");
+        let answer = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structured_content":{"snake_key":1}}}"#;
+        ep.handle_message(1, answer.as_bytes());
+        let batch = drain_events(&mut ep);
+        let settled = batch
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["type"] == "settled")
+            .unwrap();
+        assert_eq!(settled["outcome"], "succeeded");
+        assert_eq!(
+            settled["result"]["structured_content"]["snake_key"], 1,
+            "the server's result is carried as it is"
+        );
+    }
+
+    #[test]
+    fn http_transmits_say_request_ref() {
+        let mut ep = CallEndpoint::watch(Model::Job, "job_1", Config::default()).unwrap();
+        let batch = drain_events(&mut ep);
+        assert_eq!(batch[0]["kind"], "http");
+        assert_eq!(batch[0]["requestRef"], 1);
+        assert_eq!(batch[0]["path"], "/v1/jobs/job_1");
+    }
+
+    #[test]
+    fn keys_become_camel_case() {
+        assert_eq!(camel("request_ref"), "requestRef");
+        assert_eq!(camel("poll_interval_ms"), "pollIntervalMs");
+        assert_eq!(camel("_meta"), "_meta");
+    }
+}

@@ -1,0 +1,125 @@
+// The Endpoint export the hosts run on (bindings/wasm/src/endpoint.rs), in Node and Chromium: one call end to end
+// with answers handed over as they arrived (text and bytes), camelCase events, the server's
+// payload untouched, and a coded Error for every refusal.
+const T = '2026-11-29T15:07:54.708Z';
+const task = (status, extra = {}) => ({
+  taskId: 't1',
+  status,
+  createdAt: T,
+  lastUpdatedAt: T,
+  ttlMs: 60000,
+  pollIntervalMs: 100,
+  ...extra,
+});
+const answer = (id, result) => JSON.stringify({ jsonrpc: '2.0', id, result });
+const CONFIG = { poll: { jitter: 'none' } };
+
+function codeOf(fn) {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof Error ? e.code : `not an Error: ${String(e)}`;
+  }
+  return 'no throw';
+}
+
+export const cases = {
+  '2026 task: transmit, create, poll, settled with the result as the server sent it (E-1)'({ lc, assert }) {
+    const ep = lc.Endpoint.callTool('task-2026', 'render', { n: 1 }, null, CONFIG, null);
+    const first = ep.pollEvents();
+    assert.equal(first[0].type, 'transmit');
+    assert.equal(first[0].kind, 'rpc');
+    assert.equal(first[0].id, 1);
+    assert.equal(first[0].headers['Mcp-Name'], 'render');
+    assert.equal(JSON.parse(first[0].text).method, 'tools/call');
+    assert.equal(first.at(-1).type, 'idle');
+    const created = ep.handleMessage(5, answer(1, { resultType: 'task', ...task('working') }));
+    const wake = created.at(-1);
+    assert.equal(wake.type, 'wake_at');
+    assert.ok(wake.at >= 105, `the server's interval is a floor: ${wake.at}`);
+    assert.equal(ep.id, 't1');
+    const poll = ep.handleTimeout(wake.at);
+    const get = poll.find((e) => e.type === 'transmit');
+    assert.equal(JSON.parse(get.text).method, 'tasks/get');
+    const done = task('completed', { result: { content: [], structured_content: { snake_key: 1 } } });
+    const bytes = new TextEncoder().encode(answer(get.id, { resultType: 'complete', ...done }));
+    const out = ep.handleMessage(wake.at + 5, bytes);
+    const settled = out.find((e) => e.type === 'settled');
+    assert.equal(settled.outcome, 'succeeded');
+    assert.equal(settled.status, 'completed');
+    assert.deepEqual(settled.result.structured_content, { snake_key: 1 });
+    assert.equal(ep.isDone, true);
+  },
+
+  'watch starts with a poll and assumes no status (E-6)'({ lc, assert }) {
+    const ep = lc.Endpoint.watch('task-2026', 't9', CONFIG, null);
+    const events = ep.pollEvents();
+    assert.equal(events.filter((e) => e.type === 'status').length, 0);
+    assert.equal(JSON.parse(events[0].text).params.taskId, 't9');
+    assert.equal(ep.status, undefined);
+  },
+
+  'an unreadable answer is reported and the poll asked again (E-2)'({ lc, assert }) {
+    const ep = lc.Endpoint.watch('task-2026', 't9', CONFIG, null);
+    ep.pollEvents();
+    const out = ep.handleMessage(1, '<html>502</html>');
+    assert.equal(out[0].type, 'violation');
+    assert.equal(out[0].violation.rule, 'unreadable_answer');
+    assert.equal(out.at(-1).type, 'wake_at');
+  },
+
+  'snapshot and restore: a tools/call in flight is never sent again (E-5)'({ lc, assert }) {
+    const ep = lc.Endpoint.callTool('task-2026', 'paid', {}, null, null, null);
+    ep.pollEvents();
+    const back = lc.Endpoint.restore(ep.snapshot(), 10);
+    const out = back.pollEvents();
+    assert.equal(out.filter((e) => e.type === 'transmit').length, 0);
+    assert.ok(out.some((e) => e.type === 'stopped' && e.reason === 'create_unanswered'));
+  },
+
+  'job transmits are HTTP requests with a requestRef (E-7)'({ lc, assert }) {
+    const ep = lc.Endpoint.watch('job', 'job_1', null, { jobRoutes: { get: ['GET', '/jobs/{id}'] } });
+    const [get] = ep.pollEvents();
+    assert.equal(get.kind, 'http');
+    assert.equal(get.requestRef, 1);
+    assert.equal(get.path, '/jobs/job_1');
+    const out = ep.handleHttp(2, get.requestRef, 200, null, JSON.stringify({ id: 'job_1', status: 'queued' }));
+    assert.ok(out.some((e) => e.type === 'button' && e.state === 'available'));
+  },
+
+  'refusals are Errors with a code'({ lc, assert }) {
+    assert.equal(
+      codeOf(() => lc.Endpoint.callTool('job', 'x', {}, null, null, null)),
+      'wrong_model',
+    );
+    assert.equal(
+      codeOf(() => lc.Endpoint.callTool('nope', 'x', {}, null, null, null)),
+      'unknown_model',
+    );
+    assert.equal(
+      codeOf(() => lc.Endpoint.restore('junk', 0)),
+      'snapshot_invalid',
+    );
+    assert.equal(
+      codeOf(() => lc.Endpoint.watch('task-2026', 't', null, { maxByte: 1 })),
+      'malformed',
+    );
+    const ep = lc.Endpoint.watch('task-2026', 't', null, null);
+    assert.equal(
+      codeOf(() => ep.handleMessage(-1, '{}')),
+      'invalid_input',
+    );
+    assert.equal(
+      codeOf(() => ep.handleMessage(0, 42)),
+      'invalid_input',
+    );
+    assert.equal(
+      codeOf(() => ep.answerInput(0, 'never-asked', { action: 'accept' })),
+      'invalid_input',
+    );
+    assert.equal(
+      codeOf(() => ep.pressCancel(0)),
+      'cancel_refused',
+    );
+  },
+};
