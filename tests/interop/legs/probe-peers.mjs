@@ -23,7 +23,11 @@ function probe(args) {
   return new Promise((resolve, reject) => {
     execFile(cmd, argv, { cwd: INTEROP_DIR, timeout: 55000, maxBuffer: 64 << 20 }, (e, stdout) => {
       if (e && typeof e.code !== 'number') return reject(e);
-      try { resolve(JSON.parse(stdout)); } catch { reject(new Error(`probe printed no JSON (exit ${e?.code ?? 0})`)); }
+      try {
+        resolve(JSON.parse(stdout));
+      } catch {
+        reject(new Error(`probe printed no JSON (exit ${e?.code ?? 0})`));
+      }
     });
   });
 }
@@ -32,14 +36,30 @@ const found = [];
 function verdict(name, d) {
   if (d.exit === 2) throw new Error(`unusable: ${d.unusable}`);
   const rules = [...new Set((d.findings ?? []).map((f) => f.rule))];
-  found.push({ server: name, seed: d.seed, exit: d.exit, steps: d.steps, tasks: d.tasks, seconds: d.seconds, findings: d.findings, shrunk: d.shrunk && { steps: d.shrunk.steps, transcript: path.relative(REPO, d.shrunk.transcript), text: d.shrunk.text } });
+  found.push({
+    server: name,
+    seed: d.seed,
+    exit: d.exit,
+    steps: d.steps,
+    tasks: d.tasks,
+    seconds: d.seconds,
+    findings: d.findings,
+    shrunk: d.shrunk && {
+      steps: d.shrunk.steps,
+      transcript: path.relative(REPO, d.shrunk.transcript),
+      text: d.shrunk.text,
+    },
+  });
   if (d.shrunk) {
     const [again] = checkTranscripts([d.shrunk.transcript]);
     const rule = d.findings.find((f) => f.level === 'must')?.rule;
-    if (rule && !again.must.some((f) => f.rule === rule)) throw new Error(`longcall check does not reproduce ${rule} from ${d.shrunk.transcript}`);
+    if (rule && !again.must.some((f) => f.rule === rule))
+      throw new Error(`longcall check does not reproduce ${rule} from ${d.shrunk.transcript}`);
     log(`${name}: shrunk scenario\n${d.shrunk.text}`);
   }
-  const what = rules.length ? `findings: ${summarize(d.findings)}${d.shrunk ? `; shrunk to ${d.shrunk.steps} steps` : ''}` : 'no finding';
+  const what = rules.length
+    ? `findings: ${summarize(d.findings)}${d.shrunk ? `; shrunk to ${d.shrunk.steps} steps` : ''}`
+    : 'no finding';
   return `${d.steps} steps, ${d.tasks} tasks in ${d.seconds.toFixed(1)} s (${d.revision}); ${what}`;
 }
 
@@ -64,8 +84,13 @@ await scenario('SDK 1.32.2 (2025, HTTP)', 60000, async () => {
 await scenario('SDK 1.32.2 (2025, stdio)', 60000, async () => {
   const server = ['--stdio', process.execPath, path.join(INTEROP_DIR, 'fixtures', 'sdk2025-server.mjs'), '--stdio'];
   // The tools whose tasks settle (the stdio fixture's own tool list minus the one that never ends).
-  const tools = ['tool_error_completed', 'failing_job', 'protocol_error_job', 'slow_steps={"steps":2,"stepMs":150}', 'cancellable={"maxMs":800}']
-    .flatMap((t) => ['--tool', t]);
+  const tools = [
+    'tool_error_completed',
+    'failing_job',
+    'protocol_error_job',
+    'slow_steps={"steps":2,"stepMs":150}',
+    'cancellable={"maxMs":800}',
+  ].flatMap((t) => ['--tool', t]);
   return verdict('SDK 1.32.2 stdio', await probe(['--out', path.join(OUT, 'sdk-stdio'), ...tools, ...server]));
 });
 

@@ -20,21 +20,52 @@ const OUT = path.join(RESULTS, 'probe');
 fs.mkdirSync(OUT, { recursive: true });
 
 function probe(url, extra = []) {
-  const args = ['probe', url, '--seed', String(SEED), '--config', TOOLS, '--auth', 'Bearer alice', '--auth', 'Bearer bob',
-    '--strict', '--json', '--max-seconds', '30', '--shrink-seconds', '25', ...extra];
+  const args = [
+    'probe',
+    url,
+    '--seed',
+    String(SEED),
+    '--config',
+    TOOLS,
+    '--auth',
+    'Bearer alice',
+    '--auth',
+    'Bearer bob',
+    '--strict',
+    '--json',
+    '--max-seconds',
+    '30',
+    '--shrink-seconds',
+    '25',
+    ...extra,
+  ];
   const [cmd, full] = process.env.LONGCALL_CLI
     ? [process.env.LONGCALL_CLI, args]
     : ['cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...args]];
   return new Promise((resolve, reject) => {
     execFile(cmd, full, { cwd: REPO, timeout: 58000, maxBuffer: 64 << 20 }, (e, stdout) => {
       if (e && typeof e.code !== 'number') return reject(e);
-      try { resolve(JSON.parse(stdout)); } catch { reject(new Error(`probe printed no JSON (exit ${e?.code ?? 0})`)); }
+      try {
+        resolve(JSON.parse(stdout));
+      } catch {
+        reject(new Error(`probe printed no JSON (exit ${e?.code ?? 0})`));
+      }
     });
   });
 }
 
-const proxySpec = (name) => ({ cmd: process.execPath, args: [PROXY, '--mutant', name, '--max-lifetime-ms', '90000'], stream: 'stdout', name: `mutant ${name}` });
-const referenceSpec = () => ({ cmd: process.execPath, args: [path.join(REPO, 'pkg', 'examples', 'mcp-tasks-server.mjs'), '--max-lifetime-ms', '90000'], stream: 'stdout', name: 'reference' });
+const proxySpec = (name) => ({
+  cmd: process.execPath,
+  args: [PROXY, '--mutant', name, '--max-lifetime-ms', '90000'],
+  stream: 'stdout',
+  name: `mutant ${name}`,
+});
+const referenceSpec = () => ({
+  cmd: process.execPath,
+  args: [path.join(REPO, 'pkg', 'examples', 'mcp-tasks-server.mjs'), '--max-lifetime-ms', '90000'],
+  stream: 'stdout',
+  name: 'reference',
+});
 
 const rows = [];
 const wanted = process.argv.slice(2);
@@ -62,8 +93,18 @@ for (const name of names) {
       const d = await probe(f.url, ['--out', path.join(OUT, name)]);
       const failing = (d.findings ?? []).filter((x) => x.level === 'must' || d.strict);
       const found = failing[0]?.rule ?? '-';
-      const row = { mutant: name, breaks: m.what, expected, exit: d.exit, found, seconds: d.seconds, steps: d.steps,
-        shrunk: d.shrunk?.steps ?? null, shrinkSeconds: d.shrunk?.seconds ?? null, transcript: d.shrunk ? path.relative(REPO, d.shrunk.transcript) : null };
+      const row = {
+        mutant: name,
+        breaks: m.what,
+        expected,
+        exit: d.exit,
+        found,
+        seconds: d.seconds,
+        steps: d.steps,
+        shrunk: d.shrunk?.steps ?? null,
+        shrinkSeconds: d.shrunk?.seconds ?? null,
+        transcript: d.shrunk ? path.relative(REPO, d.shrunk.transcript) : null,
+      };
       rows.push(row);
       if (d.exit !== 1) throw new Error(`not caught (exit ${d.exit}) in ${d.seconds?.toFixed(1)} s`);
       if (d.seconds > 30) throw new Error(`caught after ${d.seconds.toFixed(1)} s (limit 30 s)`);
@@ -78,7 +119,9 @@ for (const name of names) {
 fs.writeFileSync(path.join(RESULTS, 'probe-mutants.json'), JSON.stringify({ seed: SEED, rows }, null, 2) + '\n');
 log(`\n| mutant | what it breaks | caught by | after | steps | shrunk to |\n|---|---|---|---|---|---|`);
 for (const r of rows)
-  log(`| \`${r.mutant}\` | ${r.breaks} | ${r.exit === 1 ? `\`${r.found}\`` : 'not caught'} | ${r.seconds?.toFixed(1)} s | ${r.steps} | ${r.shrunk ?? '-'} (${r.shrinkSeconds?.toFixed(1) ?? '-'} s) |`);
+  log(
+    `| \`${r.mutant}\` | ${r.breaks} | ${r.exit === 1 ? `\`${r.found}\`` : 'not caught'} | ${r.seconds?.toFixed(1)} s | ${r.steps} | ${r.shrunk ?? '-'} (${r.shrinkSeconds?.toFixed(1) ?? '-'} s) |`,
+  );
 log(`caught ${rows.filter((r) => r.exit === 1).length} of ${rows.length}`);
 if (!rows.length && wanted.length) emit('mutants', 'skip', `no mutant named ${wanted.join(', ')}`);
 process.exit(failures() ? 1 : 0);

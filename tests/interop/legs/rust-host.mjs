@@ -17,16 +17,25 @@ if (!existsSync(join(REPO, 'pkg/dist/longcall_bg.wasm'))) {
   emit('setup', 'fail', 'pkg/dist missing: run npm --prefix pkg run build');
   process.exit(1);
 }
-execFileSync('cargo', ['build', '-q', '-p', 'longcall-example-host'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
-const meta = JSON.parse(execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: REPO, encoding: 'utf8' }));
+execFileSync('cargo', ['build', '-q', '-p', 'longcall-example-host'], {
+  cwd: REPO,
+  stdio: ['ignore', 'ignore', 'inherit'],
+  timeout: 600_000,
+});
+const meta = JSON.parse(
+  execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: REPO, encoding: 'utf8' }),
+);
 const HOST = join(meta.target_directory, 'debug', 'longcall-example-host');
 
-const server = await startFixture({
-  name: 'reference-tasks-server',
-  cmd: process.execPath,
-  args: [join(REPO, 'pkg/examples/mcp-tasks-server.mjs'), '--max-lifetime-ms', '200000'],
-  cwd: REPO,
-}, { timeoutMs: 15_000 });
+const server = await startFixture(
+  {
+    name: 'reference-tasks-server',
+    cmd: process.execPath,
+    args: [join(REPO, 'pkg/examples/mcp-tasks-server.mjs'), '--max-lifetime-ms', '200000'],
+    cwd: REPO,
+  },
+  { timeoutMs: 15_000 },
+);
 log(`server ${server.url}`);
 
 function host(args) {
@@ -34,34 +43,63 @@ function host(args) {
     execFile(HOST, ['--url', server.url, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
       log(stderr.trim().split('\n').join(' | '));
       const line = stdout.trim().split('\n').pop() ?? '';
-      try { resolve(JSON.parse(line)); } catch { reject(new Error(`no JSON line (exit ${err?.code}): ${stdout} ${stderr}`)); }
+      try {
+        resolve(JSON.parse(line));
+      } catch {
+        reject(new Error(`no JSON line (exit ${err?.code}): ${stdout} ${stderr}`));
+      }
     });
   });
 }
 const expect = (got, want) => {
   for (const [k, v] of Object.entries(want)) {
     const g = typeof v === 'string' && k === 'text' ? JSON.stringify(got.result) : got[k];
-    if (k === 'text' ? !g.includes(v) : g !== v) throw new Error(`${k}: want ${JSON.stringify(v)}, got ${JSON.stringify(got)}`);
+    if (k === 'text' ? !g.includes(v) : g !== v)
+      throw new Error(`${k}: want ${JSON.stringify(v)}, got ${JSON.stringify(got)}`);
   }
   return `${got.outcome} at ${got.ms} ms`;
 };
 
 try {
-  await scenario('task with an input answered (tasks/update)', 60_000, async () => expect(
-    await host(['--tool', 'confirm_delete', '--args', '{"filename":"a.txt"}', '--answer', '{"action":"accept","content":{"confirm":true}}']),
-    { outcome: 'succeeded', status: 'completed', text: 'Deleted a.txt', violations: 0 }));
-  await scenario('MRTR round, then a task', 60_000, async () => expect(
-    await host(['--tool', 'test_tool_with_task', '--answer', '{"action":"accept","content":{"name":"Ada"}}']),
-    { outcome: 'succeeded', status: 'completed', text: 'Hello Ada', violations: 0 }));
-  await scenario('cancel pressed while working ends cancelled', 60_000, async () => expect(
-    await host(['--tool', 'slow_compute', '--args', '{"seconds":30}', '--cancel-after-ms', '700']),
-    { outcome: 'cancelled', status: 'cancelled', violations: 0 }));
-  await scenario('plain result, no task', 60_000, async () => expect(
-    await host(['--tool', 'greet', '--args', '{"name":"Bo"}']),
-    { outcome: 'succeeded', status: null, text: 'Hello, Bo!' }));
+  await scenario('task with an input answered (tasks/update)', 60_000, async () =>
+    expect(
+      await host([
+        '--tool',
+        'confirm_delete',
+        '--args',
+        '{"filename":"a.txt"}',
+        '--answer',
+        '{"action":"accept","content":{"confirm":true}}',
+      ]),
+      { outcome: 'succeeded', status: 'completed', text: 'Deleted a.txt', violations: 0 },
+    ),
+  );
+  await scenario('MRTR round, then a task', 60_000, async () =>
+    expect(await host(['--tool', 'test_tool_with_task', '--answer', '{"action":"accept","content":{"name":"Ada"}}']), {
+      outcome: 'succeeded',
+      status: 'completed',
+      text: 'Hello Ada',
+      violations: 0,
+    }),
+  );
+  await scenario('cancel pressed while working ends cancelled', 60_000, async () =>
+    expect(await host(['--tool', 'slow_compute', '--args', '{"seconds":30}', '--cancel-after-ms', '700']), {
+      outcome: 'cancelled',
+      status: 'cancelled',
+      violations: 0,
+    }),
+  );
+  await scenario('plain result, no task', 60_000, async () =>
+    expect(await host(['--tool', 'greet', '--args', '{"name":"Bo"}']), {
+      outcome: 'succeeded',
+      status: null,
+      text: 'Hello, Bo!',
+    }),
+  );
   await scenario('failed task hands over the JSON-RPC error', 60_000, async () => {
     const got = await host(['--tool', 'protocol_error_job']);
-    if (got.outcome !== 'protocol_failure' || got.status !== 'failed' || typeof got.error?.code !== 'number') throw new Error(JSON.stringify(got));
+    if (got.outcome !== 'protocol_failure' || got.status !== 'failed' || typeof got.error?.code !== 'number')
+      throw new Error(JSON.stringify(got));
     return `${got.outcome} (${got.error.code}) at ${got.ms} ms`;
   });
   await scenario('settle latency after a 2000 ms task (measured, not asserted)', 60_000, async () => {

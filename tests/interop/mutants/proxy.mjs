@@ -68,7 +68,11 @@ export const MUTANTS = {
       const last = task.lastGet;
       task.lastGet = now;
       if (last !== undefined && now - last < 1000)
-        return { status: 429, headers: { 'retry-after': '1' }, body: { jsonrpc: '2.0', id: msg.id, ...err(-32000, 'Too many requests') } };
+        return {
+          status: 429,
+          headers: { 'retry-after': '1' },
+          body: { jsonrpc: '2.0', id: msg.id, ...err(-32000, 'Too many requests') },
+        };
     },
   },
   'key-reappears': {
@@ -76,7 +80,10 @@ export const MUTANTS = {
     rule: 'input_key_reused',
     answer({ method, msg, task, answer }) {
       if (method === 'tasks/update') {
-        task.answered = { ...(task.answered ?? {}), ...Object.fromEntries(Object.keys(msg.params?.inputResponses ?? {}).map((k) => [k, true])) };
+        task.answered = {
+          ...(task.answered ?? {}),
+          ...Object.fromEntries(Object.keys(msg.params?.inputResponses ?? {}).map((k) => [k, true])),
+        };
         return;
       }
       const r = answer.body?.result;
@@ -84,7 +91,10 @@ export const MUTANTS = {
       for (const [k, v] of Object.entries(r.inputRequests ?? {})) (task.asked ??= {})[k] = v;
       if (r.status !== 'input_required' || !task.answered) return;
       const back = Object.keys(task.answered).filter((k) => task.asked?.[k] && !r.inputRequests?.[k]);
-      if (!task.gone) { task.gone = back.length > 0; return; } // let the key disappear once
+      if (!task.gone) {
+        task.gone = back.length > 0;
+        return;
+      } // let the key disappear once
       if (!back.length) return;
       const inputRequests = { ...r.inputRequests, ...Object.fromEntries(back.map((k) => [k, task.asked[k]])) };
       return { ...answer, body: { ...answer.body, result: { ...r, inputRequests } } };
@@ -95,7 +105,10 @@ export const MUTANTS = {
     rule: 'created_task_not_found (X-1)',
     request({ msg, method, task }) {
       if (method === 'tasks/get' && task.createdAt !== undefined && Date.now() - task.createdAt < 1500)
-        return { status: 400, body: { jsonrpc: '2.0', id: msg.id, ...err(-32602, 'Failed to retrieve task: Task not found') } };
+        return {
+          status: 400,
+          body: { jsonrpc: '2.0', id: msg.id, ...err(-32602, 'Failed to retrieve task: Task not found') },
+        };
     },
   },
   'cancelled-unasked': {
@@ -133,7 +146,13 @@ export const MUTANTS = {
     rule: 'cancel_answer_breaks_revision',
     answer({ method, taskId, task, answer }) {
       if (method === 'tasks/cancel' && answer.body?.result)
-        return { ...answer, body: { ...answer.body, result: { resultType: 'complete', taskId, status: task.last ?? 'working', ttlMs: 60000 } } };
+        return {
+          ...answer,
+          body: {
+            ...answer.body,
+            result: { resultType: 'complete', taskId, status: task.last ?? 'working', ttlMs: 60000 },
+          },
+        };
     },
   },
   'unknown-status': {
@@ -150,7 +169,8 @@ export const MUTANTS = {
     rule: 'wrong_result_type',
     answer({ method, answer }) {
       const r = answer.body?.result;
-      if (method === 'tasks/get' && r?.status) return { ...answer, body: { ...answer.body, result: { ...r, resultType: 'task' } } };
+      if (method === 'tasks/get' && r?.status)
+        return { ...answer, body: { ...answer.body, result: { ...r, resultType: 'task' } } };
     },
   },
 };
@@ -171,7 +191,11 @@ export async function startMutant(name, port = 0) {
     let raw = '';
     for await (const c of req) raw += c;
     let msg = null;
-    try { msg = JSON.parse(raw); } catch { /* forwarded as is */ }
+    try {
+      msg = JSON.parse(raw);
+    } catch {
+      /* forwarded as is */
+    }
     const method = msg?.method;
     const taskId = typeof msg?.params?.taskId === 'string' ? msg.params.taskId : undefined;
     const auth = req.headers.authorization ?? '';
@@ -187,12 +211,18 @@ export async function startMutant(name, port = 0) {
     if (early) return reply(early);
     const headers = {};
     for (const h of ['content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'authorization']) {
-      if (req.headers[h] !== undefined && !(h === 'authorization' && m.forwardAuth === false)) headers[h] = req.headers[h];
+      if (req.headers[h] !== undefined && !(h === 'authorization' && m.forwardAuth === false))
+        headers[h] = req.headers[h];
     }
     const up = await fetch(upstreamUrl, { method: req.method, headers, body: req.method === 'POST' ? raw : undefined });
     const text = await up.text();
     let body;
-    try { body = JSON.parse(text); } catch { res.writeHead(up.status).end(text); return; }
+    try {
+      body = JSON.parse(text);
+    } catch {
+      res.writeHead(up.status).end(text);
+      return;
+    }
     const answer = { status: up.status, body };
     // What the proxy learns from the real answer (before any rewrite).
     const r = body?.result;
@@ -203,10 +233,12 @@ export async function startMutant(name, port = 0) {
     }
     ctx.answer = answer;
     const out = m.answer?.(ctx) ?? answer;
-    if ((method === 'tasks/get') && r?.status && !task.foreign) task.last = r.status;
+    if (method === 'tasks/get' && r?.status && !task.foreign) task.last = r.status;
     reply(out);
   });
-  const url = await new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}/mcp`)));
+  const url = await new Promise((resolve) =>
+    server.listen(port, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}/mcp`)),
+  );
   return {
     url,
     async close() {
@@ -223,10 +255,16 @@ if (import.meta.url === new URL(`file://${process.argv[1]}`).href) {
     for (const [n, m] of Object.entries(MUTANTS)) process.stdout.write(`${n}\t${m.what}\t${m.rule}\n`);
     process.exit(0);
   }
-  const arg = (k, d) => { const i = argv.indexOf(k); return i >= 0 ? argv[i + 1] : d; };
+  const arg = (k, d) => {
+    const i = argv.indexOf(k);
+    return i >= 0 ? argv[i + 1] : d;
+  };
   const mut = await startMutant(arg('--mutant', 'none'), Number(arg('--port', 0)));
   process.stdout.write(`LISTENING ${mut.url}\n`);
-  const stop = async () => { await mut.close(); process.exit(0); };
+  const stop = async () => {
+    await mut.close();
+    process.exit(0);
+  };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   setTimeout(stop, Number(arg('--max-lifetime-ms', 120000))).unref();
