@@ -24,6 +24,9 @@ const CANCEL: u8 = 2;
 const UPDATE: u8 = 4;
 const FETCH: u8 = 8;
 
+/// Scratch and queue buffers above this many items are given back once empty.
+const SPARE: usize = 256;
+
 const fn bit(kind: RequestKind) -> u8 {
     match kind {
         RequestKind::Get => GET,
@@ -37,7 +40,8 @@ const fn bit(kind: RequestKind) -> u8 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Entry {
     tracker: Tracker,
-    /// What a new call creates; `None` for a call added by handle or snapshot.
+    /// What a new call creates; `None` for a call added by handle or snapshot, and once
+    /// the handle is known (nothing is reconciled from then on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     intent: Option<Box<Intent>>,
     /// The `Create` was released to the host (a create answer is only taken after it).
@@ -107,7 +111,7 @@ impl Entry {
 #[derive(Deserialize)]
 struct SavedEntry {
     call: CallId,
-    entry: Entry,
+    entry: Box<Entry>,
 }
 
 impl Serialize for SavedEntry {
@@ -189,7 +193,7 @@ struct Envelope<'a> {
 #[serde(from = "ListState")]
 pub struct WatchList {
     config: WatchConfig,
-    calls: BTreeMap<CallId, Entry>,
+    calls: BTreeMap<CallId, Box<Entry>>,
     /// Released outputs, in order.
     queue: VecDeque<WatchOutput>,
     /// `(at, call)` for every call with a wake: the next wake is the first.
@@ -204,7 +208,7 @@ pub struct WatchList {
 #[derive(Deserialize)]
 struct ListState {
     config: WatchConfig,
-    calls: BTreeMap<CallId, Entry>,
+    calls: BTreeMap<CallId, Box<Entry>>,
     queue: VecDeque<WatchOutput>,
 }
 
@@ -275,7 +279,8 @@ impl WatchList {
         self.calls.get(&call).map(|e| &e.tracker)
     }
 
-    /// The call's intent, for a call added with [`WatchList::add_new`].
+    /// The call's intent, for a call added with [`WatchList::add_new`], until its handle is
+    /// known or it ended.
     pub fn intent(&self, call: CallId) -> Option<&Intent> {
         self.calls.get(&call).and_then(|e| e.intent.as_deref())
     }
@@ -305,7 +310,7 @@ impl WatchList {
         self.vacant(call)?;
         intent.check()?;
         let tracker = Tracker::new(intent.model, config)?;
-        let mut entry = Entry::new(tracker, None);
+        let mut entry = Box::new(Entry::new(tracker, None));
         let create = WatchOutput::Create {
             call,
             intent: intent.clone(),
@@ -333,7 +338,7 @@ impl WatchList {
     ) -> Result<(), Error> {
         self.vacant(call)?;
         let (tracker, seeded) = tracker_for_handle(now, model, handle, config)?;
-        self.insert_seeded(call, Entry::new(tracker, None), seeded);
+        self.insert_seeded(call, Box::new(Entry::new(tracker, None)), seeded);
         Ok(())
     }
 
@@ -353,7 +358,7 @@ impl WatchList {
         let mut tracker: Tracker = snapshot::restore(tracker_snapshot)?;
         // Anything the snapshot still had queued was made before it was taken: it is handed on.
         let queued = drain(&mut tracker);
-        let mut entry = Entry::new(tracker, None);
+        let mut entry = Box::new(Entry::new(tracker, None));
         if !entry.tracker.is_done() {
             let lost = in_flight.iter().fold(0, |acc, k| acc | bit(*k));
             resume_in_flight(now, &mut entry.tracker, lost);
@@ -467,7 +472,9 @@ impl WatchList {
             self.pump(call, false);
         }
         due.clear();
-        self.due = due;
+        if due.capacity() <= SPARE {
+            self.due = due;
+        }
     }
 
     /// The host wrote the record of `call` at `version` ([`SavedCall::version`]): the outputs
@@ -510,7 +517,13 @@ impl WatchList {
     /// [`WatchList::poll_timeout`] or the next input.
     #[must_use]
     pub fn poll_output(&mut self) -> Option<WatchOutput> {
-        let out = self.queue.pop_front()?;
+        let Some(out) = self.queue.pop_front() else {
+            if self.queue.capacity() > SPARE {
+                // A burst (every call added at once) leaves a large buffer: give it back.
+                self.queue = VecDeque::new();
+            }
+            return None;
+        };
         if let WatchOutput::Persist { call } = &out {
             if let Some(e) = self.calls.get_mut(call) {
                 e.persist_queued = false;
@@ -563,7 +576,7 @@ impl WatchList {
     }
 
     /// Inserts a new call whose first outputs were made outside `pump`, then pumps it.
-    fn insert_seeded(&mut self, call: CallId, mut entry: Entry, seeded: Vec<Output>) {
+    fn insert_seeded(&mut self, call: CallId, mut entry: Box<Entry>, seeded: Vec<Output>) {
         for output in seeded {
             entry
                 .withheld
@@ -622,6 +635,10 @@ impl WatchList {
                 self.queue.push_back(WatchOutput::Persist { call });
             }
         }
+        if entry.tracker.handle().is_some() || entry.tracker.is_done() {
+            // The intent is needed only while no handle is known; the next record drops it.
+            entry.intent = None;
+        }
         release(entry, &mut self.queue);
         let wake = entry.tracker.poll_timeout();
         if wake != entry.wake {
@@ -649,6 +666,10 @@ fn release(entry: &mut Entry, queue: &mut VecDeque<WatchOutput>) {
             }
             queue.push_back(out);
         }
+    }
+    if entry.withheld.is_empty() && entry.withheld.capacity() > 0 {
+        // Most calls wait for nothing most of the time: hold no buffer for them.
+        entry.withheld = VecDeque::new();
     }
 }
 

@@ -34,7 +34,8 @@
 //!   job API, the submit's idempotency key) is in the call's record, and that record is confirmed
 //!   persisted, before the list releases the [`WatchOutput::Create`] that tells the host to send
 //!   it. A job intent without an idempotency key, or an MCP intent with one, is refused. A create
-//!   answer fed before the `Create` was released is refused.
+//!   answer fed before the `Create` was released is refused. Once the handle is known the
+//!   intent leaves the record: nothing is reconciled from it any more.
 //! * **R-2 Handle before acting.** A handle (from a create answer, or given to
 //!   [`WatchList::add_handle`]) is in a record confirmed persisted before anything that uses it
 //!   is released: no poll, cancel, input update or prompt goes out first.
