@@ -479,6 +479,47 @@ fn r5_an_unanswered_mcp_create_while_running_is_typed() {
     );
 }
 
+#[test]
+fn r5_a_found_task_is_adopted_in_the_same_record() {
+    let call = CallId(16);
+    let mut store = Store::default();
+    let mut list = WatchList::new(WatchConfig::default());
+    list.add_new(call, tool_intent(), config()).unwrap();
+    store.run(&mut list);
+    let mut list = store.restart(1_000);
+    assert!(matches!(
+        store.run(&mut list)[..],
+        [WatchOutput::CreateUnanswered { .. }]
+    ));
+    // A call that did not stop that way cannot adopt anything.
+    list.add_handle(0, CallId(17), Model::Job, "job_2", config())
+        .unwrap();
+    store.run(&mut list);
+    assert_eq!(
+        list.adopt_handle(1_000, CallId(17), "job_3", config())
+            .unwrap_err()
+            .code(),
+        "invalid_input"
+    );
+    assert!(list.remove(CallId(17)));
+    store.run(&mut list);
+    // The host found task_1: one record write takes the call from unanswered to watched.
+    let writes = store.writes;
+    list.adopt_handle(1_000, call, "task_1", config()).unwrap();
+    store.run(&mut list);
+    assert_eq!(store.writes, writes + 1);
+    assert!(store.records[&call].contains("task_1"));
+    let mut list = store.restart(2_000);
+    assert!(store.run(&mut list).is_empty(), "nothing to report again");
+    list.handle_timeout(list.poll_timeout().unwrap());
+    assert_eq!(
+        sends(&store.run(&mut list)),
+        [&Request::Get {
+            handle: "task_1".into()
+        }]
+    );
+}
+
 // --- R-6 ------------------------------------------------------------------------------------
 
 #[test]

@@ -402,6 +402,46 @@ impl WatchList {
         Ok(call)
     }
 
+    /// Reconciled a create that went unanswered ([`WatchOutput::CreateUnanswered`]): the host
+    /// found the task or job it made (by listing, or from the user) and the call now watches
+    /// `handle`. The record goes from "create unanswered" to "handle known" in one write, so no
+    /// crash can fall between forgetting the call and watching it again.
+    ///
+    /// Errors (nothing changes): an unknown call, a call that is not stopped with an unanswered
+    /// create, an empty handle, an invalid tracker configuration.
+    pub fn adopt_handle(
+        &mut self,
+        now: u64,
+        call: CallId,
+        handle: &str,
+        config: TrackerConfig,
+    ) -> Result<(), Error> {
+        let entry = self.calls.get_mut(&call).ok_or_else(|| unknown(call))?;
+        if !matches!(
+            entry.ending.as_deref(),
+            Some(WatchOutput::CreateUnanswered { .. })
+        ) {
+            return Err(Error::invalid_input(
+                "call",
+                "only a call whose create went unanswered adopts a handle",
+            ));
+        }
+        let (tracker, seeded) = tracker_for_handle(now, entry.tracker.model(), handle, config)?;
+        entry.tracker = tracker;
+        entry.ending = None;
+        entry.intent = None;
+        entry.in_flight = 0;
+        entry.prompts.clear();
+        let tag = entry.version.saturating_add(1);
+        for output in seeded {
+            entry
+                .withheld
+                .push_back((tag, WatchOutput::Call { call, output }));
+        }
+        self.pump(call, true);
+        Ok(())
+    }
+
     /// Something happened to `call` (the same inputs as [`Tracker::handle_input`]).
     ///
     /// A create answer is taken only after the `Create` was released. An unanswered job

@@ -55,12 +55,16 @@
 //!   idempotency key is released again (`Create { resend: true }`: the one legal re-send, at most
 //!   [`WatchConfig::max_create_resends`] times over the call's life, counted in the record); for
 //!   MCP a typed [`WatchOutput::CreateUnanswered`] hands the intent to the host and the call
-//!   stops. A `tools/call` is never sent twice.
+//!   stops. A `tools/call` is never sent twice. What the host finds goes back into the same
+//!   record with [`WatchList::adopt_handle`] (one write: a crash between forgetting the call
+//!   and watching its handle would lose it).
 //! * **R-6 Requests in flight at a crash are lost in transport.** Resuming a record, every
 //!   request that was released or about to be counts as failed without an answer: a poll as
 //!   failed now (so the poll floors count from the restart), an input update and a 2025 result
 //!   fetch are sent again by the tracker, and a pressed cancel is pressed again (a job's cancel
-//!   keeps its idempotency key). A press is never dropped.
+//!   keeps its idempotency key). Inputs are durable once the record version they made is
+//!   confirmed: a press in a written record is never dropped (until then its `Send` is
+//!   withheld, so a press lost with the host never reached the server either).
 //! * **R-7 Each prompt once.** An input prompt (`AskUser`) is released once per key over the
 //!   call's life, restarts included. Prompts still unanswered when a call is resumed are listed
 //!   by [`WatchList::open_prompts`] for the host to show again as state; they are not re-emitted.
@@ -186,9 +190,10 @@ pub enum WatchOutput {
         /// A job submit sent again with the same idempotency key.
         resend: bool,
     },
-    /// An MCP create may or may not have made a task, and longcall will not send it again
-    /// . The call stopped; reconcile (look the task up, or ask the user), then remove the
-    /// call and, if a task is found, add its handle.
+    /// A create may or may not have made a task or job, and longcall will not send it again
+    /// always for MCP, for a job once its re-sends are used up. The call stopped;
+    /// reconcile (look it up, or ask the user), then [`WatchList::adopt_handle`] what was
+    /// found, or [`WatchList::remove`] the call.
     CreateUnanswered {
         /// The call.
         call: CallId,
