@@ -703,6 +703,30 @@ fn r8_one_next_wake_over_all_calls_and_only_due_calls_run() {
     assert_eq!(list.poll_timeout(), rest);
 }
 
+// --- R-9 ------------------------------------------------------------------------------------
+
+#[test]
+fn r9_a_call_given_up_keeps_its_record_for_another_host() {
+    let call = CallId(18);
+    let mut store = Store::default();
+    let mut list = created_job(&mut store, call);
+    list.handle_input(20, call, Input::CancelPressed).unwrap();
+    // The lease is lost before the press was written: the call leaves this host silently.
+    assert!(list.unload(call));
+    assert!(drain(&mut list).is_empty(), "no Removed, no Send");
+    assert_eq!(list.poll_timeout(), None);
+    assert!(store.records.contains_key(&call));
+    // Another host resumes the record as it was written: watching, no cancel pressed.
+    let mut other = store.restart(1_000);
+    store.run(&mut other);
+    assert_eq!(
+        other.tracker(call).unwrap().button(),
+        ButtonState::Available
+    );
+    assert!(other.poll_timeout().is_some());
+    assert!(!list.unload(call));
+}
+
 #[test]
 fn a_call_id_is_used_once_and_unknown_calls_are_typed_errors() {
     let mut list = WatchList::new(WatchConfig::default());

@@ -552,6 +552,21 @@ impl WatchList {
         true
     }
 
+    /// Drops a call from this list without ending it, e.g. when another host took over its
+    /// lease: no output, and the record in the store stays as last written. Outputs withheld for
+    /// versions not yet written are dropped with it; whoever resumes the record reconciles what
+    /// they meant. Returns false for an unknown call.
+    pub fn unload(&mut self, call: CallId) -> bool {
+        let Some(entry) = self.calls.remove(&call) else {
+            return false;
+        };
+        if let Some(at) = entry.wake {
+            self.wakes.remove(&(at, call));
+        }
+        self.queue.retain(|o| o.call() != call);
+        true
+    }
+
     /// The next output, or `None` when there is nothing to do now. Call it after every `add_*`,
     /// `handle_*` and `remove` until it returns `None`; then wait for
     /// [`WatchList::poll_timeout`] or the next input.

@@ -71,6 +71,10 @@
 //! * **R-8 One next wake.** [`WatchList::poll_timeout`] is the earliest wake over all calls,
 //!   kept in an ordered set updated in O(log n) per change; [`WatchList::handle_timeout`] drives
 //!   every call due, and only those.
+//! * **R-9 Giving a call up is not ending it.** [`WatchList::remove`] ends a call for good (its
+//!   record is deleted); [`WatchList::unload`] only drops it from this list (a lease taken by
+//!   another host): its record stays as last written and is resumed elsewhere under,
+//!   so a host that loses a lease must unload the call before it acts on it again.
 //!
 //! Snapshots: [`WatchList`] is a [`crate::snapshot::Snapshot`] (kind `watch_list`) that
 //! restores exactly, withheld outputs included, for moving a live list. After a crash, resume
