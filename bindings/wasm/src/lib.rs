@@ -24,7 +24,7 @@
 pub mod args;
 #[cfg(feature = "client")]
 pub mod button;
-#[cfg(feature = "client")]
+#[cfg(any(feature = "client", feature = "watch"))]
 pub mod config;
 #[cfg(feature = "full")]
 pub mod decide;
@@ -40,5 +40,7 @@ pub mod server;
 pub mod tracker;
 #[cfg(feature = "full")]
 pub mod vector;
+#[cfg(feature = "watch")]
+pub mod watch;
 #[cfg(feature = "full")]
 pub mod wire;
