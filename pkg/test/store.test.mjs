@@ -210,7 +210,7 @@ describe('postgres', () => {
   });
   contract('postgres', () => pgStore({ connectionString: pgServer.url, table: `t${n++}` }));
 
-  it('three hosts claiming 300 due calls at once share them without overlap', async () => {
+  it('three hosts claiming 300 due calls at once share them without overlap', async (t) => {
     const table = 'fleet';
     const seed = await pgStore({ connectionString: pgServer.url, table });
     await seed.write(
@@ -219,6 +219,7 @@ describe('postgres', () => {
     );
     const hosts = await Promise.all(['a', 'b', 'c'].map(() => pgStore({ connectionString: pgServer.url, table })));
     const claimed = new Map();
+    const t0 = performance.now();
     await Promise.all(
       hosts.map(async (h, i) => {
         for (;;) {
@@ -231,8 +232,11 @@ describe('postgres', () => {
         }
       }),
     );
+    const ms = performance.now() - t0;
     assert.equal(claimed.size, 300);
     assert.equal(new Set(claimed.values()).size, 3, 'every host got work');
+    // A figure, not an assertion: claims per second with 3 hosts, 7 calls per claim.
+    t.diagnostic(`3 hosts claimed 300 calls in ${ms.toFixed(0)} ms: ${((300 / ms) * 1000).toFixed(0)} claims/s`);
     for (const h of [seed, ...hosts]) await h.close();
   });
 
