@@ -114,7 +114,8 @@ export interface Store {
   /**
    * Writes records (version-monotonic) and deletes removed calls, in one transaction. With a
    * lease, only calls `owner` holds live (new calls are created leased to it); without, only
-   * calls nobody leases. Resolves to the calls refused: another host holds them.
+   * calls nobody leases. Resolves to the calls refused: another host holds them, or stored a
+   * different record of the same or a later version since (this host's state is stale).
    */
   write(saved: SavedCall[], removed: number[], lease?: Lease): Promise<number[]>;
   /** Extends every live lease of `owner` to `now + leaseMs`; resolves to how many. */

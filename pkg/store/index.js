@@ -155,7 +155,7 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
       ON CONFLICT (call) DO NOTHING`),
     update: db.prepare(`UPDATE ${t} SET version = ?4, model = ?5, next_wake_at = ?6, done = ?7, record = ?8
       WHERE call = ?3 AND version < ?4 AND ${fence}`),
-    held: db.prepare(`SELECT 1 FROM ${t} WHERE call = ?3 AND ${fence}`),
+    same: db.prepare(`SELECT 1 FROM ${t} WHERE call = ?3 AND record = ?4 AND ${fence}`),
     del: db.prepare(`DELETE FROM ${t} WHERE call = ?3 AND ${fence}`),
     gone: db.prepare(`SELECT 1 FROM ${t} WHERE call = ?`),
     due: db.prepare(`SELECT call FROM ${t} WHERE ${CLAIMABLE('?1')}
@@ -204,9 +204,9 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
         for (const s of rows) {
           const args = [owner, now, s.call, s.version, s.model, s.nextWakeAt, s.done ? 1 : 0, s.text];
           if (q.insert.run(...args, leaseMs).changes === 1) continue;
-          // Not written: either a later version is already there (fine, it only moves
-          // forward) or another host holds the call (refused).
-          if (q.update.run(...args).changes === 0 && !q.held.get(owner, now, s.call)) refused.push(s.call);
+          // Not written: the same record is already there (fine), or another host holds the
+          // call or wrote it since this host last read it (refused: this host's state is stale).
+          if (q.update.run(...args).changes === 0 && !q.same.get(owner, now, s.call, s.text)) refused.push(s.call);
         }
         return refused;
       });
@@ -310,7 +310,8 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
         }
         if (rows.length) {
           // One statement for the round: insert new calls (leased to the writer), move known
-          // ones forward where the writer holds them; report the calls it may not touch.
+          // ones forward where the writer holds them; report the calls it may not touch or
+          // whose stored record is not this one and not older (written by another host since).
           const { rows: bad } = await c.query(
             `WITH v AS (
                SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::text[], $6::bigint[], $7::boolean[], $8::text[])
@@ -324,7 +325,8 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
                  OR (w.lease_owner = $1::text AND w.lease_until > $2::bigint))
                RETURNING w.call)
              SELECT v.call FROM v WHERE v.call NOT IN (SELECT call FROM up)
-               AND NOT EXISTS (SELECT 1 FROM ${t} w WHERE w.call = v.call AND ${fence.replaceAll('lease_', 'w.lease_')})`,
+               AND NOT EXISTS (SELECT 1 FROM ${t} w WHERE w.call = v.call AND w.record = v.record
+                 AND ${fence.replaceAll('lease_', 'w.lease_')})`,
             [
               owner,
               now,
@@ -389,7 +391,9 @@ export async function openWatchList(store, now, { config, lease: l } = {}) {
 
 /**
  * Claims calls that need a host and resumes them in `list`; resolves to their ids. A call the
- * list already holds is skipped (its in-memory state is newer than its record).
+ * list already holds (this host stalled past its lease and got it back) is kept when its record
+ * is the one stored; otherwise another host moved it on meanwhile, and it is unloaded and
+ * resumed from the stored record (what this host had not written counts as lost, R-6).
  * @param {WatchList} list
  * @param {{claim(l: object): Promise<{call:number, text:string}[]>}} store
  * @param {{ owner: string, now: number, leaseMs: number, limit?: number }} lease
@@ -402,6 +406,10 @@ export async function claimInto(list, store, lease) {
       got.push(row.call);
     } catch (e) {
       if (e?.code !== 'duplicate') throw e;
+      if (list.saveCall(row.call).text === row.text) continue;
+      list.unload(row.call);
+      list.resumeCall(lease.now, row.text);
+      got.push(row.call);
     }
   }
   return got;

@@ -43,7 +43,7 @@ const within = (ms) => new Promise((r) => setTimeout(() => r({ timeout: true }),
 function serveJobs(log) {
   const child = spawn(
     CLI,
-    ['serve-jobs', '--port', '0', '--queue-wait-ms', '200', '--generation-ms', '600', '--queue-limit', '1000'].concat([
+    ['serve-jobs', '--port', '0', '--queue-wait-ms', '600', '--generation-ms', '400', '--queue-limit', '1000'].concat([
       '--log',
       log,
       '--max-seconds',
@@ -99,8 +99,12 @@ test('three hosts on PostgreSQL, one killed with SIGKILL, a fourth joining: noth
     const db = new pg.Client({ connectionString: pgServer.url });
     db.on('error', () => {}); // the server stops at the end, maybe before the client
     await db.connect();
-    await db.query(`CREATE TABLE fleet_reports (call bigint PRIMARY KEY, outcome text NOT NULL, owner text NOT NULL);
-      CREATE TABLE fleet_submits (call bigint NOT NULL, resend boolean NOT NULL, owner text NOT NULL)`);
+    await db.query(`CREATE TABLE fleet_reports (call bigint PRIMARY KEY, outcome text NOT NULL, owner text NOT NULL,
+        handle text);
+      CREATE TABLE fleet_submits (call bigint NOT NULL, resend boolean NOT NULL, owner text NOT NULL);
+      CREATE TABLE fleet_presses (call bigint PRIMARY KEY, owner text NOT NULL);
+      CREATE TABLE fleet_cancels_sent (call bigint NOT NULL, owner text NOT NULL);
+      CREATE TABLE fleet_claims (call bigint NOT NULL, owner text NOT NULL)`);
     const t0 = Date.now();
     const third = Math.ceil(CALLS / 3);
     for (let i = 0; i < 3; i++)
@@ -137,26 +141,43 @@ test('three hosts on PostgreSQL, one killed with SIGKILL, a fourth joining: noth
     const wallMs = Date.now() - t0;
 
     // Every call reported exactly once, with the outcome the server holds.
-    const reports = (await db.query('SELECT call, outcome FROM fleet_reports ORDER BY call')).rows;
+    const reports = (await db.query('SELECT call, outcome, handle, owner FROM fleet_reports ORDER BY call')).rows;
+    const reporter = new Map(reports.map((r) => [Number(r.call), r.owner]));
+    const reportedBy = (call) => reporter.get(call);
     assert.equal(reports.length, CALLS, 'every call reported');
-    assert.deepEqual(new Set(reports.map((r) => r.outcome)), new Set(['succeeded']));
     assert.deepEqual(await store.list(), [], 'no record left behind');
+    const counters = await (await fetch(`${base}/_counters`)).json();
+    const expected = { completed: 'succeeded', canceled: 'cancelled' };
+    for (const r of reports) {
+      assert.ok(r.handle, `call ${r.call} reported with its job`);
+      assert.equal(
+        r.outcome,
+        expected[counters.jobs[r.handle]?.status],
+        `call ${r.call}: the outcome the server holds`,
+      );
+    }
 
     // One job per key; a submit went again only as the same-key reconcile of a taken-over call.
-    const counters = await (await fetch(`${base}/_counters`)).json();
-    assert.equal(counters.jobs_created, CALLS);
-    assert.equal(Object.keys(counters.jobs_per_idempotency_key).length, CALLS);
-    assert.ok(Object.values(counters.jobs_per_idempotency_key).every((n) => n === 1));
-    assert.ok(Object.values(counters.jobs).every((j) => j.status === 'completed'));
     const submits = (await db.query('SELECT call, resend, owner FROM fleet_submits')).rows;
     const fresh = submits.filter((s) => !s.resend).map((s) => Number(s.call));
     assert.equal(new Set(fresh).size, fresh.length, 'no call submitted fresh twice');
     assert.equal(new Set(submits.map((s) => Number(s.call))).size, CALLS, 'every call submitted');
     // A call h1 had recorded but not yet submitted when killed goes out as a reconcile too.
     const resent = submits.filter((s) => s.resend);
+    // A host that stalls past its lease loses its calls too (fencing keeps it from writing), so
+    // a reconcile follows any takeover, not only the killed host's.
+    const claims = new Set(
+      (await db.query('SELECT call, owner FROM fleet_claims')).rows.map((r) => `${r.call}/${r.owner}`),
+    );
     assert.ok(
-      resent.every((s) => s.owner !== 'h1' && held.includes(Number(s.call))),
-      'only calls taken over from the killed host were submitted again, with their key',
+      resent.every((s) => claims.has(`${s.call}/${s.owner}`)),
+      'a submit went again only as the same-key reconcile of a call its host took over',
+    );
+    assert.ok(
+      held.every(
+        (c) => claims.has(`${c}/h0`) || claims.has(`${c}/h2`) || claims.has(`${c}/h3`) || reportedBy(c) === 'h1',
+      ),
+      "the killed host's calls were taken over",
     );
     assert.ok(counters.submits <= submits.length, 'no submit the hosts did not log');
 
@@ -177,10 +198,25 @@ test('three hosts on PostgreSQL, one killed with SIGKILL, a fourth joining: noth
       for (let i = 1; i < times.length; i++) minGap = Math.min(minGap, times[i] - times[i - 1]);
     }
     assert.ok(minGap >= FLOOR_MS - TRANSIT_MS, `closest two polls of one job: ${minGap} ms`);
+
+    // No cancel lost: every press written in a record reached the server for its job.
+    const cancelled = new Set();
+    for (const l of lines) {
+      const m = l.dir === 'c2s' && l.http.method === 'POST' && /^\/jobs\/([^/]+)\/cancel$/.exec(l.http.path);
+      if (m) cancelled.add(m[1]);
+    }
+    const presses = (await db.query('SELECT call FROM fleet_presses')).rows.map((r) => Number(r.call));
+    assert.ok(presses.length > 0, 'the user pressed cancel');
+    const handleOf = new Map(reports.map((r) => [Number(r.call), r.handle]));
+    for (const call of presses)
+      assert.ok(cancelled.has(handleOf.get(call)), `call ${call}: its cancel reached the server`);
+    const outcomes = {};
+    for (const r of reports) outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
     t.diagnostic(
       `fleet: ${CALLS} calls, 3 hosts + 1 joining, lease ${LEASE_MS} ms: takeover ${takeoverMs} ms after SIGKILL, ` +
         `wall ${wallMs} ms, submits ${counters.submits} (${resent.length} same-key reconciles), ` +
-        `polls ${counters.polls}, closest polls of one job ${minGap} ms`,
+        `polls ${counters.polls}, closest polls of one job ${minGap} ms, ${presses.length} presses, ` +
+        `${counters.cancels} cancels, outcomes ${JSON.stringify(outcomes)}`,
     );
     await db.end();
     await store.close();

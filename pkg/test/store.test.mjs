@@ -52,9 +52,10 @@ function contract(name, open) {
         },
       ]);
       assert.deepEqual(await s.write([saved(1, 3, { done: true })], []), []);
-      assert.deepEqual(await s.write([saved(1, 2, { wake: 5 })], []), [], 'an older version is not refused');
+      assert.deepEqual(await s.write([saved(1, 3, { done: true })], []), [], 'the same record again is no refusal');
+      assert.deepEqual(await s.write([saved(1, 2, { wake: 5 })], []), [1], 'an older version is refused');
       const [row] = await s.load();
-      assert.deepEqual([row.version, row.text, row.nextWakeAt, row.done], [3, 'r1v3', null, true], 'nor written');
+      assert.deepEqual([row.version, row.text, row.nextWakeAt, row.done], [3, 'r1v3', null, true], 'and not written');
       assert.deepEqual(await s.write([], [1]), []);
       assert.deepEqual(await s.load(), []);
       await s.close();
@@ -113,12 +114,21 @@ function contract(name, open) {
       assert.deepEqual(await s.write([], [7], h1(160)), [7], 'and cannot delete the call');
       assert.deepEqual(await s.write([saved(7, 3)], [], h2(160)), []);
       assert.equal((await s.load())[0].text, 'r7v3');
-      // A new call written under a lease is created leased to the writer.
-      assert.deepEqual(await s.write([saved(8, 1, { wake: 0 })], [], h1(200)), []);
+      assert.deepEqual(await s.write([saved(7, 3)], [], h2(170)), [], 'the same record again is no refusal');
+      // h1 gets the call back later, still holding its own version 3: stale, refused.
+      assert.equal((await s.claim({ owner: 'h1', now: 300, leaseMs: 100 })).length, 1);
       assert.deepEqual(
-        await s.claim({ owner: 'h2', now: 240, leaseMs: 100 }),
+        await s.write([{ ...saved(7, 3), text: 'h1 v3' }], [], h1(310)),
+        [7],
+        'a stale record is refused',
+      );
+      assert.equal((await s.load())[0].text, 'r7v3');
+      // A new call written under a lease is created leased to the writer.
+      assert.deepEqual(await s.write([saved(8, 1, { wake: 0 })], [], h1(320)), []);
+      assert.deepEqual(
+        await s.claim({ owner: 'h2', now: 350, leaseMs: 100 }),
         [],
-        'h2 holds 7 until 250, h1 8 until 300',
+        'h1 holds 7 until 400 and 8 until 420',
       );
       await s.close();
     });

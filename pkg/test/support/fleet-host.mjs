@@ -32,6 +32,9 @@ for (let call = Number(firstArg); call < Number(lastArg); call++) {
   );
 }
 
+const CANCEL_CODES = ['job_generation_already_started', 'job_not_cancelable', 'not_found', 'rate_limit_exceeded'];
+const pressed = new Set(); // calls this host pressed cancel on (or found pressed in their record)
+const presses = []; // presses to log once the record holding them is written
 const keyOf = (call) => `k${call % 100}`; // at most 10 jobs per key in a 1,000-call run: the credits hold
 let inFlight = 0;
 const pending = []; // inputs and removals to apply at the next turn
@@ -73,8 +76,39 @@ function onOutput(o) {
       }
       return { type: 'create_unanswered' };
     });
+  } else if (o.type === 'call' && o.output.type === 'send' && o.output.request.kind === 'cancel') {
+    const req = o.output.request;
+    request(o.call, async () => {
+      try {
+        const r = await http(o.call, 'POST', `/jobs/${req.handle}/cancel`, { idempotency_key: req.idempotency_key });
+        await db.query('INSERT INTO fleet_cancels_sent (call, owner) VALUES ($1, $2)', [o.call, owner]);
+        if (r.status === 200) return { type: 'cancel_answered', answer: { kind: 'job', status: r.body.status } };
+        const code = CANCEL_CODES.includes(r.body?.error?.code) ? r.body.error.code : 'other';
+        return {
+          type: 'cancel_answered',
+          answer: { kind: 'job_error', http_status: r.status, code, cancelable: null },
+        };
+      } catch {
+        return { type: 'cancel_answered', answer: { kind: 'no_answer' } };
+      }
+    });
   } else if (o.type === 'call' && o.output.type === 'send') {
     const req = o.output.request;
+    // The scripted user presses cancel on every tenth call once it has a handle, once over the
+    // call's life (a press in a written record survives the host: R-6).
+    if (o.call % 10 === 3 && !pressed.has(o.call)) {
+      pressed.add(o.call);
+      pending.push(() => {
+        // A call resumed from another host's record may hold a press already, or have ended.
+        if (list.record(o.call)?.cancel !== 'available') return;
+        try {
+          list.handle(Date.now(), o.call, { type: 'cancel_pressed' });
+          presses.push(o.call);
+        } catch {
+          /* the core refused the press: the button said why */
+        }
+      });
+    }
     request(o.call, async () => {
       try {
         if (req.kind === 'get') {
@@ -92,11 +126,10 @@ function onOutput(o) {
     const outcome = o.output.type === 'settled' ? o.output.outcome : 'stopped';
     // Reported before the record goes (R-3): a crash between the two reports it again, a no-op.
     inFlight++;
-    db.query('INSERT INTO fleet_reports (call, outcome, owner) VALUES ($1, $2, $3) ON CONFLICT (call) DO NOTHING', [
-      o.call,
-      outcome,
-      owner,
-    ]).then(() => {
+    db.query(
+      'INSERT INTO fleet_reports (call, outcome, owner, handle) VALUES ($1, $2, $3, $4) ON CONFLICT (call) DO NOTHING',
+      [o.call, outcome, owner, list.record(o.call)?.handle ?? null],
+    ).then(() => {
       inFlight--;
       pending.push(() => list.remove(o.call));
     });
@@ -114,7 +147,10 @@ for (;;) {
   if (now - lastClaim >= leaseMs / 5) {
     lastClaim = now;
     await store.renew({ ...lease, now });
-    await claimInto(list, store, { ...lease, now, limit: 50 });
+    const claimed = await claimInto(list, store, { ...lease, now, limit: 50 });
+    if (claimed.length) {
+      await db.query('INSERT INTO fleet_claims (call, owner) SELECT unnest($1::bigint[]), $2', [claimed, owner]);
+    }
   }
   for (const f of pending.splice(0)) {
     try {
@@ -125,7 +161,12 @@ for (;;) {
   }
   const at = list.pollTimeout;
   if (at !== undefined && at <= Date.now()) list.timeout(Date.now());
+  const logged = presses.splice(0);
   await pump(list, store, onOutput, { ...lease, now: Date.now() });
+  // The pump wrote the records holding these presses: from now on they are the user's.
+  for (const call of logged) {
+    await db.query('INSERT INTO fleet_presses (call, owner) VALUES ($1, $2) ON CONFLICT DO NOTHING', [call, owner]);
+  }
   if (list.size === 0 && inFlight === 0 && now - lastCheck > 200) {
     lastCheck = now;
     const { rows } = await db.query('SELECT count(*)::int AS n FROM fleet_reports');
