@@ -295,9 +295,15 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
       const now = l?.now ?? 0;
       const leaseMs = l?.leaseMs ?? 0;
       if (!rows.length && !gone.length) return [];
+      // Rows are locked in ascending call order, as `renew` locks them: two transactions that
+      // lock in one order cannot deadlock (`claim` skips locked rows and never waits).
+      rows.sort((a, b) => a.call - b.call);
       const c = await pool.connect();
       try {
         await c.query('BEGIN');
+        await c.query(`SELECT 1 FROM ${t} WHERE call = ANY($1::bigint[]) ORDER BY call FOR UPDATE`, [
+          [...rows.map((r) => r.call), ...gone],
+        ]);
         const refused = [];
         if (gone.length) {
           // Deleted, or already gone: fine. Still there: another host holds it.
@@ -353,14 +359,16 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
     async renew(options) {
       const l = lease(options, { required: true });
       const { rowCount } = await pool.query(
-        `UPDATE ${t} SET lease_until = $2::bigint + $3::bigint WHERE lease_owner = $1 AND lease_until > $2`,
+        `UPDATE ${t} SET lease_until = $2::bigint + $3::bigint WHERE call IN (
+           SELECT call FROM ${t} WHERE lease_owner = $1 AND lease_until > $2 ORDER BY call FOR UPDATE)`,
         [l.owner, l.now, l.leaseMs],
       );
       return rowCount;
     },
     async release(calls, owner) {
       const { rowCount } = await pool.query(
-        `UPDATE ${t} SET lease_owner = NULL, lease_until = NULL WHERE call = ANY($1::bigint[]) AND lease_owner = $2`,
+        `UPDATE ${t} SET lease_owner = NULL, lease_until = NULL WHERE call IN (
+           SELECT call FROM ${t} WHERE call = ANY($1::bigint[]) AND lease_owner = $2 ORDER BY call FOR UPDATE)`,
         [calls.map((c) => uint(c, 'call')), owner],
       );
       return rowCount;
@@ -390,7 +398,7 @@ export async function openWatchList(store, now, { config, lease: l } = {}) {
 }
 
 /**
- * Claims calls that need a host and resumes them in `list`; resolves to their ids. A call the
+ * Claims calls that need a host and resumes them in `list`; resolves to the ids claimed. A call the
  * list already holds (this host stalled past its lease and got it back) is kept when its record
  * is the one stored; otherwise another host moved it on meanwhile, and it is unloaded and
  * resumed from the stored record (what this host had not written counts as lost, R-6).
@@ -406,9 +414,10 @@ export async function claimInto(list, store, lease) {
       got.push(row.call);
     } catch (e) {
       if (e?.code !== 'duplicate') throw e;
-      if (list.saveCall(row.call).text === row.text) continue;
-      list.unload(row.call);
-      list.resumeCall(lease.now, row.text);
+      if (list.saveCall(row.call).text !== row.text) {
+        list.unload(row.call);
+        list.resumeCall(lease.now, row.text);
+      }
       got.push(row.call);
     }
   }

@@ -139,14 +139,25 @@ function onOutput(o) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// Renewed five times per lease on a timer of its own, so that a turn of the loop waiting on
+// the network never lets a live host's leases run out.
+let renewing = false;
+setInterval(() => {
+  if (renewing) return;
+  renewing = true;
+  store
+    .renew({ ...lease, now: Date.now() })
+    .catch(() => {})
+    .finally(() => {
+      renewing = false;
+    });
+}, leaseMs / 5);
 let lastCheck = 0;
 let lastClaim = 0;
 for (;;) {
   const now = Date.now();
-  // Renew and claim five times per lease: a lease never runs out under a live host.
   if (now - lastClaim >= leaseMs / 5) {
     lastClaim = now;
-    await store.renew({ ...lease, now });
     const claimed = await claimInto(list, store, { ...lease, now, limit: 50 });
     if (claimed.length) {
       await db.query('INSERT INTO fleet_claims (call, owner) SELECT unnest($1::bigint[]), $2', [claimed, owner]);
