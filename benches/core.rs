@@ -329,3 +329,128 @@ fn endpoint_tasks_get_2026(bencher: divan::Bencher) {
         }
     });
 }
+
+/// Drains a watch list like a host whose store write is instant: confirms every record at its
+/// latest version (serialization is measured apart in `watch_save_call`). Returns the last
+/// request released, if any.
+fn watch_drain(list: &mut longcall::watch::WatchList) -> usize {
+    use longcall::watch::WatchOutput;
+    let mut n = 0;
+    while let Some(out) = list.poll_output() {
+        n += 1;
+        if let WatchOutput::Persist { call } = out {
+            if let Some((v, _)) = list.versions(call) {
+                let _ = list.handle_persisted(call, v);
+            }
+        }
+    }
+    n
+}
+
+fn watch_task(id: String, interval_ms: u64) -> longcall::view::TaskView {
+    longcall::view::TaskView {
+        task_id: id,
+        poll_interval_ms: Some(interval_ms),
+        status_message: None,
+        ..working_task()
+    }
+}
+
+/// `n` MCP tasks watched by handle, each polled once and answered with a poll interval so long
+/// that none wakes again during the bench, plus call `n` (the hot one) with a 1 s interval.
+fn watch_list_of(n: u64) -> longcall::watch::WatchList {
+    use longcall::poll::{Jitter, PollPolicy};
+    use longcall::tracker::{Input, TrackerConfig};
+    use longcall::watch::{CallId, WatchConfig, WatchList};
+    let config = TrackerConfig {
+        poll: PollPolicy {
+            jitter: Jitter::None,
+            ..PollPolicy::default()
+        },
+        ..TrackerConfig::default()
+    };
+    let mut list = WatchList::new(WatchConfig::default());
+    for i in 0..=n {
+        let _ = list.add_handle(
+            0,
+            CallId(i),
+            longcall::Model::Task2026,
+            &format!("task_{i:012}"),
+            config.clone(),
+        );
+        let interval = if i == n { 1_000 } else { u64::MAX / 4 };
+        let task = watch_task(format!("task_{i:012}"), interval);
+        let _ = list.handle_input(0, CallId(i), Input::TaskPolled { task });
+    }
+    watch_drain(&mut list);
+    list
+}
+
+/// One poll answer for one of `n` watched calls (a rotating one): the list finds the call,
+/// feeds its tracker, re-files its wake in the ordered set, and the record version is confirmed
+/// and the outputs drained. The `TaskView` is built outside the timed section.
+#[divan::bench(args = [1_000, 100_000], sample_size = 1_000)]
+fn watch_event(bencher: divan::Bencher, n: u64) {
+    use longcall::tracker::Input;
+    use longcall::watch::CallId;
+    let mut list = watch_list_of(n);
+    let mut k = 0u64;
+    let mut now = 1_000u64;
+    bencher
+        .with_inputs(|| {
+            k = (k + 7_919) % n;
+            watch_task(format!("task_{k:012}"), u64::MAX / 4)
+        })
+        .bench_local_values(|task| {
+            now += 1;
+            let call = CallId(task.task_id[5..].parse().unwrap_or(0));
+            let _ = list.handle_input(now, call, Input::TaskPolled { task });
+            watch_drain(&mut list)
+        });
+}
+
+/// One wake among `n` watched calls: the earliest wake is found (O(log n)), the due call's poll
+/// is made and released behind its record, the answer fed, and the record confirmed again.
+#[divan::bench(args = [1_000, 100_000], sample_size = 1_000)]
+fn watch_wake(bencher: divan::Bencher, n: u64) {
+    use longcall::tracker::Input;
+    use longcall::watch::CallId;
+    let mut list = watch_list_of(n);
+    let hot = CallId(n);
+    let id = format!("task_{n:012}");
+    bencher
+        .with_inputs(|| watch_task(id.clone(), 1_000))
+        .bench_local_values(|task| {
+            let at = list.poll_timeout().unwrap_or(0);
+            list.handle_timeout(at);
+            watch_drain(&mut list);
+            let _ = list.handle_input(at + 5, hot, Input::TaskPolled { task });
+            watch_drain(&mut list)
+        });
+}
+
+/// Writing one call's record: the text a store keeps (serialization of the whole call).
+#[divan::bench]
+fn watch_save_call(bencher: divan::Bencher) {
+    use longcall::watch::CallId;
+    let list = watch_list_of(10);
+    bencher.bench_local(|| {
+        list.save_call(divan::black_box(CallId(3)))
+            .map(|s| s.text.len())
+    });
+}
+
+/// Resuming one call from its record after a restart.
+#[divan::bench]
+fn watch_resume_call(bencher: divan::Bencher) {
+    use longcall::watch::{CallId, WatchConfig, WatchList};
+    let list = watch_list_of(10);
+    let text = list
+        .save_call(CallId(3))
+        .map(|s| s.text)
+        .unwrap_or_default();
+    bencher.bench_local(|| {
+        let mut fresh = WatchList::new(WatchConfig::default());
+        fresh.resume_call(5_000, divan::black_box(&text)).is_ok()
+    });
+}

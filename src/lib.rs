@@ -12,7 +12,9 @@
 //! * **State machines per watched call** in [`tracker`]: `handle_*(now, input)`, then drain
 //!   [`tracker::Output`]s until `Output::WakeAt { at }` (call `handle_timeout(at)` then, or
 //!   earlier when the next input arrives) or `Output::Idle`. [`wave`] schedules many jobs into
-//!   `jobs_wait` calls of at most 20 ids, earliest deadline first.
+//!   `jobs_wait` calls of at most 20 ids, earliest deadline first. [`watch`] holds many calls
+//!   in one list with one next wake, and orders the host's store writes before the wire so a
+//!   restart loses nothing.
 //! * **Wire codecs** in [`wire`]: the JSON-RPC messages of both MCP revisions and the Sume job
 //!   answers, read with size and depth limits into [`view`] types, and requests built with the
 //!   right `_meta` and headers.
@@ -65,6 +67,7 @@ pub mod tracker;
 pub mod vector;
 pub mod view;
 pub mod violation;
+pub mod watch;
 pub mod wave;
 pub mod wire;
 

@@ -1,6 +1,6 @@
 //! The endpoint's job side end to end: the Open API dialect replays the open-api vectors'
 //! answers through `CallEndpoint` (rule E-10), and the submit with an intent key keeps its key
-//! through refusals, a lost answer and a restore (rule E-10, E-11, A-3, A-5, A-6, A-7, R-4).
+//! through refusals, a lost answer and a restore (rule E-10, E-11, A-3, A-5, A-6, A-7, R-5).
 
 use std::fs;
 
@@ -251,7 +251,7 @@ fn submit_refusals_resend_the_same_key() {
     );
 }
 
-/// E-11, A-6, R-4: a lost submit answer and a restore with the submit in flight both re-send
+/// E-11, A-6, R-5: a lost submit answer and a restore with the submit in flight both re-send
 /// the submit with the same key (the server answers with the job it has); never a fresh key.
 #[test]
 fn lost_submit_answer_is_reconciled_with_the_same_key() {

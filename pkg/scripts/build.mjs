@@ -1,9 +1,9 @@
-// Builds pkg/dist/ from the Rust sources, three times (bindings/wasm/Cargo.toml's features): the
+// Builds pkg/dist/ from the Rust sources, four times (bindings/wasm/Cargo.toml's features): the
 // structured client module (`longcall`), the small one behind `longcall/lite` (rules, the cancel
-// button and the numbers-only tracker, no JSON reading) and the reference servers behind
-// `longcall/server`. For each:
+// button and the numbers-only tracker, no JSON reading), the reference servers behind
+// `longcall/server` and the watch list behind `longcall/store`. For each:
 //   cargo build -p longcall-wasm --target wasm32-unknown-unknown --profile wasm --no-default-features [--features ...]
-//   wasm-bindgen --target web --out-name longcall|longcall_lite|longcall_server (names and producers sections removed)
+//   wasm-bindgen --target web --out-name longcall|longcall_lite|longcall_server|longcall_watch (names and producers sections removed)
 //   wasm-opt -Oz (npm binaryen 132; NOT Debian's binaryen 108, whose output crashes at load)
 // Usage: npm --prefix pkg run build   (LONGCALL_BUILDS=longcall_lite,... builds only those, keeping
 // the others in dist/: for quick iterations on one module)
@@ -74,6 +74,7 @@ const BUILDS = [
   ['longcall', ['--no-default-features', '--features', 'full']],
   ['longcall_lite', ['--no-default-features', '--features', 'client']],
   ['longcall_server', ['--no-default-features', '--features', 'server']],
+  ['longcall_watch', ['--no-default-features', '--features', 'watch']],
 ];
 for (const [name, features] of BUILDS) {
   if (only && !only.includes(name)) continue;

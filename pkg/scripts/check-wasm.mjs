@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 let failed = false;
-for (const name of ['longcall', 'longcall_lite', 'longcall_server']) {
+for (const name of ['longcall', 'longcall_lite', 'longcall_server', 'longcall_watch']) {
   const path = join(PKG, `dist/${name}_bg.wasm`);
   let bytes;
   try {

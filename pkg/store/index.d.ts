@@ -1,52 +1,129 @@
-// longcall/store: run records that survive restarts and are shared by a fleet of hosts.
-// The core decides; a store only loads, saves and leases. See store/index.js for the contract.
+/**
+ * `longcall/store` (Node only): the run records of a {@link WatchList} in a store, written in the
+ * order the core asks, so that a restart or another host process continues from the last record.
+ * The core decides; a store only loads, saves and leases. Two stores, one {@link Store} contract:
+ * {@link sqliteStore} (embedded default, Node 22.13+) and {@link pgStore} (a fleet, npm `pg`).
+ * @packageDocumentation
+ */
+import type { Input, Json, Model, Output, RunRecord, TrackerConfig } from '../index.js';
 
-/** One watched call as stored. */
-export interface StoredCall<R = unknown> {
-  /** The host's id for the call. */
-  call: string;
-  /** The core's snapshot of the call (its run record). */
-  record: R;
-  /** When the core next wants to wake for this call (ms); `null` when nothing is due. */
-  dueAt: number | null;
-  /** The call settled and its outcome is recorded: never claimed again. */
-  done: boolean;
-  /** Grows by one on every write. */
+/** What a new call creates, recorded before the request leaves (core rule R-1). */
+export interface Intent {
+  model: Model;
+  request: Json;
+  idempotency_key?: string | null;
+}
+
+/** `WatchList` configuration: `durable` (default true) holds outputs behind `persist`. */
+export interface WatchConfig {
+  durable?: boolean;
+  max_create_resends?: number;
+}
+
+/** What a watch list asks of its host; each names its call. */
+export type WatchOutput =
+  | { type: 'persist'; call: number }
+  | { type: 'create'; call: number; intent: Intent; resend: boolean }
+  | { type: 'create_unanswered'; call: number; intent: Intent }
+  | { type: 'call'; call: number; output: Output }
+  | { type: 'removed'; call: number };
+
+/** A call's record as a store writes it: `text` to keep, `version` to confirm. */
+export interface SavedCall {
+  call: number;
   version: number;
+  model: Model;
+  next_wake_at: number | null;
+  done: boolean;
+  text: string;
+}
+
+/**
+ * Many watched calls (the core's `longcall::watch`): one output stream, one next wake, and the
+ * store order: a call's outputs wait behind `{type: 'persist'}` until `persisted(call, version)`
+ * confirms its record (`saveCall(call)`) is written. Call ids are integers up to 2^53-1.
+ */
+export class WatchList {
+  /** @throws {LongcallError} `invalid_input`. */
+  constructor(config?: WatchConfig | null);
+  readonly size: number;
+  /** When `timeout` has work next (ms), if ever. */
+  readonly pollTimeout: number | undefined;
+  /** A call about to be created. @throws {LongcallError} `duplicate`, `invalid_input`, `invalid_config`. */
+  addNew(call: number, intent: Intent, config?: TrackerConfig | null): void;
+  /** Watches a handle persisted earlier. */
+  addHandle(now: number, call: number, model: Model, handle: string, config?: TrackerConfig | null): void;
+  /** A call from its stored record after a restart; returns its id. */
+  resumeCall(now: number, text: string): number;
+  /** An unanswered create was reconciled: watch what was found. */
+  adoptHandle(now: number, call: number, handle: string, config?: TrackerConfig | null): void;
+  /** Something happened to a call. @throws {LongcallError} (then nothing changed). */
+  handle(now: number, call: number, input: Input): void;
+  /** Drives every call due. */
+  timeout(now: number): void;
+  /** The record of `call` at `version` is written. */
+  persisted(call: number, version: number): void;
+  /** Ends a call for good (a `removed` output follows). */
+  remove(call: number): boolean;
+  /** Drops a call from this list only; its record stays (a lease taken elsewhere). */
+  unload(call: number): boolean;
+  /** Every output queued now, in order. */
+  drain(): WatchOutput[];
+  saveCall(call: number): SavedCall;
+  record(call: number): RunRecord | null;
+  openPrompts(call: number): [string, Json][];
+  snapshot(): string;
+  static restore(text: string): WatchList;
+  free(): void;
+}
+
+/** A lease: `owner` holds what it claims or writes until `now + leaseMs` (ms, passed in). */
+export interface Lease {
+  owner: string;
+  now: number;
+  leaseMs: number;
+}
+
+/** One watched call as stored; `text` is the core's record, opaque to the store. */
+export interface StoredCall {
+  call: number;
+  /** Only moves forward: a write never replaces a record of the same or a later version. */
+  version: number;
+  model: Model;
+  /** The core's next wake for the call (ms), `null` when nothing is due. */
+  nextWakeAt: number | null;
+  /** The call has ended (its ending is in the record, reported again on resume until removed). */
+  done: boolean;
+  text: string;
   /** The host process holding the lease, if any. */
   owner: string | null;
   /** Until when (ms) the lease holds. */
   leaseUntil: number | null;
 }
 
-/** What `put` writes. Unknown keys are rejected by name. */
-export interface CallRow<R = unknown> {
-  record: R;
-  dueAt?: number | null;
-  done?: boolean;
-}
-
 /** The one small interface both stores implement. Every time is ms passed in by the host. */
-export interface Store<R = unknown> {
+export interface Store {
   readonly kind: 'sqlite' | 'postgres';
-  get(call: string): Promise<StoredCall<R> | null>;
+  /** Every stored call (one host alone, no leases). */
+  load(): Promise<StoredCall[]>;
   /**
-   * Writes the call's row. With `owner`, fenced: writes only while `owner` holds a live lease
-   * (a new call is created leased to `owner` until `now + leaseMs`). Without `owner`, writes only
-   * a call nobody leases. `false` means the write was refused: drop the call, another host has it.
+   * Leases to `owner` up to `limit` (default 100) calls that need a host and have none: unleased
+   * calls due or done, and every call whose lease ran out. Earliest wake first.
    */
-  put(
-    call: string,
-    row: CallRow<R>,
-    lease?: { owner?: string | null; now?: number; leaseMs?: number },
-  ): Promise<boolean>;
-  /** Leases up to `limit` (default 100) due, unfinished calls nobody holds, earliest first. */
-  claimDue(options: { owner: string; now: number; leaseMs: number; limit?: number }): Promise<StoredCall<R>[]>;
+  claim(lease: Lease & { limit?: number }): Promise<StoredCall[]>;
+  /**
+   * Writes records (version-monotonic) and deletes removed calls, in one transaction. With a
+   * lease, only calls `owner` holds live (new calls are created leased to it); without, only
+   * calls nobody leases. Resolves to the calls refused: another host holds them, or stored a
+   * different record of the same or a later version since (this host's state is stale).
+   */
+  write(saved: SavedCall[], removed: number[], lease?: Lease): Promise<number[]>;
   /** Extends every live lease of `owner` to `now + leaseMs`; resolves to how many. */
-  renew(options: { owner: string; now: number; leaseMs: number }): Promise<number>;
-  /** Gives one lease back; `false` when `owner` did not hold it. */
-  release(call: string, owner: string): Promise<boolean>;
-  list(): Promise<StoredCall<R>[]>;
+  renew(lease: Lease): Promise<number>;
+  /** Gives leases back; resolves to how many `owner` held. */
+  release(calls: number[], owner: string): Promise<number>;
+  /** Every row, for inspection. */
+  list(): Promise<StoredCall[]>;
   close(): Promise<void>;
 }
 
@@ -55,12 +132,37 @@ export class StoreError extends Error {
   readonly code: 'invalid_input' | 'unsupported';
 }
 
-/** The embedded store on Node's built-in `node:sqlite` (Node 22.13 or later). */
-export function sqliteStore<R = unknown>(path: string, options?: { table?: string }): Promise<Store<R>>;
+/** The embedded store on Node's built-in `node:sqlite` (Node 22.13 or later): one file. */
+export function sqliteStore(path: string, options?: { table?: string }): Promise<Store>;
 
 /** The fleet store on PostgreSQL (npm `pg`): pass a `pg.Pool` or a connection string. */
-export function pgStore<R = unknown>(options: {
-  pool?: unknown;
-  connectionString?: string;
-  table?: string;
-}): Promise<Store<R>>;
+export function pgStore(options: { pool?: unknown; connectionString?: string; table?: string }): Promise<Store>;
+
+/**
+ * A watch list holding the store's calls, each resumed from its record: every call without
+ * `lease` (one host), the calls claimed for `lease.owner` with it (a fleet).
+ */
+export function openWatchList(
+  store: Pick<Store, 'load' | 'claim'>,
+  now: number,
+  options?: { config?: WatchConfig | null; lease?: Omit<Lease, 'now'> & { limit?: number } },
+): Promise<WatchList>;
+
+/** Claims calls that need a host and resumes them in `list`; resolves to their ids. */
+export function claimInto(
+  list: WatchList,
+  store: Pick<Store, 'claim'>,
+  lease: Lease & { limit?: number },
+): Promise<number[]>;
+
+/**
+ * Drains `list` until nothing is left: records asked for are written and confirmed, removed
+ * calls deleted, every other output handed to `onOutput` in order (already safe to act on).
+ * With `lease`, a call another host holds is unloaded (rule R-9); resolves to those calls.
+ */
+export function pump(
+  list: WatchList,
+  store: Pick<Store, 'write'>,
+  onOutput: (out: WatchOutput) => void,
+  lease?: Lease,
+): Promise<number[]>;

@@ -1,30 +1,41 @@
-// longcall/store: where a Node host keeps its run records, so that a restart, or another host
-// process, continues from the last record instead of starting over.
+// `longcall/store`: the run records of a `WatchList` in a store, so that a restart, or another
+// host process, continues from the last record instead of starting over. Node only.
 //
-// The core decides everything (what a record holds, when a call is due, what a restart may send);
-// a store only loads, saves and leases. Two implementations share one contract:
+// The core decides everything (what a record holds, when a call is due, what a restart may send:
+// rules R-1..R-9 of `longcall::watch`); a store only loads, saves and leases. Two stores keep one
+// contract (async, since PostgreSQL is):
 //
-//   sqliteStore(path)   embedded, no server: Node's built-in `node:sqlite` (Node 22.13+).
-//   pgStore({ pool })   a fleet of host processes on one PostgreSQL table (npm `pg`).
+//   sqliteStore(path)                       embedded default: Node's built-in `node:sqlite`
+//                                           (Node 22.13+), one file, no server to start.
+//   pgStore({ pool | connectionString })    a fleet of host processes on one PostgreSQL table
+//                                           (npm `pg`, an optional peer dependency).
 //
-// A row is one watched call: `{ call, record, dueAt, done, version, owner, leaseUntil }`.
-// `record` is the core's snapshot (JSON); `dueAt` the core's next wake in ms (null when nothing
-// is due: settled, or waiting on the user); `version` grows by one on every write.
+// A row is one watched call, keyed by the WatchList's call id (an integer):
+// `{ call, version, model, nextWakeAt, done, text, owner, leaseUntil }`, where `text` is the
+// core's record (`saveCall`), opaque to the store.
 //
-// Leases (for fleets; a single process can ignore them):
-// * `claimDue({ owner, now, leaseMs, limit })` leases up to `limit` due calls that nobody holds
-//   (or whose lease ran out) to `owner` until `now + leaseMs`, earliest due first. Two hosts
-//   never get the same call while a lease is live (PostgreSQL: `FOR UPDATE SKIP LOCKED`;
-//   SQLite: one write transaction).
-// * `put(call, row, { owner, now })` is fenced: with an `owner`, it writes only while that
-//   owner holds a live lease, so a host that stalled past its lease cannot overwrite the record
-//   of the host that took the call over. It returns `false` then, and the stalled host must drop
-//   the call. Without an owner, it writes only a call that nobody leases.
-// * `renew({ owner, now, leaseMs })` extends every live lease of `owner`; `release(call, owner)`
-//   gives one back. A host that dies simply stops renewing: its calls are claimable once
-//   `leaseMs` has passed.
+// * Writes only move forward: a record never overwrites one of the same or a later version.
+// * Leases (for fleets; one host alone passes none): `claim({ owner, now, leaseMs, limit })`
+//   leases to `owner` until `now + leaseMs` the calls that need a host and have none: unleased
+//   calls that are due or done (a done call is reported again, R-3), and every call whose lease
+//   ran out (its host died: what it had in flight is reconciled by the core, R-6). Two hosts
+//   never hold one call while a lease is live (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one
+//   write transaction).
+// * `write(saved, removed, lease)` is fenced: with a lease it writes (or deletes) only calls
+//   that `owner` holds live, and creates new calls leased to it; without one, only calls nobody
+//   leases. The calls it refused come back: another host has them, so this one must `unload`
+//   them (R-9). `pump` does that.
+// * `renew(lease)` extends every live lease of `owner`; `release(calls, owner)` gives leases
+//   back. A host that dies stops renewing: its calls are claimed elsewhere once `leaseMs` passed.
 //
-// Time is passed in (ms), as everywhere in longcall: the store never reads a clock.
+// Time is passed in (ms), as everywhere in longcall: a store never reads a clock.
+import { readFileSync } from 'node:fs';
+import { initSync, WatchList } from '../dist/longcall_watch.js';
+
+// A module of its own (bindings/wasm feature `watch`): hosts that never keep a store do not load it.
+initSync({ module: readFileSync(new URL('../dist/longcall_watch_bg.wasm', import.meta.url)) });
+
+export { WatchList };
 
 /** An Error with a stable `code`, like the core's errors. */
 export class StoreError extends Error {
@@ -48,57 +59,68 @@ function tableName(table) {
   return table;
 }
 
-function callId(call) {
-  if (typeof call !== 'string' || call.length === 0 || call.length > 512) {
-    throw new StoreError('invalid_input', 'call: expected a non-empty string of at most 512 characters');
-  }
-  return call;
-}
-
-function ms(value, field, { nullable = false } = {}) {
-  if (nullable && (value === null || value === undefined)) return null;
+function uint(value, field) {
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new StoreError('invalid_input', `${field}: expected an integer number of milliseconds from 0 to 2^53-1`);
+    throw new StoreError('invalid_input', `${field}: expected an integer from 0 to 2^53-1`);
   }
   return value;
 }
 
-function rowFields(row) {
-  if (row === null || typeof row !== 'object') throw new StoreError('invalid_input', 'row: expected an object');
-  for (const key of Object.keys(row)) {
-    if (!['record', 'dueAt', 'done'].includes(key)) {
-      throw new StoreError(
-        'invalid_input',
-        `row: unknown key ${JSON.stringify(key.slice(0, 40))} (expected record, dueAt, done)`,
-      );
-    }
+function lease(l, { required }) {
+  if (l === undefined || l === null) {
+    if (required) throw new StoreError('invalid_input', 'lease: expected { owner, now, leaseMs }');
+    return null;
   }
-  if (row.record === undefined) throw new StoreError('invalid_input', "row.record: required (the core's snapshot)");
+  if (typeof l.owner !== 'string' || l.owner.length === 0 || l.owner.length > 200) {
+    throw new StoreError('invalid_input', 'lease.owner: expected a non-empty string of at most 200 characters');
+  }
+  return { owner: l.owner, now: uint(l.now, 'lease.now'), leaseMs: uint(l.leaseMs, 'lease.leaseMs') };
+}
+
+function savedCall(s) {
+  if (s === null || typeof s !== 'object') throw new StoreError('invalid_input', 'saved: expected saveCall() results');
+  if (typeof s.text !== 'string' || typeof s.model !== 'string') {
+    throw new StoreError('invalid_input', 'saved: expected { call, version, model, next_wake_at, done, text }');
+  }
   return {
-    record: JSON.stringify(row.record),
-    dueAt: ms(row.dueAt, 'row.dueAt', { nullable: true }),
-    done: row.done === true,
+    call: uint(s.call, 'saved.call'),
+    version: uint(s.version, 'saved.version'),
+    model: s.model,
+    nextWakeAt:
+      s.next_wake_at === null || s.next_wake_at === undefined ? null : uint(s.next_wake_at, 'saved.next_wake_at'),
+    done: s.done === true,
+    text: s.text,
   };
 }
 
 function toRow(r) {
   return {
-    call: r.call,
-    record: typeof r.record === 'string' ? JSON.parse(r.record) : r.record,
-    dueAt: r.due_at === null ? null : Number(r.due_at),
-    done: Boolean(r.done),
+    call: Number(r.call),
     version: Number(r.version),
+    model: r.model,
+    nextWakeAt: r.next_wake_at === null ? null : Number(r.next_wake_at),
+    done: Boolean(r.done),
+    text: r.record,
     owner: r.lease_owner ?? null,
     leaseUntil: r.lease_until === null ? null : Number(r.lease_until),
   };
 }
 
+// The one fence, written once for both SQL dialects: `$owner` (null without a lease) may write
+// a row it holds live, or, without a lease, a row nobody holds.
+const FENCE = (owner, now) =>
+  `((${owner} IS NULL AND lease_owner IS NULL) OR (lease_owner = ${owner} AND lease_until > ${now}))`;
+// What a claim takes: no live host and something to do, or a host that stopped renewing.
+const CLAIMABLE = (now) =>
+  `((lease_owner IS NULL AND (done OR (next_wake_at IS NOT NULL AND next_wake_at <= ${now})))
+    OR (lease_owner IS NOT NULL AND lease_until <= ${now}))`;
+
 // ---- SQLite ---------------------------------------------------------------------------------
 
 /**
- * The embedded store: one SQLite file (WAL mode), no server to start. Several processes may
- * share the file; leases work the same as on PostgreSQL.
- * @param {string} path a file path, or ':memory:'
+ * The embedded store: one SQLite file (WAL, synchronous FULL: a confirmed write survives a
+ * power cut). Several processes may share the file; leases work as on PostgreSQL.
+ * @param {string} path a file (`:memory:` only for tests that never restart)
  * @param {{ table?: string }} [options]
  */
 export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
@@ -114,27 +136,30 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
     );
   }
   const db = new sqlite.DatabaseSync(path);
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
   db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
-    call TEXT PRIMARY KEY,
+    call INTEGER PRIMARY KEY,
+    version INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    next_wake_at INTEGER,
+    done INTEGER NOT NULL,
     record TEXT NOT NULL,
-    due_at INTEGER,
-    done INTEGER NOT NULL DEFAULT 0,
-    version INTEGER NOT NULL DEFAULT 1,
     lease_owner TEXT,
     lease_until INTEGER
   ) STRICT`);
-  db.exec(`CREATE INDEX IF NOT EXISTS ${t}_due ON ${t} (due_at) WHERE done = 0`);
-
+  db.exec(`CREATE INDEX IF NOT EXISTS ${t}_wake ON ${t} (next_wake_at)`);
+  const fence = FENCE('?1', '?2');
   const q = {
-    get: db.prepare(`SELECT * FROM ${t} WHERE call = ?`),
-    insert:
-      db.prepare(`INSERT INTO ${t} (call, record, due_at, done, lease_owner, lease_until) VALUES (?, ?, ?, ?, ?, ?)
+    insert: db.prepare(`INSERT INTO ${t} (call, version, model, next_wake_at, done, record, lease_owner, lease_until)
+      VALUES (?3, ?4, ?5, ?6, ?7, ?8, ?1, CASE WHEN ?1 IS NULL THEN NULL ELSE ?2 + ?9 END)
       ON CONFLICT (call) DO NOTHING`),
-    update: db.prepare(`UPDATE ${t} SET record = ?, due_at = ?, done = ?, version = version + 1
-      WHERE call = ? AND ((? IS NULL AND lease_owner IS NULL) OR (lease_owner = ? AND lease_until > ?))`),
-    due: db.prepare(`SELECT call FROM ${t} WHERE done = 0 AND due_at IS NOT NULL AND due_at <= ?
-      AND (lease_owner IS NULL OR lease_until <= ?) ORDER BY due_at, call LIMIT ?`),
+    update: db.prepare(`UPDATE ${t} SET version = ?4, model = ?5, next_wake_at = ?6, done = ?7, record = ?8
+      WHERE call = ?3 AND version < ?4 AND ${fence}`),
+    same: db.prepare(`SELECT 1 FROM ${t} WHERE call = ?3 AND record = ?4 AND ${fence}`),
+    del: db.prepare(`DELETE FROM ${t} WHERE call = ?3 AND ${fence}`),
+    gone: db.prepare(`SELECT 1 FROM ${t} WHERE call = ?`),
+    due: db.prepare(`SELECT call FROM ${t} WHERE ${CLAIMABLE('?1')}
+      ORDER BY coalesce(next_wake_at, 0), call LIMIT ?2`),
     lease: db.prepare(`UPDATE ${t} SET lease_owner = ?, lease_until = ? WHERE call = ? RETURNING *`),
     renew: db.prepare(`UPDATE ${t} SET lease_until = ? WHERE lease_owner = ? AND lease_until > ?`),
     release: db.prepare(`UPDATE ${t} SET lease_owner = NULL, lease_until = NULL WHERE call = ? AND lease_owner = ?`),
@@ -151,48 +176,47 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
       throw e;
     }
   };
-
   return {
     kind: 'sqlite',
-    async get(call) {
-      const r = q.get.get(callId(call));
-      return r ? toRow(r) : null;
-    },
-    async put(call, row, { owner = null, now = 0, leaseMs = 0 } = {}) {
-      const c = callId(call);
-      const f = rowFields(row);
-      ms(now, 'now');
-      return tx(() => {
-        const inserted = q.insert.run(
-          c,
-          f.record,
-          f.dueAt,
-          f.done ? 1 : 0,
-          owner,
-          owner === null ? null : now + ms(leaseMs, 'leaseMs'),
-        );
-        if (inserted.changes === 1) return true;
-        return q.update.run(f.record, f.dueAt, f.done ? 1 : 0, c, owner, owner, now).changes === 1;
-      });
-    },
-    async claimDue({ owner, now, leaseMs, limit = 100 }) {
-      if (typeof owner !== 'string' || owner.length === 0)
-        throw new StoreError('invalid_input', 'owner: expected a non-empty string');
-      ms(now, 'now');
-      ms(leaseMs, 'leaseMs');
-      return tx(() => {
-        const calls = q.due.all(now, now, ms(limit, 'limit')).map((r) => r.call);
-        return calls.map((c) => toRow(q.lease.get(owner, now + leaseMs, c)));
-      });
-    },
-    async renew({ owner, now, leaseMs }) {
-      return Number(q.renew.run(ms(now, 'now') + ms(leaseMs, 'leaseMs'), owner, now).changes);
-    },
-    async release(call, owner) {
-      return q.release.run(callId(call), owner).changes === 1;
+    async load() {
+      return q.all.all().map(toRow);
     },
     async list() {
       return q.all.all().map(toRow);
+    },
+    async claim(options) {
+      const l = lease(options, { required: true });
+      const limit = uint(options.limit ?? 100, 'limit');
+      return tx(() => q.due.all(l.now, limit).map((r) => toRow(q.lease.get(l.owner, l.now + l.leaseMs, r.call))));
+    },
+    async write(saved, removed = [], options = undefined) {
+      const rows = saved.map(savedCall);
+      const gone = removed.map((c) => uint(c, 'removed'));
+      const l = lease(options, { required: false });
+      const owner = l?.owner ?? null;
+      const now = l?.now ?? 0;
+      const leaseMs = l?.leaseMs ?? 0;
+      return tx(() => {
+        const refused = [];
+        for (const c of gone) {
+          if (q.del.run(owner, now, c).changes === 0 && q.gone.get(c)) refused.push(c);
+        }
+        for (const s of rows) {
+          const args = [owner, now, s.call, s.version, s.model, s.nextWakeAt, s.done ? 1 : 0, s.text];
+          if (q.insert.run(...args, leaseMs).changes === 1) continue;
+          // Not written: the same record is already there (fine), or another host holds the
+          // call or wrote it since this host last read it (refused: this host's state is stale).
+          if (q.update.run(...args).changes === 0 && !q.same.get(owner, now, s.call, s.text)) refused.push(s.call);
+        }
+        return refused;
+      });
+    },
+    async renew(options) {
+      const l = lease(options, { required: true });
+      return Number(q.renew.run(l.now + l.leaseMs, l.owner, l.now).changes);
+    },
+    async release(calls, owner) {
+      return tx(() => calls.reduce((n, c) => n + Number(q.release.run(uint(c, 'call'), owner).changes), 0));
     },
     async close() {
       db.close();
@@ -205,7 +229,7 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
 /**
  * The fleet store: every host process opens one on the same PostgreSQL database.
  * @param {{ pool?: import('pg').Pool, connectionString?: string, table?: string }} options
- *   pass your own `pg.Pool`, or a connection string (then the store owns and closes the pool)
+ *   your own `pg.Pool`, or a connection string (then the store owns and closes its pool)
  */
 export async function pgStore({ pool, connectionString, table = 'longcall_watches' } = {}) {
   const t = tableName(table);
@@ -229,74 +253,241 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [t]);
     await client.query(`CREATE TABLE IF NOT EXISTS ${t} (
-      call text PRIMARY KEY,
-      record jsonb NOT NULL,
-      due_at bigint,
-      done boolean NOT NULL DEFAULT false,
-      version bigint NOT NULL DEFAULT 1,
+      call bigint PRIMARY KEY,
+      version bigint NOT NULL,
+      model text NOT NULL,
+      next_wake_at bigint,
+      done boolean NOT NULL,
+      record text NOT NULL,
       lease_owner text,
       lease_until bigint
     )`);
-    await client.query(`CREATE INDEX IF NOT EXISTS ${t}_due ON ${t} (due_at) WHERE NOT done`);
+    await client.query(`CREATE INDEX IF NOT EXISTS ${t}_wake ON ${t} (next_wake_at)`);
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [t]).catch(() => {});
     client.release();
   }
+  const fence = FENCE('$1::text', '$2::bigint');
+  const all = async () => (await pool.query(`SELECT * FROM ${t} ORDER BY call`)).rows.map(toRow);
 
   return {
     kind: 'postgres',
-    async get(call) {
-      const { rows } = await pool.query(`SELECT * FROM ${t} WHERE call = $1`, [callId(call)]);
-      return rows[0] ? toRow(rows[0]) : null;
-    },
-    async put(call, row, { owner = null, now = 0, leaseMs = 0 } = {}) {
-      const f = rowFields(row);
-      const { rowCount } = await pool.query(
-        `INSERT INTO ${t} AS w (call, record, due_at, done, lease_owner, lease_until)
-         VALUES ($1, $2, $3, $4, $5, CASE WHEN $5::text IS NULL THEN NULL ELSE $6::bigint + $7::bigint END)
-         ON CONFLICT (call) DO UPDATE SET record = EXCLUDED.record, due_at = EXCLUDED.due_at,
-           done = EXCLUDED.done, version = w.version + 1
-         WHERE ($5::text IS NULL AND w.lease_owner IS NULL) OR (w.lease_owner = $5 AND w.lease_until > $6::bigint)`,
-        [callId(call), f.record, f.dueAt, f.done, owner, ms(now, 'now'), ms(leaseMs, 'leaseMs')],
-      );
-      return rowCount === 1;
-    },
-    async claimDue({ owner, now, leaseMs, limit = 100 }) {
-      if (typeof owner !== 'string' || owner.length === 0)
-        throw new StoreError('invalid_input', 'owner: expected a non-empty string');
+    load: all,
+    list: all,
+    async claim(options) {
+      const l = lease(options, { required: true });
       const { rows } = await pool.query(
         `WITH due AS (
-           SELECT call FROM ${t}
-           WHERE NOT done AND due_at IS NOT NULL AND due_at <= $2
-             AND (lease_owner IS NULL OR lease_until <= $2)
-           ORDER BY due_at, call LIMIT $4
+           SELECT call FROM ${t} WHERE ${CLAIMABLE('$2::bigint')}
+           ORDER BY coalesce(next_wake_at, 0), call LIMIT $4
            FOR UPDATE SKIP LOCKED)
          UPDATE ${t} w SET lease_owner = $1, lease_until = $2::bigint + $3::bigint
          FROM due WHERE w.call = due.call RETURNING w.*`,
-        [owner, ms(now, 'now'), ms(leaseMs, 'leaseMs'), ms(limit, 'limit')],
+        [l.owner, l.now, l.leaseMs, uint(options.limit ?? 100, 'limit')],
       );
-      return rows.map(toRow).sort((a, b) => a.dueAt - b.dueAt || (a.call < b.call ? -1 : 1));
+      return rows.map(toRow).sort((a, b) => (a.nextWakeAt ?? 0) - (b.nextWakeAt ?? 0) || a.call - b.call);
     },
-    async renew({ owner, now, leaseMs }) {
+    async write(saved, removed = [], options = undefined) {
+      const rows = saved.map(savedCall);
+      const gone = removed.map((c) => uint(c, 'removed'));
+      const l = lease(options, { required: false });
+      const owner = l?.owner ?? null;
+      const now = l?.now ?? 0;
+      const leaseMs = l?.leaseMs ?? 0;
+      if (!rows.length && !gone.length) return [];
+      // Rows are locked in ascending call order, as `renew` locks them: two transactions that
+      // lock in one order cannot deadlock (`claim` skips locked rows and never waits).
+      rows.sort((a, b) => a.call - b.call);
+      const c = await pool.connect();
+      try {
+        await c.query('BEGIN');
+        await c.query(`SELECT 1 FROM ${t} WHERE call = ANY($1::bigint[]) ORDER BY call FOR UPDATE`, [
+          [...rows.map((r) => r.call), ...gone],
+        ]);
+        const refused = [];
+        if (gone.length) {
+          // Deleted, or already gone: fine. Still there: another host holds it.
+          const { rows: left } = await c.query(
+            `WITH d AS (DELETE FROM ${t} WHERE call = ANY($3::bigint[]) AND ${fence} RETURNING call)
+             SELECT call FROM ${t} WHERE call = ANY($3::bigint[]) AND call NOT IN (SELECT call FROM d)`,
+            [owner, now, gone],
+          );
+          for (const r of left) refused.push(Number(r.call));
+        }
+        if (rows.length) {
+          // One statement for the round: insert new calls (leased to the writer), move known
+          // ones forward where the writer holds them; report the calls it may not touch or
+          // whose stored record is not this one and not older (written by another host since).
+          const { rows: bad } = await c.query(
+            `WITH v AS (
+               SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::text[], $6::bigint[], $7::boolean[], $8::text[])
+                 AS v(call, version, model, next_wake_at, done, record)),
+             up AS (
+               INSERT INTO ${t} AS w (call, version, model, next_wake_at, done, record, lease_owner, lease_until)
+               SELECT v.*, $1::text, CASE WHEN $1::text IS NULL THEN NULL ELSE $2::bigint + $9::bigint END FROM v
+               ON CONFLICT (call) DO UPDATE SET version = EXCLUDED.version, model = EXCLUDED.model,
+                 next_wake_at = EXCLUDED.next_wake_at, done = EXCLUDED.done, record = EXCLUDED.record
+               WHERE w.version < EXCLUDED.version AND (($1::text IS NULL AND w.lease_owner IS NULL)
+                 OR (w.lease_owner = $1::text AND w.lease_until > $2::bigint))
+               RETURNING w.call)
+             SELECT v.call FROM v WHERE v.call NOT IN (SELECT call FROM up)
+               AND NOT EXISTS (SELECT 1 FROM ${t} w WHERE w.call = v.call AND w.record = v.record
+                 AND ${fence.replaceAll('lease_', 'w.lease_')})`,
+            [
+              owner,
+              now,
+              rows.map((s) => s.call),
+              rows.map((s) => s.version),
+              rows.map((s) => s.model),
+              rows.map((s) => s.nextWakeAt),
+              rows.map((s) => s.done),
+              rows.map((s) => s.text),
+              leaseMs,
+            ],
+          );
+          for (const r of bad) refused.push(Number(r.call));
+        }
+        await c.query('COMMIT');
+        return refused;
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        c.release();
+      }
+    },
+    async renew(options) {
+      const l = lease(options, { required: true });
       const { rowCount } = await pool.query(
-        `UPDATE ${t} SET lease_until = $2::bigint + $3::bigint WHERE lease_owner = $1 AND lease_until > $2`,
-        [owner, ms(now, 'now'), ms(leaseMs, 'leaseMs')],
+        `UPDATE ${t} SET lease_until = $2::bigint + $3::bigint WHERE call IN (
+           SELECT call FROM ${t} WHERE lease_owner = $1 AND lease_until > $2 ORDER BY call FOR UPDATE)`,
+        [l.owner, l.now, l.leaseMs],
       );
       return rowCount;
     },
-    async release(call, owner) {
+    async release(calls, owner) {
       const { rowCount } = await pool.query(
-        `UPDATE ${t} SET lease_owner = NULL, lease_until = NULL WHERE call = $1 AND lease_owner = $2`,
-        [callId(call), owner],
+        `UPDATE ${t} SET lease_owner = NULL, lease_until = NULL WHERE call IN (
+           SELECT call FROM ${t} WHERE call = ANY($1::bigint[]) AND lease_owner = $2 ORDER BY call FOR UPDATE)`,
+        [calls.map((c) => uint(c, 'call')), owner],
       );
-      return rowCount === 1;
-    },
-    async list() {
-      const { rows } = await pool.query(`SELECT * FROM ${t} ORDER BY call`);
-      return rows.map(toRow);
+      return rowCount;
     },
     async close() {
       if (owned) await pool.end();
     },
   };
+}
+
+// ---- the watch list on a store --------------------------------------------------------------
+
+/**
+ * A watch list holding the store's calls, each resumed from its record (an ending is reported
+ * again, a create without an answer reconciled, requests in flight counted as lost).
+ * Without `lease`, every stored call (one host alone); with it, the calls `claim` gives
+ * this host (a fleet; call `claimInto` again later for more).
+ * @param {{load(): Promise<{text:string}[]>, claim(l: object): Promise<{text:string}[]>}} store
+ * @param {number} now
+ * @param {{ config?: object, lease?: { owner: string, leaseMs: number, limit?: number } }} [options]
+ */
+export async function openWatchList(store, now, { config, lease: l } = {}) {
+  const list = new WatchList(config ?? null);
+  if (l) await claimInto(list, store, { ...l, now });
+  else for (const row of await store.load()) list.resumeCall(now, row.text);
+  return list;
+}
+
+/**
+ * Claims calls that need a host and resumes them in `list`; resolves to the ids claimed. A call the
+ * list already holds (this host stalled past its lease and got it back) is kept when its record
+ * is the one stored; otherwise another host moved it on meanwhile, and it is unloaded and
+ * resumed from the stored record (what this host had not written counts as lost, R-6).
+ * @param {WatchList} list
+ * @param {{claim(l: object): Promise<{call:number, text:string}[]>}} store
+ * @param {{ owner: string, now: number, leaseMs: number, limit?: number }} lease
+ */
+export async function claimInto(list, store, lease) {
+  const got = [];
+  for (const row of await store.claim(lease)) {
+    try {
+      list.resumeCall(lease.now, row.text);
+      got.push(row.call);
+    } catch (e) {
+      if (e?.code !== 'duplicate') throw e;
+      if (list.saveCall(row.call).text !== row.text) {
+        list.unload(row.call);
+        list.resumeCall(lease.now, row.text);
+      }
+      got.push(row.call);
+    }
+  }
+  return got;
+}
+
+const pumping = new WeakMap();
+
+/**
+ * Drains `list` until nothing is left: records asked for are written (one transaction per
+ * round) and confirmed, removed calls deleted, every other output handed to `onOutput` in
+ * order, already safe to act on. `onOutput` may feed the list; what that queues is drained too.
+ * With `lease`, writes are fenced: a call another host holds now is unloaded from `list`
+ * (R-9) and its id is in the resolved array, never confirmed.
+ *
+ * Calls made while a pump of the same list runs join it (one pump per list at a time, so
+ * records are confirmed in the order written).
+ * @param {WatchList} list
+ * @param {{write(saved: object[], removed: number[], lease?: object): Promise<number[]>}} store
+ * @param {(out: object) => void} onOutput
+ * @param {{ owner: string, now: number, leaseMs: number }} [lease]
+ * @returns {Promise<number[]>} the calls unloaded because another host holds them
+ */
+export function pump(list, store, onOutput, lease) {
+  const running = pumping.get(list);
+  if (running) return running;
+  const run = (async () => {
+    const lost = [];
+    // Started on the next microtask, so the pump is registered before it can finish.
+    await null;
+    try {
+      for (;;) {
+        const outs = list.drain();
+        if (!outs.length) return lost;
+        const persist = new Set();
+        const removed = [];
+        for (const o of outs) {
+          if (o.type === 'persist') persist.add(o.call);
+          else if (o.type === 'removed') {
+            persist.delete(o.call);
+            removed.push(o.call);
+          } else onOutput(o);
+        }
+        // Read after onOutput ran: a record read now covers what it fed in as well.
+        const saved = [];
+        for (const call of persist) {
+          try {
+            saved.push(list.saveCall(call));
+          } catch (e) {
+            if (e?.code !== 'invalid_input') throw e; // removed meanwhile: its `removed` follows
+          }
+        }
+        const refused = new Set(await store.write(saved, removed, lease));
+        for (const call of refused) {
+          list.unload(call);
+          lost.push(call);
+        }
+        for (const s of saved) {
+          if (refused.has(s.call)) continue;
+          try {
+            list.persisted(s.call, s.version);
+          } catch (e) {
+            if (e?.code !== 'invalid_input') throw e; // removed or unloaded while written
+          }
+        }
+      }
+    } finally {
+      pumping.delete(list);
+    }
+  })();
+  pumping.set(list, run);
+  return run;
 }

@@ -72,7 +72,7 @@
 //!   **same** key after `Retry-After` (else a backoff from the poll policy); a permanent refusal
 //!   settles `failed` with the envelope. A submit with no answer (a transport failure, a
 //!   restore with the submit in flight) is reconciled by sending it again with the same key,
-//!   the one legal re-send: the server answers with the job it already has. At most
+//!   the one legal re-send: the server answers with the job it already has. At most
 //!   [`SUBMIT_TRIES`] tries; then watching stops with `create_unanswered` and the key is kept.
 
 use alloc::collections::VecDeque;
@@ -608,7 +608,7 @@ impl CallEndpoint {
         ep.queue.retain(|e| !matches!(e, Event::Transmit(_)));
         for p in core::mem::take(&mut ep.pending) {
             match p.request {
-                // a job submit with no answer is sent again with the same key.
+                // a job submit with no answer is sent again with the same key.
                 None if ep.submit.is_some() => ep.send_submit(),
                 None => ep.feed(now, Input::CreateUnanswered),
                 Some(r @ (Request::Cancel { .. } | Request::Update { .. })) => {

@@ -3,7 +3,7 @@
 //! against a Sume-style job server over HTTP, such as `longcall serve-jobs`.
 //!
 //! Every decision is the core's: when to poll, when and with which key to re-send a submit
-//! (E-11, R-4), what a cancel answer means (C-8), when a wave round goes out (B-6). The host
+//! (E-11, R-5), what a cancel answer means (C-8), when a wave round goes out (B-6). The host
 //! sends what the core emits, hands back what arrived with the wall-clock time, sleeps until the
 //! core's wake-up time, and presses cancel when the scenario says the user did.
 //!

@@ -12,7 +12,7 @@
 //! `pkg/README.md`, "Size").
 
 use longcall::Error;
-#[cfg(any(feature = "full", feature = "server"))]
+#[cfg(any(feature = "full", feature = "server", feature = "watch"))]
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
@@ -27,14 +27,14 @@ pub const MAX_JSON_UNITS: u32 = 4 << 20;
 pub const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
 
 /// Reads a structured argument; `field` names it in errors.
-#[cfg(any(feature = "full", feature = "server"))]
+#[cfg(any(feature = "full", feature = "server", feature = "watch"))]
 pub fn from_js<T: DeserializeOwned>(value: &JsValue, field: &str) -> Result<T, Error> {
     let text = stringify(value, field)?;
     parse(&text, field)
 }
 
 /// Reads a JSON text argument (a JavaScript string), or the plain value given instead.
-#[cfg(any(feature = "full", feature = "server"))]
+#[cfg(any(feature = "full", feature = "server", feature = "watch"))]
 pub fn from_text_or_value<T: DeserializeOwned>(value: &JsValue, field: &str) -> Result<T, Error> {
     if value.is_string() {
         let text = bounded_string(value, field)?;
@@ -68,7 +68,7 @@ fn too_large(s: &js_sys::JsString) -> Result<(), Error> {
 }
 
 /// A structured argument as JSON text (`JSON.stringify` in the engine, size-checked).
-#[cfg(any(feature = "full", feature = "server"))]
+#[cfg(any(feature = "full", feature = "server", feature = "watch"))]
 pub fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
     if value.is_undefined() || value.is_function() || value.is_symbol() {
         return Err(Error::invalid_input(
@@ -98,7 +98,7 @@ pub fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
 
 /// Reads JSON text into a core type. A value of the wrong shape is `malformed`, exactly as the
 /// core's own readers (vectors, snapshots, wire) and the native bad-input catalogue say.
-#[cfg(any(feature = "full", feature = "server"))]
+#[cfg(any(feature = "full", feature = "server", feature = "watch"))]
 pub fn parse<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
     serde_json::from_str(text).map_err(|e| Error::Malformed {
         what: "argument",

@@ -27,7 +27,7 @@ pub mod args;
 pub mod button;
 #[cfg(feature = "full")]
 pub mod case;
-#[cfg(feature = "client")]
+#[cfg(any(feature = "client", feature = "watch"))]
 pub mod config;
 #[cfg(feature = "full")]
 pub mod decide;
@@ -47,6 +47,8 @@ pub mod tables;
 pub mod tracker;
 #[cfg(feature = "full")]
 pub mod vector;
+#[cfg(feature = "watch")]
+pub mod watch;
 #[cfg(feature = "full")]
 pub mod wave;
 #[cfg(feature = "full")]

@@ -1,0 +1,190 @@
+// A fleet host for fleet.test.mjs (Node 22): watches paid jobs on `longcall serve-jobs` with its
+// run records in one PostgreSQL table shared with the other hosts, under a lease. It may be
+// killed at any moment. Each settled call is reported once into `fleet_reports` (keyed by the
+// call id, so a report made again after a takeover is a no-op), then removed. Every submit is
+// logged to `fleet_submits` before it is sent. Exits 0 once every call of the run is reported.
+//
+// argv: base pgUrl owner calls first last leaseMs
+//   calls: how many calls the run has; [first, last): the calls this host adds if no record of
+//   them exists (the application's queue: work nobody recorded yet).
+import pg from 'pg';
+import { claimInto, openWatchList, pgStore, pump } from 'longcall/store';
+
+const [, , base, url, owner, callsArg, firstArg, lastArg, leaseArg] = process.argv;
+const CALLS = Number(callsArg);
+const leaseMs = Number(leaseArg);
+const lease = { owner, leaseMs };
+const store = await pgStore({ connectionString: url, table: 'fleet_watches' });
+const db = new pg.Pool({ connectionString: url, max: 2 });
+db.on('error', () => {});
+// fleet_reports and fleet_submits are made by the test before any host starts.
+
+const config = { poll: { jitter: 'none', initial_ms: 150, cap_ms: 300, min_interval_ms: 100 } };
+const list = await openWatchList(store, Date.now(), { config: null, lease });
+const known = new Set((await store.list()).map((r) => r.call));
+const reported = new Set((await db.query('SELECT call FROM fleet_reports')).rows.map((r) => Number(r.call)));
+for (let call = Number(firstArg); call < Number(lastArg); call++) {
+  if (known.has(call) || reported.has(call)) continue;
+  list.addNew(
+    call,
+    { model: 'job', request: { model: 'demo-image', prompt: `frame ${call}` }, idempotency_key: `key-${call}` },
+    config,
+  );
+}
+
+const CANCEL_CODES = ['job_generation_already_started', 'job_not_cancelable', 'not_found', 'rate_limit_exceeded'];
+const pressed = new Set(); // calls this host pressed cancel on (or found pressed in their record)
+const presses = []; // presses to log once the record holding them is written
+const keyOf = (call) => `k${call % 100}`; // at most 10 jobs per key in a 1,000-call run: the credits hold
+let inFlight = 0;
+const pending = []; // inputs and removals to apply at the next turn
+
+async function http(call, method, path, body) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${keyOf(call)}` },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+function request(call, send) {
+  inFlight++;
+  // `send` never rejects: a request without a usable answer becomes a failure input.
+  send().then((input) => {
+    inFlight--;
+    pending.push(() => list.handle(Date.now(), call, input));
+  });
+}
+
+function onOutput(o) {
+  if (o.type === 'create') {
+    request(o.call, async () => {
+      try {
+        await db.query('INSERT INTO fleet_submits (call, resend, owner) VALUES ($1, $2, $3)', [
+          o.call,
+          o.resend,
+          owner,
+        ]);
+        const r = await http(o.call, 'POST', '/jobs', {
+          ...o.intent.request,
+          idempotency_key: o.intent.idempotency_key,
+        });
+        if (r.status === 202 || r.status === 200) return { type: 'job_created', job: r.body.job };
+      } catch {
+        /* no answer */
+      }
+      return { type: 'create_unanswered' };
+    });
+  } else if (o.type === 'call' && o.output.type === 'send' && o.output.request.kind === 'cancel') {
+    const req = o.output.request;
+    request(o.call, async () => {
+      try {
+        const r = await http(o.call, 'POST', `/jobs/${req.handle}/cancel`, { idempotency_key: req.idempotency_key });
+        await db.query('INSERT INTO fleet_cancels_sent (call, owner) VALUES ($1, $2)', [o.call, owner]);
+        if (r.status === 200) return { type: 'cancel_answered', answer: { kind: 'job', status: r.body.status } };
+        const code = CANCEL_CODES.includes(r.body?.error?.code) ? r.body.error.code : 'other';
+        return {
+          type: 'cancel_answered',
+          answer: { kind: 'job_error', http_status: r.status, code, cancelable: null },
+        };
+      } catch {
+        return { type: 'cancel_answered', answer: { kind: 'no_answer' } };
+      }
+    });
+  } else if (o.type === 'call' && o.output.type === 'send') {
+    const req = o.output.request;
+    // The scripted user presses cancel on every tenth call once it has a handle, once over the
+    // call's life (a press in a written record survives the host: R-6).
+    if (o.call % 10 === 3 && !pressed.has(o.call)) {
+      pressed.add(o.call);
+      pending.push(() => {
+        // A call resumed from another host's record may hold a press already, or have ended.
+        if (list.record(o.call)?.cancel !== 'available') return;
+        try {
+          list.handle(Date.now(), o.call, { type: 'cancel_pressed' });
+          presses.push(o.call);
+        } catch {
+          /* the core refused the press: the button said why */
+        }
+      });
+    }
+    request(o.call, async () => {
+      try {
+        if (req.kind === 'get') {
+          const r = await http(o.call, 'GET', `/jobs/${req.handle}`);
+          if (r.status === 200) return { type: 'job_polled', job: r.body };
+          const failure = { kind: 'http', status: r.status, code: r.body?.error?.code ?? null };
+          return { type: 'request_failed', request: 'get', failure };
+        }
+      } catch {
+        /* transport */
+      }
+      return { type: 'request_failed', request: req.kind, failure: { kind: 'transport' } };
+    });
+  } else if (o.type === 'call' && (o.output.type === 'settled' || o.output.type === 'stopped')) {
+    const outcome = o.output.type === 'settled' ? o.output.outcome : 'stopped';
+    // Reported before the record goes (R-3): a crash between the two reports it again, a no-op.
+    inFlight++;
+    db.query(
+      'INSERT INTO fleet_reports (call, outcome, owner, handle) VALUES ($1, $2, $3, $4) ON CONFLICT (call) DO NOTHING',
+      [o.call, outcome, owner, list.record(o.call)?.handle ?? null],
+    ).then(() => {
+      inFlight--;
+      pending.push(() => list.remove(o.call));
+    });
+  } else if (o.type === 'create_unanswered') {
+    process.stderr.write(`fleet host ${owner}: call ${o.call} create unanswered\n`);
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// Renewed five times per lease on a timer of its own, so that a turn of the loop waiting on
+// the network never lets a live host's leases run out.
+let renewing = false;
+setInterval(() => {
+  if (renewing) return;
+  renewing = true;
+  store
+    .renew({ ...lease, now: Date.now() })
+    .catch(() => {})
+    .finally(() => {
+      renewing = false;
+    });
+}, leaseMs / 5);
+let lastCheck = 0;
+let lastClaim = 0;
+for (;;) {
+  const now = Date.now();
+  if (now - lastClaim >= leaseMs / 5) {
+    lastClaim = now;
+    const claimed = await claimInto(list, store, { ...lease, now, limit: 50 });
+    if (claimed.length) {
+      await db.query('INSERT INTO fleet_claims (call, owner) SELECT unnest($1::bigint[]), $2', [claimed, owner]);
+    }
+  }
+  for (const f of pending.splice(0)) {
+    try {
+      f();
+    } catch (e) {
+      if (e?.code !== 'invalid_input') throw e; // a late answer for a call unloaded meanwhile
+    }
+  }
+  const at = list.pollTimeout;
+  if (at !== undefined && at <= Date.now()) list.timeout(Date.now());
+  const logged = presses.splice(0);
+  await pump(list, store, onOutput, { ...lease, now: Date.now() });
+  // The pump wrote the records holding these presses: from now on they are the user's.
+  for (const call of logged) {
+    await db.query('INSERT INTO fleet_presses (call, owner) VALUES ($1, $2) ON CONFLICT DO NOTHING', [call, owner]);
+  }
+  if (list.size === 0 && inFlight === 0 && now - lastCheck > 200) {
+    lastCheck = now;
+    const { rows } = await db.query('SELECT count(*)::int AS n FROM fleet_reports');
+    if (rows[0].n >= CALLS) break;
+  }
+  await sleep(10);
+}
+await store.close();
+await db.end();
+process.exit(0);
