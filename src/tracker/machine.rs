@@ -235,6 +235,15 @@ impl Tracker {
         self.outcome
     }
 
+    /// Gives back the spare capacity of the output queue. A host that holds many trackers idle
+    /// between events (a watch list) calls it after draining, trading one allocation on the
+    /// next event for memory while idle.
+    pub fn release_spare_capacity(&mut self) {
+        if self.queue.is_empty() {
+            self.queue = VecDeque::new();
+        }
+    }
+
     /// True once settled or stopped: no more requests will be asked for.
     pub fn is_done(&self) -> bool {
         self.outcome.is_some() || self.stopped.is_some()
