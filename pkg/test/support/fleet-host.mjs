@@ -19,7 +19,7 @@ const db = new pg.Pool({ connectionString: url, max: 2 });
 db.on('error', () => {});
 // fleet_reports and fleet_submits are made by the test before any host starts.
 
-const config = { poll: { jitter: 'none', initial_ms: 150, cap_ms: 300, min_interval_ms: 100 } };
+const config = { poll: { jitter: 'none', initialMs: 150, capMs: 300, minIntervalMs: 100 } };
 const list = await openWatchList(store, Date.now(), { config: null, lease });
 const known = new Set((await store.list()).map((r) => r.call));
 const reported = new Set((await db.query('SELECT call FROM fleet_reports')).rows.map((r) => Number(r.call)));
