@@ -139,7 +139,12 @@ pub fn read<T: DeserializeOwned + Serialize>(text: &str, field: &str) -> Result<
 pub fn write<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
     let v =
         serde_json::to_value(value).map_err(|e| Error::invalid_input("output", &e.to_string()))?;
-    Ok(convert(v, camel).to_string())
+    Ok(camel_value(v).to_string())
+}
+
+/// A core value already in JSON, with its keys in camelCase (the caller's own JSON untouched).
+pub fn camel_value(value: Value) -> Value {
+    convert(value, camel)
 }
 
 #[cfg(test)]

@@ -101,47 +101,9 @@ fn bytes_arg(value: &JsValue, field: &str) -> Result<Vec<u8>, Error> {
     ))
 }
 
-/// Keys whose value is the server's own JSON, carried untouched.
-const OPAQUE: &[&str] = &["request", "result", "error"];
-
-fn camel(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    let mut up = false;
-    for c in key.chars() {
-        if c == '_' && !out.is_empty() {
-            up = true;
-        } else if up {
-            out.push(c.to_ascii_uppercase());
-            up = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn camel_keys(value: Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| {
-                    let v = if OPAQUE.contains(&k.as_str()) {
-                        v
-                    } else {
-                        camel_keys(v)
-                    };
-                    (camel(&k), v)
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.into_iter().map(camel_keys).collect()),
-        other => other,
-    }
-}
-
 /// One event as JavaScript sees it: camelCase keys, and a transmit's header pairs as an object.
 pub fn event_value(event: &Event) -> Value {
-    let mut v = camel_keys(serde_json::to_value(event).unwrap_or(Value::Null));
+    let mut v = crate::case::camel_value(serde_json::to_value(event).unwrap_or(Value::Null));
     if let Some(h) = v.get_mut("headers") {
         let pairs = core::mem::take(h);
         let mut object = Map::new();
@@ -348,7 +310,7 @@ impl Endpoint {
     #[wasm_bindgen(js_name = runRecord)]
     pub fn run_record(&self) -> JsResult<JsValue> {
         let v = serde_json::to_value(self.core.tracker().record()).unwrap_or(Value::Null);
-        js_sys::JSON::parse(&camel_keys(v).to_string())
+        js_sys::JSON::parse(&crate::case::camel_value(v).to_string())
     }
 
     /// `record()`: the run record in the core's snake_case (as `Tracker.record()`).
@@ -439,12 +401,5 @@ mod tests {
         assert_eq!(batch[0]["kind"], "http");
         assert_eq!(batch[0]["requestRef"], 1);
         assert_eq!(batch[0]["path"], "/v1/jobs/job_1");
-    }
-
-    #[test]
-    fn keys_become_camel_case() {
-        assert_eq!(camel("request_ref"), "requestRef");
-        assert_eq!(camel("poll_interval_ms"), "pollIntervalMs");
-        assert_eq!(camel("_meta"), "_meta");
     }
 }
