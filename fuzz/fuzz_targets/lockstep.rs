@@ -209,6 +209,8 @@ impl Server {
                     },
                 }
             }
+            // The simulated call creates its task at once: no MRTR round, no continuation.
+            Request::ContinueCall { .. } => panic!("a continuation without an input round"),
         })
     }
 }
@@ -293,7 +295,9 @@ fuzz_target!(|c: Case| {
         }
     }
     let settled = w.host.log.iter().find_map(|o| match o {
-        Output::Settled { outcome, status, .. } => Some((*outcome, *status)),
+        Output::Settled {
+            outcome, status, ..
+        } => Some((*outcome, *status)),
         _ => None,
     });
     let stopped = w

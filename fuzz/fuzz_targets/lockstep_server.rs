@@ -144,7 +144,9 @@ fuzz_target!(|c: Case| {
         }
     }
     let settled = w.host.log.iter().find_map(|o| match o {
-        Output::Settled { outcome, status, .. } => Some((*outcome, *status)),
+        Output::Settled {
+            outcome, status, ..
+        } => Some((*outcome, *status)),
         _ => None,
     });
     let stopped = w
