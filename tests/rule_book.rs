@@ -28,7 +28,7 @@ const SELF: &str = "tests/rule_book.rs";
 
 /// Text that points outside the repository, and why it is refused.
 const OUTSIDE: &[(&str, &str)] = &[
-    ("../shared", "a folder beside the repository"),
+    (concat!("../", "shared"), "a folder beside the repository"),
     (
         "SEMANTICS",
         "a rule file that is not in the repository (cite a rule id of docs/rules.md)",
