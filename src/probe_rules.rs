@@ -14,6 +14,23 @@
 //! | X-5 | a poll that waited the server's own interval is not refused as too fast | SHOULD | [`floor_is_honoured`] ([`Rule::PollRefusedAtFloor`]) |
 //! | X-6 | cancelling a finished task is idempotent (2026: the same empty ack; jobs: the same canceled job) | SHOULD / MUST | [`crate::cancel::classify_answer`] via `longcall check` ([`Rule::CancelTerminalNotAcked`], [`Rule::CancelAnswerBreaksRevision`]) |
 //!
+//! The job rules read a job log (the format `longcall check` reads, paired as E-40 pairs it) in
+//! either dialect (the Open API and the MCP job tools over HTTP, D-2), with X-2 and X-6 above
+//! applying to jobs as well:
+//!
+//! | id | rule | level | where the verdict lives |
+//! |---|---|---|---|
+//! | X-7 | a job answers its own key's status, result and cancel requests from the submit on, until it is seen settled | MUST | [`created_job_resolves`] ([`Rule::CreatedJobNotFound`]) |
+//! | X-8 | a submit repeating an `Idempotency-Key` replays the job the key made first | MUST | [`key_replays_the_job`] ([`Rule::IdempotencyKeyNotReplayed`]) |
+//! | X-9 | another key's job id is answered exactly like an id never issued (status, code, message) | MUST | [`foreign_job_like_unknown`] ([`Rule::ForeignIdDistinguishable`]) |
+//! | X-10 | a job whose cancel was refused as started (409 `job_generation_already_started`) runs on and is never reported `canceled` | MUST | the job observer's cancel reading ([`crate::endpoint::observer::JobObserver`], [`Rule::IllegalTransition`]) |
+//! | X-11 | a job canceled while queued is refunded (the Open API answer never says `refunded: false`) | MUST | [`queued_cancel_refunds`] ([`Rule::CancelNotRefunded`]) |
+//! | X-12 | a 429 answer (`queue_full`, a rate limit) carries `Retry-After` | SHOULD | [`too_many_says_when`] ([`Rule::RetryAfterMissing`]) |
+//! | X-13 | a status request that waited the `Retry-After` of the previous answer about the job is not refused with 429 again | SHOULD | [`retry_after_is_honoured`] ([`Rule::PollRefusedAtFloor`]) |
+//! | X-14 | a `jobs_wait` answered `timed_out: false` meets its `wait_for` and lists exactly the ids asked | MUST | [`wait_meets_its_condition`] ([`Rule::WaitConditionBroken`]) |
+//!
+//! A job log line's principal is its `c2s` line's `http.principal`, as for transcripts.
+//!
 //! The principal of a request is the `http.principal` label of its `c2s` line (a name the
 //! recorder chose for the credentials it sent, never the credentials); a line without one belongs
 //! to the single anonymous principal, so transcripts with one principal never raise X-4.
@@ -37,13 +54,18 @@
 //! assert_eq!(found[0].violation.rule.code(), "created_task_not_found");
 //! ```
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, VecDeque};
 use alloc::format;
 use alloc::string::{String, ToString};
+use alloc::vec;
 use alloc::vec::Vec;
 
 use serde_json::Value;
 
+use crate::endpoint::observer::JobCall;
+use crate::error::Quoted;
+use crate::status::Status;
+use crate::view::JobView;
 use crate::violation::{Rule, Violation};
 
 /// The JSON-RPC code both revisions use for an unknown or expired task.
@@ -442,6 +464,509 @@ pub fn check(lines: &[(usize, Value)]) -> Vec<Finding> {
     out
 }
 
+// ---------------------------------------------------------------------------------------------
+// Job logs
+
+/// A job request and its answer, paired as the observer pairs them (E-40: an answer belongs to
+/// the oldest request not yet answered; HTTP status 0 is no answer).
+#[derive(Clone, Debug, Default)]
+pub struct JobExchange {
+    /// Line of the request.
+    pub request_line: usize,
+    /// Line of the answer (0: never answered).
+    pub answer_line: usize,
+    /// `t_ms` of the request.
+    pub sent_at: u64,
+    /// `t_ms` of the answer.
+    pub answered_at: u64,
+    /// The HTTP method.
+    pub method: String,
+    /// The path.
+    pub path: String,
+    /// The principal label (`""`: the anonymous principal).
+    pub principal: String,
+    /// The submit's idempotency key (the `Idempotency-Key` header as logged, or the body's).
+    pub idempotency_key: Option<String>,
+    /// The request body.
+    pub request: Value,
+    /// The HTTP status of the answer (`None`: no answer arrived).
+    pub status: Option<u16>,
+    /// Whether the answer carried `Retry-After`.
+    pub retry_after: bool,
+    /// Its `Retry-After`, in ms, when readable.
+    pub retry_after_ms: Option<u64>,
+    /// The answer body.
+    pub body: Value,
+}
+
+impl JobExchange {
+    fn call(&self) -> JobCall {
+        JobCall::of(&self.method, &self.path)
+    }
+
+    /// The route, for comparing answers: the kind of request and its dialect.
+    fn route(&self) -> Option<&'static str> {
+        match self.call() {
+            JobCall::Get { open_api: true, .. } => Some("GET /v1/jobs/{id}/status"),
+            JobCall::Get { .. } => Some("GET /jobs/{id}"),
+            JobCall::Cancel { open_api: true, .. } => Some("POST /v1/jobs/{id}/cancel"),
+            JobCall::Cancel { .. } => Some("POST /jobs/{id}/cancel"),
+            JobCall::Result(_) => Some("GET /v1/jobs/{id}/result"),
+            _ => None,
+        }
+    }
+
+    fn error_text(&self, pointer: &str) -> String {
+        self.body
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    }
+
+    fn ok(&self) -> bool {
+        self.status.is_some_and(|s| (200..300).contains(&s))
+    }
+}
+
+/// A job status seen in an answer.
+#[derive(Clone, Debug)]
+struct JobSeen {
+    line: usize,
+    id: String,
+    status: Status,
+}
+
+/// Everything the job rules read, built once from the job log lines.
+#[derive(Debug, Default)]
+pub struct JobFacts {
+    /// Request/answer pairs, in request order.
+    pub exchanges: Vec<JobExchange>,
+    seen: Vec<JobSeen>,
+    /// Job id → (answer line of its submit, submitting principal).
+    created: BTreeMap<String, (usize, String)>,
+}
+
+/// The jobs an answer shows, read by the same codecs the observer uses (both dialects, D-2).
+fn jobs_in(ex: &JobExchange) -> Vec<JobView> {
+    use crate::wire::{sume, sume_open};
+    if !ex.ok() {
+        return Vec::new();
+    }
+    let body = &ex.body;
+    let read = match ex.call() {
+        JobCall::Submit { open_api: true } => sume_open::read_submit(body).map(|j| vec![j]),
+        JobCall::Submit { open_api: false } => sume::read_create(body).map(|c| c.jobs),
+        JobCall::Get { id, open_api: true } => sume_open::read_status(&id, body).map(|j| vec![j]),
+        JobCall::Cancel { id, open_api: true } => {
+            sume_open::cancel_answer(200, Some(body)).map(|a| match a {
+                crate::cancel::CancelAnswer::Job { status } => vec![JobView {
+                    id,
+                    status,
+                    result: None,
+                    error: None,
+                }],
+                _ => Vec::new(),
+            })
+        }
+        JobCall::Get { .. } | JobCall::Cancel { .. } => {
+            sume::read_job(body.get("job").unwrap_or(body)).map(|j| vec![j])
+        }
+        JobCall::Wait => sume::read_wait(body).map(|w| w.jobs),
+        JobCall::Result(_) | JobCall::Other => Ok(Vec::new()),
+    };
+    read.unwrap_or_default()
+}
+
+impl JobFacts {
+    /// Reads job log lines (`(line number, JSON object)`), pairing each answer with the oldest
+    /// request not yet answered.
+    pub fn read(lines: &[(usize, Value)]) -> JobFacts {
+        let mut facts = JobFacts::default();
+        let mut open: VecDeque<usize> = VecDeque::new();
+        for (line, v) in lines {
+            let at = v.get("t_ms").and_then(Value::as_u64).unwrap_or(0);
+            let http = v.get("http");
+            let text = |p: &str| {
+                http.and_then(|h| h.get(p))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let body = v.get("body").cloned().unwrap_or(Value::Null);
+            match v.get("dir").and_then(Value::as_str) {
+                Some("c2s") => {
+                    let key = http
+                        .and_then(|h| h.get("idempotency_key"))
+                        .or_else(|| body.get("idempotency_key"))
+                        .and_then(Value::as_str)
+                        .map(String::from);
+                    open.push_back(facts.exchanges.len());
+                    facts.exchanges.push(JobExchange {
+                        request_line: *line,
+                        sent_at: at,
+                        method: text("method"),
+                        path: text("path"),
+                        principal: text("principal"),
+                        idempotency_key: key,
+                        request: body,
+                        ..JobExchange::default()
+                    });
+                }
+                Some("s2c") => {
+                    let Some(ex) = open.pop_front().and_then(|i| facts.exchanges.get_mut(i)) else {
+                        continue;
+                    };
+                    ex.answer_line = *line;
+                    ex.answered_at = at;
+                    let status = http
+                        .and_then(|h| h.get("status"))
+                        .and_then(Value::as_u64)
+                        .map_or(200, |s| u16::try_from(s).unwrap_or(u16::MAX));
+                    ex.status = (status != 0).then_some(status);
+                    let ms = http.and_then(|h| h.get("retry_after_ms"));
+                    let header = http.and_then(|h| h.get("retry_after"));
+                    ex.retry_after = ms.or(header).is_some_and(|r| !r.is_null());
+                    ex.retry_after_ms = match (ms, header) {
+                        (Some(ms), _) => ms.as_u64(),
+                        (None, Some(Value::String(h))) => {
+                            crate::time::parse_retry_after_ms(h, at).ok()
+                        }
+                        (None, Some(Value::Number(n))) => {
+                            n.as_u64().map(|s| s.saturating_mul(1000))
+                        }
+                        _ => None,
+                    };
+                    ex.body = body;
+                    let submit = matches!(ex.call(), JobCall::Submit { .. });
+                    for job in jobs_in(ex) {
+                        if submit {
+                            facts
+                                .created
+                                .entry(job.id.clone())
+                                .or_insert((*line, ex.principal.clone()));
+                        }
+                        facts.seen.push(JobSeen {
+                            line: *line,
+                            id: job.id,
+                            status: job.status,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        facts
+    }
+
+    fn last_status_before(&self, id: &str, line: usize) -> Option<Status> {
+        self.seen
+            .iter()
+            .filter(|s| s.id == id && s.line < line)
+            .map(|s| s.status)
+            .next_back()
+    }
+
+    fn terminal_before(&self, id: &str, line: usize) -> bool {
+        self.seen
+            .iter()
+            .any(|s| s.id == id && s.line < line && s.status.is_terminal())
+    }
+}
+
+/// X-7: a status, result or cancel request from the key that submitted the job, sent after the
+/// submit was answered and before the job was seen settled, must not be answered 404: a server
+/// that hands out a job id must already know the job.
+pub fn created_job_resolves(facts: &JobFacts) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for ex in &facts.exchanges {
+        let call = ex.call();
+        let Some(id) = call.job() else {
+            continue;
+        };
+        let Some((line, owner)) = facts.created.get(id) else {
+            continue;
+        };
+        if ex.status == Some(404)
+            && *owner == ex.principal
+            && ex.request_line > *line
+            && !facts.terminal_before(id, ex.request_line)
+        {
+            out.push(finding(
+                ex.answer_line,
+                id,
+                Rule::CreatedJobNotFound,
+                format!(
+                    "{} {} {} ms after the submit was answered (line {line}) was answered HTTP 404: the job was not seen settled",
+                    ex.method,
+                    ex.path,
+                    ex.sent_at.saturating_sub(
+                        facts
+                            .exchanges
+                            .iter()
+                            .find(|e| e.answer_line == *line)
+                            .map_or(0, |e| e.answered_at)
+                    )
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// X-8: a submit that repeats an `Idempotency-Key` its principal already used must replay the
+/// job the key made first: a success naming another job means the key was not honoured.
+pub fn key_replays_the_job(facts: &JobFacts) -> Vec<Finding> {
+    let mut first: BTreeMap<(String, String), (String, usize)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for ex in &facts.exchanges {
+        let (JobCall::Submit { .. }, Some(key)) = (ex.call(), ex.idempotency_key.as_ref()) else {
+            continue;
+        };
+        let Some(job) = jobs_in(ex).into_iter().next() else {
+            continue;
+        };
+        match first.get(&(ex.principal.clone(), key.clone())) {
+            Some((id, line)) if *id != job.id => out.push(finding(
+                ex.answer_line,
+                &job.id,
+                Rule::IdempotencyKeyNotReplayed,
+                format!(
+                    "the submit repeated Idempotency-Key {} and got job {}, but the key made job {id} (line {line}): one intent, two jobs",
+                    Quoted(key),
+                    Quoted(&job.id)
+                ),
+            )),
+            Some(_) => {}
+            None => {
+                first.insert(
+                    (ex.principal.clone(), key.clone()),
+                    (job.id, ex.answer_line),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// X-9: a request naming another principal's job must get the answer an id that was never
+/// issued gets on the same route: the same HTTP status, error code and message (the id itself
+/// masked). With no unknown-id request on that route in the log, a 404 is expected.
+pub fn foreign_job_like_unknown(facts: &JobFacts) -> Vec<Finding> {
+    type Shape = (Option<u16>, String, String);
+    let shape = |ex: &JobExchange, id: &str| -> Shape {
+        (
+            ex.status,
+            ex.error_text("/error/code"),
+            ex.error_text("/error/message").replace(id, "{id}"),
+        )
+    };
+    let mut unknown: BTreeMap<&str, Vec<Shape>> = BTreeMap::new();
+    for ex in facts.exchanges.iter().filter(|e| e.answer_line > 0) {
+        let call = ex.call();
+        if let (Some(route), Some(id)) = (ex.route(), call.job()) {
+            if !facts.created.contains_key(id) {
+                unknown.entry(route).or_default().push(shape(ex, id));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for ex in facts.exchanges.iter().filter(|e| e.answer_line > 0) {
+        let call = ex.call();
+        let (Some(route), Some(id)) = (ex.route(), call.job()) else {
+            continue;
+        };
+        match facts.created.get(id) {
+            Some((_, owner)) if *owner != ex.principal => {}
+            _ => continue,
+        }
+        let got = shape(ex, id);
+        let (like, reference) = match unknown.get(route) {
+            Some(shapes) => (
+                shapes.contains(&got),
+                shapes.first().map_or_else(String::new, |(s, c, _)| {
+                    format!("HTTP {} {c}", s.unwrap_or(0))
+                }),
+            ),
+            None => (ex.status == Some(404), "HTTP 404".to_string()),
+        };
+        if !like {
+            out.push(finding(
+                ex.answer_line,
+                id,
+                Rule::ForeignIdDistinguishable,
+                format!(
+                    "{route} for another key's job was answered HTTP {} {}, but an id never issued gets {reference}: the answer tells the caller the job exists",
+                    ex.status.unwrap_or(0),
+                    got.1
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// X-11: a job the server canceled while it was queued is refunded: an Open API cancel answered
+/// `canceled` for a job never seen past `queued` must not say `refunded: false`.
+pub fn queued_cancel_refunds(facts: &JobFacts) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for ex in &facts.exchanges {
+        let JobCall::Cancel { id, open_api: true } = ex.call() else {
+            continue;
+        };
+        if !ex.ok() || ex.body.pointer("/data/refunded") != Some(&Value::Bool(false)) {
+            continue;
+        }
+        let started = facts.seen.iter().any(|s| {
+            s.id == id
+                && s.line < ex.answer_line
+                && !matches!(s.status, Status::Queued | Status::Canceled)
+        });
+        if !started {
+            out.push(finding(
+                ex.answer_line,
+                &id,
+                Rule::CancelNotRefunded,
+                format!(
+                    "the job was canceled while {} and the answer says refunded: false; a job canceled before it started is refunded",
+                    facts
+                        .last_status_before(&id, ex.request_line)
+                        .map_or("queued", Status::as_str)
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// X-12: a 429 answer (a rate limit, `queue_full`) carries `Retry-After`.
+pub fn too_many_says_when(facts: &JobFacts) -> Vec<Finding> {
+    facts
+        .exchanges
+        .iter()
+        .filter(|ex| ex.status == Some(429) && !ex.retry_after)
+        .map(|ex| Finding {
+            line: ex.answer_line,
+            task_id: ex.call().job().map(String::from),
+            violation: Violation::new(
+                Rule::RetryAfterMissing,
+                format!(
+                    "{} {} was refused with HTTP 429 {} and no Retry-After",
+                    ex.method,
+                    ex.path,
+                    ex.error_text("/error/code")
+                ),
+            ),
+        })
+        .collect()
+}
+
+/// X-13: a status request sent no sooner than the `Retry-After` of the previous answer about
+/// the same job (to the same principal) must not be refused with 429 again.
+pub fn retry_after_is_honoured(facts: &JobFacts) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (i, ex) in facts.exchanges.iter().enumerate() {
+        let call = ex.call();
+        let (JobCall::Get { id, .. }, Some(429)) = (&call, ex.status) else {
+            continue;
+        };
+        let previous = facts.exchanges.iter().take(i).rev().find(|p| {
+            p.answer_line > 0 && p.principal == ex.principal && p.call().job() == Some(id.as_str())
+        });
+        let Some((prev, wait)) = previous.and_then(|p| Some((p, p.retry_after_ms?))) else {
+            continue;
+        };
+        let gap = ex.sent_at.saturating_sub(prev.answered_at);
+        if gap >= wait {
+            out.push(finding(
+                ex.answer_line,
+                id,
+                Rule::PollRefusedAtFloor,
+                format!(
+                    "{} {} sent {gap} ms after an answer that said Retry-After {wait} ms was refused with HTTP 429 again",
+                    ex.method, ex.path
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// X-14: a `jobs_wait` answered as satisfied (`timed_out: false`) meets its condition (`all`:
+/// every job settled; `any`: at least one) and lists exactly the ids it was asked.
+pub fn wait_meets_its_condition(facts: &JobFacts) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for ex in &facts.exchanges {
+        if ex.call() != JobCall::Wait || !ex.ok() {
+            continue;
+        }
+        let Ok(answer) = crate::wire::sume::read_wait(&ex.body) else {
+            continue;
+        };
+        let mut asked: Vec<&str> = ex
+            .request
+            .get("job_ids")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        asked.sort_unstable();
+        asked.dedup();
+        let mut listed: Vec<&str> = answer.jobs.iter().map(|j| j.id.as_str()).collect();
+        listed.sort_unstable();
+        listed.dedup();
+        let any = ex.request.get("wait_for").and_then(Value::as_str) == Some("any");
+        let settled = answer
+            .jobs
+            .iter()
+            .filter(|j| j.status.is_terminal())
+            .count();
+        let why = if asked != listed {
+            Some(format!(
+                "it asked for {} job(s) and the answer lists {}",
+                asked.len(),
+                listed.len()
+            ))
+        } else if answer.timed_out {
+            None
+        } else if any && settled == 0 {
+            Some("wait_for \"any\" was answered timed_out: false with no job settled".into())
+        } else if !any && settled < answer.jobs.len() {
+            Some(format!(
+                "wait_for \"all\" was answered timed_out: false with {} of {} job(s) still running",
+                answer.jobs.len() - settled,
+                answer.jobs.len()
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            out.push(Finding {
+                line: ex.answer_line,
+                task_id: None,
+                violation: Violation::new(
+                    Rule::WaitConditionBroken,
+                    format!("POST {}: {why}", ex.path),
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// Every job rule of this module on one job log, in line order.
+pub fn check_jobs(lines: &[(usize, Value)]) -> Vec<Finding> {
+    let facts = JobFacts::read(lines);
+    let mut out = created_job_resolves(&facts);
+    out.extend(key_replays_the_job(&facts));
+    out.extend(foreign_job_like_unknown(&facts));
+    out.extend(queued_cancel_refunds(&facts));
+    out.extend(too_many_says_when(&facts));
+    out.extend(retry_after_is_honoured(&facts));
+    out.extend(wait_meets_its_condition(&facts));
+    out.sort_by_key(|f| f.line);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -595,5 +1120,258 @@ mod tests {
             err(4, 51, 2, 429, -32000),
         ]);
         assert!(rules(&l).is_empty());
+    }
+
+    // Job logs: `(c2s, s2c)` pairs.
+
+    fn jreq(t: u64, who: &str, method: &str, path: &str, key: Option<&str>, body: Value) -> Value {
+        let mut http = json!({"method": method, "path": path, "principal": who});
+        if let Some(k) = key {
+            http["idempotency_key"] = json!(k);
+        }
+        json!({"t_ms": t, "dir": "c2s", "http": http, "body": body})
+    }
+    fn jans(t: u64, status: u64, retry_after: Option<&str>, body: Value) -> Value {
+        let mut http = json!({"status": status});
+        if let Some(r) = retry_after {
+            http["retry_after"] = json!(r);
+        }
+        json!({"t_ms": t, "dir": "s2c", "http": http, "body": body})
+    }
+    fn submit(t: u64, who: &str, key: Option<&str>, id: &str) -> [Value; 2] {
+        [
+            jreq(
+                t,
+                who,
+                "POST",
+                "/v1/image-router/generate",
+                key,
+                json!({"model": "m"}),
+            ),
+            jans(
+                t + 1,
+                200,
+                None,
+                json!({"data": {"request_id": id, "sume_status": "queued"}}),
+            ),
+        ]
+    }
+    fn status(t: u64, who: &str, id: &str, answer: Value) -> [Value; 2] {
+        [
+            jreq(
+                t,
+                who,
+                "GET",
+                &format!("/v1/jobs/{id}/status"),
+                None,
+                Value::Null,
+            ),
+            answer,
+        ]
+    }
+    fn open_status(t: u64, s: &str) -> Value {
+        jans(t, 200, None, json!({"data": {"sume_status": s}}))
+    }
+    fn not_found(t: u64, id: &str) -> Value {
+        jans(
+            t,
+            404,
+            None,
+            json!({"error": {"code": "not_found", "message": format!("no job {id}")}}),
+        )
+    }
+    fn job_rules(pairs: Vec<[Value; 2]>) -> Vec<&'static str> {
+        let lines: Vec<(usize, Value)> = pairs
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, v)| (i + 1, v))
+            .collect();
+        check_jobs(&lines)
+            .iter()
+            .map(|f| f.violation.rule.code())
+            .collect()
+    }
+
+    #[test]
+    fn x7_a_fresh_job_resolves_for_its_key() {
+        let bad = job_rules(vec![
+            submit(0, "a", Some("k"), "J"),
+            status(10, "a", "J", not_found(11, "J")),
+        ]);
+        assert_eq!(bad, ["created_job_not_found"]);
+        // After it was seen settled, or for another key, a 404 is no X-7 finding.
+        let ok = job_rules(vec![
+            submit(0, "a", Some("k"), "J"),
+            status(10, "a", "J", open_status(11, "completed")),
+            status(20, "a", "J", not_found(21, "J")),
+        ]);
+        assert!(ok.is_empty(), "{ok:?}");
+    }
+
+    #[test]
+    fn x8_a_repeated_key_replays_the_job() {
+        let replayed = job_rules(vec![
+            submit(0, "a", Some("k"), "J"),
+            submit(5, "a", Some("k"), "J"),
+        ]);
+        assert!(replayed.is_empty());
+        let twice = job_rules(vec![
+            submit(0, "a", Some("k"), "J"),
+            submit(5, "a", Some("k"), "J2"),
+        ]);
+        assert_eq!(twice, ["idempotency_key_not_replayed"]);
+        // No key, or another principal's key: new jobs are right.
+        assert!(job_rules(vec![submit(0, "a", None, "J"), submit(5, "a", None, "J2")]).is_empty());
+        assert!(job_rules(vec![
+            submit(0, "a", Some("k"), "J"),
+            submit(5, "b", Some("k"), "J2")
+        ])
+        .is_empty());
+    }
+
+    #[test]
+    fn x9_another_keys_job_looks_unknown() {
+        let with = |foreign: Value| {
+            job_rules(vec![
+                submit(0, "a", Some("k"), "J"),
+                status(10, "b", "never", not_found(11, "never")),
+                status(20, "b", "J", foreign),
+            ])
+        };
+        assert!(with(not_found(21, "J")).is_empty());
+        assert_eq!(
+            with(jans(
+                21,
+                403,
+                None,
+                json!({"error": {"code": "forbidden", "message": "not yours"}})
+            )),
+            ["foreign_id_distinguishable"]
+        );
+        assert_eq!(
+            with(open_status(21, "queued")),
+            ["foreign_id_distinguishable"]
+        );
+    }
+
+    #[test]
+    fn x11_x12_x13_refunds_and_retry_after() {
+        let cancel = |refunded: bool| {
+            [
+                jreq(10, "a", "POST", "/v1/jobs/J/cancel", None, Value::Null),
+                jans(
+                    11,
+                    200,
+                    None,
+                    json!({"data": {"request_id": "J", "sume_status": "canceled", "refunded": refunded}}),
+                ),
+            ]
+        };
+        assert!(job_rules(vec![submit(0, "a", Some("k"), "J"), cancel(true)]).is_empty());
+        assert_eq!(
+            job_rules(vec![submit(0, "a", Some("k"), "J"), cancel(false)]),
+            ["cancel_not_refunded"]
+        );
+        let full = |retry: Option<&str>| {
+            [
+                jreq(
+                    0,
+                    "a",
+                    "POST",
+                    "/v1/image-router/generate",
+                    Some("k"),
+                    json!({"model": "m"}),
+                ),
+                jans(
+                    1,
+                    429,
+                    retry,
+                    json!({"error": {"code": "queue_full", "message": "full"}}),
+                ),
+            ]
+        };
+        assert!(job_rules(vec![full(Some("1"))]).is_empty());
+        assert_eq!(job_rules(vec![full(None)]), ["retry_after_missing"]);
+        let limited = |t: u64| {
+            status(
+                t,
+                "a",
+                "J",
+                jans(
+                    t + 1,
+                    429,
+                    Some("1"),
+                    json!({"error": {"code": "rate_limit_exceeded"}}),
+                ),
+            )
+        };
+        // Asked again 1 s after "Retry-After: 1": refused again is X-13; sooner is deserved.
+        assert_eq!(
+            job_rules(vec![
+                submit(0, "a", Some("k"), "J"),
+                limited(10),
+                limited(1011)
+            ]),
+            ["poll_refused_at_floor"]
+        );
+        assert!(job_rules(vec![
+            submit(0, "a", Some("k"), "J"),
+            limited(10),
+            limited(500)
+        ])
+        .is_empty());
+    }
+
+    #[test]
+    fn x14_a_satisfied_wait_meets_its_condition() {
+        let wait = |wait_for: &str, statuses: &[&str], timed_out: bool| {
+            let ids: Vec<String> = (0..statuses.len()).map(|i| format!("J{i}")).collect();
+            let jobs: Vec<Value> = ids
+                .iter()
+                .zip(statuses)
+                .map(|(id, s)| json!({"id": id, "status": s}))
+                .collect();
+            job_rules(vec![[
+                jreq(
+                    0,
+                    "a",
+                    "POST",
+                    "/jobs/wait",
+                    None,
+                    json!({"job_ids": ids, "wait_for": wait_for}),
+                ),
+                jans(1, 200, None, json!({"jobs": jobs, "timed_out": timed_out})),
+            ]])
+        };
+        assert!(wait("all", &["completed", "canceled"], false).is_empty());
+        assert!(wait("all", &["completed", "processing"], true).is_empty());
+        assert!(wait("any", &["completed", "processing"], false).is_empty());
+        assert_eq!(
+            wait("all", &["completed", "processing"], false),
+            ["wait_condition_broken"]
+        );
+        assert_eq!(
+            wait("any", &["queued", "processing"], false),
+            ["wait_condition_broken"]
+        );
+        // An id left out of the answer.
+        let short = job_rules(vec![[
+            jreq(
+                0,
+                "a",
+                "POST",
+                "/jobs/wait",
+                None,
+                json!({"job_ids": ["J0", "J1"], "wait_for": "any"}),
+            ),
+            jans(
+                1,
+                200,
+                None,
+                json!({"jobs": [{"id": "J0", "status": "completed"}], "timed_out": false}),
+            ),
+        ]]);
+        assert_eq!(short, ["wait_condition_broken"]);
     }
 }

@@ -112,6 +112,19 @@ rules! {
     /// A poll sent no sooner than the server's own interval refused as too fast (HTTP 429)
     /// (rule X-5).
     PollRefusedAtFloor = "poll_refused_at_floor", Should;
+    /// A job the server just handed out answered 404 to its own key before it was seen settled
+    /// (rule X-7 in [`crate::probe_rules`]).
+    CreatedJobNotFound = "created_job_not_found", Must;
+    /// A submit repeating an `Idempotency-Key` answered with another job than the one the key
+    /// first made (rule X-8).
+    IdempotencyKeyNotReplayed = "idempotency_key_not_replayed", Must;
+    /// A job canceled while queued whose cancel answer says it was not refunded (rule X-11).
+    CancelNotRefunded = "cancel_not_refunded", Must;
+    /// A 429 answer without `Retry-After`: the client cannot know when to come back (rule X-12).
+    RetryAfterMissing = "retry_after_missing", Should;
+    /// A `jobs_wait` answered as satisfied (`timed_out: false`) whose jobs do not meet its
+    /// `wait_for` condition, or that does not list exactly the ids asked (rule X-14).
+    WaitConditionBroken = "wait_condition_broken", Must;
 }
 
 impl fmt::Display for Rule {

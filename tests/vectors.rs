@@ -32,6 +32,11 @@ const NOT_EMITTED_BY_TRACKERS: &[(Rule, &str)] = &[
     (Rule::CancelledUnasked, "a transcript rule (probe_rules X-3): a tracker does not know whether another client cancelled"),
     (Rule::ForeignIdDistinguishable, "a transcript rule (probe_rules X-4): needs two principals"),
     (Rule::PollRefusedAtFloor, "a transcript rule (probe_rules X-5): the tracker treats a 429 as a failed poll and backs off"),
+    (Rule::CreatedJobNotFound, "a job log rule (probe_rules X-7): needs the submit answer and the poll side by side"),
+    (Rule::IdempotencyKeyNotReplayed, "a job log rule (probe_rules X-8): a tracker sends one intent's key and reconciles, it never compares two submits"),
+    (Rule::CancelNotRefunded, "a job log rule (probe_rules X-11): credits are not a tracker input"),
+    (Rule::RetryAfterMissing, "a job log rule (probe_rules X-12): a tracker backs off without a Retry-After and says nothing"),
+    (Rule::WaitConditionBroken, "a job log rule (probe_rules X-14): a wave reads each job's status, not the wait's promise"),
     (Rule::UnknownTaskNotification, "P-11 allows 'kept or ignored'; the tracker ignores a notification for another task silently (notification-unknown-task-ignored)"),
     (Rule::CancelNotInProgress, "an observer rule (notifications/cancelled names a request already answered): a tracker sends no notifications; `longcall check` reports it in traces"),
 ];

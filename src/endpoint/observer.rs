@@ -1108,7 +1108,7 @@ pub enum RetryAfter<'a> {
 
 /// What a job request was, by its method and path.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum JobCall {
+pub(crate) enum JobCall {
     Submit {
         open_api: bool,
     },
@@ -1129,7 +1129,7 @@ enum JobCall {
 impl JobCall {
     /// Both dialects (D-2): the MCP job tools over HTTP (`/jobs...`) and the Sume Open API
     /// (`/v1/{image,video}-router/generate`, `/v1/jobs/{id}/status|result|cancel`).
-    fn of(method: &str, path: &str) -> JobCall {
+    pub(crate) fn of(method: &str, path: &str) -> JobCall {
         let path = path.split('?').next().unwrap_or_default();
         let (open_api, path) = match path.strip_prefix("/v1") {
             Some(rest) => (true, rest),
@@ -1174,7 +1174,7 @@ impl JobCall {
         }
     }
 
-    fn job(&self) -> Option<&str> {
+    pub(crate) fn job(&self) -> Option<&str> {
         match self {
             JobCall::Get { id, .. } | JobCall::Cancel { id, .. } | JobCall::Result(id) => Some(id),
             _ => None,
@@ -1853,7 +1853,68 @@ fn check_transcript(lines: &[(usize, Value)], revision: Option<Model>) -> Report
     }
 }
 
+/// E-52 for job logs: each principal's requests and their answers (paired in order, E-40) are
+/// judged as a client of its own; then the rules only a prober can test ([`crate::probe_rules`],
+/// X-7...) run over the whole log.
 fn check_job_log(lines: &[(usize, Value)]) -> Report {
+    let all = principals(lines);
+    let mut report = if all.len() < 2 {
+        observe_job_lines(lines)
+    } else {
+        // The principal of each answer is its request's.
+        let mut open: VecDeque<&str> = VecDeque::new();
+        let mut owner_of: Vec<&str> = Vec::with_capacity(lines.len());
+        for (_, v) in lines {
+            let who = match v.get("dir").and_then(Value::as_str) {
+                Some("c2s") => {
+                    let p = str_at(v, "/http/principal").unwrap_or("");
+                    open.push_back(p);
+                    p
+                }
+                Some("s2c") => open.pop_front().unwrap_or(""),
+                _ => "",
+            };
+            owner_of.push(who);
+        }
+        let first = all.first().map_or("", String::as_str);
+        let mut report = observe_job_lines(
+            &lines
+                .iter()
+                .zip(&owner_of)
+                .filter(|(_, w)| **w == first || w.is_empty())
+                .map(|(l, _)| l.clone())
+                .collect::<Vec<_>>(),
+        );
+        for p in all.iter().skip(1) {
+            let other = observe_job_lines(
+                &lines
+                    .iter()
+                    .zip(&owner_of)
+                    .filter(|(_, w)| **w == p.as_str())
+                    .map(|(l, _)| l.clone())
+                    .collect::<Vec<_>>(),
+            );
+            report.handles = report.handles.max(other.handles);
+            report.findings.extend(other.findings);
+            report.notes.extend(other.notes);
+        }
+        report
+    };
+    for f in crate::probe_rules::check_jobs(lines) {
+        report.findings.push(Finding {
+            line: f.line,
+            rule: f.violation.rule,
+            level: f.violation.level,
+            handle: f.task_id,
+            detail: f.violation.detail,
+        });
+    }
+    report.findings.sort_by_key(|f| f.line);
+    report.notes.sort_by_key(|n| n.line);
+    report
+}
+
+fn observe_job_lines(lines: &[(usize, Value)]) -> Report {
     let mut o = JobObserver::new();
     let null = Value::Null;
     for (line, v) in lines {
@@ -2134,7 +2195,7 @@ mod tests {
         );
     }
 
-    /// Rules E-43, C-18.
+    /// Rules E-43, C-18, X-10.
 
     #[test]
     fn a_409_started_then_canceled_is_an_illegal_transition() {
@@ -2189,5 +2250,29 @@ mod tests {
             })
             .collect();
         assert_eq!(got, [(6, Rule::IllegalTransition)]);
+    }
+
+    /// Rules E-52, X-9: a second key's requests for the first key's job, answered like an
+    /// unknown id, are no finding, and do not make the owner's job lost.
+    #[test]
+    fn a_job_log_with_two_keys_judges_each_as_its_own_client() {
+        let lines = [
+            r#"{"t_ms":0,"dir":"c2s","http":{"method":"POST","path":"/v1/image-router/generate","principal":"a","idempotency_key":"k"},"body":{"model":"m"}}"#,
+            r#"{"t_ms":1,"dir":"s2c","http":{"status":200},"body":{"data":{"request_id":"J","sume_status":"queued"}}}"#,
+            r#"{"t_ms":2,"dir":"c2s","http":{"method":"GET","path":"/v1/jobs/U/status","principal":"b"},"body":null}"#,
+            r#"{"t_ms":3,"dir":"s2c","http":{"status":404},"body":{"error":{"code":"not_found","message":"job not found"}}}"#,
+            r#"{"t_ms":4,"dir":"c2s","http":{"method":"GET","path":"/v1/jobs/J/status","principal":"b"},"body":null}"#,
+            r#"{"t_ms":5,"dir":"s2c","http":{"status":404},"body":{"error":{"code":"not_found","message":"job not found"}}}"#,
+            r#"{"t_ms":6,"dir":"c2s","http":{"method":"GET","path":"/v1/jobs/J/status","principal":"a"},"body":null}"#,
+            r#"{"t_ms":7,"dir":"s2c","http":{"status":200},"body":{"data":{"sume_status":"completed"}}}"#,
+        ];
+        let r = check_text(&lines.join("\n"), None).unwrap();
+        assert_eq!(r.findings, vec![]);
+        let mut lines = lines;
+        lines[5] = r#"{"t_ms":5,"dir":"s2c","http":{"status":403},"body":{"error":{"code":"forbidden","message":"not yours"}}}"#;
+        let leaked = lines.join("\n");
+        let r = check_text(&leaked, None).unwrap();
+        let rules: Vec<Rule> = r.findings.iter().map(|f| f.rule).collect();
+        assert_eq!(rules, [Rule::ForeignIdDistinguishable]);
     }
 }
