@@ -7,6 +7,7 @@
 //! reproduces and a scenario a person can paste into an issue.
 
 mod drive;
+mod jobs;
 mod shrink;
 mod wire;
 
@@ -25,8 +26,19 @@ use wire::{Principal, Session, Target};
 #[derive(Args, Debug, Clone)]
 pub struct ProbeArgs {
     /// The server's Streamable HTTP endpoint (`http://127.0.0.1:8000/mcp`).
-    #[arg(required_unless_present = "stdio")]
+    #[arg(required_unless_present_any = ["stdio", "jobs"])]
     pub url: Option<String>,
+    /// Probe a job API instead: its base URL (`http://127.0.0.1:8080`), the Sume Open API and,
+    /// where served, the MCP job tools' `POST /jobs/wait`. Needs `--auth 'Bearer KEY'`.
+    #[arg(long, conflicts_with_all = ["url", "stdio"])]
+    pub jobs: Option<String>,
+    /// A job model to submit, optionally with its arguments: `NAME` or `NAME={"json":"args"}`
+    /// (with --jobs; default: `demo-image`, the reference server's).
+    #[arg(long = "model")]
+    pub models: Vec<String>,
+    /// The submit argument that makes each job intent distinct (with --jobs).
+    #[arg(long, default_value = "prompt")]
+    pub vary: String,
     /// Start this server command and speak JSON-RPC on its stdio instead (the rest of the line).
     #[arg(long, num_args = 1.., allow_hyphen_values = true, conflicts_with = "url")]
     pub stdio: Option<Vec<String>>,
@@ -132,8 +144,8 @@ impl Setup {
 }
 
 /// The outcome of playing a list of actions on a fresh session.
-pub struct Replay {
-    pub applied: Vec<Action>,
+pub struct Replay<A = Action> {
+    pub applied: Vec<A>,
     pub transcript: Vec<Value>,
     pub model: Model,
 }
@@ -238,7 +250,7 @@ fn choose_tools(session: &mut Session, args: &ProbeArgs) -> Result<Vec<Tool>, St
 struct Shrunk {
     steps: usize,
     from_steps: usize,
-    actions: Vec<Action>,
+    actions: Value,
     transcript: String,
     scenario: String,
     text: String,
@@ -258,6 +270,9 @@ pub fn run(args: &ProbeArgs) -> u8 {
         eprintln!("longcall probe: seed {seed}");
     } else {
         outln!("longcall probe: seed {seed} (repeat with --seed {seed})");
+    }
+    if let Some(base) = &args.jobs {
+        return jobs::run(args, seed, base);
     }
     let target = match (&args.url, &args.stdio) {
         (_, Some(cmd)) => Target::Stdio(cmd.clone()),
@@ -334,22 +349,101 @@ pub fn run(args: &ProbeArgs) -> u8 {
         .iter()
         .find(|f| fails(f, args.strict))
         .and_then(|f| f.task_id.as_deref())
-        .and_then(|t| d.step_of(t));
+        .and_then(|t| d.step_of(t))
+        .map(|c| {
+            actions
+                .iter()
+                .filter(|a| a.call() == Some(c))
+                .cloned()
+                .collect::<Vec<_>>()
+        });
     let transcript = std::mem::take(&mut d.session.lines);
     let tasks = d.calls().len();
     drop(d);
+    let server = match &setup.target {
+        Target::Http(u) => u.clone(),
+        Target::Stdio(c) => c.join(" "),
+    };
+    let probed = Probed {
+        revision: match model {
+            Model::Task2026 => "2026-07-28",
+            _ => "2025-11-25",
+        },
+        drives: ("tools", serde_json::to_value(&tools).unwrap_or_default()),
+        drive_names: tools.iter().map(|t| t.name.clone()).collect(),
+        handles: ("tasks", tasks),
+        server: server.clone(),
+        actions,
+        transcript,
+        findings,
+        transport_error,
+        focus,
+        model,
+        seconds: probe_seconds,
+    };
+    conclude(
+        args,
+        seed,
+        probed,
+        |cand| replay(&setup, &tools, cand),
+        |best, verdicts, from, file| scenario(&server, seed, best, verdicts, from, file),
+    )
+}
+
+/// What a probing run left, whatever it drove.
+pub struct Probed<A> {
+    pub server: String,
+    /// The revision or API the run spoke.
+    pub revision: &'static str,
+    /// What it drove (`("tools", [...])`, `("models", [...])`).
+    pub drives: (&'static str, Value),
+    pub drive_names: Vec<String>,
+    /// How many handles it made (`("tasks", n)`, `("jobs", n)`).
+    pub handles: (&'static str, usize),
+    pub actions: Vec<A>,
+    pub transcript: Vec<Value>,
+    pub findings: Vec<Judged>,
+    pub transport_error: Option<String>,
+    /// The actions about the handle of the first failing finding, for a first shrinking try.
+    pub focus: Option<Vec<A>>,
+    pub model: Model,
+    pub seconds: f64,
+}
+
+/// Writes the run, shrinks a failing one (replaying candidates with `replay`), prints the
+/// report and returns the exit code. Verdicts come from [`judge`] only.
+pub fn conclude<A: Clone + Serialize>(
+    args: &ProbeArgs,
+    seed: u64,
+    p: Probed<A>,
+    mut replay: impl FnMut(&[A]) -> Result<Replay<A>, String>,
+    scenario: impl Fn(&Replay<A>, &[Judged], usize, &std::path::Path) -> String,
+) -> u8 {
+    let Probed {
+        server,
+        revision,
+        drives,
+        drive_names,
+        handles,
+        actions,
+        transcript,
+        findings,
+        transport_error,
+        focus,
+        model,
+        seconds: probe_seconds,
+    } = p;
     let requests = transcript
         .iter()
-        .filter(|l| l.get("dir") == Some(&json!("c2s")) && l.pointer("/msg/method").is_some())
+        .filter(|l| {
+            l.get("dir") == Some(&json!("c2s"))
+                && (l.pointer("/msg/method").is_some() || l.get("body").is_some())
+        })
         .count();
     let failing: Vec<&Judged> = findings.iter().filter(|f| fails(f, args.strict)).collect();
     let _ = std::fs::create_dir_all(&args.out);
     let run_file = args.out.join(format!("probe-{seed}.jsonl"));
     let _ = std::fs::write(&run_file, to_jsonl(&transcript));
-    let server = match &setup.target {
-        Target::Http(u) => u.clone(),
-        Target::Stdio(c) => c.join(" "),
-    };
 
     let mut shrunk = None;
     if let Some(first) = failing.first().filter(|_| args.shrink_seconds > 0) {
@@ -363,9 +457,9 @@ pub fn run(args: &ProbeArgs) -> u8 {
             model,
         };
         let mut replays = 0;
-        let mut test = |cand: &[Action]| {
+        let mut test = |cand: &[A]| {
             replays += 1;
-            match replay(&setup, &tools, cand) {
+            match replay(cand) {
                 Ok(r) => {
                     let still = judge(r.model, &r.transcript)
                         .iter()
@@ -378,14 +472,9 @@ pub fn run(args: &ProbeArgs) -> u8 {
                 Err(_) => false,
             }
         };
-        // First the failing task's own actions alone (one replay, often enough), then ddmin.
+        // First the failing handle's own actions alone (one replay, often enough), then ddmin.
         let mut start = actions.clone();
-        if let Some(c) = focus {
-            let only: Vec<Action> = actions
-                .iter()
-                .filter(|a| a.call() == Some(c))
-                .cloned()
-                .collect();
+        if let Some(only) = focus {
             if only.len() < actions.len() && test(&only) {
                 start = only;
             }
@@ -394,13 +483,13 @@ pub fn run(args: &ProbeArgs) -> u8 {
         let file = args.out.join(format!("probe-{seed}-shrunk.jsonl"));
         let _ = std::fs::write(&file, to_jsonl(&best.transcript));
         let verdicts = judge(best.model, &best.transcript);
-        let text = scenario(&server, seed, &best, &verdicts, actions.len(), &file);
+        let text = scenario(&best, &verdicts, actions.len(), &file);
         let sfile = args.out.join(format!("probe-{seed}-scenario.txt"));
         let _ = std::fs::write(&sfile, &text);
         shrunk = Some(Shrunk {
             steps: best.applied.len(),
             from_steps: actions.len(),
-            actions: best.applied.clone(),
+            actions: serde_json::to_value(&best.applied).unwrap_or_default(),
             transcript: file.display().to_string(),
             scenario: sfile.display().to_string(),
             text,
@@ -411,29 +500,27 @@ pub fn run(args: &ProbeArgs) -> u8 {
 
     let code = if !failing.is_empty() {
         1
-    } else if transport_error.is_some() || tasks == 0 {
+    } else if transport_error.is_some() || handles.1 == 0 {
         2
     } else {
         0
     };
-    let unusable_reason = match (&transport_error, tasks) {
+    let unusable_reason = match (&transport_error, handles.1) {
         (Some(e), _) => Some(e.clone()),
-        (None, 0) => Some("no tool call made a task: nothing was probed".to_string()),
+        (None, 0) => Some(format!(
+            "no request made a {}: nothing was probed",
+            handles.0.trim_end_matches('s')
+        )),
         _ => None,
     };
-    let revision = match model {
-        Model::Task2026 => "2026-07-28",
-        _ => "2025-11-25",
-    };
     if args.json {
-        let doc = json!({
+        let mut doc = json!({
             "seed": seed,
             "server": server,
             "revision": revision,
-            "tools": tools,
             "steps": actions.len(),
             "requests": requests,
-            "tasks": tasks,
+            "tasks": handles.1,
             "seconds": probe_seconds,
             "strict": args.strict,
             "transcript": run_file.display().to_string(),
@@ -442,19 +529,20 @@ pub fn run(args: &ProbeArgs) -> u8 {
             "unusable": unusable_reason,
             "exit": code,
         });
+        doc[drives.0] = drives.1;
+        doc[handles.0] = json!(handles.1);
         outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         outln!(
-            "server: {server} ({revision}); tools: {}",
-            tools
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            "server: {server} ({revision}); {}: {}",
+            drives.0,
+            drive_names.join(", ")
         );
         outln!(
-            "ran {} step(s), {requests} request(s), {tasks} task(s) in {probe_seconds:.1} s; transcript {}",
+            "ran {} step(s), {requests} request(s), {} {} in {probe_seconds:.1} s; transcript {}",
             actions.len(),
+            handles.1,
+            handles.0,
             run_file.display()
         );
         if findings.is_empty() {
@@ -506,7 +594,7 @@ pub fn run(args: &ProbeArgs) -> u8 {
     code
 }
 
-fn unusable(args: &ProbeArgs, seed: u64, why: &str) -> u8 {
+pub fn unusable(args: &ProbeArgs, seed: u64, why: &str) -> u8 {
     if args.json {
         outln!(
             "{}",
