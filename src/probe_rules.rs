@@ -729,7 +729,7 @@ pub fn key_replays_the_job(facts: &JobFacts) -> Vec<Finding> {
         match first.get(&(ex.principal.clone(), key.clone())) {
             Some((id, line)) if *id != job.id => out.push(finding(
                 ex.answer_line,
-                &job.id,
+                id,
                 Rule::IdempotencyKeyNotReplayed,
                 format!(
                     "the submit repeated Idempotency-Key {} and got job {}, but the key made job {id} (line {line}): one intent, two jobs",

@@ -107,3 +107,66 @@ fn unusable_target_is_exit_2_with_the_seed_first() {
     assert_eq!(doc["exit"], 2);
     assert!(doc["seed"].is_u64());
 }
+
+/// Rules stay quiet on the reference job server: `longcall probe --jobs` against
+/// `longcall serve-jobs` on loopback finds nothing, even with SHOULDs failing, and its job log
+/// checks clean under `longcall check` too.
+#[test]
+fn the_reference_job_server_gives_no_finding() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut server = Command::new(env!("CARGO_BIN_EXE_longcall"))
+        .args(["serve-jobs", "--port", "0", "--queue-wait-ms", "300"])
+        .args(["--generation-ms", "300", "--queue-limit", "2"])
+        .args(["--credits-per-key", "10000", "--max-seconds", "60"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split("listening on ")
+        .nth(1)
+        .unwrap()
+        .trim()
+        .to_string();
+    let out = std::env::temp_dir().join(format!("longcall-probe-jobs-{}", std::process::id()));
+    let o = longcall(&[
+        "probe",
+        "--jobs",
+        &url,
+        "--auth",
+        "Bearer a",
+        "--auth",
+        "Bearer b",
+        "--seed",
+        "11",
+        "--max-steps",
+        "40",
+        "--max-seconds",
+        "20",
+        "--strict",
+        "--json",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    let _ = server.kill();
+    let _ = server.wait();
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["exit"], 0, "{doc:#}");
+    assert!(doc["jobs"].as_u64().unwrap() > 0, "{doc:#}");
+    assert_eq!(doc["revision"], "Open API + MCP job tools");
+    let log = doc["transcript"].as_str().unwrap();
+    assert_eq!(findings(log), vec![]);
+}
+
+#[test]
+fn a_job_probe_needs_a_key() {
+    let o = longcall(&["probe", "--jobs", "http://127.0.0.1:9", "--seed", "3"]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.starts_with("longcall probe: seed 3"), "{out}");
+    assert!(out.contains("--auth"), "{out}");
+}

@@ -42,10 +42,22 @@ pub enum JobAction {
     /// The submit of `job` sent again, same body and same key (a retry after a lost answer).
     Resubmit { job: usize },
     /// A status request, `late_ms` after the floor (the last answer plus the interval or its
-    /// `Retry-After`).
-    Status { job: usize, late_ms: u64 },
-    /// A cancel, at whatever moment this is (queued, processing, settled, canceled).
-    Cancel { job: usize },
+    /// `Retry-After`). Once run, `age_ms` holds the job's age when it was sent, and a replay
+    /// sends it at that age again (never before the floor), so removing earlier steps while
+    /// shrinking does not change what the server has to say.
+    Status {
+        job: usize,
+        late_ms: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        age_ms: Option<u64>,
+    },
+    /// A cancel, at whatever moment this is (queued, processing, settled, canceled); once run,
+    /// at the job's age `age_ms` again.
+    Cancel {
+        job: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        age_ms: Option<u64>,
+    },
     /// `jobs_wait` over these jobs (by bit of the jobs made so far, at most 20).
     Wait {
         pick: u64,
@@ -65,7 +77,7 @@ impl JobAction {
             JobAction::Submit { step, .. } => Some(*step),
             JobAction::Resubmit { job }
             | JobAction::Status { job, .. }
-            | JobAction::Cancel { job }
+            | JobAction::Cancel { job, .. }
             | JobAction::Foreign { job, .. } => Some(*job),
             JobAction::Wait { .. } | JobAction::Unknown { .. } => None,
         }
@@ -196,6 +208,10 @@ struct Slot {
     keyed: bool,
     last: Option<Status>,
     next_poll: Instant,
+    /// When the submit was answered: ages count from here.
+    submitted: Instant,
+    /// When the last status or cancel request about it went out.
+    last_sent: Instant,
 }
 
 /// The probe's limits and choices for a job run.
@@ -286,8 +302,45 @@ impl<'a> JobDriver<'a> {
         }
     }
 
-    /// Runs one action. `Ok(false)`: it does not apply to this session and sent nothing.
-    pub fn run(&mut self, action: &JobAction) -> Result<bool, String> {
+    /// Runs one action: `Ok(Some(action as run))`, or `Ok(None)` when it does not apply to this
+    /// session and sent nothing.
+    pub fn run(&mut self, action: &JobAction) -> Result<Option<JobAction>, String> {
+        let applied = self.apply(action)?;
+        Ok(match (applied, action) {
+            (false, _) => None,
+            (true, JobAction::Status { job, late_ms, .. }) => Some(JobAction::Status {
+                job: *job,
+                late_ms: *late_ms,
+                age_ms: self.age_ms(*job),
+            }),
+            (true, JobAction::Cancel { job, .. }) => Some(JobAction::Cancel {
+                job: *job,
+                age_ms: self.age_ms(*job),
+            }),
+            (true, a) => Some(a.clone()),
+        })
+    }
+
+    /// How old the job is (since its submit was answered), as of the last request about it.
+    fn age_ms(&self, job: usize) -> Option<u64> {
+        let s = self.slots.get(&job)?;
+        Some(
+            s.last_sent
+                .saturating_duration_since(s.submitted)
+                .as_millis() as u64,
+        )
+    }
+
+    /// The instant a replayed step about `job` is due: at the recorded age, never before
+    /// `floor`.
+    fn due(&self, job: usize, age_ms: Option<u64>, floor: Instant) -> Instant {
+        match (self.slots.get(&job), age_ms) {
+            (Some(s), Some(age)) => floor.max(s.submitted + Duration::from_millis(age)),
+            _ => floor,
+        }
+    }
+
+    fn apply(&mut self, action: &JobAction) -> Result<bool, String> {
         match action {
             JobAction::Submit { step, model, keyed } => {
                 let Some(m) = self.models.get(*model).cloned() else {
@@ -316,11 +369,7 @@ impl<'a> JobDriver<'a> {
                 if !keyed {
                     req.headers.clear();
                 }
-                if let Some(floor) = self.submit_floor.take() {
-                    std::thread::sleep(floor.saturating_duration_since(Instant::now()));
-                }
-                let a = self.send(0, &req)?;
-                self.after_submit(&a);
+                let a = self.submit(&req, *keyed)?;
                 if let Some(job) = sume_open::read_submit(&a.body)
                     .ok()
                     .filter(|_| a.status < 300)
@@ -333,6 +382,8 @@ impl<'a> JobDriver<'a> {
                             keyed: *keyed,
                             last: None,
                             next_poll: Instant::now(),
+                            submitted: Instant::now(),
+                            last_sent: Instant::now(),
                         },
                     );
                     self.note(*step, Some(job.status), &a);
@@ -345,34 +396,43 @@ impl<'a> JobDriver<'a> {
                     return Ok(false);
                 };
                 let req = slot.submit.clone();
-                if let Some(floor) = self.submit_floor.take() {
-                    std::thread::sleep(floor.saturating_duration_since(Instant::now()));
-                }
-                let a = self.send(0, &req)?;
-                self.after_submit(&a);
+                self.submit(&req, true)?;
                 Ok(true)
             }
-            JobAction::Status { job, late_ms } => {
+            JobAction::Status {
+                job,
+                late_ms,
+                age_ms,
+            } => {
                 let Some(slot) = self.slots.get(job) else {
                     return Ok(false);
                 };
                 let req = sume_open::status_request(&slot.id).map_err(|e| e.to_string())?;
-                let due = slot.next_poll + Duration::from_millis(*late_ms);
-                std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                let floor = slot.next_poll;
+                let due = match age_ms {
+                    Some(_) => self.due(*job, *age_ms, floor),
+                    None => floor + Duration::from_millis(*late_ms),
+                };
                 let id = slot.id.clone();
+                std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                self.sent(*job);
                 let a = self.send(0, &req)?;
                 let status = (a.status < 300)
                     .then(|| sume_open::read_status(&id, &a.body).ok())
                     .flatten()
                     .map(|j| j.status);
                 self.note(*job, status, &a);
+                self.watch = Some(*job);
                 Ok(true)
             }
-            JobAction::Cancel { job } => {
+            JobAction::Cancel { job, age_ms } => {
                 let Some(slot) = self.slots.get(job) else {
                     return Ok(false);
                 };
                 let req = sume_open::cancel_request(&slot.id).map_err(|e| e.to_string())?;
+                let due = self.due(*job, *age_ms, Instant::now());
+                std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                self.sent(*job);
                 let a = self.send(0, &req)?;
                 let status = match sume_open::cancel_answer(a.status, Some(&a.body)) {
                     Ok(longcall::cancel::CancelAnswer::Job { status }) => Some(status),
@@ -398,9 +458,12 @@ impl<'a> JobDriver<'a> {
                     .filter_map(|(_, j)| self.slots.get(j).map(|s| s.id.clone()))
                     .take(sume::MAX_WAIT_IDS)
                     .collect();
-                if ids.is_empty() {
-                    return Ok(false);
-                }
+                let ids = match (ids.is_empty(), all.last().and_then(|j| self.slots.get(j))) {
+                    // Nothing running any more: the newest job.
+                    (true, Some(newest)) => vec![newest.id.clone()],
+                    (true, None) => return Ok(false),
+                    (false, _) => ids,
+                };
                 let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
                 let wait_for = if *any { WaitFor::Any } else { WaitFor::All };
                 let body = sume::wait_request(&refs, wait_for, Some(*timeout_s), false)
@@ -452,6 +515,34 @@ impl<'a> JobDriver<'a> {
         }
     }
 
+    fn sent(&mut self, job: usize) {
+        if let Some(s) = self.slots.get_mut(&job) {
+            s.last_sent = Instant::now();
+        }
+    }
+
+    /// Sends a submit after the last refusal's `Retry-After`. A keyed submit refused with 429 or
+    /// a retryable 5xx goes again with the same key, not before its `Retry-After`, at most three
+    /// times (as a client does, E-11); one without a key is not sent again, since that would be
+    /// a second intent.
+    fn submit(&mut self, req: &HttpRequest, keyed: bool) -> Result<JobAnswer, String> {
+        let mut tries = 0;
+        loop {
+            if let Some(floor) = self.submit_floor.take() {
+                std::thread::sleep(floor.saturating_duration_since(Instant::now()));
+            }
+            let a = self.send(0, req)?;
+            self.after_submit(&a);
+            tries += 1;
+            let again = keyed
+                && tries < 3
+                && sume_open::is_retryable(&sume_open::read_error(a.status, &[], Some(&a.body), 0));
+            if a.status < 300 || !again {
+                return Ok(a);
+            }
+        }
+    }
+
     /// A refused submit's `Retry-After` is a floor for the next one.
     fn after_submit(&mut self, a: &JobAnswer) {
         if a.status >= 300 {
@@ -490,9 +581,19 @@ pub fn next_action(rng: &mut Rng, d: &JobDriver<'_>, step: usize) -> JobAction {
         _ => rng.pick(&all).unwrap_or(0),
     };
     let interval = d.limits.interval_ms.max(1);
+    // A client often presses cancel on the job it just submitted or just looked at, while it is
+    // still queued or running: the cancels that matter most.
+    let running = d
+        .slots
+        .get(&job)
+        .is_some_and(|s| matches!(s.last, Some(Status::Queued | Status::Processing)));
+    if d.watch == Some(job) && running && rng.below(4) == 0 {
+        return JobAction::Cancel { job, age_ms: None };
+    }
     match rng.below(100) {
         0..=49 => JobAction::Status {
             job,
+            age_ms: None,
             late_ms: match rng.below(6) {
                 0..=3 => 0,
                 4 => rng.below(interval),
@@ -505,12 +606,20 @@ pub fn next_action(rng: &mut Rng, d: &JobDriver<'_>, step: usize) -> JobAction {
             } else {
                 job
             },
+            age_ms: None,
         },
         64..=70 => JobAction::Resubmit { job },
         71..=80 if d.limits.wait_served => JobAction::Wait {
-            pick: match rng.below(3) {
+            // Mostly the jobs still running (a client waits for what it waits for), sometimes
+            // one job, sometimes any mix of the jobs so far.
+            pick: match rng.below(4) {
                 0 => 1 << rng.below(all.len().clamp(1, 64) as u64),
-                _ => rng.next() | 1,
+                1 => rng.next() | 1,
+                _ => all
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, j)| live.contains(j))
+                    .fold(0u64, |m, (i, _)| m | 1 << (i % 64)),
             },
             any: rng.below(2) == 0,
             timeout_s: rng.below(3) as u32,
@@ -523,7 +632,11 @@ pub fn next_action(rng: &mut Rng, d: &JobDriver<'_>, step: usize) -> JobAction {
             job,
             route: rng.below(2) as u8,
         },
-        _ => JobAction::Status { job, late_ms: 0 },
+        _ => JobAction::Status {
+            job,
+            late_ms: 0,
+            age_ms: None,
+        },
     }
 }
 
@@ -548,8 +661,8 @@ fn replay(
     let mut d = JobDriver::new(setup.open(), models, setup.limits.clone());
     let mut applied = Vec::new();
     for a in actions {
-        if d.run(a)? {
-            applied.push(a.clone());
+        if let Some(a) = d.run(a)? {
+            applied.push(a);
         }
     }
     Ok(Replay {
@@ -659,8 +772,8 @@ pub fn run(args: &ProbeArgs, seed: u64, base: &str) -> u8 {
         }
         let a = next_action(&mut rng, &d, step);
         match d.run(&a) {
-            Ok(true) => actions.push(a),
-            Ok(false) => continue,
+            Ok(Some(a)) => actions.push(a),
+            Ok(None) => continue,
             Err(e) => {
                 transport_error = Some(e);
                 break;

@@ -1,0 +1,154 @@
+// Leg: `longcall probe --jobs` against the reference job server `longcall serve-jobs` (no
+// finding expected) and against each broken variant in tests/interop/mutants/jobs-proxy.mjs (a
+// finding expected within 30 s, shrunk to at most 8 steps). Every scenario is bounded at 60 s
+// (probing at most 30 s, shrinking at most 25 s); scenarios run four at a time (each its own
+// server; the probes mostly sleep at the floors), so the leg stays within the runner's 240 s.
+//
+//   node legs/probe-jobs.mjs [MUTANT...]     (from tests/interop; tests/interop/run probe-jobs)
+//
+// Writes results/probe-jobs-mutants.json and prints the README table on stderr.
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { INTEROP_DIR, startFixture } from '../lib/fixture.mjs';
+import { makeLeg, REPO, RESULTS } from '../lib/leg.mjs';
+import { MUTANTS, SERVE_ARGS } from '../mutants/jobs-proxy.mjs';
+
+const { emit, log, scenario, failures } = makeLeg('probe-jobs');
+const PROXY = path.join(INTEROP_DIR, 'mutants', 'jobs-proxy.mjs');
+const SEED = Number(process.env.PROBE_SEED ?? 20261201);
+const OUT = path.join(RESULTS, 'probe-jobs');
+fs.mkdirSync(OUT, { recursive: true });
+const cli = (args) =>
+  process.env.LONGCALL_CLI
+    ? [process.env.LONGCALL_CLI, args]
+    : ['cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...args]];
+
+function probe(url, extra = []) {
+  const [cmd, full] = cli([
+    'probe',
+    '--jobs',
+    url,
+    '--seed',
+    String(SEED),
+    '--auth',
+    'Bearer alice',
+    '--auth',
+    'Bearer bob',
+    '--strict',
+    '--json',
+    '--max-seconds',
+    '30',
+    '--shrink-seconds',
+    '25',
+    ...extra,
+  ]);
+  return new Promise((resolve, reject) => {
+    execFile(cmd, full, { cwd: REPO, timeout: 58000, maxBuffer: 64 << 20 }, (e, stdout) => {
+      if (e && typeof e.code !== 'number') return reject(e);
+      try {
+        resolve(JSON.parse(stdout));
+      } catch {
+        reject(new Error(`probe printed no JSON (exit ${e?.code ?? 0})`));
+      }
+    });
+  });
+}
+
+/** The reference server itself, no proxy in front; resolves with {url, stop}. */
+function startReference() {
+  const [cmd, args] = cli([...SERVE_ARGS, '--max-seconds', '90']);
+  const child = spawn(cmd, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stderr.on('data', (d) => log(`serve-jobs: ${String(d).trim()}`));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('serve-jobs printed no URL in 60 s')), 60000);
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], stop: async () => child.kill('SIGTERM') });
+      }
+    });
+  });
+}
+
+const proxySpec = (name) => ({
+  cmd: process.execPath,
+  args: [PROXY, '--mutant', name, '--max-lifetime-ms', '90000'],
+  stream: 'stdout',
+  name: `job mutant ${name}`,
+});
+
+const rows = [];
+const wanted = process.argv.slice(2);
+const names = Object.keys(MUTANTS).filter((n) => n !== 'none' && (!wanted.length || wanted.includes(n)));
+
+const jobs = [];
+if (!wanted.length)
+  jobs.push(() =>
+    scenario('reference job server: no finding', 60000, async () => {
+      const f = await startReference();
+      try {
+        const d = await probe(f.url, ['--out', path.join(OUT, 'reference')]);
+        if (d.exit !== 0) throw new Error(`exit ${d.exit}: ${JSON.stringify(d.findings ?? d.unusable).slice(0, 400)}`);
+        return `${d.steps} steps, ${d.requests} requests, ${d.jobs} jobs in ${d.seconds.toFixed(1)} s (${d.revision}), seed ${d.seed}`;
+      } finally {
+        await f.stop();
+      }
+    }),
+  );
+
+for (const name of names) {
+  const m = MUTANTS[name];
+  const expected = m.rule.split(' ')[0];
+  jobs.push(() =>
+    scenario(`job mutant ${name}`, 60000, async () => {
+      const f = await startFixture(proxySpec(name), { timeoutMs: 30000 });
+      try {
+        const d = await probe(f.url, ['--out', path.join(OUT, name)]);
+        const failing = (d.findings ?? []).filter((x) => x.level === 'must' || d.strict);
+        const found = failing[0]?.rule ?? '-';
+        rows.push({
+          mutant: name,
+          breaks: m.what,
+          expected,
+          exit: d.exit,
+          found,
+          seconds: d.seconds,
+          steps: d.steps,
+          shrunk: d.shrunk?.steps ?? null,
+          shrinkSeconds: d.shrunk?.seconds ?? null,
+          transcript: d.shrunk ? path.relative(REPO, d.shrunk.transcript) : null,
+        });
+        if (d.exit !== 1) throw new Error(`not caught (exit ${d.exit}) in ${d.seconds?.toFixed(1)} s`);
+        if (d.seconds > 30) throw new Error(`caught after ${d.seconds.toFixed(1)} s (limit 30 s)`);
+        if (!(d.shrunk?.steps <= 8)) throw new Error(`shrunk to ${d.shrunk?.steps} steps (limit 8)`);
+        return `caught by ${found}${found === expected ? '' : ` (expected ${expected})`} after ${d.steps} steps, ${d.seconds.toFixed(1)} s; shrunk to ${d.shrunk.steps} steps in ${d.shrunk.seconds.toFixed(1)} s`;
+      } finally {
+        await f.stop();
+      }
+    }),
+  );
+}
+
+// A pool of POOL scenarios at a time.
+const POOL = Number(process.env.PROBE_JOBS_POOL ?? 4);
+await Promise.all(
+  Array.from({ length: Math.min(POOL, jobs.length) }, async () => {
+    while (jobs.length) await jobs.shift()();
+  }),
+);
+const order = Object.keys(MUTANTS);
+rows.sort((a, b) => order.indexOf(a.mutant) - order.indexOf(b.mutant));
+
+fs.writeFileSync(path.join(RESULTS, 'probe-jobs-mutants.json'), `${JSON.stringify({ seed: SEED, rows }, null, 2)}\n`);
+log(`\n| mutant | what it breaks | caught by | after | steps | shrunk to |\n|---|---|---|---|---|---|`);
+for (const r of rows)
+  log(
+    `| \`${r.mutant}\` | ${r.breaks} | ${r.exit === 1 ? `\`${r.found}\`` : 'not caught'} | ${r.seconds?.toFixed(1)} s | ${r.steps} | ${r.shrunk ?? '-'} (${r.shrinkSeconds?.toFixed(1) ?? '-'} s) |`,
+  );
+log(`caught ${rows.filter((r) => r.exit === 1).length} of ${rows.length}`);
+if (!rows.length && wanted.length) emit('mutants', 'skip', `no mutant named ${wanted.join(', ')}`);
+process.exit(failures() ? 1 : 0);
