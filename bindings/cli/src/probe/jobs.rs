@@ -521,6 +521,25 @@ impl<'a> JobDriver<'a> {
         }
     }
 
+    /// Cancels every job of the session not seen settled, off the record (after the run's job
+    /// log was taken), so the next session starts on an empty queue: a replay that met the
+    /// queue an earlier session left would not show what the steps alone do.
+    pub fn clean_up(&mut self) {
+        let kept = self.session.lines.len();
+        let open: Vec<String> = self
+            .slots
+            .values()
+            .filter(|s| !s.last.is_some_and(Status::is_terminal))
+            .map(|s| s.id.clone())
+            .collect();
+        for id in open {
+            if let Ok(req) = sume_open::cancel_request(&id) {
+                let _ = self.send(0, &req);
+            }
+        }
+        self.session.lines.truncate(kept);
+    }
+
     /// Sends a submit after the last refusal's `Retry-After`. A keyed submit refused with 429 or
     /// a retryable 5xx goes again with the same key, not before its `Retry-After`, at most three
     /// times (as a client does, E-11); one without a key is not sent again, since that would be
@@ -665,10 +684,12 @@ fn replay(
             applied.push(a);
         }
     }
+    let transcript = std::mem::take(&mut d.session.lines);
+    d.clean_up();
     Ok(Replay {
         applied,
         model: Model::Job,
-        transcript: std::mem::take(&mut d.session.lines),
+        transcript,
     })
 }
 
@@ -799,6 +820,7 @@ pub fn run(args: &ProbeArgs, seed: u64, base: &str) -> u8 {
         });
     let transcript = std::mem::take(&mut d.session.lines);
     let jobs = d.jobs().len();
+    d.clean_up();
     drop(d);
     let probed = Probed {
         server: base.to_string(),
