@@ -1,9 +1,11 @@
-//! `longcall probe`'s files and exits: its shrunk transcripts reproduce under `longcall check`,
-//! a transcript with two principals judges each as its own client, an unusable target is exit 2.
+//! `longcall probe`'s files and exits: its shrunk transcripts and job logs reproduce under
+//! `longcall check`, a transcript with two principals judges each as its own client, an
+//! unusable target is exit 2, and the reference job server gives no finding.
 //!
 //! The transcripts in `tests/probe/` were written by `longcall probe` against the reference MCP
-//! tasks server and its broken variants (`tests/interop/mutants/proxy.mjs`); the interop leg
-//! `tests/interop/legs/probe.mjs` runs the probe itself against live servers.
+//! tasks server and its broken variants (`tests/interop/mutants/proxy.mjs`), the `jobs-*` job
+//! logs by `longcall probe --jobs` against the job mutants (`tests/interop/mutants/jobs-proxy.mjs`);
+//! the interop legs `probe.mjs` and `probe-jobs.mjs` run the probe itself against live servers.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -61,6 +63,59 @@ fn shrunk_transcripts_reproduce_under_check() {
         assert!(
             found.iter().any(|(r, _)| r == rule),
             "{name}: expected {rule}, got {found:?}"
+        );
+    }
+}
+
+/// Rules: the shrunk job logs `longcall probe --jobs` wrote against the
+/// job mutants (`tests/interop/mutants/jobs-proxy.mjs`) reproduce under `longcall check`, with
+/// the level each rule has.
+#[test]
+fn shrunk_job_logs_reproduce_under_check() {
+    for (name, rule, level) in [
+        (
+            "jobs-canceled-after-409.jsonl",
+            "illegal_transition",
+            "must",
+        ),
+        (
+            "jobs-foreign-403.jsonl",
+            "foreign_id_distinguishable",
+            "must",
+        ),
+        ("jobs-terminal-flip.jsonl", "terminal_conflict", "must"),
+        (
+            "jobs-queue-full-no-retry-after.jsonl",
+            "retry_after_missing",
+            "should",
+        ),
+        (
+            "jobs-retry-after-ignored.jsonl",
+            "poll_refused_at_floor",
+            "should",
+        ),
+        (
+            "jobs-cancel-replay-409.jsonl",
+            "cancel_answer_breaks_revision",
+            "must",
+        ),
+        (
+            "jobs-status-404-fresh.jsonl",
+            "created_job_not_found",
+            "must",
+        ),
+        (
+            "jobs-key-ignored.jsonl",
+            "idempotency_key_not_replayed",
+            "must",
+        ),
+        ("jobs-no-refund.jsonl", "cancel_not_refunded", "must"),
+        ("jobs-wait-early.jsonl", "wait_condition_broken", "must"),
+    ] {
+        let found = findings(&file(name));
+        assert!(
+            found.iter().any(|(r, l)| r == rule && l == level),
+            "{name}: expected {rule} ({level}), got {found:?}"
         );
     }
 }
