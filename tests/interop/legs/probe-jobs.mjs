@@ -41,6 +41,9 @@ function probe(url, extra = []) {
     '30',
     '--shrink-seconds',
     '25',
+    // The job API gives no poll interval: the probe's own floor, well above the server's needs.
+    '--default-interval-ms',
+    '300',
     ...extra,
   ]);
   return new Promise((resolve, reject) => {

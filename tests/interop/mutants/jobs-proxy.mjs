@@ -92,8 +92,9 @@ export const MUTANTS = {
   'retry-after-ignored': {
     what: 'status requests rate-limited with "Retry-After: 1", but the limiter holds for 3 s',
     rule: 'poll_refused_at_floor (X-13)',
-    request({ path: p, job }) {
-      if (!statusOf(p)) return;
+    request({ path: p, id, auth, job, st }) {
+      // Only the owner's requests: another key's requests stay answered like unknown ids.
+      if (!statusOf(p) || st.owner.get(id) !== auth) return;
       const now = Date.now();
       if (job.limitedUntil !== undefined && now < job.limitedUntil) return limited();
       const last = job.lastStatus;

@@ -600,14 +600,29 @@ pub fn next_action(rng: &mut Rng, d: &JobDriver<'_>, step: usize) -> JobAction {
         _ => rng.pick(&all).unwrap_or(0),
     };
     let interval = d.limits.interval_ms.max(1);
-    // A client often presses cancel on the job it just submitted or just looked at, while it is
-    // still queued or running: the cancels that matter most.
-    let running = d
-        .slots
-        .get(&job)
-        .is_some_and(|s| matches!(s.last, Some(Status::Queued | Status::Processing)));
-    if d.watch == Some(job) && running && rng.below(4) == 0 {
-        return JobAction::Cancel { job, age_ms: None };
+    // What a client does next about the job it just submitted or looked at: cancel it while it
+    // is queued or running (the cancels that matter most), send its submit again with the key
+    // after a lost answer, wait for what is still running, or press cancel once more.
+    let slot = d.slots.get(&job);
+    let last = slot.and_then(|s| s.last);
+    let running = matches!(last, Some(Status::Queued | Status::Processing));
+    let keyed = slot.is_some_and(|s| s.keyed);
+    if d.watch == Some(job) {
+        match rng.below(16) {
+            0..=2 if running => return JobAction::Cancel { job, age_ms: None },
+            3..=4 if running && keyed => return JobAction::Resubmit { job },
+            5..=6 if running && d.limits.wait_served => {
+                return JobAction::Wait {
+                    pick: live_mask(&all, &live),
+                    any: rng.below(2) == 0,
+                    timeout_s: rng.below(3) as u32,
+                }
+            }
+            7..=8 if last == Some(Status::Canceled) => {
+                return JobAction::Cancel { job, age_ms: None }
+            }
+            _ => {}
+        }
     }
     match rng.below(100) {
         0..=49 => JobAction::Status {
@@ -628,22 +643,18 @@ pub fn next_action(rng: &mut Rng, d: &JobDriver<'_>, step: usize) -> JobAction {
             age_ms: None,
         },
         64..=70 => JobAction::Resubmit { job },
-        71..=80 if d.limits.wait_served => JobAction::Wait {
+        71..=82 if d.limits.wait_served => JobAction::Wait {
             // Mostly the jobs still running (a client waits for what it waits for), sometimes
             // one job, sometimes any mix of the jobs so far.
             pick: match rng.below(4) {
                 0 => 1 << rng.below(all.len().clamp(1, 64) as u64),
                 1 => rng.next() | 1,
-                _ => all
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, j)| live.contains(j))
-                    .fold(0u64, |m, (i, _)| m | 1 << (i % 64)),
+                _ => live_mask(&all, &live),
             },
             any: rng.below(2) == 0,
             timeout_s: rng.below(3) as u32,
         },
-        81..=88 => JobAction::Unknown {
+        83..=89 => JobAction::Unknown {
             route: rng.below(2) as u8,
             id: format!("job_probe_{:016x}", rng.next()),
         },
@@ -659,6 +670,14 @@ pub fn next_action(rng: &mut Rng, d: &JobDriver<'_>, step: usize) -> JobAction {
     }
 }
 
+/// The `Wait` pick of the jobs still running, by their place among all jobs.
+fn live_mask(all: &[usize], live: &[usize]) -> u64 {
+    all.iter()
+        .enumerate()
+        .filter(|(_, j)| live.contains(j))
+        .fold(0u64, |m, (i, _)| m | 1 << (i % 64))
+}
+
 /// How the probe reaches a job API.
 struct JobSetup {
     base: String,
@@ -672,14 +691,21 @@ impl JobSetup {
     }
 }
 
+/// Plays `actions` on a fresh session; a replay still running at `deadline` (the end of the
+/// shrinking budget) is given up.
 fn replay(
     setup: &JobSetup,
     models: &[JobModel],
     actions: &[JobAction],
+    deadline: Instant,
 ) -> Result<Replay<JobAction>, String> {
     let mut d = JobDriver::new(setup.open(), models, setup.limits.clone());
     let mut applied = Vec::new();
     for a in actions {
+        if Instant::now() >= deadline {
+            d.clean_up();
+            return Err("the shrinking budget ran out".into());
+        }
         if let Some(a) = d.run(a)? {
             applied.push(a);
         }
@@ -840,11 +866,12 @@ pub fn run(args: &ProbeArgs, seed: u64, base: &str) -> u8 {
         model: Model::Job,
         seconds,
     };
+    let deadline = Instant::now() + Duration::from_secs(args.shrink_seconds);
     conclude(
         args,
         seed,
         probed,
-        |cand| replay(&setup, &models, cand),
+        |cand| replay(&setup, &models, cand, deadline),
         |best, verdicts, from, file| scenario(base, seed, best, verdicts, from, file),
     )
 }
