@@ -59,9 +59,11 @@
 //!   is `cancel_not_in_progress`.
 //! * **E-50 MRTR.** A 2026 `tools/call` answered `resultType: "input_required"` is an MRTR round:
 //!   neither a task nor a plain result; the call goes on with the continuation.
-//! * **E-52 Principals.** Each principal of a transcript (`http.principal` on its requests) is a
-//!   client of its own: another principal's task is an unknown id to it. The rules only a prober
-//!   can test ([`crate::probe_rules`], X-1...) run over the whole exchange.
+//! * **E-52 Principals.** Each principal of a transcript or job log (`http.principal` on its
+//!   requests; a job log's answers belong to their requests' principal, paired as E-40 pairs
+//!   them) is a client of its own: another principal's task or job is an unknown id to it. The
+//!   rules only a prober can test ([`crate::probe_rules`], X-1 to X-14) run over the whole
+//!   exchange.
 //! * **E-51 Unknown tasks.** A status notification for a task the transcript never created or
 //!   polled is `unknown_task_notification` (SHOULD); a 2026 task handed to a `tools/call` that did
 //!   not declare the capability is `unsolicited_task`.
