@@ -1193,6 +1193,7 @@ mod tests {
             .collect()
     }
 
+    /// Rule X-7.
     #[test]
     fn x7_a_fresh_job_resolves_for_its_key() {
         let bad = job_rules(vec![
@@ -1209,6 +1210,7 @@ mod tests {
         assert!(ok.is_empty(), "{ok:?}");
     }
 
+    /// Rule X-8.
     #[test]
     fn x8_a_repeated_key_replays_the_job() {
         let replayed = job_rules(vec![
@@ -1230,6 +1232,7 @@ mod tests {
         .is_empty());
     }
 
+    /// Rule X-9.
     #[test]
     fn x9_another_keys_job_looks_unknown() {
         let with = |foreign: Value| {
@@ -1255,6 +1258,7 @@ mod tests {
         );
     }
 
+    /// Rules.
     #[test]
     fn x11_x12_x13_refunds_and_retry_after() {
         let cancel = |refunded: bool| {
@@ -1323,6 +1327,7 @@ mod tests {
         .is_empty());
     }
 
+    /// Rule X-14.
     #[test]
     fn x14_a_satisfied_wait_meets_its_condition() {
         let wait = |wait_for: &str, statuses: &[&str], timed_out: bool| {
