@@ -904,7 +904,7 @@ fn scenario(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Scenario against the job API at {server}, found by `longcall probe --jobs --seed {seed}` and shrunk from {from_steps} to {} step(s):\n",
+        "Scenario against the job API at {server}, found by `longcall probe --jobs {server} --seed {seed}` and shrunk from {from_steps} to {} step(s):\n",
         run.applied.len()
     );
     let lines = &run.transcript;
