@@ -1,0 +1,169 @@
+// longcall/jobs against the reference job server (`longcall serve-jobs`, the release CLI) on
+// loopback, on the Open API: a completed job settles with its payload; a cancel while queued is
+// refunded; a cancel after generation started is 409, shown too late, then the job completes
+// (never "cancelled"); a submit whose answer was lost goes again with the same key and the
+// server holds one job; a host restarted from the store mid-watch continues with no second
+// submit; created jobs are watched together through `jobs_wait` rounds. What the server saw is
+// read from its own counters (`GET /_counters`). Skipped with the reason when the CLI is not built.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { JobHost } from '../jobs/index.js';
+import { CLI, serveJobs } from './support/serve-jobs.mjs';
+
+const CONFIG = { poll: { jitter: 'none', initialMs: 150, capMs: 300, minIntervalMs: 100 } };
+const CREDITS = 100; // serve-jobs' default per key
+const JOB = { model: 'demo-image', kind: 'image' };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) && `no CLI at ${CLI}` }, () => {
+  let server;
+  let base;
+  before(async () => {
+    server = serveJobs(['--queue-wait-ms', '1000', '--generation-ms', '800', '--max-seconds', '120']);
+    base = await server.url;
+  });
+  after(() => server?.child.kill());
+
+  const counters = async () => (await fetch(`${base}/_counters`)).json();
+  /** A host for one API key; `fetch` wraps the real one when a test needs to. */
+  const host = (key, options = {}) =>
+    new JobHost({ baseUrl: base, headers: { authorization: `Bearer ${key}` }, config: CONFIG, ...options });
+  /** Hooks that record what the page would show. */
+  const seen = () => {
+    const s = { buttons: [], statuses: [], events: [] };
+    s.hooks = {
+      onButton: (b) => s.buttons.push(b),
+      onStatus: (st) => s.statuses.push(st),
+      onEvent: (e) => s.events.push(e),
+    };
+    return s;
+  };
+  const prompt = (intent) => ({ ...JOB, arguments: { prompt: `a harbour at dawn (${intent})` } });
+
+  test('a completed job settles with the payload the server sent', { timeout: 20_000 }, async () => {
+    const s = seen();
+    const job = await host('jobs-completed').submit('intent-completed', prompt('completed'), s.hooks);
+    const end = await job.settled;
+    assert.equal(end.type, 'settled');
+    assert.equal(end.outcome, 'succeeded');
+    assert.equal(end.status, 'completed');
+    assert.match(end.result.result.artifacts[0].url, /^https:\/\//, JSON.stringify(end.result));
+    assert.equal(end.result.request_id, job.id);
+    assert.deepEqual(s.buttons.at(-1), 'not_applicable');
+  });
+
+  test('a cancel while queued is cancelled and refunded', { timeout: 20_000 }, async () => {
+    const s = seen();
+    const key = 'jobs-cancel-queued';
+    const job = await host(key).submit('intent-cancel-queued', prompt('cancel queued'), s.hooks);
+    assert.equal((await job.created).status, 'queued');
+    job.cancel();
+    const end = await job.settled;
+    assert.equal(end.outcome, 'cancelled');
+    assert.equal(end.status, 'canceled');
+    assert.deepEqual(s.buttons, ['available', 'requesting', 'cancelled']);
+    const c = await counters();
+    assert.equal(c.credits[key], CREDITS, 'the credit came back');
+    assert.equal(c.jobs[job.id].status, 'canceled');
+  });
+
+  test('a cancel after generation started: 409, too late, then completed', { timeout: 20_000 }, async () => {
+    const s = seen();
+    // The host's status polls wait while `held` is set, so the press reaches the server after
+    // generation started while the host still last saw `queued` (the person pressed in between).
+    let held = null;
+    let inFlight = 0;
+    const wrapped = async (url, init) => {
+      if (String(url).endsWith('/status')) {
+        while (held) await held.promise;
+        inFlight++;
+        try {
+          return await fetch(url, init);
+        } finally {
+          inFlight--;
+        }
+      }
+      return fetch(url, init);
+    };
+    const job = await host('jobs-late', { fetch: wrapped }).submit('intent-late', prompt('late'), s.hooks);
+    const { id } = await job.created;
+    held = Promise.withResolvers();
+    while (inFlight > 0) await sleep(10);
+    assert.equal(job.button, 'available', `still ${job.status}`);
+    while (!(await counters()).jobs[id].started_at_ms) await sleep(50);
+    job.cancel();
+    while (job.button === 'requesting') await sleep(10);
+    assert.equal(job.button, 'too_late');
+    held.resolve();
+    held = null;
+    const end = await job.settled;
+    assert.equal(end.outcome, 'succeeded');
+    assert.deepEqual(s.buttons.slice(0, 3), ['available', 'requesting', 'too_late']);
+    assert.ok(!s.buttons.includes('cancelled'), s.buttons.join(' -> '));
+    assert.ok(!s.statuses.includes('canceled'), s.statuses.join(' -> '));
+    assert.equal((await counters()).credits['jobs-late'], CREDITS - 1, 'the job ran and was billed');
+  });
+
+  test('a lost submit answer is reconciled with the same key: one job', { timeout: 20_000 }, async () => {
+    const s = seen();
+    const sent = [];
+    let lost = false;
+    const wrapped = async (url, init) => {
+      const r = await fetch(url, init);
+      if (String(url).endsWith('/generate')) {
+        sent.push(init.headers['Idempotency-Key']);
+        if (!lost) {
+          lost = true; // the server created the job; its answer never reached the host
+          throw new TypeError('fetch failed');
+        }
+      }
+      return r;
+    };
+    const intent = 'intent-lost-submit';
+    const job = await host('jobs-lost', { fetch: wrapped }).submit(intent, prompt('lost'), s.hooks);
+    const end = await job.settled;
+    assert.equal(end.outcome, 'succeeded');
+    assert.deepEqual(sent, [intent, intent], 'sent twice, with the intent key both times');
+    assert.ok(
+      s.events.some((e) => e.type === 'admission' && e.advice.advice === 'reconcile'),
+      JSON.stringify(s.events),
+    );
+    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1);
+  });
+
+  test('a host restarted from the store mid-watch: no second submit', { timeout: 20_000 }, async () => {
+    const store = new Map();
+    const intent = 'intent-restart';
+    const first = await host('jobs-restart', { store }).submit(intent, prompt('restart'));
+    const { id } = await first.created;
+    first.close(); // the process ends here
+    assert.ok(store.has(intent), 'the record stays in the store');
+    const before = (await counters()).submits;
+    const s = seen();
+    const second = await host('jobs-restart', { store }).submit(intent, prompt('restart'), s.hooks);
+    const end = await second.settled;
+    assert.equal(end.outcome, 'succeeded');
+    assert.equal(second.id, id);
+    const c = await counters();
+    assert.equal(c.submits, before, 'the restarted host sent no submit');
+    assert.equal(c.jobs_per_idempotency_key[intent], 1);
+    assert.equal(store.size, 0, 'the record goes once the job settled');
+  });
+
+  test('created jobs watched together through jobs_wait rounds', { timeout: 30_000 }, async () => {
+    const h = host('jobs-wave');
+    const jobs = [];
+    for (let i = 0; i < 10; i++) jobs.push(await h.submit(`intent-wave-${i}`, prompt(`wave ${i}`)));
+    const created = await Promise.all(jobs.map((j) => j.created));
+    for (const j of jobs) j.close(); // from here the wave watches them
+    const polls = (await counters()).polls;
+    const run = h.wait(created, { waitFor: 'all', timeoutSeconds: 10 });
+    const { satisfied, settled, rounds } = await run.done;
+    assert.ok(satisfied);
+    assert.equal(settled.size, 10);
+    for (const [, o] of settled) assert.equal(o.outcome, 'succeeded');
+    assert.ok(rounds >= 1);
+    assert.ok((await counters()).polls - polls <= 10 * rounds, 'one jobs_wait per round, not a poll per job');
+  });
+});
