@@ -43,33 +43,67 @@ struct WireOptions {
     job_dialect: Option<JobDialect>,
 }
 
-/// A job to submit (rule E-11), as JavaScript spells it. `arguments` is the caller's own JSON,
-/// carried as it is.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct SubmitArg {
-    model: String,
-    kind: Kind,
-    #[serde(default)]
-    arguments: Option<Value>,
-    idempotency_key: String,
-}
-
-/// An HTTP answer as JavaScript hands it over: the status, the headers (an object or
-/// `[name, value]` pairs, as `[...response.headers]` gives them) and the body.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AnswerArg {
-    status: u16,
-    #[serde(default)]
-    headers: Option<Value>,
-}
-
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Routes {
     get: Option<(String, String)>,
     cancel: Option<(String, String)>,
+}
+
+/// The fields of a JavaScript object argument, each taken by name; a key not in `known` is
+/// `malformed`, naming it. Read by hand rather than by a derived reader: it keeps the module small.
+fn fields(value: &JsValue, field: &str, known: &[&str]) -> Result<Map<String, Value>, Error> {
+    let Value::Object(map) = from_js::<Value>(value, field)? else {
+        return Err(Error::invalid_input(field, "expected an object"));
+    };
+    if let Some(k) = map.keys().find(|k| !known.contains(&k.as_str())) {
+        return Err(Error::Malformed {
+            what: "argument",
+            reason: format!(
+                "{field}: unknown key {}",
+                crate::json::short_reason(&format!("\"{k}\""))
+            ),
+        });
+    }
+    Ok(map)
+}
+
+fn text_field(map: &mut Map<String, Value>, field: &str) -> Result<String, Error> {
+    match map.remove(field) {
+        Some(Value::String(s)) => Ok(s),
+        _ => Err(Error::invalid_input(field, "expected a string")),
+    }
+}
+
+/// A job to submit (rule E-11) from `{model, kind, arguments?, idempotencyKey}`; `arguments` is
+/// the caller's own JSON, carried as it is.
+fn submit_arg(value: &JsValue) -> Result<JobSubmit, Error> {
+    let mut m = fields(
+        value,
+        "submit",
+        &["model", "kind", "arguments", "idempotencyKey"],
+    )?;
+    Ok(JobSubmit {
+        model: text_field(&mut m, "model")?,
+        kind: Kind::parse(&text_field(&mut m, "kind")?)?,
+        arguments: match m.remove("arguments") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(v) => v,
+        },
+        idempotency_key: text_field(&mut m, "idempotencyKey")?,
+    })
+}
+
+/// An HTTP answer's head from `{status, headers?}`: the status and the header pairs (an object,
+/// or `[name, value]` pairs as `[...response.headers]` gives them).
+fn answer_arg(value: &JsValue) -> Result<(u16, Vec<(String, String)>), Error> {
+    let mut m = fields(value, "answer", &["status", "headers"])?;
+    let status = m
+        .remove("status")
+        .and_then(|v| v.as_u64())
+        .and_then(|n| u16::try_from(n).ok())
+        .ok_or_else(|| Error::invalid_input("status", "expected an HTTP status"))?;
+    Ok((status, header_pairs(m.remove("headers"))?))
 }
 
 fn config(tracker: &JsValue, wire: &JsValue) -> Result<Config, Error> {
@@ -241,14 +275,7 @@ impl Endpoint {
     #[wasm_bindgen(js_name = submitJob)]
     pub fn submit_job(submit: JsValue, config: JsValue, wire: JsValue) -> JsResult<Endpoint> {
         let core = js((|| {
-            let s: SubmitArg = from_js(&submit, "submit")?;
-            let submit = JobSubmit {
-                model: s.model,
-                kind: s.kind,
-                arguments: s.arguments.unwrap_or_else(|| Value::Object(Map::new())),
-                idempotency_key: s.idempotency_key,
-            };
-            CallEndpoint::submit_job(submit, self::config(&config, &wire)?)
+            CallEndpoint::submit_job(submit_arg(&submit)?, self::config(&config, &wire)?)
         })())?;
         Ok(Endpoint { core })
     }
@@ -347,12 +374,12 @@ impl Endpoint {
         body: JsValue,
     ) -> JsResult<JsValue> {
         let (now, request_ref, status, headers, body) = js((|| {
-            let a: AnswerArg = from_js(&answer, "answer")?;
+            let (status, headers) = answer_arg(&answer)?;
             Ok((
                 json::uint(&now, "now")?,
                 json::uint(&request_ref, "requestRef")?,
-                a.status,
-                header_pairs(a.headers)?,
+                status,
+                headers,
                 bytes_arg(&body, "body")?,
             ))
         })())?;

@@ -14,12 +14,13 @@ export async function example(baseUrl: string): Promise<string> {
   );
   const created = await job.created;
   const end = await job.settled;
-  if (end.type === 'settled' && created) {
+  if (end.type === 'stopped') return end.reason;
+  if (created) {
     const wave = host.wait([created], { waitFor: 'all' });
     const { settled } = await wave.done;
     return `${end.outcome} ${settled.size}`;
   }
   // @ts-expect-error a kind the core does not know
   await host.submit('intent-2', { model: 'demo-image', kind: 'audio' });
-  return end.reason;
+  return end.status ?? 'none';
 }
