@@ -20,11 +20,14 @@ import { serveExample } from '../examples/cancel-button/serve.mjs';
 
 const FILE = 'examples/cancel-button/cancel-button.js';
 
-test('the README snippet is examples/cancel-button/cancel-button.js, verbatim', () => {
+test('every README example block is its file, verbatim', () => {
   const readme = readFileSync(join(PKG, 'README.md'), 'utf8');
-  const m = readme.match(/<!-- example: examples\/cancel-button\/cancel-button\.js -->\s*```js\n([\s\S]*?)```/);
-  assert.ok(m, 'README.md has no example block');
-  assert.equal(m[1], readFileSync(join(PKG, FILE), 'utf8'));
+  const blocks = [...readme.matchAll(/<!-- example: (\S+) -->\s*```js\n([\s\S]*?)```/g)];
+  assert.deepEqual(
+    blocks.map((m) => m[1]),
+    [FILE, 'examples/job-host.mjs'],
+  );
+  for (const [, file, text] of blocks) assert.equal(text, readFileSync(join(PKG, file), 'utf8'), file);
 });
 
 test('the example type-checks in strict TypeScript (checkJs)', () => {

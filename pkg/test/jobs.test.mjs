@@ -3,12 +3,18 @@
 // refunded; a cancel after generation started is 409, shown too late, then the job completes
 // (never "cancelled"); a submit whose answer was lost goes again with the same key and the
 // server holds one job; a host restarted from the store mid-watch continues with no second
-// submit; created jobs are watched together through `jobs_wait` rounds. What the server saw is
+// submit; created jobs are watched together through `jobs_wait` rounds; the README's Node
+// example (examples/job-host.mjs) run twice with one intent finds one job and pays once. What the server saw is
 // read from its own counters (`GET /_counters`). Skipped with the reason when the CLI is not built.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { JobHost } from '../jobs/index.js';
+import { PKG } from './support/paths.mjs';
 import { CLI, serveJobs } from './support/serve-jobs.mjs';
 
 const CONFIG = { poll: { jitter: 'none', initialMs: 150, capMs: 300, minIntervalMs: 100 } };
@@ -165,5 +171,28 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     for (const [, o] of settled) assert.equal(o.outcome, 'succeeded');
     assert.ok(rounds >= 1);
     assert.ok((await counters()).polls - polls <= 10 * rounds, 'one jobs_wait per round, not a poll per job');
+  });
+
+  test("the README's Node example, run twice with one intent: one job, paid once", { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'longcall-job-host-'));
+    try {
+      const run = async () => {
+        const args = [join(PKG, 'examples/job-host.mjs'), base, 'jobs-example', 'intent-example'];
+        const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: dir });
+        return stdout.trim().split(' ');
+      };
+      const [id, outcome, result] = await run();
+      assert.equal(outcome, 'succeeded');
+      assert.match(JSON.parse(result).result.artifacts[0].url, /^https:\/\//);
+      assert.deepEqual(JSON.parse(readFileSync(join(dir, 'jobs.json'), 'utf8')), {}, 'no record left');
+      const [again, outcomeAgain] = await run();
+      assert.equal(again, id, 'the same job');
+      assert.equal(outcomeAgain, 'succeeded');
+      const c = await counters();
+      assert.equal(c.jobs_per_idempotency_key['intent-example'], 1);
+      assert.equal(c.credits['jobs-example'], CREDITS - 1, 'paid once');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
