@@ -129,7 +129,8 @@ class Job {
   /** Writes the snapshot now (queued behind earlier writes). */
   #save() {
     const store = this.#host.store;
-    if (!store || this.#intent == null) return Promise.resolve();
+    // Once settled the record is deleted: a late answer does not write it back.
+    if (!store || this.#intent == null || this.#end?.type === 'settled') return this.#saving;
     const text = this.#ep.snapshot();
     const intent = this.#intent;
     this.#saving = this.#saving.then(() => store.set(intent, text));
@@ -282,11 +283,13 @@ export class JobHost {
     /** @type {Map<string, object>} */
     const settled = new Map();
     let timer;
+    let over = false;
     let finish;
     const done = new Promise((ok) => {
       finish = ok;
     });
     const run = (outputs) => {
+      if (over) return;
       for (const o of outputs) {
         if (o.type === 'wait') void round(o.callId, o.call);
         else if (o.type === 'job') {
@@ -298,6 +301,7 @@ export class JobHost {
         }
       }
       if (w.isSatisfied || (!w.roundInFlight && w.pollTimeout === undefined)) {
+        over = true;
         clearTimeout(timer);
         finish({ satisfied: w.isSatisfied, settled, rounds: w.roundsSent });
       }
