@@ -159,10 +159,15 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
 
   test('created jobs watched together through jobs_wait rounds', { timeout: 30_000 }, async () => {
     const h = host('jobs-wave');
-    const jobs = [];
-    for (let i = 0; i < 10; i++) jobs.push(await h.submit(`intent-wave-${i}`, prompt(`wave ${i}`)));
-    const created = await Promise.all(jobs.map((j) => j.created));
-    for (const j of jobs) j.close(); // from here the wave watches them
+    const created = [];
+    // One submit at a time, each job's own loop closed once it is created (from there the wave
+    // watches it): serve-jobs (tiny_http 0.12) holds a burst of new connections beyond its four
+    // idle threads until a kept-alive one closes, seconds later.
+    for (let i = 0; i < 10; i++) {
+      const job = await h.submit(`intent-wave-${i}`, prompt(`wave ${i}`));
+      created.push(await job.created);
+      job.close();
+    }
     const polls = (await counters()).polls;
     const run = h.wait(created, { waitFor: 'all', timeoutSeconds: 10 });
     const { satisfied, settled, rounds } = await run.done;
@@ -171,6 +176,87 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     for (const [, o] of settled) assert.equal(o.outcome, 'succeeded');
     assert.ok(rounds >= 1);
     assert.ok((await counters()).polls - polls <= 10 * rounds, 'one jobs_wait per round, not a poll per job');
+  });
+
+  test('a 503 then a 429 on submit: sent again with the same key, not before Retry-After', {
+    timeout: 20_000,
+  }, async () => {
+    const key = 'jobs-scripted';
+    await fetch(`${base}/_script`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ answers: [{ status: 503 }, { status: 429, retry_after_s: 1 }] }),
+    });
+    const tries = [];
+    const wrapped = async (url, init) => {
+      if (String(url).endsWith('/generate')) tries.push({ at: Date.now(), key: init.headers['Idempotency-Key'] });
+      return fetch(url, init);
+    };
+    const s = seen();
+    const intent = 'intent-scripted';
+    const job = await host(key, { fetch: wrapped }).submit(intent, prompt('scripted'), s.hooks);
+    const end = await job.settled;
+    assert.equal(end.outcome, 'succeeded');
+    const advice = s.events.filter((e) => e.type === 'admission').map((e) => [e.httpStatus, e.advice.advice]);
+    assert.deepEqual(advice, [
+      [503, 'backoff'],
+      [429, 'retry_after'],
+    ]);
+    assert.deepEqual(
+      tries.map((t) => t.key),
+      [intent, intent, intent],
+    );
+    assert.ok(tries[2].at - tries[1].at >= 1000, `the third try ${tries[2].at - tries[1].at} ms after the 429`);
+    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1);
+  });
+
+  test('queue_full: the queued jobs no longer wanted are cancelled, the submit goes again with its key', {
+    timeout: 30_000,
+  }, async () => {
+    const key = 'jobs-queue-full';
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const fillers = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await fetch(`${base}/v1/image-router/generate`, {
+        method: 'POST',
+        headers: { ...auth, 'idempotency-key': `filler-${i}` },
+        body: JSON.stringify({ model: 'demo-image', prompt: `filler ${i}` }),
+      });
+      fillers.push((await r.json()).data.request_id);
+    }
+    const s = seen();
+    // A-2: on queue_full the person cancels the queued jobs they no longer want.
+    s.hooks.onEvent = (e) => {
+      s.events.push(e);
+      if (e.type === 'admission' && e.advice.advice === 'queue_full')
+        for (const id of fillers.splice(0))
+          void fetch(`${base}/v1/jobs/${id}/cancel`, { method: 'POST', headers: auth });
+    };
+    const intent = 'intent-queue-full';
+    const job = await host(key).submit(intent, prompt('queue full'), s.hooks);
+    const end = await job.settled;
+    assert.equal(end.outcome, 'succeeded');
+    const full = s.events.find((e) => e.type === 'admission');
+    assert.equal(full.advice.advice, 'queue_full');
+    assert.equal(full.httpStatus, 429);
+    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1);
+  });
+
+  test('an nsfw job settles failed with the content policy as its reason', { timeout: 20_000 }, async () => {
+    const job = await host('jobs-nsfw').submit('intent-nsfw', { model: 'demo-nsfw', kind: 'image', arguments: {} });
+    const end = await job.settled;
+    assert.equal(end.outcome, 'failed');
+    assert.equal(end.error.code, 'content_policy');
+    assert.equal(end.error.sume_status, 'nsfw');
+  });
+
+  test("another key's job is not found, as an unknown id: the call is lost", { timeout: 20_000 }, async () => {
+    const mine = await host('jobs-owner').submit('intent-owned', prompt('owned'));
+    const { id } = await mine.created;
+    const theirs = host('jobs-stranger').watch(id);
+    const end = await theirs.settled;
+    assert.equal(end.outcome, 'lost');
+    mine.close();
   });
 
   test("the README's Node example, run twice with one intent: one job, paid once", { timeout: 30_000 }, async () => {
