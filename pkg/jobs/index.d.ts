@@ -28,7 +28,7 @@ export interface JobStore {
 
 /** What the application is told while a job runs (each optional; a throwing callback is ignored). */
 export interface JobHooks {
-  /** What the cancel button shows now (the core's state; show a label for each). */
+  /** What the cancel button shows now (the core's state; show a label for each). A job resumed from its record gets the state the core held first. */
   onButton?(state: ButtonState, job: Job): void;
   /** The job's status changed. */
   onStatus?(status: Status, job: Job): void;

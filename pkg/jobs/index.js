@@ -99,8 +99,19 @@ class Job {
     return this.#ep.outcome;
   }
 
-  /** Starts the loop with the events already queued (the first transmit among them). */
-  start() {
+  /**
+   * Starts the loop with the events already queued (the first transmit among them). A job
+   * restored from its record shows first what the core held (its button, its status).
+   */
+  start(restored = false) {
+    if (restored) {
+      call(this.#hooks.onButton, this.#ep.button, this);
+      const status = this.#ep.status;
+      if (status) {
+        if (this.#ep.id) this.#created({ id: this.#ep.id, status });
+        call(this.#hooks.onStatus, status, this);
+      }
+    }
     this.#run(this.#ep.pollEvents());
     return this;
   }
@@ -265,7 +276,7 @@ export class JobHost {
   async resume(intent, hooks) {
     const text = this.store ? await this.store.get(intent) : undefined;
     if (text == null) return null;
-    return new Job(this, lc.Endpoint.restore(text, this.now()), intent, hooks).start();
+    return new Job(this, lc.Endpoint.restore(text, this.now()), intent, hooks).start(true);
   }
 
   /** Watches a job id persisted elsewhere (no store record: the id is the application's). */

@@ -238,4 +238,39 @@ describe('the example page against longcall serve-jobs', { skip: !existsSync(CLI
       await r.page.close();
     }
   });
+
+  test('a job submitted from the page, reloaded mid-watch: the same job, no second submit', {
+    timeout: 40_000,
+  }, async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+    const logs = [];
+    page.on('pageerror', (e) => logs.push(String(e)));
+    try {
+      await page.goto(`${queued.page.base}/examples/cancel-button/?model=demo-image&key=${KEY}`);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 390, `the page is ${width} px wide at 390`);
+      const before = await counters(queued);
+      await page.click('#render');
+      await page.waitForSelector('#cancel[data-state="available"]', { timeout: 15_000 });
+      const intent = await page.evaluate(() => localStorage.getItem('intent'));
+      assert.ok(intent, 'the intent key is kept in the page');
+      const created = await counters(queued);
+      assert.equal(created.submits, before.submits + 1);
+      assert.equal(created.jobs_per_idempotency_key[intent], 1);
+      await page.reload();
+      await page.waitForSelector('#cancel[data-state="available"]', { timeout: 15_000 });
+      await page.click('#cancel');
+      await page.waitForSelector('#cancel[data-state="cancelled"]', { timeout: 15_000 });
+      await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'));
+      assert.equal(await page.textContent('#note'), 'Finished: cancelled');
+      const after = await counters(queued);
+      assert.equal(after.submits, created.submits, 'the reloaded page sent no submit');
+      assert.equal(after.jobs_per_idempotency_key[intent], 1);
+      const done = await page.evaluate(() => Object.keys(localStorage));
+      assert.deepEqual(done, [], 'the intent and the record go once the job settled');
+      assert.deepEqual(logs, []);
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -151,6 +151,7 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     const end = await second.settled;
     assert.equal(end.outcome, 'succeeded');
     assert.equal(second.id, id);
+    assert.equal(s.buttons[0], 'available', 'the restored job shows the button the core held');
     const c = await counters();
     assert.equal(c.submits, before, 'the restarted host sent no submit');
     assert.equal(c.jobs_per_idempotency_key[intent], 1);

@@ -1,4 +1,4 @@
-// An honest cancel button for one paid job, on `longcall/jobs` (the job host): the core decides
+// An honest cancel button for a paid job, on `longcall/jobs` (the job host): the core decides
 // every poll, every label, whether a cancel may go out and what its answer means; the host moves
 // bytes with fetch; this file shows what they say.
 import { init } from 'longcall';
@@ -16,26 +16,42 @@ const LABEL = {
   not_applicable: 'Done',
 };
 
+/** Each job's record in `localStorage` until it settles: a reload continues the same job. */
+/** @type {import('longcall/jobs').JobStore} */
+const store = {
+  get: (intent) => localStorage.getItem(`job:${intent}`),
+  set: (intent, text) => localStorage.setItem(`job:${intent}`, text),
+  delete: (intent) => localStorage.removeItem(`job:${intent}`),
+};
+
 /**
- * Watches job `jobId` on the Sume Open API at `baseUrl` and drives `button`; `note` says what
- * happened.
+ * A job host on the Sume Open API at `api.baseUrl`.
  * @param {{baseUrl: string, apiKey?: string}} api
- * @param {string} jobId
- * @param {HTMLButtonElement} button
- * @param {HTMLElement} note
  */
-export async function watchJob(api, jobId, button, note) {
+async function jobHost(api) {
   await init(); // fetches the .wasm next to the package's JS; pass its URL if your bundler moves it
   /** @type {Record<string, string>} */
   const headers = api.apiKey ? { authorization: `Bearer ${api.apiKey}` } : {};
-  const host = new JobHost({ baseUrl: api.baseUrl, headers });
-  const job = host.watch(jobId, {
-    onButton: (state) => {
-      button.textContent = LABEL[state];
-      button.disabled = state !== 'available';
-      button.dataset.state = state;
-    },
-  });
+  return new JobHost({ baseUrl: api.baseUrl, headers, store });
+}
+
+/** @param {HTMLButtonElement} button */
+const showOn = (button) => ({
+  /** @param {import('longcall').ButtonState} state */
+  onButton: (state) => {
+    button.textContent = LABEL[state];
+    button.disabled = state !== 'available';
+    button.dataset.state = state;
+  },
+});
+
+/**
+ * Wires `button` to the job's cancel and says in `note` how it ended.
+ * @param {import('longcall/jobs').Job} job
+ * @param {HTMLButtonElement} button
+ * @param {HTMLElement} note
+ */
+async function follow(job, button, note) {
   button.onclick = () => {
     try {
       job.cancel(); // the core sends the cancel, or refuses it (then nothing goes out)
@@ -45,4 +61,38 @@ export async function watchJob(api, jobId, button, note) {
   };
   const end = await job.settled;
   note.textContent = end.type === 'settled' ? `Finished: ${end.outcome}` : `Stopped watching: ${end.reason}`;
+  return end;
 }
+
+/**
+ * Watches job `jobId` (created elsewhere) and drives `button`; `note` says what happened.
+ * @param {{baseUrl: string, apiKey?: string}} api
+ * @param {string} jobId
+ * @param {HTMLButtonElement} button
+ * @param {HTMLElement} note
+ */
+export async function watchJob(api, jobId, button, note) {
+  const host = await jobHost(api);
+  await follow(host.watch(jobId, showOn(button)), button, note);
+}
+
+/**
+ * Submits `job` once per decision of the person, or continues the one already decided (after a
+ * reload): its intent key is made at the first press and kept until the job settled, so neither
+ * a retry nor a reload pays twice.
+ * @param {{baseUrl: string, apiKey?: string}} api
+ * @param {{model: string, kind: import('longcall').JobKind, arguments?: {[key: string]: import('longcall').Json}}} job
+ * @param {HTMLButtonElement} button
+ * @param {HTMLElement} note
+ */
+export async function submitJob(api, job, button, note) {
+  const host = await jobHost(api);
+  const intent = localStorage.getItem('intent') ?? crypto.randomUUID();
+  localStorage.setItem('intent', intent);
+  const running = await host.submit(intent, job, showOn(button));
+  const end = await follow(running, button, note);
+  if (end.type === 'settled') localStorage.removeItem('intent');
+}
+
+/** True when a job decided before a reload is not settled yet. */
+export const pendingJob = () => localStorage.getItem('intent') !== null;
