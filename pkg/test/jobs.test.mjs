@@ -3,8 +3,10 @@
 // refunded; a cancel after generation started is 409, shown too late, then the job completes
 // (never "cancelled"); a submit whose answer was lost goes again with the same key and the
 // server holds one job; a host restarted from the store mid-watch continues with no second
-// submit; created jobs are watched together through `jobs_wait` rounds; the README's Node
-// example (examples/job-host.mjs) run twice with one intent finds one job and pays once. What the server saw is
+// submit; created jobs are watched together through `jobs_wait` rounds; a 503 and a 429 on
+// submit, `queue_full`, `nsfw` and another key's job; the README's Node example
+// (examples/job-host.mjs) run twice with one intent finds one job and pays once; and the
+// server's log of all of it passes `longcall check` with no MUST broken. What the server saw is
 // read from its own counters (`GET /_counters`). Skipped with the reason when the CLI is not built.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,11 +27,18 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) && `no CLI at ${CLI}` }, () => {
   let server;
   let base;
+  let DIR;
+  let LOG; // every exchange, as serve-jobs saw it
   before(async () => {
-    server = serveJobs(['--queue-wait-ms', '1000', '--generation-ms', '800', '--max-seconds', '120']);
+    DIR = mkdtempSync(join(tmpdir(), 'longcall-jobs-'));
+    LOG = join(DIR, 'jobs.jsonl');
+    server = serveJobs(['--queue-wait-ms', '1000', '--generation-ms', '800', '--max-seconds', '180', '--log', LOG]);
     base = await server.url;
   });
-  after(() => server?.child.kill());
+  after(() => {
+    server?.child.kill();
+    if (DIR) rmSync(DIR, { recursive: true, force: true });
+  });
 
   const counters = async () => (await fetch(`${base}/_counters`)).json();
   /** A host for one API key; `fetch` wraps the real one when a test needs to. */
@@ -281,5 +290,22 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test('every exchange above through longcall check: no MUST broken', { timeout: 60_000 }, async () => {
+    let out;
+    try {
+      out = (await promisify(execFile)(CLI, ['check', '--json', LOG], { maxBuffer: 64 << 20 })).stdout;
+    } catch (e) {
+      out = e.stdout; // exit 1: a MUST finding; the report is still printed
+    }
+    const doc = JSON.parse(out);
+    assert.deepEqual(doc.unreadable ?? [], []);
+    const [file] = doc.files;
+    assert.equal(file.model, 'job');
+    assert.equal(file.format, 'job_log');
+    assert.ok(file.handles >= 30, `${file.handles} jobs in the log`);
+    const must = file.findings.filter((f) => f.level === 'must');
+    assert.deepEqual(must, [], JSON.stringify(must.slice(0, 3)));
   });
 });
