@@ -145,6 +145,7 @@ class Job {
     const text = this.#ep.snapshot();
     const intent = this.#intent;
     this.#saving = this.#saving.then(() => store.set(intent, text));
+    this.#saving.catch((err) => this.#fail(err));
     return this.#saving;
   }
 
@@ -164,7 +165,7 @@ class Job {
         case 'transmit':
           saved.then(
             () => this.#send(e),
-            (err) => this.#fail(err),
+            () => {}, // not recorded: not sent (#fail stopped the job)
           );
           break;
         case 'button':
@@ -202,13 +203,15 @@ class Job {
     this.#created(this.#ep.id ? { id: this.#ep.id, status: this.#ep.status } : null);
     if (e.type === 'settled') this.#forget();
     call(e.type === 'settled' ? this.#hooks.onSettled : this.#hooks.onStopped, e, this);
-    this.#saving.finally(() => this.#resolve(e));
+    const done = () => this.#resolve(e);
+    this.#saving.then(done, done);
   }
 
   #fail(err) {
     // The store refused the record: nothing more goes out (a request not recorded could be lost).
+    if (this.#closed) return;
     this.close();
-    this.#end = { type: 'stopped', reason: 'host_stopped', error: err };
+    this.#end ??= { type: 'stopped', reason: 'host_stopped', error: err };
     this.#resolve(this.#end);
   }
 

@@ -167,6 +167,22 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.equal(store.size, 0, 'the record goes once the job settled');
   });
 
+  test('a store that refuses the record: the submit is not sent', { timeout: 20_000 }, async () => {
+    const refusing = {
+      get: () => undefined,
+      set: () => Promise.reject(new Error('disk full')),
+      delete: () => {},
+    };
+    const before = (await counters()).submits;
+    const job = await host('jobs-store-refused', { store: refusing }).submit('intent-refused', prompt('refused'));
+    const end = await job.settled;
+    assert.equal(end.type, 'stopped');
+    assert.equal(end.reason, 'host_stopped');
+    assert.equal(end.error.message, 'disk full');
+    await sleep(200);
+    assert.equal((await counters()).submits, before, 'nothing left without its record');
+  });
+
   test('created jobs watched together through jobs_wait rounds', { timeout: 30_000 }, async () => {
     const h = host('jobs-wave');
     const created = [];
