@@ -21,6 +21,8 @@ import type {
   Rule,
   TaskStatus,
   JobStatus,
+  JobKind,
+  JobDialect,
   ModelCode,
   StatusCode,
   ObservationCode,
@@ -43,6 +45,8 @@ export type {
   Rule,
   TaskStatus,
   JobStatus,
+  JobKind,
+  JobDialect,
   ModelCode,
   StatusCode,
   ObservationCode,
@@ -169,10 +173,6 @@ export type EndpointEvent =
   | { type: 'admission'; advice: Camelized<Advice>; httpStatus: number; requestId?: string }
   | { type: 'wake_at'; at: number }
   | { type: 'idle' };
-/** Which job API a job endpoint speaks: the MCP job tools over HTTP (default) or the Sume Open API. */
-export type JobDialect = 'mcp_tools' | 'open_api';
-/** A catalog model's kind (decides the Open API submit route). */
-export type JobKind = 'image' | 'video' | 'lipsync' | 'captions';
 /** A job to create with {@link Endpoint.submitJob}. */
 export interface JobSubmit {
   /** The catalog model. */
@@ -832,6 +832,8 @@ export {
   RULES,
   TASK_STATUSES,
   JOB_STATUSES,
+  JOB_KINDS,
+  JOB_DIALECTS,
   BAD_CODE,
 } from './codes.js';
 
