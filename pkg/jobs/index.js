@@ -13,8 +13,9 @@
 //   const end = await job.settled; // {type: 'settled', outcome, status, result, error} or {type: 'stopped', reason}
 //
 // What this file still decides (transport only): a `fetch` that throws is "no answer"
-// (`handleTransportFailure`); a `jobs_wait` answer that is not a 2xx JSON object with `jobs` is a
-// failed wait round; request bodies are sent as `application/json`.
+// (`handleTransportFailure`); a `jobs_wait` answer that is not a 2xx JSON object with `jobs`, or
+// whose entries the core refuses, is a failed wait round; request bodies are sent as
+// `application/json`.
 import * as lc from 'longcall';
 
 /** An Error with a stable `code`, like the core's errors. */
@@ -331,11 +332,13 @@ export class JobHost {
           /* not JSON: a failed round */
         }
       }
-      run(
-        Array.isArray(answer?.jobs)
-          ? w.handleWaitAnswer(now, callId, answer.jobs)
-          : w.handleWaitFailed(now, callId, a ? { kind: 'http', status: a.status } : { kind: 'transport' }),
-      );
+      let out = null;
+      try {
+        if (Array.isArray(answer?.jobs)) out = w.handleWaitAnswer(now, callId, answer.jobs);
+      } catch {
+        /* entries the core refuses to read (an unknown status): no usable answer */
+      }
+      run(out ?? w.handleWaitFailed(now, callId, a ? { kind: 'http', status: a.status } : { kind: 'transport' }));
     };
     const now = this.now();
     for (const j of jobs) run(w.addJob(now, { id: j.id, status: j.status }, deadline));
