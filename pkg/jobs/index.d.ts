@@ -16,7 +16,8 @@ import type {
 
 /**
  * Where a {@link JobHost} keeps each intent's record (the endpoint's snapshot, the idempotency
- * key inside): written before a request leaves, deleted once the job settled. A `Map` fits, and
+ * key inside): written before a request leaves, deleted once the job settled (or its submit went
+ * unanswered). A `Map` fits, and
  * so does a three-line adapter on `localStorage` or a database table. Methods may return
  * promises.
  */
@@ -48,7 +49,12 @@ export interface JobSettled {
   result?: Json;
   error?: Json;
 }
-/** Watching ended without an outcome; `reason` says why (`create_unanswered`: the key is kept, submit the same intent again later). */
+/**
+ * Watching ended without an outcome; `reason` says why. `create_unanswered`: no answer to any try
+ * of the submit, so no job is known and the record is gone: submit the same intent again later
+ * (the server answers with the job it has, if any). Any other reason: the job goes on and its
+ * record stays; `resume(intent)` watches it again.
+ */
 export interface JobStopped {
   type: 'stopped';
   reason: StopReason;
@@ -118,7 +124,7 @@ export class JobHost {
     job: { model: string; kind: JobKind; arguments?: { [key: string]: Json } },
     hooks?: JobHooks,
   ): Promise<Job>;
-  /** The job of `intent` from the store, continued; `null` when there is no record. */
+  /** The job of `intent` from the store, continued (watched again if watching had stopped); `null` when there is no record. */
   resume(intent: string, hooks?: JobHooks): Promise<Job | null>;
   /** Watches a job id kept elsewhere; its first poll assumes no status. */
   watch(jobId: string, hooks?: JobHooks): Job;

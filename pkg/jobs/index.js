@@ -68,6 +68,7 @@ class Job {
   #resolve;
   #created;
   #saving = Promise.resolve();
+  #forgotten = false;
 
   constructor(host, ep, intent, hooks) {
     this.#host = host;
@@ -114,6 +115,15 @@ class Job {
       }
     }
     this.#run(this.#ep.pollEvents());
+    if (restored && this.#ep.isDone && !this.#end) {
+      // Settled before the record could go: its events were drained then; say it again.
+      const r = this.#ep.runRecord();
+      this.#finish(
+        r.outcome
+          ? { type: 'settled', outcome: r.outcome, status: r.status ?? null, result: r.result, error: r.error }
+          : { type: 'stopped', reason: r.stopped ?? 'host_stopped' },
+      );
+    }
     return this;
   }
 
@@ -141,8 +151,8 @@ class Job {
   /** Writes the snapshot now (queued behind earlier writes). */
   #save() {
     const store = this.#host.store;
-    // Once settled the record is deleted: a late answer does not write it back.
-    if (!store || this.#intent == null || this.#end?.type === 'settled') return this.#saving;
+    // Once deleted, a late answer does not write the record back.
+    if (!store || this.#intent == null || this.#forgotten) return this.#saving;
     const text = this.#ep.snapshot();
     const intent = this.#intent;
     this.#saving = this.#saving.then(() => store.set(intent, text));
@@ -153,6 +163,7 @@ class Job {
   #forget() {
     const store = this.#host.store;
     if (!store || this.#intent == null) return;
+    this.#forgotten = true;
     const intent = this.#intent;
     this.#saving = this.#saving.then(() => store.delete(intent)).catch(() => {});
   }
@@ -202,7 +213,9 @@ class Job {
     this.#end = e;
     clearTimeout(this.#timer);
     this.#created(this.#ep.id ? { id: this.#ep.id, status: this.#ep.status } : null);
-    if (e.type === 'settled') this.#forget();
+    // Settled, or the submit went unanswered (the application submits the same intent again
+    // later: a fresh submit with the same key, which the server answers with the job it has).
+    if (e.type === 'settled' || e.reason === 'create_unanswered') this.#forget();
     call(e.type === 'settled' ? this.#hooks.onSettled : this.#hooks.onStopped, e, this);
     const done = () => this.#resolve(e);
     this.#saving.then(done, done);
@@ -280,7 +293,14 @@ export class JobHost {
   async resume(intent, hooks) {
     const text = this.store ? await this.store.get(intent) : undefined;
     if (text == null) return null;
-    return new Job(this, lc.Endpoint.restore(text, this.now()), intent, hooks).start(true);
+    const ep = lc.Endpoint.restore(text, this.now());
+    if (ep.isDone && ep.id && !ep.outcome) {
+      // Watching had stopped (a deadline, `stop()`) and the job goes on: watch its id again.
+      const id = ep.id;
+      ep.free();
+      return new Job(this, lc.Endpoint.watch('job', id, this.config, this.wire), intent, hooks).start();
+    }
+    return new Job(this, ep, intent, hooks).start(true);
   }
 
   /** Watches a job id persisted elsewhere (no store record: the id is the application's). */

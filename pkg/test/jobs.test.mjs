@@ -183,6 +183,36 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.equal((await counters()).submits, before, 'nothing left without its record');
   });
 
+  test('a submit nobody answers stops; the same intent later finds one job', { timeout: 30_000 }, async () => {
+    const store = new Map();
+    const intent = 'intent-unanswered';
+    // Nothing listens on port 1: every try of the submit fails to connect.
+    const dead = new JobHost({ baseUrl: 'http://127.0.0.1:1', store, config: CONFIG });
+    const first = await dead.submit(intent, prompt('unanswered'));
+    const end = await first.settled;
+    assert.deepEqual(end, { type: 'stopped', reason: 'create_unanswered' });
+    assert.equal(store.size, 0, 'nothing to resume: the application submits the intent again');
+    const again = await host('jobs-unanswered', { store }).submit(intent, prompt('unanswered'));
+    assert.equal((await again.settled).outcome, 'succeeded');
+    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1);
+  });
+
+  test('watching stopped, then resumed: the job is watched again, not submitted', { timeout: 20_000 }, async () => {
+    const store = new Map();
+    const intent = 'intent-stopped';
+    const first = await host('jobs-stopped', { store }).submit(intent, prompt('stopped'));
+    const { id } = await first.created;
+    first.stop();
+    assert.deepEqual(await first.settled, { type: 'stopped', reason: 'host_stopped' });
+    assert.ok(store.has(intent), 'the job goes on: its record stays');
+    const before = (await counters()).submits;
+    const second = await host('jobs-stopped', { store }).resume(intent);
+    assert.equal((await second.settled).outcome, 'succeeded');
+    assert.equal(second.id, id);
+    assert.equal((await counters()).submits, before);
+    assert.equal(store.size, 0);
+  });
+
   test('created jobs watched together through jobs_wait rounds', { timeout: 30_000 }, async () => {
     const h = host('jobs-wave');
     const created = [];
