@@ -87,6 +87,8 @@ export {
   RULES,
   TASK_STATUSES,
   JOB_STATUSES,
+  JOB_KINDS,
+  JOB_DIALECTS,
   BAD_CODE,
 } from './codes.js';
 

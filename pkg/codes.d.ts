@@ -72,5 +72,13 @@ export declare const TASK_STATUSES: readonly ['working', 'input_required', 'comp
 export type JobStatus = 'queued' | 'processing' | 'running' | 'completed' | 'failed' | 'canceled' | 'expired';
 export declare const JOB_STATUSES: readonly ['queued', 'processing', 'running', 'completed', 'failed', 'canceled', 'expired'];
 
+/** Catalog kinds a job can be submitted with (the Open API's submit route follows the kind). */
+export type JobKind = 'image' | 'video' | 'lipsync' | 'captions';
+export declare const JOB_KINDS: readonly ['image', 'video', 'lipsync', 'captions'];
+
+/** The job APIs a job endpoint speaks: the MCP job tools over HTTP, or the Sume Open API. */
+export type JobDialect = 'mcp_tools' | 'open_api';
+export declare const JOB_DIALECTS: readonly ['mcp_tools', 'open_api'];
+
 /** What the numbers-only exports return for input they cannot read. */
 export declare const BAD_CODE: 255;

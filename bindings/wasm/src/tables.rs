@@ -163,6 +163,8 @@ mod export {
             "RULES": longcall::Rule::ALL.iter().map(|r| r.code()).collect::<Vec<_>>(),
             "TASK_STATUSES": Status::of(Model::Task2026).iter().map(|s| s.as_str()).collect::<Vec<_>>(),
             "JOB_STATUSES": Status::of(Model::Job).iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+            "JOB_KINDS": longcall::wire::sume_open::KIND_TABLE.iter().map(|row| row.1).collect::<Vec<_>>(),
+            "JOB_DIALECTS": names(longcall::endpoint::JobDialect::ALL),
         });
         value.to_string()
     }

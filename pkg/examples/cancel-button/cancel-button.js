@@ -1,78 +1,98 @@
-// An honest cancel button for one paid job, on `longcall/lite` (the small build): the core
-// decides every poll, every label and whether a cancel may go out; this file moves bytes.
-import { init, Tracker, decodeFast, STATUSES, REQUEST_KINDS } from 'longcall/lite';
+// An honest cancel button for a paid job, on `longcall/jobs` (the job host): the core decides
+// every poll, every label, whether a cancel may go out and what its answer means; the host moves
+// bytes with fetch; this file shows what they say.
+import { init } from 'longcall';
+import { JobHost } from 'longcall/jobs';
 
-/** @type {Record<import('longcall/lite').ButtonState, string>} */
+/** @type {Record<import('longcall').ButtonState, string>} */
 const LABEL = {
   unavailable: 'Cancel',
   available: 'Cancel',
   requesting: 'Cancelling…',
   acknowledged_pending: 'Cancel requested',
-  too_late: 'Too late: already generating',
+  too_late: 'Too late: still running',
   cancelled: 'Cancelled',
   finished_first: 'Finished first',
   not_applicable: 'Done',
 };
 
+/** Each job's record in `localStorage` until it settles: a reload continues the same job. */
+/** @type {import('longcall/jobs').JobStore} */
+const store = {
+  get: (intent) => localStorage.getItem(`job:${intent}`),
+  set: (intent, text) => localStorage.setItem(`job:${intent}`, text),
+  delete: (intent) => localStorage.removeItem(`job:${intent}`),
+};
+
 /**
- * Watches job `jobId` (first seen in `status`) and drives `button`; `note` says what happened.
- * @param {string} jobId
- * @param {import('longcall/lite').JobStatus} status
+ * A job host on the Sume Open API at `api.baseUrl`.
+ * @param {{baseUrl: string, apiKey?: string}} api
+ */
+async function jobHost(api) {
+  await init(); // fetches the .wasm next to the package's JS; pass its URL if your bundler moves it
+  /** @type {Record<string, string>} */
+  const headers = api.apiKey ? { authorization: `Bearer ${api.apiKey}` } : {};
+  return new JobHost({ baseUrl: api.baseUrl, headers, store });
+}
+
+/** @param {HTMLButtonElement} button */
+const showOn = (button) => ({
+  /** @param {import('longcall').ButtonState} state */
+  onButton: (state) => {
+    button.textContent = LABEL[state];
+    button.disabled = state !== 'available';
+    button.dataset.state = state;
+  },
+});
+
+/**
+ * Wires `button` to the job's cancel and says in `note` how it ended.
+ * @param {import('longcall/jobs').Job} job
  * @param {HTMLButtonElement} button
  * @param {HTMLElement} note
  */
-export async function watchJob(jobId, status, button, note) {
-  await init(); // fetches the .wasm next to the package's JS; pass its URL if your bundler moves it
-  const t = new Tracker('job');
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let timer;
-
-  /** @param {number} n what a `fast*` call returned: an output count, or -1 (see `t.lastError`) */
-  const apply = (n) => {
-    if (n < 0) return; // refused (a press that is not allowed now, an answer it cannot read): nothing changed
-    for (const o of decodeFast(t, n)) {
-      if (o.type === 'button') {
-        button.textContent = LABEL[o.state];
-        button.disabled = o.state !== 'available';
-        button.dataset.state = o.state;
-      } else if (o.type === 'send') {
-        void send(o.request);
-      } else if (o.type === 'wake_at') {
-        clearTimeout(timer);
-        timer = setTimeout(() => apply(t.fastTimeout(Date.now())), Math.max(0, o.at - Date.now()));
-      } else if (o.type === 'settled') {
-        clearTimeout(timer);
-        note.textContent = `Finished: ${o.outcome}`;
-      }
+async function follow(job, button, note) {
+  button.onclick = () => {
+    try {
+      job.cancel(); // the core sends the cancel, or refuses it (then nothing goes out)
+    } catch (e) {
+      note.textContent = `Not sent: ${/** @type {{code?: string}} */ (e).code ?? e}`;
     }
   };
-
-  /** @param {import('longcall/lite').TrackerRequest} request a poll or a cancel the core wants sent now */
-  async function send(request) {
-    const kind = REQUEST_KINDS.indexOf(request.kind);
-    const cancel = request.kind === 'cancel';
-    /** @type {Response} */
-    let r;
-    try {
-      r = await fetch(
-        cancel ? `/v1/jobs/${jobId}/cancel` : `/v1/jobs/${jobId}`,
-        cancel ? { method: 'POST', headers: { 'Idempotency-Key': request.idempotencyKey ?? jobId } } : {},
-      );
-    } catch {
-      apply(t.fastRequestFailed(Date.now(), kind, 0, NaN)); // dropped connection: the core decides
-      return;
-    }
-    const body = await r.json().catch(() => null); // a 502 HTML page is not JSON
-    if (cancel) {
-      // 2xx: the job's status; else the error code (one the core does not know, or none, is `other`).
-      apply(t.fastJobCancelAnswered(Date.now(), r.status, r.ok ? body?.status : body?.error?.code));
-    } else if (r.ok && typeof body?.status === 'string') {
-      apply(t.fastPolled(Date.now(), STATUSES.indexOf(body.status), NaN, 0));
-    } else {
-      apply(t.fastRequestFailed(Date.now(), kind, r.status, NaN));
-    }
-  }
-
-  button.onclick = () => apply(t.fastCancelPressed(Date.now()));
-  apply(t.fastCreated(jobId, Date.now(), STATUSES.indexOf(status), NaN));
+  const end = await job.settled;
+  note.textContent = end.type === 'settled' ? `Finished: ${end.outcome}` : `Stopped watching: ${end.reason}`;
+  return end;
 }
+
+/**
+ * Watches job `jobId` (created elsewhere) and drives `button`; `note` says what happened.
+ * @param {{baseUrl: string, apiKey?: string}} api
+ * @param {string} jobId
+ * @param {HTMLButtonElement} button
+ * @param {HTMLElement} note
+ */
+export async function watchJob(api, jobId, button, note) {
+  const host = await jobHost(api);
+  await follow(host.watch(jobId, showOn(button)), button, note);
+}
+
+/**
+ * Submits `job` once per decision of the person, or continues the one already decided (after a
+ * reload): its intent key is made at the first press and kept until the job settled, so neither
+ * a retry nor a reload pays twice.
+ * @param {{baseUrl: string, apiKey?: string}} api
+ * @param {{model: string, kind: import('longcall').JobKind, arguments?: {[key: string]: import('longcall').Json}}} job
+ * @param {HTMLButtonElement} button
+ * @param {HTMLElement} note
+ */
+export async function submitJob(api, job, button, note) {
+  const host = await jobHost(api);
+  const intent = localStorage.getItem('intent') ?? crypto.randomUUID();
+  localStorage.setItem('intent', intent);
+  const running = await host.submit(intent, job, showOn(button));
+  const end = await follow(running, button, note);
+  if (end.type === 'settled') localStorage.removeItem('intent');
+}
+
+/** True when a job decided before a reload is not settled yet. */
+export const pendingJob = () => localStorage.getItem('intent') !== null;

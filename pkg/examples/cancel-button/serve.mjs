@@ -1,9 +1,13 @@
-// Serves the cancel-button example with a small Sume-style job API on 127.0.0.1, so every path
-// of the page can be seen: `node examples/cancel-button/serve.mjs [port]` (from the package
-// folder), then open http://127.0.0.1:PORT/examples/cancel-button/?job=NAME. Each job NAME
-// plays one script: `queued` (cancel succeeds), `late` (409 too late, then it finishes),
-// `html502` (the cancel gets a 502 HTML page), `drop` (the connection drops), `unlisted` (a 409
-// with a code longcall does not know), anything else (finishes after three polls).
+// Serves the cancel-button example on 127.0.0.1 with a job API on the same origin, so the page
+// needs no CORS: `node examples/cancel-button/serve.mjs [port]` (from the package folder), then
+// open http://127.0.0.1:PORT/examples/cancel-button/?job=NAME. The job API is either
+// * a small scripted one speaking the Sume Open API, so every path of the page can be seen: each
+//   job NAME plays one script: `queued` (cancel succeeds), `late` (409 too late, then it
+//   finishes), `html502` (the cancel gets a 502 HTML page), `drop` (the connection drops),
+//   `unlisted` (a 409 with a code longcall does not know), anything else (finishes after three
+//   polls); or
+// * a real job server, proxied: `serve.mjs 8080 --api http://127.0.0.1:PORT` (`longcall
+//   serve-jobs` prints its URL; submit a job there, then open `?job=ID&key=API_KEY`).
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, dirname, sep } from 'node:path';
@@ -18,7 +22,8 @@ function script(name) {
     afterPress = 0,
     cancelled = false,
     pressed = false;
-  const job = (status) => ({ status: 200, body: { id: name, status } });
+  const job = (status) => ({ status: 200, body: { data: { request_id: name, sume_status: status } } });
+  const error = (status, code) => ({ status, body: { error: { code, message: code, retryable: false } } });
   return {
     get() {
       polls += 1;
@@ -28,31 +33,60 @@ function script(name) {
       if (['queued', 'late', 'html502', 'drop', 'unlisted'].includes(name)) return job('queued');
       return job(polls > 3 ? 'completed' : 'queued');
     },
+    result() {
+      const artifacts = [{ url: `https://artifacts.invalid/${name}/0.png` }];
+      return { status: 200, body: { data: { request_id: name, sume_status: 'completed', result: { artifacts } } } };
+    },
     cancel() {
       pressed = true;
-      if (name === 'late')
-        return {
-          status: 409,
-          body: { error: { code: 'job_generation_already_started', details: { cancelable: false } } },
-        };
+      if (name === 'late') return error(409, 'job_generation_already_started');
       if (name === 'html502') return { status: 502, html: '<html><body>Bad gateway</body></html>' };
       if (name === 'drop') return { drop: true };
-      if (name === 'unlisted') return { status: 409, body: { error: { code: 'job_already_finishing' } } };
+      if (name === 'unlisted') return error(409, 'job_already_finishing');
       cancelled = true;
-      return { status: 200, body: { id: name, status: 'canceled' } };
+      return { status: 200, body: { data: { request_id: name, sume_status: 'canceled', refunded: true } } };
     },
   };
 }
 
-/** Starts the server; resolves to `{ base, close }`. */
-export async function serveExample(port = 0) {
+/** Hands a request to the job server at `api` and its answer back, as they are. */
+async function proxy(api, req, res) {
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  const headers = Object.fromEntries(
+    Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
+  );
+  try {
+    const r = await fetch(new URL(req.url, api), {
+      method: req.method,
+      headers,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
+    const keep = [...r.headers].filter(([k]) => !['connection', 'keep-alive', 'transfer-encoding'].includes(k));
+    res.writeHead(r.status, Object.fromEntries(keep)).end(Buffer.from(await r.arrayBuffer()));
+  } catch {
+    req.socket.destroy(); // the job server did not answer: neither does this one
+  }
+}
+
+/**
+ * Starts the server; resolves to `{ base, close }`. With `api` (a job server's base URL), the
+ * Open API's requests (`/v1/...`, and `/_counters`) go to it instead of the scripted jobs.
+ * @param {number} [port]
+ * @param {{api?: string}} [options]
+ */
+export async function serveExample(port = 0, { api } = {}) {
   const jobs = new Map();
   const server = http.createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const m = path.match(/^\/v1\/jobs\/([\w-]+)(\/cancel)?$/);
+    if (api && /^\/(v1\/|_counters$)/.test(path)) {
+      await proxy(api, req, res);
+      return;
+    }
+    const m = path.match(/^\/v1\/jobs\/([\w-]+)\/(status|result|cancel)$/);
     if (m) {
       if (!jobs.has(m[1])) jobs.set(m[1], script(m[1]));
-      const a = m[2] ? jobs.get(m[1]).cancel() : jobs.get(m[1]).get();
+      const a = jobs.get(m[1])[m[2] === 'status' ? 'get' : m[2]]();
       if (a.drop) {
         req.socket.destroy();
         return;
@@ -88,6 +122,12 @@ export async function serveExample(port = 0) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { base } = await serveExample(Number(process.argv[2] ?? 8080));
-  console.log(`open ${base}/examples/cancel-button/?job=queued (or late, html502, drop, unlisted)`);
+  const at = process.argv.indexOf('--api');
+  const api = at > 0 ? process.argv[at + 1] : undefined;
+  const { base } = await serveExample(Number(process.argv[2] ?? 8080), { api });
+  console.log(
+    api
+      ? `open ${base}/examples/cancel-button/?job=ID&key=API_KEY (job API: ${api})`
+      : `open ${base}/examples/cancel-button/?job=queued (or late, html502, drop, unlisted)`,
+  );
 }

@@ -122,4 +122,86 @@ export const cases = {
       'cancel_refused',
     );
   },
+
+  'a job submit carries the intent key; a 429 goes again with it after Retry-After (E-11)'({ lc, assert }) {
+    const submit = {
+      model: 'demo-image',
+      kind: 'image',
+      arguments: { prompt: 'x', camelArg: 1 },
+      idempotencyKey: 'intent-1',
+    };
+    const ep = lc.Endpoint.submitJob(submit, CONFIG, { jobDialect: 'open_api' });
+    assert.equal(ep.submitKey, 'intent-1');
+    const [first] = ep.pollEvents();
+    assert.equal(first.kind, 'http');
+    assert.equal(first.method, 'POST');
+    assert.equal(first.path, '/v1/image-router/generate');
+    assert.equal(first.headers['Idempotency-Key'], 'intent-1');
+    assert.deepEqual(JSON.parse(first.body), { model: 'demo-image', prompt: 'x', camelArg: 1 }, 'arguments as given');
+    const refused = JSON.stringify({ error: { code: 'rate_limit_exceeded', message: 'slow down', retryable: true } });
+    const out = ep.handleHttpAnswer(
+      1000,
+      first.requestRef,
+      {
+        status: 429,
+        headers: [
+          ['Retry-After', '3'],
+          ['x-sume-request-id', 'req_9'],
+        ],
+      },
+      refused,
+    );
+    const admission = out.find((e) => e.type === 'admission');
+    assert.equal(admission.advice.advice, 'retry_after');
+    assert.equal(admission.advice.notBeforeMs, 3000);
+    assert.equal(admission.requestId, 'req_9');
+    const wake = out.at(-1);
+    assert.equal(wake.type, 'wake_at');
+    assert.ok(wake.at >= 4000, `not before Retry-After: ${wake.at}`);
+    const again = ep.handleTimeout(wake.at).find((e) => e.type === 'transmit');
+    assert.equal(again.headers['Idempotency-Key'], 'intent-1', 'the same key');
+    assert.equal(ep.submitTries, 2);
+    const created = new TextEncoder().encode(JSON.stringify({ data: { request_id: 'job_1', sume_status: 'queued' } }));
+    ep.handleHttpAnswer(wake.at + 5, again.requestRef, { status: 200, headers: {} }, created);
+    assert.equal(ep.id, 'job_1');
+    assert.equal(ep.submitKey, undefined);
+    assert.equal(ep.button, 'available');
+  },
+
+  'a job submit in the MCP tools dialect, and refused arguments (E-10)'({ lc, assert }) {
+    const ep = lc.Endpoint.submitJob({ model: 'm', kind: 'video', idempotencyKey: 'k' }, null, null);
+    const [first] = ep.pollEvents();
+    assert.equal(first.path, '/jobs');
+    assert.deepEqual(JSON.parse(first.body), { model: 'm', idempotency_key: 'k' });
+    assert.equal(
+      codeOf(() => lc.Endpoint.submitJob({ model: 'm', kind: 'image', idempotencyKey: 'k', intent: 1 })),
+      'malformed',
+    );
+    assert.equal(
+      codeOf(() => lc.Endpoint.submitJob({ model: 'm', kind: 'audio', idempotencyKey: 'k' })),
+      'invalid_input',
+    );
+    assert.equal(
+      codeOf(() => lc.Endpoint.submitJob({ model: 'm', kind: 'image', idempotencyKey: '' })),
+      'invalid_input',
+    );
+    assert.equal(
+      codeOf(() =>
+        lc.Endpoint.submitJob({ model: 'm', kind: 'image', idempotencyKey: 'k' }, null, { jobDialect: 'soap' }),
+      ),
+      'malformed',
+    );
+    assert.equal(
+      codeOf(() => ep.handleHttpAnswer(1, first.requestRef, { status: 200, header: {} }, '{}')),
+      'malformed',
+    );
+    assert.equal(
+      codeOf(() => ep.handleHttpAnswer(1, first.requestRef, { status: 200, headers: [['a', 1]] }, '{}')),
+      'invalid_input',
+    );
+    assert.equal(
+      codeOf(() => ep.handleHttpAnswer(1, first.requestRef, { status: 70000 }, '{}')),
+      'invalid_input',
+    );
+  },
 };

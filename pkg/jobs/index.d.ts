@@ -1,0 +1,145 @@
+// Types of `longcall/jobs`: the job host on the longcall core.
+import type {
+  ButtonState,
+  EndpointEvent,
+  EndpointWireOptions,
+  JobDialect,
+  JobKind,
+  Json,
+  Outcome,
+  Status,
+  StopReason,
+  TrackerConfig,
+  TrackerOutput,
+  WaveConfig,
+} from '../index.js';
+
+/**
+ * Where a {@link JobHost} keeps each intent's record (the endpoint's snapshot, the idempotency
+ * key inside): written before a request leaves, deleted once the job settled (or its submit went
+ * unanswered). A `Map` fits, and
+ * so does a three-line adapter on `localStorage` or a database table. Methods may return
+ * promises.
+ */
+export interface JobStore {
+  get(intent: string): string | null | undefined | Promise<string | null | undefined>;
+  set(intent: string, text: string): unknown;
+  delete(intent: string): unknown;
+}
+
+/** What the application is told while a job runs (each optional; a throwing callback is ignored). */
+export interface JobHooks {
+  /** What the cancel button shows now (the core's state; show a label for each). A job resumed from its record gets the state the core held first. */
+  onButton?(state: ButtonState, job: Job): void;
+  /** The job's status changed. */
+  onStatus?(status: Status, job: Job): void;
+  /** The job settled (also the value `settled` resolves to). */
+  onSettled?(end: JobSettled, job: Job): void;
+  /** Watching ended without an outcome (the job goes on). */
+  onStopped?(end: JobStopped, job: Job): void;
+  /** Any other event: `admission` (a submit refused, sent again with the same key), `violation`. */
+  onEvent?(event: EndpointEvent, job: Job): void;
+}
+
+/** A settled job: the outcome, and the result or error as the server sent them. */
+export interface JobSettled {
+  type: 'settled';
+  outcome: Outcome;
+  status: Status | null;
+  result?: Json;
+  error?: Json;
+}
+/**
+ * Watching ended without an outcome; `reason` says why. `create_unanswered`: no answer to any try
+ * of the submit, so no job is known and the record is gone: submit the same intent again later
+ * (the server answers with the job it has, if any). Any other reason: the job goes on and its
+ * record stays; `resume(intent)` watches it again.
+ */
+export interface JobStopped {
+  type: 'stopped';
+  reason: StopReason;
+  /** Set when the store refused a record (nothing more was sent). */
+  error?: unknown;
+}
+
+/** One job a {@link JobHost} watches. */
+export interface Job {
+  /** The intent key (`null` for {@link JobHost.watch}). */
+  readonly intent: string | null;
+  /** The job id, once the server gave one. */
+  readonly id: string | undefined;
+  readonly status: Status | undefined;
+  readonly button: ButtonState;
+  readonly outcome: Outcome | undefined;
+  /** Resolves once, when the job settled or watching stopped. */
+  readonly settled: Promise<JobSettled | JobStopped>;
+  /** Resolves when the job id is known (`null` if the job ended without one). */
+  readonly created: Promise<{ id: string; status: Status } | null>;
+  /** The user pressed cancel. @throws {LongcallError} `cancel_refused` (nothing is sent). */
+  cancel(): void;
+  /** Stops watching (the job goes on); `settled` resolves with `stopped`. */
+  stop(): void;
+  /** Ends this host's loop and leaves the record in the store, as a process exit would. */
+  close(): void;
+}
+
+export interface JobHostOptions {
+  /** The job API's base URL (`http://127.0.0.1:PORT`, or `location.origin`). */
+  baseUrl: string | URL;
+  /** Headers on every request (`authorization`). */
+  headers?: Record<string, string>;
+  /** `open_api` (default: the Sume Open API) or `mcp_tools` (the MCP job tools over HTTP). */
+  dialect?: JobDialect;
+  /** Where each intent's record goes; without one a job does not survive a restart. */
+  store?: JobStore;
+  fetch?: typeof fetch;
+  /** The tracker's poll policy, seed and watch deadline. */
+  config?: TrackerConfig | null;
+  /** The endpoint's limits and job routes. */
+  wire?: Omit<EndpointWireOptions, 'jobDialect'>;
+  /** The clock (ms); `Date.now` by default. */
+  now?: () => number;
+}
+
+/** What {@link JobHost.wait} gives back. */
+export interface WaitRun {
+  /** Resolves once the wave is satisfied or has nothing left to do. */
+  done: Promise<{ satisfied: boolean; settled: Map<string, TrackerOutput>; rounds: number }>;
+}
+
+/**
+ * A job host: submits with the user's intent key, watches with the core's schedule, presses the
+ * honest cancel button, and watches many jobs through `jobs_wait` waves. Node 22+ and browsers
+ * (fetch only). In a browser, `await init()` from `longcall` first.
+ */
+export class JobHost {
+  constructor(options: JobHostOptions);
+  /**
+   * Submits the job of `intent` (its idempotency key: one per user decision, kept by the
+   * application), or continues it from the store when a record of it is there.
+   * @throws {LongcallError} `invalid_input`, `malformed`.
+   */
+  submit(
+    intent: string,
+    job: { model: string; kind: JobKind; arguments?: { [key: string]: Json } },
+    hooks?: JobHooks,
+  ): Promise<Job>;
+  /** The job of `intent` from the store, continued (watched again if watching had stopped); `null` when there is no record. */
+  resume(intent: string, hooks?: JobHooks): Promise<Job | null>;
+  /** Watches a job id kept elsewhere; its first poll assumes no status. */
+  watch(jobId: string, hooks?: JobHooks): Job;
+  /** Watches many created jobs together through `jobs_wait` rounds (`POST /jobs/wait` by default). */
+  wait(
+    jobs: { id: string; status: Status }[],
+    options?: WaveConfig & {
+      deadline?: number | null;
+      path?: string;
+      onJob?(id: string, output: TrackerOutput): void;
+    },
+  ): WaitRun;
+}
+
+/** An Error with a stable `code` from the host itself (`invalid_input`, `closed`). */
+export class JobHostError extends Error {
+  readonly code: string;
+}

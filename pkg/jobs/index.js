@@ -1,0 +1,368 @@
+// longcall/jobs: a job host on the longcall core's endpoint (`Endpoint`, one paid job end to end)
+// and its `Wave` (many jobs through `jobs_wait`). The core builds every request (the submit with
+// the intent's idempotency key, each poll, the cancel), reads every answer (status, headers,
+// body), decides when to poll, when and with which key a submit goes again, what a cancel answer
+// means and what the cancel button shows. This file moves bytes with `fetch`, owns the clock
+// (wake-at timers), writes the endpoint's snapshot to the store the application gives, and calls
+// the application's callbacks.
+//
+//   import { JobHost } from 'longcall/jobs';
+//   const host = new JobHost({ baseUrl, headers: { authorization: `Bearer ${key}` }, store: new Map() });
+//   const job = await host.submit('intent-7f3a', { model: 'demo-image', kind: 'image', arguments: { prompt } },
+//     { onButton: (state) => render(state) });
+//   const end = await job.settled; // {type: 'settled', outcome, status, result, error} or {type: 'stopped', reason}
+//
+// What this file still decides (transport only): a `fetch` that throws is "no answer"
+// (`handleTransportFailure`); a `jobs_wait` answer that is not a 2xx JSON object with `jobs`, or
+// whose entries the core refuses, is a failed wait round; request bodies are sent as
+// `application/json`.
+import * as lc from 'longcall';
+
+/** An Error with a stable `code`, like the core's errors. */
+export class JobHostError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(code, message) {
+    super(message);
+    this.name = 'JobHostError';
+    this.code = code;
+  }
+}
+
+const call = (fn, ...args) => {
+  try {
+    fn?.(...args);
+  } catch {
+    /* a callback's own failure is the application's */
+  }
+};
+
+/**
+ * Sends one request and reads its answer as it arrived; `null` when no answer arrived.
+ * @returns {Promise<{status: number, headers: [string, string][], body: Uint8Array} | null>}
+ */
+async function exchange(f, url, method, headers, body) {
+  try {
+    const r = await f(url, {
+      method,
+      headers: body == null ? headers : { 'content-type': 'application/json', ...headers },
+      body: body ?? undefined,
+    });
+    return { status: r.status, headers: [...r.headers], body: new Uint8Array(await r.arrayBuffer()) };
+  } catch {
+    return null;
+  }
+}
+
+/** One job watched by a {@link JobHost}: see index.d.ts `Job`. */
+class Job {
+  #host;
+  #ep;
+  #intent;
+  #hooks;
+  #timer = undefined;
+  #closed = false;
+  #end = null;
+  #resolve;
+  #created;
+  #saving = Promise.resolve();
+  #forgotten = false;
+
+  constructor(host, ep, intent, hooks) {
+    this.#host = host;
+    this.#ep = ep;
+    this.#intent = intent;
+    this.#hooks = hooks ?? {};
+    /** @type {Promise<object>} */
+    this.settled = new Promise((ok) => {
+      this.#resolve = ok;
+    });
+    /** @type {Promise<{id: string, status: string} | null>} */
+    this.created = new Promise((ok) => {
+      this.#created = ok;
+    });
+  }
+
+  get intent() {
+    return this.#intent;
+  }
+  get id() {
+    return this.#ep.id;
+  }
+  get status() {
+    return this.#ep.status;
+  }
+  get button() {
+    return this.#ep.button;
+  }
+  get outcome() {
+    return this.#ep.outcome;
+  }
+
+  /**
+   * Starts the loop with the events already queued (the first transmit among them). A job
+   * restored from its record shows first what the core held (its button, its status).
+   */
+  start(restored = false) {
+    if (restored) {
+      call(this.#hooks.onButton, this.#ep.button, this);
+      const status = this.#ep.status;
+      if (status) {
+        if (this.#ep.id) this.#created({ id: this.#ep.id, status });
+        call(this.#hooks.onStatus, status, this);
+      }
+    }
+    this.#run(this.#ep.pollEvents());
+    if (restored && this.#ep.isDone && !this.#end) {
+      // Settled before the record could go: its events were drained then; say it again.
+      const r = this.#ep.runRecord();
+      this.#finish(
+        r.outcome
+          ? { type: 'settled', outcome: r.outcome, status: r.status ?? null, result: r.result, error: r.error }
+          : { type: 'stopped', reason: r.stopped ?? 'host_stopped' },
+      );
+    }
+    return this;
+  }
+
+  /** The user pressed cancel; throws the core's coded refusal (nothing goes on the wire then). */
+  cancel() {
+    if (this.#closed) throw new JobHostError('closed', 'this job is closed');
+    this.#run(this.#ep.pressCancel(this.#host.now()));
+  }
+
+  /** Stops watching (the job goes on); `settled` resolves with the core's `stopped`. */
+  stop() {
+    if (this.#closed) return;
+    this.#run(this.#ep.stopWatching(this.#host.now()));
+  }
+
+  /**
+   * Ends this host's loop and leaves the record in the store, as a process exit would:
+   * `JobHost.resume(intent)` continues the job there.
+   */
+  close() {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+  }
+
+  /** Writes the snapshot now (queued behind earlier writes). */
+  #save() {
+    const store = this.#host.store;
+    // Once deleted, a late answer does not write the record back.
+    if (!store || this.#intent == null || this.#forgotten) return this.#saving;
+    const text = this.#ep.snapshot();
+    const intent = this.#intent;
+    this.#saving = this.#saving.then(() => store.set(intent, text));
+    this.#saving.catch((err) => this.#fail(err));
+    return this.#saving;
+  }
+
+  #forget() {
+    const store = this.#host.store;
+    if (!store || this.#intent == null) return;
+    this.#forgotten = true;
+    const intent = this.#intent;
+    this.#saving = this.#saving.then(() => store.delete(intent)).catch(() => {});
+  }
+
+  /** Acts on one batch of events: transmits go out once the snapshot holding them is written. */
+  #run(events) {
+    if (this.#closed) return;
+    const saved = this.#save();
+    for (const e of events) {
+      switch (e.type) {
+        case 'transmit':
+          saved.then(
+            () => this.#send(e),
+            () => {}, // not recorded: not sent (#fail stopped the job)
+          );
+          break;
+        case 'button':
+          call(this.#hooks.onButton, e.state, this);
+          break;
+        case 'status':
+          if (this.#ep.id) this.#created({ id: this.#ep.id, status: e.status });
+          call(this.#hooks.onStatus, e.status, this);
+          break;
+        case 'wake_at':
+          clearTimeout(this.#timer);
+          this.#timer = setTimeout(
+            () => {
+              if (!this.#closed) this.#run(this.#ep.handleTimeout(this.#host.now()));
+            },
+            Math.max(0, e.at - this.#host.now()),
+          );
+          break;
+        case 'settled':
+        case 'stopped':
+          this.#finish(e);
+          break;
+        case 'idle':
+          break;
+        default:
+          call(this.#hooks.onEvent, e, this);
+      }
+    }
+  }
+
+  #finish(e) {
+    if (this.#end) return;
+    this.#end = e;
+    clearTimeout(this.#timer);
+    this.#created(this.#ep.id ? { id: this.#ep.id, status: this.#ep.status } : null);
+    // Settled, or the submit went unanswered (the application submits the same intent again
+    // later: a fresh submit with the same key, which the server answers with the job it has).
+    if (e.type === 'settled' || e.reason === 'create_unanswered') this.#forget();
+    call(e.type === 'settled' ? this.#hooks.onSettled : this.#hooks.onStopped, e, this);
+    const done = () => this.#resolve(e);
+    this.#saving.then(done, done);
+  }
+
+  #fail(err) {
+    // The store refused the record: nothing more goes out (a request not recorded could be lost).
+    if (this.#closed) return;
+    this.close();
+    this.#end ??= { type: 'stopped', reason: 'host_stopped', error: err };
+    this.#resolve(this.#end);
+  }
+
+  async #send(t) {
+    if (this.#closed) return;
+    const h = this.#host;
+    const a = await exchange(h.fetch, h.url(t.path), t.method, { ...h.headers, ...t.headers }, t.body);
+    if (this.#closed) return;
+    const now = h.now();
+    this.#run(
+      a === null
+        ? this.#ep.handleTransportFailure(now, t.requestRef)
+        : this.#ep.handleHttpAnswer(now, t.requestRef, { status: a.status, headers: a.headers }, a.body),
+    );
+  }
+}
+
+/** See index.d.ts `JobHost`. */
+export class JobHost {
+  /**
+   * @param {{baseUrl: string|URL, headers?: Record<string,string>, dialect?: 'open_api'|'mcp_tools',
+   *   store?: {get(k: string): any, set(k: string, v: string): any, delete(k: string): any},
+   *   fetch?: typeof fetch, config?: object, wire?: object, now?: () => number}} options
+   */
+  constructor({
+    baseUrl,
+    headers = {},
+    dialect = 'open_api',
+    store,
+    fetch: f = globalThis.fetch,
+    config = null,
+    wire = {},
+    now = Date.now,
+  } = {}) {
+    if (baseUrl == null) throw new JobHostError('invalid_input', 'JobHost: baseUrl is required');
+    this.base = String(baseUrl).replace(/\/+$/, '');
+    this.headers = headers;
+    this.store = store;
+    this.fetch = f;
+    this.config = config;
+    this.wire = { ...wire, jobDialect: dialect };
+    this.now = now;
+  }
+
+  /** @param {string} path */
+  url(path) {
+    return `${this.base}${path}`;
+  }
+
+  /**
+   * Submits the job of `intent` (its idempotency key), or continues it from the store when a
+   * record of that intent is there: a submit answered before is never sent again, one in flight
+   * goes again with the same key (the server answers with the job it has).
+   */
+  async submit(intent, job, hooks) {
+    if (typeof intent !== 'string' || intent === '')
+      throw new JobHostError('invalid_input', 'submit: the intent key must be a non-empty string');
+    const resumed = await this.resume(intent, hooks);
+    if (resumed) return resumed;
+    const ep = lc.Endpoint.submitJob({ ...job, idempotencyKey: intent }, this.config, this.wire);
+    return new Job(this, ep, intent, hooks).start();
+  }
+
+  /** The job of `intent` from the store, continued; `null` when the store has no record of it. */
+  async resume(intent, hooks) {
+    const text = this.store ? await this.store.get(intent) : undefined;
+    if (text == null) return null;
+    const ep = lc.Endpoint.restore(text, this.now());
+    if (ep.isDone && ep.id && !ep.outcome) {
+      // Watching had stopped (a deadline, `stop()`) and the job goes on: watch its id again.
+      const id = ep.id;
+      ep.free();
+      return new Job(this, lc.Endpoint.watch('job', id, this.config, this.wire), intent, hooks).start();
+    }
+    return new Job(this, ep, intent, hooks).start(true);
+  }
+
+  /** Watches a job id persisted elsewhere (no store record: the id is the application's). */
+  watch(jobId, hooks) {
+    return new Job(this, lc.Endpoint.watch('job', jobId, this.config, this.wire), null, hooks).start();
+  }
+
+  /**
+   * Watches many jobs together with `jobs_wait` rounds (the MCP job tools' `POST /jobs/wait`),
+   * through the core's `Wave`. `jobs`: `{id, status}` each (a created {@link Job}'s `created`).
+   */
+  wait(jobs, options = {}) {
+    const { deadline = null, path = '/jobs/wait', onJob, ...config } = options;
+    const w = new lc.Wave(config);
+    /** @type {Map<string, object>} */
+    const settled = new Map();
+    let timer;
+    let over = false;
+    let finish;
+    const done = new Promise((ok) => {
+      finish = ok;
+    });
+    const run = (outputs) => {
+      if (over) return;
+      for (const o of outputs) {
+        if (o.type === 'wait') void round(o.callId, o.call);
+        else if (o.type === 'job') {
+          if (o.output.type === 'settled') settled.set(o.id, o.output);
+          call(onJob, o.id, o.output);
+        } else if (o.type === 'wake_at') {
+          clearTimeout(timer);
+          timer = setTimeout(() => run(w.handleTimeout(this.now())), Math.max(0, o.at - this.now()));
+        }
+      }
+      if (w.isSatisfied || (!w.roundInFlight && w.pollTimeout === undefined)) {
+        over = true;
+        clearTimeout(timer);
+        finish({ satisfied: w.isSatisfied, settled, rounds: w.roundsSent });
+      }
+    };
+    const round = async (callId, body) => {
+      const a = await exchange(this.fetch, this.url(path), 'POST', this.headers, JSON.stringify(body));
+      const now = this.now();
+      let answer = null;
+      if (a && a.status >= 200 && a.status < 300) {
+        try {
+          answer = JSON.parse(new TextDecoder().decode(a.body));
+        } catch {
+          /* not JSON: a failed round */
+        }
+      }
+      let out = null;
+      try {
+        if (Array.isArray(answer?.jobs)) out = w.handleWaitAnswer(now, callId, answer.jobs);
+      } catch {
+        /* entries the core refuses to read (an unknown status): no usable answer */
+      }
+      run(out ?? w.handleWaitFailed(now, callId, a ? { kind: 'http', status: a.status } : { kind: 'transport' }));
+    };
+    const now = this.now();
+    for (const j of jobs) run(w.addJob(now, { id: j.id, status: j.status }, deadline));
+    run(w.handleTimeout(now));
+    return { done, wave: w };
+  }
+}

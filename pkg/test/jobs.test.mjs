@@ -1,0 +1,364 @@
+// longcall/jobs against the reference job server (`longcall serve-jobs`, the release CLI) on
+// loopback, on the Open API: a completed job settles with its payload; a cancel while queued is
+// refunded; a cancel after generation started is 409, shown too late, then the job completes
+// (never "cancelled"); a submit whose answer was lost goes again with the same key and the
+// server holds one job; a host restarted from the store mid-watch continues with no second
+// submit; created jobs are watched together through `jobs_wait` rounds; a 503 and a 429 on
+// submit, `queue_full`, `nsfw` and another key's job; the README's Node example
+// (examples/job-host.mjs) run twice with one intent finds one job and pays once; and the
+// server's log of all of it passes `longcall check` with no MUST broken. What the server saw is
+// read from its own counters (`GET /_counters`). Skipped with the reason when the CLI is not built.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { JobHost } from '../jobs/index.js';
+import { PKG } from './support/paths.mjs';
+import { CLI, serveJobs } from './support/serve-jobs.mjs';
+
+const CONFIG = { poll: { jitter: 'none', initialMs: 150, capMs: 300, minIntervalMs: 100 } };
+const CREDITS = 100; // serve-jobs' default per key
+const JOB = { model: 'demo-image', kind: 'image' };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) && `no CLI at ${CLI}` }, () => {
+  let server;
+  let base;
+  let DIR;
+  let LOG; // every exchange, as serve-jobs saw it
+  before(async () => {
+    DIR = mkdtempSync(join(tmpdir(), 'longcall-jobs-'));
+    LOG = join(DIR, 'jobs.jsonl');
+    server = serveJobs(['--queue-wait-ms', '500', '--generation-ms', '400', '--max-seconds', '180', '--log', LOG]);
+    base = await server.url;
+  });
+  after(() => {
+    server?.child.kill();
+    if (DIR) rmSync(DIR, { recursive: true, force: true });
+  });
+
+  const counters = async () => (await fetch(`${base}/_counters`)).json();
+  /** A host for one API key; `fetch` wraps the real one when a test needs to. */
+  const host = (key, options = {}) =>
+    new JobHost({ baseUrl: base, headers: { authorization: `Bearer ${key}` }, config: CONFIG, ...options });
+  /** Hooks that record what the page would show. */
+  const seen = () => {
+    const s = { buttons: [], statuses: [], events: [] };
+    s.hooks = {
+      onButton: (b) => s.buttons.push(b),
+      onStatus: (st) => s.statuses.push(st),
+      onEvent: (e) => s.events.push(e),
+    };
+    return s;
+  };
+  const prompt = (intent) => ({ ...JOB, arguments: { prompt: `a harbour at dawn (${intent})` } });
+
+  test('a completed job settles with the payload the server sent', { timeout: 20_000 }, async () => {
+    const s = seen();
+    const job = await host('jobs-completed').submit('intent-completed', prompt('completed'), s.hooks);
+    const end = await job.settled;
+    assert.equal(end.type, 'settled');
+    assert.equal(end.outcome, 'succeeded');
+    assert.equal(end.status, 'completed');
+    assert.match(end.result.result.artifacts[0].url, /^https:\/\//, JSON.stringify(end.result));
+    assert.equal(end.result.request_id, job.id);
+    assert.deepEqual(s.buttons.at(-1), 'not_applicable');
+  });
+
+  test('a cancel while queued is cancelled and refunded', { timeout: 20_000 }, async () => {
+    const s = seen();
+    const key = 'jobs-cancel-queued';
+    const job = await host(key).submit('intent-cancel-queued', prompt('cancel queued'), s.hooks);
+    assert.equal((await job.created).status, 'queued');
+    job.cancel();
+    const end = await job.settled;
+    assert.equal(end.outcome, 'cancelled');
+    assert.equal(end.status, 'canceled');
+    assert.deepEqual(s.buttons, ['available', 'requesting', 'cancelled']);
+    const c = await counters();
+    assert.equal(c.credits[key], CREDITS, 'the credit came back');
+    assert.equal(c.jobs[job.id].status, 'canceled');
+  });
+
+  test('a cancel after generation started: 409, too late, then completed', { timeout: 20_000 }, async () => {
+    const s = seen();
+    // The host's status polls wait from the start until the press was answered: the press
+    // reaches the server after generation started while the host still last saw `queued` (the
+    // submit's answer), as when the person presses between two polls.
+    const held = Promise.withResolvers();
+    const wrapped = async (url, init) => {
+      if (String(url).endsWith('/status')) await held.promise;
+      return fetch(url, init);
+    };
+    const job = await host('jobs-late', { fetch: wrapped }).submit('intent-late', prompt('late'), s.hooks);
+    const { id } = await job.created;
+    assert.equal(job.button, 'available', `still ${job.status}`);
+    while (!(await counters()).jobs[id].started_at_ms) await sleep(50);
+    job.cancel();
+    while (job.button === 'requesting') await sleep(10);
+    assert.equal(job.button, 'too_late');
+    held.resolve();
+    const end = await job.settled;
+    assert.equal(end.outcome, 'succeeded');
+    assert.deepEqual(s.buttons.slice(0, 3), ['available', 'requesting', 'too_late']);
+    assert.ok(!s.buttons.includes('cancelled'), s.buttons.join(' -> '));
+    assert.ok(!s.statuses.includes('canceled'), s.statuses.join(' -> '));
+    assert.equal((await counters()).credits['jobs-late'], CREDITS - 1, 'the job ran and was billed');
+  });
+
+  test('a lost submit answer is reconciled with the same key: one job', { timeout: 20_000 }, async () => {
+    const s = seen();
+    const sent = [];
+    let lost = false;
+    const wrapped = async (url, init) => {
+      const r = await fetch(url, init);
+      if (String(url).endsWith('/generate')) {
+        sent.push(init.headers['Idempotency-Key']);
+        if (!lost) {
+          lost = true; // the server created the job; its answer never reached the host
+          throw new TypeError('fetch failed');
+        }
+      }
+      return r;
+    };
+    const intent = 'intent-lost-submit';
+    const job = await host('jobs-lost', { fetch: wrapped }).submit(intent, prompt('lost'), s.hooks);
+    const end = await job.settled;
+    assert.equal(end.outcome, 'succeeded');
+    assert.deepEqual(sent, [intent, intent], 'sent twice, with the intent key both times');
+    assert.ok(
+      s.events.some((e) => e.type === 'admission' && e.advice.advice === 'reconcile'),
+      JSON.stringify(s.events),
+    );
+    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1);
+  });
+
+  test('a host restarted from the store mid-watch: no second submit', { timeout: 20_000 }, async () => {
+    const store = new Map();
+    const intent = 'intent-restart';
+    const first = await host('jobs-restart', { store }).submit(intent, prompt('restart'));
+    const { id } = await first.created;
+    first.close(); // the process ends here
+    const held = first.button;
+    assert.ok(store.has(intent), 'the record stays in the store');
+    const before = (await counters()).submits;
+    const s = seen();
+    const second = await host('jobs-restart', { store }).submit(intent, prompt('restart'), s.hooks);
+    const end = await second.settled;
+    assert.equal(end.outcome, 'succeeded');
+    assert.equal(second.id, id);
+    assert.equal(s.buttons[0], held, 'the restored job shows the button the core held');
+    const c = await counters();
+    assert.equal(c.submits, before, 'the restarted host sent no submit');
+    assert.equal(c.jobs_per_idempotency_key[intent], 1);
+    assert.equal(store.size, 0, 'the record goes once the job settled');
+  });
+
+  test('a store that refuses the record: the submit is not sent', { timeout: 20_000 }, async () => {
+    const refusing = {
+      get: () => undefined,
+      set: () => Promise.reject(new Error('disk full')),
+      delete: () => {},
+    };
+    const before = (await counters()).submits;
+    const job = await host('jobs-store-refused', { store: refusing }).submit('intent-refused', prompt('refused'));
+    const end = await job.settled;
+    assert.equal(end.type, 'stopped');
+    assert.equal(end.reason, 'host_stopped');
+    assert.equal(end.error.message, 'disk full');
+    await sleep(200);
+    assert.equal((await counters()).submits, before, 'nothing left without its record');
+  });
+
+  test('a submit nobody answers stops; the same intent later finds one job', { timeout: 30_000 }, async () => {
+    const store = new Map();
+    const intent = 'intent-unanswered';
+    // Nothing listens on port 1: every try of the submit fails to connect.
+    const dead = new JobHost({ baseUrl: 'http://127.0.0.1:1', store, config: CONFIG });
+    const first = await dead.submit(intent, prompt('unanswered'));
+    const end = await first.settled;
+    assert.deepEqual(end, { type: 'stopped', reason: 'create_unanswered' });
+    assert.equal(store.size, 0, 'nothing to resume: the application submits the intent again');
+    const again = await host('jobs-unanswered', { store }).submit(intent, prompt('unanswered'));
+    assert.equal((await again.settled).outcome, 'succeeded');
+    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1);
+  });
+
+  test('watching stopped, then resumed: the job is watched again, not submitted', { timeout: 20_000 }, async () => {
+    const store = new Map();
+    const intent = 'intent-stopped';
+    const first = await host('jobs-stopped', { store }).submit(intent, prompt('stopped'));
+    const { id } = await first.created;
+    first.stop();
+    assert.deepEqual(await first.settled, { type: 'stopped', reason: 'host_stopped' });
+    assert.ok(store.has(intent), 'the job goes on: its record stays');
+    const before = (await counters()).submits;
+    const second = await host('jobs-stopped', { store }).resume(intent);
+    assert.equal((await second.settled).outcome, 'succeeded');
+    assert.equal(second.id, id);
+    assert.equal((await counters()).submits, before);
+    assert.equal(store.size, 0);
+  });
+
+  test('created jobs watched together through jobs_wait rounds', { timeout: 30_000 }, async () => {
+    const h = host('jobs-wave');
+    const created = [];
+    // One submit at a time, each job's own loop closed once it is created (from there the wave
+    // watches it): serve-jobs (tiny_http 0.12) holds a burst of new connections beyond its four
+    // idle threads until a kept-alive one closes, seconds later.
+    for (let i = 0; i < 10; i++) {
+      const job = await h.submit(`intent-wave-${i}`, prompt(`wave ${i}`));
+      created.push(await job.created);
+      job.close();
+    }
+    const polls = (await counters()).polls;
+    const run = h.wait(created, { waitFor: 'all', timeoutSeconds: 10 });
+    const { satisfied, settled, rounds } = await run.done;
+    assert.ok(satisfied);
+    assert.equal(settled.size, 10);
+    for (const [, o] of settled) assert.equal(o.outcome, 'succeeded');
+    assert.ok(rounds >= 1);
+    assert.ok((await counters()).polls - polls <= 10 * rounds, 'one jobs_wait per round, not a poll per job');
+  });
+
+  test('a 503 then a 429 on submit: sent again with the same key, not before Retry-After', {
+    timeout: 20_000,
+  }, async () => {
+    const key = 'jobs-scripted';
+    await fetch(`${base}/_script`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ answers: [{ status: 503 }, { status: 429, retry_after_s: 1 }] }),
+    });
+    const tries = [];
+    const wrapped = async (url, init) => {
+      if (String(url).endsWith('/generate')) tries.push({ at: Date.now(), key: init.headers['Idempotency-Key'] });
+      return fetch(url, init);
+    };
+    const s = seen();
+    const intent = 'intent-scripted';
+    const job = await host(key, { fetch: wrapped }).submit(intent, prompt('scripted'), s.hooks);
+    const end = await job.settled;
+    assert.equal(end.outcome, 'succeeded');
+    const advice = s.events.filter((e) => e.type === 'admission').map((e) => [e.httpStatus, e.advice.advice]);
+    assert.deepEqual(advice, [
+      [503, 'backoff'],
+      [429, 'retry_after'],
+    ]);
+    assert.deepEqual(
+      tries.map((t) => t.key),
+      [intent, intent, intent],
+    );
+    assert.ok(tries[2].at - tries[1].at >= 1000, `the third try ${tries[2].at - tries[1].at} ms after the 429`);
+    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1);
+  });
+
+  test('queue_full: the queued jobs no longer wanted are cancelled, the submit goes again with its key', {
+    timeout: 30_000,
+  }, async () => {
+    // A server of its own whose jobs stay queued: five fill a key's queue.
+    const full = serveJobs(['--queue-wait-ms', '60000', '--queue-limit', '5', '--max-seconds', '60']);
+    try {
+      const api = await full.url;
+      const key = 'jobs-queue-full';
+      const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const fillers = [];
+      const cancels = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await fetch(`${api}/v1/image-router/generate`, {
+          method: 'POST',
+          headers: { ...auth, 'idempotency-key': `filler-${i}` },
+          body: JSON.stringify({ model: 'demo-image', prompt: `filler ${i}` }),
+        });
+        fillers.push((await r.json()).data.request_id);
+      }
+      const s = seen();
+      // A-2: on queue_full the person cancels the queued jobs they no longer want.
+      s.hooks.onEvent = (e) => {
+        s.events.push(e);
+        if (e.type === 'admission' && e.advice.advice === 'queue_full')
+          for (const id of fillers.splice(0))
+            cancels.push(fetch(`${api}/v1/jobs/${id}/cancel`, { method: 'POST', headers: auth }));
+      };
+      const intent = 'intent-queue-full';
+      const h = new JobHost({ baseUrl: api, headers: { authorization: `Bearer ${key}` }, config: CONFIG });
+      const job = await h.submit(intent, prompt('queue full'), s.hooks);
+      const created = await job.created;
+      assert.equal(created.status, 'queued');
+      const admission = s.events.find((e) => e.type === 'admission');
+      assert.equal(admission.advice.advice, 'queue_full');
+      assert.equal(admission.httpStatus, 429);
+      job.cancel(); // not needed any more either: queued, so it is refunded
+      assert.equal((await job.settled).outcome, 'cancelled');
+      assert.deepEqual(
+        (await Promise.all(cancels)).map((r) => r.status),
+        [200, 200, 200, 200, 200],
+      );
+      const c = await (await fetch(`${api}/_counters`)).json();
+      assert.equal(c.jobs_per_idempotency_key[intent], 1);
+      assert.equal(c.credits[key], CREDITS, 'every queued job cancelled came back');
+    } finally {
+      full.child.kill();
+    }
+  });
+
+  test('an nsfw job settles failed with the content policy as its reason', { timeout: 20_000 }, async () => {
+    const job = await host('jobs-nsfw').submit('intent-nsfw', { model: 'demo-nsfw', kind: 'image', arguments: {} });
+    const end = await job.settled;
+    assert.equal(end.outcome, 'failed');
+    assert.equal(end.error.code, 'content_policy');
+    assert.equal(end.error.sume_status, 'nsfw');
+  });
+
+  test("another key's job is not found, as an unknown id: the call is lost", { timeout: 20_000 }, async () => {
+    const mine = await host('jobs-owner').submit('intent-owned', prompt('owned'));
+    const { id } = await mine.created;
+    const theirs = host('jobs-stranger').watch(id);
+    const end = await theirs.settled;
+    assert.equal(end.outcome, 'lost');
+    mine.close();
+  });
+
+  test("the README's Node example, run twice with one intent: one job, paid once", { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'longcall-job-host-'));
+    try {
+      const run = async () => {
+        const args = [join(PKG, 'examples/job-host.mjs'), base, 'jobs-example', 'intent-example'];
+        const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: dir });
+        return stdout.trim().split(' ');
+      };
+      const [id, outcome, result] = await run();
+      assert.equal(outcome, 'succeeded');
+      assert.match(JSON.parse(result).result.artifacts[0].url, /^https:\/\//);
+      assert.deepEqual(JSON.parse(readFileSync(join(dir, 'jobs.json'), 'utf8')), {}, 'no record left');
+      const [again, outcomeAgain] = await run();
+      assert.equal(again, id, 'the same job');
+      assert.equal(outcomeAgain, 'succeeded');
+      const c = await counters();
+      assert.equal(c.jobs_per_idempotency_key['intent-example'], 1);
+      assert.equal(c.credits['jobs-example'], CREDITS - 1, 'paid once');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('every exchange above through longcall check: no MUST broken', { timeout: 60_000 }, async () => {
+    let out;
+    try {
+      out = (await promisify(execFile)(CLI, ['check', '--json', LOG], { maxBuffer: 64 << 20 })).stdout;
+    } catch (e) {
+      out = e.stdout; // exit 1: a MUST finding; the report is still printed
+    }
+    const doc = JSON.parse(out);
+    assert.deepEqual(doc.unreadable ?? [], []);
+    const [file] = doc.files;
+    assert.equal(file.model, 'job');
+    assert.equal(file.format, 'job_log');
+    assert.ok(file.handles >= 15, `${file.handles} jobs in the log`);
+    const must = file.findings.filter((f) => f.level === 'must');
+    assert.deepEqual(must, [], JSON.stringify(must.slice(0, 3)));
+  });
+});
