@@ -9,8 +9,9 @@
 //! * **E-53 The envelope.** A body that is not JSON is `-32700` with a `null` id; a JSON value
 //!   that is not a JSON-RPC 2.0 request (not an object, no `"jsonrpc": "2.0"`, a method that is
 //!   not a string, params neither object nor array, an id neither string nor integer) is
-//!   `-32600`, echoing the id when it could be read; a notification, or a response the client
-//!   sends, gets no answer (HTTP 202).
+//!   `-32600`, echoing the id when it could be read; a body over the size limit is `-32600`
+//!   sent with HTTP 413; a notification, or a response the client sends, gets no answer (HTTP
+//!   202).
 //! * **E-54 Params.** [`PARAMS`]: the members a method needs, checked before any state is looked
 //!   at; a missing or mistyped one is `-32602` naming it.
 //! * **E-55 Not served.** A method the server does not serve is `-32601` with the method as
@@ -84,19 +85,46 @@ pub fn read_request(body: &[u8]) -> Incoming {
 /// E-53: reads one POST body under `limits` (a body over them is `-32600`, never parsed).
 #[must_use]
 pub fn read_request_with(body: &[u8], limits: &Limits) -> Incoming {
-    let value = match crate::wire::read_json_with(body, limits) {
+    match core::str::from_utf8(body) {
+        Ok(text) => read_request_text(text, limits),
+        // JSON is UTF-8: anything else is not JSON, unless it is over the limits anyway.
+        Err(_) => match crate::wire::limits::check(body, limits) {
+            Err(e) => not_read(e),
+            Ok(()) => refused(Id::Null, PARSE_ERROR, String::from("Parse error")),
+        },
+    }
+}
+
+/// E-53: [`read_request_with`] for a body already held as text (a JavaScript host's string).
+#[must_use]
+pub fn read_request_text(body: &str, limits: &Limits) -> Incoming {
+    if let Err(e) = crate::wire::limits::check(body.as_bytes(), limits) {
+        return not_read(e);
+    }
+    let value: Value = match serde_json::from_str(body) {
         Ok(v) => v,
-        Err(Error::Malformed { .. }) => {
-            return refused(Id::Null, PARSE_ERROR, String::from("Parse error"))
-        }
-        Err(e) => {
-            return refused(
-                Id::Null,
-                codes::INVALID_REQUEST,
-                format!("Invalid Request: {e}"),
-            )
-        }
+        Err(_) => return refused(Id::Null, PARSE_ERROR, String::from("Parse error")),
     };
+    read_value(value)
+}
+
+/// The answer to a body the limits refused before any parsing.
+fn not_read(e: Error) -> Incoming {
+    match e {
+        Error::TooLarge {
+            what: "JSON message",
+            limit,
+            actual,
+        } => body_too_large(actual, limit),
+        e => refused(
+            Id::Null,
+            codes::INVALID_REQUEST,
+            format!("Invalid Request: {e}"),
+        ),
+    }
+}
+
+fn read_value(value: Value) -> Incoming {
     // The id as far as it can be read, for the answer to a request that is otherwise invalid.
     let id = match value.get("id") {
         Some(Value::String(s)) => Id::String(s.clone()),
@@ -117,6 +145,23 @@ pub fn read_request_with(body: &[u8], limits: &Limits) -> Incoming {
         // A client's answer we cannot read is still not ours to answer.
         Err(_) if is_answer => Incoming::NoAnswer,
         Err(e) => refused(id, codes::INVALID_REQUEST, format!("Invalid Request: {e}")),
+    }
+}
+
+/// E-53: the answer to a body of `actual` bytes over the `limit` (a host that stops reading at
+/// the limit says so with what it read): `-32600`, sent with HTTP 413.
+#[must_use]
+pub fn body_too_large(actual: usize, limit: usize) -> Incoming {
+    let mut r = rejection(
+        GateRule::Envelope,
+        codes::INVALID_REQUEST,
+        format!("body too large ({actual} bytes, limit {limit})"),
+        None,
+    );
+    r.http_status = 413;
+    Incoming::Refused {
+        id: Id::Null,
+        rejection: r,
     }
 }
 
@@ -424,6 +469,15 @@ mod tests {
     fn e53_the_envelope() {
         assert_eq!(refused("{nope"), (Id::Null, -32700, "E-53", 400));
         assert_eq!(refused(""), (Id::Null, -32700, "E-53", 400));
+        assert_eq!(refused("\"\u{e9}\"").1, -32600, "a string is not a request");
+        assert_eq!(
+            match read_request(b"\"\xff\"") {
+                Incoming::Refused { rejection, .. } => rejection.error.code,
+                _ => 0,
+            },
+            -32700,
+            "not UTF-8 is not JSON"
+        );
         assert_eq!(refused("[1]").1, -32600);
         assert_eq!(
             refused(r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#),
@@ -441,6 +495,19 @@ mod tests {
             refused(&"[".repeat(100)).1,
             -32600,
             "too deep is not a parse error"
+        );
+        let tight = Limits {
+            max_bytes: 8,
+            ..Limits::DEFAULT
+        };
+        let Incoming::Refused { id, rejection } =
+            read_request_with(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &tight)
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (id, rejection.error.code, rejection.http_status),
+            (Id::Null, -32600, 413)
         );
         for silent in [
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
