@@ -1,7 +1,10 @@
 //! The server's request gate (`longcall::server::gate`) for JavaScript servers: the capability
 //! gate, the `Mcp-Method` / `Mcp-Name` / `MCP-Protocol-Version` header checks, the methods each
-//! revision has, the task-required answer and the HTTP status per error code. A JavaScript
-//! server asks and sends what it is told; it decides none of it.
+//! revision has, the task-required answer and the HTTP status per error code; and the answers
+//! beyond the gate (`longcall::server::answer`, rules E-53 to E-58): reading a body, the params
+//! a method needs, unknown methods and tools, the MRTR round, `resultType`, the discovery answers
+//! and the answer text. A JavaScript server asks and sends what it is told; it decides none of
+//! it.
 
 use longcall::server::answer::{self, Incoming};
 use longcall::server::gate::{self, Headers, Rejection, TaskSupport};
