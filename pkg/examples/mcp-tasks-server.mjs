@@ -25,7 +25,8 @@
 // * What this file still decides is transport and its own business only: Streamable HTTP (one
 //   POST per request, when to stop reading a body, writing the bytes it is given), which methods
 //   and tools it implements, the PRINCIPAL (from the Authorization header), the TOOLS, what they
-//   ask and their workers, and the clock (`Date.now()`, with one timer armed at
+//   ask and their workers (a tool that throws is answered as its own -32603), the task ids
+//   (random, unguessable) and the clock (`Date.now()`, with one timer armed at
 //   `registry.pollTimeout()`).
 //
 // Binds 127.0.0.1 only. SIGTERM/SIGINT: clean exit 0. Exits by itself after --max-lifetime-ms.
