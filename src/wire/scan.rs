@@ -68,8 +68,6 @@ fn stop(rest: &[u8]) -> Option<usize> {
 #[derive(Clone, Copy)]
 struct Token<'a> {
     raw: &'a str,
-    /// The token with its quotes, for serde_json to unescape.
-    quoted: &'a [u8],
     escaped: bool,
 }
 
@@ -126,13 +124,8 @@ impl<'a> Scan<'a> {
         if raw.len() > self.max_string {
             return None;
         }
-        let quoted = self.b.get(start - 1..self.i + 1)?;
         self.i += 1;
-        Some(Token {
-            raw,
-            quoted,
-            escaped,
-        })
+        Some(Token { raw, escaped })
     }
 
     /// A key and its colon; keys with escapes are left to serde.
@@ -285,7 +278,9 @@ impl<'a> Scan<'a> {
         if !t.escaped {
             return Some(Str(Cow::Borrowed(t.raw)));
         }
-        serde_json::from_slice::<String>(t.quoted)
+        // The token with its quotes (the cursor is just past the closing one), unescaped by serde.
+        let quoted = self.b.get(self.i - t.raw.len() - 2..self.i)?;
+        serde_json::from_slice::<String>(quoted)
             .ok()
             .map(|s| Str(Cow::Owned(s)))
     }
