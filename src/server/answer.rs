@@ -469,6 +469,11 @@ mod tests {
     fn e53_the_envelope() {
         assert_eq!(refused("{nope"), (Id::Null, -32700, "E-53", 400));
         assert_eq!(refused(""), (Id::Null, -32700, "E-53", 400));
+        assert_eq!(
+            refused(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
+            (Id::Null, -32600, "E-53", 400),
+            "an id that is not an integer"
+        );
         assert_eq!(refused("\"\u{e9}\"").1, -32600, "a string is not a request");
         assert_eq!(
             match read_request(b"\"\xff\"") {
