@@ -173,7 +173,7 @@ export function renderTask2026(view: TaskView, resultType?: 'task' | 'complete' 
 /** The -32021 error (with `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`). */
 export function missingCapability2026(message: string): RpcError;
 
-/** A request the server gate refused (rules E-20..E-26): send `error` with HTTP `httpStatus`. */
+/** A request the server refused (rules E-20..E-26, E-53..E-55): send `error` with HTTP `httpStatus`. */
 export interface GateRefusal {
   /** The rule id, `E-20` ... */
   rule: string;
@@ -183,7 +183,10 @@ export interface GateRefusal {
     | 'mcp_name_header'
     | 'protocol_version'
     | 'task_support'
-    | 'method_not_in_revision';
+    | 'method_not_in_revision'
+    | 'envelope'
+    | 'params'
+    | 'not_served';
   error: RpcError;
   httpStatus: number;
 }
@@ -206,6 +209,52 @@ export function gateTaskSupport(
 
 /** The HTTP status a JSON-RPC error code is sent with (E-26). */
 export function httpStatusFor(code: number): number;
+
+/** One POST body read as a request (E-53): dispatch it, answer nothing (HTTP 202), or send `body` with `httpStatus`. */
+export function readRequest(
+  body: string,
+):
+  | { kind: 'request'; id: string | number; method: string; params: Json }
+  | { kind: 'no_answer' }
+  | { kind: 'refused'; httpStatus: number; body: string };
+
+/** `null` when `params` hold what `method` needs, else the -32602 refusal (E-54). */
+export function checkParams(
+  model: 'task-2026' | 'task-2025',
+  method: string,
+  params: Json | null | undefined,
+): GateRefusal | null;
+
+/** The -32601 refusal of a method the server does not serve (E-55). */
+export function methodNotServed(method: string): GateRefusal;
+
+/** The -32602 refusal of a tool the server does not have (E-55). */
+export function unknownTool(name: string): GateRefusal;
+
+/** The answers a `tools/call` continuation carries, key -> response (E-56). */
+export function inputResponses(params: Json | null | undefined): { [key: string]: Json };
+
+/** The MRTR `InputRequiredResult` of a `tools/call` (E-56); throws `invalid_input` for no request or one without a method. */
+export function inputRequiredResult(inputRequests: { [key: string]: Json }, requestState?: Json | null): Json;
+
+/** `result` with `resultType: "complete"` (E-57); none is the empty result of `ping` and the acks. */
+export function completeResult(result?: Json | null): Json;
+
+/** The `server/discover` result (E-58). */
+export function discoverResult(model: 'task-2026' | 'task-2025', serverInfo: Json, capabilities?: Json | null): Json;
+
+/** The `initialize` result (E-58). */
+export function initializeResult(model: 'task-2026' | 'task-2025', serverInfo: Json, capabilities?: Json | null): Json;
+
+/** The `tools/list` result (E-58). */
+export function toolsListResult(tools: Json[]): Json;
+
+/** The JSON-RPC answer text to send and its HTTP status: 200 for a result, E-26 for an error. */
+export function answerText(
+  id: string | number | null,
+  result: Json | null,
+  error?: RpcError | null,
+): { httpStatus: number; body: string };
 
 /** `JobBook` configuration; every key is optional and laid over the defaults (2, 20, 1). */
 export interface JobBookConfig {

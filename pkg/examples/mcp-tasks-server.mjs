@@ -15,31 +15,49 @@
 //   "first terminal write wins" rule) lives in the core's TaskRegistry, through the npm package.
 //   This file never decides a task's status itself: it asks the registry and renders the answer
 //   with `renderTask2026` (the exact wire task: ISO times, ttlMs, payload members by status).
-// * What this file still decides is transport only: Streamable HTTP (one POST per request, the
-//   body size limit, JSON parsing, 202 for notifications and client responses), which methods
-//   and tools it implements (an unknown one is -32601 / -32602), the PRINCIPAL (from the
-//   Authorization header), the TOOLS and their workers, and the clock (`Date.now()`, with one
-//   timer armed at `registry.pollTimeout()`).
+// * The ANSWERS beyond the gate live in the core too (`longcall/server`, rules E-53..E-58):
+//   how a body is read (`readRequest`: -32700, -32600, 413, 202 for notifications and client
+//   responses), the params each method needs (`checkParams`, -32602), an unknown method or tool
+//   (`methodNotServed`, `unknownTool`), the MRTR round (`inputRequiredResult`, `inputResponses`),
+//   `resultType` on every result (`completeResult`), the discovery answers (`discoverResult`,
+//   `initializeResult`, `toolsListResult`) and the answer text with its HTTP status
+//   (`answerText`).
+// * What this file still decides is transport and its own business only: Streamable HTTP (one
+//   POST per request, when to stop reading a body, writing the bytes it is given), which methods
+//   and tools it implements, the PRINCIPAL (from the Authorization header), the TOOLS, what they
+//   ask and their workers (a tool that throws is answered as its own -32603), the task ids
+//   (random, unguessable) and the clock (`Date.now()`, with one timer armed at
+//   `registry.pollTimeout()`).
 //
 // Binds 127.0.0.1 only. SIGTERM/SIGINT: clean exit 0. Exits by itself after --max-lifetime-ms.
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { TaskRegistry, renderTask2026, gateRequest, gateTaskSupport, httpStatusFor } from 'longcall/server';
+import {
+  TaskRegistry,
+  renderTask2026,
+  gateRequest,
+  gateTaskSupport,
+  readRequest,
+  checkParams,
+  methodNotServed,
+  unknownTool,
+  inputResponses,
+  inputRequiredResult,
+  completeResult,
+  discoverResult,
+  initializeResult,
+  toolsListResult,
+  answerText,
+} from 'longcall/server';
 
 const MODEL = 'task-2026';
-const PROTOCOL_VERSION = '2026-07-28';
-const EXTENSION = 'io.modelcontextprotocol/tasks';
 const SERVER_INFO = { name: 'longcall-reference-tasks-server', version: '0.1.0' };
 
-// JSON-RPC error codes this file raises itself (the gate's come from the core).
-const E = {
-  PARSE: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL: -32603,
-};
+// The error a tool's own failure carries (the tool's business, not the protocol's).
+const INTERNAL = -32603;
+// Where this transport stops reading a body (the core answers 413 past its limit).
+const BODY_LIMIT = 4 << 20;
 
 /** A JSON-RPC error to throw from a handler; `rpcError` objects from the registry fit as-is. */
 class RpcFailure extends Error {
@@ -48,9 +66,6 @@ class RpcFailure extends Error {
     this.error = error;
   }
 }
-const fail = (code, message, data) => {
-  throw new RpcFailure(data === undefined ? { code, message } : { code, message, data });
-};
 
 const elicit = (message, properties) => ({
   method: 'elicitation/create',
@@ -115,7 +130,7 @@ const TOOLS = {
     task: 'optional',
     run: async ({ signal }) => {
       await sleep(200, signal);
-      return { error: { code: E.INTERNAL, message: 'protocol_error_job: simulated internal error' } };
+      return { error: { code: INTERNAL, message: 'protocol_error_job: simulated internal error' } };
     },
   },
   confirm_delete: {
@@ -211,7 +226,7 @@ export function createTasksServer(opts = {}) {
     try {
       out = await w.tool.run({ args: w.args, answers: w.answers, signal: w.abort.signal });
     } catch (e) {
-      out = { error: { code: E.INTERNAL, message: String(e?.message ?? e) } };
+      out = { error: { code: INTERNAL, message: String(e?.message ?? e) } };
     }
     w.running = false;
     if (w.abort.signal.aborted) return; // cancelled or expired: the registry already settled it
@@ -226,7 +241,7 @@ export function createTasksServer(opts = {}) {
       outcome = registry.fail(t, taskId, out.error);
       workers.delete(taskId);
     } else {
-      outcome = registry.complete(t, taskId, { ...out.result, resultType: 'complete' });
+      outcome = registry.complete(t, taskId, completeResult(out.result));
       workers.delete(taskId);
     }
     if (outcome && outcome.kind !== 'applied') log(`task ${taskId}: worker write ${JSON.stringify(outcome)}`);
@@ -234,12 +249,6 @@ export function createTasksServer(opts = {}) {
   }
 
   // ---- method handlers: (params, ctx) -> result object; throw RpcFailure for an error ----
-
-  function taskIdOf(params) {
-    if (typeof params?.taskId !== 'string' || params.taskId === '')
-      fail(E.INVALID_PARAMS, 'params.taskId must be a non-empty string');
-    return params.taskId;
-  }
 
   // A registry answer {ok, value|error}: the value, or the JSON-RPC error thrown.
   const unwrap = (answer) => {
@@ -249,22 +258,22 @@ export function createTasksServer(opts = {}) {
 
   async function toolsCall(params, ctx) {
     const tool = Object.hasOwn(TOOLS, params?.name) ? TOOLS[params.name] : null;
-    if (!tool) fail(E.INVALID_PARAMS, `Unknown tool: ${params?.name}`);
+    if (!tool) throw new RpcFailure(unknownTool(params.name).error);
     const args = params.arguments ?? {};
     // The core decides: a task, sync, or -32021 for a task-required tool without the capability
     // (the legacy 2025 `task` param is ignored: on 2026 the server alone decides).
     const support = gateTaskSupport(MODEL, params.name, tool.task, params);
     if (!support.ok) throw new RpcFailure(support.error.error);
     const asTask = support.value;
-    const answers = { ...(params.inputResponses ?? {}) };
+    const answers = inputResponses(params);
     const missing = tool.gather?.({ args, answers });
-    if (missing) return { resultType: 'input_required', inputRequests: missing };
+    if (missing) return inputRequiredResult(missing);
     if (!asTask) {
       // Sync path; an {ask} becomes an MRTR round (InputRequiredResult).
       const out = await tool.run({ args, answers, signal: ctx.signal });
-      if (out.ask) return { resultType: 'input_required', inputRequests: out.ask };
+      if (out.ask) return inputRequiredResult(out.ask);
       if (out.error) throw new RpcFailure(out.error);
-      return { ...out.result, resultType: 'complete' };
+      return completeResult(out.result);
     }
     // Task path: the task exists in the registry before we answer (strong consistency).
     const taskId = randomBytes(24).toString('base64url'); // unguessable: the id may act as a bearer token
@@ -276,60 +285,40 @@ export function createTasksServer(opts = {}) {
   }
 
   function tasksGet(params, ctx) {
-    const view = unwrap(registry.get(now(), ctx.principal, taskIdOf(params)));
+    const view = unwrap(registry.get(now(), ctx.principal, params.taskId));
     return renderTask2026(view, 'complete');
   }
 
   function tasksUpdate(params, ctx) {
-    const taskId = taskIdOf(params);
-    const responses = params.inputResponses;
-    if (!responses || typeof responses !== 'object' || Array.isArray(responses))
-      fail(E.INVALID_PARAMS, 'params.inputResponses must be an object');
-    const ack = unwrap(registry.update(now(), ctx.principal, taskId, responses));
+    const taskId = params.taskId;
+    const ack = unwrap(registry.update(now(), ctx.principal, taskId, params.inputResponses));
     const w = workers.get(taskId);
     if (w && ack.accepted.length) {
       for (const [key, value] of registry.takeInputResponses(taskId)) w.answers[key] = value;
       // Re-run the tool once nothing is outstanding (a partial answer keeps input_required).
       if (registry.peek(taskId)?.status === 'working') setImmediate(() => runWorker(taskId));
     }
-    return { resultType: 'complete' };
+    return completeResult();
   }
 
   function tasksCancel(params, ctx) {
-    const taskId = taskIdOf(params);
+    const taskId = params.taskId;
     unwrap(registry.cancel(now(), ctx.principal, taskId)); // an ack, also for a terminal task
     if (registry.peek(taskId)?.status === 'cancelled') stopWorker(taskId);
     rearm();
-    return { resultType: 'complete' };
+    return completeResult();
   }
 
-  const capabilities = { tools: { listChanged: false }, extensions: { [EXTENSION]: {} } };
+  // What this server offers; the core adds the tasks extension and shapes the answers.
+  const capabilities = { tools: { listChanged: false } };
   const HANDLERS = {
-    'server/discover': () => ({
-      supportedVersions: [PROTOCOL_VERSION],
-      capabilities,
-      serverInfo: SERVER_INFO,
-      ttlMs: 0,
-      cacheScope: 'private',
-      resultType: 'complete',
-    }),
-    initialize: () => ({
-      protocolVersion: PROTOCOL_VERSION,
-      capabilities,
-      serverInfo: SERVER_INFO,
-      resultType: 'complete',
-    }),
-    ping: () => ({ resultType: 'complete' }),
-    'tools/list': () => ({
-      tools: Object.entries(TOOLS).map(([name, t]) => ({
-        name,
-        description: t.description,
-        inputSchema: t.inputSchema,
-      })),
-      ttlMs: 0,
-      cacheScope: 'private',
-      resultType: 'complete',
-    }),
+    'server/discover': () => discoverResult(MODEL, SERVER_INFO, capabilities),
+    initialize: () => initializeResult(MODEL, SERVER_INFO, capabilities),
+    ping: () => completeResult(),
+    'tools/list': () =>
+      toolsListResult(
+        Object.entries(TOOLS).map(([name, t]) => ({ name, description: t.description, inputSchema: t.inputSchema })),
+      ),
     'tools/call': toolsCall,
     'tasks/get': tasksGet,
     'tasks/update': tasksUpdate,
@@ -346,9 +335,14 @@ export function createTasksServer(opts = {}) {
     return typeof auth === 'string' && auth.trim() ? `auth:${auth.trim()}` : 'anonymous';
   }
 
-  function send(res, status, body) {
-    const text = JSON.stringify(body);
+  function send(res, status, text) {
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+  }
+
+  // Sends a JSON-RPC answer the core wrote: a result, or an error with its HTTP status.
+  function answer(res, id, result, error) {
+    const out = answerText(id, result ?? null, error ?? null);
+    send(res, out.httpStatus, out.body);
   }
 
   async function handle(req, res) {
@@ -359,60 +353,38 @@ export function createTasksServer(opts = {}) {
     let raw = '';
     for await (const chunk of req) {
       raw += chunk;
-      if (raw.length > 4 << 20) {
-        send(res, 413, { jsonrpc: '2.0', id: null, error: { code: E.INVALID_REQUEST, message: 'body too large' } });
-        return;
-      }
+      if (raw.length > BODY_LIMIT) break; // the core answers a body over its limit (413)
     }
-    let msg;
-    try {
-      msg = JSON.parse(raw);
-    } catch {
-      send(res, httpStatusFor(E.PARSE), { jsonrpc: '2.0', id: null, error: { code: E.PARSE, message: 'Parse error' } });
+    const msg = readRequest(raw);
+    if (msg.kind === 'refused') {
+      send(res, msg.httpStatus, msg.body);
       return;
     }
-    if (
-      !msg ||
-      typeof msg !== 'object' ||
-      Array.isArray(msg) ||
-      msg.jsonrpc !== '2.0' ||
-      typeof msg.method !== 'string'
-    ) {
-      // Responses from the client (we never send requests) and malformed messages.
-      if (msg && (msg.result !== undefined || msg.error !== undefined)) {
-        res.writeHead(202).end();
-        return;
-      }
-      send(res, httpStatusFor(E.INVALID_REQUEST), {
-        jsonrpc: '2.0',
-        id: msg?.id ?? null,
-        error: { code: E.INVALID_REQUEST, message: 'Invalid Request' },
-      });
+    if (msg.kind !== 'request') {
+      res.writeHead(202).end(); // a notification or the client's response
       return;
     }
-    if (msg.id === undefined) {
-      res.writeHead(202).end();
-      return;
-    } // a notification
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    // The core's gate: headers, the methods 2026 removed, the capability on tasks/*.
-    const refusal = gateRequest(MODEL, msg.method, msg.params ?? null, req.headers);
+    // The core's gate: headers, the methods 2026 removed, the capability on tasks/*; then what
+    // the method needs (E-54) and whether this server serves it (E-55).
+    const handler = Object.hasOwn(HANDLERS, msg.method) ? HANDLERS[msg.method] : null;
+    const refusal =
+      gateRequest(MODEL, msg.method, msg.params, req.headers) ??
+      (handler ? checkParams(MODEL, msg.method, msg.params) : methodNotServed(msg.method));
     if (refusal) {
-      send(res, refusal.httpStatus, { jsonrpc: '2.0', id: msg.id, error: refusal.error });
+      answer(res, msg.id, null, refusal.error);
       return;
     }
     try {
-      const handler = Object.hasOwn(HANDLERS, msg.method) ? HANDLERS[msg.method] : null;
-      if (!handler) fail(E.METHOD_NOT_FOUND, `Method not found: ${msg.method}`, msg.method);
-      const result = await handler(msg.params ?? {}, { principal: principalOf(req), signal: abort.signal });
-      send(res, 200, { jsonrpc: '2.0', id: msg.id, result });
+      const result = await handler(msg.params, { principal: principalOf(req), signal: abort.signal });
+      answer(res, msg.id, result);
     } catch (e) {
-      const error = e instanceof RpcFailure ? e.error : { code: E.INTERNAL, message: String(e?.message ?? e) };
+      const error = e instanceof RpcFailure ? e.error : { code: INTERNAL, message: String(e?.message ?? e) };
       if (!(e instanceof RpcFailure)) log(`internal error on ${msg.method}: ${e?.stack ?? e}`);
-      send(res, httpStatusFor(error.code), { jsonrpc: '2.0', id: msg.id, error });
+      answer(res, msg.id, null, error);
     }
   }
 

@@ -73,6 +73,12 @@ pub enum GateRule {
     TaskSupport,
     /// E-25: a method the revision removed or never had.
     MethodNotInRevision,
+    /// E-53: a body that is not a JSON-RPC request ([`super::answer::read_request`]).
+    Envelope,
+    /// E-54: a param the method needs is missing or mistyped ([`super::answer::check_params`]).
+    Params,
+    /// E-55: a method or tool the server does not serve.
+    NotServed,
 }
 
 impl GateRule {
@@ -85,6 +91,9 @@ impl GateRule {
             GateRule::ProtocolVersion => "E-23",
             GateRule::TaskSupport => "E-24",
             GateRule::MethodNotInRevision => "E-25",
+            GateRule::Envelope => "E-53",
+            GateRule::Params => "E-54",
+            GateRule::NotServed => "E-55",
         }
     }
 
@@ -97,6 +106,10 @@ impl GateRule {
                 Rule::McpNameHeader
             }
             GateRule::MethodNotInRevision => Rule::WrongRevisionMethod,
+            // What a server answers beyond the gate (E-53 to E-55): [`rejections`] never lists
+            // these, so the observer never reports them; a request the server cannot read or
+            // serve lacks what it needs.
+            GateRule::Envelope | GateRule::Params | GateRule::NotServed => Rule::MissingField,
         }
     }
 }

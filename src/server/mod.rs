@@ -30,6 +30,7 @@
 //!
 //! Wire codecs are not here ([`crate::wire`]): answers are the shared view types.
 
+pub mod answer;
 pub mod gate;
 mod job_book;
 mod open_api;

@@ -209,6 +209,10 @@ pub fn parse_get_response(
     bytes: &[u8],
     limits: &Limits,
 ) -> Result<(Id, Answer<Parsed<TaskView>>), Error> {
+    // The borrowed field-by-field read first; anything it leaves is read by serde, the reference.
+    if let Some((id, raw)) = super::scan::task_response(bytes, limits) {
+        return Ok((id, Answer::Result(to_view(raw, Kind::Get2026)?)));
+    }
     let (id, answer) = read_response::<RawTask<'_>>(bytes, limits, "tasks/get answer")?;
     Ok((
         id,

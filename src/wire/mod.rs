@@ -30,6 +30,7 @@ pub mod jsonrpc;
 pub mod limits;
 pub mod mcp2025;
 pub mod mcp2026;
+mod scan;
 pub mod sume;
 pub mod sume_open;
 mod task;

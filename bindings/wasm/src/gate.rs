@@ -1,9 +1,14 @@
 //! The server's request gate (`longcall::server::gate`) for JavaScript servers: the capability
 //! gate, the `Mcp-Method` / `Mcp-Name` / `MCP-Protocol-Version` header checks, the methods each
-//! revision has, the task-required answer and the HTTP status per error code. A JavaScript
-//! server asks and sends what it is told; it decides none of it.
+//! revision has, the task-required answer and the HTTP status per error code; and the answers
+//! beyond the gate (`longcall::server::answer`, rules E-53 to E-58): reading a body, the params
+//! a method needs, unknown methods and tools, the MRTR round, `resultType`, the discovery answers
+//! and the answer text. A JavaScript server asks and sends what it is told; it decides none of
+//! it.
 
+use longcall::server::answer::{self, Incoming};
 use longcall::server::gate::{self, Headers, Rejection, TaskSupport};
+use longcall::wire::Id;
 use longcall::Error;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -125,4 +130,155 @@ pub fn http_status_for(code: f64) -> u16 {
         return gate::http_status(i64::MIN);
     }
     gate::http_status(code as i64)
+}
+
+// ---- the answers beyond the gate (rules E-53 to E-58, `longcall::server::answer`) -----------
+
+/// What `readRequest` answers, as JavaScript sees it.
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Read<'a> {
+    /// Dispatch it.
+    Request {
+        id: &'a Id,
+        method: &'a str,
+        params: &'a Value,
+    },
+    /// Nothing to answer: HTTP 202.
+    NoAnswer,
+    /// Send `body` with `httpStatus`.
+    Refused {
+        #[serde(rename = "httpStatus")]
+        http_status: u16,
+        body: String,
+    },
+}
+
+/// `readRequest(body)`: one POST body (a string) as `{kind: "request", id, method, params}`,
+/// `{kind: "no_answer"}` (HTTP 202) or `{kind: "refused", httpStatus, body}` (rule E-53: parse
+/// error, invalid request, a body over the size limit).
+#[wasm_bindgen(js_name = readRequest)]
+pub fn read_request(body: JsValue) -> JsResult<JsValue> {
+    if let Some(s) = body.dyn_ref::<js_sys::JsString>() {
+        if s.length() > crate::json::MAX_JSON_UNITS {
+            return read_out(&answer::body_too_large(
+                s.length() as usize,
+                crate::json::MAX_JSON_UNITS as usize,
+            ));
+        }
+    }
+    let text = js(bounded_string(&body, "body"))?;
+    // Read as text: the module already holds serde_json's string reader, not its byte reader.
+    read_out(&answer::read_request_text(
+        &text,
+        &longcall::wire::Limits::DEFAULT,
+    ))
+}
+
+fn read_out(incoming: &Incoming) -> JsResult<JsValue> {
+    let out = match incoming {
+        Incoming::Request { id, method, params } => Read::Request { id, method, params },
+        Incoming::Refused { id, rejection } => {
+            // The rejection's own status: a body over the limit is 413, not the code's 400.
+            let (_, body) = answer::answer_text(id, Err(&rejection.error));
+            Read::Refused {
+                http_status: rejection.http_status,
+                body,
+            }
+        }
+        _ => Read::NoAnswer,
+    };
+    to_js(&out)
+}
+
+/// `checkParams(model, method, params)`: `null` when `params` hold what `method` needs, else
+/// `{rule, kind, error, httpStatus}` (rule E-54, `-32602`).
+#[wasm_bindgen(js_name = checkParams)]
+pub fn check_params(model: JsValue, method: JsValue, params: JsValue) -> JsResult<JsValue> {
+    let model = js(args::model(&model))?;
+    let method = js(bounded_string(&method, "method"))?;
+    let params: Value = js(opt_value(&params, "params"))?.unwrap_or(Value::Null);
+    match answer::check_params(model, &method, &params) {
+        Ok(()) => Ok(JsValue::NULL),
+        Err(r) => refusal(&r),
+    }
+}
+
+/// `methodNotServed(method)`: the `-32601` refusal of a method the server does not serve
+/// (rule E-55), as `{rule, kind, error, httpStatus}`.
+#[wasm_bindgen(js_name = methodNotServed)]
+pub fn method_not_served(method: JsValue) -> JsResult<JsValue> {
+    let method = js(bounded_string(&method, "method"))?;
+    refusal(&answer::method_not_served(&method))
+}
+
+/// `unknownTool(name)`: the `-32602` refusal of a tool the server does not have (rule E-55).
+#[wasm_bindgen(js_name = unknownTool)]
+pub fn unknown_tool(name: JsValue) -> JsResult<JsValue> {
+    let name = js(bounded_string(&name, "name"))?;
+    refusal(&answer::unknown_tool(&name))
+}
+
+/// `inputResponses(params)`: the answers a `tools/call` continuation carries (key -> response;
+/// `{}` when none), rule E-56.
+#[wasm_bindgen(js_name = inputResponses)]
+pub fn input_responses(params: JsValue) -> JsResult<JsValue> {
+    let params: Value = js(opt_value(&params, "params"))?.unwrap_or(Value::Null);
+    to_js(&answer::input_responses(&params))
+}
+
+/// `inputRequiredResult(inputRequests, requestState?)`: the MRTR `InputRequiredResult` of a
+/// `tools/call` (rule E-56). Throws `invalid_input` for no request or one without a `method`.
+#[wasm_bindgen(js_name = inputRequiredResult)]
+pub fn input_required_result(input_requests: JsValue, request_state: JsValue) -> JsResult<JsValue> {
+    let asks: Value = js(from_js(&input_requests, "inputRequests"))?;
+    let state: Option<Value> = js(opt_value(&request_state, "requestState"))?;
+    to_js(&js(answer::input_required(&asks, state.as_ref()))?)
+}
+
+/// `completeResult(result?)`: `result` with `resultType: "complete"` (rule E-57); `null` or
+/// `undefined` is the empty result of `ping` and the acks.
+#[wasm_bindgen(js_name = completeResult)]
+pub fn complete_result(result: JsValue) -> JsResult<JsValue> {
+    let result: Value = js(opt_value(&result, "result"))?.unwrap_or(Value::Null);
+    to_js(&js(answer::complete(&result))?)
+}
+
+/// `discoverResult(model, serverInfo, capabilities)`: the `server/discover` result (rule E-58).
+#[wasm_bindgen(js_name = discoverResult)]
+pub fn discover_result(model: JsValue, server_info: JsValue, caps: JsValue) -> JsResult<JsValue> {
+    let model = js(args::model(&model))?;
+    let info: Value = js(from_js(&server_info, "serverInfo"))?;
+    let caps: Value = js(opt_value(&caps, "capabilities"))?.unwrap_or(Value::Null);
+    to_js(&answer::discover(model, &info, &caps))
+}
+
+/// `initializeResult(model, serverInfo, capabilities)`: the `initialize` result (rule E-58).
+#[wasm_bindgen(js_name = initializeResult)]
+pub fn initialize_result(model: JsValue, server_info: JsValue, caps: JsValue) -> JsResult<JsValue> {
+    let model = js(args::model(&model))?;
+    let info: Value = js(from_js(&server_info, "serverInfo"))?;
+    let caps: Value = js(opt_value(&caps, "capabilities"))?.unwrap_or(Value::Null);
+    to_js(&answer::initialize(model, &info, &caps))
+}
+
+/// `toolsListResult(tools)`: the `tools/list` result for an array of tool definitions (E-58).
+#[wasm_bindgen(js_name = toolsListResult)]
+pub fn tools_list_result(tools: JsValue) -> JsResult<JsValue> {
+    let tools: Value = js(from_js(&tools, "tools"))?;
+    to_js(&answer::tools_list(&tools))
+}
+
+/// `answerText(id, result)` / `answerText(id, null, error)`: the JSON-RPC answer to send, as
+/// `{httpStatus, body}` (200 for a result, rule E-26 for an error).
+#[wasm_bindgen(js_name = answerText)]
+pub fn answer_text(id: JsValue, result: JsValue, error: JsValue) -> JsResult<JsValue> {
+    let id: Id = js(opt_value(&id, "id"))?.unwrap_or(Id::Null);
+    let error: Option<longcall::view::RpcError> = js(opt_value(&error, "error"))?;
+    let result: Value = js(opt_value(&result, "result"))?.unwrap_or(Value::Null);
+    let (http_status, body) = match &error {
+        Some(e) => answer::answer_text(&id, Err(e)),
+        None => answer::answer_text(&id, Ok(&result)),
+    };
+    to_js(&serde_json::json!({"httpStatus": http_status, "body": body}))
 }

@@ -51,4 +51,52 @@ export const cases = {
     assert.throws(() => lc.gateTaskSupport('task-2026', 'x', 'sometimes', null), { code: 'invalid_input' });
     assert.throws(() => lc.gateRequest('task-2027', 'tasks/get', null, null));
   },
+
+  async 'server answers: envelope, params, not served, MRTR, resultType, discovery (E-53..E-58)'({
+    lc: client,
+    assert,
+  }) {
+    const lc = await withServer(client);
+    assert.deepEqual(lc.readRequest('{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":"t"}}'), {
+      kind: 'request',
+      id: 4,
+      method: 'tasks/get',
+      params: { taskId: 't' },
+    });
+    const parse = lc.readRequest('{nope');
+    assert.deepEqual([parse.kind, parse.httpStatus, JSON.parse(parse.body).error.code], ['refused', 400, -32700]);
+    const invalid = lc.readRequest('{"jsonrpc":"1.0","id":"a","method":"ping"}');
+    assert.deepEqual([JSON.parse(invalid.body).id, JSON.parse(invalid.body).error.code], ['a', -32600]);
+    assert.equal(lc.readRequest('{"jsonrpc":"2.0","method":"notifications/initialized"}').kind, 'no_answer');
+    assert.equal(lc.readRequest('{"jsonrpc":"2.0","id":1,"result":{}}').kind, 'no_answer');
+    assert.equal(lc.readRequest('x'.repeat((4 << 20) + 1)).httpStatus, 413);
+    assert.equal(lc.checkParams('task-2026', 'tasks/get', { taskId: 't' }), null);
+    const params = lc.checkParams('task-2026', 'tasks/update', { taskId: 't', inputResponses: [] });
+    assert.deepEqual([params.rule, params.kind, params.error.code], ['E-54', 'params', -32602]);
+    const method = lc.methodNotServed('foo/bar');
+    assert.deepEqual(
+      [method.rule, method.error.code, method.error.data, method.httpStatus],
+      ['E-55', -32601, 'foo/bar', 404],
+    );
+    assert.equal(lc.unknownTool('nope').error.message, 'Unknown tool: nope');
+    assert.deepEqual(lc.inputResponses({ inputResponses: { k: { action: 'accept' } } }), { k: { action: 'accept' } });
+    assert.deepEqual(lc.inputResponses({}), {});
+    assert.deepEqual(lc.inputRequiredResult({ k: { method: 'elicitation/create' } }, 's'), {
+      resultType: 'input_required',
+      inputRequests: { k: { method: 'elicitation/create' } },
+      requestState: 's',
+    });
+    assert.throws(() => lc.inputRequiredResult({}), { code: 'invalid_input' });
+    assert.deepEqual(lc.completeResult({ content: [], resultType: 'task' }), { content: [], resultType: 'complete' });
+    assert.deepEqual(lc.completeResult(), { resultType: 'complete' });
+    const d = lc.discoverResult('task-2026', { name: 's', version: '1' }, { tools: {} });
+    assert.deepEqual(d.supportedVersions, ['2026-07-28']);
+    assert.ok(d.capabilities.extensions['io.modelcontextprotocol/tasks']);
+    assert.equal(lc.initializeResult('task-2026', { name: 's', version: '1' }, null).protocolVersion, '2026-07-28');
+    assert.deepEqual(lc.toolsListResult([{ name: 't' }]).tools, [{ name: 't' }]);
+    const ok = lc.answerText(1, { resultType: 'complete' });
+    assert.deepEqual([ok.httpStatus, JSON.parse(ok.body).result], [200, { resultType: 'complete' }]);
+    const err = lc.answerText('x', null, { code: -32603, message: 'm' });
+    assert.deepEqual([err.httpStatus, JSON.parse(err.body).id], [500, 'x']);
+  },
 };
