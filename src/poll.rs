@@ -73,11 +73,13 @@ pub struct Rng {
 
 impl Rng {
     /// A generator seeded with `seed` (any value, including 0).
+    #[must_use]
     pub const fn new(seed: u64) -> Rng {
         Rng { state: seed }
     }
 
     /// The next 64 random bits.
+    #[must_use]
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
@@ -89,6 +91,7 @@ impl Rng {
     /// A number in `lo..=hi` (multiply-shift, no modulo bias worth measuring). When `lo >= hi`
     /// it returns `lo` and still advances the generator, so the draw count never depends on
     /// the bounds.
+    #[must_use]
     pub fn between(&mut self, lo: u64, hi: u64) -> u64 {
         let r = self.next_u64();
         if lo >= hi {
@@ -221,6 +224,7 @@ pub enum PollStep {
 }
 
 /// Why watching stopped. None of these cancels or resubmits anything.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
@@ -363,6 +367,7 @@ impl PollSchedule {
     /// max(jittered backoff, floor)` with `floor = max(min_interval, server interval)`; `at =
     /// max(now + delay, not_before)`; if `at > ttl`, one last look at `max(ttl, now + floor,
     /// not_before)`; if `at > deadline` → stop; else poll at `at`.
+    #[must_use = "the step is the next poll time or why watching stops"]
     pub fn next(&mut self, now: u64) -> PollStep {
         if let Some(max) = self.policy.max_polls {
             if self.polls >= max {
@@ -414,6 +419,7 @@ impl PollSchedule {
     }
 
     /// The floor in force: `max(min_interval_ms, latest server interval)`.
+    #[must_use]
     pub fn floor_ms(&self) -> u64 {
         self.policy
             .min_interval_ms
@@ -421,36 +427,43 @@ impl PollSchedule {
     }
 
     /// The policy this schedule follows.
+    #[must_use]
     pub fn policy(&self) -> &PollPolicy {
         &self.policy
     }
 
     /// Polls scheduled so far (never reset, not even by progress).
+    #[must_use]
     pub fn polls(&self) -> u32 {
         self.polls
     }
 
     /// Polls scheduled since the last progress: the backoff exponent.
+    #[must_use]
     pub fn attempt(&self) -> u32 {
         self.attempt
     }
 
     /// The latest server poll interval, if the latest answer carried one.
+    #[must_use]
     pub fn server_interval_ms(&self) -> Option<u64> {
         self.server_interval_ms
     }
 
     /// The absolute watch deadline, if one is set.
+    #[must_use]
     pub fn deadline(&self) -> Option<u64> {
         self.deadline
     }
 
     /// The absolute TTL deadline, if the TTL is limited.
+    #[must_use]
     pub fn ttl_deadline(&self) -> Option<u64> {
         self.ttl_deadline
     }
 
     /// The absolute time before which no poll is scheduled (from `Retry-After`), if any.
+    #[must_use]
     pub fn not_before(&self) -> Option<u64> {
         self.not_before
     }

@@ -123,6 +123,7 @@ pub enum Direction {
 
 impl Direction {
     /// Reads `c2s` / `s2c`.
+    #[must_use]
     pub fn parse(s: &str) -> Option<Direction> {
         match s {
             "c2s" => Some(Direction::ClientToServer),
@@ -450,6 +451,7 @@ pub struct McpObserver {
 impl McpObserver {
     /// An observer of a transcript that speaks `model` (`Task2026` or `Task2025`; see
     /// [`detect_model`]).
+    #[must_use]
     pub fn new(model: Model) -> McpObserver {
         McpObserver {
             model: if model.is_task() {
@@ -467,11 +469,13 @@ impl McpObserver {
     }
 
     /// The model the transcript is read as.
+    #[must_use]
     pub fn model(&self) -> Model {
         self.model
     }
 
     /// How many tasks the transcript created or polled.
+    #[must_use]
     pub fn handles(&self) -> usize {
         self.tasks.len()
     }
@@ -1217,11 +1221,13 @@ pub struct JobObserver {
 
 impl JobObserver {
     /// An empty observer.
+    #[must_use]
     pub fn new() -> JobObserver {
         JobObserver::default()
     }
 
     /// How many jobs the log showed.
+    #[must_use]
     pub fn handles(&self) -> usize {
         self.jobs.len()
     }
@@ -1601,6 +1607,7 @@ pub struct Report {
 
 impl Report {
     /// True when a MUST was broken (or any rule, with `strict`).
+    #[must_use]
     pub fn fails(&self, strict: bool) -> bool {
         self.findings
             .iter()

@@ -153,6 +153,7 @@ impl Tracker {
     /// A tracker for a call of `model` whose handle is not known yet.
     ///
     /// Errors: an invalid poll policy.
+    #[must_use = "a tracker does nothing until it is driven"]
     pub fn new(model: Model, config: TrackerConfig) -> Result<Tracker, Error> {
         let mut schedule = PollSchedule::new(config.poll, config.seed)?;
         schedule.set_deadline(config.deadline_ms);
@@ -211,26 +212,31 @@ impl Tracker {
     }
 
     /// The model.
+    #[must_use]
     pub fn model(&self) -> Model {
         self.model
     }
 
     /// The task or job id, once known.
+    #[must_use]
     pub fn handle(&self) -> Option<&str> {
         self.handle.as_deref()
     }
 
     /// The status held (the first terminal one, once seen).
+    #[must_use]
     pub fn status(&self) -> Option<Status> {
         self.status
     }
 
     /// What the cancel button shows.
+    #[must_use]
     pub fn button(&self) -> ButtonState {
         self.button.state()
     }
 
     /// The verified outcome, once settled.
+    #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
         self.outcome
     }
@@ -245,11 +251,13 @@ impl Tracker {
     }
 
     /// True once settled or stopped: no more requests will be asked for.
+    #[must_use]
     pub fn is_done(&self) -> bool {
         self.outcome.is_some() || self.stopped.is_some()
     }
 
     /// The next time [`Tracker::handle_timeout`] has work, if any.
+    #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
         if self.is_done() {
             return None;
@@ -263,6 +271,7 @@ impl Tracker {
     }
 
     /// The run record a host shows or stores.
+    #[must_use]
     pub fn record(&self) -> RunRecord {
         RunRecord {
             model: self.model,
@@ -285,6 +294,7 @@ impl Tracker {
 
     /// The next output. Call it after every `handle_*` until it returns [`Output::WakeAt`] or
     /// [`Output::Idle`].
+    #[must_use = "an output is an action for the host or the wake-up time"]
     pub fn poll_output(&mut self) -> Output {
         if let Some(out) = self.queue.pop_front() {
             return out;
@@ -296,6 +306,7 @@ impl Tracker {
     }
 
     /// Drains every pending output, ending with the [`Output::WakeAt`] or [`Output::Idle`].
+    #[must_use = "the outputs are actions for the host and the wake-up time"]
     pub fn drain(&mut self) -> Vec<Output> {
         let mut out = Vec::with_capacity(self.queue.len() + 1);
         loop {

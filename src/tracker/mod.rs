@@ -16,6 +16,11 @@
 //! }
 //! ```
 //!
+//! [`Input`] is `#[non_exhaustive]` (hosts build it, new inputs arrive with new revisions);
+//! [`Output`], [`Request`], [`RequestKind`] and [`StopReason`] are deliberately exhaustive: the
+//! bindings map each variant to a numeric code, and a new one must fail their build, not fall
+//! into a wildcard.
+//!
 //! **Every `handle_*` call may queue outputs; drain [`Tracker::poll_output`] after each one until
 //! it returns [`Output::WakeAt`] or [`Output::Idle`].** The host owns every timer and all I/O.
 //!
@@ -79,6 +84,7 @@ use crate::violation::Violation;
 ///
 /// As JSON: `{"type": "task_polled", "task": {...}}` and so on (the variant name in snake case,
 /// its fields beside it).
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Input {
@@ -277,6 +283,7 @@ pub enum Request {
 
 impl Request {
     /// Which kind of request this is.
+    #[must_use]
     pub fn kind(&self) -> RequestKind {
         match self {
             Request::Get { .. } => RequestKind::Get,
