@@ -1,19 +1,26 @@
 //! Trackers: one sans-io state machine per watched task or job (str0m style).
 //!
-//! ```text
+//! ```
+//! use longcall::tracker::{Input, Output, Tracker, TrackerConfig};
+//! use longcall::view::TaskView;
+//! use longcall::{Model, Status};
+//!
 //! let mut t = Tracker::new(Model::Task2026, TrackerConfig::default())?;
-//! t.handle_input(now, Input::TaskCreated(view))?;       // the tools/call answer was a task
-//! loop {
+//! let task = TaskView::new("task_1", Status::Working).with_poll_interval_ms(2_000);
+//! t.handle_input(0, Input::TaskCreated { task })?; // the tools/call answer was a task
+//! let wake = loop {
 //!     match t.poll_output() {
-//!         Output::Send(req)        => { /* do the I/O; feed the answer back with handle_input */ }
-//!         Output::AskUser { .. }   => { /* show the prompt once; answer with Input::InputAnswered */ }
-//!         Output::Button(state)    => { /* render the cancel button */ }
-//!         Output::Settled { .. }   => { /* the verified final outcome, exactly once */ }
-//!         Output::WakeAt(t)        => { /* call handle_timeout(t) then, or earlier on input */ break }
-//!         Output::Idle             => break, // nothing until the next input
+//!         Output::Send { request } => { /* do the I/O; feed the answer back with handle_input */ }
+//!         Output::AskUser { .. } => { /* show the prompt once; answer with Input::InputAnswered */ }
+//!         Output::Button { state } => { /* render the cancel button */ }
+//!         Output::Settled { .. } => { /* the verified final outcome, exactly once */ }
+//!         Output::WakeAt { at } => break Some(at), // call handle_timeout(at) then, or on input
+//!         Output::Idle => break None,               // nothing until the next input
 //!         _ => {}
 //!     }
-//! }
+//! };
+//! assert_eq!(wake, Some(2_000)); // the server's interval is a floor (P-3)
+//! # Ok::<(), longcall::Error>(())
 //! ```
 //!
 //! [`Input`] is `#[non_exhaustive]` (hosts build it, new inputs arrive with new revisions);
