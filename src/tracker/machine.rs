@@ -440,7 +440,7 @@ impl Tracker {
         // Resume from the handle with a new tracker instead.
         if self.stopped().is_some() && matches!(input, Input::CancelPressed) {
             return Err(Error::CancelRefused {
-                state: self.button.state().as_str(),
+                state: self.button.state(),
                 reason: "this tracker stopped watching",
             });
         }
@@ -917,7 +917,7 @@ impl Tracker {
             let state = self.button.state();
             let reason = state.refusal().unwrap_or("there is no handle to cancel");
             return Err(Error::CancelRefused {
-                state: state.as_str(),
+                state,
                 reason,
             });
         };
