@@ -390,13 +390,15 @@ impl Tracker {
             return;
         };
         let handle = w.handle.clone();
+        // A failed tasks/update goes again with the poll, with every answer not yet acked.
         let inputs = &mut w.inputs;
-        let resend =
-            (inputs.resend && !inputs.unacked.is_empty() && !inputs.in_flight).then(|| {
-                inputs.resend = false;
-                inputs.in_flight = true;
-                inputs.unacked.clone()
-            });
+        let resend = if inputs.resend && !inputs.unacked.is_empty() && !inputs.in_flight {
+            inputs.resend = false;
+            inputs.in_flight = true;
+            Some(inputs.unacked.clone())
+        } else {
+            None
+        };
         if let Some(responses) = resend {
             self.send(Request::Update {
                 handle: handle.clone(),
@@ -916,10 +918,7 @@ impl Tracker {
         let Some(handle) = self.handle().map(String::from) else {
             let state = self.button.state();
             let reason = state.refusal().unwrap_or("there is no handle to cancel");
-            return Err(Error::CancelRefused {
-                state,
-                reason,
-            });
+            return Err(Error::CancelRefused { state, reason });
         };
         self.button.press()?;
         self.queue.push_back(Output::Button {
