@@ -116,6 +116,7 @@ impl Rng {
 /// Whatever the draw, the floors of rule 3 are applied afterwards.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Jitter {
     /// `t`.
     None,

@@ -1556,6 +1556,7 @@ impl JobObserver {
 /// What kind of file was read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Format {
     /// An MCP wire transcript.
     Mcp,
