@@ -753,6 +753,8 @@ impl Tracker {
 
     fn set_status(&mut self, status: Status) {
         self.status = Some(status);
+        // The status was checked against the model before it got here, so the button cannot
+        // refuse it; the new state is read by sync_button.
         let _ = self.button.handle_status(status);
         self.queue.push_back(Output::Status { status });
     }
@@ -847,6 +849,7 @@ impl Tracker {
         }
         self.mrtr_answered()?;
         let before = self.button.state();
+        // A plain answer ends the call as completed would (every model speaks `completed`).
         let _ = self.button.handle_status(Status::Completed);
         self.sync_button(before);
         let outcome = match (&result, &error) {
