@@ -27,7 +27,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::model::Model;
+use crate::model::{Model, TaskRevision};
 use crate::status::Status::{self, *};
 use crate::status::{JobStatus, TaskStatus};
 
@@ -348,16 +348,42 @@ pub fn observe(model: Model, from: Status, to: Status) -> Result<Observation, Er
     }
 }
 
-/// How the first status seen for a call relates to the model's seeds.
+/// How the first status seen for a task of `revision` relates to its seeds (rule 5): `working`
+/// is normal; anything else is unusual in 2026 and a violation in 2025.
+///
+/// ```
+/// use longcall::lifecycle::{task_seed, Seed};
+/// use longcall::model::TaskRevision;
+/// use longcall::status::TaskStatus;
+/// assert_eq!(task_seed(TaskRevision::Mcp2026, TaskStatus::Completed), Seed::Unusual);
+/// assert_eq!(task_seed(TaskRevision::Mcp2025, TaskStatus::Completed), Seed::Violation);
+/// ```
+#[must_use]
+pub fn task_seed(revision: TaskRevision, first: TaskStatus) -> Seed {
+    match (first, revision) {
+        (TaskStatus::Working, _) => Seed::Normal,
+        (_, TaskRevision::Mcp2025) => Seed::Violation,
+        (_, TaskRevision::Mcp2026) => Seed::Unusual,
+    }
+}
+
+/// How the first status seen for a job relates to its seed (rule 5): `queued` is normal; a
+/// resumed watcher may first see any other status.
+#[must_use]
+pub fn job_seed(first: JobStatus) -> Seed {
+    match first {
+        JobStatus::Queued => Seed::Normal,
+        _ => Seed::Unusual,
+    }
+}
+
+/// [`task_seed`] or [`job_seed`] for a status in the combined [`Status`]: a status `model` does
+/// not speak is [`Error::StatusNotInModel`].
 pub fn seed(model: Model, first: Status) -> Result<Seed, Error> {
-    first.expect_in(model)?;
-    Ok(if first == Working || first == Queued {
-        Seed::Normal
-    } else if model == Model::Task2025 {
-        Seed::Violation
-    } else {
-        Seed::Unusual
-    })
+    match model.task_revision() {
+        Some(revision) => Ok(task_seed(revision, task_of(model, first)?)),
+        None => Ok(job_seed(job_of(first)?)),
+    }
 }
 
 #[cfg(test)]
