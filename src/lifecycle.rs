@@ -301,17 +301,22 @@ pub fn job_observe(from: JobStatus, to: JobStatus) -> Observation {
 
 /// `status` as a status of task model `model`, or [`Error::StatusNotInModel`].
 fn task_of(model: Model, status: Status) -> Result<TaskStatus, Error> {
-    status
-        .task()
-        .ok_or(Error::StatusNotInModel { model, status })
+    // A match, not ok_or: an Error built and dropped on every call costs more than the rule.
+    match status.task() {
+        Some(task) => Ok(task),
+        None => Err(Error::StatusNotInModel { model, status }),
+    }
 }
 
 /// `status` as a job status, or [`Error::StatusNotInModel`].
 fn job_of(status: Status) -> Result<JobStatus, Error> {
-    status.job().ok_or(Error::StatusNotInModel {
-        model: Model::Job,
-        status,
-    })
+    match status.job() {
+        Some(job) => Ok(job),
+        None => Err(Error::StatusNotInModel {
+            model: Model::Job,
+            status,
+        }),
+    }
 }
 
 /// [`task_transition`] or [`job_transition`] for statuses in the combined [`Status`] (the JS,

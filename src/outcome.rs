@@ -250,10 +250,10 @@ pub fn classify(
     status: Status,
     payload: Payload,
 ) -> Result<(Outcome, Option<Rule>), Error> {
-    let not_in_model = Error::StatusNotInModel { model, status };
+    let not_in_model = || Error::StatusNotInModel { model, status };
     let found = match model.task_revision() {
-        Some(revision) => task_outcome(revision, status.task().ok_or(not_in_model)?, payload),
-        None => job_outcome(status.job().ok_or(not_in_model)?).map(|o| (o, None)),
+        Some(revision) => task_outcome(revision, status.task().ok_or_else(not_in_model)?, payload),
+        None => job_outcome(status.job().ok_or_else(not_in_model)?).map(|o| (o, None)),
     };
     found.ok_or_else(|| Error::invalid_input("status", "only a terminal status has an outcome"))
 }
