@@ -65,7 +65,7 @@ pub enum Error {
     #[error("cancel refused while the button is {state}: {reason}")]
     CancelRefused {
         /// The button state at the time of the press.
-        state: &'static str,
+        state: crate::cancel::ButtonState,
         /// Why the press does nothing.
         reason: &'static str,
     },

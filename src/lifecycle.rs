@@ -16,44 +16,68 @@
 //!    `working` but a client must accept any seed, even a terminal one. A job is created `queued`,
 //!    but a resumed watcher may first see it in any status.
 //!
+//! The tables are written in each model's own status type ([`TASK_TABLE`], [`JOB_TABLE`]), and so
+//! are the rule functions ([`task_transition`], [`job_observe`], ...): a task status cannot reach
+//! a job rule, and a valid call cannot fail. [`transition`] and [`observe`] take the combined
+//! [`Status`] for the paths that carry any model and refuse a status the model does not speak.
+//!
 //! The README's state diagrams are generated from [`table`] by `longcall diagram` and a test
 //! checks that they match.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::model::Model;
+use crate::model::{Model, TaskRevision};
 use crate::status::Status::{self, *};
+use crate::status::{JobStatus, TaskStatus};
 
-/// One row of a transition table: a status and the statuses the server may move it to.
+/// One row of a transition table in the combined [`Status`] (what [`table`] lists for every
+/// model): a status and the statuses the server may move it to.
 pub type Row = (Status, &'static [Status]);
 
-/// MCP tasks, both revisions (the 2025 text and the 2026 diagram agree).
-pub const TASK_TABLE: &[Row] = &[
-    (Working, &[InputRequired, Completed, Failed, Cancelled]),
-    (InputRequired, &[Working, Completed, Failed, Cancelled]),
-    (Completed, &[]),
-    (Failed, &[]),
-    (Cancelled, &[]),
-];
+/// Writes a table once, in its model's own status type, and the same rows in the combined
+/// [`Status`] beside it.
+macro_rules! transition_table {
+    ($(#[$doc:meta])* $typed:ident, $rows:ident, $ty:ident {
+        $($from:ident => [$($to:ident),*],)+
+    }) => {
+        $(#[$doc])*
+        pub const $typed: &[($ty, &[$ty])] = &[$(($ty::$from, &[$($ty::$to),*]),)+];
+        #[doc = concat!("[`", stringify!($typed), "`] in the combined [`Status`].")]
+        pub const $rows: &[Row] = &[$((Status::$from, &[$(Status::$to),*]),)+];
+    };
+}
 
-/// Sume jobs. Never `processing → canceled`: once generation started the job runs and bills.
-pub const JOB_TABLE: &[Row] = &[
-    (Queued, &[Processing, Running, Canceled, Failed, Expired]),
-    (Processing, &[Completed, Failed, Expired]),
-    (Running, &[Completed, Failed, Expired]),
-    (Completed, &[]),
-    (Failed, &[]),
-    (Canceled, &[]),
-    (Expired, &[]),
-];
+transition_table!(
+    /// MCP tasks, both revisions (the 2025 text and the 2026 diagram agree).
+    TASK_TABLE, TASK_ROWS, TaskStatus {
+        Working => [InputRequired, Completed, Failed, Cancelled],
+        InputRequired => [Working, Completed, Failed, Cancelled],
+        Completed => [],
+        Failed => [],
+        Cancelled => [],
+    }
+);
 
-/// The transition table of `model`.
+transition_table!(
+    /// Sume jobs. Never `processing → canceled`: once generation started the job runs and bills.
+    JOB_TABLE, JOB_ROWS, JobStatus {
+        Queued => [Processing, Running, Canceled, Failed, Expired],
+        Processing => [Completed, Failed, Expired],
+        Running => [Completed, Failed, Expired],
+        Completed => [],
+        Failed => [],
+        Canceled => [],
+        Expired => [],
+    }
+);
+
+/// The transition table of `model`, in the combined [`Status`].
 #[must_use]
 pub const fn table(model: Model) -> &'static [Row] {
     match model {
-        Model::Task2026 | Model::Task2025 => TASK_TABLE,
-        Model::Job => JOB_TABLE,
+        Model::Task2026 | Model::Task2025 => TASK_ROWS,
+        Model::Job => JOB_ROWS,
     }
 }
 
@@ -185,57 +209,136 @@ const fn closure(adj: [Bits; 10]) -> [Bits; 10] {
     reach
 }
 
-const TASK_EDGES: [Bits; 10] = adjacency(TASK_TABLE);
-const JOB_EDGES: [Bits; 10] = adjacency(JOB_TABLE);
+const TASK_EDGES: [Bits; 10] = adjacency(TASK_ROWS);
+const JOB_EDGES: [Bits; 10] = adjacency(JOB_ROWS);
 const TASK_PATHS: [Bits; 10] = closure(TASK_EDGES);
 const JOB_PATHS: [Bits; 10] = closure(JOB_EDGES);
-
-const fn edges(model: Model) -> &'static [Bits; 10] {
-    match model {
-        Model::Job => &JOB_EDGES,
-        _ => &TASK_EDGES,
-    }
-}
-
-const fn paths(model: Model) -> &'static [Bits; 10] {
-    match model {
-        Model::Job => &JOB_PATHS,
-        _ => &TASK_PATHS,
-    }
-}
 
 fn lookup(sets: &[Bits; 10], from: Status) -> Bits {
     sets.get(from as usize).copied().unwrap_or(0)
 }
 
-fn check_pair(model: Model, from: Status, to: Status) -> Result<(), Error> {
-    from.expect_in(model)?;
-    to.expect_in(model)?;
-    Ok(())
+/// Rules 1 to 3 on checked statuses of one model (`edges` is that model's table).
+fn transition_in(edges: &[Bits; 10], from: Status, to: Status) -> Transition {
+    if from.phase() == to.phase() {
+        Transition::Repeat
+    } else if from.is_terminal() {
+        Transition::FromTerminal
+    } else if lookup(edges, from) & bit(to) != 0 {
+        Transition::Allowed
+    } else {
+        Transition::Forbidden
+    }
 }
 
-/// May the server really move a call of `model` from `from` to `to`?
+/// Rules 2 to 4 on checked statuses of one model.
+fn observe_in(edges: &[Bits; 10], paths: &[Bits; 10], from: Status, to: Status) -> Observation {
+    if from.phase() == to.phase() {
+        Observation::Repeat
+    } else if from.is_terminal() {
+        Observation::TerminalConflict
+    } else if lookup(edges, from) & bit(to) != 0 {
+        Observation::Advance
+    } else if lookup(paths, from) & bit(to) != 0 {
+        Observation::Skipped
+    } else {
+        Observation::Regression
+    }
+}
+
+/// May the server really move a task from `from` to `to`? ([`TASK_TABLE`], both revisions.)
+///
+/// ```
+/// use longcall::lifecycle::{task_transition, Transition};
+/// use longcall::status::TaskStatus::*;
+/// assert_eq!(task_transition(Working, InputRequired), Transition::Allowed);
+/// assert_eq!(task_transition(Cancelled, Completed), Transition::FromTerminal);
+/// ```
+#[must_use]
+pub fn task_transition(from: TaskStatus, to: TaskStatus) -> Transition {
+    transition_in(&TASK_EDGES, from.status(), to.status())
+}
+
+/// May the server really move a job from `from` to `to`? ([`JOB_TABLE`].)
+///
+/// ```
+/// use longcall::lifecycle::{job_transition, Transition};
+/// use longcall::status::JobStatus::*;
+/// assert_eq!(job_transition(Queued, Canceled), Transition::Allowed);
+/// assert_eq!(job_transition(Processing, Canceled), Transition::Forbidden);
+/// assert_eq!(job_transition(Processing, Running), Transition::Repeat);
+/// ```
+#[must_use]
+pub fn job_transition(from: JobStatus, to: JobStatus) -> Transition {
+    transition_in(&JOB_EDGES, from.status(), to.status())
+}
+
+/// Is seeing task status `from` and then `to` in two polls consistent?
+///
+/// ```
+/// use longcall::lifecycle::{task_observe, Observation};
+/// use longcall::status::TaskStatus::*;
+/// assert_eq!(task_observe(Working, Completed), Observation::Advance);
+/// assert_eq!(task_observe(Completed, Failed), Observation::TerminalConflict);
+/// ```
+#[must_use]
+pub fn task_observe(from: TaskStatus, to: TaskStatus) -> Observation {
+    observe_in(&TASK_EDGES, &TASK_PATHS, from.status(), to.status())
+}
+
+/// Is seeing job status `from` and then `to` in two polls consistent?
+///
+/// ```
+/// use longcall::lifecycle::{job_observe, Observation};
+/// use longcall::status::JobStatus::*;
+/// assert_eq!(job_observe(Queued, Completed), Observation::Skipped);
+/// assert_eq!(job_observe(Processing, Queued), Observation::Regression);
+/// ```
+#[must_use]
+pub fn job_observe(from: JobStatus, to: JobStatus) -> Observation {
+    observe_in(&JOB_EDGES, &JOB_PATHS, from.status(), to.status())
+}
+
+/// `status` as a status of task model `model`, or [`Error::StatusNotInModel`].
+fn task_of(model: Model, status: Status) -> Result<TaskStatus, Error> {
+    // A match, not ok_or: an Error built and dropped on every call costs more than the rule.
+    match status.task() {
+        Some(task) => Ok(task),
+        None => Err(Error::StatusNotInModel { model, status }),
+    }
+}
+
+/// `status` as a job status, or [`Error::StatusNotInModel`].
+fn job_of(status: Status) -> Result<JobStatus, Error> {
+    match status.job() {
+        Some(job) => Ok(job),
+        None => Err(Error::StatusNotInModel {
+            model: Model::Job,
+            status,
+        }),
+    }
+}
+
+/// [`task_transition`] or [`job_transition`] for statuses in the combined [`Status`] (the JS,
+/// numbers and vector paths): a status `model` does not speak is [`Error::StatusNotInModel`].
 ///
 /// ```
 /// use longcall::{lifecycle::{transition, Transition}, Model, Status};
 /// assert_eq!(transition(Model::Job, Status::Queued, Status::Canceled).unwrap(), Transition::Allowed);
 /// assert_eq!(transition(Model::Job, Status::Processing, Status::Canceled).unwrap(), Transition::Forbidden);
 /// assert_eq!(transition(Model::Task2026, Status::Cancelled, Status::Completed).unwrap(), Transition::FromTerminal);
+/// assert!(transition(Model::Job, Status::Working, Status::Queued).is_err());
 /// ```
 pub fn transition(model: Model, from: Status, to: Status) -> Result<Transition, Error> {
-    check_pair(model, from, to)?;
-    Ok(if from.phase() == to.phase() {
-        Transition::Repeat
-    } else if from.is_terminal() {
-        Transition::FromTerminal
-    } else if lookup(edges(model), from) & bit(to) != 0 {
-        Transition::Allowed
+    if model.is_task() {
+        Ok(task_transition(task_of(model, from)?, task_of(model, to)?))
     } else {
-        Transition::Forbidden
-    })
+        Ok(job_transition(job_of(from)?, job_of(to)?))
+    }
 }
 
-/// Is seeing `from` and then `to` in two polls consistent with `model`?
+/// [`task_observe`] or [`job_observe`] for statuses in the combined [`Status`]: a status
+/// `model` does not speak is [`Error::StatusNotInModel`].
 ///
 /// ```
 /// use longcall::{lifecycle::{observe, Observation}, Model, Status};
@@ -243,30 +346,49 @@ pub fn transition(model: Model, from: Status, to: Status) -> Result<Transition, 
 /// assert_eq!(observe(Model::Job, Status::Processing, Status::Queued).unwrap(), Observation::Regression);
 /// ```
 pub fn observe(model: Model, from: Status, to: Status) -> Result<Observation, Error> {
-    check_pair(model, from, to)?;
-    Ok(if from.phase() == to.phase() {
-        Observation::Repeat
-    } else if from.is_terminal() {
-        Observation::TerminalConflict
-    } else if lookup(edges(model), from) & bit(to) != 0 {
-        Observation::Advance
-    } else if lookup(paths(model), from) & bit(to) != 0 {
-        Observation::Skipped
+    if model.is_task() {
+        Ok(task_observe(task_of(model, from)?, task_of(model, to)?))
     } else {
-        Observation::Regression
-    })
+        Ok(job_observe(job_of(from)?, job_of(to)?))
+    }
 }
 
-/// How the first status seen for a call relates to the model's seeds.
+/// How the first status seen for a task of `revision` relates to its seeds (rule 5): `working`
+/// is normal; anything else is unusual in 2026 and a violation in 2025.
+///
+/// ```
+/// use longcall::lifecycle::{task_seed, Seed};
+/// use longcall::model::TaskRevision;
+/// use longcall::status::TaskStatus;
+/// assert_eq!(task_seed(TaskRevision::Mcp2026, TaskStatus::Completed), Seed::Unusual);
+/// assert_eq!(task_seed(TaskRevision::Mcp2025, TaskStatus::Completed), Seed::Violation);
+/// ```
+#[must_use]
+pub fn task_seed(revision: TaskRevision, first: TaskStatus) -> Seed {
+    match (first, revision) {
+        (TaskStatus::Working, _) => Seed::Normal,
+        (_, TaskRevision::Mcp2025) => Seed::Violation,
+        (_, TaskRevision::Mcp2026) => Seed::Unusual,
+    }
+}
+
+/// How the first status seen for a job relates to its seed (rule 5): `queued` is normal; a
+/// resumed watcher may first see any other status.
+#[must_use]
+pub fn job_seed(first: JobStatus) -> Seed {
+    match first {
+        JobStatus::Queued => Seed::Normal,
+        _ => Seed::Unusual,
+    }
+}
+
+/// [`task_seed`] or [`job_seed`] for a status in the combined [`Status`]: a status `model` does
+/// not speak is [`Error::StatusNotInModel`].
 pub fn seed(model: Model, first: Status) -> Result<Seed, Error> {
-    first.expect_in(model)?;
-    Ok(if first == Working || first == Queued {
-        Seed::Normal
-    } else if model == Model::Task2025 {
-        Seed::Violation
-    } else {
-        Seed::Unusual
-    })
+    match model.task_revision() {
+        Some(revision) => Ok(task_seed(revision, task_of(model, first)?)),
+        None => Ok(job_seed(job_of(first)?)),
+    }
 }
 
 #[cfg(test)]
@@ -297,6 +419,45 @@ mod tests {
                     };
                     assert_eq!(got, want, "{model} {from} -> {to}");
                 }
+            }
+        }
+    }
+
+    /// Rules L-3, L-4: the typed rules and the combined wrappers are one rule: the same rows,
+    /// the same answers for every pair of the model's statuses.
+    #[test]
+    fn typed_rules_and_combined_wrappers_agree() {
+        use alloc::vec::Vec;
+        let combined = |rows: &[Row]| -> Vec<(Status, Vec<Status>)> {
+            rows.iter().map(|(f, tos)| (*f, tos.to_vec())).collect()
+        };
+        let task: Vec<(Status, Vec<Status>)> = TASK_TABLE
+            .iter()
+            .map(|(f, tos)| (f.status(), tos.iter().map(|t| t.status()).collect()))
+            .collect();
+        let job: Vec<(Status, Vec<Status>)> = JOB_TABLE
+            .iter()
+            .map(|(f, tos)| (f.status(), tos.iter().map(|t| t.status()).collect()))
+            .collect();
+        assert_eq!(task, combined(TASK_ROWS));
+        assert_eq!(job, combined(JOB_ROWS));
+        for &from in TaskStatus::ALL {
+            for &to in TaskStatus::ALL {
+                for model in [Model::Task2026, Model::Task2025] {
+                    let (f, t) = (from.status(), to.status());
+                    assert_eq!(transition(model, f, t).unwrap(), task_transition(from, to));
+                    assert_eq!(observe(model, f, t).unwrap(), task_observe(from, to));
+                }
+            }
+        }
+        for &from in JobStatus::ALL {
+            for &to in JobStatus::ALL {
+                let (f, t) = (from.status(), to.status());
+                assert_eq!(
+                    transition(Model::Job, f, t).unwrap(),
+                    job_transition(from, to)
+                );
+                assert_eq!(observe(Model::Job, f, t).unwrap(), job_observe(from, to));
             }
         }
     }

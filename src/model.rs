@@ -65,6 +65,45 @@ impl Model {
     }
 }
 
+/// The MCP task revision of a task model: what a task rule that differs between the revisions
+/// takes beside a [`crate::status::TaskStatus`].
+///
+/// ```
+/// use longcall::model::TaskRevision;
+/// use longcall::Model;
+/// assert_eq!(Model::Task2025.task_revision(), Some(TaskRevision::Mcp2025));
+/// assert_eq!(Model::Job.task_revision(), None);
+/// assert_eq!(Model::from(TaskRevision::Mcp2026), Model::Task2026);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TaskRevision {
+    /// The 2026-07-28 extension `io.modelcontextprotocol/tasks`.
+    Mcp2026,
+    /// The 2025-11-25 experimental design.
+    Mcp2025,
+}
+
+impl From<TaskRevision> for Model {
+    fn from(r: TaskRevision) -> Model {
+        match r {
+            TaskRevision::Mcp2026 => Model::Task2026,
+            TaskRevision::Mcp2025 => Model::Task2025,
+        }
+    }
+}
+
+impl Model {
+    /// The task revision, for a task model.
+    #[must_use]
+    pub const fn task_revision(self) -> Option<TaskRevision> {
+        match self {
+            Model::Task2026 => Some(TaskRevision::Mcp2026),
+            Model::Task2025 => Some(TaskRevision::Mcp2025),
+            Model::Job => None,
+        }
+    }
+}
+
 impl fmt::Display for Model {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -1,6 +1,9 @@
 //! Outcomes: what a settled call means. The status alone is not the answer; read the payload
 //! (O-1).
 //!
+//! [`task_outcome`] and [`job_outcome`] take their model's own status type; [`classify`] takes the
+//! combined [`Status`] for the paths that carry any model.
+//!
 //! Rules (area O of `docs/rules.md`), as the table `OUTCOME_TABLE` below:
 //!
 //! * (O-2) 2026 `completed` carries `result`; `isError: true` there is a **tool error**, not
@@ -18,8 +21,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::model::Model;
-use crate::status::Status;
+use crate::model::{Model, TaskRevision};
+use crate::status::{JobStatus, Status, TaskStatus};
 use crate::violation::Rule;
 
 /// What a settled call means for the person who started it.
@@ -187,7 +190,50 @@ pub const fn needs_result_fetch(model: Model, status: Status) -> bool {
     matches!(model, Model::Task2025) && matches!(status, Status::Completed | Status::Failed)
 }
 
-/// Classifies a settled call. Returns the outcome and the rule the payload broke, if any.
+/// The first row of [`OUTCOME_TABLE`] for `model`, `status` and `payload`.
+fn lookup(model: Model, status: Status, payload: Payload) -> Option<(Outcome, Option<Rule>)> {
+    OUTCOME_TABLE
+        .iter()
+        .find(|(m, s, shape, _, _)| *m == model && *s == status && shape.matches(payload))
+        .map(|&(_, _, _, outcome, rule)| (outcome, rule))
+}
+
+/// The outcome of a task of `revision` settled in `status` with `payload`, and the rule the
+/// payload broke, if any; `None` while the status is not terminal.
+///
+/// ```
+/// use longcall::model::TaskRevision;
+/// use longcall::outcome::{task_outcome, Outcome, Payload};
+/// use longcall::status::TaskStatus;
+/// let o = task_outcome(TaskRevision::Mcp2026, TaskStatus::Completed, Payload::TOOL_ERROR);
+/// assert_eq!(o, Some((Outcome::ToolError, None)));
+/// assert_eq!(task_outcome(TaskRevision::Mcp2026, TaskStatus::Working, Payload::NONE), None);
+/// ```
+#[must_use]
+pub fn task_outcome(
+    revision: TaskRevision,
+    status: TaskStatus,
+    payload: Payload,
+) -> Option<(Outcome, Option<Rule>)> {
+    lookup(revision.into(), status.status(), payload)
+}
+
+/// The outcome of a job settled in `status` (the status decides; the body is the host's to
+/// show); `None` while the status is not terminal.
+///
+/// ```
+/// use longcall::outcome::{job_outcome, Outcome};
+/// use longcall::status::JobStatus;
+/// assert_eq!(job_outcome(JobStatus::Expired), Some(Outcome::Expired));
+/// assert_eq!(job_outcome(JobStatus::Running), None);
+/// ```
+#[must_use]
+pub fn job_outcome(status: JobStatus) -> Option<Outcome> {
+    lookup(Model::Job, status.status(), Payload::NONE).map(|(outcome, _)| outcome)
+}
+
+/// Classifies a settled call, for a status in the combined [`Status`] ([`task_outcome`] or
+/// [`job_outcome`]). Returns the outcome and the rule the payload broke, if any.
 ///
 /// ```
 /// use longcall::outcome::{classify, Outcome, Payload};
@@ -204,12 +250,12 @@ pub fn classify(
     status: Status,
     payload: Payload,
 ) -> Result<(Outcome, Option<Rule>), Error> {
-    status.expect_in(model)?;
-    OUTCOME_TABLE
-        .iter()
-        .find(|(m, s, shape, _, _)| *m == model && *s == status && shape.matches(payload))
-        .map(|&(_, _, _, outcome, rule)| (outcome, rule))
-        .ok_or_else(|| Error::invalid_input("status", "only a terminal status has an outcome"))
+    let not_in_model = || Error::StatusNotInModel { model, status };
+    let found = match model.task_revision() {
+        Some(revision) => task_outcome(revision, status.task().ok_or_else(not_in_model)?, payload),
+        None => job_outcome(status.job().ok_or_else(not_in_model)?).map(|o| (o, None)),
+    };
+    found.ok_or_else(|| Error::invalid_input("status", "only a terminal status has an outcome"))
 }
 
 #[cfg(test)]

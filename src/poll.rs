@@ -31,6 +31,11 @@
 //!    off above it only notices completion late. The backoff of rule 1 applies without a hint,
 //!    after a failed poll ([`PollSchedule::handle_poll_failed`], until the next answer), and a
 //!    `Retry-After` still wins through `not_before`.
+//! 9. **One timer** (P-6, P-3, P-12). A host that lets the schedule keep its timer arms the next
+//!    poll with [`PollSchedule::arm`] and asks [`PollSchedule::handle_timeout`] when time passes:
+//!    the armed poll and the watch deadline are decided here and nowhere else. A floor raised
+//!    after the poll was armed moves it to *end of the last poll + floor*, where a failed poll
+//!    ends a poll too ([`PollSchedule::handle_poll_ended`]).
 //!
 //! The per-step path ([`PollSchedule::next`]) allocates nothing.
 //!
@@ -73,11 +78,13 @@ pub struct Rng {
 
 impl Rng {
     /// A generator seeded with `seed` (any value, including 0).
+    #[must_use]
     pub const fn new(seed: u64) -> Rng {
         Rng { state: seed }
     }
 
     /// The next 64 random bits.
+    #[must_use]
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
@@ -89,6 +96,7 @@ impl Rng {
     /// A number in `lo..=hi` (multiply-shift, no modulo bias worth measuring). When `lo >= hi`
     /// it returns `lo` and still advances the generator, so the draw count never depends on
     /// the bounds.
+    #[must_use]
     pub fn between(&mut self, lo: u64, hi: u64) -> u64 {
         let r = self.next_u64();
         if lo >= hi {
@@ -108,6 +116,7 @@ impl Rng {
 /// Whatever the draw, the floors of rule 3 are applied afterwards.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Jitter {
     /// `t`.
     None,
@@ -220,7 +229,19 @@ pub enum PollStep {
     Stop(StopReason),
 }
 
+/// What [`PollSchedule::handle_timeout`] decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Due {
+    /// Nothing yet: no poll is armed, or it is not due.
+    Nothing,
+    /// The armed poll is due: send it now.
+    Poll,
+    /// The watch deadline passed: stop watching (never the call).
+    DeadlinePassed,
+}
+
 /// Why watching stopped. None of these cancels or resubmits anything.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
@@ -260,6 +281,12 @@ pub struct PollSchedule {
     /// The last poll failed (rule 8: back off until an answer arrives).
     #[serde(default)]
     failing: bool,
+    /// The poll armed by [`PollSchedule::arm`], if one waits (rule 9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    armed: Option<u64>,
+    /// When the last poll ended, answered or failed: the floors count from it (rule 9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    poll_ended_at: Option<u64>,
 }
 
 impl Snapshot for PollSchedule {
@@ -284,6 +311,8 @@ impl PollSchedule {
             server_interval_ms: None,
             not_before: None,
             failing: false,
+            armed: None,
+            poll_ended_at: None,
         })
     }
 
@@ -312,6 +341,13 @@ impl PollSchedule {
     /// (`min_interval_ms`) applies alone.
     pub fn handle_server_interval(&mut self, interval_ms: Option<u64>) {
         self.server_interval_ms = interval_ms;
+        // A raised floor also holds the poll already armed (rule 9).
+        if let (Some(at), Some(ended)) = (self.armed, self.poll_ended_at) {
+            let floor = ended.saturating_add(self.floor_ms());
+            if at < floor {
+                self.armed = Some(floor);
+            }
+        }
     }
 
     /// Records a 429 (or 503) `Retry-After` of `delay_ms` received at `now`: no poll before
@@ -340,6 +376,95 @@ impl PollSchedule {
         self.failing = false;
     }
 
+    /// A poll (or the creating request, the first answer) ended at `now`, answered or failed:
+    /// the floors of rule 3 count from it, for the poll already armed too (rule 9).
+    ///
+    /// Call with every poll answer or failure, after [`PollSchedule::handle_poll_answered`] or
+    /// [`PollSchedule::handle_poll_failed`].
+    pub fn handle_poll_ended(&mut self, now: u64) {
+        self.poll_ended_at = Some(now);
+    }
+
+    /// Decides the next poll like [`PollSchedule::next`] and holds it as the armed poll:
+    /// [`PollSchedule::handle_timeout`] says when it is due, [`PollSchedule::next_wake`] when to
+    /// wake. A stop disarms nothing and is returned (rule 9).
+    ///
+    /// Call where [`PollSchedule::next`] would be called, by a host that lets the schedule keep
+    /// its timer (the tracker does).
+    #[must_use = "a stop ends watching"]
+    pub fn arm(&mut self, now: u64) -> Option<StopReason> {
+        match self.next(now) {
+            PollStep::At(at) => {
+                self.armed = Some(at);
+                None
+            }
+            PollStep::Stop(reason) => Some(reason),
+        }
+    }
+
+    /// Drops the armed poll (an answer is awaited another way, or watching ended).
+    ///
+    /// Call when no poll may go out until the next [`PollSchedule::arm`].
+    pub fn disarm(&mut self) {
+        self.armed = None;
+    }
+
+    /// Arms a poll at `at` without deciding it (a restored snapshot's).
+    pub(crate) fn rearm(&mut self, at: u64) {
+        self.armed = Some(at);
+    }
+
+    /// Forgets when the last poll ended (a snapshot form that keeps it elsewhere).
+    pub(crate) fn forget_poll_end(&mut self) {
+        self.poll_ended_at = None;
+    }
+
+    /// When the last poll ended, answered or failed, if one did.
+    #[must_use]
+    pub fn poll_ended_at(&self) -> Option<u64> {
+        self.poll_ended_at
+    }
+
+    /// The armed poll, if one waits.
+    #[must_use]
+    pub fn armed(&self) -> Option<u64> {
+        self.armed
+    }
+
+    /// When the host must call [`PollSchedule::handle_timeout`]: the armed poll or the watch
+    /// deadline, whichever comes first. The deadline is a timer of its own, so it fires even
+    /// while a request is open (a 2025 `tasks/result` may block for as long as the task runs).
+    #[must_use]
+    pub fn next_wake(&self) -> Option<u64> {
+        match (self.armed, self.deadline) {
+            (Some(poll), Some(deadline)) => Some(poll.min(deadline)),
+            (poll, deadline) => poll.or(deadline),
+        }
+    }
+
+    /// Time passed (rule 9): whether the armed poll is due, or watching ends at the deadline.
+    /// A due poll is disarmed (it is the caller's to send now).
+    ///
+    /// A poll due exactly at the deadline still goes out at the deadline; after it (the host may
+    /// wake late), nothing does. Call at [`PollSchedule::next_wake`] or later; earlier calls say
+    /// [`Due::Nothing`].
+    #[must_use = "a due poll must be sent and a passed deadline ends watching"]
+    pub fn handle_timeout(&mut self, now: u64) -> Due {
+        if let Some(deadline) = self.deadline {
+            let due_at_deadline = self.armed.is_some_and(|p| p <= deadline);
+            if now > deadline || (now == deadline && !due_at_deadline) {
+                return Due::DeadlinePassed;
+            }
+        }
+        match self.armed {
+            Some(at) if now >= at => {
+                self.armed = None;
+                Due::Poll
+            }
+            _ => Due::Nothing,
+        }
+    }
+
     /// The observed status changed (e.g. `queued → processing`, `working → input_required`):
     /// the backoff restarts at `initial_ms`, since a moving call is worth looking at again soon.
     /// Floors, `Retry-After`, deadlines and the total poll count are unchanged.
@@ -363,6 +488,7 @@ impl PollSchedule {
     /// max(jittered backoff, floor)` with `floor = max(min_interval, server interval)`; `at =
     /// max(now + delay, not_before)`; if `at > ttl`, one last look at `max(ttl, now + floor,
     /// not_before)`; if `at > deadline` → stop; else poll at `at`.
+    #[must_use = "the step is the next poll time or why watching stops"]
     pub fn next(&mut self, now: u64) -> PollStep {
         if let Some(max) = self.policy.max_polls {
             if self.polls >= max {
@@ -414,6 +540,7 @@ impl PollSchedule {
     }
 
     /// The floor in force: `max(min_interval_ms, latest server interval)`.
+    #[must_use]
     pub fn floor_ms(&self) -> u64 {
         self.policy
             .min_interval_ms
@@ -421,36 +548,43 @@ impl PollSchedule {
     }
 
     /// The policy this schedule follows.
+    #[must_use]
     pub fn policy(&self) -> &PollPolicy {
         &self.policy
     }
 
     /// Polls scheduled so far (never reset, not even by progress).
+    #[must_use]
     pub fn polls(&self) -> u32 {
         self.polls
     }
 
     /// Polls scheduled since the last progress: the backoff exponent.
+    #[must_use]
     pub fn attempt(&self) -> u32 {
         self.attempt
     }
 
     /// The latest server poll interval, if the latest answer carried one.
+    #[must_use]
     pub fn server_interval_ms(&self) -> Option<u64> {
         self.server_interval_ms
     }
 
     /// The absolute watch deadline, if one is set.
+    #[must_use]
     pub fn deadline(&self) -> Option<u64> {
         self.deadline
     }
 
     /// The absolute TTL deadline, if the TTL is limited.
+    #[must_use]
     pub fn ttl_deadline(&self) -> Option<u64> {
         self.ttl_deadline
     }
 
     /// The absolute time before which no poll is scheduled (from `Retry-After`), if any.
+    #[must_use]
     pub fn not_before(&self) -> Option<u64> {
         self.not_before
     }
@@ -658,6 +792,65 @@ mod tests {
             serde_json::to_string(&PollStep::At(5)).unwrap(),
             r#"{"at":5}"#
         );
+    }
+
+    /// Rule 9 (P-6, P-3, P-12): the armed poll and the deadline are decided by the schedule.
+    #[test]
+    fn the_armed_poll_and_the_deadline_are_decided_here() {
+        let mut s = PollSchedule::new(policy(Jitter::None), 0).unwrap();
+        s.set_deadline(Some(3_000));
+        assert_eq!(
+            s.next_wake(),
+            Some(3_000),
+            "the deadline is a timer of its own"
+        );
+        assert_eq!(s.arm(0), None);
+        assert_eq!(s.armed(), Some(1_000));
+        assert_eq!(s.next_wake(), Some(1_000));
+        assert_eq!(s.handle_timeout(999), Due::Nothing);
+        assert_eq!(s.handle_timeout(1_000), Due::Poll);
+        assert_eq!(s.armed(), None, "a due poll is the caller's to send");
+        assert_eq!(s.handle_timeout(1_001), Due::Nothing);
+        // Answered at 1 100; the next poll is armed at 3 100, past the deadline: a stop.
+        s.handle_poll_answered();
+        s.handle_poll_ended(1_100);
+        assert_eq!(s.arm(1_100), Some(StopReason::Deadline));
+        // A poll due exactly at the deadline still goes out; after it, nothing does.
+        s.rearm(3_000);
+        assert_eq!(s.handle_timeout(3_000), Due::Poll);
+        s.rearm(3_000);
+        assert_eq!(s.handle_timeout(3_001), Due::DeadlinePassed);
+        s.disarm();
+        assert_eq!(s.handle_timeout(3_000), Due::DeadlinePassed);
+    }
+
+    /// Rule 9 (P-3, P-12): a floor raised after the poll was armed holds it, counted from the
+    /// end of the last poll (a failed one included).
+    #[test]
+    fn a_raised_floor_holds_the_armed_poll() {
+        let mut s = PollSchedule::new(policy(Jitter::None), 0).unwrap();
+        s.handle_poll_failed();
+        s.handle_poll_ended(500);
+        assert_eq!(s.arm(500), None);
+        assert_eq!(s.armed(), Some(1_500));
+        s.handle_server_interval(Some(4_000));
+        assert_eq!(s.armed(), Some(4_500), "last poll end + the new floor");
+        s.handle_server_interval(Some(600));
+        assert_eq!(
+            s.armed(),
+            Some(4_500),
+            "a lower floor never pulls a poll in"
+        );
+        // A schedule that arms nothing saves as it always did.
+        let fresh = PollSchedule::new(PollPolicy::default(), 1).unwrap();
+        let text = snapshot::save(&fresh).unwrap();
+        assert!(
+            !text.contains("armed") && !text.contains("poll_ended_at"),
+            "{text}"
+        );
+        assert_eq!(snapshot::restore::<PollSchedule>(&text).unwrap(), fresh);
+        let armed: PollSchedule = snapshot::restore(&snapshot::save(&s).unwrap()).unwrap();
+        assert_eq!(armed, s);
     }
 
     #[test]

@@ -281,6 +281,7 @@ fn answer_words(ex: &Exchange) -> String {
 /// a `tasks/get` from the task's creator, before the task was seen settled and before its
 /// TTL ran out, must not be answered "unknown task" (`-32602` or HTTP 404). A server whose
 /// `tools/call` answer is a handle must already know the task (no eventual consistency).
+#[must_use]
 pub fn created_task_resolves(facts: &Facts) -> Vec<Finding> {
     let mut out = Vec::new();
     for ex in &facts.exchanges {
@@ -319,6 +320,7 @@ pub fn created_task_resolves(facts: &Facts) -> Vec<Finding> {
 
 /// a task seen `cancelled` must have had a `tasks/cancel` sent for it before, or carry a
 /// `statusMessage` that gives the server's own reason. Reported once per task.
+#[must_use]
 pub fn cancelled_only_when_asked(facts: &Facts) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     for s in facts.seen.iter().filter(|s| s.status == "cancelled") {
@@ -346,6 +348,7 @@ pub fn cancelled_only_when_asked(facts: &Facts) -> Vec<Finding> {
 /// that was never issued gets (the same HTTP status and error code as the unknown-id requests of
 /// the same method in the transcript, or `-32602` when there are none); anything else, a success
 /// above all, tells the caller that the task exists.
+#[must_use]
 pub fn foreign_like_unknown(facts: &Facts) -> Vec<Finding> {
     type Shape = (Option<u64>, Option<i64>, bool);
     let shape = |ex: &Exchange| -> Shape { (ex.http_status, ex.error_code, ex.result.is_some()) };
@@ -403,6 +406,7 @@ pub fn foreign_like_unknown(facts: &Facts) -> Vec<Finding> {
 
 /// a `tasks/get` sent no sooner than the interval the server last asked for (counted from
 /// the previous answer about that task) must not be refused as too fast (HTTP 429).
+#[must_use]
 pub fn floor_is_honoured(facts: &Facts) -> Vec<Finding> {
     let mut out = Vec::new();
     for ex in &facts.exchanges {
@@ -454,6 +458,7 @@ pub fn floor_is_honoured(facts: &Facts) -> Vec<Finding> {
 }
 
 /// Every rule of this module on one transcript, in line order.
+#[must_use]
 pub fn check(lines: &[(usize, Value)]) -> Vec<Finding> {
     let facts = Facts::read(lines);
     let mut out = created_task_resolves(&facts);

@@ -1,9 +1,13 @@
 //! Statuses with their exact wire spellings (L-1, L-2); a string a model does not define is a
 //! typed error that quotes it (L-9).
 //!
-//! One enum holds the statuses of all three models so that hosts, vectors and the numbers-only
-//! WebAssembly path treat them uniformly; [`Status::parse`] checks that a status belongs to the
-//! model it is read for. Note the spellings: MCP `cancelled` (double l), Sume `canceled`.
+//! Rules take the status of their own model: [`TaskStatus`] (both MCP revisions) and
+//! [`JobStatus`], so a task status cannot be handed to a job rule. [`Status`] holds the statuses
+//! of all three models for the paths that carry any of them (hosts, vectors, the numbers-only
+//! WebAssembly path, the wire); [`Status::parse`] checks that a status belongs to the model it
+//! is read for, and [`Status::task`] / [`Status::job`] narrow it. A typed status converts back
+//! with `Status::from`, keeping its code. Note the spellings: MCP `cancelled` (double l), Sume
+//! `canceled`.
 
 use core::fmt;
 
@@ -208,8 +212,202 @@ impl Status {
     }
 }
 
+/// One model's statuses as their own type: the same spellings and codes as [`Status`], so the
+/// conversions are exact both ways.
+macro_rules! model_status {
+    ($(#[$doc:meta])* $name:ident, $model:literal, [$($(#[$vdoc:meta])* $v:ident),+ $(,)?]) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name {
+            $($(#[$vdoc])* $v = Status::$v as isize,)+
+        }
+
+        impl $name {
+            #[doc = concat!("Every ", $model, " status, in the order of [`Status`]'s table.")]
+            pub const ALL: &'static [$name] = &[$($name::$v),+];
+
+            /// The combined status (the same code and spelling).
+            #[must_use]
+            pub const fn status(self) -> Status {
+                match self {
+                    $($name::$v => Status::$v,)+
+                }
+            }
+
+            /// The exact wire spelling.
+            #[must_use]
+            pub const fn as_str(self) -> &'static str {
+                self.status().as_str()
+            }
+
+            /// The numeric code, the same as [`Status::code`].
+            #[must_use]
+            pub const fn code(self) -> u8 {
+                self as u8
+            }
+
+            /// Terminal statuses never change again.
+            #[must_use]
+            pub const fn is_terminal(self) -> bool {
+                self.status().is_terminal()
+            }
+        }
+
+        impl From<$name> for Status {
+            fn from(s: $name) -> Status {
+                s.status()
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+model_status!(
+    /// A status of an MCP task (both revisions).
+    ///
+    /// ```
+    /// use longcall::status::TaskStatus;
+    /// use longcall::Status;
+    /// assert_eq!(Status::Cancelled.task(), Some(TaskStatus::Cancelled));
+    /// assert_eq!(Status::Canceled.task(), None); // the job spelling
+    /// assert_eq!(Status::from(TaskStatus::InputRequired).code(), TaskStatus::InputRequired.code());
+    /// ```
+    TaskStatus,
+    "task",
+    [
+        /// The request is being processed.
+        Working,
+        /// The server waits for client input listed in `inputRequests`.
+        InputRequired,
+        /// Finished with a result (which may still carry `isError`).
+        Completed,
+        /// Finished with an error.
+        Failed,
+        /// Cancelled (MCP spelling).
+        Cancelled,
+    ]
+);
+
+model_status!(
+    /// A status of a job.
+    ///
+    /// ```
+    /// use longcall::status::JobStatus;
+    /// use longcall::Status;
+    /// assert_eq!(Status::Canceled.job(), Some(JobStatus::Canceled));
+    /// assert_eq!(Status::Working.job(), None);
+    /// assert_eq!(JobStatus::Running.as_str(), "running");
+    /// ```
+    JobStatus,
+    "job",
+    [
+        /// Accepted, waiting for a concurrency slot. The only state a job can be cancelled in.
+        Queued,
+        /// Generation has started; it runs to completion and bills.
+        Processing,
+        /// Sume's public name for the processing phase.
+        Running,
+        /// Finished with a result.
+        Completed,
+        /// Finished with an error.
+        Failed,
+        /// Cancelled while queued (Sume spelling).
+        Canceled,
+        /// Expired before it finished (terminal).
+        Expired,
+    ]
+);
+
+impl Status {
+    /// The task status this is, if tasks speak it.
+    #[must_use]
+    pub const fn task(self) -> Option<TaskStatus> {
+        Some(match self {
+            Status::Working => TaskStatus::Working,
+            Status::InputRequired => TaskStatus::InputRequired,
+            Status::Completed => TaskStatus::Completed,
+            Status::Failed => TaskStatus::Failed,
+            Status::Cancelled => TaskStatus::Cancelled,
+            _ => return None,
+        })
+    }
+
+    /// The job status this is, if jobs speak it.
+    #[must_use]
+    pub const fn job(self) -> Option<JobStatus> {
+        Some(match self {
+            Status::Queued => JobStatus::Queued,
+            Status::Processing => JobStatus::Processing,
+            Status::Running => JobStatus::Running,
+            Status::Completed => JobStatus::Completed,
+            Status::Failed => JobStatus::Failed,
+            Status::Canceled => JobStatus::Canceled,
+            Status::Expired => JobStatus::Expired,
+            _ => return None,
+        })
+    }
+}
+
+impl JobStatus {
+    /// The phase a status stands for: `running` is `processing` under another name.
+    #[must_use]
+    pub const fn phase(self) -> JobStatus {
+        match self {
+            JobStatus::Running => JobStatus::Processing,
+            other => other,
+        }
+    }
+}
+
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rules L-1, L-2: the typed statuses are exactly the model's spellings and codes.
+    #[test]
+    fn typed_statuses_convert_exactly() {
+        for s in Status::ALL {
+            assert_eq!(s.task().is_some(), s.belongs_to(Model::Task2026), "{s}");
+            assert_eq!(s.job().is_some(), s.belongs_to(Model::Job), "{s}");
+            if let Some(t) = s.task() {
+                assert_eq!(
+                    (Status::from(t), t.code(), t.as_str()),
+                    (s, s.code(), s.as_str())
+                );
+                assert_eq!(t.is_terminal(), s.is_terminal());
+            }
+            if let Some(j) = s.job() {
+                assert_eq!(
+                    (Status::from(j), j.code(), j.as_str()),
+                    (s, s.code(), s.as_str())
+                );
+                assert_eq!(j.phase().status(), s.phase());
+            }
+        }
+        let task: alloc::vec::Vec<Status> = TaskStatus::ALL.iter().map(|t| t.status()).collect();
+        let job: alloc::vec::Vec<Status> = JobStatus::ALL.iter().map(|j| j.status()).collect();
+        assert_eq!(task, Status::TASK);
+        assert_eq!(job, Status::JOB);
+        assert_eq!(
+            serde_json::to_string(&JobStatus::Canceled).unwrap(),
+            "\"canceled\""
+        );
+        assert_eq!(
+            serde_json::from_str::<TaskStatus>("\"input_required\"").unwrap(),
+            TaskStatus::InputRequired
+        );
+        assert!(serde_json::from_str::<TaskStatus>("\"canceled\"").is_err());
     }
 }

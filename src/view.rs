@@ -90,6 +90,71 @@ pub struct TaskView {
     pub error: Option<RpcError>,
 }
 
+impl TaskView {
+    /// A task as a server states it at least: its id and status, nothing else (no TTL, no
+    /// interval, no payload). Add the rest with the `with_*` methods.
+    ///
+    /// ```
+    /// use longcall::view::{InputRequest, TaskView};
+    /// use longcall::Status;
+    /// let t = TaskView::new("task_1", Status::InputRequired)
+    ///     .with_ttl_ms(60_000)
+    ///     .with_poll_interval_ms(2_000)
+    ///     .with_input_request(InputRequest { key: "k1".into(), request: serde_json::json!({}) });
+    /// assert_eq!((t.ttl_ms, t.poll_interval_ms, t.input_requests.len()), (Some(60_000), Some(2_000), 1));
+    /// ```
+    #[must_use]
+    pub fn new(task_id: impl Into<String>, status: Status) -> TaskView {
+        TaskView {
+            task_id: task_id.into(),
+            status,
+            status_message: None,
+            created_at_ms: None,
+            last_updated_at_ms: None,
+            ttl_ms: None,
+            poll_interval_ms: None,
+            input_requests: Vec::new(),
+            result: None,
+            error: None,
+        }
+    }
+
+    /// With `ttlMs`.
+    #[must_use]
+    pub fn with_ttl_ms(mut self, ttl_ms: u64) -> TaskView {
+        self.ttl_ms = Some(ttl_ms);
+        self
+    }
+
+    /// With `pollIntervalMs`.
+    #[must_use]
+    pub fn with_poll_interval_ms(mut self, interval_ms: u64) -> TaskView {
+        self.poll_interval_ms = Some(interval_ms);
+        self
+    }
+
+    /// With one more outstanding input request.
+    #[must_use]
+    pub fn with_input_request(mut self, request: InputRequest) -> TaskView {
+        self.input_requests.push(request);
+        self
+    }
+
+    /// With the tool result (2026 `completed`).
+    #[must_use]
+    pub fn with_result(mut self, result: ToolResult) -> TaskView {
+        self.result = Some(result);
+        self
+    }
+
+    /// With the JSON-RPC error (2026 `failed`).
+    #[must_use]
+    pub fn with_error(mut self, error: RpcError) -> TaskView {
+        self.error = Some(error);
+        self
+    }
+}
+
 /// One observation of a job: what `jobs_get` or `jobs_wait` said about it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobView {

@@ -140,7 +140,7 @@ fn tracker_for(case: &Value) -> Tracker {
         let input: Input = serde_json::from_value(step["input"].clone()).expect("setup input");
         t.handle_input(step["at"].as_u64().unwrap_or(0), input)
             .expect("setup step is accepted");
-        t.drain();
+        let _ = t.drain(); // earlier outputs are not under test
     }
     t
 }

@@ -118,9 +118,9 @@ fn retry_after_on_a_cancel_429_holds_the_next_poll() {
         error: None,
     };
     t.handle_input(0, Input::JobCreated { job }).unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     t.handle_input(100, Input::CancelPressed).unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     let failure = Failure::Http {
         status: 429,
         code: Some("rate_limit_exceeded".into()),
@@ -160,7 +160,7 @@ fn an_unsolicited_cancel_answer_is_refused() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     assert_eq!(t.button(), ButtonState::Available);
     let r = t.handle_input(
         10,
@@ -190,7 +190,7 @@ fn an_unsolicited_cancel_failure_changes_nothing() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     let before = t.clone();
     let failure = Failure::Http {
         status: 429,
@@ -224,7 +224,7 @@ fn a_raised_floor_counts_from_a_failed_poll() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     let at = t.poll_timeout().unwrap();
     t.handle_timeout(at);
     assert_eq!(gets(&t.drain()), 1);
@@ -237,7 +237,7 @@ fn a_raised_floor_counts_from_a_failed_poll() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     t.handle_input(
         failed_at + 1,
         Input::TaskNotified {
@@ -245,7 +245,7 @@ fn a_raised_floor_counts_from_a_failed_poll() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     let next = t.poll_timeout().unwrap();
     assert!(
         next >= failed_at + 28_000,

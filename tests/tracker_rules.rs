@@ -99,7 +99,7 @@ fn job_cancel_too_late_keeps_waiting_and_never_shows_cancelled() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     assert_eq!(t.button(), ButtonState::Available);
     t.handle_input(10, Input::CancelPressed).unwrap();
     let outs = t.drain();
@@ -159,9 +159,9 @@ fn task_2026_ack_then_completed_is_finished_first() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     t.handle_input(5, Input::CancelPressed).unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     t.handle_input(
         6,
         Input::CancelAnswered {
@@ -199,7 +199,7 @@ fn input_key_is_asked_once_and_answered_once() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     let mut ir = task(Status::InputRequired);
     ir.input_requests = vec![InputRequest {
         key: "k1".into(),
@@ -261,7 +261,7 @@ fn first_terminal_status_stands() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     let (at, outs) = poll_once(
         &mut t,
         Input::TaskPolled {
@@ -307,10 +307,10 @@ fn unknown_id_on_poll_is_lost_never_a_retry() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     let at = t.poll_timeout().unwrap();
     t.handle_timeout(at);
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     let error = RpcError {
         code: -32602,
         message: "Task not found".into(),
@@ -340,10 +340,10 @@ fn task_2025_failed_fetches_the_result_before_settling() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     let at = t.poll_timeout().unwrap();
     t.handle_timeout(at);
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     t.handle_input(
         at,
         Input::TaskPolled {
@@ -382,7 +382,7 @@ fn deadline_ends_watching_not_the_call() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     let (_, outs) = poll_once(
         &mut t,
         Input::JobPolled {
@@ -432,7 +432,7 @@ fn snapshot_mid_flight_resumes_identically() {
         },
     )
     .unwrap();
-    t.drain();
+    let _ = t.drain(); // earlier outputs are not under test
     let saved = snapshot::save(&t).unwrap();
     let mut r: Tracker = snapshot::restore(&saved).unwrap();
     assert_eq!(r, t);
@@ -494,10 +494,10 @@ fn handle_polled_equals_structured_polls() {
                     };
                     for tr in [&mut a, &mut b] {
                         tr.handle_input(0, created.clone()).unwrap();
-                        tr.drain();
+                        let _ = tr.drain(); // earlier outputs are not under test
                         let at = tr.poll_timeout().unwrap();
                         tr.handle_timeout(at);
-                        tr.drain();
+                        let _ = tr.drain(); // earlier outputs are not under test
                     }
                     let ra = a.handle_input(1_000, polled);
                     let p = Polled {

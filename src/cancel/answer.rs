@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::model::Model;
-use crate::status::Status;
+use crate::status::{JobStatus, Status, TaskStatus};
 use crate::view::codes;
 use crate::violation::Rule;
 
@@ -159,7 +159,7 @@ pub(crate) enum Pattern {
     /// The 2026 ack.
     Ack,
     /// A task in this status.
-    Task(Status),
+    Task(TaskStatus),
     /// A task in any status.
     AnyTask,
     /// A JSON-RPC error with this code.
@@ -167,7 +167,7 @@ pub(crate) enum Pattern {
     /// Any JSON-RPC error.
     AnyRpc,
     /// A job in this status.
-    Job(Status),
+    Job(JobStatus),
     /// A job in any status.
     AnyJob,
     /// A job error with this code.
@@ -184,11 +184,11 @@ impl Pattern {
         match (self, a) {
             (Pattern::Any, _) => true,
             (Pattern::Ack, A::Ack) | (Pattern::NoAnswer, A::NoAnswer) => true,
-            (Pattern::Task(s), A::Task { status }) => s == status,
+            (Pattern::Task(s), A::Task { status }) => s.status() == status,
             (Pattern::AnyTask, A::Task { .. }) => true,
             (Pattern::Rpc(c), A::RpcError { code }) => c == code,
             (Pattern::AnyRpc, A::RpcError { .. }) => true,
-            (Pattern::Job(s), A::Job { status }) => s == status,
+            (Pattern::Job(s), A::Job { status }) => s.status() == status,
             (Pattern::AnyJob, A::Job { .. }) => true,
             (
                 Pattern::JobError(c),
@@ -218,13 +218,13 @@ pub(crate) const ANSWER_TABLE: &[AnswerRow] = &[
     (Model::Task2026, Pattern::AnyRpc,                                              V::RequestFailed),
     (Model::Task2026, Pattern::NoAnswer,                                            V::RequestFailed),
     (Model::Task2026, Pattern::Any,                                                 V::BreaksRevision),
-    (Model::Task2025, Pattern::Task(Status::Cancelled),                             V::Cancelled),
+    (Model::Task2025, Pattern::Task(TaskStatus::Cancelled),                         V::Cancelled),
     (Model::Task2025, Pattern::AnyTask,                                             V::BreaksRevision),
     (Model::Task2025, Pattern::Rpc(codes::INVALID_PARAMS),                          V::Rejected),
     (Model::Task2025, Pattern::AnyRpc,                                              V::RequestFailed),
     (Model::Task2025, Pattern::NoAnswer,                                            V::RequestFailed),
     (Model::Task2025, Pattern::Any,                                                 V::BreaksRevision),
-    (Model::Job,      Pattern::Job(Status::Canceled),                               V::Cancelled),
+    (Model::Job,      Pattern::Job(JobStatus::Canceled),                            V::Cancelled),
     (Model::Job,      Pattern::AnyJob,                                              V::BreaksRevision),
     (Model::Job,      Pattern::JobError(JobErrorCode::JobGenerationAlreadyStarted), V::TooLate),
     (Model::Job,      Pattern::JobError(JobErrorCode::JobNotCancelable),            V::AlreadyFinished),
@@ -379,13 +379,13 @@ mod tests {
         for (i, &(m, p, v)) in ANSWER_TABLE.iter().enumerate() {
             let example = match p {
                 Pattern::Ack | Pattern::Any => A::Ack,
-                Pattern::Task(s) => A::Task { status: s },
+                Pattern::Task(s) => A::Task { status: s.status() },
                 Pattern::AnyTask => A::Task {
                     status: Status::Working,
                 },
                 Pattern::Rpc(code) => A::RpcError { code },
                 Pattern::AnyRpc => A::RpcError { code: -32603 },
-                Pattern::Job(s) => A::Job { status: s },
+                Pattern::Job(s) => A::Job { status: s.status() },
                 Pattern::AnyJob => A::Job {
                     status: Status::Queued,
                 },

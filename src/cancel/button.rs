@@ -54,6 +54,12 @@ pub enum ButtonState {
     NotApplicable = 7,
 }
 
+impl core::fmt::Display for ButtonState {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl ButtonState {
     /// Every state, in code order.
     pub const ALL: [ButtonState; 8] = [
@@ -224,7 +230,7 @@ impl CancelButton {
                 Ok(())
             }
             Some(reason) => Err(Error::CancelRefused {
-                state: self.state.as_str(),
+                state: self.state,
                 reason,
             }),
         }

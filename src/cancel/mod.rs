@@ -1,6 +1,7 @@
 //! Cancellation: what a cancel button can honestly promise (area C of `docs/rules.md`).
 //!
-//! * [`window()`]: may this call still be cancelled, given its last status?
+//! * [`window()`] ([`task_window`], [`job_window`] for typed statuses): may this call still be
+//!   cancelled, given its last status?
 //! * [`answer`]: what every cancel answer means, per model, as a table.
 //! * [`button`]: the state of an honest cancel button.
 //!
@@ -12,4 +13,4 @@ pub mod window;
 
 pub use answer::{classify_answer, CancelAnswer, CancelVerdict, JobErrorCode};
 pub use button::{ButtonState, CancelButton};
-pub use window::{window, Window};
+pub use window::{job_window, task_window, window, Window};

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::model::Model;
-use crate::status::Status;
+use crate::status::{JobStatus, Status, TaskStatus};
 
 /// Where a call stands with respect to cancellation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -31,7 +31,44 @@ impl Window {
     }
 }
 
-/// The cancel window of a call of `model` last seen in `status`.
+/// The cancel window of a task last seen in `status` (both revisions): open until terminal.
+///
+/// ```
+/// use longcall::cancel::{task_window, Window};
+/// use longcall::status::TaskStatus;
+/// assert_eq!(task_window(TaskStatus::InputRequired), Window::Open);
+/// assert_eq!(task_window(TaskStatus::Failed), Window::Terminal);
+/// ```
+#[must_use]
+pub const fn task_window(status: TaskStatus) -> Window {
+    if status.is_terminal() {
+        Window::Terminal
+    } else {
+        Window::Open
+    }
+}
+
+/// The cancel window of a job last seen in `status`: open only while `queued`.
+///
+/// ```
+/// use longcall::cancel::{job_window, Window};
+/// use longcall::status::JobStatus;
+/// assert_eq!(job_window(JobStatus::Queued), Window::Open);
+/// assert_eq!(job_window(JobStatus::Running), Window::Started);
+/// ```
+#[must_use]
+pub const fn job_window(status: JobStatus) -> Window {
+    if status.is_terminal() {
+        Window::Terminal
+    } else if matches!(status.phase(), JobStatus::Processing) {
+        Window::Started
+    } else {
+        Window::Open
+    }
+}
+
+/// [`task_window`] or [`job_window`] for a call of `model` last seen in `status`, in the
+/// combined [`Status`]: a status `model` does not speak is [`Error::StatusNotInModel`].
 ///
 /// ```
 /// use longcall::cancel::{window, Window};
@@ -41,14 +78,11 @@ impl Window {
 /// assert_eq!(window(Model::Task2026, Status::InputRequired).unwrap(), Window::Open);
 /// ```
 pub fn window(model: Model, status: Status) -> Result<Window, Error> {
-    status.expect_in(model)?;
-    Ok(if status.is_terminal() {
-        Window::Terminal
-    } else if model == Model::Job && status.phase() == Status::Processing {
-        Window::Started
-    } else {
-        Window::Open
-    })
+    match (model.is_task(), status.task(), status.job()) {
+        (true, Some(task), _) => Ok(task_window(task)),
+        (false, _, Some(job)) => Ok(job_window(job)),
+        _ => Err(Error::StatusNotInModel { model, status }),
+    }
 }
 
 #[cfg(test)]

@@ -428,11 +428,13 @@ impl CallEndpoint {
     }
 
     /// The idempotency key of the job submit, while the job is not created yet (rule E-11).
+    #[must_use]
     pub fn submit_key(&self) -> Option<&str> {
         self.submit.as_ref().map(|s| s.key.as_str())
     }
 
     /// How often the job submit was sent so far.
+    #[must_use]
     pub fn submit_tries(&self) -> u32 {
         self.submit.as_ref().map_or(0, |s| s.tries)
     }
@@ -632,11 +634,13 @@ impl CallEndpoint {
     }
 
     /// The model.
+    #[must_use]
     pub fn model(&self) -> Model {
         self.model
     }
 
     /// The tracker (its record, handle, status, button).
+    #[must_use]
     pub fn tracker(&self) -> &Tracker {
         &self.tracker
     }

@@ -125,6 +125,7 @@ pub enum Direction {
 
 impl Direction {
     /// Reads `c2s` / `s2c`.
+    #[must_use]
     pub fn parse(s: &str) -> Option<Direction> {
         match s {
             "c2s" => Some(Direction::ClientToServer),
@@ -452,6 +453,7 @@ pub struct McpObserver {
 impl McpObserver {
     /// An observer of a transcript that speaks `model` (`Task2026` or `Task2025`; see
     /// [`detect_model`]).
+    #[must_use]
     pub fn new(model: Model) -> McpObserver {
         McpObserver {
             model: if model.is_task() {
@@ -469,11 +471,13 @@ impl McpObserver {
     }
 
     /// The model the transcript is read as.
+    #[must_use]
     pub fn model(&self) -> Model {
         self.model
     }
 
     /// How many tasks the transcript created or polled.
+    #[must_use]
     pub fn handles(&self) -> usize {
         self.tasks.len()
     }
@@ -1219,11 +1223,13 @@ pub struct JobObserver {
 
 impl JobObserver {
     /// An empty observer.
+    #[must_use]
     pub fn new() -> JobObserver {
         JobObserver::default()
     }
 
     /// How many jobs the log showed.
+    #[must_use]
     pub fn handles(&self) -> usize {
         self.jobs.len()
     }
@@ -1552,6 +1558,7 @@ impl JobObserver {
 /// What kind of file was read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Format {
     /// An MCP wire transcript.
     Mcp,
@@ -1603,6 +1610,7 @@ pub struct Report {
 
 impl Report {
     /// True when a MUST was broken (or any rule, with `strict`).
+    #[must_use]
     pub fn fails(&self, strict: bool) -> bool {
         self.findings
             .iter()

@@ -83,6 +83,7 @@ pub enum GateRule {
 
 impl GateRule {
     /// The stable id of the rule in the rule book.
+    #[must_use]
     pub const fn id(self) -> &'static str {
         match self {
             GateRule::MissingCapability => "E-20",
@@ -99,6 +100,7 @@ impl GateRule {
 
     /// The violation a client commits by sending such a request (what `longcall check` reports
     /// when the server does not reject it).
+    #[must_use]
     pub const fn violation(self) -> Rule {
         match self {
             GateRule::MissingCapability | GateRule::TaskSupport => Rule::MissingCapability,
@@ -166,6 +168,7 @@ pub const HTTP_STATUS: &[(Option<i64>, u16)] = &[
 ];
 
 /// E-26: the HTTP status for an error `code`.
+#[must_use]
 pub fn http_status(code: i64) -> u16 {
     HTTP_STATUS
         .iter()
@@ -190,6 +193,7 @@ pub const TASK_METHODS: &[(Model, &str, bool)] = &[
 
 /// E-25: whether `method` exists in `model` (methods the table does not list are not the gate's
 /// concern and count as existing).
+#[must_use]
 pub fn method_exists(model: Model, method: &str) -> bool {
     TASK_METHODS
         .iter()
@@ -198,6 +202,7 @@ pub fn method_exists(model: Model, method: &str) -> bool {
 }
 
 /// Whether `params` declare the 2026 tasks capability in their `_meta` (E-20).
+#[must_use]
 pub fn has_capability(params: Option<&Value>) -> bool {
     params
         .and_then(|p| p.get("_meta"))
@@ -213,6 +218,7 @@ fn is_task_method(method: &str) -> bool {
 }
 
 /// A header value as sent: trimmed, and the `=?base64?...?=` sentinel decoded.
+#[must_use]
 pub fn header_value(raw: &str) -> String {
     let s = raw.trim();
     if let Some(inner) = s
@@ -384,6 +390,7 @@ pub enum TaskSupport {
 
 impl TaskSupport {
     /// Reads `forbidden | optional | required` (2025 wire) or the example server's `never`.
+    #[must_use]
     pub fn parse(s: &str) -> Option<TaskSupport> {
         match s {
             "forbidden" | "never" => Some(TaskSupport::Forbidden),

@@ -255,16 +255,19 @@ impl JobBook {
     }
 
     /// The configuration in force.
+    #[must_use]
     pub const fn config(&self) -> &JobBookConfig {
         &self.config
     }
 
     /// How many jobs the book holds (jobs are never purged).
+    #[must_use]
     pub fn len(&self) -> usize {
         self.jobs.len()
     }
 
     /// True when the book holds no job.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.jobs.is_empty()
     }
@@ -283,11 +286,13 @@ impl JobBook {
     }
 
     /// A workspace's available credit balance (`None`: unlimited).
+    #[must_use]
     pub fn credits(&self, workspace: &str) -> Option<u64> {
         self.credits.get(workspace).copied()
     }
 
     /// Worker/test: the full view of a job and its owner, without an ownership check.
+    #[must_use]
     pub fn peek(&self, job_id: &str) -> Option<(Owner, JobView)> {
         self.jobs
             .get(job_id)
@@ -295,6 +300,7 @@ impl JobBook {
     }
 
     /// How many jobs of `workspace` are in `status`.
+    #[must_use]
     pub fn count(&self, workspace: &str, status: Status) -> usize {
         self.jobs
             .values()
@@ -501,6 +507,7 @@ impl JobBook {
 
     /// `jobs_list`: the caller's jobs only, in submission order, statuses and error bodies
     /// (results are fetched with `get` or `wait`).
+    #[must_use]
     pub fn list(&self, owner: &Owner) -> Vec<JobView> {
         let mut mine: Vec<(u64, JobView)> = self
             .jobs

@@ -321,6 +321,7 @@ impl OpenApiServer {
     }
 
     /// What the server has seen so far.
+    #[must_use]
     pub fn counters(&self) -> &Counters {
         &self.counters
     }

@@ -27,6 +27,9 @@ pub(crate) enum KeyState {
 pub(crate) struct InputKeys(Vec<(String, KeyState)>);
 
 impl InputKeys {
+    /// No key.
+    pub(crate) const EMPTY: InputKeys = InputKeys(Vec::new());
+
     pub(crate) fn get(&self, key: &str) -> Option<KeyState> {
         self.find(key)
             .ok()

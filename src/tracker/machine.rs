@@ -11,12 +11,14 @@ use serde_json::Value;
 use super::keys::{InputKeys, KeyState};
 use super::record::{RunRecord, MAX_RECORDED_VIOLATIONS};
 use super::{Failure, Input, Output, Polled, Request, RequestKind, StopReason};
+
+mod saved;
 use crate::cancel::{classify_answer, ButtonState, CancelAnswer, CancelButton, CancelVerdict};
 use crate::error::{Error, Quoted};
 use crate::lifecycle::{self, Observation, Seed};
 use crate::model::Model;
 use crate::outcome::{self, Outcome, Payload};
-use crate::poll::{PollPolicy, PollSchedule, PollStep, StopReason as PollStop};
+use crate::poll::{Due, PollPolicy, PollSchedule, StopReason as PollStop};
 use crate::snapshot::Snapshot;
 use crate::status::Status;
 use crate::view::{codes, InputRequest, JobView, RpcError, TaskView, ToolResult};
@@ -52,7 +54,7 @@ enum Source {
 
 /// One open MRTR round of a 2026 `tools/call`: what the server asked and what was answered.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-struct MrtrRound {
+pub(super) struct MrtrRound {
     /// Keys asked in this round, in the server's order.
     asked: Vec<String>,
     /// Answers given so far (each key once).
@@ -63,17 +65,110 @@ struct MrtrRound {
     sent: bool,
 }
 
-/// Requests on the wire that have not been answered yet.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-struct InFlight {
-    get: bool,
-    cancel: bool,
-    update: bool,
-    fetch: bool,
+/// Where the call is, as far as the tracker knows: one explicit state (h11 style), each variant
+/// with what it needs.
+#[derive(Clone, Debug, PartialEq)]
+enum Call {
+    /// The creating request is out and no handle is known. 2026: an MRTR round of the
+    /// `tools/call` may be open (asked, partly answered, or continued and awaiting its answer).
+    Creating {
+        /// The round, if the call asked for inputs.
+        round: Option<MrtrRound>,
+    },
+    /// The handle is known: polling, answering inputs, cancelling.
+    Watching(Watch),
+}
+
+/// How watching ended, once it did. The [`Call`] stays as it was, so late answers are still
+/// checked against it (a second terminal status, a cancel answer still awaited).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Ended {
+    /// The call settled with this verified outcome (O-10).
+    Settled(Outcome),
+    /// Watching ended without an outcome; the call goes on.
+    Stopped(StopReason),
+}
+
+/// What watching a handle needs. The armed poll, the floors' anchor and the deadlines are the
+/// poll schedule's ([`PollSchedule::arm`]), decided there once.
+#[derive(Clone, Debug, PartialEq)]
+struct Watch {
+    handle: String,
+    /// When the creating answer arrived (host time): the TTL's anchor. `None` for a job, or for
+    /// a handle resumed with [`Tracker::watch`] (the TTL then counts from the first answer).
+    created_at: Option<u64>,
+    /// 2026 (O-8): the task was created already terminal (a `CreateTaskResult` is a `Task`, with
+    /// no payload); the confirming `tasks/get` carries the result or error.
+    born_terminal: bool,
+    /// A `tasks/get` / `jobs_get` is out.
+    poll_in_flight: bool,
+    /// The cancel request, once pressed.
+    cancel: CancelProgress,
+    /// A job's cancel was answered 409 `job_generation_already_started`: the server said the
+    /// job is processing, so a later `canceled` breaks the lifecycle even from `queued` (C-18).
+    started_per_409: bool,
+    /// 2026: the input keys and the answers sent with `tasks/update`.
+    inputs: Inputs,
+    /// 2025: `tasks/result`.
+    result_fetch: ResultFetch,
+}
+
+impl Watch {
+    fn new(handle: String) -> Watch {
+        Watch {
+            handle,
+            created_at: None,
+            born_terminal: false,
+            poll_in_flight: false,
+            cancel: CancelProgress::NotRequested,
+            started_per_409: false,
+            inputs: Inputs::default(),
+            result_fetch: ResultFetch::NotSent,
+        }
+    }
+}
+
+/// The cancel request of a watched call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CancelProgress {
+    /// Not pressed, or the request failed (the button reopened).
+    NotRequested,
+    /// Sent; its answer is awaited.
+    InFlight,
+    /// Answered: the call is being cancelled as far as the server said (its inputs are moot).
+    Answered,
+}
+
+/// 2026 input: every key asked, answered or reused, ever, and the answers in `tasks/update`.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Inputs {
+    keys: InputKeys,
+    /// Answers sent but not acknowledged, re-sent on failure.
+    unacked: Vec<(String, Value)>,
+    /// A `tasks/update` is out.
+    in_flight: bool,
+    /// The last `tasks/update` failed: the unacknowledged answers go again with the next poll.
+    resend: bool,
+}
+
+/// 2025: the `tasks/result` request of a watched task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ResultFetch {
+    /// Not sent (or it failed and may be sent again).
+    NotSent,
+    /// Sent; it blocks server-side until the task is terminal.
+    InFlight,
+    /// Answered with this payload.
+    Answered(Payload),
 }
 
 /// One watched task or job. Create it with [`Tracker::new`], feed it with
 /// [`Tracker::handle_input`] and [`Tracker::handle_timeout`], drain [`Tracker::poll_output`].
+///
+/// Its state is explicit: where the call is (creating, with an MRTR round or not; or watching a
+/// handle, with what is in flight, the cancel's progress, the inputs and the 2025 result fetch)
+/// and, once watching ended, whether it settled or stopped. Snapshots keep the shape they always
+/// had (S-4; `tests/tracker_snapshots.rs` restores ones written before).
 ///
 /// ```
 /// use longcall::tracker::{Input, Output, Request, Tracker, TrackerConfig};
@@ -96,49 +191,19 @@ struct InFlight {
 ///     Output::Send { request: Request::Get { handle: "job_1".into() } }
 /// );
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Tracker {
     model: Model,
+    /// Backoff, floors, TTL and watch deadlines, and the armed poll.
     schedule: PollSchedule,
     button: CancelButton,
-    handle: Option<String>,
     status: Option<Status>,
-    server_interval_ms: Option<u64>,
-    /// When the creating answer arrived (host time): the TTL's anchor.
-    created_at: Option<u64>,
-    ttl_deadline: Option<u64>,
-    next_poll_at: Option<u64>,
-    in_flight: InFlight,
-    /// Every input key asked, answered or reused, ever.
-    keys: InputKeys,
-    /// Answers sent but not acknowledged, re-sent on failure.
-    unacked: Vec<(String, Value)>,
-    resend_update: bool,
-    /// 2025: what `tasks/result` answered, once it did.
-    fetched: Option<Payload>,
-    fetch_sent: bool,
-    cancel_requested: bool,
-    /// A job's cancel was answered 409 `job_generation_already_started`: the server said the
-    /// job is processing, so a later `canceled` breaks the lifecycle even from `queued`.
-    #[serde(default)]
-    started_per_409: bool,
-    /// 2026: the task was created already terminal (a `CreateTaskResult` is a `Task`, with no
-    /// payload); the confirming `tasks/get` carries the result or error.
-    #[serde(default)]
-    born_terminal: bool,
-    /// The open MRTR round of the `tools/call`, if any.
-    #[serde(default)]
-    mrtr: Option<MrtrRound>,
+    call: Call,
+    ended: Option<Ended>,
     /// The result and error exactly as the server sent them with the terminal status.
-    #[serde(default)]
     result: Option<Value>,
-    #[serde(default)]
     error: Option<Value>,
-    outcome: Option<Outcome>,
-    stopped: Option<StopReason>,
     last_observed_at: Option<u64>,
-    /// When the last poll (or creating) answer or poll failure arrived: the floors count from it.
-    last_poll_answer_at: Option<u64>,
     polls_sent: u32,
     violations: Vec<Violation>,
     violation_count: u32,
@@ -153,6 +218,7 @@ impl Tracker {
     /// A tracker for a call of `model` whose handle is not known yet.
     ///
     /// Errors: an invalid poll policy.
+    #[must_use = "a tracker does nothing until it is driven"]
     pub fn new(model: Model, config: TrackerConfig) -> Result<Tracker, Error> {
         let mut schedule = PollSchedule::new(config.poll, config.seed)?;
         schedule.set_deadline(config.deadline_ms);
@@ -160,28 +226,12 @@ impl Tracker {
             model,
             schedule,
             button: CancelButton::new(model),
-            handle: None,
             status: None,
-            server_interval_ms: None,
-            created_at: None,
-            ttl_deadline: None,
-            next_poll_at: None,
-            in_flight: InFlight::default(),
-            keys: InputKeys::default(),
-            unacked: Vec::new(),
-            resend_update: false,
-            fetched: None,
-            fetch_sent: false,
-            cancel_requested: false,
-            started_per_409: false,
-            born_terminal: false,
-            mrtr: None,
+            call: Call::Creating { round: None },
+            ended: None,
             result: None,
             error: None,
-            outcome: None,
-            stopped: None,
             last_observed_at: None,
-            last_poll_answer_at: None,
             polls_sent: 0,
             violations: Vec::new(),
             violation_count: 0,
@@ -198,41 +248,54 @@ impl Tracker {
         if handle.is_empty() {
             return Err(Error::invalid_input("id", "a handle must not be empty"));
         }
-        if self.handle.is_some() || self.is_done() {
+        if self.handle().is_some() || self.is_done() {
             return Err(Error::invalid_input("input", "the handle is already known"));
         }
-        self.handle = Some(handle.into());
-        self.in_flight.get = true;
-        self.polls_sent = self.polls_sent.saturating_add(1);
-        self.send(Request::Get {
-            handle: handle.into(),
-        });
+        self.call = Call::Watching(Watch::new(handle.into()));
+        self.send_poll(handle.into());
         Ok(())
     }
 
     /// The model.
+    #[must_use]
     pub fn model(&self) -> Model {
         self.model
     }
 
     /// The task or job id, once known.
+    #[must_use]
     pub fn handle(&self) -> Option<&str> {
-        self.handle.as_deref()
+        self.watching().map(|w| w.handle.as_str())
     }
 
     /// The status held (the first terminal one, once seen).
+    #[must_use]
     pub fn status(&self) -> Option<Status> {
         self.status
     }
 
     /// What the cancel button shows.
+    #[must_use]
     pub fn button(&self) -> ButtonState {
         self.button.state()
     }
 
     /// The verified outcome, once settled.
+    #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
-        self.outcome
+        match self.ended {
+            Some(Ended::Settled(outcome)) => Some(outcome),
+            _ => None,
+        }
+    }
+
+    /// Why watching stopped without an outcome, once it did.
+    #[must_use]
+    pub fn stopped(&self) -> Option<StopReason> {
+        match self.ended {
+            Some(Ended::Stopped(reason)) => Some(reason),
+            _ => None,
+        }
     }
 
     /// Gives back the spare capacity of the output queue. A host that holds many trackers idle
@@ -245,37 +308,36 @@ impl Tracker {
     }
 
     /// True once settled or stopped: no more requests will be asked for.
+    #[must_use]
     pub fn is_done(&self) -> bool {
-        self.outcome.is_some() || self.stopped.is_some()
+        self.ended.is_some()
     }
 
-    /// The next time [`Tracker::handle_timeout`] has work, if any.
+    /// The next time [`Tracker::handle_timeout`] has work, if any: the armed poll or the watch
+    /// deadline ([`PollSchedule::next_wake`]).
+    #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
         if self.is_done() {
             return None;
         }
-        // The watch deadline is a timer of its own, so it fires even while a request is open
-        // (a 2025 tasks/result can block for as long as the task runs).
-        match (self.next_poll_at, self.schedule.deadline()) {
-            (Some(poll), Some(deadline)) => Some(poll.min(deadline)),
-            (poll, deadline) => poll.or(deadline),
-        }
+        self.schedule.next_wake()
     }
 
     /// The run record a host shows or stores.
+    #[must_use]
     pub fn record(&self) -> RunRecord {
         RunRecord {
             model: self.model,
-            handle: self.handle.clone(),
+            handle: self.handle().map(String::from),
             status: self.status,
-            poll_interval_ms: self.server_interval_ms,
+            poll_interval_ms: self.schedule.server_interval_ms(),
             last_observed_at: self.last_observed_at,
             next_poll_at: self.poll_timeout(),
-            ttl_deadline: self.ttl_deadline,
+            ttl_deadline: self.schedule.ttl_deadline(),
             polls_sent: self.polls_sent,
             cancel: self.button.state(),
-            outcome: self.outcome,
-            stopped: self.stopped,
+            outcome: self.outcome(),
+            stopped: self.stopped(),
             violations: self.violations.clone(),
             violation_count: self.violation_count,
             result: self.result.clone(),
@@ -285,6 +347,7 @@ impl Tracker {
 
     /// The next output. Call it after every `handle_*` until it returns [`Output::WakeAt`] or
     /// [`Output::Idle`].
+    #[must_use = "an output is an action for the host or the wake-up time"]
     pub fn poll_output(&mut self) -> Output {
         if let Some(out) = self.queue.pop_front() {
             return out;
@@ -296,6 +359,7 @@ impl Tracker {
     }
 
     /// Drains every pending output, ending with the [`Output::WakeAt`] or [`Output::Idle`].
+    #[must_use = "the outputs are actions for the host and the wake-up time"]
     pub fn drain(&mut self) -> Vec<Output> {
         let mut out = Vec::with_capacity(self.queue.len() + 1);
         loop {
@@ -314,27 +378,28 @@ impl Tracker {
         if self.is_done() {
             return;
         }
-        if let Some(deadline) = self.schedule.deadline() {
-            // A poll due exactly at the deadline still goes out at the deadline; after it (the
-            // host may wake late), nothing does.
-            let due_at_deadline = self.next_poll_at.is_some_and(|p| p <= deadline);
-            if now > deadline || (now == deadline && !due_at_deadline) {
+        match self.schedule.handle_timeout(now) {
+            Due::Nothing => return,
+            Due::DeadlinePassed => {
                 self.stop(StopReason::Deadline);
                 return;
             }
+            Due::Poll => {}
         }
-        let Some(at) = self.next_poll_at else { return };
-        if now < at {
-            return;
-        }
-        self.next_poll_at = None;
-        let Some(handle) = self.handle.clone() else {
+        let Call::Watching(w) = &mut self.call else {
             return;
         };
-        if self.resend_update && !self.unacked.is_empty() && !self.in_flight.update {
-            self.resend_update = false;
-            self.in_flight.update = true;
-            let responses = self.unacked.clone();
+        let handle = w.handle.clone();
+        // A failed tasks/update goes again with the poll, with every answer not yet acked.
+        let inputs = &mut w.inputs;
+        let resend = if inputs.resend && !inputs.unacked.is_empty() && !inputs.in_flight {
+            inputs.resend = false;
+            inputs.in_flight = true;
+            Some(inputs.unacked.clone())
+        } else {
+            None
+        };
+        if let Some(responses) = resend {
             self.send(Request::Update {
                 handle: handle.clone(),
                 responses,
@@ -342,10 +407,8 @@ impl Tracker {
         }
         if self.result_fetch_due() {
             self.send_fetch(handle);
-        } else if !self.in_flight.get {
-            self.in_flight.get = true;
-            self.polls_sent = self.polls_sent.saturating_add(1);
-            self.send(Request::Get { handle });
+        } else if !self.poll_in_flight() {
+            self.send_poll(handle);
         }
     }
 
@@ -354,11 +417,11 @@ impl Tracker {
     /// answer carries them, so it goes through [`Tracker::handle_input`]). Same rules, same
     /// outputs, same errors.
     pub fn handle_polled(&mut self, now: u64, polled: Polled) -> Result<(), Error> {
-        if self.stopped.is_some() {
+        if self.stopped().is_some() {
             return Err(Error::invalid_input("input", STOPPED));
         }
         polled.status.expect_in(self.model)?;
-        if self.handle.is_none() {
+        if self.handle().is_none() {
             return Err(Error::invalid_input(
                 "input",
                 "no handle yet: feed the creating answer first",
@@ -377,13 +440,13 @@ impl Tracker {
     pub fn handle_input(&mut self, now: u64, input: Input) -> Result<(), Error> {
         // Stopped means watching ended without an outcome; a late answer cannot change that.
         // Resume from the handle with a new tracker instead.
-        if self.stopped.is_some() && matches!(input, Input::CancelPressed) {
+        if self.stopped().is_some() && matches!(input, Input::CancelPressed) {
             return Err(Error::CancelRefused {
-                state: self.button.state().as_str(),
+                state: self.button.state(),
                 reason: "this tracker stopped watching",
             });
         }
-        if self.stopped.is_some() && !matches!(input, Input::StopWatching) {
+        if self.stopped().is_some() && !matches!(input, Input::StopWatching) {
             return Err(Error::invalid_input("input", STOPPED));
         }
         match input {
@@ -403,7 +466,7 @@ impl Tracker {
                 Ok(())
             }
             Input::CreateUnanswered => {
-                if self.handle.is_some() {
+                if self.handle().is_some() {
                     return Err(Error::invalid_input("input", "the handle is already known"));
                 }
                 self.stop(StopReason::CreateUnanswered);
@@ -418,8 +481,10 @@ impl Tracker {
             }
             Input::CancelAnswered { answer } => self.on_cancel_answer(now, answer),
             Input::UpdateAcked => {
-                self.in_flight.update = false;
-                self.unacked.clear();
+                if let Some(w) = self.watching_mut() {
+                    w.inputs.in_flight = false;
+                    w.inputs.unacked.clear();
+                }
                 Ok(())
             }
             Input::RequestFailed { request, failure } => self.on_failure(now, request, failure),
@@ -432,12 +497,48 @@ impl Tracker {
         }
     }
 
+    fn watching(&self) -> Option<&Watch> {
+        match &self.call {
+            Call::Watching(w) => Some(w),
+            Call::Creating { .. } => None,
+        }
+    }
+
+    fn watching_mut(&mut self) -> Option<&mut Watch> {
+        match &mut self.call {
+            Call::Watching(w) => Some(w),
+            Call::Creating { .. } => None,
+        }
+    }
+
+    /// The MRTR round of the call, while it is being created.
+    fn round(&self) -> Option<&MrtrRound> {
+        match &self.call {
+            Call::Creating { round } => round.as_ref(),
+            Call::Watching(_) => None,
+        }
+    }
+
+    fn poll_in_flight(&self) -> bool {
+        self.watching().is_some_and(|w| w.poll_in_flight)
+    }
+
+    fn fetch_in_flight(&self) -> bool {
+        self.watching()
+            .is_some_and(|w| w.result_fetch == ResultFetch::InFlight)
+    }
+
+    fn cancel(&self) -> CancelProgress {
+        self.watching()
+            .map_or(CancelProgress::NotRequested, |w| w.cancel)
+    }
+
     // --- observations ---------------------------------------------------------------------
 
     fn on_task(&mut self, now: u64, task: TaskView, source: Source) -> Result<(), Error> {
         self.expect_task()?;
         task.status.expect_in(self.model)?;
-        if source == Source::Created && self.handle.is_none() {
+        if source == Source::Created && self.handle().is_none() {
             if self.is_done() {
                 return Err(Error::invalid_input(
                     "input",
@@ -453,7 +554,7 @@ impl Tracker {
             result: task.result.as_ref().map(|r| r.is_error),
             error: task.error.is_some(),
         };
-        if task.status.is_terminal() && self.outcome.is_none() {
+        if task.status.is_terminal() && self.outcome().is_none() {
             self.keep_payload(
                 task.result.map(|r| r.value),
                 task.error.map(|e| rpc_error_to_value(&e)),
@@ -473,36 +574,32 @@ impl Tracker {
     fn observe_task(&mut self, now: u64, source: Source, p: Polled, inputs: &[InputRequest]) {
         self.note_answer(now, source);
         if let Some(ms) = p.poll_interval_ms {
-            self.server_interval_ms = Some(ms);
+            // A floor raised by a notification also holds the poll already armed (P-3).
             self.schedule.handle_server_interval(Some(ms));
-            // A floor raised by a notification also holds the poll already armed.
-            if let (Some(at), Some(last)) = (self.next_poll_at, self.last_poll_answer_at) {
-                let floor = last.saturating_add(self.schedule.floor_ms());
-                if at < floor {
-                    self.next_poll_at = Some(floor);
-                }
-            }
         }
-        if source == Source::Created {
-            self.created_at = Some(now);
+        let mut anchor = now;
+        if let Some(w) = self.watching_mut() {
+            if source == Source::Created {
+                w.created_at = Some(now);
+            }
+            anchor = w.created_at.unwrap_or(now);
         }
         // ttlMs (2025: ttl) is required on every task and may change; `None` is unlimited. It is
         // measured from when the host received the handle (poll rule 6), so clock skew between
         // host and server cannot expire a handle early.
         if let Some(ttl) = p.ttl_ms {
-            let anchor = self.created_at.unwrap_or(now);
-            self.ttl_deadline = ttl.map(|ttl| anchor.saturating_add(ttl));
-            self.schedule.set_ttl_deadline(self.ttl_deadline);
+            self.schedule
+                .set_ttl_deadline(ttl.map(|ttl| anchor.saturating_add(ttl)));
         }
         self.observe_status(p.status, source);
         let status = self.status.unwrap_or(p.status);
         if status == Status::InputRequired {
             self.on_input_requests(inputs);
-        } else {
-            self.keys.moved_on();
+        } else if let Some(w) = self.watching_mut() {
+            w.inputs.keys.moved_on();
         }
         if source == Source::Created
-            && self.outcome.is_none()
+            && self.outcome().is_none()
             && self.model == Model::Task2026
             && matches!(status, Status::Completed | Status::Failed)
             && p.payload == Payload::NONE
@@ -510,24 +607,24 @@ impl Tracker {
             // Born terminal (rule O-8): a CreateTaskResult is a Task, never a DetailedTask, so
             // its result or error is read with one tasks/get, sent at once (the server created
             // the task durably before answering).
-            self.born_terminal = true;
-            if let Some(handle) = self.handle.clone() {
-                self.in_flight.get = true;
-                self.polls_sent = self.polls_sent.saturating_add(1);
-                self.send(Request::Get { handle });
+            if let Some(w) = self.watching_mut() {
+                w.born_terminal = true;
+                let handle = w.handle.clone();
+                self.send_poll(handle);
             }
         } else if status.is_terminal() {
-            self.on_terminal(now, status, p.payload);
+            self.on_terminal(status, p.payload);
         } else if self.model == Model::Task2025 && status == Status::InputRequired {
             // 2025 (I-8): the input requests travel on the tasks/result stream; stop polling while
             // it is open (the spec's "poll until terminal or input_required").
-            if !self.fetch_sent {
-                if let Some(handle) = self.handle.clone() {
+            if let Some(w) = self.watching() {
+                if w.result_fetch == ResultFetch::NotSent {
+                    let handle = w.handle.clone();
                     self.send_fetch(handle);
                 }
             }
-            if self.in_flight.fetch {
-                self.next_poll_at = None;
+            if self.fetch_in_flight() {
+                self.schedule.disarm();
             } else {
                 self.plan_after(now, source);
             }
@@ -547,7 +644,7 @@ impl Tracker {
         if !self.accept_handle(&job.id, source)? {
             return Ok(());
         }
-        if job.status.is_terminal() && self.outcome.is_none() {
+        if job.status.is_terminal() && self.outcome().is_none() {
             self.keep_payload(job.result, job.error);
         }
         self.observe_job(now, source, job.status);
@@ -559,20 +656,20 @@ impl Tracker {
         self.note_answer(now, source);
         self.observe_status(status, source);
         match self.status {
-            Some(s) if s.is_terminal() => self.on_terminal(now, s, Payload::NONE),
+            Some(s) if s.is_terminal() => self.on_terminal(s, Payload::NONE),
             _ => self.plan_after(now, source),
         }
     }
 
-    /// Checks the id of an observation against the handle; sets the handle on creation.
-    /// Returns false for a notification about another task.
+    /// Checks the id of an observation against the handle; the creating answer starts watching
+    /// it. Returns false for a notification about another task.
     fn accept_handle(&mut self, id: &str, source: Source) -> Result<bool, Error> {
-        match (&self.handle, source) {
+        match (self.handle(), source) {
             (None, Source::Created) => {
                 if id.is_empty() {
                     return Err(Error::invalid_input("id", "a handle must not be empty"));
                 }
-                self.handle = Some(id.into());
+                self.call = Call::Watching(Watch::new(id.into()));
                 Ok(true)
             }
             (None, _) => Err(Error::invalid_input(
@@ -593,11 +690,13 @@ impl Tracker {
 
     fn note_answer(&mut self, now: u64, source: Source) {
         if matches!(source, Source::Poll | Source::Created) {
-            self.last_poll_answer_at = Some(now);
             self.schedule.handle_poll_answered();
+            self.schedule.handle_poll_ended(now);
         }
         if source == Source::Poll {
-            self.in_flight.get = false;
+            if let Some(w) = self.watching_mut() {
+                w.poll_in_flight = false;
+            }
         }
         self.last_observed_at = Some(now);
     }
@@ -605,7 +704,7 @@ impl Tracker {
     /// Accepts a status if the model explains it; keeps the first terminal status.
     fn observe_status(&mut self, status: Status, source: Source) {
         let before = self.button.state();
-        if self.started_per_409
+        if self.watching().is_some_and(|w| w.started_per_409)
             && status.is_cancelled()
             && self
                 .status
@@ -654,6 +753,8 @@ impl Tracker {
 
     fn set_status(&mut self, status: Status) {
         self.status = Some(status);
+        // The status was checked against the model before it got here, so the button cannot
+        // refuse it; the new state is read by sync_button.
         let _ = self.button.handle_status(status);
         self.queue.push_back(Output::Status { status });
     }
@@ -662,12 +763,17 @@ impl Tracker {
         if self.model != Model::Task2026 {
             return;
         }
-        self.keys
-            .consumed_unless_listed(|k| inputs.iter().any(|r| r.key == k));
+        let cancelling = self.cancel() != CancelProgress::NotRequested;
+        let Some(w) = self.watching_mut() else {
+            return;
+        };
+        // The book is taken out while violations and prompts are queued, and put back after.
+        let mut keys = core::mem::take(&mut w.inputs.keys);
+        keys.consumed_unless_listed(|k| inputs.iter().any(|r| r.key == k));
         for req in inputs {
-            match self.keys.get(&req.key) {
+            match keys.get(&req.key) {
                 Some(KeyState::Answered { moved_on: true }) => {
-                    self.keys.set(&req.key, KeyState::Reused);
+                    keys.set(&req.key, KeyState::Reused);
                     self.violate(
                         Rule::InputKeyReused,
                         format!(
@@ -681,9 +787,9 @@ impl Tracker {
                 Some(
                     KeyState::Answered { moved_on: false } | KeyState::Asked | KeyState::Reused,
                 ) => {}
-                None if self.cancel_requested => {}
+                None if cancelling => {}
                 None => {
-                    self.keys.set(&req.key, KeyState::Asked);
+                    keys.set(&req.key, KeyState::Asked);
                     self.queue.push_back(Output::AskUser {
                         key: req.key.clone(),
                         request: req.request.clone(),
@@ -692,26 +798,28 @@ impl Tracker {
                 }
             }
         }
+        if let Some(w) = self.watching_mut() {
+            w.inputs.keys = keys;
+        }
     }
 
-    fn on_terminal(&mut self, now: u64, status: Status, payload: Payload) {
-        if self.outcome.is_some() {
+    fn on_terminal(&mut self, status: Status, payload: Payload) {
+        if self.outcome().is_some() {
             return;
         }
-        self.next_poll_at = None;
-        if outcome::needs_result_fetch(self.model, status) {
-            match self.fetched {
-                Some(fetched) => self.settle_classified(status, fetched),
-                None if !self.fetch_sent => {
-                    if let Some(handle) = self.handle.clone() {
-                        self.send_fetch(handle);
-                    }
-                }
-                None if !self.in_flight.fetch => self.plan(now),
-                None => {}
-            }
-        } else {
+        self.schedule.disarm();
+        if !outcome::needs_result_fetch(self.model, status) {
             self.settle_classified(status, payload);
+            return;
+        }
+        match self.watching().map(|w| w.result_fetch) {
+            Some(ResultFetch::Answered(fetched)) => self.settle_classified(status, fetched),
+            Some(ResultFetch::NotSent) => {
+                if let Some(handle) = self.handle().map(String::from) {
+                    self.send_fetch(handle);
+                }
+            }
+            Some(ResultFetch::InFlight) | None => {}
         }
     }
 
@@ -733,7 +841,7 @@ impl Tracker {
         error: Option<RpcError>,
     ) -> Result<(), Error> {
         self.expect_task()?;
-        if self.handle.is_some() || self.is_done() {
+        if self.handle().is_some() || self.is_done() {
             return Err(Error::invalid_input(
                 "input",
                 "the call was already answered",
@@ -741,6 +849,7 @@ impl Tracker {
         }
         self.mrtr_answered()?;
         let before = self.button.state();
+        // A plain answer ends the call as completed would (every model speaks `completed`).
         let _ = self.button.handle_status(Status::Completed);
         self.sync_button(before);
         let outcome = match (&result, &error) {
@@ -769,16 +878,15 @@ impl Tracker {
                 "tasks/result exists only in the 2025 revision",
             ));
         }
-        if self.handle.is_none() {
+        let Some(w) = self.watching_mut() else {
             return Err(Error::invalid_input("input", "no handle yet"));
-        }
-        self.in_flight.fetch = false;
-        self.fetched = Some(payload);
-        if self.outcome.is_none() {
+        };
+        w.result_fetch = ResultFetch::Answered(payload);
+        if self.outcome().is_none() {
             self.keep_payload(result, error);
         }
         match (self.status, payload.result) {
-            (Some(s), _) if s.is_terminal() => self.on_terminal(now, s, payload),
+            (Some(s), _) if s.is_terminal() => self.on_terminal(s, payload),
             // Rule O-11: tasks/result answers only once the task is terminal, and a tool result
             // decides the status by the 2025 rules (isError maps to failed, else completed), so
             // it settles at once, without a confirming tasks/get.
@@ -792,7 +900,7 @@ impl Tracker {
                 self.observe_status(status, Source::ResultAnswer);
                 let held = self.status.unwrap_or(status);
                 if held.is_terminal() {
-                    self.on_terminal(now, held, payload);
+                    self.on_terminal(held, payload);
                 } else {
                     self.plan(now);
                 }
@@ -810,20 +918,18 @@ impl Tracker {
     // --- cancel ---------------------------------------------------------------------------
 
     fn on_cancel_pressed(&mut self) -> Result<(), Error> {
-        let Some(handle) = self.handle.clone() else {
+        let Some(handle) = self.handle().map(String::from) else {
             let state = self.button.state();
             let reason = state.refusal().unwrap_or("there is no handle to cancel");
-            return Err(Error::CancelRefused {
-                state: state.as_str(),
-                reason,
-            });
+            return Err(Error::CancelRefused { state, reason });
         };
         self.button.press()?;
         self.queue.push_back(Output::Button {
             state: self.button.state(),
         });
-        self.cancel_requested = true;
-        self.in_flight.cancel = true;
+        if let Some(w) = self.watching_mut() {
+            w.cancel = CancelProgress::InFlight;
+        }
         let idempotency_key = (self.model == Model::Job).then(|| format!("{handle}:cancel"));
         self.send(Request::Cancel {
             handle,
@@ -833,10 +939,10 @@ impl Tracker {
     }
 
     fn on_cancel_answer(&mut self, now: u64, answer: CancelAnswer) -> Result<(), Error> {
-        if self.handle.is_none() {
+        if self.handle().is_none() {
             return Err(Error::invalid_input("input", "no handle yet"));
         }
-        if !self.in_flight.cancel {
+        if self.cancel() != CancelProgress::InFlight {
             // An answer nobody asked for must not move the button: a host bug could make it lie.
             return Err(Error::invalid_input(
                 "input",
@@ -844,7 +950,6 @@ impl Tracker {
             ));
         }
         let mut verdict = classify_answer(self.model, answer)?;
-        self.in_flight.cancel = false;
         let known_terminal = self.status.is_some_and(Status::is_terminal);
         if self.model == Model::Task2026 && verdict == CancelVerdict::NotFound && known_terminal {
             self.violate(
@@ -859,11 +964,15 @@ impl Tracker {
                 format!("{} cancel answered with {answer}", self.model),
             );
         }
-        if verdict == CancelVerdict::RequestFailed {
-            self.cancel_requested = false;
-        }
-        if verdict == CancelVerdict::TooLate {
-            self.started_per_409 = true;
+        if let Some(w) = self.watching_mut() {
+            w.cancel = if verdict == CancelVerdict::RequestFailed {
+                CancelProgress::NotRequested
+            } else {
+                CancelProgress::Answered
+            };
+            if verdict == CancelVerdict::TooLate {
+                w.started_per_409 = true;
+            }
         }
         let before = self.button.state();
         self.button.handle_verdict(verdict);
@@ -876,11 +985,11 @@ impl Tracker {
         if let Some(status) = carried.filter(|s| s.belongs_to(self.model)) {
             self.observe_status(status, Source::CancelAnswer);
             if let Some(s) = self.status.filter(|s| s.is_terminal()) {
-                self.on_terminal(now, s, Payload::NONE);
+                self.on_terminal(s, Payload::NONE);
             }
         }
         // After any answer one confirming observation is due: reset the backoff and look soon.
-        if !self.is_done() && !self.in_flight.get && !self.in_flight.fetch {
+        if !self.is_done() && !self.poll_in_flight() && !self.fetch_in_flight() {
             self.schedule.handle_progress();
             self.plan(now);
         }
@@ -900,13 +1009,13 @@ impl Tracker {
                 "an InputRequiredResult on tools/call exists only in the 2026 revision",
             ));
         }
-        if self.handle.is_some() || self.is_done() {
+        if self.handle().is_some() || self.is_done() {
             return Err(Error::invalid_input(
                 "input",
                 "the call was already answered",
             ));
         }
-        if self.mrtr.as_ref().is_some_and(|r| !r.sent) {
+        if self.round().is_some_and(|r| !r.sent) {
             return Err(Error::invalid_input(
                 "input",
                 "an input round of this call is still open; answer it first",
@@ -937,20 +1046,22 @@ impl Tracker {
                 call: true,
             });
         }
-        self.mrtr = Some(round);
+        self.call = Call::Creating { round: Some(round) };
         Ok(())
     }
 
     /// An answer to the call arrived: an open MRTR round must have been continued first, and
     /// the answer closes it.
     fn mrtr_answered(&mut self) -> Result<(), Error> {
-        if self.mrtr.as_ref().is_some_and(|r| !r.sent) {
+        if self.round().is_some_and(|r| !r.sent) {
             return Err(Error::invalid_input(
                 "input",
                 "an input round of this call is still open; answer it first",
             ));
         }
-        self.mrtr = None;
+        if let Call::Creating { round } = &mut self.call {
+            *round = None;
+        }
         Ok(())
     }
 
@@ -958,7 +1069,7 @@ impl Tracker {
     /// at all is the creating request unanswered (it may have been processed, so it is never
     /// sent again).
     fn on_continuation_failed(&mut self, failure: Failure) -> Result<(), Error> {
-        if !self.mrtr.as_ref().is_some_and(|r| r.sent) || self.handle.is_some() {
+        if !self.round().is_some_and(|r| r.sent) {
             return Err(Error::invalid_input(
                 "input",
                 "no continuation of the call is waiting for an answer",
@@ -974,7 +1085,10 @@ impl Tracker {
     }
 
     fn on_call_input_answered(&mut self, key: String, response: Value) -> Result<(), Error> {
-        let Some(round) = self.mrtr.as_mut() else {
+        let Call::Creating {
+            round: Some(round), ..
+        } = &mut self.call
+        else {
             return Err(Error::invalid_input(
                 "key",
                 "this input key was never asked",
@@ -1008,7 +1122,7 @@ impl Tracker {
     // --- input ----------------------------------------------------------------------------
 
     fn on_input_answered(&mut self, now: u64, key: String, response: Value) -> Result<(), Error> {
-        if self.handle.is_none() && self.mrtr.is_some() {
+        if self.round().is_some() {
             return self.on_call_input_answered(key, response);
         }
         if self.model != Model::Task2026 {
@@ -1017,10 +1131,11 @@ impl Tracker {
                 "input answers go through tasks/update, a 2026 method",
             ));
         }
-        let Some(handle) = self.handle.clone() else {
+        let done = self.is_done();
+        let Some(w) = self.watching_mut() else {
             return Err(Error::invalid_input("input", "no handle yet"));
         };
-        match self.keys.get(&key) {
+        match w.inputs.keys.get(&key) {
             None => {
                 return Err(Error::invalid_input(
                     "key",
@@ -1035,25 +1150,28 @@ impl Tracker {
             }
             Some(KeyState::Asked) => {}
         }
-        if self.cancel_requested {
+        if w.cancel != CancelProgress::NotRequested {
             return Err(Error::invalid_input(
                 "key",
                 "the task is being cancelled; its input requests are moot",
             ));
         }
-        if self.is_done() {
+        if done {
             return Err(Error::invalid_input("key", "the task already settled"));
         }
-        self.keys.set(&key, KeyState::Answered { moved_on: false });
-        self.unacked.push((key.clone(), response.clone()));
-        self.in_flight.update = true;
+        w.inputs
+            .keys
+            .set(&key, KeyState::Answered { moved_on: false });
+        w.inputs.unacked.push((key.clone(), response.clone()));
+        w.inputs.in_flight = true;
+        let handle = w.handle.clone();
         self.send(Request::Update {
             handle,
             responses: alloc::vec![(key, response)],
         });
         // The answer should move the task on: look again soon.
         self.schedule.handle_progress();
-        if !self.in_flight.get {
+        if !self.poll_in_flight() {
             self.plan(now);
         }
         Ok(())
@@ -1070,10 +1188,10 @@ impl Tracker {
         if request == RequestKind::ContinueCall {
             return self.on_continuation_failed(failure);
         }
-        if self.handle.is_none() {
+        if self.handle().is_none() {
             return Err(Error::invalid_input("input", "no handle yet"));
         }
-        if request == RequestKind::Cancel && !self.in_flight.cancel {
+        if request == RequestKind::Cancel && self.cancel() != CancelProgress::InFlight {
             // Checked before anything changes: an error leaves the tracker as it was.
             return Err(Error::invalid_input(
                 "input",
@@ -1113,29 +1231,37 @@ impl Tracker {
             }
             RequestKind::Get => {
                 // A failed poll ends the poll too: the floors count from it (P-12).
-                self.in_flight.get = false;
+                if let Some(w) = self.watching_mut() {
+                    w.poll_in_flight = false;
+                }
                 self.schedule.handle_poll_failed();
-                self.last_poll_answer_at = Some(now);
+                self.schedule.handle_poll_ended(now);
             }
             RequestKind::Update => {
-                self.in_flight.update = false;
-                self.resend_update = !gone;
+                if let Some(w) = self.watching_mut() {
+                    w.inputs.in_flight = false;
+                    w.inputs.resend = !gone;
+                }
             }
             RequestKind::FetchResult => {
-                self.in_flight.fetch = false;
                 if let (Failure::Rpc { error }, false) = (&failure, gone) {
                     // tasks/result answered the underlying JSON-RPC error: that is the payload.
                     let error = Some(rpc_error_to_value(error));
                     return self.on_fetched(now, Payload::ERROR, None, error);
                 }
-                self.fetch_sent = false;
+                if let Some(w) = self.watching_mut() {
+                    if w.result_fetch == ResultFetch::InFlight {
+                        // Not answered: it may be asked again.
+                        w.result_fetch = ResultFetch::NotSent;
+                    }
+                }
             }
         }
         if gone {
             self.lose();
             return Ok(());
         }
-        if !self.in_flight.get && !self.in_flight.fetch {
+        if !self.poll_in_flight() && !self.fetch_in_flight() {
             self.plan(now);
         }
         Ok(())
@@ -1146,37 +1272,47 @@ impl Tracker {
     /// After an observation: polls answer with the next poll; creation arms the first one;
     /// notifications leave the schedule alone unless nothing is armed.
     fn plan_after(&mut self, now: u64, source: Source) {
-        if self.in_flight.get || self.is_done() {
+        if self.poll_in_flight() || self.is_done() {
             return;
         }
-        if source != Source::Notification || self.next_poll_at.is_none() {
+        if source != Source::Notification || self.schedule.armed().is_none() {
             self.plan(now);
         }
     }
 
+    /// Arms the next poll ([`PollSchedule::arm`]), or ends watching when the schedule says so.
     fn plan(&mut self, now: u64) {
         if self.is_done() {
             return;
         }
-        match self.schedule.next(now) {
-            PollStep::At(at) => self.next_poll_at = Some(at),
-            PollStep::Stop(PollStop::TtlElapsed) => self.lose(),
-            PollStep::Stop(PollStop::MaxPolls) => self.stop(StopReason::MaxPolls),
-            PollStep::Stop(PollStop::Deadline) => self.stop(StopReason::Deadline),
+        match self.schedule.arm(now) {
+            None => {}
+            Some(PollStop::TtlElapsed) => self.lose(),
+            Some(PollStop::MaxPolls) => self.stop(StopReason::MaxPolls),
+            Some(PollStop::Deadline) => self.stop(StopReason::Deadline),
         }
     }
 
     fn result_fetch_due(&self) -> bool {
-        !self.fetch_sent
-            && self.fetched.is_none()
+        self.watching()
+            .is_some_and(|w| w.result_fetch == ResultFetch::NotSent)
             && self
                 .status
                 .is_some_and(|s| outcome::needs_result_fetch(self.model, s))
     }
 
+    fn send_poll(&mut self, handle: String) {
+        if let Some(w) = self.watching_mut() {
+            w.poll_in_flight = true;
+        }
+        self.polls_sent = self.polls_sent.saturating_add(1);
+        self.send(Request::Get { handle });
+    }
+
     fn send_fetch(&mut self, handle: String) {
-        self.fetch_sent = true;
-        self.in_flight.fetch = true;
+        if let Some(w) = self.watching_mut() {
+            w.result_fetch = ResultFetch::InFlight;
+        }
         self.send(Request::FetchResult { handle });
     }
 
@@ -1187,11 +1323,11 @@ impl Tracker {
     // --- endings --------------------------------------------------------------------------
 
     fn settle(&mut self, outcome: Outcome, status: Option<Status>) {
-        if self.outcome.is_some() {
+        if self.is_done() {
             return;
         }
-        self.outcome = Some(outcome);
-        self.next_poll_at = None;
+        self.ended = Some(Ended::Settled(outcome));
+        self.schedule.disarm();
         self.queue.push_back(Output::Settled {
             outcome,
             status,
@@ -1221,8 +1357,8 @@ impl Tracker {
         if self.is_done() {
             return;
         }
-        self.stopped = Some(reason);
-        self.next_poll_at = None;
+        self.ended = Some(Ended::Stopped(reason));
+        self.schedule.disarm();
         self.queue.push_back(Output::Stopped { reason });
     }
 

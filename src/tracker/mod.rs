@@ -1,20 +1,32 @@
 //! Trackers: one sans-io state machine per watched task or job (str0m style).
 //!
-//! ```text
+//! ```
+//! use longcall::tracker::{Input, Output, Tracker, TrackerConfig};
+//! use longcall::view::TaskView;
+//! use longcall::{Model, Status};
+//!
 //! let mut t = Tracker::new(Model::Task2026, TrackerConfig::default())?;
-//! t.handle_input(now, Input::TaskCreated(view))?;       // the tools/call answer was a task
-//! loop {
+//! let task = TaskView::new("task_1", Status::Working).with_poll_interval_ms(2_000);
+//! t.handle_input(0, Input::TaskCreated { task })?; // the tools/call answer was a task
+//! let wake = loop {
 //!     match t.poll_output() {
-//!         Output::Send(req)        => { /* do the I/O; feed the answer back with handle_input */ }
-//!         Output::AskUser { .. }   => { /* show the prompt once; answer with Input::InputAnswered */ }
-//!         Output::Button(state)    => { /* render the cancel button */ }
-//!         Output::Settled { .. }   => { /* the verified final outcome, exactly once */ }
-//!         Output::WakeAt(t)        => { /* call handle_timeout(t) then, or earlier on input */ break }
-//!         Output::Idle             => break, // nothing until the next input
+//!         Output::Send { request } => { /* do the I/O; feed the answer back with handle_input */ }
+//!         Output::AskUser { .. } => { /* show the prompt once; answer with Input::InputAnswered */ }
+//!         Output::Button { state } => { /* render the cancel button */ }
+//!         Output::Settled { .. } => { /* the verified final outcome, exactly once */ }
+//!         Output::WakeAt { at } => break Some(at), // call handle_timeout(at) then, or on input
+//!         Output::Idle => break None,               // nothing until the next input
 //!         _ => {}
 //!     }
-//! }
+//! };
+//! assert_eq!(wake, Some(2_000)); // the server's interval is a floor (P-3)
+//! # Ok::<(), longcall::Error>(())
 //! ```
+//!
+//! [`Input`] is `#[non_exhaustive]` (hosts build it, new inputs arrive with new revisions);
+//! [`Output`], [`Request`], [`RequestKind`] and [`StopReason`] are deliberately exhaustive: the
+//! bindings map each variant to a numeric code, and a new one must fail their build, not fall
+//! into a wildcard.
 //!
 //! **Every `handle_*` call may queue outputs; drain [`Tracker::poll_output`] after each one until
 //! it returns [`Output::WakeAt`] or [`Output::Idle`].** The host owns every timer and all I/O.
@@ -79,6 +91,7 @@ use crate::violation::Violation;
 ///
 /// As JSON: `{"type": "task_polled", "task": {...}}` and so on (the variant name in snake case,
 /// its fields beside it).
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Input {
@@ -277,6 +290,7 @@ pub enum Request {
 
 impl Request {
     /// Which kind of request this is.
+    #[must_use]
     pub fn kind(&self) -> RequestKind {
         match self {
             Request::Get { .. } => RequestKind::Get,

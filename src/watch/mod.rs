@@ -80,6 +80,8 @@
 //! restores exactly, withheld outputs included, for moving a live list. After a crash, resume
 //! each call from its stored record instead (kind `watch_call`, rules ).
 
+// The list's getters are not marked yet (left for its own rework, to keep diffs apart).
+#[allow(clippy::must_use_candidate)]
 mod list;
 
 pub use list::WatchList;
@@ -221,6 +223,7 @@ pub enum WatchOutput {
 
 impl WatchOutput {
     /// The call this output names.
+    #[must_use]
     pub fn call(&self) -> CallId {
         match self {
             WatchOutput::Persist { call }

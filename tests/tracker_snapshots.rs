@@ -1,0 +1,45 @@
+//! S-4: tracker snapshots restore exactly across changes to the tracker's insides.
+//!
+//! `tests/snapshots/tracker-v1.json` holds snapshots written by the tracker that kept its phase
+//! in flags, each cut at a different point of a call (a poll armed or in flight, a cancel in
+//! flight or answered 409, a 2025 `tasks/result` open, an MRTR round half answered, settled with
+//! a cancel still out, stopped, resumed from a handle, born terminal, an update to re-send, a
+//! floor raised under an armed poll, ...), with what that tracker then did for each following
+//! input. A restored tracker must save the same text, answer every input the same way (outputs
+//! and error codes) and end in the same snapshot.
+
+use longcall::snapshot::{restore, save};
+use longcall::tracker::{Input, Tracker};
+use serde_json::{json, Value};
+
+#[test]
+fn old_tracker_snapshots_restore_and_go_on_identically() {
+    let text = include_str!("snapshots/tracker-v1.json");
+    let cases: Vec<Value> = serde_json::from_str(text).unwrap();
+    assert!(cases.len() >= 15);
+    for case in cases {
+        let about = case["about"].as_str().unwrap();
+        let snapshot = case["snapshot"].as_str().unwrap();
+        let mut t: Tracker = restore(snapshot).unwrap();
+        assert_eq!(save(&t).unwrap(), snapshot, "{about}: saved again");
+        for (i, step) in case["steps"].as_array().unwrap().iter().enumerate() {
+            let s = &step["step"];
+            let r = if let Some(input) = s.get("input") {
+                let input: Input = serde_json::from_value(input.clone()).unwrap();
+                t.handle_input(s["at"].as_u64().unwrap(), input)
+            } else if let Some(at) = s.get("timeout") {
+                t.handle_timeout(at.as_u64().unwrap());
+                Ok(())
+            } else {
+                t.watch(s["watch"].as_str().unwrap())
+            };
+            let got = json!({"ok": r.err().map(|e| e.code()), "outputs": t.drain()});
+            assert_eq!(got, step["expect"], "{about}: step {i}");
+        }
+        assert_eq!(
+            save(&t).unwrap(),
+            case["then"].as_str().unwrap(),
+            "{about}: at the end"
+        );
+    }
+}
