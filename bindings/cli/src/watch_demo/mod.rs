@@ -198,8 +198,6 @@ struct World {
     presses: Vec<(u64, CallId)>,
     /// Prompts released per `(call, key)`, over both host lives.
     prompts: BTreeMap<(CallId, String), u64>,
-    /// `Settled` outputs handled per call (a repeat after the restart is dropped by call id).
-    settled_reports: BTreeMap<CallId, u64>,
     cancels_pressed: BTreeSet<CallId>,
     cancels_refused: Vec<(CallId, String)>,
     /// Armed at the crash time: the host dies at the next poll it sends.
@@ -212,7 +210,11 @@ struct World {
 pub fn run(args: &DemoArgs) -> u8 {
     let (path, temporary) = match &args.db {
         Some(p) => (p.clone(), false),
-        None => (temp_db(), true),
+        None => {
+            let path = temp_db();
+            remove_db(&path); // a leftover of an earlier process with the same id
+            (path, true)
+        }
     };
     let result = drive(&path, args.calls, args.crash_at);
     if temporary {
@@ -283,7 +285,6 @@ fn drive(path: &Path, calls: u64, crash_at: u64) -> Result<Summary, String> {
         answers: BTreeSet::new(),
         presses: presses(calls),
         prompts: BTreeMap::new(),
-        settled_reports: BTreeMap::new(),
         cancels_pressed: BTreeSet::new(),
         cancels_refused: Vec::new(),
         die_at_next_poll: false,
@@ -467,7 +468,6 @@ impl World {
             Output::Settled {
                 outcome, status, ..
             } => {
-                *self.settled_reports.entry(call).or_default() += 1;
                 let status = status.map(|s| s.as_str());
                 match host.store.report(call, outcome.as_str(), status, self.now) {
                     Ok(true) => {}
@@ -634,7 +634,7 @@ fn human(s: &Summary, temporary: bool) -> String {
     );
     let _ = writeln!(
         t,
-        "  prompts: {} asked for {} input key(s), {} asked twice; {} still open at the restart shown again, not asked again",
+        "  prompts: {} asked for {} input key(s), {} asked twice; {} open at the restart shown again, not asked again",
         s.prompts_asked, s.input_keys_asked, s.prompts_asked_twice, s.prompts_shown_again
     );
     let _ = writeln!(
