@@ -471,7 +471,18 @@ impl World {
                 let status = status.map(|s| s.as_str());
                 match host.store.report(call, outcome.as_str(), status, self.now) {
                     Ok(true) => {}
-                    Ok(false) => self.summary.reports_deduplicated += 1,
+                    Ok(false) => {
+                        // A repeat after the restart must repeat the same outcome.
+                        self.summary.reports_deduplicated += 1;
+                        if let Ok(Some(first)) = host.store.outcome(call) {
+                            if first != outcome.as_str() {
+                                self.summary.host_errors.push(format!(
+                                    "call {call}: reported {first}, then {}",
+                                    outcome.as_str()
+                                ));
+                            }
+                        }
+                    }
                     Err(e) => self.summary.host_errors.push(format!("store: {e}")),
                 }
                 host.list.remove(call);
