@@ -1,9 +1,9 @@
 //! A host that crashes at any point loses nothing (host only: proptest). The world: the core's
-//! reference job book and 2026 task registry as the servers, a store of records written only on
-//! `Persist`, and a host that drains its watch list one output at a time and may die after any
-//! of them (with or without feeding back the answer of the request it just sent). After the
-//! scripted run, a last run without crashes lets everything finish; then, from the servers' own
-//! state and what the host reported:
+//! reference job book and 2026 task registry as the servers (answered through the testkit), a
+//! store of records written only on `Persist`, and a host that drains its watch list one output
+//! at a time and may die after any of them (with or without feeding back the answer of the
+//! request it just sent). After the scripted run, a last run without crashes lets everything
+//! finish; then, from the servers' own state and what the host reported:
 //!
 //! * no MCP `tools/call` was ever sent twice, and every job submit carried its call's key (so the
 //!   book made at most one job per call);
@@ -13,17 +13,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use longcall::cancel::{CancelAnswer, JobErrorCode};
 use longcall::outcome::Outcome;
 use longcall::ownership::Owner;
 use longcall::poll::{Jitter, PollPolicy};
-use longcall::server::{
-    CancelMode, CancelReply, JobBook, JobBookConfig, RegistryConfig, TaskRegistry,
-};
-use longcall::tracker::{Failure, Input, Output, Request, TrackerConfig};
+use longcall::server::{CancelMode, JobBookConfig, RegistryConfig, TaskRegistry};
+use longcall::tracker::{Input, Output, Request, TrackerConfig};
 use longcall::view::{RpcError, ToolResult};
 use longcall::watch::{CallId, Intent, WatchConfig, WatchList, WatchOutput};
 use longcall::{Model, Status};
+use longcall_testkit::{task_answer, JobServer};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -86,7 +84,7 @@ fn op() -> impl Strategy<Value = Op> {
 
 struct World {
     now: u64,
-    book: JobBook,
+    jobs: JobServer,
     registry: TaskRegistry,
     store: BTreeMap<CallId, String>,
     list: WatchList,
@@ -126,12 +124,11 @@ impl World {
         }
         World {
             now: 0,
-            book: JobBook::new(JobBookConfig {
+            jobs: JobServer::new(JobBookConfig {
                 concurrency_per_workspace: 2,
                 queue_limit_per_workspace: 100,
                 cost_per_job: 0,
-            })
-            .unwrap(),
+            }),
             registry: TaskRegistry::new(
                 Model::Task2026,
                 RegistryConfig {
@@ -158,7 +155,8 @@ impl World {
 
     fn server_status(&self, call: CallId) -> Option<Status> {
         if is_job(call) {
-            self.book
+            self.jobs
+                .book
                 .list(&owner())
                 .into_iter()
                 .find(|j| j.id.starts_with(&format!("job-{call}-")))
@@ -191,9 +189,12 @@ impl World {
                     self.submits += 1;
                     *self.creates_sent.entry(call).or_default() += 1;
                     let job_id = format!("job-{call}-{}", self.submits);
-                    let answer =
-                        self.book
-                            .submit(now, &owner(), &job_id, intent.idempotency_key.as_deref());
+                    let answer = self.jobs.book.submit(
+                        now,
+                        &owner(),
+                        &job_id,
+                        intent.idempotency_key.as_deref(),
+                    );
                     let job = answer.expect("the book admits every submit here");
                     Some((call, Input::JobCreated { job }))
                 } else {
@@ -211,60 +212,18 @@ impl World {
                 output: Output::Send { request },
             } => {
                 let call = *call;
-                let input = match (request, is_job(call)) {
-                    (Request::Get { handle }, true) => match self.book.get(&owner(), handle) {
-                        Ok(job) => Input::JobPolled { job },
-                        Err(e) => Input::RequestFailed {
-                            request: longcall::tracker::RequestKind::Get,
-                            failure: Failure::Http {
-                                status: e.http_status,
-                                code: Some(e.code),
-                                retry_after_ms: None,
-                            },
-                        },
-                    },
-                    (Request::Get { handle }, false) => {
-                        match self.registry.get(now, PRINCIPAL, handle) {
-                            Ok(task) => Input::TaskPolled { task },
-                            Err(error) => Input::RequestFailed {
-                                request: longcall::tracker::RequestKind::Get,
-                                failure: Failure::Rpc { error },
-                            },
-                        }
-                    }
-                    (
-                        Request::Cancel {
-                            handle,
-                            idempotency_key,
-                        },
-                        true,
-                    ) => {
-                        self.cancels_received.insert(call);
-                        let answer = match self.book.cancel(
-                            now,
-                            &owner(),
-                            handle,
-                            idempotency_key.as_deref(),
-                        ) {
-                            Ok(job) => CancelAnswer::Job { status: job.status },
-                            Err(e) => CancelAnswer::JobError {
-                                http_status: e.http_status,
-                                code: JobErrorCode::parse(&e.code),
-                                cancelable: None,
-                            },
-                        };
-                        Input::CancelAnswered { answer }
-                    }
-                    (Request::Cancel { handle, .. }, false) => {
-                        self.cancels_received.insert(call);
-                        let reply = self.registry.cancel(now, PRINCIPAL, handle);
-                        Input::CancelAnswered {
-                            answer: CancelReply::cancel_answer(&reply),
-                        }
-                    }
-                    (other, _) => panic!("not sent in this world: {other:?}"),
+                if matches!(request, Request::Cancel { .. }) {
+                    self.cancels_received.insert(call);
+                }
+                let input = if is_job(call) {
+                    self.jobs.answer(now, request)
+                } else {
+                    task_answer(&mut self.registry, now, PRINCIPAL, &task_id(call), request)
                 };
-                Some((call, input))
+                Some((
+                    call,
+                    input.expect("only polls and cancels are sent in this world"),
+                ))
             }
             _ => None,
         }
@@ -319,7 +278,8 @@ impl World {
                     assert_eq!(intent.idempotency_key.is_some(), is_job(*call));
                     let call = *call;
                     let found = if is_job(call) {
-                        self.book
+                        self.jobs
+                            .book
                             .list(&owner())
                             .into_iter()
                             .find(|j| j.id.starts_with(&format!("job-{call}-")))
@@ -366,16 +326,16 @@ impl World {
 
     fn work(&mut self, pick: u8) {
         let now = self.now;
-        self.book.dispatch(now);
-        let jobs = self.book.list(&owner());
+        self.jobs.book.dispatch(now);
+        let jobs = self.jobs.book.list(&owner());
         if let Some(j) = jobs
             .iter()
             .filter(|j| j.status == Status::Processing)
             .nth(usize::from(pick) % 2)
         {
-            let _ = self.book.complete(now, &j.id, json!({"ok": true}));
+            let _ = self.jobs.book.complete(now, &j.id, json!({"ok": true}));
         }
-        self.book.dispatch(now);
+        self.jobs.book.dispatch(now);
         let call = CallId(u64::from(pick) | 1);
         let id = task_id(call);
         if self.registry.cancel_requested(&id) {
@@ -479,7 +439,7 @@ proptest! {
         for (call, n) in &w.tools_calls {
             prop_assert_eq!(*n, 1, "tools/call for {} sent {} times", call, n);
         }
-        prop_assert!(w.book.len() <= (CALLS as usize).div_ceil(2));
+        prop_assert!(w.jobs.book.len() <= (CALLS as usize).div_ceil(2));
         for i in 0..CALLS {
             let call = CallId(i);
             let status = w.server_status(call);

@@ -265,24 +265,48 @@ fn r2_the_handle_is_stored_before_anything_uses_it() {
 
 #[test]
 fn r2_a_persisted_handle_is_polled_only_after_its_record() {
+    // R-2 and E-6: the first thing a watched handle does is a poll, held until the record
+    // holding the handle is written; no status is assumed until the server answers.
     let call = CallId(4);
     let mut list = WatchList::new(WatchConfig::default());
     list.add_handle(0, call, Model::Task2026, "task_9", config())
         .unwrap();
     assert_eq!(drain(&mut list), [WatchOutput::Persist { call }]);
-    let wake = list.poll_timeout().unwrap();
-    list.handle_timeout(wake);
-    // The poll is made but withheld: the record changed again and nothing is confirmed.
-    assert_eq!(drain(&mut list), [WatchOutput::Persist { call }]);
-    assert_eq!(list.versions(call), Some((2, 0)));
-    // The record with the handle alone (version 1) releases what came before the poll only.
+    assert_eq!(list.versions(call), Some((1, 0)));
+    let tracker = list.tracker(call).unwrap();
+    assert_eq!(tracker.status(), None);
+    assert_eq!(tracker.button(), ButtonState::Unavailable);
+    // The poll is in flight, so no timer: the answer (or its failure) comes first.
+    assert_eq!(list.poll_timeout(), None);
     list.handle_persisted(call, 1).unwrap();
-    assert!(sends(&drain(&mut list)).is_empty());
-    list.handle_persisted(call, 2).unwrap();
     assert_eq!(
         sends(&drain(&mut list)),
         [&Request::Get {
             handle: "task_9".into()
+        }]
+    );
+}
+
+#[test]
+fn r2_a_poll_of_a_persisted_handle_lost_in_a_crash_is_made_again() {
+    // R-6 holds for the first poll of a watched handle too: a record written with that poll in
+    // flight resumes as a failed poll and polls again, instead of waiting for an answer that
+    // died with the host.
+    let call = CallId(19);
+    let mut store = Store::default();
+    let mut list = WatchList::new(WatchConfig::default());
+    list.add_handle(0, call, Model::Job, "job_9", config())
+        .unwrap();
+    assert_eq!(sends(&store.run(&mut list)).len(), 1);
+    let mut list = store.restart(1_000);
+    store.run(&mut list);
+    let wake = list.poll_timeout().expect("the lost poll is planned again");
+    assert!(wake >= 1_000 + 100, "the floor counts from the restart");
+    list.handle_timeout(wake);
+    assert_eq!(
+        sends(&store.run(&mut list)),
+        [&Request::Get {
+            handle: "job_9".into()
         }]
     );
 }
@@ -582,9 +606,7 @@ fn r7_a_prompt_is_asked_once_across_a_restart() {
     let mut list = WatchList::new(WatchConfig::default());
     list.add_handle(0, call, Model::Task2026, "task_1", config())
         .unwrap();
-    store.run(&mut list);
-    list.handle_timeout(list.poll_timeout().unwrap());
-    store.run(&mut list);
+    store.run(&mut list); // the first poll (E-6)
     let mut asking = task("task_1", Status::InputRequired);
     asking.input_requests = vec![InputRequest {
         key: "confirm".into(),
@@ -656,6 +678,14 @@ fn r8_one_next_wake_over_all_calls_and_only_due_calls_run() {
             deadline_ms: None,
         };
         list.add_handle(0, CallId(i), Model::Job, &format!("job_{i}"), cfg)
+            .unwrap();
+    }
+    // Each handle's first poll goes at once (E-6); its answer arms the call's own schedule.
+    assert_eq!(sends(&store.run(&mut list)).len(), 50);
+    assert_eq!(list.poll_timeout(), None);
+    for i in 0..50u64 {
+        let job = job(&format!("job_{i}"), Status::Queued);
+        list.handle_input(0, CallId(i), Input::JobPolled { job })
             .unwrap();
     }
     store.run(&mut list);

@@ -14,9 +14,7 @@ use super::{CallId, Intent, SavedCall, WatchConfig, WatchOutput};
 use crate::error::Error;
 use crate::model::Model;
 use crate::snapshot::{self, Snapshot};
-use crate::status::Status;
 use crate::tracker::{Failure, Input, Output, RequestKind, StopReason, Tracker, TrackerConfig};
-use crate::view::{JobView, TaskView};
 
 /// Requests released (or about to be) and not answered yet, as bits: what R-6 reconciles.
 const GET: u8 = 1;
@@ -329,8 +327,10 @@ impl WatchList {
         Ok(())
     }
 
-    /// Watches a call whose handle (task or job id) the host persisted earlier. The record holding
-    /// the handle is confirmed before the first poll is released.
+    /// Watches a call whose handle (task or job id) the host persisted earlier. No status is
+    /// assumed until the server answers (E-6): the first output is a poll, released once the
+    /// record holding the handle is confirmed. `now` is not needed for that (the poll is
+    /// due at once); it is taken like every other input so hosts call all of them alike.
     ///
     /// Errors (nothing changes): a call id already in the list, an empty handle, an invalid
     /// tracker configuration.
@@ -342,9 +342,11 @@ impl WatchList {
         handle: &str,
         config: TrackerConfig,
     ) -> Result<(), Error> {
+        let _ = now; // the first poll is due at once (E-6)
         self.vacant(call)?;
-        let (tracker, seeded) = tracker_for_handle(now, model, handle, config)?;
-        self.insert_seeded(call, Box::new(Entry::new(tracker, None)), seeded);
+        let tracker = tracker_for_handle(model, handle, config)?;
+        self.calls.insert(call, Box::new(Entry::new(tracker, None)));
+        self.pump(call, true);
         Ok(())
     }
 
@@ -432,18 +434,12 @@ impl WatchList {
                 "only a call whose create went unanswered adopts a handle",
             ));
         }
-        let (tracker, seeded) = tracker_for_handle(now, entry.tracker.model(), handle, config)?;
-        entry.tracker = tracker;
+        let _ = now; // the first poll is due at once, as in `add_handle`
+        entry.tracker = tracker_for_handle(entry.tracker.model(), handle, config)?;
         entry.ending = None;
         entry.intent = None;
         entry.in_flight = 0;
         entry.prompts.clear();
-        let tag = entry.version.saturating_add(1);
-        for output in seeded {
-            entry
-                .withheld
-                .push_back((tag, WatchOutput::Call { call, output }));
-        }
         self.pump(call, true);
         Ok(())
     }
@@ -767,50 +763,13 @@ fn reconcile_create(now: u64, call: CallId, entry: &mut Entry, max_resends: u8) 
     let _ = entry.tracker.handle_input(now, Input::CreateUnanswered);
 }
 
-/// Starts watching an existing handle.
-///
-/// The tracker has no constructor for a known handle yet, so this feeds it a creating answer
-/// with the least-assuming status (a task `working`, a job `queued`, no TTL) and drops the
-/// `Status` output of that seed, since nothing was observed. This is the one place to change
-/// when such a constructor exists.
-fn tracker_for_handle(
-    now: u64,
-    model: Model,
-    handle: &str,
-    config: TrackerConfig,
-) -> Result<(Tracker, Vec<Output>), Error> {
+/// Starts watching an existing handle with [`Tracker::watch`]: no status is assumed until the
+/// server answers (E-6), and the first poll is queued in the tracker, so [`WatchList::pump`]
+/// notes it in flight like any other request and withholds it behind the record.
+fn tracker_for_handle(model: Model, handle: &str, config: TrackerConfig) -> Result<Tracker, Error> {
     let mut tracker = Tracker::new(model, config)?;
-    let input = if model.is_task() {
-        Input::TaskCreated {
-            task: TaskView {
-                task_id: handle.into(),
-                status: Status::Working,
-                status_message: None,
-                created_at_ms: None,
-                last_updated_at_ms: None,
-                ttl_ms: None,
-                poll_interval_ms: None,
-                input_requests: Vec::new(),
-                result: None,
-                error: None,
-            },
-        }
-    } else {
-        Input::JobCreated {
-            job: JobView {
-                id: handle.into(),
-                status: Status::Queued,
-                result: None,
-                error: None,
-            },
-        }
-    };
-    tracker.handle_input(now, input)?;
-    let kept = drain(&mut tracker)
-        .into_iter()
-        .filter(|o| !matches!(o, Output::Status { .. }))
-        .collect();
-    Ok((tracker, kept))
+    tracker.watch(handle)?;
+    Ok(tracker)
 }
 
 /// Everything a tracker has queued, without the closing `WakeAt`/`Idle`.

@@ -7,8 +7,11 @@
 //! * `longcall plan ...`: print a poll schedule or a `jobs_wait` batch plan.
 //! * `longcall serve-jobs`: run the reference Sume Open API job server on 127.0.0.1.
 //! * `longcall probe URL`: fuzz a live MCP task server; the core judges every run.
+//! * `longcall watch-demo`: a host watching many calls on a SQLite store dies part-way and
+//!   resumes every call from its record (reference servers in-process, simulated clock).
 //! * `longcall diagram`: print the mermaid state diagrams generated from the transition tables.
-//! * `longcall` alone: check the bundled transcripts and replay the bundled vectors.
+//! * `longcall` alone: check the bundled transcripts, replay the bundled vectors and run the watch
+//!   demo on a temporary SQLite file.
 
 /// `println!` that ignores a closed stdout.
 macro_rules! outln {
@@ -27,6 +30,7 @@ mod plan;
 mod probe;
 mod replay;
 mod serve;
+mod watch_demo;
 
 /// Prints to stdout, ignoring a closed pipe (`longcall check | head` must not panic).
 pub fn emit(text: &str) {
@@ -95,6 +99,14 @@ enum Command {
     /// Exit 0: no finding; 1: findings (a shrunk transcript and scenario are written);
     /// 2: the server could not be probed.
     Probe(probe::ProbeArgs),
+    /// Watch many calls in one watch list with run records in a SQLite file; the host dies
+    /// part-way and resumes every call from its record (reference servers in-process, simulated
+    /// clock: nothing to start).
+    ///
+    /// Exit 0: every invariant held (each call settled exactly once, no resubmit, no poll under
+    /// its floor, each prompt asked once, every cancel reached the server); 1: one did not;
+    /// 2: the file could not be used.
+    WatchDemo(watch_demo::DemoArgs),
     /// Print the mermaid stateDiagram-v2 of each model, generated from the transition tables.
     Diagram {
         /// Only this model: task or job.
@@ -132,6 +144,7 @@ fn main() -> ExitCode {
         Some(Command::ServeJobs(args)) => serve::run(&args),
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Probe(args)) => probe::run(&args),
+        Some(Command::WatchDemo(args)) => watch_demo::run(&args),
         Some(Command::Diagram { model }) => {
             out!("{}", diagram::render(model));
             0
@@ -385,6 +398,8 @@ fn default_run() -> u8 {
             code = code.max(1);
         }
     }
-    outln!("\nmore: longcall check FILE... | longcall replay VECTOR... | longcall plan | longcall diagram");
+    outln!();
+    code = code.max(watch_demo::default_run());
+    outln!("\nmore: longcall check FILE... | longcall replay VECTOR... | longcall watch-demo --db FILE | longcall plan | longcall diagram");
     code
 }

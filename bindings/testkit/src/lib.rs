@@ -626,42 +626,53 @@ impl TaskServer {
 
     /// The answer to a request, or `None` while `tasks/result` blocks.
     pub fn answer(&mut self, req: &Request) -> Option<Input> {
-        let now = self.now;
-        let rpc = |request: RequestKind, error: RpcError| Input::RequestFailed {
-            request,
-            failure: Failure::Rpc { error },
-        };
-        Some(match req {
-            Request::Get { .. } => match self.reg.get(now, PRINCIPAL, HANDLE) {
-                Ok(task) => Input::TaskPolled { task },
-                Err(e) => rpc(RequestKind::Get, e),
-            },
-            Request::Cancel { .. } => match self.reg.cancel(now, PRINCIPAL, HANDLE) {
-                Err(e) => rpc(RequestKind::Cancel, e),
-                ok => Input::CancelAnswered {
-                    answer: CancelReply::cancel_answer(&ok),
-                },
-            },
-            Request::Update { responses, .. } => {
-                match self.reg.update(now, PRINCIPAL, HANDLE, responses.clone()) {
-                    Ok(_) => Input::UpdateAcked,
-                    Err(e) => rpc(RequestKind::Update, e),
-                }
-            }
-            Request::FetchResult { .. } => match self.reg.result(now, PRINCIPAL, HANDLE) {
-                Ok(ResultAnswer::Blocked { .. }) => return None,
-                Ok(ResultAnswer::Result { result }) => Input::ResultFetched { result },
-                Ok(other) => rpc(
-                    RequestKind::FetchResult,
-                    other.rpc_error().expect("an error answer"),
-                ),
-                Err(e) => rpc(RequestKind::FetchResult, e),
-            },
-            // The reference registry has no MRTR round: the tools/call that made the task is
-            // the test's own, and a continuation is never asked for.
-            Request::ContinueCall { .. } => return None,
-        })
+        task_answer(&mut self.reg, self.now, PRINCIPAL, HANDLE, req)
     }
+}
+
+/// What the reference task server answers to `req` about task `task_id`, asked by `principal`
+/// at `now`, as the host's input; `None` while a 2025 `tasks/result` blocks, and for an MRTR
+/// continuation (the reference registry has no MRTR round: the `tools/call` that made the task
+/// is the caller's own, and a continuation is never asked for).
+pub fn task_answer(
+    reg: &mut TaskRegistry,
+    now: u64,
+    principal: &str,
+    task_id: &str,
+    req: &Request,
+) -> Option<Input> {
+    let rpc = |request: RequestKind, error: RpcError| Input::RequestFailed {
+        request,
+        failure: Failure::Rpc { error },
+    };
+    Some(match req {
+        Request::Get { .. } => match reg.get(now, principal, task_id) {
+            Ok(task) => Input::TaskPolled { task },
+            Err(e) => rpc(RequestKind::Get, e),
+        },
+        Request::Cancel { .. } => match reg.cancel(now, principal, task_id) {
+            Err(e) => rpc(RequestKind::Cancel, e),
+            ok => Input::CancelAnswered {
+                answer: CancelReply::cancel_answer(&ok),
+            },
+        },
+        Request::Update { responses, .. } => {
+            match reg.update(now, principal, task_id, responses.clone()) {
+                Ok(_) => Input::UpdateAcked,
+                Err(e) => rpc(RequestKind::Update, e),
+            }
+        }
+        Request::FetchResult { .. } => match reg.result(now, principal, task_id) {
+            Ok(ResultAnswer::Blocked { .. }) => return None,
+            Ok(ResultAnswer::Result { result }) => Input::ResultFetched { result },
+            Ok(other) => rpc(
+                RequestKind::FetchResult,
+                other.rpc_error().expect("an error answer"),
+            ),
+            Err(e) => rpc(RequestKind::FetchResult, e),
+        },
+        Request::ContinueCall { .. } => return None,
+    })
 }
 
 impl SimServer for TaskServer {
@@ -733,6 +744,36 @@ impl JobServer {
                 WaitEntry::NotFound { .. } => None,
             })
             .collect())
+    }
+
+    /// What the book answers to a tracker's request about a job at `now`, as the host's input:
+    /// `jobs_get` and `jobs_cancel` (with the cancel's own idempotency key); `None` for the
+    /// requests a job never makes.
+    pub fn answer(&mut self, now: u64, req: &Request) -> Option<Input> {
+        match req {
+            Request::Get { handle } => Some(match self.book.get(&self.owner, handle) {
+                Ok(job) => Input::JobPolled { job },
+                Err(e) => Input::RequestFailed {
+                    request: RequestKind::Get,
+                    failure: Failure::Http {
+                        status: e.http_status,
+                        code: Some(e.code),
+                        retry_after_ms: None,
+                    },
+                },
+            }),
+            Request::Cancel {
+                handle,
+                idempotency_key,
+            } => {
+                let answer = self.cancel(now, handle, idempotency_key.as_deref());
+                let _ = self.book.dispatch(now);
+                Some(answer)
+            }
+            Request::Update { .. } | Request::FetchResult { .. } | Request::ContinueCall { .. } => {
+                None
+            }
+        }
     }
 
     fn cancel(&mut self, now: u64, id: &str, key: Option<&str>) -> Input {
