@@ -2,7 +2,7 @@
 // host process, continues from the last record instead of starting over. Node only.
 //
 // The core decides everything (what a record holds, when a call is due, what a restart may send:
-// rules R-1..R-9 of `longcall::watch`); a store only loads, saves and leases. Two stores keep one
+// rules R-1..R-11 of `longcall::watch`); a store only loads, saves and leases. Two stores keep one
 // contract (async, since PostgreSQL is):
 //
 //   sqliteStore(path)                       embedded default: Node's built-in `node:sqlite`
@@ -22,8 +22,10 @@
 //   never hold one call while a lease is live (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one
 //   write transaction).
 // * `write(saved, removed, lease)` is fenced: with a lease it writes (or deletes) only calls
-//   that `owner` holds live, and creates new calls leased to it; without one, only calls nobody
-//   leases. The calls it refused come back: another host has them, so this one must `unload`
+//   that `owner` holds with more than the core's margin left (`WatchList.leaseMarginMs`, a
+//   quarter of the lease: R-10), and creates new calls leased to it; without one, only calls
+//   nobody leases. The margin covers the write and the sends it releases, which must be done
+//   before another host can claim the call, or two hosts' polls land closer than the floor. The calls it refused come back: another host has them, so this one must `unload`
 //   them (R-9). `pump` does that.
 // * `renew(lease)` extends every live lease of `owner`; `release(calls, owner)` gives leases
 //   back. A host that dies stops renewing: its calls are claimed elsewhere once `leaseMs` passed.
@@ -80,14 +82,13 @@ function lease(l, { required }) {
 function savedCall(s) {
   if (s === null || typeof s !== 'object') throw new StoreError('invalid_input', 'saved: expected saveCall() results');
   if (typeof s.text !== 'string' || typeof s.model !== 'string') {
-    throw new StoreError('invalid_input', 'saved: expected { call, version, model, next_wake_at, done, text }');
+    throw new StoreError('invalid_input', 'saved: expected { call, version, model, nextWakeAt, done, text }');
   }
   return {
     call: uint(s.call, 'saved.call'),
     version: uint(s.version, 'saved.version'),
     model: s.model,
-    nextWakeAt:
-      s.next_wake_at === null || s.next_wake_at === undefined ? null : uint(s.next_wake_at, 'saved.next_wake_at'),
+    nextWakeAt: s.nextWakeAt === null || s.nextWakeAt === undefined ? null : uint(s.nextWakeAt, 'saved.nextWakeAt'),
     done: s.done === true,
     text: s.text,
   };
@@ -107,9 +108,17 @@ function toRow(r) {
 }
 
 // The one fence, written once for both SQL dialects: `$owner` (null without a lease) may write
-// a row it holds live, or, without a lease, a row nobody holds.
-const FENCE = (owner, now) =>
-  `((${owner} IS NULL AND lease_owner IS NULL) OR (lease_owner = ${owner} AND lease_until > ${now}))`;
+// a row it holds until after `$at` (now plus the margin, R-10), or, without a lease, a row
+// nobody holds.
+const FENCE = (owner, at) =>
+  `((${owner} IS NULL AND lease_owner IS NULL) OR (lease_owner = ${owner} AND lease_until > ${at}))`;
+
+/** What a fenced write needs: the fence time (now plus the core's margin, R-10) and the lease
+ * end of the calls it creates. */
+function fenced(l) {
+  if (!l) return { owner: null, at: 0, until: null };
+  return { owner: l.owner, at: l.now + WatchList.leaseMarginMs(l.leaseMs), until: l.now + l.leaseMs };
+}
 // What a claim takes: no live host and something to do, or a host that stopped renewing.
 const CLAIMABLE = (now) =>
   `((lease_owner IS NULL AND (done OR (next_wake_at IS NOT NULL AND next_wake_at <= ${now})))
@@ -151,7 +160,7 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
   const fence = FENCE('?1', '?2');
   const q = {
     insert: db.prepare(`INSERT INTO ${t} (call, version, model, next_wake_at, done, record, lease_owner, lease_until)
-      VALUES (?3, ?4, ?5, ?6, ?7, ?8, ?1, CASE WHEN ?1 IS NULL THEN NULL ELSE ?2 + ?9 END)
+      VALUES (?3, ?4, ?5, ?6, ?7, ?8, ?1, ?9)
       ON CONFLICT (call) DO NOTHING`),
     update: db.prepare(`UPDATE ${t} SET version = ?4, model = ?5, next_wake_at = ?6, done = ?7, record = ?8
       WHERE call = ?3 AND version < ?4 AND ${fence}`),
@@ -192,21 +201,18 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
     async write(saved, removed = [], options = undefined) {
       const rows = saved.map(savedCall);
       const gone = removed.map((c) => uint(c, 'removed'));
-      const l = lease(options, { required: false });
-      const owner = l?.owner ?? null;
-      const now = l?.now ?? 0;
-      const leaseMs = l?.leaseMs ?? 0;
+      const { owner, at, until } = fenced(lease(options, { required: false }));
       return tx(() => {
         const refused = [];
         for (const c of gone) {
-          if (q.del.run(owner, now, c).changes === 0 && q.gone.get(c)) refused.push(c);
+          if (q.del.run(owner, at, c).changes === 0 && q.gone.get(c)) refused.push(c);
         }
         for (const s of rows) {
-          const args = [owner, now, s.call, s.version, s.model, s.nextWakeAt, s.done ? 1 : 0, s.text];
-          if (q.insert.run(...args, leaseMs).changes === 1) continue;
+          const args = [owner, at, s.call, s.version, s.model, s.nextWakeAt, s.done ? 1 : 0, s.text];
+          if (q.insert.run(...args, until).changes === 1) continue;
           // Not written: the same record is already there (fine), or another host holds the
           // call or wrote it since this host last read it (refused: this host's state is stale).
-          if (q.update.run(...args).changes === 0 && !q.same.get(owner, now, s.call, s.text)) refused.push(s.call);
+          if (q.update.run(...args).changes === 0 && !q.same.get(owner, at, s.call, s.text)) refused.push(s.call);
         }
         return refused;
       });
@@ -290,10 +296,7 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
     async write(saved, removed = [], options = undefined) {
       const rows = saved.map(savedCall);
       const gone = removed.map((c) => uint(c, 'removed'));
-      const l = lease(options, { required: false });
-      const owner = l?.owner ?? null;
-      const now = l?.now ?? 0;
-      const leaseMs = l?.leaseMs ?? 0;
+      const { owner, at, until } = fenced(lease(options, { required: false }));
       if (!rows.length && !gone.length) return [];
       // Rows are locked in ascending call order, as `renew` locks them: two transactions that
       // lock in one order cannot deadlock (`claim` skips locked rows and never waits).
@@ -310,7 +313,7 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
           const { rows: left } = await c.query(
             `WITH d AS (DELETE FROM ${t} WHERE call = ANY($3::bigint[]) AND ${fence} RETURNING call)
              SELECT call FROM ${t} WHERE call = ANY($3::bigint[]) AND call NOT IN (SELECT call FROM d)`,
-            [owner, now, gone],
+            [owner, at, gone],
           );
           for (const r of left) refused.push(Number(r.call));
         }
@@ -324,7 +327,7 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
                  AS v(call, version, model, next_wake_at, done, record)),
              up AS (
                INSERT INTO ${t} AS w (call, version, model, next_wake_at, done, record, lease_owner, lease_until)
-               SELECT v.*, $1::text, CASE WHEN $1::text IS NULL THEN NULL ELSE $2::bigint + $9::bigint END FROM v
+               SELECT v.*, $1::text, $9::bigint FROM v
                ON CONFLICT (call) DO UPDATE SET version = EXCLUDED.version, model = EXCLUDED.model,
                  next_wake_at = EXCLUDED.next_wake_at, done = EXCLUDED.done, record = EXCLUDED.record
                WHERE w.version < EXCLUDED.version AND (($1::text IS NULL AND w.lease_owner IS NULL)
@@ -335,14 +338,14 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
                  AND ${fence.replaceAll('lease_', 'w.lease_')})`,
             [
               owner,
-              now,
+              at,
               rows.map((s) => s.call),
               rows.map((s) => s.version),
               rows.map((s) => s.model),
               rows.map((s) => s.nextWakeAt),
               rows.map((s) => s.done),
               rows.map((s) => s.text),
-              leaseMs,
+              until,
             ],
           );
           for (const r of bad) refused.push(Number(r.call));
@@ -430,15 +433,17 @@ const pumping = new WeakMap();
  * Drains `list` until nothing is left: records asked for are written (one transaction per
  * round) and confirmed, removed calls deleted, every other output handed to `onOutput` in
  * order, already safe to act on. `onOutput` may feed the list; what that queues is drained too.
- * With `lease`, writes are fenced: a call another host holds now is unloaded from `list`
- * (R-9) and its id is in the resolved array, never confirmed.
+ * With `lease`, writes are fenced: a call another host holds now, or whose lease has less than
+ * the margin left (R-10), is unloaded from `list` (R-9) and its id is in the resolved array,
+ * never confirmed. Pass `lease` as a function to have its `now` read at every round: a pump
+ * of several rounds must not fence its later writes with the time of the first.
  *
  * Calls made while a pump of the same list runs join it (one pump per list at a time, so
  * records are confirmed in the order written).
  * @param {WatchList} list
  * @param {{write(saved: object[], removed: number[], lease?: object): Promise<number[]>}} store
  * @param {(out: object) => void} onOutput
- * @param {{ owner: string, now: number, leaseMs: number }} [lease]
+ * @param {{ owner: string, now: number, leaseMs: number } | (() => { owner: string, now: number, leaseMs: number })} [lease]
  * @returns {Promise<number[]>} the calls unloaded because another host holds them
  */
 export function pump(list, store, onOutput, lease) {
@@ -470,7 +475,7 @@ export function pump(list, store, onOutput, lease) {
             if (e?.code !== 'invalid_input') throw e; // removed meanwhile: its `removed` follows
           }
         }
-        const refused = new Set(await store.write(saved, removed, lease));
+        const refused = new Set(await store.write(saved, removed, typeof lease === 'function' ? lease() : lease));
         for (const call of refused) {
           list.unload(call);
           lost.push(call);

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobBook } from 'longcall/server';
-import { openWatchList, pgStore, pump, sqliteStore, StoreError } from '../store/index.js';
+import { openWatchList, pgStore, pump, sqliteStore, StoreError, WatchList } from '../store/index.js';
 import { PKG, ROOT } from './support/paths.mjs';
 import { startPostgres } from './support/postgres.mjs';
 
@@ -26,7 +26,7 @@ const saved = (call, version, { wake = null, done = false } = {}) => ({
   call,
   version,
   model: 'job',
-  next_wake_at: wake,
+  nextWakeAt: wake,
   done,
   text: `r${call}v${version}`,
 });
@@ -133,6 +133,21 @@ function contract(name, open) {
       await s.close();
     });
 
+    it('refuses a write with less than the margin of its lease left (R-10)', async () => {
+      const s = await open();
+      await s.write([saved(9, 1, { wake: 0 })], []);
+      await s.claim({ owner: 'h1', now: 0, leaseMs: 1000 });
+      const h1 = (now) => ({ owner: 'h1', now, leaseMs: 1000 });
+      assert.equal(WatchList.leaseMarginMs(1000), 250, 'the core says how long before the end a holder stops');
+      assert.deepEqual(await s.write([saved(9, 2)], [], h1(749)), []);
+      assert.deepEqual(await s.write([saved(9, 3)], [], h1(750)), [9], 'too close to the lease end to act');
+      assert.deepEqual(await s.write([], [9], h1(800)), [9], 'nor to delete');
+      assert.equal((await s.load())[0].text, 'r9v2');
+      assert.equal(await s.renew(h1(800)), 1, 'the lease is still live: it renews');
+      assert.deepEqual(await s.write([saved(9, 3)], [], h1(800)), [], 'and the holder acts again');
+      await s.close();
+    });
+
     it('renews live leases and releases', async () => {
       const s = await open();
       await s.write([saved(1, 1, { wake: 0 })], []);
@@ -150,7 +165,7 @@ function contract(name, open) {
       const h1 = { owner: 'h1', leaseMs: 1000 };
       const list = await openWatchList(s, 0, { lease: h1 });
       assert.equal(list.size, 0);
-      list.addNew(1, { model: 'job', request: { prompt: 'a' }, idempotency_key: 'k1' });
+      list.addNew(1, { model: 'job', request: { prompt: 'a' }, idempotencyKey: 'k1' });
       const outs = [];
       let written = false;
       const lost = await pump(
@@ -177,7 +192,7 @@ function contract(name, open) {
       const outs2 = [];
       await pump(other, s, (o) => outs2.push(o), { owner: 'h2', now: 2000, leaseMs: 1000 });
       assert.deepEqual(
-        outs2.map((o) => [o.type, o.call, o.resend, o.intent.idempotency_key]),
+        outs2.map((o) => [o.type, o.call, o.resend, o.intent.idempotencyKey]),
         [['create', 1, true, 'k1']],
       );
       // The stalled host gives the call up: its delete is refused, the record stays with h2.

@@ -27,7 +27,7 @@ for (let call = Number(firstArg); call < Number(lastArg); call++) {
   if (known.has(call) || reported.has(call)) continue;
   list.addNew(
     call,
-    { model: 'job', request: { model: 'demo-image', prompt: `frame ${call}` }, idempotency_key: `key-${call}` },
+    { model: 'job', request: { model: 'demo-image', prompt: `frame ${call}` }, idempotencyKey: `key-${call}` },
     config,
   );
 }
@@ -68,7 +68,7 @@ function onOutput(o) {
         ]);
         const r = await http(o.call, 'POST', '/jobs', {
           ...o.intent.request,
-          idempotency_key: o.intent.idempotency_key,
+          idempotency_key: o.intent.idempotencyKey,
         });
         if (r.status === 202 || r.status === 200) return { type: 'job_created', job: r.body.job };
       } catch {
@@ -80,13 +80,13 @@ function onOutput(o) {
     const req = o.output.request;
     request(o.call, async () => {
       try {
-        const r = await http(o.call, 'POST', `/jobs/${req.handle}/cancel`, { idempotency_key: req.idempotency_key });
+        const r = await http(o.call, 'POST', `/jobs/${req.handle}/cancel`, { idempotency_key: req.idempotencyKey });
         await db.query('INSERT INTO fleet_cancels_sent (call, owner) VALUES ($1, $2)', [o.call, owner]);
         if (r.status === 200) return { type: 'cancel_answered', answer: { kind: 'job', status: r.body.status } };
         const code = CANCEL_CODES.includes(r.body?.error?.code) ? r.body.error.code : 'other';
         return {
           type: 'cancel_answered',
-          answer: { kind: 'job_error', http_status: r.status, code, cancelable: null },
+          answer: { kind: 'job_error', httpStatus: r.status, code, cancelable: null },
         };
       } catch {
         return { type: 'cancel_answered', answer: { kind: 'no_answer' } };
@@ -173,7 +173,7 @@ for (;;) {
   const at = list.pollTimeout;
   if (at !== undefined && at <= Date.now()) list.timeout(Date.now());
   const logged = presses.splice(0);
-  await pump(list, store, onOutput, { ...lease, now: Date.now() });
+  await pump(list, store, onOutput, () => ({ ...lease, now: Date.now() }));
   // The pump wrote the records holding these presses: from now on they are the user's.
   for (const call of logged) {
     await db.query('INSERT INTO fleet_presses (call, owner) VALUES ($1, $2) ON CONFLICT DO NOTHING', [call, owner]);

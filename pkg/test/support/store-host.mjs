@@ -25,7 +25,7 @@ const list = await openWatchList(store, Date.now());
 for (let call = 0; call < CALLS; call++) {
   if (reported.has(call)) continue;
   try {
-    list.addNew(call, { model: 'job', request: { prompt: `frame ${call}` }, idempotency_key: `key-${call}` }, config);
+    list.addNew(call, { model: 'job', request: { prompt: `frame ${call}` }, idempotencyKey: `key-${call}` }, config);
   } catch (e) {
     if (e.code !== 'duplicate') throw e; // resumed from its record
   }
@@ -66,7 +66,7 @@ function onOutput(o) {
   if (o.type === 'create') {
     request(o.call, async () => {
       try {
-        const r = await http('POST', '/jobs', { idempotency_key: o.intent.idempotency_key });
+        const r = await http('POST', '/jobs', { idempotency_key: o.intent.idempotencyKey });
         if (r.status === 202 || r.status === 200) return { type: 'job_created', job: r.body };
       } catch {
         /* no answer */
