@@ -125,7 +125,11 @@ export interface Store {
    * different record of the same or a later version since (this host's state is stale).
    */
   write(saved: SavedCall[], removed: number[], lease?: Lease): Promise<number[]>;
-  /** Extends every live lease of `owner` to `now + leaseMs`; resolves to how many. */
+  /**
+   * Extends every lease of `owner` with more than `WatchList.leaseMarginMs(leaseMs)` left to
+   * `now + leaseMs`; resolves to how many. A lease in its margin runs out (rule R-10): renew
+   * more often than that.
+   */
   renew(lease: Lease): Promise<number>;
   /** Gives leases back; resolves to how many `owner` held. */
   release(calls: number[], owner: string): Promise<number>;

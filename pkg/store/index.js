@@ -27,7 +27,9 @@
 //   nobody leases. The margin covers the write and the sends it releases, which must be done
 //   before another host can claim the call, or two hosts' polls land closer than the floor. The calls it refused come back: another host has them, so this one must `unload`
 //   them (R-9). `pump` does that.
-// * `renew(lease)` extends every live lease of `owner`; `release(calls, owner)` gives leases
+// * `renew(lease)` extends every lease of `owner` with more than the margin left; a lease in its
+//   margin runs out (the holder no longer acts on it, R-10, so a call whose write was refused
+//   there, and unloaded, is claimed again once it ends). `release(calls, owner)` gives leases
 //   back. A host that dies stops renewing: its calls are claimed elsewhere once `leaseMs` passed.
 //
 // Time is passed in (ms), as everywhere in longcall: a store never reads a clock.
@@ -219,7 +221,7 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
     },
     async renew(options) {
       const l = lease(options, { required: true });
-      return Number(q.renew.run(l.now + l.leaseMs, l.owner, l.now).changes);
+      return Number(q.renew.run(l.now + l.leaseMs, l.owner, fenced(l).at).changes);
     },
     async release(calls, owner) {
       return tx(() => calls.reduce((n, c) => n + Number(q.release.run(uint(c, 'call'), owner).changes), 0));
@@ -363,8 +365,8 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
       const l = lease(options, { required: true });
       const { rowCount } = await pool.query(
         `UPDATE ${t} SET lease_until = $2::bigint + $3::bigint WHERE call IN (
-           SELECT call FROM ${t} WHERE lease_owner = $1 AND lease_until > $2 ORDER BY call FOR UPDATE)`,
-        [l.owner, l.now, l.leaseMs],
+           SELECT call FROM ${t} WHERE lease_owner = $1 AND lease_until > $4 ORDER BY call FOR UPDATE)`,
+        [l.owner, l.now, l.leaseMs, fenced(l).at],
       );
       return rowCount;
     },

