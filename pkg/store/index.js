@@ -386,6 +386,19 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
 
 // ---- the watch list on a store --------------------------------------------------------------
 
+// Per list, the record version of each call last confirmed written to (or read from) the store.
+// Versions only move forward and a host writes before it acts (R-4), so a stored version equal
+// to it means no other host acted on the call since.
+const written = new WeakMap();
+function writtenOf(list) {
+  let m = written.get(list);
+  if (!m) {
+    m = new Map();
+    written.set(list, m);
+  }
+  return m;
+}
+
 /**
  * A watch list holding the store's calls, each resumed from its record (an ending is reported
  * again, a create without an answer reconciled, requests in flight counted as lost).
@@ -398,33 +411,40 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
 export async function openWatchList(store, now, { config, lease: l } = {}) {
   const list = new WatchList(config ?? null);
   if (l) await claimInto(list, store, { ...l, now });
-  else for (const row of await store.load()) list.resumeCall(now, row.text);
+  else {
+    for (const row of await store.load()) {
+      list.resumeCall(now, row.text);
+      writtenOf(list).set(row.call, row.version);
+    }
+  }
   return list;
 }
 
 /**
  * Claims calls that need a host and resumes them in `list`; resolves to the ids claimed. A call the
- * list already holds (this host stalled past its lease and got it back) is kept when its record
- * is the one stored; otherwise another host moved it on meanwhile, and it is unloaded and
- * resumed from the stored record (what this host had not written counts as lost, R-6).
+ * list already holds (this host stalled past its lease and got it back) is kept when the stored
+ * record is the one this host last wrote (nobody acted on it since: what this host has not
+ * written yet is still its own); otherwise another host moved it on meanwhile, and it is unloaded
+ * and resumed from the stored record (what this host had not written counts as lost, R-6).
  * @param {WatchList} list
  * @param {{claim(l: object): Promise<{call:number, text:string}[]>}} store
  * @param {{ owner: string, now: number, leaseMs: number, limit?: number }} lease
  */
 export async function claimInto(list, store, lease) {
   const got = [];
+  const versions = writtenOf(list);
   for (const row of await store.claim(lease)) {
     try {
       list.resumeCall(lease.now, row.text);
-      got.push(row.call);
     } catch (e) {
       if (e?.code !== 'duplicate') throw e;
-      if (list.saveCall(row.call).text !== row.text) {
+      if (versions.get(row.call) !== row.version) {
         list.unload(row.call);
         list.resumeCall(lease.now, row.text);
       }
-      got.push(row.call);
     }
+    versions.set(row.call, row.version);
+    got.push(row.call);
   }
   return got;
 }
@@ -478,12 +498,16 @@ export function pump(list, store, onOutput, lease) {
           }
         }
         const refused = new Set(await store.write(saved, removed, typeof lease === 'function' ? lease() : lease));
+        const versions = writtenOf(list);
+        for (const call of removed) versions.delete(call);
         for (const call of refused) {
           list.unload(call);
+          versions.delete(call);
           lost.push(call);
         }
         for (const s of saved) {
           if (refused.has(s.call)) continue;
+          versions.set(s.call, s.version);
           try {
             list.persisted(s.call, s.version);
           } catch (e) {
