@@ -730,6 +730,7 @@ fn r9_a_call_given_up_keeps_its_record_for_another_host() {
 // --- R-10, R-11 ------------------------------------------------------------------------------
 
 #[test]
+/// the margin is a quarter of the lease.
 fn r10_a_holder_stops_acting_a_quarter_of_its_lease_before_it_ends() {
     assert_eq!(longcall::watch::lease_margin_ms(1_000), 250);
     assert_eq!(longcall::watch::lease_margin_ms(0), 0);
@@ -737,6 +738,7 @@ fn r10_a_holder_stops_acting_a_quarter_of_its_lease_before_it_ends() {
 }
 
 #[test]
+/// a resume counts from no earlier than the record's last act.
 fn r11_a_resume_on_a_clock_behind_the_last_holder_keeps_the_floor() {
     let call = CallId(19);
     let mut store = Store::default();

@@ -216,6 +216,29 @@ function contract(name, open) {
   });
 }
 
+test('the watch list speaks camelCase, names an unknown key and carries the intent as it is', () => {
+  const malformed = (key) => (e) => e.code === 'malformed' && e.message.includes(key);
+  assert.throws(() => new WatchList({ max_create_resends: 1 }), malformed('max_create_resends'));
+  const list = new WatchList({ maxCreateResends: 1 });
+  assert.throws(
+    () => list.addNew(1, { model: 'job', request: {}, idempotency_key: 'k' }),
+    malformed('idempotency_key'),
+  );
+  assert.equal(list.size, 0, 'nothing added');
+  list.addNew(1, { model: 'job', request: { snake_key: 1 }, idempotencyKey: 'k' });
+  assert.deepEqual(list.drain(), [{ type: 'persist', call: 1 }]);
+  const saved = list.saveCall(1);
+  assert.deepEqual(Object.keys(saved).sort(), ['call', 'done', 'model', 'nextWakeAt', 'text', 'version']);
+  list.persisted(1, saved.version);
+  const [create] = list.drain();
+  assert.deepEqual(create.intent, { model: 'job', request: { snake_key: 1 }, idempotencyKey: 'k' });
+  assert.throws(
+    () => list.handle(0, 1, { type: 'job_created', job: { id: 'j', status: 'queued', extra_key: 1 } }),
+    malformed('job.extra_key'),
+  );
+  list.free();
+});
+
 const dirs = [];
 after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

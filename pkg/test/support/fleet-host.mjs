@@ -5,8 +5,8 @@
 // a takeover is a no-op), then removed. Every submit is logged to `fleet_submits` before it is
 // sent, every prompt shown to the user to `fleet_asks`. Exits 0 once every call is reported.
 //
-// Which call is what (`kindOf`): a quarter each of 2026 tasks that run a second, 2026 tasks that
-// ask the user to confirm first (an input request), 2025 tasks that run a second, and jobs. The
+// Which call is what (`kindOf`): a quarter each of 2026 tasks that run 3 s, 2026 tasks that
+// ask the user to confirm first (an input request), 2025 tasks that run 3 s, and jobs. The
 // scripted user presses cancel on calls ending in 3 or 6 once they have a handle.
 //
 // argv: base pgUrl owner calls first last leaseMs mcpUrl
