@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// A reference MCP tasks server (2026-07-28, extension `io.modelcontextprotocol/tasks`; and the
-// 2025-11-25 experimental tasks for a request that says `MCP-Protocol-Version: 2025-11-25`)
+// A reference MCP tasks server (2026-07-28, extension `io.modelcontextprotocol/tasks`; with
+// `--serve-2025`, also the 2025-11-25 experimental tasks for a request that says
+// `MCP-Protocol-Version: 2025-11-25`)
 // built on the longcall core's TaskRegistry. An example for server authors: read it top to bottom.
 //
-//   node pkg/examples/mcp-tasks-server.mjs [--port N] [--max-lifetime-ms N]
+//   node pkg/examples/mcp-tasks-server.mjs [--port N] [--max-lifetime-ms N] [--serve-2025]
 //   -> prints `LISTENING http://127.0.0.1:PORT/mcp` on stdout when ready
 //
 // What lives where:
@@ -175,7 +176,9 @@ const TOOLS = {
 /**
  * Creates the server (not listening yet). Options: `pollIntervalMs` (the hint on every task),
  * `ttlMs`, `retentionMs`, `now` (the clock, `Date.now` by default), `log` (a function, or null).
- * `counters` holds what clients asked, for tests that judge a client by the server's own count.
+ * `serve2025: true` also serves 2025-11-25 requests (by their `MCP-Protocol-Version` header);
+ * otherwise the gate refuses them as another revision. `counters` holds what clients asked, for
+ * tests that judge a client by the server's own count.
  */
 export function createTasksServer(opts = {}) {
   const now = opts.now ?? Date.now;
@@ -509,7 +512,7 @@ export function createTasksServer(opts = {}) {
       if (!res.writableFinished) abort.abort();
     });
     // The revision the request speaks, by its header (the client sends it on every request).
-    const on2025 = req.headers['mcp-protocol-version'] === PROTOCOL_VERSION_2025;
+    const on2025 = opts.serve2025 === true && req.headers['mcp-protocol-version'] === PROTOCOL_VERSION_2025;
     const handlers = on2025 ? HANDLERS_2025 : HANDLERS;
     counters.methods[msg.method] = (counters.methods[msg.method] ?? 0) + 1;
     // The core's gate: headers, the methods 2026 removed, the capability on tasks/*.
@@ -568,7 +571,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const i = process.argv.indexOf(name);
     return i > 0 ? Number(process.argv[i + 1]) : dflt;
   };
-  const srv = createTasksServer({ log: (m) => process.stderr.write(`[tasks-server] ${m}\n`) });
+  const srv = createTasksServer({
+    log: (m) => process.stderr.write(`[tasks-server] ${m}\n`),
+    serve2025: process.argv.includes('--serve-2025'),
+  });
   const url = await srv.listen(arg('--port', 0));
   process.stdout.write(`LISTENING ${url}\n`);
   const stop = async () => {

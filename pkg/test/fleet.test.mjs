@@ -105,7 +105,7 @@ test('three hosts on PostgreSQL, one killed with SIGKILL, a fourth joining: noth
   const log = join(dir, 'jobs.jsonl');
   const pgServer = await startPostgres();
   const server = serveJobs(log);
-  const tasks = createTasksServer();
+  const tasks = createTasksServer({ serve2025: true });
   const hosts = [];
   try {
     const base = await server.url;
