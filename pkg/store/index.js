@@ -458,7 +458,10 @@ const pumping = new WeakMap();
  * With `lease`, writes are fenced: a call another host holds now, or whose lease has less than
  * the margin left (R-10), is unloaded from `list` (R-9) and its id is in the resolved array,
  * never confirmed. Pass `lease` as a function to have its `now` read at every round: a pump
- * of several rounds must not fence its later writes with the time of the first.
+ * of several rounds must not fence its later writes with the time of the first, and a write
+ * that took the margin or longer (a slow database, a stalled process) is not confirmed, since
+ * the lease may have passed on meanwhile: its calls are written again in the next round, with
+ * a fresh fence, before anything they released is acted on (R-10).
  *
  * Calls made while a pump of the same list runs join it (one pump per list at a time, so
  * records are confirmed in the order written).
@@ -475,11 +478,14 @@ export function pump(list, store, onOutput, lease) {
     const lost = [];
     // Started on the next microtask, so the pump is registered before it can finish.
     await null;
+    // Calls whose last write came back too late to act on: written again (R-10).
+    let again = [];
     try {
       for (;;) {
         const outs = list.drain();
-        if (!outs.length) return lost;
-        const persist = new Set();
+        if (!outs.length && !again.length) return lost;
+        const persist = new Set(again);
+        again = [];
         const removed = [];
         for (const o of outs) {
           if (o.type === 'persist') persist.add(o.call);
@@ -497,7 +503,10 @@ export function pump(list, store, onOutput, lease) {
             if (e?.code !== 'invalid_input') throw e; // removed meanwhile: its `removed` follows
           }
         }
-        const refused = new Set(await store.write(saved, removed, typeof lease === 'function' ? lease() : lease));
+        const fence = typeof lease === 'function' ? lease() : lease;
+        const refused = new Set(await store.write(saved, removed, fence));
+        const late =
+          typeof lease === 'function' && fence && lease().now - fence.now >= WatchList.leaseMarginMs(fence.leaseMs);
         const versions = writtenOf(list);
         for (const call of removed) versions.delete(call);
         for (const call of refused) {
@@ -508,6 +517,10 @@ export function pump(list, store, onOutput, lease) {
         for (const s of saved) {
           if (refused.has(s.call)) continue;
           versions.set(s.call, s.version);
+          if (late) {
+            again.push(s.call);
+            continue;
+          }
           try {
             list.persisted(s.call, s.version);
           } catch (e) {

@@ -155,6 +155,36 @@ function contract(name, open) {
       await s.close();
     });
 
+    it('a write that came back after the margin is written again before anything is released (R-10)', async () => {
+      const s = await open();
+      const list = await openWatchList(s, 0, { lease: { owner: 'h1', leaseMs: 1000 } });
+      list.addNew(1, { model: 'job', request: {}, idempotencyKey: 'k1' });
+      let clock = 0;
+      let writes = 0;
+      const slow = {
+        async write(sv, rm, l) {
+          writes++;
+          const refused = await s.write(sv, rm, l);
+          if (writes === 1) clock += 250; // the process stalled a whole margin during the write
+          return refused;
+        },
+      };
+      const outs = [];
+      const lost = await pump(
+        list,
+        slow,
+        (o) => outs.push([o.type, writes]),
+        () => ({
+          owner: 'h1',
+          now: clock,
+          leaseMs: 1000,
+        }),
+      );
+      assert.deepEqual(lost, []);
+      assert.deepEqual(outs, [['create', 2]], 'the create waits for a write made in time');
+      await s.close();
+    });
+
     it('renews live leases and releases', async () => {
       const s = await open();
       await s.write([saved(1, 1, { wake: 0 })], []);

@@ -80,7 +80,8 @@
 //!   [`lease_margin_ms`] of the lease is left: the time a write and the sends it releases take
 //!   must end before the lease can pass to another host, or two hosts' polls of one call land
 //!   closer than the floor. A fenced store refuses a write later than that (the call is then
-//!   unloaded, R-9), and the holder renews well before the margin.
+//!   unloaded, R-9), a write that came back after the margin passed releases nothing until it
+//!   is made again in time, and the holder renews well before the margin.
 //! * **R-11 Time never runs back across hosts.** A record keeps the latest time the call was
 //!   driven at ([`WatchList::handle_input`], [`WatchList::handle_timeout`]); a host that resumes
 //!   it counts the requests in flight as lost no earlier than that, so the floors count

@@ -7,7 +7,7 @@
 //
 // Which call is what (`kindOf`): a quarter each of 2026 tasks that run 3 s, 2026 tasks that
 // ask the user to confirm first (an input request), 2025 tasks that run 3 s, and jobs. The
-// scripted user presses cancel on calls ending in 3 or 6 once they have a handle.
+// scripted user presses cancel on calls ending in 3 or 6 as soon as the button offers it.
 //
 // argv: base pgUrl owner calls first last leaseMs mcpUrl
 //   calls: how many calls the run has; [first, last): the calls this host adds if no record of
@@ -126,7 +126,6 @@ function onOutput(o) {
   } else if (o.type === 'call' && o.output.type === 'send' && modelOf(o.call) !== 'job') {
     const req = o.output.request;
     const model = modelOf(o.call);
-    pressOnce(o.call);
     request(o.call, async () => {
       try {
         const text = await mcp(o.call, buildRequest(model, req, ++rpcId));
@@ -138,6 +137,8 @@ function onOutput(o) {
         return { type: 'request_failed', request: req.kind, failure: { kind: 'transport' } };
       }
     });
+  } else if (o.type === 'call' && o.output.type === 'button' && o.output.state === 'available') {
+    pressOnce(o.call);
   } else if (o.type === 'call' && o.output.type === 'ask_user') {
     // Logged before it is shown: a prompt shown twice over the run would be two rows.
     inFlight++;
@@ -165,7 +166,6 @@ function onOutput(o) {
     });
   } else if (o.type === 'call' && o.output.type === 'send') {
     const req = o.output.request;
-    pressOnce(o.call);
     request(o.call, async () => {
       try {
         if (req.kind === 'get') {
@@ -205,8 +205,8 @@ function onOutput(o) {
   }
 }
 
-// The scripted user presses cancel on calls ending in 3 or 6 once they have a handle, once over
-// the call's life (a press in a written record survives the host: R-6).
+// The scripted user presses cancel on calls ending in 3 or 6 as soon as the button offers it,
+// once over the call's life (a press in a written record survives the host: R-6).
 function pressOnce(call) {
   if ((call % 10 !== 3 && call % 10 !== 6) || pressed.has(call)) return;
   pressed.add(call);
