@@ -13,9 +13,9 @@
 //   calls: how many calls the run has; [first, last): the calls this host adds if no record of
 //   them exists (the application's queue: work nobody recorded yet).
 import pg from 'pg';
-import { buildCall, buildRequest, readAnswer } from 'longcall';
 import { claimInto, pgStore, pump, WatchList } from 'longcall/store';
 import { kindOf } from './fleet-calls.mjs';
+import { mcpCreate, mcpSend } from './mcp-client.mjs';
 
 const [, , base, url, owner, callsArg, firstArg, lastArg, leaseArg, mcpUrl] = process.argv;
 const CALLS = Number(callsArg);
@@ -41,7 +41,6 @@ const pressed = new Set(); // calls this host pressed cancel on (or found presse
 const presses = []; // presses to log once the record holding them is written
 const keyOf = (call) => `k${call % 100}`; // at most 10 jobs per key in a 1,000-call run: the credits hold
 const modelOf = (call) => kindOf(call).model;
-let rpcId = 0;
 let inFlight = 0;
 const pending = []; // inputs and removals to apply at the next turn
 
@@ -54,20 +53,7 @@ async function http(call, method, path, body) {
   return { status: res.status, body: await res.json() };
 }
 
-/** One MCP request (`{message, headers}` from the core) on Streamable HTTP; the answer's text. */
-async function mcp(call, built) {
-  const res = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${keyOf(call)}`,
-      ...built.headers,
-    },
-    body: JSON.stringify(built.message),
-  });
-  return res.text();
-}
+const bearer = (call) => ({ authorization: `Bearer ${keyOf(call)}` });
 
 /** The scripted user answers a prompt: always yes. Shown again after a takeover, not asked. */
 function answerPrompt(call, key) {
@@ -91,16 +77,13 @@ function request(call, send) {
 
 function onOutput(o) {
   if (o.type === 'create' && o.intent.model !== 'job') {
-    const { model, request: req } = o.intent;
     request(o.call, async () => {
       try {
         await db.query('INSERT INTO fleet_submits (call, resend, owner) VALUES ($1, $2, $3)', [o.call, false, owner]);
-        const text = await mcp(o.call, buildCall(model, ++rpcId, req.name, req.arguments, null));
-        return readAnswer(model, 'call', text).input;
-      } catch (e) {
-        process.stderr.write(`fleet host ${owner}: call ${o.call} tools/call: ${e?.message}\n`);
-        return { type: 'create_unanswered' };
+      } catch {
+        return { type: 'create_unanswered' }; // not logged, so not sent
       }
+      return mcpCreate(mcpUrl, o.intent, bearer(o.call));
     });
   } else if (o.type === 'create') {
     request(o.call, async () => {
@@ -125,18 +108,7 @@ function onOutput(o) {
     });
   } else if (o.type === 'call' && o.output.type === 'send' && modelOf(o.call) !== 'job') {
     const req = o.output.request;
-    const model = modelOf(o.call);
-    request(o.call, async () => {
-      try {
-        const text = await mcp(o.call, buildRequest(model, req, ++rpcId));
-        if (req.kind === 'cancel') {
-          await db.query('INSERT INTO fleet_cancels_sent (call, owner) VALUES ($1, $2)', [o.call, owner]);
-        }
-        return readAnswer(model, req.kind, text).input;
-      } catch {
-        return { type: 'request_failed', request: req.kind, failure: { kind: 'transport' } };
-      }
-    });
+    request(o.call, () => mcpSend(mcpUrl, modelOf(o.call), req, bearer(o.call)));
   } else if (o.type === 'call' && o.output.type === 'button' && o.output.state === 'available') {
     pressOnce(o.call);
   } else if (o.type === 'call' && o.output.type === 'ask_user') {

@@ -8,9 +8,9 @@
 // logged into `asks` before it is answered, every press into `presses` once its record is
 // written. Exits 0 when every call is reported.
 import { DatabaseSync } from 'node:sqlite';
-import { buildCall, buildRequest, readAnswer } from 'longcall';
 import { openWatchList, pump, sqliteStore } from 'longcall/store';
 import { kindOf } from './fleet-calls.mjs';
+import { mcpCreate, mcpSend } from './mcp-client.mjs';
 
 const [, , base, file, callsArg, mcpUrl] = process.argv;
 const CALLS = Number(callsArg);
@@ -50,7 +50,6 @@ for (let call = 0; call < CALLS; call++) {
 let inFlight = 0;
 let timer = null;
 let closing = false;
-let rpcId = 0;
 const pressed = new Set();
 let presses = [];
 
@@ -61,15 +60,6 @@ async function http(method, path, body) {
     body: body ? JSON.stringify(body) : undefined,
   });
   return { status: res.status, body: await res.json() };
-}
-
-async function mcp(built) {
-  const res = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...built.headers },
-    body: JSON.stringify(built.message),
-  });
-  return res.text();
 }
 
 function feed(call, input) {
@@ -123,14 +113,7 @@ function settle(call, outcome) {
 function onOutput(o) {
   const mcpCall = modelOf(o.call) !== 'job';
   if (o.type === 'create' && mcpCall) {
-    const { model, request: req } = o.intent;
-    request(o.call, async () => {
-      try {
-        return readAnswer(model, 'call', await mcp(buildCall(model, ++rpcId, req.name, req.arguments, null))).input;
-      } catch {
-        return { type: 'create_unanswered' };
-      }
-    });
+    request(o.call, () => mcpCreate(mcpUrl, o.intent));
   } else if (o.type === 'create') {
     request(o.call, async () => {
       try {
@@ -143,14 +126,7 @@ function onOutput(o) {
     });
   } else if (o.type === 'call' && o.output.type === 'send' && mcpCall) {
     const req = o.output.request;
-    const model = modelOf(o.call);
-    request(o.call, async () => {
-      try {
-        return readAnswer(model, req.kind, await mcp(buildRequest(model, req, ++rpcId))).input;
-      } catch {
-        return { type: 'request_failed', request: req.kind, failure: { kind: 'transport' } };
-      }
-    });
+    request(o.call, () => mcpSend(mcpUrl, modelOf(o.call), req));
   } else if (o.type === 'call' && o.output.type === 'send') {
     const req = o.output.request;
     request(o.call, async () => {
