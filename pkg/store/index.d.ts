@@ -5,7 +5,7 @@
  * {@link sqliteStore} (embedded default, Node 22.13+) and {@link pgStore} (a fleet, npm `pg`).
  * @packageDocumentation
  */
-import type { Input, Json, Model, Output, RunRecord, TrackerConfig } from '../index.js';
+import type { Camelized, Json, Model, RunRecord, TrackerConfig, TrackerInput, TrackerOutput } from '../index.js';
 
 /** What a new call creates, recorded before the request leaves (core rule R-1). */
 export interface Intent {
@@ -25,7 +25,7 @@ export type WatchOutput =
   | { type: 'persist'; call: number }
   | { type: 'create'; call: number; intent: Intent; resend: boolean }
   | { type: 'create_unanswered'; call: number; intent: Intent }
-  | { type: 'call'; call: number; output: Output }
+  | { type: 'call'; call: number; output: TrackerOutput }
   | { type: 'removed'; call: number };
 
 /** A call's record as a store writes it: `text` to keep, `version` to confirm. */
@@ -64,7 +64,7 @@ export class WatchList {
   /** An unanswered create was reconciled: watch what was found. */
   adoptHandle(now: number, call: number, handle: string, config?: TrackerConfig | null): void;
   /** Something happened to a call. @throws {LongcallError} (then nothing changed). */
-  handle(now: number, call: number, input: Input): void;
+  handle(now: number, call: number, input: TrackerInput): void;
   /** Drives every call due. */
   timeout(now: number): void;
   /** The record of `call` at `version` is written. */
@@ -76,7 +76,7 @@ export class WatchList {
   /** Every output queued now, in order. */
   drain(): WatchOutput[];
   saveCall(call: number): SavedCall;
-  record(call: number): RunRecord | null;
+  record(call: number): Camelized<RunRecord> | null;
   openPrompts(call: number): [string, Json][];
   snapshot(): string;
   static restore(text: string): WatchList;
