@@ -412,13 +412,28 @@ pub fn render_task_2025(view: JsValue) -> JsResult<JsValue> {
 #[wasm_bindgen(js_name = renderTaskResult2025)]
 pub fn render_task_result_2025(task_id: JsValue, answer: JsValue) -> JsResult<JsValue> {
     let task_id = js(bounded_string(&task_id, "taskId"))?;
-    let answer: ResultAnswer = js(from_js(&answer, "answer"))?;
-    match &answer {
-        ResultAnswer::Result { result } => {
-            to_js(&serde_json::json!({ "result": mcp2025::task_result(&task_id, result) }))
+    // Read by its `kind` rather than as a `ResultAnswer`: a derived reader of the whole enum
+    // would cost the server module more than everything else here.
+    let answer: Value = js(from_js(&answer, "answer"))?;
+    let field = |key: &str| answer.get(key).cloned().unwrap_or(Value::Null);
+    match answer.get("kind").and_then(Value::as_str) {
+        Some("result") => {
+            let value = field("result").get("value").cloned().unwrap_or(Value::Null);
+            let stored = ToolResult {
+                is_error: value.get("isError").and_then(Value::as_bool) == Some(true),
+                value,
+            };
+            to_js(&serde_json::json!({ "result": mcp2025::task_result(&task_id, &stored) }))
         }
-        ResultAnswer::Blocked { .. } => Ok(JsValue::NULL),
-        other => to_js(&serde_json::json!({ "error": other.rpc_error() })),
+        Some("error") => to_js(&serde_json::json!({ "error": field("error") })),
+        Some("cancelled") => {
+            to_js(&serde_json::json!({ "error": ResultAnswer::Cancelled.rpc_error() }))
+        }
+        Some("blocked") => Ok(JsValue::NULL),
+        _ => Err(crate::errors::to_js(&Error::invalid_input(
+            "answer",
+            "expected the value of TaskRegistry.result",
+        ))),
     }
 }
 
