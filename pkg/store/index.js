@@ -25,8 +25,9 @@
 //   that `owner` holds with more than the core's margin left (`WatchList.leaseMarginMs`, a
 //   quarter of the lease: R-10), and creates new calls leased to it; without one, only calls
 //   nobody leases. The margin covers the write and the sends it releases, which must be done
-//   before another host can claim the call, or two hosts' polls land closer than the floor. The calls it refused come back: another host has them, so this one must `unload`
-//   them (R-9). `pump` does that.
+//   before another host can claim the call, or two hosts' polls land closer than the floor. The
+//   calls it refused come back: another host has them, or the margin is reached, so this one
+//   must `unload` them (R-9). `pump` does that.
 // * `renew(lease)` extends every lease of `owner` with more than the margin left; a lease in its
 //   margin runs out (the holder no longer acts on it, R-10, so a call whose write was refused
 //   there, and unloaded, is claimed again once it ends). `release(calls, owner)` gives leases
