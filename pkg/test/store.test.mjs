@@ -474,12 +474,14 @@ test('a host killed with SIGKILL mid-run and restarted on its SQLite file loses 
   const mcpUrl = await tasks.listen(0);
   try {
     // Killed mid-run: once the host polled half of its tasks and a tenth of its jobs finished
-    // (so most creates are answered and recorded; some are not), long before the end.
+    // (so most creates are answered and recorded; some are not), or, on a slow machine, once half
+    // its jobs finished; long before the end either way.
     const first = host(base, file, mcpUrl);
     const t0 = Date.now();
     const completed = () => book.count(OWNER.workspace, 'completed');
     const midRun = () =>
-      tasks.counters.polls.size >= (CALLS - JOB_CALLS.length) / 2 && completed() >= JOB_CALLS.length / 10;
+      (tasks.counters.polls.size >= (CALLS - JOB_CALLS.length) / 2 && completed() >= JOB_CALLS.length / 10) ||
+      completed() >= JOB_CALLS.length / 2;
     while (!midRun() && Date.now() - t0 < 20_000) await sleep(2);
     first.child.kill('SIGKILL');
     assert.equal((await first.exited).signal, 'SIGKILL');
