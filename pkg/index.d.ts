@@ -849,8 +849,8 @@ export type RpcId = number | string | null;
 export interface ReadAnswer {
   /** The id the answer carried (`null` for notifications). */
   id: RpcId;
-  /** The tracker input: pass it to {@link Tracker.handle}. */
-  input: Input;
+  /** The tracker input, camelCase: pass it to {@link Tracker.handleInput} (or `WatchList.handle`). */
+  input: TrackerInput;
   /** Shape rules the peer broke in this answer (the call goes on). */
   violations: Violation[];
 }
@@ -886,7 +886,7 @@ export function readNotification(model: TaskModel, message: string | Json): Read
  * @throws {LongcallError} `invalid_input` (a request the revision does not have: 2025 update, 2026 fetch_result), `wrong_model`.
  * @example buildRequest('task-2026', { kind: 'get', handle: 't1' }, 7).headers['Mcp-Name'] // 't1'
  */
-export function buildRequest(model: TaskModel, request: Request, id: number | string): BuiltRequest;
+export function buildRequest(model: TaskModel, request: TrackerRequest, id: number | string): BuiltRequest;
 
 /**
  * The creating `tools/call`: 2026 declares the tasks extension in `_meta` (the server decides

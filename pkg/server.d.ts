@@ -170,6 +170,31 @@ export interface WireTask2026 {
 /** Renders a task view as the 2026 wire task: `'task'` for a create answer, `'complete'` for `tasks/get`, none for a notification. */
 export function renderTask2026(view: TaskView, resultType?: 'task' | 'complete' | null): WireTask2026;
 
+/** The 2025 wire task (`CreateTaskResult.task`, `tasks/get`, `tasks/cancel`, `notifications/tasks/status` params). */
+export interface WireTask2025 {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttl: number | null;
+  pollInterval?: number;
+}
+
+/** Renders a task view as the 2025 wire task (no payload: 2025 hands it over on `tasks/result`). */
+export function renderTask2025(view: TaskView): WireTask2025;
+
+/**
+ * What a 2025 server answers to `tasks/result`, from {@link TaskRegistry.result}'s value:
+ * `{result}` (the tool result with `_meta["io.modelcontextprotocol/related-task"]`), `{error}`
+ * (the stored error, or the core's error for a cancelled task), or `null` while the task is not
+ * terminal (hold the request and ask again after the next write).
+ */
+export function renderTaskResult2025(
+  taskId: string,
+  answer: ResultAnswer,
+): { result: { [key: string]: Json } } | { error: RpcError } | null;
+
 /** The -32021 error (with `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`). */
 export function missingCapability2026(message: string): RpcError;
 

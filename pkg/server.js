@@ -1,6 +1,6 @@
 // The public API of `longcall/server`, shared by its two entry points (server-node.js,
 // server-web.js): the core's reference servers (an MCP task registry and a Sume job book) and the
-// 2026 wire rendering of a task, so a JavaScript server never re-implements the wire. A module
+// 2026 and 2025 wire rendering of a task, so a JavaScript server never re-implements the wire. A module
 // of its own, so clients never download it. Nothing runs at import time (runtime.js).
 import * as glue from './dist/longcall_server.js';
 import { bind, isLongcallError } from './runtime.js';
@@ -18,6 +18,8 @@ export const {
   TaskRegistry,
   JobBook,
   renderTask2026,
+  renderTask2025,
+  renderTaskResult2025,
   missingCapability2026,
   gateRequest,
   gateTaskSupport,

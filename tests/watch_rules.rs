@@ -757,6 +757,42 @@ fn r9_a_call_given_up_keeps_its_record_for_another_host() {
     assert!(!list.unload(call));
 }
 
+// --- R-10, R-11 ------------------------------------------------------------------------------
+
+#[test]
+/// the margin is a quarter of the lease.
+fn r10_a_holder_stops_acting_a_quarter_of_its_lease_before_it_ends() {
+    assert_eq!(longcall::watch::lease_margin_ms(1_000), 250);
+    assert_eq!(longcall::watch::lease_margin_ms(0), 0);
+    assert_eq!(longcall::watch::lease_margin_ms(u64::MAX), u64::MAX / 4);
+}
+
+#[test]
+/// a resume counts from no earlier than the record's last act.
+fn r11_a_resume_on_a_clock_behind_the_last_holder_keeps_the_floor() {
+    let call = CallId(19);
+    let mut store = Store::default();
+    let mut list = WatchList::new(WatchConfig::default());
+    list.add_new(call, tool_intent(), config()).unwrap();
+    store.run(&mut list);
+    let mut created = task("task_1", Status::Working);
+    created.poll_interval_ms = Some(5_000);
+    list.handle_input(0, call, Input::TaskCreated { task: created })
+        .unwrap();
+    store.run(&mut list);
+    // The last holder polls at 9,000 by its clock and its lease passes on.
+    list.handle_timeout(9_000);
+    assert_eq!(sends(&store.run(&mut list)).len(), 1);
+    // The next holder's clock says 6,000: the poll counts as lost at 9,000, not earlier.
+    let mut list = store.restart(6_000);
+    store.run(&mut list);
+    assert!(
+        list.poll_timeout().unwrap() >= 14_000,
+        "{:?}",
+        list.poll_timeout()
+    );
+}
+
 #[test]
 fn a_call_id_is_used_once_and_unknown_calls_are_typed_errors() {
     let mut list = WatchList::new(WatchConfig::default());

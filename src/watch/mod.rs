@@ -75,6 +75,17 @@
 //!   record is deleted); [`WatchList::unload`] only drops it from this list (a lease taken by
 //!   another host): its record stays as last written and is resumed elsewhere under R-3, R-5,
 //!   R-6 and R-7, so a host that loses a lease must unload the call before it acts on it again.
+//! * **R-10 Act only well inside the lease.** A host holding a call under a lease of
+//!   `lease_ms` writes its record, and acts on what the write releases, only while at least
+//!   [`lease_margin_ms`] of the lease is left: the time a write and the sends it releases take
+//!   must end before the lease can pass to another host, or two hosts' polls of one call land
+//!   closer than the floor. A fenced store refuses a write later than that (the call is then
+//!   unloaded, R-9), a write that came back after the margin passed releases nothing until it
+//!   is made again in time, and the holder renews well before the margin.
+//! * **R-11 Time never runs back across hosts.** A record keeps the latest time the call was
+//!   driven at ([`WatchList::handle_input`], [`WatchList::handle_timeout`]); a host that resumes
+//!   it counts the requests in flight as lost (R-6) no earlier than that, so the floors count
+//!   from no earlier than the last holder's last act, whatever the new holder's clock says.
 //!
 //! Snapshots: [`WatchList`] is a [`crate::snapshot::Snapshot`] (kind `watch_list`) that
 //! restores exactly, withheld outputs included, for moving a live list. After a crash, resume
@@ -94,6 +105,22 @@ use serde_json::Value;
 
 use crate::model::Model;
 use crate::tracker::Output;
+
+/// R-10: the last part of a lease (`1/LEASE_MARGIN_PARTS` of it) in which its holder no longer
+/// acts.
+const LEASE_MARGIN_PARTS: u64 = 4;
+
+/// R-10: how long before a lease of `lease_ms` ends its holder stops acting on the calls it
+/// holds (writing their records and sending what the writes release). A fenced store refuses a
+/// write made with less than this left.
+///
+/// ```
+/// assert_eq!(longcall::watch::lease_margin_ms(1_000), 250);
+/// ```
+#[must_use]
+pub const fn lease_margin_ms(lease_ms: u64) -> u64 {
+    lease_ms / LEASE_MARGIN_PARTS
+}
 
 /// Names one call in a watch list: a number the host chooses, e.g. its store's row id.
 ///

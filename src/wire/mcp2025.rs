@@ -25,6 +25,7 @@ use crate::cancel::CancelAnswer;
 use crate::error::Error;
 use crate::model::Model;
 use crate::status::Status;
+use crate::time::format_rfc3339_ms;
 use crate::view::{TaskView, ToolResult};
 use crate::violation::{Rule, Violation};
 
@@ -76,6 +77,74 @@ pub struct Task {
     /// Every other member, kept as received.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl Task {
+    /// The wire task for a view, as a server writes it in `CreateTaskResult`, `tasks/get`,
+    /// `tasks/cancel` and status notifications: no payload and no input requests (2025 hands
+    /// those over on `tasks/result`). Missing timestamps are written as the epoch; a host that
+    /// serves tasks always has them.
+    ///
+    /// ```
+    /// use longcall::view::TaskView;
+    /// use longcall::wire::mcp2025::{read_get, Task};
+    /// use longcall::Status;
+    /// let view = TaskView {
+    ///     task_id: "t1".into(), status: Status::Working, status_message: None,
+    ///     created_at_ms: Some(1_000), last_updated_at_ms: Some(2_000), ttl_ms: None,
+    ///     poll_interval_ms: Some(500), input_requests: vec![], result: None, error: None,
+    /// };
+    /// let wire = serde_json::to_value(Task::from_view(&view)).unwrap();
+    /// assert_eq!(wire["ttl"], serde_json::Value::Null, "unlimited is written, as null");
+    /// let back = read_get(&wire).unwrap();
+    /// assert!(back.violations.is_empty());
+    /// assert_eq!(back.value, view);
+    /// ```
+    #[must_use]
+    pub fn from_view(view: &TaskView) -> Task {
+        Task {
+            task_id: view.task_id.clone(),
+            status: String::from(view.status.as_str()),
+            status_message: view.status_message.clone(),
+            created_at: format_rfc3339_ms(view.created_at_ms.unwrap_or(0)),
+            last_updated_at: format_rfc3339_ms(view.last_updated_at_ms.unwrap_or(0)),
+            ttl: Some(view.ttl_ms),
+            poll_interval: view.poll_interval_ms,
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+/// (M-9) The `tasks/result` success a server writes: the tool result as stored, with
+/// `_meta["io.modelcontextprotocol/related-task"] = {taskId}` added to its own `_meta`.
+///
+/// ```
+/// use longcall::view::ToolResult;
+/// use longcall::wire::{mcp2025, Message};
+/// let stored = ToolResult { is_error: false, value: serde_json::json!({"content": []}) };
+/// let result = mcp2025::task_result("t1", &stored);
+/// let m = Message::Response { id: 1.into(), result };
+/// let read = mcp2025::read_task_result(&m).unwrap();
+/// let longcall::wire::Answer::Result(parsed) = read else { panic!() };
+/// assert!(parsed.violations.is_empty());
+/// assert_eq!(parsed.value.related_task.as_deref(), Some("t1"));
+/// ```
+#[must_use]
+pub fn task_result(task_id: &str, result: &ToolResult) -> Value {
+    let mut value = result.value.clone();
+    if let Value::Object(map) = &mut value {
+        let meta = map
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !meta.is_object() {
+            *meta = Value::Object(Map::new());
+        }
+        if let Value::Object(meta) = meta {
+            meta.insert(RELATED_TASK_META.into(), json!({ "taskId": task_id }));
+        }
+    }
+    value
 }
 
 /// `CreateTaskResult`: `{task: Task, _meta?}`.

@@ -11,13 +11,15 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// Keys whose value is someone else's JSON, carried as it is (`(key, only when the object also
-/// has this key)`): tool results' `value`, input requests and answers, job results and errors
+/// has this key)`): tool results' `value`, input requests and answers, a watched call's intent
+/// (what is called, sent as it is), job results and errors
 /// (a job view has an `id`) and a `settled` output's payload (beside its `outcome`), error `data`
 /// and `details`, the update's `responses`, and the
 /// `jobs_wait` bodies (a wave's `call`, a wait plan's `calls`).
 const OPAQUE: &[(&str, Option<&str>)] = &[
     ("value", None),
     ("request", Some("key")),
+    ("request", Some("model")),
     ("response", None),
     ("responses", None),
     ("data", None),

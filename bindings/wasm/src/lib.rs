@@ -25,7 +25,7 @@
 pub mod args;
 #[cfg(feature = "client")]
 pub mod button;
-#[cfg(feature = "full")]
+#[cfg(any(feature = "full", feature = "watch"))]
 pub mod case;
 #[cfg(any(feature = "client", feature = "watch"))]
 pub mod config;

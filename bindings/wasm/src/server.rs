@@ -15,11 +15,12 @@
 
 use longcall::ownership::Owner;
 use longcall::server::{
-    JobBook as JobCore, JobBookConfig, RegistryConfig, TaskRegistry as TaskCore, WaitFor,
+    JobBook as JobCore, JobBookConfig, RegistryConfig, ResultAnswer, TaskRegistry as TaskCore,
+    WaitFor,
 };
 use longcall::snapshot;
 use longcall::view::{JobView, RpcError, TaskView, ToolResult};
-use longcall::wire::mcp2026;
+use longcall::wire::{mcp2025, mcp2026};
 use longcall::{Error, Model};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -391,6 +392,49 @@ pub fn render_task_2026(view: JsValue, result_type: JsValue) -> JsResult<JsValue
     js(view.status.expect_in(Model::Task2026))?;
     let rt = js(opt_string(&result_type, "resultType"))?;
     to_js(&mcp2026::Task::from_view(&view, rt.as_deref()))
+}
+
+/// `renderTask2025(view)`: the 2025 wire task for a `TaskView` (`CreateTaskResult.task`,
+/// `tasks/get`, `tasks/cancel`, `notifications/tasks/status` params): ISO timestamps, `ttl`
+/// always present (null = unlimited), `pollInterval`; no payload (2025 hands it over on
+/// `tasks/result`).
+#[wasm_bindgen(js_name = renderTask2025)]
+pub fn render_task_2025(view: JsValue) -> JsResult<JsValue> {
+    let view: TaskView = js(from_js(&view, "view"))?;
+    js(view.status.expect_in(Model::Task2025))?;
+    to_js(&mcp2025::Task::from_view(&view))
+}
+
+/// `renderTaskResult2025(taskId, answer)`: what a 2025 server answers to `tasks/result`, from
+/// `TaskRegistry.result`'s value: `{result}` (the tool result with the related-task `_meta`
+/// added), `{error}` (the stored error, or the core's error for a cancelled task), or `null`
+/// while the task is not terminal (hold the request and ask again after the next write).
+#[wasm_bindgen(js_name = renderTaskResult2025)]
+pub fn render_task_result_2025(task_id: JsValue, answer: JsValue) -> JsResult<JsValue> {
+    let task_id = js(bounded_string(&task_id, "taskId"))?;
+    // Read by its `kind` rather than as a `ResultAnswer`: a derived reader of the whole enum
+    // would cost the server module more than everything else here.
+    let answer: Value = js(from_js(&answer, "answer"))?;
+    let field = |key: &str| answer.get(key).cloned().unwrap_or(Value::Null);
+    match answer.get("kind").and_then(Value::as_str) {
+        Some("result") => {
+            let value = field("result").get("value").cloned().unwrap_or(Value::Null);
+            let stored = ToolResult {
+                is_error: value.get("isError").and_then(Value::as_bool) == Some(true),
+                value,
+            };
+            to_js(&serde_json::json!({ "result": mcp2025::task_result(&task_id, &stored) }))
+        }
+        Some("error") => to_js(&serde_json::json!({ "error": field("error") })),
+        Some("cancelled") => {
+            to_js(&serde_json::json!({ "error": ResultAnswer::Cancelled.rpc_error() }))
+        }
+        Some("blocked") => Ok(JsValue::NULL),
+        _ => Err(crate::errors::to_js(&Error::invalid_input(
+            "answer",
+            "expected the value of TaskRegistry.result",
+        ))),
+    }
 }
 
 /// `missingCapability2026(message)`: the `-32021` error object a 2026 server answers to a

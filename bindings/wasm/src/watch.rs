@@ -4,7 +4,10 @@
 //!
 //! Call ids are JavaScript numbers from 0 to `Number.MAX_SAFE_INTEGER`. Outputs are the core's
 //! `WatchOutput` as plain objects (`{type: "persist", call}`, `{type: "create", call, intent,
-//! resend}`, `{type: "call", call, output}`, ...).
+//! resend}`, `{type: "call", call, output}`, ...). Keys are camelCase, like the rest of the
+//! package (`idempotencyKey`, `nextWakeAt`, `maxCreateResends`); a key the core's type does not
+//! have is refused by name. The caller's own JSON (an intent's request, a prompt) is carried as
+//! it is.
 
 use longcall::snapshot;
 use longcall::tracker::Input;
@@ -14,10 +17,11 @@ use wasm_bindgen::prelude::*;
 
 use crate::args;
 use crate::errors::{js, JsResult};
-use crate::json::{self, bounded_string, from_js, to_js};
+use crate::json::{self, bounded_string, to_js};
 
 /// A call's record as a store writes it (`saveCall`).
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Saved<'a> {
     call: u64,
     version: u64,
@@ -25,6 +29,19 @@ struct Saved<'a> {
     next_wake_at: Option<u64>,
     done: bool,
     text: &'a str,
+}
+
+/// A camelCase argument read into a core type; unknown keys are refused by name.
+fn read<T: serde::de::DeserializeOwned + Serialize>(
+    value: &JsValue,
+    field: &str,
+) -> Result<T, longcall::Error> {
+    json::stringify(value, field).and_then(|text| crate::case::read(&text, field))
+}
+
+/// A core value as a camelCase JavaScript value.
+fn write<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
+    js_sys::JSON::parse(&js(crate::case::write(value))?)
 }
 
 fn call(value: &JsValue) -> Result<CallId, longcall::Error> {
@@ -39,13 +56,13 @@ pub struct WatchList {
 
 #[wasm_bindgen]
 impl WatchList {
-    /// `new WatchList(config?)`: `config` is `{durable?, max_create_resends?}`.
+    /// `new WatchList(config?)`: `config` is `{durable?, maxCreateResends?}`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> JsResult<WatchList> {
         let config: WatchConfig = if config.is_undefined() || config.is_null() {
             WatchConfig::default()
         } else {
-            js(from_js(&config, "config"))?
+            js(read(&config, "config"))?
         };
         Ok(WatchList {
             core: Core::new(config),
@@ -58,6 +75,14 @@ impl WatchList {
         Ok(WatchList {
             core: js(snapshot::restore(&text))?,
         })
+    }
+
+    /// `WatchList.leaseMarginMs(leaseMs)`: how long before a lease of `leaseMs` ends its
+    /// holder stops acting (rule R-10); a fenced store refuses writes made later.
+    #[wasm_bindgen(js_name = leaseMarginMs)]
+    pub fn lease_margin_ms(lease_ms: JsValue) -> JsResult<f64> {
+        let lease_ms = js(json::uint(&lease_ms, "leaseMs"))?;
+        Ok(longcall::watch::lease_margin_ms(lease_ms) as f64)
     }
 
     /// `snapshot()`: the whole list as versioned text.
@@ -75,7 +100,7 @@ impl WatchList {
     #[wasm_bindgen(js_name = addNew)]
     pub fn add_new(&mut self, call_id: JsValue, intent: JsValue, config: JsValue) -> JsResult<()> {
         let id = js(call(&call_id))?;
-        let intent: Intent = js(from_js(&intent, "intent"))?;
+        let intent: Intent = js(read(&intent, "intent"))?;
         let config = js(crate::config::tracker_config(&config))?;
         js(self.core.add_new(id, intent, config))
     }
@@ -122,11 +147,12 @@ impl WatchList {
         js(self.core.adopt_handle(now, id, &handle, config))
     }
 
-    /// `handle(now, call, input)`: something happened to a call (the tracker's `Input`).
+    /// `handle(now, call, input)`: something happened to a call (the tracker's `Input`, camelCase
+    /// as `Tracker.handleInput` takes it).
     pub fn handle(&mut self, now: JsValue, call_id: JsValue, input: JsValue) -> JsResult<()> {
         let now = js(json::uint(&now, "now"))?;
         let id = js(call(&call_id))?;
-        let input: Input = js(from_js(&input, "input"))?;
+        let input: Input = js(read(&input, "input"))?;
         js(self.core.handle_input(now, id, input))
     }
 
@@ -157,7 +183,7 @@ impl WatchList {
     /// `drain()`: every output queued now, in order (empty when there is nothing to do).
     pub fn drain(&mut self) -> JsResult<JsValue> {
         let outs: Vec<_> = core::iter::from_fn(|| self.core.poll_output()).collect();
-        to_js(&outs)
+        write(&outs)
     }
 
     /// When `timeout` has work next (ms), if ever.
@@ -166,7 +192,7 @@ impl WatchList {
         self.core.poll_timeout().map(|t| t as f64)
     }
 
-    /// `saveCall(call)`: `{call, version, model, next_wake_at, done, text}` for the store.
+    /// `saveCall(call)`: `{call, version, model, nextWakeAt, done, text}` for the store.
     #[wasm_bindgen(js_name = saveCall)]
     pub fn save_call(&self, call_id: JsValue) -> JsResult<JsValue> {
         let saved = js(self.core.save_call(js(call(&call_id))?))?;
@@ -183,12 +209,13 @@ impl WatchList {
     /// `record(call)`: the call's run record (status, button, outcome, ...), or `null`.
     pub fn record(&self, call_id: JsValue) -> JsResult<JsValue> {
         match self.core.tracker(js(call(&call_id))?) {
-            Some(t) => to_js(&t.record()),
+            Some(t) => write(&t.record()),
             None => Ok(JsValue::NULL),
         }
     }
 
-    /// `openPrompts(call)`: `[key, request]` pairs asked and not answered.
+    /// `openPrompts(call)`: `[key, request]` pairs asked and not answered (the requests as the
+    /// server sent them: no key is renamed).
     #[wasm_bindgen(js_name = openPrompts)]
     pub fn open_prompts(&self, call_id: JsValue) -> JsResult<JsValue> {
         to_js(&self.core.open_prompts(js(call(&call_id))?))

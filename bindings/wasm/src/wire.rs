@@ -28,6 +28,11 @@ use crate::args;
 use crate::errors::{js, JsResult};
 use crate::json::{bounded_string, from_js, to_js};
 
+/// A core value as a camelCase JavaScript value.
+fn camel<T: serde::Serialize>(value: &T) -> JsResult<JsValue> {
+    js_sys::JSON::parse(&js(crate::case::write(value))?)
+}
+
 fn message_arg(value: &JsValue, field: &str) -> Result<Message, Error> {
     let text = if value.is_string() {
         bounded_string(value, field)?
@@ -68,7 +73,8 @@ fn string_arg(value: &JsValue, field: &str) -> Result<String, Error> {
 
 /// `readAnswer(model, request, answer)`: the JSON-RPC answer (text or object) to `request`
 /// (`"call" | "get" | "cancel" | "update" | "fetch_result"`) as `{id, input, violations}`;
-/// `input` is a tracker input. Throws `invalid_input`, `wrong_model`, `malformed`, `too_large`,
+/// `input` is a tracker input in camelCase, as `Tracker.handleInput` and `WatchList.handle`
+/// take it (the server's own JSON in it, a tool result or an input request, as sent). Throws `invalid_input`, `wrong_model`, `malformed`, `too_large`,
 /// `too_deep`, `unknown_status`.
 #[wasm_bindgen(js_name = readAnswer)]
 pub fn read_answer_js(model: JsValue, request: JsValue, answer: JsValue) -> JsResult<JsValue> {
@@ -78,7 +84,7 @@ pub fn read_answer_js(model: JsValue, request: JsValue, answer: JsValue) -> JsRe
         let message = message_arg(&answer, "answer")?;
         read_answer(model, asked, &message)
     })())?;
-    to_js(&r)
+    camel(&r)
 }
 
 /// `readNotification(model, message)`: `{id: null, input: {type: "task_notified", ...},
@@ -91,17 +97,19 @@ pub fn read_notification_js(model: JsValue, message: JsValue) -> JsResult<JsValu
         read_notification(model, &message)
     })())?;
     match r {
-        Some(r) => to_js(&r),
+        Some(r) => camel(&r),
         None => Ok(JsValue::NULL),
     }
 }
 
-/// `buildRequest(model, request, id)`: the tracker's `send` request as `{message, headers}`.
+/// `buildRequest(model, request, id)`: the tracker's `send` request (camelCase, as the tracker's
+/// outputs give it; an unknown key is refused by name) as `{message, headers}`.
 #[wasm_bindgen(js_name = buildRequest)]
 pub fn build_request_js(model: JsValue, request: JsValue, id: JsValue) -> JsResult<JsValue> {
     let r = js((|| {
         let model = args::model(&model)?;
-        let request: Request = from_js(&request, "request")?;
+        let request: Request = crate::json::stringify(&request, "request")
+            .and_then(|text| crate::case::read(&text, "request"))?;
         build_request(model, &request, id_arg(&id)?)
     })())?;
     to_js(&r)

@@ -40,9 +40,9 @@ export const cases = {
     const a = lc.readAnswer('task-2026', 'call', res(1, { ...task26(), resultType: 'task' }));
     assert.equal(a.id, 1);
     assert.equal(a.input.type, 'task_created');
-    assert.equal(a.input.task.task_id, 'tk');
-    assert.equal(a.input.task.poll_interval_ms, 200);
-    assert.equal(a.input.task.ttl_ms, 900000);
+    assert.equal(a.input.task.taskId, 'tk');
+    assert.equal(a.input.task.pollIntervalMs, 200);
+    assert.equal(a.input.task.ttlMs, 900000);
     assert.deepEqual(a.violations, []);
     const r = lc.readAnswer('task-2026', 'call', {
       jsonrpc: '2.0',
@@ -50,7 +50,7 @@ export const cases = {
       result: { content: [], isError: true, resultType: 'complete' },
     });
     assert.equal(r.input.type, 'call_result');
-    assert.equal(r.input.result.is_error, true);
+    assert.equal(r.input.result.isError, true);
     const e = lc.readAnswer(
       'task-2026',
       'call',
@@ -79,7 +79,7 @@ export const cases = {
       }),
     );
     assert.equal(ir.input.type, 'task_polled');
-    assert.equal(ir.input.task.input_requests[0].key, 'tk:00ff');
+    assert.equal(ir.input.task.inputRequests[0].key, 'tk:00ff');
     const done = lc.readAnswer(
       'task-2026',
       'get',
@@ -90,7 +90,7 @@ export const cases = {
       }),
     );
     assert.equal(done.input.task.status, 'completed');
-    assert.equal(done.input.task.result.is_error, false);
+    assert.equal(done.input.task.result.isError, false);
     const failed = lc.readAnswer(
       'task-2026',
       'get',
@@ -121,8 +121,8 @@ export const cases = {
   '2025: nested create, tasks/get, tasks/result success and error, cancel task and -32602'({ lc, assert }) {
     const c = lc.readAnswer('task-2025', 'call', res(1, { task: task25() }));
     assert.equal(c.input.type, 'task_created');
-    assert.equal(c.input.task.poll_interval_ms, 250);
-    assert.equal(c.input.task.ttl_ms, 60000);
+    assert.equal(c.input.task.pollIntervalMs, 250);
+    assert.equal(c.input.task.ttlMs, 60000);
     assert.equal(lc.readAnswer('task-2025', 'get', res(2, task25({ status: 'failed' }))).input.task.status, 'failed');
     const r = lc.readAnswer(
       'task-2025',
@@ -130,7 +130,7 @@ export const cases = {
       res(3, { content: [], isError: true, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'tk' } } }),
     );
     assert.equal(r.input.type, 'result_fetched');
-    assert.equal(r.input.result.is_error, true);
+    assert.equal(r.input.result.isError, true);
     assert.deepEqual(r.violations, []);
     const noMeta = lc.readAnswer('task-2025', 'fetch_result', res(3, { content: [] }));
     assert.ok(noMeta.violations.some((v) => v.rule === 'missing_field'));
@@ -166,21 +166,21 @@ export const cases = {
       lc.readNotification(
         'task-2026',
         JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tasks', params: task26() }),
-      ).input.task.task_id,
+      ).input.task.taskId,
       'tk',
     );
   },
   'answers feed a Tracker end to end (2026 create, poll, completed)'({ lc, assert }) {
     const t = new lc.Tracker('task-2026', { seed: 1 });
-    let out = t.handle(0, lc.readAnswer('task-2026', 'call', res(1, { ...task26(), resultType: 'task' })).input);
+    let out = t.handleInput(0, lc.readAnswer('task-2026', 'call', res(1, { ...task26(), resultType: 'task' })).input);
     const wake = out.at(-1);
     assert.equal(wake.type, 'wake_at');
     assert.ok(wake.at >= 200);
-    out = t.timeout(wake.at);
+    out = t.handleTimeout(wake.at);
     const send = out.find((o) => o.type === 'send');
     const built = lc.buildRequest('task-2026', send.request, 2);
     assert.equal(built.message.method, 'tasks/get');
-    out = t.handle(
+    out = t.handleInput(
       wake.at + 5,
       lc.readAnswer(
         'task-2026',

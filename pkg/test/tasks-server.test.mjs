@@ -1,0 +1,81 @@
+// The reference tasks server (examples/mcp-tasks-server.mjs) on the 2025-11-25 revision, for real
+// on loopback, read back through the core's own wire readers: what it writes is what a 2025
+// client reads without a violation, and its counters count what was asked.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildCall, buildRequest, readAnswer } from 'longcall';
+import { createTasksServer } from '../examples/mcp-tasks-server.mjs';
+
+const M = 'task-2025';
+let both;
+let only2026;
+const urls = {};
+before(async () => {
+  both = createTasksServer({ serve2025: true, pollIntervalMs: 50 });
+  only2026 = createTasksServer();
+  urls.both = await both.listen(0);
+  urls.only2026 = await only2026.listen(0);
+});
+after(async () => {
+  await both.close();
+  await only2026.close();
+});
+
+let id = 0;
+async function post(url, built) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...built.headers },
+    body: JSON.stringify(built.message),
+  });
+  return { status: res.status, text: await res.text() };
+}
+const read = (request, answer) => {
+  const r = readAnswer(M, request, answer.text);
+  assert.deepEqual(r.violations, [], `${request}: ${answer.text.slice(0, 200)}`);
+  return r.input;
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+test('without serve2025 a 2025 request is refused as another revision', async () => {
+  const a = await post(urls.only2026, buildCall(M, ++id, 'slow_compute', { seconds: 0 }, null));
+  assert.equal(a.status, 400);
+  assert.match(JSON.parse(a.text).error.message, /not 2026-07-28/);
+});
+
+test('2025: create, poll, result with the related task, counted', async () => {
+  const created = read('call', await post(urls.both, buildCall(M, ++id, 'slow_compute', { seconds: 0.05 }, 60_000)));
+  assert.equal(created.type, 'task_created');
+  assert.equal(created.task.ttlMs, 60_000);
+  const handle = created.task.taskId;
+  assert.equal(
+    read('get', await post(urls.both, buildRequest(M, { kind: 'get', handle }, ++id))).task.status,
+    'working',
+  );
+  await sleep(150);
+  const done = read('get', await post(urls.both, buildRequest(M, { kind: 'get', handle }, ++id)));
+  assert.equal(done.task.status, 'completed');
+  const result = read('fetch_result', await post(urls.both, buildRequest(M, { kind: 'fetch_result', handle }, ++id)));
+  assert.equal(result.type, 'result_fetched');
+  assert.match(JSON.stringify(result), /slow_compute\(\) done/);
+  assert.equal(both.counters.polls.get(handle).length, 2);
+  assert.equal(both.counters.toolCalls.filter((c) => c.revision === '2025-11-25').length, 1);
+  assert.equal(both.registry2025.peek(handle).status, 'completed');
+  assert.equal(both.registry.size, 0, 'the 2026 registry holds nothing of it');
+});
+
+test('2025: a cancel answers the cancelled task; tasks/result then answers the error', async () => {
+  const created = read('call', await post(urls.both, buildCall(M, ++id, 'slow_compute', { seconds: 30 }, null)));
+  const handle = created.task.taskId;
+  const cancel = read('cancel', await post(urls.both, buildRequest(M, { kind: 'cancel', handle }, ++id)));
+  assert.deepEqual(cancel, { type: 'cancel_answered', answer: { kind: 'task', status: 'cancelled' } });
+  assert.equal(both.counters.cancels.get(handle).length, 1);
+  const result = readAnswer(
+    M,
+    'fetch_result',
+    (await post(urls.both, buildRequest(M, { kind: 'fetch_result', handle }, ++id))).text,
+  );
+  assert.equal(result.input.type, 'request_failed');
+  const again = read('cancel', await post(urls.both, buildRequest(M, { kind: 'cancel', handle }, ++id)));
+  assert.equal(again.answer.kind, 'rpc_error', 'a terminal task is not cancelled again');
+});
