@@ -7,7 +7,9 @@ import * as glue from './dist/longcall.js';
 import { bind, isLongcallError } from './runtime.js';
 import { makeFast } from './fast.js';
 import { FAST_METHODS, NUMERIC_FUNCTIONS } from './numeric.js';
+import { routeStructured } from './structured.js';
 
+routeStructured(glue.Tracker);
 const state = bind(glue, { numeric: NUMERIC_FUNCTIONS, numericMethods: { Tracker: FAST_METHODS } });
 const a = state.api;
 

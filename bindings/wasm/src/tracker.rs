@@ -122,6 +122,33 @@ impl Tracker {
         self.drain_outputs()
     }
 
+    /// `flatInput(now, type, body, id, statusCode, pollIntervalMs)`: [`Tracker::handle_input`]
+    /// for the commonest inputs, taken apart by `pkg/structured.js` so that no JSON text is
+    /// written or read: `{type}` alone (`body` 0: `cancel_pressed`, `update_acked`,
+    /// `stop_watching`), or `{type, task: {taskId, status, pollIntervalMs?}}` (`body` 1:
+    /// `task_created`, `task_polled`, `task_notified`) or `{type, job: {id, status}}` (`body` 2:
+    /// `job_created`, `job_polled`), the status as its code and the interval NaN for none.
+    /// Returns `undefined`, having changed nothing, for anything else (the caller then takes the
+    /// general path, which reads or refuses it); otherwise exactly what `handleInput` gives for
+    /// the same input, since the same core input is built.
+    #[wasm_bindgen(js_name = flatInput, skip_typescript)]
+    pub fn flat_input(
+        &mut self,
+        now: JsValue,
+        kind: JsValue,
+        body: f64,
+        id: JsValue,
+        status: f64,
+        interval_ms: f64,
+    ) -> JsResult<JsValue> {
+        let Some(input) = flat_input(&kind, body, &id, status, interval_ms) else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        let now = js(json::uint(&now, "now"))?;
+        js(self.core.handle_input(now, input))?;
+        self.drain_outputs()
+    }
+
     /// `handleTimeout(now)`: time passed; returns every output (camelCase), usually a `send` of
     /// a poll, ending with `wake_at` or `idle`.
     #[wasm_bindgen(js_name = handleTimeout)]
@@ -135,7 +162,19 @@ impl Tracker {
     /// the closing `wake_at`/`idle`).
     #[wasm_bindgen(js_name = drainOutputs)]
     pub fn drain_outputs(&mut self) -> JsResult<JsValue> {
-        js_sys::JSON::parse(&js(crate::case::write(&self.core.drain()))?)
+        let mut text = String::from("[");
+        loop {
+            let out = self.core.poll_output();
+            if text.len() > 1 {
+                text.push(',');
+            }
+            output_json(&out, &mut text);
+            if matches!(out, Output::WakeAt { .. } | Output::Idle) {
+                break;
+            }
+        }
+        text.push(']');
+        js_sys::JSON::parse(&text)
     }
 
     /// `runRecord()`: the run record to show or store, camelCase.
@@ -487,81 +526,201 @@ impl Tracker {
 }
 
 /// The JSON of an output the numbers-only path points to (`ask_user`, `violation`, non-poll
-/// `send`), written by hand: exactly what `Tracker.drainOutputs` gives for [`Output`] (serde's
-/// output with camelCase keys; a test checks it), without
-/// linking the derived serializers into the small build. Only the JSON values inside (input
-/// requests and answers) and strings go through serde_json.
+/// `send`).
 fn detail_json(o: &Output) -> String {
-    let s = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| String::from("\"\""));
-    let v = |v: &Value| serde_json::to_string(v).unwrap_or_else(|_| String::from("null"));
+    let mut out = String::new();
+    output_json(o, &mut out);
+    out
+}
+
+/// Appends the JSON of one output, written by hand: exactly what serde writes for [`Output`]
+/// with the keys in camelCase (`crate::case::write`; a test checks every variant), without
+/// linking the derived serializers into the small build and without building a `Value` tree on
+/// the structured path. Only the JSON values inside (input requests and answers, payloads) and
+/// strings go through serde_json.
+fn output_json(o: &Output, out: &mut String) {
+    use core::fmt::Write;
+    let s = |out: &mut String, v: &str| {
+        out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| String::from("\"\"")));
+    };
+    let v = |out: &mut String, v: &Value| {
+        out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| String::from("null")));
+    };
+    let pairs = |out: &mut String, list: &[(String, Value)]| {
+        out.push('[');
+        for (i, (k, r)) in list.iter().enumerate() {
+            out.push_str(if i == 0 { "[" } else { ",[" });
+            s(out, k);
+            out.push(',');
+            v(out, r);
+            out.push(']');
+        }
+        out.push(']');
+    };
     match o {
         Output::AskUser { key, request, call } => {
-            format!(
-                r#"{{"type":"ask_user","key":{},"request":{}{}}}"#,
-                s(key),
-                v(request),
-                if *call { r#","call":true"# } else { "" }
-            )
+            out.push_str(r#"{"type":"ask_user","key":"#);
+            s(out, key);
+            out.push_str(r#","request":"#);
+            v(out, request);
+            if *call {
+                out.push_str(r#","call":true"#);
+            }
+            out.push('}');
         }
-        Output::Violation { violation } => format!(
-            r#"{{"type":"violation","violation":{{"rule":"{}","level":"{}","detail":{}}}}}"#,
-            violation.rule.code(),
-            violation.level.as_str(),
-            s(&violation.detail)
-        ),
+        Output::Violation { violation } => {
+            out.push_str(r#"{"type":"violation","violation":{"rule":""#);
+            out.push_str(violation.rule.code());
+            out.push_str(r#"","level":""#);
+            out.push_str(violation.level.as_str());
+            out.push_str(r#"","detail":"#);
+            s(out, &violation.detail);
+            out.push_str("}}");
+        }
         Output::Send { request } => {
-            let body = match request {
-                Request::Get { handle } => format!(r#""kind":"get","handle":{}"#, s(handle)),
-                Request::FetchResult { handle } => {
-                    format!(r#""kind":"fetch_result","handle":{}"#, s(handle))
+            out.push_str(r#"{"type":"send","request":{"kind":""#);
+            out.push_str(match request {
+                Request::Get { .. } => "get",
+                Request::Cancel { .. } => "cancel",
+                Request::Update { .. } => "update",
+                Request::FetchResult { .. } => "fetch_result",
+                Request::ContinueCall { .. } => "continue_call",
+            });
+            out.push('"');
+            match request {
+                Request::Get { handle } | Request::FetchResult { handle } => {
+                    out.push_str(r#","handle":"#);
+                    s(out, handle);
                 }
                 Request::Cancel {
                     handle,
                     idempotency_key,
-                } => match idempotency_key {
-                    Some(k) => format!(
-                        r#""kind":"cancel","handle":{},"idempotencyKey":{}"#,
-                        s(handle),
-                        s(k)
-                    ),
-                    None => format!(r#""kind":"cancel","handle":{}"#, s(handle)),
-                },
+                } => {
+                    out.push_str(r#","handle":"#);
+                    s(out, handle);
+                    if let Some(k) = idempotency_key {
+                        out.push_str(r#","idempotencyKey":"#);
+                        s(out, k);
+                    }
+                }
                 Request::ContinueCall {
                     responses,
                     request_state,
                 } => {
-                    let list: Vec<String> = responses
-                        .iter()
-                        .map(|(k, r)| format!("[{},{}]", s(k), v(r)))
-                        .collect();
-                    match request_state {
-                        Some(st) => format!(
-                            r#""kind":"continue_call","responses":[{}],"requestState":{}"#,
-                            list.join(","),
-                            v(st)
-                        ),
-                        None => {
-                            format!(r#""kind":"continue_call","responses":[{}]"#, list.join(","))
-                        }
+                    out.push_str(r#","responses":"#);
+                    pairs(out, responses);
+                    if let Some(st) = request_state {
+                        out.push_str(r#","requestState":"#);
+                        v(out, st);
                     }
                 }
                 Request::Update { handle, responses } => {
-                    let list: Vec<String> = responses
-                        .iter()
-                        .map(|(k, r)| format!("[{},{}]", s(k), v(r)))
-                        .collect();
-                    format!(
-                        r#""kind":"update","handle":{},"responses":[{}]"#,
-                        s(handle),
-                        list.join(",")
-                    )
+                    out.push_str(r#","handle":"#);
+                    s(out, handle);
+                    out.push_str(r#","responses":"#);
+                    pairs(out, responses);
                 }
-            };
-            format!(r#"{{"type":"send","request":{{{body}}}}}"#)
+            }
+            out.push_str("}}");
         }
-        // Not pointed to by the numbers-only path; no detail.
-        _ => String::from("null"),
+        Output::Button { state } => {
+            out.push_str(r#"{"type":"button","state":""#);
+            out.push_str(state.as_str());
+            out.push_str(r#""}"#);
+        }
+        Output::Status { status } => {
+            out.push_str(r#"{"type":"status","status":""#);
+            out.push_str(status.as_str());
+            out.push_str(r#""}"#);
+        }
+        Output::Settled {
+            outcome,
+            status,
+            result,
+            error,
+        } => {
+            out.push_str(r#"{"type":"settled","outcome":""#);
+            out.push_str(outcome.as_str());
+            out.push_str(r#"","status":"#);
+            match status {
+                Some(st) => {
+                    out.push('"');
+                    out.push_str(st.as_str());
+                    out.push('"');
+                }
+                None => out.push_str("null"),
+            }
+            if let Some(r) = result {
+                out.push_str(r#","result":"#);
+                v(out, r);
+            }
+            if let Some(e) = error {
+                out.push_str(r#","error":"#);
+                v(out, e);
+            }
+            out.push('}');
+        }
+        Output::Stopped { reason } => {
+            out.push_str(r#"{"type":"stopped","reason":"#);
+            out.push_str(&serde_json::to_string(reason).unwrap_or_else(|_| String::from("null")));
+            out.push('}');
+        }
+        Output::WakeAt { at } => {
+            // A u64 is written as digits (no float formatting linked in).
+            let _ = write!(out, r#"{{"type":"wake_at","at":{at}}}"#);
+        }
+        Output::Idle => out.push_str(r#"{"type":"idle"}"#),
     }
+}
+
+/// The input [`Tracker::flat_input`] was given, exactly as serde reads its JSON; `None` for
+/// any combination that is not one of the flat shapes.
+#[cfg(feature = "full")]
+fn flat_input(
+    kind: &JsValue,
+    body: f64,
+    id: &JsValue,
+    status: f64,
+    interval: f64,
+) -> Option<Input> {
+    let kind = args::name(kind)?;
+    let task = || {
+        Some(TaskView {
+            task_id: id.as_string()?,
+            status: *Status::ALL.get(usize::from(args::code(status)?))?,
+            status_message: None,
+            created_at_ms: None,
+            last_updated_at_ms: None,
+            ttl_ms: None,
+            poll_interval_ms: if interval.is_nan() {
+                None
+            } else {
+                Some(json::num(interval)?)
+            },
+            input_requests: Vec::new(),
+            result: None,
+            error: None,
+        })
+    };
+    let job = || {
+        Some(JobView {
+            id: id.as_string()?,
+            status: *Status::ALL.get(usize::from(args::code(status)?))?,
+            result: None,
+            error: None,
+        })
+    };
+    Some(match (kind.as_str(), args::code(body)?) {
+        ("cancel_pressed", 0) => Input::CancelPressed,
+        ("update_acked", 0) => Input::UpdateAcked,
+        ("stop_watching", 0) => Input::StopWatching,
+        ("task_created", 1) => Input::TaskCreated { task: task()? },
+        ("task_polled", 1) => Input::TaskPolled { task: task()? },
+        ("task_notified", 1) => Input::TaskNotified { task: task()? },
+        ("job_created", 2) => Input::JobCreated { job: job()? },
+        ("job_polled", 2) => Input::JobPolled { job: job()? },
+        _ => return None,
+    })
 }
 
 fn rule_index(rule: Rule) -> f64 {
@@ -653,7 +812,7 @@ mod tests {
     /// the fast path points to.
     #[cfg(feature = "full")]
     #[test]
-    fn detail_json_matches_serde() {
+    fn output_json_matches_serde() {
         let tricky = "q\"uo\\te\n\u{1}é";
         let outputs = [
             Output::AskUser {
@@ -709,6 +868,33 @@ mod tests {
                 },
             },
         ];
+        let outputs = outputs.into_iter().chain([
+            Output::Button {
+                state: longcall::cancel::ButtonState::TooLate,
+            },
+            Output::Status {
+                status: Status::InputRequired,
+            },
+            Output::Settled {
+                outcome: Outcome::ToolError,
+                status: Some(Status::Completed),
+                result: Some(json!({"isError": false, "structured_content": {"a_b": tricky}})),
+                error: None,
+            },
+            Output::Settled {
+                outcome: Outcome::Failed,
+                status: None,
+                result: None,
+                error: Some(json!({"code": -32603, "message": tricky, "data": {"x_y": 1}})),
+            },
+            Output::Stopped {
+                reason: longcall::tracker::StopReason::CreateUnanswered,
+            },
+            Output::WakeAt {
+                at: json::MAX_SAFE as u64,
+            },
+            Output::Idle,
+        ]);
         for o in outputs {
             let hand: Value = serde_json::from_str(&detail_json(&o)).unwrap();
             let want: Value = serde_json::from_str(&crate::case::write(&o).unwrap()).unwrap();

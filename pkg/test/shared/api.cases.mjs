@@ -197,6 +197,96 @@ export const cases = {
     assert.deepEqual(b.record(), a.record());
   },
 
+  'handleInput: plain common inputs (the short way) and the general path agree, errors too'({ lc, assert }) {
+    // structured.js hands plain objects of a few shapes to the module without JSON; an object
+    // with a null prototype always takes the general path. Both must give the same outputs and
+    // errors, for well-formed inputs and for near misses of every shape.
+    const general = (v) =>
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? Object.assign(Object.create(null), Object.fromEntries(Object.entries(v).map(([k, x]) => [k, general(x)])))
+        : v;
+    const task = (t) => ({ type: 'task_polled', task: { taskId: 't-1', status: 'working', ...t } });
+    const lives = {
+      'task-2026': [
+        { type: 'task_created', task: { taskId: 't-1', status: 'working', pollIntervalMs: 2000 } },
+        task({ pollIntervalMs: 5000 }),
+        task({ pollIntervalMs: null }),
+        task({ pollIntervalMs: undefined }),
+        task({ pollIntervalMs: 1.5 }),
+        task({ pollIntervalMs: -1 }),
+        task({ pollIntervalMs: 2 ** 60 }),
+        task({ pollIntervalMs: '5' }),
+        task({ taskId: 't-2' }),
+        task({ taskId: 7 }),
+        task({ taskId: 'bad\ud800' }),
+        task({ status: 'queued' }),
+        task({ status: 'nope' }),
+        task({ status: 'canceled' }),
+        task({ capMs: 1 }),
+        task({ task_id: 't-1' }),
+        { type: 'task_polled', task: { taskId: 't-1' } },
+        { type: 'task_polled', task: null },
+        { type: 'task_polled', task: [] },
+        { type: 'task_polled', job: { id: 't-1', status: 'working' } },
+        { type: 'task_polled', task: { taskId: 't-1', status: 'working' }, extra: 1 },
+        { type: 'task_notified', task: { taskId: 't-1', status: 'working' } },
+        { type: 'job_polled', task: { taskId: 't-1', status: 'working' } },
+        { type: 'cancel_pressed', task: { taskId: 't-1', status: 'working' } },
+        { type: 'nope' },
+        { type: 7 },
+        { type: 'update_acked' },
+        { type: 'stop_watching', why: 1 },
+        { type: 'cancel_pressed' },
+        { type: 'cancel_pressed' },
+        task({ status: 'cancelled' }),
+        task({ status: 'completed' }),
+        { type: 'stop_watching' },
+      ],
+      job: [
+        { type: 'job_polled', job: { id: 'job_1', status: 'queued' } },
+        { type: 'job_created', job: { id: 'job_1', status: 'queued' } },
+        { type: 'job_created', job: { id: 'job_1', status: 'queued' } },
+        { type: 'job_polled', job: { id: 'job_2', status: 'queued' } },
+        { type: 'job_polled', job: { id: 'job_1', status: 'working' } },
+        { type: 'job_polled', job: { id: 'job_1', status: 'queued', result: null } },
+        { type: 'job_polled', job: { id: 'job_1' } },
+        { type: 'job_polled', job: { id: 'job_1', status: 'processing' } },
+        { type: 'stop_watching' },
+        { type: 'job_polled', job: { id: 'job_1', status: 'completed' } },
+      ],
+    };
+    const run = (t, now, input) => {
+      try {
+        return { out: t.handleInput(now, input) };
+      } catch (e) {
+        return { code: e.code, message: e.message, out: t.drainOutputs() };
+      }
+    };
+    for (const [model, inputs] of Object.entries(lives)) {
+      const a = new lc.Tracker(model, { poll: { jitter: 'none' }, seed: 1 });
+      const b = new lc.Tracker(model, { poll: { jitter: 'none' }, seed: 1 });
+      inputs.forEach((input, i) => {
+        const now = 1000 * (i + 1);
+        assert.deepEqual(
+          run(a, now, input),
+          run(b, now, general(input)),
+          `${model} step ${i}: ${JSON.stringify(input)}`,
+        );
+        assert.deepEqual(a.handleTimeout(now + 500), b.handleTimeout(now + 500), `${model} step ${i} timeout`);
+      });
+      assert.deepEqual(
+        run(a, -1, { type: 'cancel_pressed' }),
+        run(b, -1, general({ type: 'cancel_pressed' })),
+        'a bad time',
+      );
+      assert.deepEqual(a.runRecord(), b.runRecord());
+      // The short way itself: a shape it does not take changes nothing and says so.
+      assert.equal(a.flatInput(0, 'task_polled', 2, 't-1', 0, Number.NaN), undefined);
+      a.free();
+      b.free();
+    }
+  },
+
   'numbers-only path never throws on junk numbers'({ lc, assert }) {
     const t = new lc.Tracker('task-2026', null);
     const nums = [NaN, -1, 0.5, 1e300, Infinity, -Infinity, 2 ** 53, 2 ** 64, 255, 256];
