@@ -7,9 +7,9 @@
 // it). The module builds the same core input either way and decides everything
 // (bindings/wasm/src/tracker.rs, `flatInput`); test/shared/api.cases.mjs checks both ways give
 // the same outputs and errors.
-import { STATUSES } from './codes.js';
+import { BUTTON_STATES, STATUSES, STOP_REASONS } from './codes.js';
 
-const STATUS = new Map(STATUSES.map((s, i) => [s, i]));
+const STATUS_CODE = new Map(STATUSES.map((s, i) => [s, i]));
 const PLAIN = Object.prototype;
 // Ids longer than this go the general way (which bounds the whole argument).
 const MAX_ID = 1 << 16;
@@ -30,35 +30,90 @@ function exactly(o, required, optional) {
   return found === required.length;
 }
 
-/** `[type, body, id, statusCode, pollIntervalMs]` for a flat input, or null. */
+/**
+ * `[body, type, id, statusCode, pollIntervalMs]` for a flat input (body 0 none, 1 task, 2 job;
+ * the module checks the type takes that body), or null.
+ */
 function flat(input) {
   if (!plain(input)) return null;
   const type = input.type;
   if (typeof type !== 'string') return null;
-  if (exactly(input, ['type'], [])) return [type, 0, undefined, Number.NaN, Number.NaN];
+  if (exactly(input, ['type'], [])) return [0, type, undefined, Number.NaN, Number.NaN];
   if (exactly(input, ['type', 'task'], [])) {
     const task = input.task;
     if (!plain(task) || !exactly(task, ['taskId', 'status'], ['pollIntervalMs'])) return null;
-    const status = STATUS.get(task.status);
+    const status = STATUS_CODE.get(task.status);
     const taskId = task.taskId;
     const ms = interval(task.pollIntervalMs);
-    return status === undefined || !id(taskId) || ms < 0 ? null : [type, 1, taskId, status, ms];
+    return status === undefined || !id(taskId) || ms < 0 ? null : [1, type, taskId, status, ms];
   }
   if (exactly(input, ['type', 'job'], [])) {
     const job = input.job;
     if (!plain(job) || !exactly(job, ['id', 'status'], [])) return null;
-    const status = STATUS.get(job.status);
+    const status = STATUS_CODE.get(job.status);
     const jobId = job.id;
-    return status === undefined || !id(jobId) ? null : [type, 2, jobId, status, Number.NaN];
+    return status === undefined || !id(jobId) ? null : [2, type, jobId, status, Number.NaN];
   }
   return null;
 }
 
-/** Routes `Cls.prototype.handleInput` (the glue's, before runtime.js guards it) through `flat`. */
-export function routeStructured(Cls) {
+// Output kinds of the short way (bindings/wasm/src/tracker.rs, `kind`): the numbers-only kinds
+// it writes as numbers; any other (`kind::DETAIL`) is an output fetched whole.
+const IDLE = 0,
+  WAKE_AT = 1,
+  SEND = 2,
+  BUTTON = 4,
+  STATUS = 5,
+  STOPPED = 8;
+
+/**
+ * Routes `Cls.prototype.handleInput` and `handleTimeout` (the glue's, before runtime.js guards
+ * them) through the short way; `fastOutputs` reads the module's numbers-only buffer.
+ */
+export function routeStructured(Cls, fastOutputs) {
   const proto = Cls.prototype;
   const general = proto.handleInput;
+  const drain = proto.drainOutputs;
   const short = proto.flatInput;
+  const shortTimeout = proto.flatTimeout;
+  const detail = proto.fastDetail;
+  const offset = Object.getOwnPropertyDescriptor(proto, 'fastOffset').get;
+  const flatTypes = Cls.flatTypes;
+  // type -> its code, for each body (0 none, 1 task, 2 job); read from the module on first use.
+  let types = null;
+  // Per tracker: where its buffer is, and the poll handle last written out in full.
+  const seen = new WeakMap();
+
+  function mineOf(t) {
+    let mine = seen.get(t);
+    if (mine === undefined) seen.set(t, (mine = { at: offset.call(t), handle: undefined }));
+    return mine;
+  }
+
+  function decode(t, n) {
+    const mine = mineOf(t);
+    const out = fastOutputs();
+    const list = [];
+    let k = IDLE;
+    for (let i = 0, j = mine.at; i < n; i++, j += 3) {
+      k = out[j];
+      const a = out[j + 1];
+      if (k === WAKE_AT) list.push({ type: 'wake_at', at: a });
+      else if (k === STATUS) list.push({ type: 'status', status: STATUSES[a] });
+      else if (k === BUTTON) list.push({ type: 'button', state: BUTTON_STATES[a] });
+      else if (k === SEND) list.push({ type: 'send', request: { kind: 'get', handle: mine.handle } });
+      else if (k === IDLE) list.push({ type: 'idle' });
+      else if (k === STOPPED) list.push({ type: 'stopped', reason: STOP_REASONS[a] });
+      else {
+        const d = detail.call(t, a);
+        if (d.type === 'send' && d.request.kind === 'get') mine.handle = d.request.handle;
+        list.push(d);
+      }
+    }
+    // The buffer filled up before the closing wake_at/idle: the rest as the general path has it.
+    return k === WAKE_AT || k === IDLE ? list : list.concat(drain.call(t));
+  }
+
   proto.handleInput = function handleInput(now, input) {
     let f = null;
     try {
@@ -67,9 +122,20 @@ export function routeStructured(Cls) {
       // A getter or proxy that throws: the general path reports it.
     }
     if (f !== null) {
-      const out = short.call(this, now, f[0], f[1], f[2], f[3], f[4]);
-      if (out !== undefined) return out;
+      types ??= [0, 1, 2].map(
+        (b) => new Map(flatTypes().flatMap(([name, body], i) => (body === b ? [[name, i]] : []))),
+      );
+      const type = types[f[0]].get(f[1]);
+      if (type !== undefined) {
+        // The handle the module last wrote out in full need not be sent again.
+        const id = f[2] !== undefined && f[2] === mineOf(this).handle ? undefined : f[2];
+        const n = short.call(this, now, type, id, f[3], f[4]);
+        if (n >= 0) return decode(this, n);
+      }
     }
     return general.call(this, now, input);
+  };
+  proto.handleTimeout = function handleTimeout(now) {
+    return decode(this, shortTimeout.call(this, now));
   };
 }

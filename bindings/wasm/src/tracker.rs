@@ -54,6 +54,9 @@ pub mod kind {
     pub const SETTLED: f64 = 7.0;
     /// `stopped`, `a` = stop reason code.
     pub const STOPPED: f64 = 8.0;
+    /// The short structured way only (`flatInput`, `flatTimeout`): an output to fetch whole
+    /// with `fastDetail(a)`.
+    pub const DETAIL: f64 = 9.0;
 }
 
 /// `wasmMemory()`: the module's `WebAssembly.Memory` (for the numbers-only output buffers).
@@ -69,6 +72,10 @@ pub struct Tracker {
     fast: Box<[f64; 3 * FAST_CAPACITY]>,
     detail: Vec<Output>,
     last_error: &'static str,
+    /// The poll handle the short structured way last wrote out in full (`pkg/structured.js`
+    /// keeps it; a poll of the same handle is then written as numbers only).
+    #[cfg(feature = "full")]
+    sent_handle: Option<String>,
 }
 
 fn bad(field: &str) -> Error {
@@ -100,6 +107,8 @@ impl Tracker {
             fast: Box::new([0.0; 3 * FAST_CAPACITY]),
             detail: Vec::new(),
             last_error: "",
+            #[cfg(feature = "full")]
+            sent_handle: None,
         }
     }
 }
@@ -122,31 +131,53 @@ impl Tracker {
         self.drain_outputs()
     }
 
-    /// `flatInput(now, type, body, id, statusCode, pollIntervalMs)`: [`Tracker::handle_input`]
-    /// for the commonest inputs, taken apart by `pkg/structured.js` so that no JSON text is
-    /// written or read: `{type}` alone (`body` 0: `cancel_pressed`, `update_acked`,
-    /// `stop_watching`), or `{type, task: {taskId, status, pollIntervalMs?}}` (`body` 1:
-    /// `task_created`, `task_polled`, `task_notified`) or `{type, job: {id, status}}` (`body` 2:
-    /// `job_created`, `job_polled`), the status as its code and the interval NaN for none.
-    /// Returns `undefined`, having changed nothing, for anything else (the caller then takes the
-    /// general path, which reads or refuses it); otherwise exactly what `handleInput` gives for
-    /// the same input, since the same core input is built.
+    /// `flatInput(now, type, id, statusCode, pollIntervalMs)`: [`Tracker::handle_input`] for
+    /// the commonest inputs, taken apart by `pkg/structured.js` so that no JSON text is written
+    /// or read: `{type}` alone (`cancel_pressed`, `update_acked`, `stop_watching`), `{type,
+    /// task: {taskId, status, pollIntervalMs?}}` (`task_created`, `task_polled`,
+    /// `task_notified`) or `{type, job: {id, status}}` (`job_created`, `job_polled`); `type` by
+    /// its position in `Tracker.flatTypes()`, the status by its code, the interval NaN for none,
+    /// `id` undefined for the handle of the last poll written out in full. Returns -1, having
+    /// changed nothing, for anything else (the caller then takes the general path, which reads
+    /// or refuses it); otherwise the outputs as [`Tracker::flat_timeout`] writes them. The core
+    /// input built is the one serde reads from the same object.
     #[wasm_bindgen(js_name = flatInput, skip_typescript)]
     pub fn flat_input(
         &mut self,
         now: JsValue,
-        kind: JsValue,
-        body: f64,
+        kind: f64,
         id: JsValue,
         status: f64,
         interval_ms: f64,
-    ) -> JsResult<JsValue> {
-        let Some(input) = flat_input(&kind, body, &id, status, interval_ms) else {
-            return Ok(JsValue::UNDEFINED);
+    ) -> JsResult<f64> {
+        let Some(input) = self.flat(kind, &id, status, interval_ms) else {
+            return Ok(-1.0);
         };
         let now = js(json::uint(&now, "now"))?;
         js(self.core.handle_input(now, input))?;
-        self.drain_outputs()
+        Ok(f64::from(self.fill_structured()))
+    }
+
+    /// `Tracker.flatTypes()`: `[type, body]` of each input type `flatInput` takes, by code
+    /// (body 0 none, 1 `task`, 2 `job`).
+    #[wasm_bindgen(js_name = flatTypes, skip_typescript)]
+    pub fn flat_types() -> js_sys::Array {
+        FLAT_TYPES
+            .iter()
+            .map(|(t, b)| js_sys::Array::of2(&JsValue::from_str(t), &JsValue::from(*b)))
+            .collect()
+    }
+
+    /// `flatTimeout(now)`: [`Tracker::handle_timeout`] with the outputs written for
+    /// `pkg/structured.js` to build the same objects from: triples in the numbers-only buffer,
+    /// those that carry text (and a poll of a handle not written before) as kind
+    /// [`kind::DETAIL`], `a` = the index for `fastDetail`. Returns the count; when the buffer
+    /// filled up, `drainOutputs()` gives the rest.
+    #[wasm_bindgen(js_name = flatTimeout, skip_typescript)]
+    pub fn flat_timeout(&mut self, now: JsValue) -> JsResult<f64> {
+        let now = js(json::uint(&now, "now"))?;
+        self.core.handle_timeout(now);
+        Ok(f64::from(self.fill_structured()))
     }
 
     /// `handleTimeout(now)`: time passed; returns every output (camelCase), usually a `send` of
@@ -525,6 +556,49 @@ impl Tracker {
     }
 }
 
+#[cfg(feature = "full")]
+impl Tracker {
+    /// Drains into the buffer for `pkg/structured.js`; returns the number of triples written.
+    fn fill_structured(&mut self) -> i32 {
+        self.detail.clear();
+        let mut n = 0;
+        for slot in self.fast.chunks_exact_mut(3) {
+            let out = self.core.poll_output();
+            let last = matches!(out, Output::WakeAt { .. } | Output::Idle);
+            let triple = match &out {
+                Output::Idle => Some((kind::IDLE, 0.0, 0.0)),
+                Output::WakeAt { at } => Some((kind::WAKE_AT, *at as f64, 0.0)),
+                Output::Button { state } => Some((kind::BUTTON, f64::from(state.code()), 0.0)),
+                Output::Status { status } => Some((kind::STATUS, f64::from(status.code()), 0.0)),
+                Output::Stopped { reason } => {
+                    Some((kind::STOPPED, code_of(&STOP_REASONS, reason), 0.0))
+                }
+                Output::Send {
+                    request: Request::Get { handle },
+                } if self.sent_handle.as_ref() == Some(handle) => Some((kind::SEND, 0.0, -1.0)),
+                _ => None,
+            };
+            let (k, a, b) = triple.unwrap_or_else(|| {
+                if let Output::Send {
+                    request: Request::Get { handle },
+                } = &out
+                {
+                    self.sent_handle = Some(handle.clone());
+                }
+                let i = self.detail.len() as f64;
+                self.detail.push(out);
+                (kind::DETAIL, i, 0.0)
+            });
+            slot.copy_from_slice(&[k, a, b]);
+            n += 1;
+            if last {
+                break;
+            }
+        }
+        n
+    }
+}
+
 /// The JSON of an output the numbers-only path points to (`ask_user`, `violation`, non-poll
 /// `send`).
 fn detail_json(o: &Output) -> String {
@@ -673,54 +747,77 @@ fn output_json(o: &Output, out: &mut String) {
     }
 }
 
-/// The input [`Tracker::flat_input`] was given, exactly as serde reads its JSON; `None` for
-/// any combination that is not one of the flat shapes.
+/// The input types [`Tracker::flat_input`] takes, by code (their position), with the body each
+/// has: 0 none, 1 `task`, 2 `job`.
 #[cfg(feature = "full")]
-fn flat_input(
-    kind: &JsValue,
-    body: f64,
-    id: &JsValue,
-    status: f64,
-    interval: f64,
-) -> Option<Input> {
-    let kind = args::name(kind)?;
-    let task = || {
-        Some(TaskView {
-            task_id: id.as_string()?,
-            status: *Status::ALL.get(usize::from(args::code(status)?))?,
-            status_message: None,
-            created_at_ms: None,
-            last_updated_at_ms: None,
-            ttl_ms: None,
-            poll_interval_ms: if interval.is_nan() {
-                None
+const FLAT_TYPES: [(&str, u8); 8] = [
+    ("cancel_pressed", 0),
+    ("update_acked", 0),
+    ("stop_watching", 0),
+    ("task_created", 1),
+    ("task_polled", 1),
+    ("task_notified", 1),
+    ("job_created", 2),
+    ("job_polled", 2),
+];
+
+#[cfg(feature = "full")]
+impl Tracker {
+    /// The input [`Tracker::flat_input`] was given, exactly as serde reads its JSON; `None` for
+    /// anything that is not one of the flat shapes. An `id` of `undefined` is the handle last
+    /// written out in full (`sent_handle`).
+    fn flat(&self, kind: f64, id: &JsValue, status: f64, interval: f64) -> Option<Input> {
+        let (_, body) = FLAT_TYPES.get(usize::from(args::code(kind)?))?;
+        let kind = args::code(kind)?;
+        let id = || {
+            if id.is_undefined() {
+                self.sent_handle.clone()
             } else {
-                Some(json::num(interval)?)
-            },
-            input_requests: Vec::new(),
-            result: None,
-            error: None,
+                id.as_string()
+            }
+        };
+        let status = || Status::ALL.get(usize::from(args::code(status)?)).copied();
+        Some(match (body, kind) {
+            (0, 0) => Input::CancelPressed,
+            (0, 1) => Input::UpdateAcked,
+            (0, _) => Input::StopWatching,
+            (1, _) => {
+                let task = TaskView {
+                    task_id: id()?,
+                    status: status()?,
+                    status_message: None,
+                    created_at_ms: None,
+                    last_updated_at_ms: None,
+                    ttl_ms: None,
+                    poll_interval_ms: if interval.is_nan() {
+                        None
+                    } else {
+                        Some(json::num(interval)?)
+                    },
+                    input_requests: Vec::new(),
+                    result: None,
+                    error: None,
+                };
+                match kind {
+                    3 => Input::TaskCreated { task },
+                    4 => Input::TaskPolled { task },
+                    _ => Input::TaskNotified { task },
+                }
+            }
+            _ => {
+                let job = JobView {
+                    id: id()?,
+                    status: status()?,
+                    result: None,
+                    error: None,
+                };
+                match kind {
+                    6 => Input::JobCreated { job },
+                    _ => Input::JobPolled { job },
+                }
+            }
         })
-    };
-    let job = || {
-        Some(JobView {
-            id: id.as_string()?,
-            status: *Status::ALL.get(usize::from(args::code(status)?))?,
-            result: None,
-            error: None,
-        })
-    };
-    Some(match (kind.as_str(), args::code(body)?) {
-        ("cancel_pressed", 0) => Input::CancelPressed,
-        ("update_acked", 0) => Input::UpdateAcked,
-        ("stop_watching", 0) => Input::StopWatching,
-        ("task_created", 1) => Input::TaskCreated { task: task()? },
-        ("task_polled", 1) => Input::TaskPolled { task: task()? },
-        ("task_notified", 1) => Input::TaskNotified { task: task()? },
-        ("job_created", 2) => Input::JobCreated { job: job()? },
-        ("job_polled", 2) => Input::JobPolled { job: job()? },
-        _ => return None,
-    })
+    }
 }
 
 fn rule_index(rule: Rule) -> f64 {

@@ -262,9 +262,11 @@ export const cases = {
         return { code: e.code, message: e.message, out: t.drainOutputs() };
       }
     };
+    lives['task-2025'] = lives['task-2026'].slice(0, 4);
     for (const [model, inputs] of Object.entries(lives)) {
-      const a = new lc.Tracker(model, { poll: { jitter: 'none' }, seed: 1 });
-      const b = new lc.Tracker(model, { poll: { jitter: 'none' }, seed: 1 });
+      const cfg = { poll: { jitter: 'none', maxPolls: model === 'task-2025' ? 2 : null }, seed: 1 };
+      const a = new lc.Tracker(model, cfg);
+      const b = new lc.Tracker(model, cfg);
       inputs.forEach((input, i) => {
         const now = 1000 * (i + 1);
         assert.deepEqual(
@@ -272,7 +274,8 @@ export const cases = {
           run(b, now, general(input)),
           `${model} step ${i}: ${JSON.stringify(input)}`,
         );
-        assert.deepEqual(a.handleTimeout(now + 500), b.handleTimeout(now + 500), `${model} step ${i} timeout`);
+        // A timeout's outputs (polls, wake_at, stopped) are spelt alike in the core's snake_case.
+        assert.deepEqual(a.handleTimeout(now + 500), b.timeout(now + 500), `${model} step ${i} timeout`);
       });
       assert.deepEqual(
         run(a, -1, { type: 'cancel_pressed' }),
@@ -281,7 +284,7 @@ export const cases = {
       );
       assert.deepEqual(a.runRecord(), b.runRecord());
       // The short way itself: a shape it does not take changes nothing and says so.
-      assert.equal(a.flatInput(0, 'task_polled', 2, 't-1', 0, Number.NaN), undefined);
+      assert.equal(a.flatInput(0, 99, 't-1', 0, Number.NaN), -1);
       a.free();
       b.free();
     }
