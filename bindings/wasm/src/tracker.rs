@@ -570,6 +570,7 @@ impl Tracker {
                 Output::WakeAt { at } => Some((kind::WAKE_AT, *at as f64, 0.0)),
                 Output::Button { state } => Some((kind::BUTTON, f64::from(state.code()), 0.0)),
                 Output::Status { status } => Some((kind::STATUS, f64::from(status.code()), 0.0)),
+                #[cfg(feature = "full")]
                 Output::Stopped { reason } => {
                     Some((kind::STOPPED, code_of(&STOP_REASONS, reason), 0.0))
                 }
@@ -613,7 +614,6 @@ fn detail_json(o: &Output) -> String {
 /// the structured path. Only the JSON values inside (input requests and answers, payloads) and
 /// strings go through serde_json.
 fn output_json(o: &Output, out: &mut String) {
-    use core::fmt::Write;
     let s = |out: &mut String, v: &str| {
         out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| String::from("\"\"")));
     };
@@ -697,16 +697,19 @@ fn output_json(o: &Output, out: &mut String) {
             }
             out.push_str("}}");
         }
+        #[cfg(feature = "full")]
         Output::Button { state } => {
             out.push_str(r#"{"type":"button","state":""#);
             out.push_str(state.as_str());
             out.push_str(r#""}"#);
         }
+        #[cfg(feature = "full")]
         Output::Status { status } => {
             out.push_str(r#"{"type":"status","status":""#);
             out.push_str(status.as_str());
             out.push_str(r#""}"#);
         }
+        #[cfg(feature = "full")]
         Output::Settled {
             outcome,
             status,
@@ -739,11 +742,17 @@ fn output_json(o: &Output, out: &mut String) {
             out.push_str(&serde_json::to_string(reason).unwrap_or_else(|_| String::from("null")));
             out.push('}');
         }
+        #[cfg(feature = "full")]
         Output::WakeAt { at } => {
+            use core::fmt::Write;
             // A u64 is written as digits (no float formatting linked in).
             let _ = write!(out, r#"{{"type":"wake_at","at":{at}}}"#);
         }
+        #[cfg(feature = "full")]
         Output::Idle => out.push_str(r#"{"type":"idle"}"#),
+        // The small build writes only the outputs the numbers-only path points to.
+        #[cfg(not(feature = "full"))]
+        _ => out.push_str("null"),
     }
 }
 

@@ -290,6 +290,21 @@ export const cases = {
     }
   },
 
+  'tracker config: own keys read at once; inherited and hidden keys still read'({ lc, assert }) {
+    const first = (cfg) => {
+      const t = new lc.Tracker('job', cfg);
+      const out = t.handleInput(0, { type: 'job_created', job: { id: 'j', status: 'queued' } });
+      t.free();
+      return out.at(-1);
+    };
+    const poll = { jitter: 'none', initialMs: 3000 };
+    assert.deepEqual(first({ poll }), { type: 'wake_at', at: 3000 });
+    assert.deepEqual(first(Object.create({ poll })), { type: 'wake_at', at: 3000 }, 'inherited');
+    const hidden = Object.defineProperty({}, 'poll', { value: poll, enumerable: false });
+    assert.deepEqual(first(hidden), { type: 'wake_at', at: 3000 }, 'not enumerable');
+    assert.throws(() => new lc.Tracker('job', { poll: { jitter: 'none', capMS: 1 } }), { code: 'invalid_config' });
+  },
+
   'numbers-only path never throws on junk numbers'({ lc, assert }) {
     const t = new lc.Tracker('task-2026', null);
     const nums = [NaN, -1, 0.5, 1e300, Infinity, -Infinity, 2 ** 53, 2 ** 64, 255, 256];
