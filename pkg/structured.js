@@ -1,6 +1,7 @@
 // The structured path's short way in: `Tracker.handleInput` for the inputs a watch loop sends
 // most (a task or job created or polled with only its id, status and interval; a cancel press;
-// an update acknowledged; stop) is handed to the module as numbers and two strings, so no JSON
+// an update acknowledged; stop; the user's answer to an input request) is handed to the module
+// as numbers and strings, so no JSON
 // text is written and read (a few hundred ns instead of several µs). Only the shape is looked at
 // here: anything that is not exactly one of those plain objects, with values of the right types,
 // takes the general path, which reads it or refuses it (an unknown key is `malformed`, naming
@@ -13,6 +14,8 @@ const STATUS_CODE = new Map(STATUSES.map((s, i) => [s, i]));
 const PLAIN = Object.prototype;
 // Ids longer than this go the general way (which bounds the whole argument).
 const MAX_ID = 1 << 16;
+// Responses longer than this go the general way (which bounds the whole argument).
+const MAX_TEXT = 1 << 20;
 
 const plain = (v) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === PLAIN;
 const id = (v) => typeof v === 'string' && v.length <= MAX_ID && v.isWellFormed?.() === true;
@@ -31,8 +34,8 @@ function exactly(o, required, optional) {
 }
 
 /**
- * `[body, type, id, statusCode, pollIntervalMs]` for a flat input (body 0 none, 1 task, 2 job;
- * the module checks the type takes that body), or null.
+ * `[body, type, id, statusCode, pollIntervalMs, text]` for a flat input (body 0 none, 1 task,
+ * 2 job, 3 key and response as JSON text; the module checks the type takes that body), or null.
  */
 function flat(input) {
   if (!plain(input)) return null;
@@ -53,6 +56,15 @@ function flat(input) {
     const status = STATUS_CODE.get(job.status);
     const jobId = job.id;
     return status === undefined || !id(jobId) ? null : [2, type, jobId, status, Number.NaN];
+  }
+  if (exactly(input, ['type', 'key', 'response'], [])) {
+    const key = input.key;
+    // undefined, a function or a symbol (no JSON) and a cyclic value or BigInt (a throw, caught
+    // by the caller) go the general way, which refuses them.
+    const text = JSON.stringify(input.response);
+    return !id(key) || typeof text !== 'string' || text.length > MAX_TEXT
+      ? null
+      : [3, type, key, Number.NaN, Number.NaN, text];
   }
   return null;
 }
@@ -122,14 +134,14 @@ export function routeStructured(Cls, fastOutputs) {
       // A getter or proxy that throws: the general path reports it.
     }
     if (f !== null) {
-      types ??= [0, 1, 2].map(
+      types ??= [0, 1, 2, 3].map(
         (b) => new Map(flatTypes().flatMap(([name, body], i) => (body === b ? [[name, i]] : []))),
       );
       const type = types[f[0]].get(f[1]);
       if (type !== undefined) {
         // The handle the module last wrote out in full need not be sent again.
-        const id = f[2] !== undefined && f[2] === mineOf(this).handle ? undefined : f[2];
-        const n = short.call(this, now, type, id, f[3], f[4]);
+        const id = f[0] !== 3 && f[2] !== undefined && f[2] === mineOf(this).handle ? undefined : f[2];
+        const n = short.call(this, now, type, id, f[3], f[4], f[5]);
         if (n >= 0) return decode(this, n);
       }
     }

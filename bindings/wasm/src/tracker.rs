@@ -135,7 +135,8 @@ impl Tracker {
     /// the commonest inputs, taken apart by `pkg/structured.js` so that no JSON text is written
     /// or read: `{type}` alone (`cancel_pressed`, `update_acked`, `stop_watching`), `{type,
     /// task: {taskId, status, pollIntervalMs?}}` (`task_created`, `task_polled`,
-    /// `task_notified`) or `{type, job: {id, status}}` (`job_created`, `job_polled`); `type` by
+    /// `task_notified`), `{type, job: {id, status}}` (`job_created`, `job_polled`) or `{type,
+    /// key, response}` (`input_answered`: `id` is the key, `text` the response's JSON); `type` by
     /// its position in `Tracker.flatTypes()`, the status by its code, the interval NaN for none,
     /// `id` undefined for the handle of the last poll written out in full. Returns -1, having
     /// changed nothing, for anything else (the caller then takes the general path, which reads
@@ -149,8 +150,9 @@ impl Tracker {
         id: JsValue,
         status: f64,
         interval_ms: f64,
+        text: JsValue,
     ) -> JsResult<f64> {
-        let Some(input) = self.flat(kind, &id, status, interval_ms) else {
+        let Some(input) = self.flat(kind, &id, status, interval_ms, &text) else {
             return Ok(-1.0);
         };
         let now = js(json::uint(&now, "now"))?;
@@ -159,7 +161,7 @@ impl Tracker {
     }
 
     /// `Tracker.flatTypes()`: `[type, body]` of each input type `flatInput` takes, by code
-    /// (body 0 none, 1 `task`, 2 `job`).
+    /// (body 0 none, 1 `task`, 2 `job`, 3 `key` and `response`).
     #[wasm_bindgen(js_name = flatTypes, skip_typescript)]
     pub fn flat_types() -> js_sys::Array {
         FLAT_TYPES
@@ -757,9 +759,9 @@ fn output_json(o: &Output, out: &mut String) {
 }
 
 /// The input types [`Tracker::flat_input`] takes, by code (their position), with the body each
-/// has: 0 none, 1 `task`, 2 `job`.
+/// has: 0 none, 1 `task`, 2 `job`, 3 `key` and `response`.
 #[cfg(feature = "full")]
-const FLAT_TYPES: [(&str, u8); 8] = [
+const FLAT_TYPES: [(&str, u8); 9] = [
     ("cancel_pressed", 0),
     ("update_acked", 0),
     ("stop_watching", 0),
@@ -768,6 +770,7 @@ const FLAT_TYPES: [(&str, u8); 8] = [
     ("task_notified", 1),
     ("job_created", 2),
     ("job_polled", 2),
+    ("input_answered", 3),
 ];
 
 #[cfg(feature = "full")]
@@ -775,10 +778,17 @@ impl Tracker {
     /// The input [`Tracker::flat_input`] was given, exactly as serde reads its JSON; `None` for
     /// anything that is not one of the flat shapes. An `id` of `undefined` is the handle last
     /// written out in full (`sent_handle`).
-    fn flat(&self, kind: f64, id: &JsValue, status: f64, interval: f64) -> Option<Input> {
+    fn flat(
+        &self,
+        kind: f64,
+        id: &JsValue,
+        status: f64,
+        interval: f64,
+        text: &JsValue,
+    ) -> Option<Input> {
         let (_, body) = FLAT_TYPES.get(usize::from(args::code(kind)?))?;
         let kind = args::code(kind)?;
-        let id = || {
+        let handle = || {
             if id.is_undefined() {
                 self.sent_handle.clone()
             } else {
@@ -790,9 +800,23 @@ impl Tracker {
             (0, 0) => Input::CancelPressed,
             (0, 1) => Input::UpdateAcked,
             (0, _) => Input::StopWatching,
+            (3, _) => {
+                // Read as the value of a one-element array, so that the JSON reader's depth
+                // limit counts it one level down, as inside the whole input.
+                let text = bounded_string(text, "input").ok()?;
+                let mut wrapped = String::with_capacity(text.len() + 2);
+                wrapped.push('[');
+                wrapped.push_str(&text);
+                wrapped.push(']');
+                let [response]: [Value; 1] = serde_json::from_str(&wrapped).ok()?;
+                Input::InputAnswered {
+                    key: id.as_string()?,
+                    response,
+                }
+            }
             (1, _) => {
                 let task = TaskView {
-                    task_id: id()?,
+                    task_id: handle()?,
                     status: status()?,
                     status_message: None,
                     created_at_ms: None,
@@ -815,7 +839,7 @@ impl Tracker {
             }
             _ => {
                 let job = JobView {
-                    id: id()?,
+                    id: handle()?,
                     status: status()?,
                     result: None,
                     error: None,
