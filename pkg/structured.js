@@ -1,6 +1,7 @@
 // The structured path's short way in: `Tracker.handleInput` for the inputs a watch loop sends
 // most (a task or job created or polled with only its id, status and interval; a cancel press;
-// an update acknowledged; stop; the user's answer to an input request) is handed to the module
+// an update acknowledged; stop; a poll asking for input; the user's answer; a cancel answer) is
+// handed to the module
 // as numbers and strings, so no JSON
 // text is written and read (a few hundred ns instead of several µs). Only the shape is looked at
 // here: anything that is not exactly one of those plain objects, with values of the right types,
@@ -35,7 +36,8 @@ function exactly(o, required, optional) {
 
 /**
  * `[body, type, id, statusCode, pollIntervalMs, text]` for a flat input (body 0 none, 1 task,
- * 2 job, 3 key and response as JSON text; the module checks the type takes that body), or null.
+ * 2 job, 3 key and response as JSON text; the module checks the type takes that body), or for
+ * a cancel answer (body 4) `[4, type, kind, statusCode, httpStatus, cancelable, code]`; or null.
  */
 function flat(input) {
   if (!plain(input)) return null;
@@ -44,11 +46,18 @@ function flat(input) {
   if (exactly(input, ['type'], [])) return [0, type, undefined, Number.NaN, Number.NaN];
   if (exactly(input, ['type', 'task'], [])) {
     const task = input.task;
-    if (!plain(task) || !exactly(task, ['taskId', 'status'], ['pollIntervalMs'])) return null;
+    if (!plain(task) || !exactly(task, ['taskId', 'status'], ['pollIntervalMs', 'inputRequests'])) return null;
     const status = STATUS_CODE.get(task.status);
     const taskId = task.taskId;
     const ms = interval(task.pollIntervalMs);
-    return status === undefined || !id(taskId) || ms < 0 ? null : [1, type, taskId, status, ms];
+    if (status === undefined || !id(taskId) || ms < 0) return null;
+    if (!('inputRequests' in task)) return [1, type, taskId, status, ms];
+    // Input requests go as JSON text, each exactly {key, request}.
+    const asks = task.inputRequests;
+    if (!Array.isArray(asks) || !asks.every((r) => plain(r) && exactly(r, ['key', 'request'], []) && id(r.key)))
+      return null;
+    const text = JSON.stringify(asks);
+    return typeof text === 'string' && text.length <= MAX_TEXT ? [1, type, taskId, status, ms, text] : null;
   }
   if (exactly(input, ['type', 'job'], [])) {
     const job = input.job;
@@ -56,6 +65,21 @@ function flat(input) {
     const status = STATUS_CODE.get(job.status);
     const jobId = job.id;
     return status === undefined || !id(jobId) ? null : [2, type, jobId, status, Number.NaN];
+  }
+  if (exactly(input, ['type', 'answer'], [])) {
+    const answer = input.answer;
+    if (!plain(answer) || !exactly(answer, ['kind'], ['status', 'code', 'httpStatus', 'cancelable'])) return null;
+    const { kind, code, httpStatus, cancelable } = answer;
+    const status = 'status' in answer ? STATUS_CODE.get(answer.status) : -1;
+    const http = 'httpStatus' in answer ? httpStatus : Number.NaN;
+    const can = !('cancelable' in answer) ? Number.NaN : cancelable === null ? 2 : cancelable === true ? 1 : 0;
+    const ok =
+      typeof kind === 'string' &&
+      status !== undefined &&
+      (!('code' in answer) || Number.isSafeInteger(code) || id(code)) &&
+      (Number.isNaN(http) || (Number.isSafeInteger(http) && http >= 0)) &&
+      (!('cancelable' in answer) || typeof cancelable === 'boolean' || cancelable === null);
+    return ok ? [4, type, kind, status, http, can, 'code' in answer ? code : undefined] : null;
   }
   if (exactly(input, ['type', 'key', 'response'], [])) {
     const key = input.key;
@@ -88,6 +112,7 @@ export function routeStructured(Cls, fastOutputs) {
   const drain = proto.drainOutputs;
   const short = proto.flatInput;
   const shortTimeout = proto.flatTimeout;
+  const shortAnswer = proto.flatCancelAnswered;
   const detail = proto.fastDetail;
   const offset = Object.getOwnPropertyDescriptor(proto, 'fastOffset').get;
   const flatTypes = Cls.flatTypes;
@@ -134,11 +159,16 @@ export function routeStructured(Cls, fastOutputs) {
       // A getter or proxy that throws: the general path reports it.
     }
     if (f !== null) {
-      types ??= [0, 1, 2, 3].map(
+      types ??= [0, 1, 2, 3, 4].map(
         (b) => new Map(flatTypes().flatMap(([name, body], i) => (body === b ? [[name, i]] : []))),
       );
       const type = types[f[0]].get(f[1]);
-      if (type !== undefined) {
+      if (f[0] === 4) {
+        if (type !== undefined) {
+          const n = shortAnswer.call(this, now, f[2], f[3], f[6], f[4], f[5]);
+          if (n >= 0) return decode(this, n);
+        }
+      } else if (type !== undefined) {
         // The handle the module last wrote out in full need not be sent again.
         const id = f[0] !== 3 && f[2] !== undefined && f[2] === mineOf(this).handle ? undefined : f[2];
         const n = short.call(this, now, type, id, f[3], f[4], f[5]);

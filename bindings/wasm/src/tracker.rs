@@ -134,9 +134,10 @@ impl Tracker {
     /// `flatInput(now, type, id, statusCode, pollIntervalMs)`: [`Tracker::handle_input`] for
     /// the commonest inputs, taken apart by `pkg/structured.js` so that no JSON text is written
     /// or read: `{type}` alone (`cancel_pressed`, `update_acked`, `stop_watching`), `{type,
-    /// task: {taskId, status, pollIntervalMs?}}` (`task_created`, `task_polled`,
+    /// task: {taskId, status, pollIntervalMs?, inputRequests?}}` (`task_created`, `task_polled`,
     /// `task_notified`), `{type, job: {id, status}}` (`job_created`, `job_polled`) or `{type,
-    /// key, response}` (`input_answered`: `id` is the key, `text` the response's JSON); `type` by
+    /// key, response}` (`input_answered`: `id` is the key, `text` the response's JSON; for a
+    /// task, `text` is its `inputRequests` as JSON or `undefined`); `type` by
     /// its position in `Tracker.flatTypes()`, the status by its code, the interval NaN for none,
     /// `id` undefined for the handle of the last poll written out in full. Returns -1, having
     /// changed nothing, for anything else (the caller then takes the general path, which reads
@@ -160,8 +161,35 @@ impl Tracker {
         Ok(f64::from(self.fill_structured()))
     }
 
+    /// `flatCancelAnswered(now, kind, status, code, httpStatus, cancelable)`:
+    /// [`Tracker::flat_input`] for `{type: 'cancel_answered', answer}`, the answer's fields
+    /// taken apart by `pkg/structured.js`: `kind` as it is, `status` its code (-1 absent),
+    /// `code` as it is (a number or a string; `undefined` absent), `httpStatus` NaN absent,
+    /// `cancelable` 0 false, 1 true, 2 null, NaN absent. Returns -1, having changed nothing,
+    /// unless the fields present are exactly those of the answer's kind with values serde reads
+    /// the same way.
+    #[wasm_bindgen(js_name = flatCancelAnswered, skip_typescript)]
+    pub fn flat_cancel_answered(
+        &mut self,
+        now: JsValue,
+        kind: JsValue,
+        status: f64,
+        code: JsValue,
+        http_status: f64,
+        cancelable: f64,
+    ) -> JsResult<f64> {
+        let Some(answer) = flat_answer(&kind, status, &code, http_status, cancelable) else {
+            return Ok(-1.0);
+        };
+        let now = js(json::uint(&now, "now"))?;
+        js(self
+            .core
+            .handle_input(now, Input::CancelAnswered { answer }))?;
+        Ok(f64::from(self.fill_structured()))
+    }
+
     /// `Tracker.flatTypes()`: `[type, body]` of each input type `flatInput` takes, by code
-    /// (body 0 none, 1 `task`, 2 `job`, 3 `key` and `response`).
+    /// (body 0 none, 1 `task`, 2 `job`, 3 `key` and `response`, 4 `answer`).
     #[wasm_bindgen(js_name = flatTypes, skip_typescript)]
     pub fn flat_types() -> js_sys::Array {
         FLAT_TYPES
@@ -759,9 +787,10 @@ fn output_json(o: &Output, out: &mut String) {
 }
 
 /// The input types [`Tracker::flat_input`] takes, by code (their position), with the body each
-/// has: 0 none, 1 `task`, 2 `job`, 3 `key` and `response`.
+/// has: 0 none, 1 `task`, 2 `job`, 3 `key` and `response`, 4 `answer` (which only
+/// [`Tracker::flat_cancel_answered`] takes).
 #[cfg(feature = "full")]
-const FLAT_TYPES: [(&str, u8); 9] = [
+const FLAT_TYPES: [(&str, u8); 10] = [
     ("cancel_pressed", 0),
     ("update_acked", 0),
     ("stop_watching", 0),
@@ -771,6 +800,7 @@ const FLAT_TYPES: [(&str, u8); 9] = [
     ("job_created", 2),
     ("job_polled", 2),
     ("input_answered", 3),
+    ("cancel_answered", 4),
 ];
 
 #[cfg(feature = "full")]
@@ -801,14 +831,8 @@ impl Tracker {
             (0, 1) => Input::UpdateAcked,
             (0, _) => Input::StopWatching,
             (3, _) => {
-                // Read as the value of a one-element array, so that the JSON reader's depth
-                // limit counts it one level down, as inside the whole input.
-                let text = bounded_string(text, "input").ok()?;
-                let mut wrapped = String::with_capacity(text.len() + 2);
-                wrapped.push('[');
-                wrapped.push_str(&text);
-                wrapped.push(']');
-                let [response]: [Value; 1] = serde_json::from_str(&wrapped).ok()?;
+                // One level down in the whole input.
+                let [response]: [Value; 1] = nested(text, 1)?;
                 Input::InputAnswered {
                     key: id.as_string()?,
                     response,
@@ -827,7 +851,11 @@ impl Tracker {
                     } else {
                         Some(json::num(interval)?)
                     },
-                    input_requests: Vec::new(),
+                    input_requests: if text.is_undefined() {
+                        Vec::new()
+                    } else {
+                        input_requests(text)?
+                    },
                     result: None,
                     error: None,
                 };
@@ -837,7 +865,7 @@ impl Tracker {
                     _ => Input::TaskNotified { task },
                 }
             }
-            _ => {
+            (2, _) => {
                 let job = JobView {
                     id: handle()?,
                     status: status()?,
@@ -849,8 +877,77 @@ impl Tracker {
                     _ => Input::JobPolled { job },
                 }
             }
+            _ => return None,
         })
     }
+}
+
+/// JSON text read as a value `depth` arrays down, so that the JSON reader's depth limit counts
+/// it where it sits in the whole input; `None` for anything serde would not read.
+#[cfg(feature = "full")]
+fn nested<T: serde::de::DeserializeOwned>(text: &JsValue, depth: usize) -> Option<T> {
+    let text = bounded_string(text, "input").ok()?;
+    let mut wrapped = String::with_capacity(text.len() + 2 * depth);
+    for _ in 1..depth {
+        wrapped.push('[');
+    }
+    wrapped.push('[');
+    wrapped.push_str(&text);
+    wrapped.push(']');
+    for _ in 1..depth {
+        wrapped.push(']');
+    }
+    let mut v: Value = serde_json::from_str(&wrapped).ok()?;
+    for _ in 1..depth {
+        v = v.as_array_mut()?.pop()?;
+    }
+    serde_json::from_value(v).ok()
+}
+
+/// A task's `inputRequests` (two levels down in the whole input), as serde reads them; an empty
+/// list is for the general path (which refuses it: the core writes none back).
+#[cfg(feature = "full")]
+fn input_requests(text: &JsValue) -> Option<Vec<longcall::view::InputRequest>> {
+    let [list]: [Vec<longcall::view::InputRequest>; 1] = nested(text, 2)?;
+    (!list.is_empty()).then_some(list)
+}
+
+/// The cancel answer [`Tracker::flat_cancel_answered`] was given, exactly as serde reads it;
+/// `None` for anything else.
+#[cfg(feature = "full")]
+fn flat_answer(
+    kind: &JsValue,
+    status: f64,
+    code: &JsValue,
+    http: f64,
+    cancelable: f64,
+) -> Option<CancelAnswer> {
+    let kind = args::name(kind)?;
+    let no_status = status < 0.0;
+    let bare = code.is_undefined() && http.is_nan() && cancelable.is_nan();
+    let status = || Status::ALL.get(usize::from(args::code(status)?)).copied();
+    Some(match kind.as_str() {
+        "ack" if no_status && bare => CancelAnswer::Ack,
+        "no_answer" if no_status && bare => CancelAnswer::NoAnswer,
+        "task" if bare => CancelAnswer::Task { status: status()? },
+        "job" if bare => CancelAnswer::Job { status: status()? },
+        "rpc_error" if no_status && http.is_nan() && cancelable.is_nan() => {
+            let n = code.as_f64()?;
+            (n.fract() == 0.0 && n.abs() <= json::MAX_SAFE).then_some(())?;
+            CancelAnswer::RpcError { code: n as i64 }
+        }
+        "job_error" if no_status => CancelAnswer::JobError {
+            http_status: json::num(http).and_then(|n| u16::try_from(n).ok())?,
+            code: serde_json::from_value(Value::String(args::name(code)?)).ok()?,
+            cancelable: match args::code(if cancelable.is_nan() { 2.0 } else { cancelable })? {
+                0 => Some(false),
+                1 => Some(true),
+                2 => None,
+                _ => return None,
+            },
+        },
+        _ => return None,
+    })
 }
 
 fn rule_index(rule: Rule) -> f64 {

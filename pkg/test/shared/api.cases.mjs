@@ -206,6 +206,7 @@ export const cases = {
         ? Object.assign(Object.create(null), Object.fromEntries(Object.entries(v).map(([k, x]) => [k, general(x)])))
         : v;
     const task = (t) => ({ type: 'task_polled', task: { taskId: 't-1', status: 'working', ...t } });
+    const answer = (a) => ({ type: 'cancel_answered', answer: a });
     const nest = (depth) => {
       let v = 0;
       for (let i = 0; i < depth; i++) v = [v];
@@ -215,13 +216,21 @@ export const cases = {
       'task-2026': [
         { type: 'task_created', task: { taskId: 't-1', status: 'working', pollIntervalMs: 2000 } },
         task({ pollIntervalMs: 5000 }),
+        task({ status: 'input_required', inputRequests: [] }),
+        task({ status: 'input_required', inputRequests: [{ key: 'j', request: nest(124) }] }),
+        task({ status: 'input_required', inputRequests: [{ key: 'j', request: nest(123) }] }),
+        task({ status: 'input_required', inputRequests: [{ key: 'j', request: nest(122) }] }),
+        task({ status: 'input_required', inputRequests: [{ key: 'i', request: undefined }] }),
+        task({ status: 'input_required', inputRequests: [{ key: 'i', request: null, extra: 1 }] }),
+        task({ status: 'input_required', inputRequests: [{ key: 5, request: null }] }),
+        task({ status: 'input_required', inputRequests: {} }),
         task({ status: 'input_required', inputRequests: [{ key: 'k', request: { q: 1 } }] }),
         { type: 'input_answered', key: 'x', response: { ok: true } },
         { type: 'input_answered', key: 'k', response: undefined },
         { type: 'input_answered', key: 'k', response: 10n },
         { type: 'input_answered', key: 7, response: 1 },
-        { type: 'input_answered', key: 'k', response: nest(128) },
         { type: 'input_answered', key: 'k', response: nest(127) },
+        { type: 'input_answered', key: 'k', response: nest(126) },
         { type: 'input_answered', key: 'k', response: { ok: true, n: 1.5e300, s: 'é\u0000' } },
         { type: 'input_answered', key: 'k', response: null },
         task({ pollIntervalMs: null }),
@@ -259,6 +268,32 @@ export const cases = {
       job: [
         { type: 'job_polled', job: { id: 'job_1', status: 'queued' } },
         { type: 'job_created', job: { id: 'job_1', status: 'queued' } },
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' }),
+        { type: 'cancel_pressed' },
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started', cancelable: null }),
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started', cancelable: 1 }),
+        answer({ kind: 'job_error', httpStatus: 70000, code: 'not_found' }),
+        answer({ kind: 'job_error', httpStatus: 404, code: 'nope' }),
+        answer({ kind: 'job_error', httpStatus: 404, code: 'none' }),
+        answer({ kind: 'job_error', httpStatus: 404, code: '' }),
+        answer({ kind: 'job_error', httpStatus: 404 }),
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_not_cancelable', cancelable: false }),
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_not_cancelable', status: 'queued' }),
+        answer({ kind: 'ack', cancelable: null }),
+        answer({ kind: 'ack', code: 5 }),
+        answer({ kind: 'rpc_error', code: -32602 }),
+        answer({ kind: 'rpc_error', code: 2 ** 60 }),
+        answer({ kind: 'rpc_error', code: '5' }),
+        answer({ kind: 'task', status: 'working' }),
+        answer({ kind: 'job', status: 'queued' }),
+        answer({ kind: 'job', status: null }),
+        answer({ kind: 'job' }),
+        answer({ kind: 'no_answer' }),
+        answer({ kind: 'nope' }),
+        answer({ kind: 'job', status: 'canceled', extra: 1 }),
+        { type: 'cancel_answered', answer: null },
+        { type: 'cancel_pressed' },
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started', cancelable: true }),
         { type: 'job_created', job: { id: 'job_1', status: 'queued' } },
         { type: 'job_polled', job: { id: 'job_2', status: 'queued' } },
         { type: 'job_polled', job: { id: 'job_1', status: 'working' } },
