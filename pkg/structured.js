@@ -35,7 +35,8 @@ function exactly(o, required, optional) {
 }
 
 /**
- * `[body, type, id, statusCode, pollIntervalMs, text]` for a flat input (body 0 none, 1 task,
+ * `[body, type, id, statusCode, pollIntervalMs, text, isError, value]` for a flat input (body 0
+ * none, 1 task (text: its inputRequests as JSON; isError and value: its result, value as JSON),
  * 2 job, 3 key and response as JSON text; the module checks the type takes that body), or for
  * a cancel answer (body 4) `[4, type, kind, statusCode, httpStatus, cancelable, code]`; or null.
  */
@@ -46,18 +47,33 @@ function flat(input) {
   if (exactly(input, ['type'], [])) return [0, type, undefined, Number.NaN, Number.NaN];
   if (exactly(input, ['type', 'task'], [])) {
     const task = input.task;
-    if (!plain(task) || !exactly(task, ['taskId', 'status'], ['pollIntervalMs', 'inputRequests'])) return null;
+    if (!plain(task) || !exactly(task, ['taskId', 'status'], ['pollIntervalMs', 'inputRequests', 'result']))
+      return null;
     const status = STATUS_CODE.get(task.status);
     const taskId = task.taskId;
     const ms = interval(task.pollIntervalMs);
     if (status === undefined || !id(taskId) || ms < 0) return null;
-    if (!('inputRequests' in task)) return [1, type, taskId, status, ms];
     // Input requests go as JSON text, each exactly {key, request}.
-    const asks = task.inputRequests;
-    if (!Array.isArray(asks) || !asks.every((r) => plain(r) && exactly(r, ['key', 'request'], []) && id(r.key)))
-      return null;
-    const text = JSON.stringify(asks);
-    return typeof text === 'string' && text.length <= MAX_TEXT ? [1, type, taskId, status, ms, text] : null;
+    let text;
+    if ('inputRequests' in task) {
+      const asks = task.inputRequests;
+      if (!Array.isArray(asks) || !asks.every((r) => plain(r) && exactly(r, ['key', 'request'], []) && id(r.key)))
+        return null;
+      text = JSON.stringify(asks);
+      if (typeof text !== 'string' || text.length > MAX_TEXT) return null;
+    }
+    // A tool result goes as isError and the JSON text of its value.
+    let isError = Number.NaN;
+    let value;
+    if ('result' in task) {
+      const result = task.result;
+      if (!plain(result) || !exactly(result, ['isError', 'value'], []) || typeof result.isError !== 'boolean')
+        return null;
+      isError = result.isError ? 1 : 0;
+      value = JSON.stringify(result.value);
+      if (typeof value !== 'string' || value.length > MAX_TEXT) return null;
+    }
+    return [1, type, taskId, status, ms, text, isError, value];
   }
   if (exactly(input, ['type', 'job'], [])) {
     const job = input.job;
@@ -171,7 +187,7 @@ export function routeStructured(Cls, fastOutputs) {
       } else if (type !== undefined) {
         // The handle the module last wrote out in full need not be sent again.
         const id = f[0] !== 3 && f[2] !== undefined && f[2] === mineOf(this).handle ? undefined : f[2];
-        const n = short.call(this, now, type, id, f[3], f[4], f[5]);
+        const n = short.call(this, now, type, id, f[3], f[4], f[5], f[6] ?? Number.NaN, f[7]);
         if (n >= 0) return decode(this, n);
       }
     }

@@ -134,16 +134,19 @@ impl Tracker {
     /// `flatInput(now, type, id, statusCode, pollIntervalMs)`: [`Tracker::handle_input`] for
     /// the commonest inputs, taken apart by `pkg/structured.js` so that no JSON text is written
     /// or read: `{type}` alone (`cancel_pressed`, `update_acked`, `stop_watching`), `{type,
-    /// task: {taskId, status, pollIntervalMs?, inputRequests?}}` (`task_created`, `task_polled`,
+    /// task: {taskId, status, pollIntervalMs?, inputRequests?, result?}}` (`task_created`, `task_polled`,
     /// `task_notified`), `{type, job: {id, status}}` (`job_created`, `job_polled`) or `{type,
     /// key, response}` (`input_answered`: `id` is the key, `text` the response's JSON; for a
-    /// task, `text` is its `inputRequests` as JSON or `undefined`); `type` by
+    /// task, `text` is its `inputRequests` as JSON or `undefined`, and `isError` (0, 1, NaN for
+    /// no result) with `value` the JSON of its `result`); `type` by
     /// its position in `Tracker.flatTypes()`, the status by its code, the interval NaN for none,
     /// `id` undefined for the handle of the last poll written out in full. Returns -1, having
     /// changed nothing, for anything else (the caller then takes the general path, which reads
     /// or refuses it); otherwise the outputs as [`Tracker::flat_timeout`] writes them. The core
     /// input built is the one serde reads from the same object.
     #[wasm_bindgen(js_name = flatInput, skip_typescript)]
+    // One argument per field is the point: no object or JSON text to read.
+    #[allow(clippy::too_many_arguments)]
     pub fn flat_input(
         &mut self,
         now: JsValue,
@@ -152,8 +155,11 @@ impl Tracker {
         status: f64,
         interval_ms: f64,
         text: JsValue,
+        is_error: f64,
+        value: JsValue,
     ) -> JsResult<f64> {
-        let Some(input) = self.flat(kind, &id, status, interval_ms, &text) else {
+        let result = (!is_error.is_nan()).then_some((is_error, &value));
+        let Some(input) = self.flat(kind, &id, status, interval_ms, &text, result) else {
             return Ok(-1.0);
         };
         let now = js(json::uint(&now, "now"))?;
@@ -815,6 +821,7 @@ impl Tracker {
         status: f64,
         interval: f64,
         text: &JsValue,
+        result: Option<(f64, &JsValue)>,
     ) -> Option<Input> {
         let (_, body) = FLAT_TYPES.get(usize::from(args::code(kind)?))?;
         let kind = args::code(kind)?;
@@ -826,6 +833,9 @@ impl Tracker {
             }
         };
         let status = || Status::ALL.get(usize::from(args::code(status)?)).copied();
+        if result.is_some() && *body != 1 {
+            return None;
+        }
         Some(match (body, kind) {
             (0, 0) => Input::CancelPressed,
             (0, 1) => Input::UpdateAcked,
@@ -856,7 +866,18 @@ impl Tracker {
                     } else {
                         input_requests(text)?
                     },
-                    result: None,
+                    result: match result {
+                        None => None,
+                        Some((is_error, value)) => Some(ToolResult {
+                            is_error: match args::code(is_error)? {
+                                0 => false,
+                                1 => true,
+                                _ => return None,
+                            },
+                            // Three levels down in the whole input.
+                            value: nested::<[Value; 1]>(value, 3)?.into_iter().next()?,
+                        }),
+                    },
                     error: None,
                 };
                 match kind {
