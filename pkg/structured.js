@@ -1,14 +1,14 @@
 // The structured path's short way in: `Tracker.handleInput` for the inputs a watch loop sends
-// most (a task or job created or polled with only its id, status and interval; a cancel press;
-// an update acknowledged; stop; a poll asking for input; the user's answer; a cancel answer) is
-// handed to the module
-// as numbers and strings, so no JSON
-// text is written and read (a few hundred ns instead of several µs). Only the shape is looked at
-// here: anything that is not exactly one of those plain objects, with values of the right types,
-// takes the general path, which reads it or refuses it (an unknown key is `malformed`, naming
-// it). The module builds the same core input either way and decides everything
-// (bindings/wasm/src/tracker.rs, `flatInput`); test/shared/api.cases.mjs checks both ways give
-// the same outputs and errors.
+// (a task or job created or polled with its id, status, interval, input requests and tool
+// result; a cancel press; a cancel answer; an update acknowledged; stop; the user's answer) is
+// handed to the module as numbers and strings, payload values as JSON text of their own, and
+// its outputs and those of `handleTimeout` come back as numbers, so no JSON text is written or
+// read for the input as a whole (a few hundred ns instead of tens of µs). Only the shape is
+// looked at here: anything that is not exactly one of those plain objects, with values of the
+// right types, takes the general path, which reads it or refuses it (an unknown key is
+// `malformed`, naming it). The module builds the same core input either way and decides
+// everything (bindings/wasm/src/tracker.rs, `flatInput`); test/shared/api.cases.mjs checks both
+// ways give the same outputs and errors.
 import { BUTTON_STATES, STATUSES, STOP_REASONS } from './codes.js';
 
 const STATUS_CODE = new Map(STATUSES.map((s, i) => [s, i]));
