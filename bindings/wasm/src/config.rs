@@ -29,10 +29,23 @@ pub const POLL_KEYS: &[&str] = &[
 
 /// `invalid_config` for the first key of `obj` not in `known` (`path` prefixes its name).
 pub fn unknown_keys(obj: &JsValue, known: &[&str], path: &str) -> Result<(), Error> {
+    own_keys(obj, known, path).map(drop)
+}
+
+/// An object's own keys as JavaScript strings beside their names: when they are all its
+/// properties a read can see (a plain object with only enumerable own properties), a key not
+/// among them is absent, so reading the object costs one call per key it has instead of one per
+/// key it might have (and no JavaScript string is made for a key name).
+struct Keys(Option<Vec<(String, JsValue)>>);
+
+/// [`unknown_keys`], keeping the keys for [`field`] when they are all there is to read.
+fn own_keys(obj: &JsValue, known: &[&str], path: &str) -> Result<Keys, Error> {
     let Some(o) = obj.dyn_ref::<js_sys::Object>() else {
-        return Ok(());
+        return Ok(Keys(None));
     };
-    for key in js_sys::Object::keys(o).iter() {
+    let keys = js_sys::Object::keys(o);
+    let mut seen = Vec::new();
+    for key in keys.iter() {
         let name = crate::args::name(&key).unwrap_or_default();
         if !known.contains(&name.as_str()) {
             let mut field = String::from(path);
@@ -44,13 +57,27 @@ pub fn unknown_keys(obj: &JsValue, known: &[&str], path: &str) -> Result<(), Err
             }
             return Err(Error::InvalidConfig { field, reason });
         }
+        seen.push((name, key));
     }
-    Ok(())
+    let plain = PLAIN.with(|p| JsValue::from(js_sys::Object::get_prototype_of(obj)) == *p)
+        && js_sys::Object::get_own_property_names(o).length() == keys.length();
+    Ok(Keys(plain.then_some(seen)))
 }
 
-fn field(obj: &JsValue, name: &str) -> Result<JsValue, Error> {
-    js_sys::Reflect::get(obj, &JsValue::from_str(name))
-        .map_err(|_| malformed(name, "cannot be read"))
+thread_local! {
+    /// `Object.prototype`: a config whose prototype it is inherits none of the known keys.
+    static PLAIN: JsValue = js_sys::Object::get_prototype_of(&js_sys::Object::new()).into();
+}
+
+fn field(obj: &JsValue, keys: &Keys, name: &str) -> Result<JsValue, Error> {
+    let got = match &keys.0 {
+        Some(list) => match list.iter().find(|(n, _)| n == name) {
+            Some((_, key)) => js_sys::Reflect::get(obj, key),
+            None => return Ok(JsValue::UNDEFINED),
+        },
+        None => js_sys::Reflect::get(obj, &JsValue::from_str(name)),
+    };
+    got.map_err(|_| malformed(name, "cannot be read"))
 }
 
 fn malformed(name: &str, reason: &str) -> Error {
@@ -75,8 +102,8 @@ fn object(v: &JsValue, name: &str) -> Result<(), Error> {
     }
 }
 
-fn uint(obj: &JsValue, name: &str) -> Result<Option<u64>, Error> {
-    let v = field(obj, name)?;
+fn uint(obj: &JsValue, keys: &Keys, name: &str) -> Result<Option<u64>, Error> {
+    let v = field(obj, keys, name)?;
     if absent(&v) {
         return Ok(None);
     }
@@ -97,8 +124,8 @@ fn uint(obj: &JsValue, name: &str) -> Result<Option<u64>, Error> {
         .ok_or_else(|| malformed(name, "expected an integer from 0 to 2^53-1"))
 }
 
-fn boolean(obj: &JsValue, name: &str) -> Result<Option<bool>, Error> {
-    let v = field(obj, name)?;
+fn boolean(obj: &JsValue, keys: &Keys, name: &str) -> Result<Option<bool>, Error> {
+    let v = field(obj, keys, name)?;
     if absent(&v) {
         return Ok(None);
     }
@@ -107,8 +134,8 @@ fn boolean(obj: &JsValue, name: &str) -> Result<Option<bool>, Error> {
         .ok_or_else(|| malformed(name, &format!("expected a boolean, got {}", describe(&v))))
 }
 
-fn jitter(obj: &JsValue) -> Result<Option<Jitter>, Error> {
-    let v = field(obj, "jitter")?;
+fn jitter(obj: &JsValue, keys: &Keys) -> Result<Option<Jitter>, Error> {
+    let v = field(obj, keys, "jitter")?;
     if absent(&v) {
         return Ok(None);
     }
@@ -130,27 +157,27 @@ fn poll_policy(v: &JsValue) -> Result<PollPolicy, Error> {
         return Ok(p);
     }
     object(v, "poll")?;
-    unknown_keys(v, POLL_KEYS, "poll.")?;
-    if let Some(n) = uint(v, "initialMs")? {
+    let k = own_keys(v, POLL_KEYS, "poll.")?;
+    if let Some(n) = uint(v, &k, "initialMs")? {
         p.initial_ms = n;
     }
-    if let Some(n) = uint(v, "multiplierPercent")? {
+    if let Some(n) = uint(v, &k, "multiplierPercent")? {
         p.multiplier_percent =
             u32::try_from(n).map_err(|_| malformed("multiplierPercent", "too large"))?;
     }
-    if let Some(n) = uint(v, "capMs")? {
+    if let Some(n) = uint(v, &k, "capMs")? {
         p.cap_ms = n;
     }
-    if let Some(j) = jitter(v)? {
+    if let Some(j) = jitter(v, &k)? {
         p.jitter = j;
     }
-    if let Some(n) = uint(v, "minIntervalMs")? {
+    if let Some(n) = uint(v, &k, "minIntervalMs")? {
         p.min_interval_ms = n;
     }
-    if let Some(n) = uint(v, "maxPolls")? {
+    if let Some(n) = uint(v, &k, "maxPolls")? {
         p.max_polls = Some(u32::try_from(n).map_err(|_| malformed("maxPolls", "too large"))?);
     }
-    if let Some(b) = boolean(v, "followServerInterval")? {
+    if let Some(b) = boolean(v, &k, "followServerInterval")? {
         p.follow_server_interval = b;
     }
     Ok(p)
@@ -162,10 +189,10 @@ pub fn tracker_config(v: &JsValue) -> Result<TrackerConfig, Error> {
         return Ok(TrackerConfig::default());
     }
     object(v, "config")?;
-    unknown_keys(v, CONFIG_KEYS, "")?;
+    let k = own_keys(v, CONFIG_KEYS, "")?;
     Ok(TrackerConfig {
-        poll: poll_policy(&field(v, "poll")?)?,
-        seed: uint(v, "seed")?.unwrap_or(0),
-        deadline_ms: uint(v, "deadlineMs")?,
+        poll: poll_policy(&field(v, &k, "poll")?)?,
+        seed: uint(v, &k, "seed")?.unwrap_or(0),
+        deadline_ms: uint(v, &k, "deadlineMs")?,
     })
 }

@@ -54,6 +54,9 @@ pub mod kind {
     pub const SETTLED: f64 = 7.0;
     /// `stopped`, `a` = stop reason code.
     pub const STOPPED: f64 = 8.0;
+    /// The short structured way only (`flatInput`, `flatTimeout`): an output to fetch whole
+    /// with `fastDetail(a)`.
+    pub const DETAIL: f64 = 9.0;
 }
 
 /// `wasmMemory()`: the module's `WebAssembly.Memory` (for the numbers-only output buffers).
@@ -69,6 +72,10 @@ pub struct Tracker {
     fast: Box<[f64; 3 * FAST_CAPACITY]>,
     detail: Vec<Output>,
     last_error: &'static str,
+    /// The poll handle the short structured way last wrote out in full (`pkg/structured.js`
+    /// keeps it; a poll of the same handle is then written as numbers only).
+    #[cfg(feature = "full")]
+    sent_handle: Option<String>,
 }
 
 fn bad(field: &str) -> Error {
@@ -100,6 +107,8 @@ impl Tracker {
             fast: Box::new([0.0; 3 * FAST_CAPACITY]),
             detail: Vec::new(),
             last_error: "",
+            #[cfg(feature = "full")]
+            sent_handle: None,
         }
     }
 }
@@ -122,6 +131,91 @@ impl Tracker {
         self.drain_outputs()
     }
 
+    /// `flatInput(now, type, id, statusCode, pollIntervalMs)`: [`Tracker::handle_input`] for
+    /// the commonest inputs, taken apart by `pkg/structured.js` so that no JSON text is written
+    /// or read: `{type}` alone (`cancel_pressed`, `update_acked`, `stop_watching`), `{type,
+    /// task: {taskId, status, pollIntervalMs?, inputRequests?, result?}}` (`task_created`, `task_polled`,
+    /// `task_notified`), `{type, job: {id, status}}` (`job_created`, `job_polled`) or `{type,
+    /// key, response}` (`input_answered`: `id` is the key, `text` the response's JSON; for a
+    /// task, `text` is its `inputRequests` as JSON or `undefined`, and `isError` (0, 1, NaN for
+    /// no result) with `value` the JSON of its `result`); `type` by
+    /// its position in `Tracker.flatTypes()`, the status by its code, the interval NaN for none,
+    /// `id` undefined for the handle of the last poll written out in full. Returns -1, having
+    /// changed nothing, for anything else (the caller then takes the general path, which reads
+    /// or refuses it); otherwise the outputs as [`Tracker::flat_timeout`] writes them. The core
+    /// input built is the one serde reads from the same object.
+    #[wasm_bindgen(js_name = flatInput, skip_typescript)]
+    // One argument per field is the point: no object or JSON text to read.
+    #[allow(clippy::too_many_arguments)]
+    pub fn flat_input(
+        &mut self,
+        now: JsValue,
+        kind: f64,
+        id: JsValue,
+        status: f64,
+        interval_ms: f64,
+        text: JsValue,
+        is_error: f64,
+        value: JsValue,
+    ) -> JsResult<f64> {
+        let result = (!is_error.is_nan()).then_some((is_error, &value));
+        let Some(input) = self.flat(kind, &id, status, interval_ms, &text, result) else {
+            return Ok(-1.0);
+        };
+        let now = js(json::uint(&now, "now"))?;
+        js(self.core.handle_input(now, input))?;
+        Ok(f64::from(self.fill_structured()))
+    }
+
+    /// `flatCancelAnswered(now, kind, status, code, httpStatus, cancelable)`:
+    /// [`Tracker::flat_input`] for `{type: 'cancel_answered', answer}`, the answer's fields
+    /// taken apart by `pkg/structured.js`: `kind` as it is, `status` its code (-1 absent),
+    /// `code` as it is (a number or a string; `undefined` absent), `httpStatus` NaN absent,
+    /// `cancelable` 0 false, 1 true, 2 null, NaN absent. Returns -1, having changed nothing,
+    /// unless the fields present are exactly those of the answer's kind with values serde reads
+    /// the same way.
+    #[wasm_bindgen(js_name = flatCancelAnswered, skip_typescript)]
+    pub fn flat_cancel_answered(
+        &mut self,
+        now: JsValue,
+        kind: JsValue,
+        status: f64,
+        code: JsValue,
+        http_status: f64,
+        cancelable: f64,
+    ) -> JsResult<f64> {
+        let Some(answer) = flat_answer(&kind, status, &code, http_status, cancelable) else {
+            return Ok(-1.0);
+        };
+        let now = js(json::uint(&now, "now"))?;
+        js(self
+            .core
+            .handle_input(now, Input::CancelAnswered { answer }))?;
+        Ok(f64::from(self.fill_structured()))
+    }
+
+    /// `Tracker.flatTypes()`: `[type, body]` of each input type `flatInput` takes, by code
+    /// (body 0 none, 1 `task`, 2 `job`, 3 `key` and `response`, 4 `answer`).
+    #[wasm_bindgen(js_name = flatTypes, skip_typescript)]
+    pub fn flat_types() -> js_sys::Array {
+        FLAT_TYPES
+            .iter()
+            .map(|(t, b)| js_sys::Array::of2(&JsValue::from_str(t), &JsValue::from(*b)))
+            .collect()
+    }
+
+    /// `flatTimeout(now)`: [`Tracker::handle_timeout`] with the outputs written for
+    /// `pkg/structured.js` to build the same objects from: triples in the numbers-only buffer,
+    /// those that carry text (and a poll of a handle not written before) as kind
+    /// [`kind::DETAIL`], `a` = the index for `fastDetail`. Returns the count; when the buffer
+    /// filled up, `drainOutputs()` gives the rest.
+    #[wasm_bindgen(js_name = flatTimeout, skip_typescript)]
+    pub fn flat_timeout(&mut self, now: JsValue) -> JsResult<f64> {
+        let now = js(json::uint(&now, "now"))?;
+        self.core.handle_timeout(now);
+        Ok(f64::from(self.fill_structured()))
+    }
+
     /// `handleTimeout(now)`: time passed; returns every output (camelCase), usually a `send` of
     /// a poll, ending with `wake_at` or `idle`.
     #[wasm_bindgen(js_name = handleTimeout)]
@@ -135,7 +229,19 @@ impl Tracker {
     /// the closing `wake_at`/`idle`).
     #[wasm_bindgen(js_name = drainOutputs)]
     pub fn drain_outputs(&mut self) -> JsResult<JsValue> {
-        js_sys::JSON::parse(&js(crate::case::write(&self.core.drain()))?)
+        let mut text = String::from("[");
+        loop {
+            let out = self.core.poll_output();
+            if text.len() > 1 {
+                text.push(',');
+            }
+            output_json(&out, &mut text);
+            if matches!(out, Output::WakeAt { .. } | Output::Idle) {
+                break;
+            }
+        }
+        text.push(']');
+        js_sys::JSON::parse(&text)
     }
 
     /// `runRecord()`: the run record to show or store, camelCase.
@@ -486,82 +592,383 @@ impl Tracker {
     }
 }
 
+#[cfg(feature = "full")]
+impl Tracker {
+    /// Drains into the buffer for `pkg/structured.js`; returns the number of triples written.
+    fn fill_structured(&mut self) -> i32 {
+        self.detail.clear();
+        let mut n = 0;
+        for slot in self.fast.chunks_exact_mut(3) {
+            let out = self.core.poll_output();
+            let last = matches!(out, Output::WakeAt { .. } | Output::Idle);
+            let triple = match &out {
+                Output::Idle => Some((kind::IDLE, 0.0, 0.0)),
+                Output::WakeAt { at } => Some((kind::WAKE_AT, *at as f64, 0.0)),
+                Output::Button { state } => Some((kind::BUTTON, f64::from(state.code()), 0.0)),
+                Output::Status { status } => Some((kind::STATUS, f64::from(status.code()), 0.0)),
+                #[cfg(feature = "full")]
+                Output::Stopped { reason } => {
+                    Some((kind::STOPPED, code_of(&STOP_REASONS, reason), 0.0))
+                }
+                Output::Send {
+                    request: Request::Get { handle },
+                } if self.sent_handle.as_ref() == Some(handle) => Some((kind::SEND, 0.0, -1.0)),
+                _ => None,
+            };
+            let (k, a, b) = triple.unwrap_or_else(|| {
+                if let Output::Send {
+                    request: Request::Get { handle },
+                } = &out
+                {
+                    self.sent_handle = Some(handle.clone());
+                }
+                let i = self.detail.len() as f64;
+                self.detail.push(out);
+                (kind::DETAIL, i, 0.0)
+            });
+            slot.copy_from_slice(&[k, a, b]);
+            n += 1;
+            if last {
+                break;
+            }
+        }
+        n
+    }
+}
+
 /// The JSON of an output the numbers-only path points to (`ask_user`, `violation`, non-poll
-/// `send`), written by hand: exactly what `Tracker.drainOutputs` gives for [`Output`] (serde's
-/// output with camelCase keys; a test checks it), without
-/// linking the derived serializers into the small build. Only the JSON values inside (input
-/// requests and answers) and strings go through serde_json.
+/// `send`).
 fn detail_json(o: &Output) -> String {
-    let s = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| String::from("\"\""));
-    let v = |v: &Value| serde_json::to_string(v).unwrap_or_else(|_| String::from("null"));
+    let mut out = String::new();
+    output_json(o, &mut out);
+    out
+}
+
+/// Appends the JSON of one output, written by hand: exactly what serde writes for [`Output`]
+/// with the keys in camelCase (`crate::case::write`; a test checks every variant), without
+/// linking the derived serializers into the small build and without building a `Value` tree on
+/// the structured path. Only the JSON values inside (input requests and answers, payloads) and
+/// strings go through serde_json.
+fn output_json(o: &Output, out: &mut String) {
+    let s = |out: &mut String, v: &str| {
+        out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| String::from("\"\"")));
+    };
+    let v = |out: &mut String, v: &Value| {
+        out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| String::from("null")));
+    };
+    let pairs = |out: &mut String, list: &[(String, Value)]| {
+        out.push('[');
+        for (i, (k, r)) in list.iter().enumerate() {
+            out.push_str(if i == 0 { "[" } else { ",[" });
+            s(out, k);
+            out.push(',');
+            v(out, r);
+            out.push(']');
+        }
+        out.push(']');
+    };
     match o {
         Output::AskUser { key, request, call } => {
-            format!(
-                r#"{{"type":"ask_user","key":{},"request":{}{}}}"#,
-                s(key),
-                v(request),
-                if *call { r#","call":true"# } else { "" }
-            )
+            out.push_str(r#"{"type":"ask_user","key":"#);
+            s(out, key);
+            out.push_str(r#","request":"#);
+            v(out, request);
+            if *call {
+                out.push_str(r#","call":true"#);
+            }
+            out.push('}');
         }
-        Output::Violation { violation } => format!(
-            r#"{{"type":"violation","violation":{{"rule":"{}","level":"{}","detail":{}}}}}"#,
-            violation.rule.code(),
-            violation.level.as_str(),
-            s(&violation.detail)
-        ),
+        Output::Violation { violation } => {
+            out.push_str(r#"{"type":"violation","violation":{"rule":""#);
+            out.push_str(violation.rule.code());
+            out.push_str(r#"","level":""#);
+            out.push_str(violation.level.as_str());
+            out.push_str(r#"","detail":"#);
+            s(out, &violation.detail);
+            out.push_str("}}");
+        }
         Output::Send { request } => {
-            let body = match request {
-                Request::Get { handle } => format!(r#""kind":"get","handle":{}"#, s(handle)),
-                Request::FetchResult { handle } => {
-                    format!(r#""kind":"fetch_result","handle":{}"#, s(handle))
+            out.push_str(r#"{"type":"send","request":{"kind":""#);
+            out.push_str(match request {
+                Request::Get { .. } => "get",
+                Request::Cancel { .. } => "cancel",
+                Request::Update { .. } => "update",
+                Request::FetchResult { .. } => "fetch_result",
+                Request::ContinueCall { .. } => "continue_call",
+            });
+            out.push('"');
+            match request {
+                Request::Get { handle } | Request::FetchResult { handle } => {
+                    out.push_str(r#","handle":"#);
+                    s(out, handle);
                 }
                 Request::Cancel {
                     handle,
                     idempotency_key,
-                } => match idempotency_key {
-                    Some(k) => format!(
-                        r#""kind":"cancel","handle":{},"idempotencyKey":{}"#,
-                        s(handle),
-                        s(k)
-                    ),
-                    None => format!(r#""kind":"cancel","handle":{}"#, s(handle)),
-                },
+                } => {
+                    out.push_str(r#","handle":"#);
+                    s(out, handle);
+                    if let Some(k) = idempotency_key {
+                        out.push_str(r#","idempotencyKey":"#);
+                        s(out, k);
+                    }
+                }
                 Request::ContinueCall {
                     responses,
                     request_state,
                 } => {
-                    let list: Vec<String> = responses
-                        .iter()
-                        .map(|(k, r)| format!("[{},{}]", s(k), v(r)))
-                        .collect();
-                    match request_state {
-                        Some(st) => format!(
-                            r#""kind":"continue_call","responses":[{}],"requestState":{}"#,
-                            list.join(","),
-                            v(st)
-                        ),
-                        None => {
-                            format!(r#""kind":"continue_call","responses":[{}]"#, list.join(","))
-                        }
+                    out.push_str(r#","responses":"#);
+                    pairs(out, responses);
+                    if let Some(st) = request_state {
+                        out.push_str(r#","requestState":"#);
+                        v(out, st);
                     }
                 }
                 Request::Update { handle, responses } => {
-                    let list: Vec<String> = responses
-                        .iter()
-                        .map(|(k, r)| format!("[{},{}]", s(k), v(r)))
-                        .collect();
-                    format!(
-                        r#""kind":"update","handle":{},"responses":[{}]"#,
-                        s(handle),
-                        list.join(",")
-                    )
+                    out.push_str(r#","handle":"#);
+                    s(out, handle);
+                    out.push_str(r#","responses":"#);
+                    pairs(out, responses);
                 }
-            };
-            format!(r#"{{"type":"send","request":{{{body}}}}}"#)
+            }
+            out.push_str("}}");
         }
-        // Not pointed to by the numbers-only path; no detail.
-        _ => String::from("null"),
+        #[cfg(feature = "full")]
+        Output::Button { state } => {
+            out.push_str(r#"{"type":"button","state":""#);
+            out.push_str(state.as_str());
+            out.push_str(r#""}"#);
+        }
+        #[cfg(feature = "full")]
+        Output::Status { status } => {
+            out.push_str(r#"{"type":"status","status":""#);
+            out.push_str(status.as_str());
+            out.push_str(r#""}"#);
+        }
+        #[cfg(feature = "full")]
+        Output::Settled {
+            outcome,
+            status,
+            result,
+            error,
+        } => {
+            out.push_str(r#"{"type":"settled","outcome":""#);
+            out.push_str(outcome.as_str());
+            out.push_str(r#"","status":"#);
+            match status {
+                Some(st) => {
+                    out.push('"');
+                    out.push_str(st.as_str());
+                    out.push('"');
+                }
+                None => out.push_str("null"),
+            }
+            if let Some(r) = result {
+                out.push_str(r#","result":"#);
+                v(out, r);
+            }
+            if let Some(e) = error {
+                out.push_str(r#","error":"#);
+                v(out, e);
+            }
+            out.push('}');
+        }
+        Output::Stopped { reason } => {
+            out.push_str(r#"{"type":"stopped","reason":"#);
+            out.push_str(&serde_json::to_string(reason).unwrap_or_else(|_| String::from("null")));
+            out.push('}');
+        }
+        #[cfg(feature = "full")]
+        Output::WakeAt { at } => {
+            use core::fmt::Write;
+            // A u64 is written as digits (no float formatting linked in).
+            let _ = write!(out, r#"{{"type":"wake_at","at":{at}}}"#);
+        }
+        #[cfg(feature = "full")]
+        Output::Idle => out.push_str(r#"{"type":"idle"}"#),
+        // The small build writes only the outputs the numbers-only path points to.
+        #[cfg(not(feature = "full"))]
+        _ => out.push_str("null"),
     }
+}
+
+/// The input types [`Tracker::flat_input`] takes, by code (their position), with the body each
+/// has: 0 none, 1 `task`, 2 `job`, 3 `key` and `response`, 4 `answer` (which only
+/// [`Tracker::flat_cancel_answered`] takes).
+#[cfg(feature = "full")]
+const FLAT_TYPES: [(&str, u8); 10] = [
+    ("cancel_pressed", 0),
+    ("update_acked", 0),
+    ("stop_watching", 0),
+    ("task_created", 1),
+    ("task_polled", 1),
+    ("task_notified", 1),
+    ("job_created", 2),
+    ("job_polled", 2),
+    ("input_answered", 3),
+    ("cancel_answered", 4),
+];
+
+#[cfg(feature = "full")]
+impl Tracker {
+    /// The input [`Tracker::flat_input`] was given, exactly as serde reads its JSON; `None` for
+    /// anything that is not one of the flat shapes. An `id` of `undefined` is the handle last
+    /// written out in full (`sent_handle`).
+    fn flat(
+        &self,
+        kind: f64,
+        id: &JsValue,
+        status: f64,
+        interval: f64,
+        text: &JsValue,
+        result: Option<(f64, &JsValue)>,
+    ) -> Option<Input> {
+        let (_, body) = FLAT_TYPES.get(usize::from(args::code(kind)?))?;
+        let kind = args::code(kind)?;
+        let handle = || {
+            if id.is_undefined() {
+                self.sent_handle.clone()
+            } else {
+                id.as_string()
+            }
+        };
+        let status = || Status::ALL.get(usize::from(args::code(status)?)).copied();
+        if result.is_some() && *body != 1 {
+            return None;
+        }
+        Some(match (body, kind) {
+            (0, 0) => Input::CancelPressed,
+            (0, 1) => Input::UpdateAcked,
+            (0, _) => Input::StopWatching,
+            (3, _) => {
+                // One level down in the whole input.
+                let [response]: [Value; 1] = nested(text, 1)?;
+                Input::InputAnswered {
+                    key: id.as_string()?,
+                    response,
+                }
+            }
+            (1, _) => {
+                let task = TaskView {
+                    task_id: handle()?,
+                    status: status()?,
+                    status_message: None,
+                    created_at_ms: None,
+                    last_updated_at_ms: None,
+                    ttl_ms: None,
+                    poll_interval_ms: if interval.is_nan() {
+                        None
+                    } else {
+                        Some(json::num(interval)?)
+                    },
+                    input_requests: if text.is_undefined() {
+                        Vec::new()
+                    } else {
+                        input_requests(text)?
+                    },
+                    result: match result {
+                        None => None,
+                        Some((is_error, value)) => Some(ToolResult {
+                            is_error: match args::code(is_error)? {
+                                0 => false,
+                                1 => true,
+                                _ => return None,
+                            },
+                            // Three levels down in the whole input.
+                            value: nested::<[Value; 1]>(value, 3)?.into_iter().next()?,
+                        }),
+                    },
+                    error: None,
+                };
+                match kind {
+                    3 => Input::TaskCreated { task },
+                    4 => Input::TaskPolled { task },
+                    _ => Input::TaskNotified { task },
+                }
+            }
+            (2, _) => {
+                let job = JobView {
+                    id: handle()?,
+                    status: status()?,
+                    result: None,
+                    error: None,
+                };
+                match kind {
+                    6 => Input::JobCreated { job },
+                    _ => Input::JobPolled { job },
+                }
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// JSON text read as a value `depth` arrays down, so that the JSON reader's depth limit counts
+/// it where it sits in the whole input; `None` for anything serde would not read.
+#[cfg(feature = "full")]
+fn nested<T: serde::de::DeserializeOwned>(text: &JsValue, depth: usize) -> Option<T> {
+    let text = bounded_string(text, "input").ok()?;
+    let mut wrapped = String::with_capacity(text.len() + 2 * depth);
+    for _ in 1..depth {
+        wrapped.push('[');
+    }
+    wrapped.push('[');
+    wrapped.push_str(&text);
+    wrapped.push(']');
+    for _ in 1..depth {
+        wrapped.push(']');
+    }
+    let mut v: Value = serde_json::from_str(&wrapped).ok()?;
+    for _ in 1..depth {
+        v = v.as_array_mut()?.pop()?;
+    }
+    serde_json::from_value(v).ok()
+}
+
+/// A task's `inputRequests` (two levels down in the whole input), as serde reads them; an empty
+/// list is for the general path (which refuses it: the core writes none back).
+#[cfg(feature = "full")]
+fn input_requests(text: &JsValue) -> Option<Vec<longcall::view::InputRequest>> {
+    let [list]: [Vec<longcall::view::InputRequest>; 1] = nested(text, 2)?;
+    (!list.is_empty()).then_some(list)
+}
+
+/// The cancel answer [`Tracker::flat_cancel_answered`] was given, exactly as serde reads it;
+/// `None` for anything else.
+#[cfg(feature = "full")]
+fn flat_answer(
+    kind: &JsValue,
+    status: f64,
+    code: &JsValue,
+    http: f64,
+    cancelable: f64,
+) -> Option<CancelAnswer> {
+    let kind = args::name(kind)?;
+    let no_status = status < 0.0;
+    let bare = code.is_undefined() && http.is_nan() && cancelable.is_nan();
+    let status = || Status::ALL.get(usize::from(args::code(status)?)).copied();
+    Some(match kind.as_str() {
+        "ack" if no_status && bare => CancelAnswer::Ack,
+        "no_answer" if no_status && bare => CancelAnswer::NoAnswer,
+        "task" if bare => CancelAnswer::Task { status: status()? },
+        "job" if bare => CancelAnswer::Job { status: status()? },
+        "rpc_error" if no_status && http.is_nan() && cancelable.is_nan() => {
+            let n = code.as_f64()?;
+            (n.fract() == 0.0 && n.abs() <= json::MAX_SAFE).then_some(())?;
+            CancelAnswer::RpcError { code: n as i64 }
+        }
+        "job_error" if no_status => CancelAnswer::JobError {
+            http_status: json::num(http).and_then(|n| u16::try_from(n).ok())?,
+            code: serde_json::from_value(Value::String(args::name(code)?)).ok()?,
+            cancelable: match args::code(if cancelable.is_nan() { 2.0 } else { cancelable })? {
+                0 => Some(false),
+                1 => Some(true),
+                2 => None,
+                _ => return None,
+            },
+        },
+        _ => return None,
+    })
 }
 
 fn rule_index(rule: Rule) -> f64 {
@@ -653,7 +1060,7 @@ mod tests {
     /// the fast path points to.
     #[cfg(feature = "full")]
     #[test]
-    fn detail_json_matches_serde() {
+    fn output_json_matches_serde() {
         let tricky = "q\"uo\\te\n\u{1}é";
         let outputs = [
             Output::AskUser {
@@ -709,6 +1116,33 @@ mod tests {
                 },
             },
         ];
+        let outputs = outputs.into_iter().chain([
+            Output::Button {
+                state: longcall::cancel::ButtonState::TooLate,
+            },
+            Output::Status {
+                status: Status::InputRequired,
+            },
+            Output::Settled {
+                outcome: Outcome::ToolError,
+                status: Some(Status::Completed),
+                result: Some(json!({"isError": false, "structured_content": {"a_b": tricky}})),
+                error: None,
+            },
+            Output::Settled {
+                outcome: Outcome::Failed,
+                status: None,
+                result: None,
+                error: Some(json!({"code": -32603, "message": tricky, "data": {"x_y": 1}})),
+            },
+            Output::Stopped {
+                reason: longcall::tracker::StopReason::CreateUnanswered,
+            },
+            Output::WakeAt {
+                at: json::MAX_SAFE as u64,
+            },
+            Output::Idle,
+        ]);
         for o in outputs {
             let hand: Value = serde_json::from_str(&detail_json(&o)).unwrap();
             let want: Value = serde_json::from_str(&crate::case::write(&o).unwrap()).unwrap();

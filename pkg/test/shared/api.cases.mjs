@@ -197,6 +197,166 @@ export const cases = {
     assert.deepEqual(b.record(), a.record());
   },
 
+  'handleInput: plain common inputs (the short way) and the general path agree, errors too'({ lc, assert }) {
+    // structured.js hands plain objects of a few shapes to the module without JSON; an object
+    // with a null prototype always takes the general path. Both must give the same outputs and
+    // errors, for well-formed inputs and for near misses of every shape.
+    const general = (v) =>
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? Object.assign(Object.create(null), Object.fromEntries(Object.entries(v).map(([k, x]) => [k, general(x)])))
+        : v;
+    const task = (t) => ({ type: 'task_polled', task: { taskId: 't-1', status: 'working', ...t } });
+    const answer = (a) => ({ type: 'cancel_answered', answer: a });
+    const nest = (depth) => {
+      let v = 0;
+      for (let i = 0; i < depth; i++) v = [v];
+      return v;
+    };
+    const lives = {
+      'task-2026': [
+        { type: 'task_created', task: { taskId: 't-1', status: 'working', pollIntervalMs: 2000 } },
+        task({ pollIntervalMs: 5000 }),
+        task({ status: 'input_required', inputRequests: [] }),
+        task({ status: 'input_required', inputRequests: [{ key: 'j', request: nest(124) }] }),
+        task({ status: 'input_required', inputRequests: [{ key: 'j', request: nest(123) }] }),
+        task({ status: 'input_required', inputRequests: [{ key: 'j', request: nest(122) }] }),
+        task({ status: 'input_required', inputRequests: [{ key: 'i', request: undefined }] }),
+        task({ status: 'input_required', inputRequests: [{ key: 'i', request: null, extra: 1 }] }),
+        task({ status: 'input_required', inputRequests: [{ key: 5, request: null }] }),
+        task({ status: 'input_required', inputRequests: {} }),
+        task({ status: 'input_required', inputRequests: [{ key: 'k', request: { q: 1 } }] }),
+        { type: 'input_answered', key: 'x', response: { ok: true } },
+        { type: 'input_answered', key: 'k', response: undefined },
+        { type: 'input_answered', key: 'k', response: 10n },
+        { type: 'input_answered', key: 7, response: 1 },
+        { type: 'input_answered', key: 'k', response: nest(127) },
+        { type: 'input_answered', key: 'k', response: nest(126) },
+        { type: 'input_answered', key: 'k', response: { ok: true, n: 1.5e300, s: 'é\u0000' } },
+        { type: 'input_answered', key: 'k', response: null },
+        task({ pollIntervalMs: null }),
+        task({ pollIntervalMs: undefined }),
+        task({ pollIntervalMs: 1.5 }),
+        task({ pollIntervalMs: -1 }),
+        task({ pollIntervalMs: 2 ** 60 }),
+        task({ pollIntervalMs: '5' }),
+        task({ taskId: 't-2' }),
+        task({ taskId: 7 }),
+        task({ taskId: 'bad\ud800' }),
+        task({ status: 'queued' }),
+        task({ status: 'nope' }),
+        task({ status: 'canceled' }),
+        task({ capMs: 1 }),
+        task({ task_id: 't-1' }),
+        { type: 'task_polled', task: { taskId: 't-1' } },
+        { type: 'task_polled', task: null },
+        { type: 'task_polled', task: [] },
+        { type: 'task_polled', job: { id: 't-1', status: 'working' } },
+        { type: 'task_polled', task: { taskId: 't-1', status: 'working' }, extra: 1 },
+        { type: 'task_notified', task: { taskId: 't-1', status: 'working' } },
+        { type: 'job_polled', task: { taskId: 't-1', status: 'working' } },
+        { type: 'cancel_pressed', task: { taskId: 't-1', status: 'working' } },
+        { type: 'nope' },
+        { type: 7 },
+        { type: 'update_acked' },
+        { type: 'stop_watching', why: 1 },
+        { type: 'cancel_pressed' },
+        { type: 'cancel_pressed' },
+        task({ result: { isError: false, value: nest(125) } }),
+        task({ result: { isError: false, value: nest(124) } }),
+        task({ result: { isError: 'no', value: 1 } }),
+        task({ result: { isError: true } }),
+        task({ result: { isError: true, value: 1, x: 1 } }),
+        task({ result: null }),
+        task({ status: 'completed', result: { isError: false, value: { ok: 1, structured_content: [1.5] } } }),
+        task({ status: 'cancelled' }),
+        task({ status: 'completed' }),
+        { type: 'stop_watching' },
+      ],
+      job: [
+        { type: 'job_polled', job: { id: 'job_1', status: 'queued' } },
+        { type: 'job_created', job: { id: 'job_1', status: 'queued' } },
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' }),
+        { type: 'cancel_pressed' },
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started', cancelable: null }),
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started', cancelable: 1 }),
+        answer({ kind: 'job_error', httpStatus: 70000, code: 'not_found' }),
+        answer({ kind: 'job_error', httpStatus: 404, code: 'nope' }),
+        answer({ kind: 'job_error', httpStatus: 404, code: 'none' }),
+        answer({ kind: 'job_error', httpStatus: 404, code: '' }),
+        answer({ kind: 'job_error', httpStatus: 404 }),
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_not_cancelable', cancelable: false }),
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_not_cancelable', status: 'queued' }),
+        answer({ kind: 'ack', cancelable: null }),
+        answer({ kind: 'ack', code: 5 }),
+        answer({ kind: 'rpc_error', code: -32602 }),
+        answer({ kind: 'rpc_error', code: 2 ** 60 }),
+        answer({ kind: 'rpc_error', code: '5' }),
+        answer({ kind: 'task', status: 'working' }),
+        answer({ kind: 'job', status: 'queued' }),
+        answer({ kind: 'job', status: null }),
+        answer({ kind: 'job' }),
+        answer({ kind: 'no_answer' }),
+        answer({ kind: 'nope' }),
+        answer({ kind: 'job', status: 'canceled', extra: 1 }),
+        { type: 'cancel_answered', answer: null },
+        { type: 'cancel_pressed' },
+        answer({ kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started', cancelable: true }),
+        { type: 'job_created', job: { id: 'job_1', status: 'queued' } },
+        { type: 'job_polled', job: { id: 'job_2', status: 'queued' } },
+        { type: 'job_polled', job: { id: 'job_1', status: 'working' } },
+        { type: 'job_polled', job: { id: 'job_1', status: 'queued', result: null } },
+        { type: 'job_polled', job: { id: 'job_1' } },
+        { type: 'job_polled', job: { id: 'job_1', status: 'processing' } },
+        { type: 'stop_watching' },
+        { type: 'job_polled', job: { id: 'job_1', status: 'completed' } },
+      ],
+    };
+    const run = (t, now, input) => {
+      try {
+        return { out: t.handleInput(now, input) };
+      } catch (e) {
+        return { code: e.code, message: e.message, out: t.drainOutputs() };
+      }
+    };
+    lives['task-2025'] = lives['task-2026'].slice(0, 3);
+    for (const [model, inputs] of Object.entries(lives)) {
+      const cfg = { poll: { jitter: 'none', maxPolls: model === 'task-2025' ? 2 : null }, seed: 1 };
+      const a = new lc.Tracker(model, cfg);
+      const b = new lc.Tracker(model, cfg);
+      inputs.forEach((input, i) => {
+        const now = 1000 * (i + 1);
+        assert.deepEqual(run(a, now, input), run(b, now, general(input)), `${model} step ${i}: ${input.type}`);
+        // A timeout's outputs (polls, wake_at, stopped) are spelt alike in the core's snake_case.
+        assert.deepEqual(a.handleTimeout(now + 500), b.timeout(now + 500), `${model} step ${i} timeout`);
+      });
+      assert.deepEqual(
+        run(a, -1, { type: 'cancel_pressed' }),
+        run(b, -1, general({ type: 'cancel_pressed' })),
+        'a bad time',
+      );
+      assert.deepEqual(a.runRecord(), b.runRecord());
+      // The short way itself: a shape it does not take changes nothing and says so.
+      assert.equal(a.flatInput(0, 99, 't-1', 0, Number.NaN), -1);
+      a.free();
+      b.free();
+    }
+  },
+
+  'tracker config: own keys read at once; inherited and hidden keys still read'({ lc, assert }) {
+    const first = (cfg) => {
+      const t = new lc.Tracker('job', cfg);
+      const out = t.handleInput(0, { type: 'job_created', job: { id: 'j', status: 'queued' } });
+      t.free();
+      return out.at(-1);
+    };
+    const poll = { jitter: 'none', initialMs: 3000 };
+    assert.deepEqual(first({ poll }), { type: 'wake_at', at: 3000 });
+    assert.deepEqual(first(Object.create({ poll })), { type: 'wake_at', at: 3000 }, 'inherited');
+    const hidden = Object.defineProperty({}, 'poll', { value: poll, enumerable: false });
+    assert.deepEqual(first(hidden), { type: 'wake_at', at: 3000 }, 'not enumerable');
+    assert.throws(() => new lc.Tracker('job', { poll: { jitter: 'none', capMS: 1 } }), { code: 'invalid_config' });
+  },
+
   'numbers-only path never throws on junk numbers'({ lc, assert }) {
     const t = new lc.Tracker('task-2026', null);
     const nums = [NaN, -1, 0.5, 1e300, Infinity, -Infinity, 2 ** 53, 2 ** 64, 255, 256];
