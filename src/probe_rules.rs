@@ -682,6 +682,7 @@ impl JobFacts {
 /// a status, result or cancel request from the key that submitted the job, sent after the
 /// submit was answered and before the job was seen settled, must not be answered 404: a server
 /// that hands out a job id must already know the job.
+#[must_use]
 pub fn created_job_resolves(facts: &JobFacts) -> Vec<Finding> {
     let mut out = Vec::new();
     for ex in &facts.exchanges {
@@ -721,6 +722,7 @@ pub fn created_job_resolves(facts: &JobFacts) -> Vec<Finding> {
 
 /// a submit that repeats an `Idempotency-Key` its principal already used must replay the
 /// job the key made first: a success naming another job means the key was not honoured.
+#[must_use]
 pub fn key_replays_the_job(facts: &JobFacts) -> Vec<Finding> {
     let mut first: BTreeMap<(String, String), (String, usize)> = BTreeMap::new();
     let mut out = Vec::new();
@@ -845,6 +847,7 @@ pub fn queued_cancel_refunds(facts: &JobFacts) -> Vec<Finding> {
 }
 
 /// a 429 answer (a rate limit, `queue_full`) carries `Retry-After`.
+#[must_use]
 pub fn too_many_says_when(facts: &JobFacts) -> Vec<Finding> {
     facts
         .exchanges
@@ -868,6 +871,7 @@ pub fn too_many_says_when(facts: &JobFacts) -> Vec<Finding> {
 
 /// a status request sent no sooner than the `Retry-After` of the previous answer about
 /// the same job (to the same principal) must not be refused with 429 again.
+#[must_use]
 pub fn retry_after_is_honoured(facts: &JobFacts) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, ex) in facts.exchanges.iter().enumerate() {
@@ -959,6 +963,7 @@ pub fn wait_meets_its_condition(facts: &JobFacts) -> Vec<Finding> {
 }
 
 /// Every job rule of this module on one job log, in line order.
+#[must_use]
 pub fn check_jobs(lines: &[(usize, Value)]) -> Vec<Finding> {
     let facts = JobFacts::read(lines);
     let mut out = created_job_resolves(&facts);
