@@ -3,9 +3,9 @@
 // does). Prints raw / gzip -9 / brotli (max quality) in bytes, each entry's distance to its
 // target, and exits 1 when an entry's wasm + JS gzip exceeds its regression gate:
 //   entry            target (the package's goal)   gate (fails npm test above it)
-//   longcall/lite    30,000                          LONGCALL_LITE_GZIP_GATE (default 50,000)
-//   longcall         100,000                         LONGCALL_GZIP_GATE (default 345,000)
-//   longcall/server  reported only                   LONGCALL_SERVER_GZIP_GATE (default 175,000)
+//   longcall/lite    30,000                          LONGCALL_LITE_GZIP_GATE (default 50,500)
+//   longcall         100,000                         LONGCALL_GZIP_GATE (default 356,000)
+//   longcall/server  reported only                   LONGCALL_SERVER_GZIP_GATE (default 177,000)
 // The gates sit just above today's figures so a regression fails; the targets are where the
 // package must get to (pkg/README.md "Size" says how far off each is and the next lever).
 import { readFileSync, existsSync } from 'node:fs';
@@ -21,21 +21,21 @@ const ENTRIES = [
     js: 'lite-web.js',
     wasm: 'dist/longcall_lite_bg.wasm',
     target: 30_000,
-    gate: Number(process.env.LONGCALL_LITE_GZIP_GATE ?? 50_000),
+    gate: Number(process.env.LONGCALL_LITE_GZIP_GATE ?? 50_500),
   },
   {
     entry: 'longcall',
     js: 'web.js',
     wasm: 'dist/longcall_bg.wasm',
     target: 100_000,
-    gate: Number(process.env.LONGCALL_GZIP_GATE ?? 345_000),
+    gate: Number(process.env.LONGCALL_GZIP_GATE ?? 356_000),
   },
   {
     entry: 'longcall/server',
     js: 'server-web.js',
     wasm: 'dist/longcall_server_bg.wasm',
     target: null,
-    gate: Number(process.env.LONGCALL_SERVER_GZIP_GATE ?? 175_000),
+    gate: Number(process.env.LONGCALL_SERVER_GZIP_GATE ?? 177_000),
   },
 ];
 

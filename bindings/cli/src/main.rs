@@ -6,7 +6,8 @@
 //! * `longcall replay VECTOR...`: run scenario vectors.
 //! * `longcall plan ...`: print a poll schedule or a `jobs_wait` batch plan.
 //! * `longcall serve-jobs`: run the reference Sume Open API job server on 127.0.0.1.
-//! * `longcall probe URL`: fuzz a live MCP task server; the core judges every run.
+//! * `longcall probe URL`: fuzz a live MCP task server (or, with `--jobs`, a job API); the core
+//!   judges every run.
 //! * `longcall watch-demo`: a host watching many calls on a SQLite store dies part-way and
 //!   resumes every call from its record (reference servers in-process, simulated clock).
 //! * `longcall diagram`: print the mermaid state diagrams generated from the transition tables.
@@ -94,7 +95,8 @@ enum Command {
     Plan(plan::PlanArgs),
     /// Run the reference Sume Open API job server on 127.0.0.1 (prints its URL).
     ServeJobs(serve::ServeArgs),
-    /// Fuzz a live MCP task server with seeded client sequences; the core judges every run.
+    /// Fuzz a live MCP task server (or, with `--jobs`, a job API) with seeded client sequences;
+    /// the core judges every run.
     ///
     /// Exit 0: no finding; 1: findings (a shrunk transcript and scenario are written);
     /// 2: the server could not be probed.
