@@ -1722,10 +1722,11 @@ type McpLine<'a> = (usize, u64, Direction, Message, Option<&'a Value>);
 /// of its own, since another principal's task is an unknown id to it; then the rules only a
 /// prober can test ([`crate::probe_rules`], X-1...) run over the whole exchange.
 fn check_principals(lines: &[(usize, Value)], revision: Option<Model>) -> Report {
-    let all = principals(lines);
-    let mut report = check_transcript(&per_principal(lines, &all, None), revision);
-    for p in all.iter().skip(1) {
-        let other = check_transcript(&per_principal(lines, &all, Some(p)), Some(report.model));
+    let mut views = by_principal(lines).into_iter();
+    let first = views.next().unwrap_or_default();
+    let mut report = check_transcript(&first, revision);
+    for view in views {
+        let other = check_transcript(&view, Some(report.model));
         report.handles = report.handles.max(other.handles);
         report.findings.extend(other.findings);
         report.notes.extend(other.notes);
@@ -1742,6 +1743,22 @@ fn check_principals(lines: &[(usize, Value)], revision: Option<Model>) -> Report
     report.findings.sort_by_key(|f| f.line);
     report.notes.sort_by_key(|n| n.line);
     report
+}
+
+/// E-52: the lines each principal's client saw, one view per principal in order of first use
+/// (the whole transcript when it has fewer than two). The first view also holds every line that
+/// is not another principal's request or its answer. Anyone who judges a transcript as a client
+/// (the checker, a test that drives the client path beside it) judges these views.
+#[must_use]
+pub fn by_principal(lines: &[(usize, Value)]) -> Vec<Vec<(usize, Value)>> {
+    let all = principals(lines);
+    let mut views = alloc::vec![per_principal(lines, &all, None)];
+    views.extend(
+        all.iter()
+            .skip(1)
+            .map(|p| per_principal(lines, &all, Some(p))),
+    );
+    views
 }
 
 /// The `http.principal` labels of a transcript's requests, in order of first use.

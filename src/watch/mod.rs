@@ -1,23 +1,36 @@
 //! Watch lists: many watched calls in one value, with one output stream, one next wake, and a
 //! crash-safe order between the host's store and the wire. Sans-io like [`crate::tracker`].
 //!
-//! ```text
+//! ```
+//! use longcall::tracker::{Output, TrackerConfig};
+//! use longcall::watch::{CallId, WatchConfig, WatchList, WatchOutput};
+//! use longcall::Model;
+//!
 //! let mut list = WatchList::new(WatchConfig::default());
-//! list.add_new(CallId(7), intent, TrackerConfig::default())?;  // or add_handle / resume_call
-//! loop {
-//!     while let Some(out) = list.poll_output() {
-//!         match out {
-//!             WatchOutput::Persist { call }            => { /* store.put(list.save_call(call)?);
-//!                                                          then list.handle_persisted(call, version) */ }
-//!             WatchOutput::Create { call, intent, .. } => { /* send the creating request */ }
-//!             WatchOutput::CreateUnanswered { .. }     => { /* reconcile: never re-send */ }
-//!             WatchOutput::Call { call, output }       => { /* the call's tracker output */ }
-//!             WatchOutput::Removed { call }            => { /* delete the record */ }
-//!             _ => {}
+//! // A task id the host kept from before a restart (or `add_new` / `resume_call`).
+//! list.add_handle(0, CallId(7), Model::Task2026, "task-7", TrackerConfig::default())?;
+//! let mut store = std::collections::HashMap::new();
+//! let mut sent = Vec::new();
+//! while let Some(out) = list.poll_output() {
+//!     match out {
+//!         // Write the record, then confirm it: what it holds back is released after.
+//!         WatchOutput::Persist { call } => {
+//!             let saved = list.save_call(call)?;
+//!             store.insert(call, saved.text);
+//!             list.handle_persisted(call, saved.version)?;
 //!         }
+//!         WatchOutput::Call { call, output: Output::Send { request } } => sent.push((call, request)),
+//!         WatchOutput::Create { .. } => { /* send the creating request */ }
+//!         WatchOutput::CreateUnanswered { .. } => { /* reconcile: never re-send */ }
+//!         WatchOutput::Removed { call } => { store.remove(&call); }
+//!         _ => { /* the other tracker outputs: prompts, button, status, settled */ }
 //!     }
-//!     // sleep until list.poll_timeout() or the next input, then handle_timeout / handle_input
 //! }
+//! // The handle reached the store before the first poll left (R-2).
+//! assert!(store.contains_key(&CallId(7)));
+//! assert_eq!(sent.len(), 1);
+//! // Then sleep until `list.poll_timeout()` or the next answer: `handle_timeout` / `handle_input`.
+//! # Ok::<(), longcall::Error>(())
 //! ```
 //!
 //! **Every `add_*`, `handle_*` and `remove` may queue outputs; drain [`WatchList::poll_output`]
