@@ -87,7 +87,7 @@ fn working_task() -> longcall::view::TaskView {
         status_message: Some("rendering".into()),
         created_at_ms: Some(1_700_000_000_000),
         last_updated_at_ms: Some(1_700_000_000_500),
-        ttl_ms: None,
+        ttl_ms: longcall::view::Ttl::Unlimited,
         poll_interval_ms: Some(2_000),
         input_requests: Vec::new(),
         result: None,
@@ -248,7 +248,7 @@ fn tracker_step_handle_polled(bencher: divan::Bencher) {
     let polled = Polled {
         status: longcall::Status::Working,
         poll_interval_ms: Some(200),
-        ttl_ms: None,
+        ttl_ms: longcall::view::Ttl::NotGiven,
         payload: Payload::NONE,
     };
     bencher.bench_local(|| {

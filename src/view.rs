@@ -57,6 +57,77 @@ pub struct InputRequest {
     pub request: Value,
 }
 
+/// A task's `ttlMs` (2026) or `ttl` (2025) as one answer states it. The member is required on
+/// every task, with `null` for no limit, so an answer without it said nothing about the TTL: the
+/// tracker keeps the TTL already in force then (rule P-7), where `null` lifts it.
+///
+/// In JSON (views, vectors, snapshots) it is the member itself: absent, `null` or a number.
+///
+/// ```
+/// use longcall::view::{TaskView, Ttl};
+/// let read = |s: &str| serde_json::from_str::<TaskView>(s).unwrap().ttl_ms;
+/// assert_eq!(read(r#"{"task_id":"t","status":"working"}"#), Ttl::NotGiven);
+/// assert_eq!(read(r#"{"task_id":"t","status":"working","ttl_ms":null}"#), Ttl::Unlimited);
+/// assert_eq!(read(r#"{"task_id":"t","status":"working","ttl_ms":5}"#), Ttl::Ms(5));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Ttl {
+    /// The answer did not carry the member (a shape violation on the wire).
+    #[default]
+    NotGiven,
+    /// `null`: the task has no time limit.
+    Unlimited,
+    /// The lifetime in milliseconds, counted from creation.
+    Ms(u64),
+}
+
+impl Ttl {
+    /// A TTL a server states: `None` is unlimited.
+    #[must_use]
+    pub fn stated(ms: Option<u64>) -> Ttl {
+        ms.map_or(Ttl::Unlimited, Ttl::Ms)
+    }
+
+    /// The wire member: `None` absent, `Some(None)` `null`, `Some(Some(ms))` a number.
+    #[must_use]
+    pub fn member(self) -> Option<Option<u64>> {
+        match self {
+            Ttl::NotGiven => None,
+            Ttl::Unlimited => Some(None),
+            Ttl::Ms(ms) => Some(Some(ms)),
+        }
+    }
+
+    /// From the wire member (the inverse of [`Ttl::member`]).
+    #[must_use]
+    pub fn from_member(member: Option<Option<u64>>) -> Ttl {
+        member.map_or(Ttl::NotGiven, Ttl::stated)
+    }
+
+    /// True when the answer did not state the TTL.
+    #[must_use]
+    pub fn is_not_given(&self) -> bool {
+        *self == Ttl::NotGiven
+    }
+}
+
+impl Serialize for Ttl {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // `NotGiven` is skipped by the containing struct; alone it writes `null` like unlimited.
+        match self {
+            Ttl::Ms(ms) => s.serialize_u64(*ms),
+            Ttl::NotGiven | Ttl::Unlimited => s.serialize_none(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Ttl {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Ttl, D::Error> {
+        // Reached only for a member that is present: absent is the `#[serde(default)]`.
+        Option::<u64>::deserialize(d).map(Ttl::stated)
+    }
+}
+
 /// One observation of a task: what `tasks/get` (or a notification) said.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskView {
@@ -73,9 +144,9 @@ pub struct TaskView {
     /// `lastUpdatedAt` as milliseconds since the Unix epoch, when it parsed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_updated_at_ms: Option<u64>,
-    /// `ttlMs` (2026) or `ttl` (2025): lifetime from creation; `None` is unlimited.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
+    /// `ttlMs` (2026) or `ttl` (2025): lifetime from creation, unlimited, or not stated.
+    #[serde(default, skip_serializing_if = "Ttl::is_not_given")]
+    pub ttl_ms: Ttl,
     /// `pollIntervalMs` (2026) or `pollInterval` (2025): a floor for the next poll.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub poll_interval_ms: Option<u64>,
@@ -95,13 +166,13 @@ impl TaskView {
     /// interval, no payload). Add the rest with the `with_*` methods.
     ///
     /// ```
-    /// use longcall::view::{InputRequest, TaskView};
+    /// use longcall::view::{InputRequest, TaskView, Ttl};
     /// use longcall::Status;
     /// let t = TaskView::new("task_1", Status::InputRequired)
     ///     .with_ttl_ms(60_000)
     ///     .with_poll_interval_ms(2_000)
     ///     .with_input_request(InputRequest { key: "k1".into(), request: serde_json::json!({}) });
-    /// assert_eq!((t.ttl_ms, t.poll_interval_ms, t.input_requests.len()), (Some(60_000), Some(2_000), 1));
+    /// assert_eq!((t.ttl_ms, t.poll_interval_ms, t.input_requests.len()), (Ttl::Ms(60_000), Some(2_000), 1));
     /// ```
     #[must_use]
     pub fn new(task_id: impl Into<String>, status: Status) -> TaskView {
@@ -111,7 +182,7 @@ impl TaskView {
             status_message: None,
             created_at_ms: None,
             last_updated_at_ms: None,
-            ttl_ms: None,
+            ttl_ms: Ttl::NotGiven,
             poll_interval_ms: None,
             input_requests: Vec::new(),
             result: None,
@@ -119,10 +190,17 @@ impl TaskView {
         }
     }
 
-    /// With `ttlMs`.
+    /// With `ttlMs` stated as a number of milliseconds.
     #[must_use]
     pub fn with_ttl_ms(mut self, ttl_ms: u64) -> TaskView {
-        self.ttl_ms = Some(ttl_ms);
+        self.ttl_ms = Ttl::Ms(ttl_ms);
+        self
+    }
+
+    /// With `ttlMs` as given (for example [`Ttl::Unlimited`], `null` on the wire).
+    #[must_use]
+    pub fn with_ttl(mut self, ttl: Ttl) -> TaskView {
+        self.ttl_ms = ttl;
         self
     }
 

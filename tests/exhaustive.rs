@@ -362,7 +362,7 @@ fn task_view(model: Model, status: Status, interval: Option<u64>) -> TaskView {
         status_message: None,
         created_at_ms: Some(0),
         last_updated_at_ms: None,
-        ttl_ms: None,
+        ttl_ms: longcall::view::Ttl::NotGiven,
         poll_interval_ms: interval,
         input_requests: if status == Status::InputRequired {
             vec![InputRequest {

@@ -24,7 +24,7 @@ fn task(status: Status, poll_interval_ms: Option<u64>) -> TaskView {
         status_message: None,
         created_at_ms: None,
         last_updated_at_ms: None,
-        ttl_ms: None,
+        ttl_ms: longcall::view::Ttl::NotGiven,
         poll_interval_ms,
         input_requests: Vec::new(),
         result: None,

@@ -87,7 +87,7 @@ fn per_event_paths_do_not_allocate() {
             let polled = Polled {
                 status: Status::Processing,
                 poll_interval_ms: None,
-                ttl_ms: None,
+                ttl_ms: longcall::view::Ttl::NotGiven,
                 payload: Payload::NONE,
             };
             let _ = tracker.handle_polled(10_000 + i * 1_000, polled);

@@ -65,7 +65,7 @@ fn create_is_strongly_consistent_and_starts_working() {
         assert_eq!(v.status, Status::Working);
         assert_eq!(v.created_at_ms, Some(10));
         assert_eq!(v.last_updated_at_ms, Some(10));
-        assert_eq!(v.ttl_ms, Some(300_000));
+        assert_eq!(v.ttl_ms, longcall::view::Ttl::Ms(300_000));
         assert_eq!(v.poll_interval_ms, Some(1_000));
         let got = r.get(10, "alice", "t1").unwrap();
         assert_eq!(got, v, "{model}");
@@ -560,9 +560,13 @@ fn ttl_2025_deletes_regardless_of_status() {
         c.retention_ms = None;
     });
     let v = r.create(0, "p", "asked", Some(60_000)).unwrap();
-    assert_eq!(v.ttl_ms, Some(5_000), "requested ttl is capped");
+    assert_eq!(
+        v.ttl_ms,
+        longcall::view::Ttl::Ms(5_000),
+        "requested ttl is capped"
+    );
     let v = r.create(0, "p", "done", Some(2_000)).unwrap();
-    assert_eq!(v.ttl_ms, Some(2_000));
+    assert_eq!(v.ttl_ms, longcall::view::Ttl::Ms(2_000));
     r.create(0, "p", "default", None).unwrap();
     r.complete(10, "done", tool(false));
     let s = r.handle_timeout(2_000);
@@ -575,7 +579,7 @@ fn ttl_2025_deletes_regardless_of_status() {
     let mut r26 = reg(Model::Task2026);
     assert_eq!(
         r26.create(0, "p", "t", Some(1)).unwrap().ttl_ms,
-        Some(300_000)
+        longcall::view::Ttl::Ms(300_000)
     );
 }
 
@@ -583,7 +587,7 @@ fn ttl_2025_deletes_regardless_of_status() {
 fn unlimited_ttl_has_no_deadline() {
     let mut r = reg_with(Model::Task2026, |c| c.ttl_ms = None);
     let v = r.create(0, "p", "t", None).unwrap();
-    assert_eq!(v.ttl_ms, None);
+    assert_eq!(v.ttl_ms, longcall::view::Ttl::Unlimited);
     assert_eq!(r.poll_timeout(), None);
     assert!(r.handle_timeout(u64::MAX).failed.is_empty());
 }

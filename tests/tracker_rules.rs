@@ -27,7 +27,7 @@ fn task(status: Status) -> TaskView {
         status_message: None,
         created_at_ms: None,
         last_updated_at_ms: None,
-        ttl_ms: None,
+        ttl_ms: longcall::view::Ttl::NotGiven,
         poll_interval_ms: None,
         input_requests: vec![],
         result: None,
@@ -503,7 +503,7 @@ fn handle_polled_equals_structured_polls() {
                     let p = Polled {
                         status,
                         poll_interval_ms: if model == Model::Job { None } else { interval },
-                        ttl_ms: Some(None),
+                        ttl_ms: longcall::view::Ttl::NotGiven,
                         payload: if model == Model::Job {
                             Payload::NONE
                         } else {
@@ -541,4 +541,29 @@ fn handle_polled_equals_structured_polls() {
             }
         }
     }
+}
+
+/// Rule P-7: an answer without `ttlMs` says nothing about the TTL, so the one in force stands
+/// (the next poll is still pulled in to it); `null` lifts it (the poll keeps its backoff).
+#[test]
+fn absent_ttl_keeps_the_deadline_and_null_lifts_it() {
+    use longcall::view::Ttl;
+    let after = |answer: Ttl| {
+        let mut t = Tracker::new(Model::Task2026, config()).unwrap();
+        let created = task(Status::Working).with_ttl_ms(2_500);
+        t.handle_input(0, Input::TaskCreated { task: created })
+            .unwrap();
+        assert_eq!(wake(&t.drain()), Some(1_000));
+        let (_, outs) = poll_once(
+            &mut t,
+            Input::TaskPolled {
+                task: task(Status::Working).with_ttl(answer),
+            },
+        );
+        (wake(&outs), settled(&outs))
+    };
+    assert_eq!(after(Ttl::NotGiven), (Some(2_500), None));
+    assert_eq!(after(Ttl::Ms(2_500)), (Some(2_500), None));
+    assert_eq!(after(Ttl::Unlimited), (Some(3_000), None));
+    assert_eq!(after(Ttl::Ms(60_000)), (Some(3_000), None));
 }

@@ -121,7 +121,7 @@ fn a_new_call_holds_its_intent_until_the_handle_is_known() {
                 status_message: None,
                 created_at_ms: None,
                 last_updated_at_ms: None,
-                ttl_ms: None,
+                ttl_ms: longcall::view::Ttl::NotGiven,
                 poll_interval_ms: Some(2_000),
                 input_requests: vec![],
                 result: None,

@@ -80,7 +80,7 @@ fn status_input(m: Model, id: String, status: Status, created: bool) -> Input {
             status_message: None,
             created_at_ms: None,
             last_updated_at_ms: None,
-            ttl_ms: None,
+            ttl_ms: longcall::view::Ttl::NotGiven,
             poll_interval_ms: Some(300),
             input_requests: vec![],
             result: None,

@@ -57,7 +57,7 @@ fn task(id: &str, status: Status) -> TaskView {
         status_message: None,
         created_at_ms: None,
         last_updated_at_ms: None,
-        ttl_ms: None,
+        ttl_ms: longcall::view::Ttl::NotGiven,
         poll_interval_ms: None,
         input_requests: vec![],
         result: None,

@@ -221,15 +221,55 @@ fn rules(p: &longcall::wire::Parsed<longcall::view::TaskView>) -> Vec<Rule> {
     p.violations.iter().map(|v| v.rule).collect()
 }
 
+/// Rules M-1, M-8, P-7: `ttlMs` (2025 `ttl`) tells absent from `null` and a number, on both
+/// revisions and on the fast 2026 reader as on serde's, and each is written back as it was read.
+#[test]
+fn ttl_absent_null_and_number_stay_apart() {
+    use longcall::view::Ttl;
+    for (member, ttl, violations) in [
+        (None, Ttl::NotGiven, vec![Rule::MissingField]),
+        (Some(json!(null)), Ttl::Unlimited, vec![]),
+        (Some(json!(5_000)), Ttl::Ms(5_000), vec![]),
+    ] {
+        let base = json!({
+            "taskId": "t1", "status": "working",
+            "createdAt": "2026-11-29T15:07:54Z", "lastUpdatedAt": "2026-11-29T15:07:54Z",
+        });
+        let (mut t25, mut t26) = (base.clone(), base);
+        t26["resultType"] = json!("complete");
+        if let Some(m) = member {
+            t25["ttl"] = m.clone();
+            t26["ttlMs"] = m;
+        }
+        let p = mcp2025::read_get(&t25).unwrap();
+        assert_eq!((p.value.ttl_ms, rules(&p)), (ttl, violations.clone()));
+        let back = serde_json::to_value(mcp2025::Task::from_view(&p.value)).unwrap();
+        assert_eq!(back.get("ttl"), t25.get("ttl"));
+
+        let p = mcp2026::read_get(&t26).unwrap();
+        assert_eq!((p.value.ttl_ms, rules(&p)), (ttl, violations.clone()));
+        let text = json!({"jsonrpc": "2.0", "id": 1, "result": t26}).to_string();
+        let (_, fast) = mcp2026::parse_get_response(text.as_bytes(), &Limits::DEFAULT).unwrap();
+        let Answer::Result(fast) = fast else {
+            panic!("{fast:?}")
+        };
+        assert_eq!(fast, p, "the fast reader agrees with serde's");
+        let back = serde_json::to_value(mcp2026::Task::from_view(&p.value, None)).unwrap();
+        assert_eq!(back.get("ttlMs"), t26.get("ttlMs"));
+    }
+}
+
 /// Rules M-13, S-5.
 #[test]
 fn shape_problems_are_violations() {
     let p = get(task(json!({"ttlMs": null}))).unwrap();
     assert!(p.violations.is_empty());
-    assert_eq!(p.value.ttl_ms, None);
+    assert_eq!(p.value.ttl_ms, longcall::view::Ttl::Unlimited);
     let mut no_ttl = task(json!({}));
     no_ttl.as_object_mut().unwrap().remove("ttlMs");
-    assert_eq!(rules(&get(no_ttl).unwrap()), [Rule::MissingField]);
+    let absent = get(no_ttl).unwrap();
+    assert_eq!(rules(&absent), [Rule::MissingField]);
+    assert_eq!(absent.value.ttl_ms, longcall::view::Ttl::NotGiven);
     assert_eq!(
         rules(&get(task(json!({"resultType": "task"}))).unwrap()),
         [Rule::WrongResultType]

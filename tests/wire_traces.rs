@@ -167,7 +167,9 @@ fn every_transcript_line_parses_and_round_trips() {
                             let p = mcp2025::read_get(result).unwrap();
                             assert!(p.violations.is_empty(), "{}", ctx("tasks/get"));
                             assert_eq!(Some(p.value.task_id.as_str()), task_id);
-                            assert!(p.value.created_at_ms.is_some() && p.value.ttl_ms.is_some());
+                            assert!(
+                                p.value.created_at_ms.is_some() && !p.value.ttl_ms.is_not_given()
+                            );
                             *kinds.entry("2025 tasks/get").or_default() += 1;
                         }
                         (Model::Task2025, "tasks/cancel") => {

@@ -52,7 +52,7 @@ impl Server {
             status_message: None,
             created_at_ms: Some(0),
             last_updated_at_ms: None,
-            ttl_ms: None,
+            ttl_ms: longcall::view::Ttl::Unlimited,
             poll_interval_ms: self.interval,
             input_requests: if self.status == Status::InputRequired && self.model == Model::Task2026
             {

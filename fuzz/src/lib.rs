@@ -111,7 +111,7 @@ impl Obs {
             status_message: None,
             created_at_ms: Some(0),
             last_updated_at_ms: None,
-            ttl_ms: self.ttl.map(u64::from),
+            ttl_ms: longcall::view::Ttl::stated(self.ttl.map(u64::from)),
             poll_interval_ms: self.poll_interval.map(u64::from),
             input_requests,
             result: self.result.map(|is_error| ToolResult {

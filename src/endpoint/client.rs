@@ -994,7 +994,7 @@ impl CallEndpoint {
         let polled = Polled {
             status: task.status,
             poll_interval_ms: task.poll_interval_ms,
-            ttl_ms: Some(task.ttl_ms),
+            ttl_ms: task.ttl_ms,
             payload: Payload::NONE,
         };
         if let Err(e) = self.tracker.handle_polled(now, polled) {

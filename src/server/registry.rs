@@ -51,7 +51,7 @@ use crate::model::Model;
 use crate::ownership::{task_access, Access};
 use crate::snapshot::Snapshot;
 use crate::status::Status;
-use crate::view::{codes, InputRequest, RpcError, TaskView, ToolResult};
+use crate::view::{codes, InputRequest, RpcError, TaskView, ToolResult, Ttl};
 
 /// The message of the `-32602` answer for an unknown, purged or foreign task id (identical in all
 /// three cases, so nothing leaks).
@@ -224,7 +224,7 @@ impl Entry {
             status_message: self.status_message.clone(),
             created_at_ms: Some(self.created_at),
             last_updated_at_ms: Some(self.last_updated_at),
-            ttl_ms: self.ttl_ms,
+            ttl_ms: Ttl::stated(self.ttl_ms),
             poll_interval_ms: self.poll_interval_ms,
             input_requests: Vec::new(),
             result: None,

@@ -139,7 +139,7 @@ mod tests {
             status_message: None,
             created_at_ms: None,
             last_updated_at_ms: None,
-            ttl_ms: Some(5),
+            ttl_ms: crate::view::Ttl::Ms(5),
             poll_interval_ms: None,
             input_requests: Vec::new(),
             result: None,

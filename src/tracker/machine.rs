@@ -21,7 +21,7 @@ use crate::outcome::{self, Outcome, Payload};
 use crate::poll::{Due, PollPolicy, PollSchedule, StopReason as PollStop};
 use crate::snapshot::Snapshot;
 use crate::status::Status;
-use crate::view::{codes, InputRequest, JobView, RpcError, TaskView, ToolResult};
+use crate::view::{codes, InputRequest, JobView, RpcError, TaskView, ToolResult, Ttl};
 use crate::violation::{Rule, Violation};
 use crate::wire::jsonrpc::rpc_error_to_value;
 
@@ -563,7 +563,7 @@ impl Tracker {
         let polled = Polled {
             status: task.status,
             poll_interval_ms: task.poll_interval_ms,
-            ttl_ms: Some(task.ttl_ms),
+            ttl_ms: task.ttl_ms,
             payload,
         };
         self.observe_task(now, source, polled, &task.input_requests);
@@ -584,12 +584,16 @@ impl Tracker {
             }
             anchor = w.created_at.unwrap_or(now);
         }
-        // ttlMs (2025: ttl) is required on every task and may change; `None` is unlimited. It is
-        // measured from when the host received the handle (poll rule 6), so clock skew between
-        // host and server cannot expire a handle early.
-        if let Some(ttl) = p.ttl_ms {
-            self.schedule
-                .set_ttl_deadline(ttl.map(|ttl| anchor.saturating_add(ttl)));
+        // P-7: ttlMs (2025: ttl) is required on every task and may change with any answer. It is
+        // measured from when the host received the handle, so clock skew between host and
+        // server cannot expire a handle early. An answer without it (a violation the reader
+        // records) says nothing, so the TTL in force stands; `null` lifts it.
+        match p.ttl_ms {
+            Ttl::NotGiven => {}
+            Ttl::Unlimited => self.schedule.set_ttl_deadline(None),
+            Ttl::Ms(ttl) => self
+                .schedule
+                .set_ttl_deadline(Some(anchor.saturating_add(ttl))),
         }
         self.observe_status(p.status, source);
         let status = self.status.unwrap_or(p.status);

@@ -84,7 +84,7 @@ use serde_json::Value;
 use crate::cancel::{ButtonState, CancelAnswer};
 use crate::outcome::Outcome;
 use crate::status::Status;
-use crate::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
+use crate::view::{InputRequest, JobView, RpcError, TaskView, ToolResult, Ttl};
 use crate::violation::Violation;
 
 /// Something that happened, handed to [`Tracker::handle_input`].
@@ -199,9 +199,8 @@ pub struct Polled {
     pub status: Status,
     /// Tasks: `pollIntervalMs` / `pollInterval`, when the answer carried it.
     pub poll_interval_ms: Option<u64>,
-    /// Tasks: `Some(ttlMs)` when the answer carried the field (`Some(None)`: null, unlimited);
-    /// `None` keeps the TTL in force.
-    pub ttl_ms: Option<Option<u64>>,
+    /// Tasks: `ttlMs` as the answer stated it; [`Ttl::NotGiven`] keeps the TTL in force (P-7).
+    pub ttl_ms: Ttl,
     /// Tasks: whether a result (and its `isError`) and an error came with a terminal status.
     pub payload: crate::outcome::Payload,
 }

@@ -86,12 +86,12 @@ impl Task {
     /// serves tasks always has them.
     ///
     /// ```
-    /// use longcall::view::TaskView;
+    /// use longcall::view::{TaskView, Ttl};
     /// use longcall::wire::mcp2025::{read_get, Task};
     /// use longcall::Status;
     /// let view = TaskView {
     ///     task_id: "t1".into(), status: Status::Working, status_message: None,
-    ///     created_at_ms: Some(1_000), last_updated_at_ms: Some(2_000), ttl_ms: None,
+    ///     created_at_ms: Some(1_000), last_updated_at_ms: Some(2_000), ttl_ms: Ttl::Unlimited,
     ///     poll_interval_ms: Some(500), input_requests: vec![], result: None, error: None,
     /// };
     /// let wire = serde_json::to_value(Task::from_view(&view)).unwrap();
@@ -108,7 +108,7 @@ impl Task {
             status_message: view.status_message.clone(),
             created_at: format_rfc3339_ms(view.created_at_ms.unwrap_or(0)),
             last_updated_at: format_rfc3339_ms(view.last_updated_at_ms.unwrap_or(0)),
-            ttl: Some(view.ttl_ms),
+            ttl: view.ttl_ms.member(),
             poll_interval: view.poll_interval_ms,
             meta: None,
             extra: Map::new(),

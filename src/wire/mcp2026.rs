@@ -127,7 +127,7 @@ impl Task {
             status_message: view.status_message.clone(),
             created_at: format_rfc3339_ms(view.created_at_ms.unwrap_or(0)),
             last_updated_at: format_rfc3339_ms(view.last_updated_at_ms.unwrap_or(0)),
-            ttl_ms: Some(view.ttl_ms),
+            ttl_ms: view.ttl_ms.member(),
             poll_interval_ms: view.poll_interval_ms,
             result_type: result_type.map(String::from),
             input_requests,

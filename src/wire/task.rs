@@ -16,7 +16,7 @@ use crate::error::{Error, Quoted, QuotedOpt};
 use crate::model::Model;
 use crate::status::Status;
 use crate::time::parse_rfc3339_ms;
-use crate::view::{InputRequest, TaskView, ToolResult};
+use crate::view::{InputRequest, TaskView, ToolResult, Ttl};
 use crate::violation::{Rule, Violation};
 
 /// `Some(inner)` when the field is present (even as `null`), `None` when absent.
@@ -155,16 +155,13 @@ pub(crate) fn to_view(raw: RawTask<'_>, kind: Kind) -> Result<Parsed<TaskView>, 
     } else {
         (raw.ttl_ms, "ttlMs", raw.poll_interval_ms)
     };
-    let ttl_ms = match ttl {
-        Some(t) => t,
-        None => {
-            v.push(Violation::new(
-                Rule::MissingField,
-                format!("{ttl_name} is missing (required, null for unlimited)"),
-            ));
-            None
-        }
-    };
+    let ttl_ms = Ttl::from_member(ttl);
+    if ttl_ms == Ttl::NotGiven {
+        v.push(Violation::new(
+            Rule::MissingField,
+            format!("{ttl_name} is missing (required, null for unlimited)"),
+        ));
+    }
 
     match (kind, raw.result_type.as_deref()) {
         (Kind::Create2026, Some("task")) => {}

@@ -17,7 +17,7 @@ use longcall::outcome::{Outcome, Payload};
 #[cfg(feature = "full")]
 use longcall::snapshot;
 use longcall::tracker::{Failure, Input, Output, Polled, Request, Tracker as Core, TrackerConfig};
-use longcall::view::{codes, JobView, RpcError, TaskView, ToolResult};
+use longcall::view::{codes, JobView, RpcError, TaskView, ToolResult, Ttl};
 use longcall::{Error, Model, Rule, Status};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -386,7 +386,7 @@ impl Tracker {
             let polled = Polled {
                 status: self.status_code(status)?,
                 poll_interval_ms: opt_ms(interval_ms)?,
-                ttl_ms: None,
+                ttl_ms: Ttl::NotGiven,
                 payload: payload_code(payload)?,
             };
             self.core.handle_polled(now, polled)
@@ -855,7 +855,7 @@ impl Tracker {
                     status_message: None,
                     created_at_ms: None,
                     last_updated_at_ms: None,
-                    ttl_ms: None,
+                    ttl_ms: Ttl::NotGiven,
                     poll_interval_ms: if interval.is_nan() {
                         None
                     } else {
@@ -1016,7 +1016,7 @@ fn task(
         status_message: None,
         created_at_ms: None,
         last_updated_at_ms: None,
-        ttl_ms: None,
+        ttl_ms: Ttl::NotGiven,
         poll_interval_ms: interval,
         input_requests: Vec::new(),
         result: result.map(|is_error| ToolResult {
