@@ -567,7 +567,7 @@ fn jobs_in(ex: &JobExchange) -> Vec<JobView> {
             sume_open::cancel_answer(200, Some(body)).map(|a| match a {
                 crate::cancel::CancelAnswer::Job { status } => vec![JobView {
                     id,
-                    status,
+                    status: status.into(),
                     result: None,
                     error: None,
                 }],

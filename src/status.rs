@@ -354,6 +354,24 @@ impl Status {
     }
 }
 
+impl Status {
+    /// The task status this is, or [`Error::StatusNotInModel`] for a job-only status.
+    pub fn expect_task(self) -> Result<TaskStatus, Error> {
+        self.task().ok_or(Error::StatusNotInModel {
+            model: Model::Task2026,
+            status: self,
+        })
+    }
+
+    /// The job status this is, or [`Error::StatusNotInModel`] for a task-only status.
+    pub fn expect_job(self) -> Result<JobStatus, Error> {
+        self.job().ok_or(Error::StatusNotInModel {
+            model: Model::Job,
+            status: self,
+        })
+    }
+}
+
 impl JobStatus {
     /// The phase a status stands for: `running` is `processing` under another name.
     #[must_use]

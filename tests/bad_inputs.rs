@@ -252,12 +252,11 @@ fn run(case: &Value) -> String {
         }
         "cancel_answer" => {
             let model = model_of(case);
-            let e = parse::<CancelAnswer>("cancel answer", &bad_text(case))
-                .and_then(|a| classify_answer(model, a))
-                .err();
+            // A typed answer always has a verdict: only reading it can fail.
+            let e = parse::<CancelAnswer>("cancel answer", &bad_text(case)).err();
             let good: CancelAnswer =
                 serde_json::from_value(follow.clone()).expect("follow-up answer");
-            classify_answer(model, good).expect("follow-up answer classified");
+            let _verdict = classify_answer(model, good);
             e
         }
         "outcome_classify" => {

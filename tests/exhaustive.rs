@@ -21,6 +21,7 @@ use longcall::cancel::{ButtonState, CancelAnswer, CancelButton, CancelVerdict, J
 use longcall::lifecycle::{observe, transition, Observation, Transition};
 use longcall::outcome::Outcome;
 use longcall::poll::{Jitter, PollPolicy};
+use longcall::status::{JobStatus, TaskStatus};
 use longcall::tracker::{Input, Output, Request, Tracker, TrackerConfig};
 use longcall::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
 use longcall::{Model, Status};
@@ -333,7 +334,9 @@ fn tracker_alphabet(model: Model) -> Vec<TEvent> {
             Poll(Completed),
             Poll(Cancelled),
             Press,
-            Cancel(CancelAnswer::Task { status: Cancelled }),
+            Cancel(CancelAnswer::Task {
+                status: TaskStatus::Cancelled,
+            }),
             Cancel(CancelAnswer::RpcError { code: -32602 }),
             Fetched(false),
             Wake,
@@ -344,7 +347,9 @@ fn tracker_alphabet(model: Model) -> Vec<TEvent> {
             Poll(Completed),
             Poll(Canceled),
             Press,
-            Cancel(CancelAnswer::Job { status: Canceled }),
+            Cancel(CancelAnswer::Job {
+                status: JobStatus::Canceled,
+            }),
             Cancel(CancelAnswer::JobError {
                 http_status: 409,
                 code: JobErrorCode::JobGenerationAlreadyStarted,
@@ -484,8 +489,10 @@ fn tracker_step(s: &mut TState, ev: &TEvent, model: Model) {
         }
         TEvent::Press => Input::CancelPressed,
         TEvent::Cancel(a) => {
-            if let CancelAnswer::Task { status } | CancelAnswer::Job { status } = a {
-                s.cancelled_seen |= status.is_cancelled();
+            match a {
+                CancelAnswer::Task { status } => s.cancelled_seen |= status.status().is_cancelled(),
+                CancelAnswer::Job { status } => s.cancelled_seen |= status.status().is_cancelled(),
+                _ => {}
             }
             Input::CancelAnswered { answer: *a }
         }

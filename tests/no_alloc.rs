@@ -60,7 +60,7 @@ fn per_event_paths_do_not_allocate() {
             started,
             CancelAnswer::NoAnswer,
             CancelAnswer::Job {
-                status: Status::Canceled,
+                status: longcall::status::JobStatus::Canceled,
             },
         ] {
             let _ = std::hint::black_box(classify_answer(Model::Job, answer));

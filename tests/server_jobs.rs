@@ -35,7 +35,9 @@ fn ids(n: usize) -> Vec<String> {
 /// What the cancel-answer classifier makes of a server answer.
 fn verdict(a: &Result<JobView, ApiError>) -> CancelVerdict {
     let answer = match a {
-        Ok(j) => CancelAnswer::Job { status: j.status },
+        Ok(j) => CancelAnswer::Job {
+            status: j.status.expect_job().unwrap(),
+        },
         Err(e) => CancelAnswer::JobError {
             http_status: e.http_status,
             code: JobErrorCode::parse(&e.code),
@@ -46,7 +48,7 @@ fn verdict(a: &Result<JobView, ApiError>) -> CancelVerdict {
                 .and_then(|c| c.as_bool()),
         },
     };
-    classify_answer(longcall::Model::Job, answer).unwrap()
+    classify_answer(longcall::Model::Job, answer)
 }
 
 #[test]

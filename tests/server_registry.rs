@@ -330,7 +330,7 @@ fn cancel_2026_cooperative_acks_and_clears_inputs() {
     let ans = r.cancel(2, "p", "t");
     assert_eq!(ans, Ok(CancelReply::Ack));
     assert_eq!(
-        classify_answer(Model::Task2026, CancelReply::cancel_answer(&ans)).unwrap(),
+        classify_answer(Model::Task2026, CancelReply::cancel_answer(&ans)),
         CancelVerdict::Acknowledged
     );
     let v = r.get(3, "p", "t").unwrap();
@@ -356,7 +356,7 @@ fn cancel_2026_cooperative_acks_and_clears_inputs() {
     // Unknown id: -32602.
     let e = r.cancel(9, "p", "nope");
     assert_eq!(
-        classify_answer(Model::Task2026, CancelReply::cancel_answer(&e)).unwrap(),
+        classify_answer(Model::Task2026, CancelReply::cancel_answer(&e)),
         CancelVerdict::NotFound
     );
 }
@@ -391,7 +391,7 @@ fn cancel_2025_moves_to_cancelled_before_answering() {
         other => panic!("{other:?}"),
     }
     assert_eq!(
-        classify_answer(Model::Task2025, CancelReply::cancel_answer(&ans)).unwrap(),
+        classify_answer(Model::Task2025, CancelReply::cancel_answer(&ans)),
         CancelVerdict::Cancelled
     );
     // It stays cancelled even if the work finishes.
@@ -402,7 +402,7 @@ fn cancel_2025_moves_to_cancelled_before_answering() {
     assert_eq!(e.as_ref().unwrap_err().code, -32602);
     assert!(e.as_ref().unwrap_err().message.contains("cancelled"));
     assert_eq!(
-        classify_answer(Model::Task2025, CancelReply::cancel_answer(&e)).unwrap(),
+        classify_answer(Model::Task2025, CancelReply::cancel_answer(&e)),
         CancelVerdict::Rejected
     );
     r.create(9, "p", "t2", None).unwrap();

@@ -185,7 +185,7 @@ fn cancel_answers_map_onto_the_job_cancel_answer() {
     assert_eq!(
         sume_open::cancel_answer(200, Some(&json!({"data": {"sume_status": "canceled"}}))).unwrap(),
         CancelAnswer::Job {
-            status: Status::Canceled
+            status: longcall::status::JobStatus::Canceled
         }
     );
     let e = |code: &str| json!({"error": {"code": code, "retryable": false}});
@@ -414,7 +414,7 @@ fn cancel_window_is_the_queue_wait_and_cancel_refunds() {
     assert_eq!(
         sume_open::cancel_answer(200, Some(&body(&a))).unwrap(),
         CancelAnswer::Job {
-            status: Status::Canceled
+            status: longcall::status::JobStatus::Canceled
         }
     );
     // Started: 409, the job completes and bills.
@@ -545,7 +545,7 @@ fn the_mcp_job_tools_reach_the_same_jobs() {
     assert_eq!(
         sume::cancel_answer(a.status, Some(&body(&a))).unwrap(),
         CancelAnswer::Job {
-            status: Status::Canceled
+            status: longcall::status::JobStatus::Canceled
         }
     );
     let b = s.handle(

@@ -148,7 +148,7 @@ proptest! {
                 Op::Press(j) => { let _ = w.handle_input(now, WaveInput::CancelPressed { id: ids[j % n].clone() }); }
                 Op::CancelAnswer { job, kind } => {
                     let answer = match kind {
-                        0 => CancelAnswer::Job { status: Status::Canceled },
+                        0 => CancelAnswer::Job { status: longcall::status::JobStatus::Canceled },
                         1 => CancelAnswer::JobError { http_status: 409, code: JobErrorCode::JobGenerationAlreadyStarted, cancelable: Some(false) },
                         2 => CancelAnswer::JobError { http_status: 409, code: JobErrorCode::JobNotCancelable, cancelable: None },
                         _ => CancelAnswer::NoAnswer,

@@ -415,7 +415,7 @@ fn release_of_a_queued_job_presses_its_cancel() {
             id: "job_01".into(),
             input: Input::CancelAnswered {
                 answer: CancelAnswer::Job {
-                    status: Status::Canceled,
+                    status: longcall::status::JobStatus::Canceled,
                 },
             },
         },

@@ -325,18 +325,18 @@ fn cancel_answers_map_into_the_table() {
         Message::parse(br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#).unwrap();
     let a = mcp2026::cancel_answer(&ack).unwrap();
     assert_eq!(
-        classify_answer(Model::Task2026, a).unwrap(),
+        classify_answer(Model::Task2026, a),
         CancelVerdict::Acknowledged
     );
     assert_eq!(
-        classify_answer(Model::Task2025, mcp2025::cancel_answer(&ack).unwrap()).unwrap(),
+        classify_answer(Model::Task2025, mcp2025::cancel_answer(&ack).unwrap()),
         CancelVerdict::BreaksRevision
     );
     let t = Message::parse(br#"{"jsonrpc":"2.0","id":1,"result":{"taskId":"t","status":"working","ttl":null,"createdAt":"x","lastUpdatedAt":"x"}}"#).unwrap();
     assert_eq!(
         mcp2025::cancel_answer(&t).unwrap(),
         CancelAnswer::Task {
-            status: Status::Working
+            status: longcall::status::TaskStatus::Working
         }
     );
     let req = mcp2026::cancel_request(1.into(), "t");
@@ -346,13 +346,13 @@ fn cancel_answers_map_into_the_table() {
     assert_eq!(
         sume::cancel_answer(200, Some(&job)).unwrap(),
         CancelAnswer::Job {
-            status: Status::Canceled
+            status: longcall::status::JobStatus::Canceled
         }
     );
     assert_eq!(
         sume::cancel_answer(200, Some(&json!({"job": job}))).unwrap(),
         CancelAnswer::Job {
-            status: Status::Canceled
+            status: longcall::status::JobStatus::Canceled
         }
     );
     let nf = json!({"error":{"code":"not_found","message":"x"},"request_id":"r"});
@@ -368,7 +368,7 @@ fn cancel_answers_map_into_the_table() {
         json!({"error":{"code":"job_not_cancelable","message":"x","details":{"cancelable":false}}});
     let a = sume::cancel_answer(409, Some(&done)).unwrap();
     assert_eq!(
-        classify_answer(Model::Job, a).unwrap(),
+        classify_answer(Model::Job, a),
         CancelVerdict::AlreadyFinished
     );
     assert_eq!(

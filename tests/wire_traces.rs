@@ -179,7 +179,7 @@ fn every_transcript_line_parses_and_round_trips() {
                             assert_eq!(
                                 mcp2025::cancel_answer(&msg).unwrap(),
                                 CancelAnswer::Task {
-                                    status: Status::Cancelled
+                                    status: longcall::status::TaskStatus::Cancelled
                                 }
                             );
                             *kinds.entry("2025 cancel answer (task)").or_default() += 1;

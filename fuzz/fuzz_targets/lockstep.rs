@@ -146,14 +146,18 @@ impl Server {
                 Model::Task2025 => {
                     self.status = Cancelled;
                     Input::CancelAnswered {
-                        answer: CancelAnswer::Task { status: Cancelled },
+                        answer: CancelAnswer::Task {
+                            status: longcall::status::TaskStatus::Cancelled,
+                        },
                     }
                 }
                 Model::Job => match self.status {
                     Queued | Canceled => {
                         self.status = Canceled;
                         Input::CancelAnswered {
-                            answer: CancelAnswer::Job { status: Canceled },
+                            answer: CancelAnswer::Job {
+                                status: longcall::status::JobStatus::Canceled,
+                            },
                         }
                     }
                     Processing | Running => Input::CancelAnswered {

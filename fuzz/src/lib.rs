@@ -8,6 +8,7 @@ use longcall::cancel::{CancelAnswer, JobErrorCode};
 use longcall::poll::{Jitter, PollPolicy};
 use longcall::tracker::{Failure, Input, RequestKind, TrackerConfig};
 use longcall::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
+use longcall::status::{JobStatus, TaskStatus};
 use longcall::{Model, Status};
 use serde_json::json;
 
@@ -155,14 +156,15 @@ impl Answer {
     pub fn build(&self, model: Model) -> CancelAnswer {
         match self {
             Answer::Ack => CancelAnswer::Ack,
+            // A cancel answer's status is typed by its kind: only the kind's statuses exist.
             Answer::Task(s) => CancelAnswer::Task {
-                status: status_of(Model::Task2025, *s),
+                status: TaskStatus::ALL[usize::from(*s) % TaskStatus::ALL.len()],
             },
             Answer::Rpc(unknown) => CancelAnswer::RpcError {
                 code: if *unknown { -32602 } else { -32603 },
             },
             Answer::Job(s) => CancelAnswer::Job {
-                status: status_of(Model::Job, *s),
+                status: JobStatus::ALL[usize::from(*s) % JobStatus::ALL.len()],
             },
             Answer::JobError { which, cancelable } => {
                 let (http_status, code) = match which % 5 {

@@ -383,7 +383,7 @@ pub fn build_continuation(
 mod tests {
     use super::*;
     use crate::cancel::CancelAnswer;
-    use crate::Status;
+    use crate::status::TaskStatus;
     use alloc::vec;
 
     fn msg(s: &str) -> Message {
@@ -441,7 +441,7 @@ mod tests {
             r.input,
             Input::CancelAnswered {
                 answer: CancelAnswer::Task {
-                    status: Status::Cancelled
+                    status: TaskStatus::Cancelled
                 }
             }
         );

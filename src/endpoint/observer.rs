@@ -936,15 +936,7 @@ impl McpObserver {
         else {
             return;
         };
-        let Ok(verdict) = classify_answer(model, answer) else {
-            self.sink.violate(
-                at,
-                Some(tid),
-                Rule::CancelAnswerBreaksRevision,
-                format!("tasks/cancel answered {answer}, which {model} does not have"),
-            );
-            return;
-        };
+        let verdict = classify_answer(model, answer);
         if let Some(rule) = verdict.violation() {
             self.sink.violate(
                 at,
@@ -991,7 +983,7 @@ impl McpObserver {
                 if let Some(w) = self.tasks.get_mut(tid) {
                     w.last_answer_at = Some(now);
                     self.sink
-                        .observe(model, w, tid, at, status, "the tasks/cancel answer");
+                        .observe(model, w, tid, at, status.into(), "the tasks/cancel answer");
                 }
             }
             _ => {}
@@ -1486,14 +1478,7 @@ impl JobObserver {
                 return;
             }
         };
-        let verdict = match classify_answer(Model::Job, answer) {
-            Ok(v) => v,
-            Err(e) => {
-                self.sink
-                    .unreadable(at, Some(id), "the jobs_cancel answer", &e);
-                return;
-            }
-        };
+        let verdict = classify_answer(Model::Job, answer);
         if let Some(rule) = verdict.violation() {
             self.sink.violate(at, Some(id), rule, format!("jobs_cancel answered {answer}; the rules allow 200 with the canceled job, 409 job_generation_already_started (cancelable: false), 409 job_not_cancelable or 404 not_found"));
             return;

@@ -268,8 +268,11 @@ impl CancelReply {
         use crate::cancel::CancelAnswer;
         match reply {
             Ok(CancelReply::Ack) => CancelAnswer::Ack,
-            Ok(CancelReply::Task { task }) => CancelAnswer::Task {
-                status: task.status,
+            // The registry stores task statuses only, so the second arm never runs; were a job
+            // status to reach it, the answer would say nothing a cancel can be judged by.
+            Ok(CancelReply::Task { task }) => match task.status.task() {
+                Some(status) => CancelAnswer::Task { status },
+                None => CancelAnswer::NoAnswer,
             },
             Err(e) => CancelAnswer::RpcError { code: e.code },
         }

@@ -953,7 +953,7 @@ impl Tracker {
                 "no cancel request is waiting for an answer",
             ));
         }
-        let mut verdict = classify_answer(self.model, answer)?;
+        let mut verdict = classify_answer(self.model, answer);
         let known_terminal = self.status.is_some_and(Status::is_terminal);
         if self.model == Model::Task2026 && verdict == CancelVerdict::NotFound && known_terminal {
             self.violate(
@@ -983,7 +983,8 @@ impl Tracker {
         self.sync_button(before);
         // An answer that carries the status is an observation too.
         let carried = match answer {
-            CancelAnswer::Task { status } | CancelAnswer::Job { status } => Some(status),
+            CancelAnswer::Task { status } => Some(status.status()),
+            CancelAnswer::Job { status } => Some(status.status()),
             _ => None,
         };
         if let Some(status) = carried.filter(|s| s.belongs_to(self.model)) {

@@ -314,7 +314,7 @@ pub fn cancel_answer(response: &Message) -> Result<CancelAnswer, Error> {
                     reason: "status must be a string".into(),
                 })?;
             Ok(CancelAnswer::Task {
-                status: Status::parse(Model::Task2025, status)?,
+                status: Status::parse(Model::Task2025, status)?.expect_task()?,
             })
         }
         Message::Error { error, .. } => Ok(CancelAnswer::RpcError { code: error.code }),

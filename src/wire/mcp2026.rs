@@ -345,7 +345,7 @@ pub fn cancel_answer(response: &Message) -> Result<CancelAnswer, Error> {
                         reason: "status must be a string".into(),
                     })?;
                 Ok(CancelAnswer::Task {
-                    status: Status::parse(Model::Task2026, status)?,
+                    status: Status::parse(Model::Task2026, status)?.expect_task()?,
                 })
             } else {
                 Ok(CancelAnswer::Ack)

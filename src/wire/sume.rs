@@ -184,7 +184,9 @@ pub fn cancel_answer(http_status: u16, body: Option<&Value>) -> Result<CancelAns
             reason: "a success without a job".into(),
         })?;
         let job = read_job(body.get("job").unwrap_or(body))?;
-        return Ok(CancelAnswer::Job { status: job.status });
+        return Ok(CancelAnswer::Job {
+            status: job.status.expect_job()?,
+        });
     }
     match body.map(|b| read_error(http_status, b)) {
         Some(Ok(e)) => Ok(CancelAnswer::JobError {

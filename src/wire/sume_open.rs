@@ -81,7 +81,7 @@ use crate::admission::{classify_answer, Advice, ErrorCode, PermanentReason, Subm
 use crate::cancel::{CancelAnswer, JobErrorCode};
 use crate::error::Error;
 use crate::model::Model;
-use crate::status::Status;
+use crate::status::{JobStatus, Status};
 use crate::tracker::Failure;
 use crate::view::{ApiError, JobView};
 
@@ -635,8 +635,8 @@ pub fn is_retryable(error: &OpenError) -> bool {
 /// ```
 /// use longcall::cancel::{CancelAnswer, JobErrorCode};
 /// use longcall::wire::sume_open::cancel_answer;
-/// use longcall::Status;
-/// assert_eq!(cancel_answer(200, None).unwrap(), CancelAnswer::Job { status: Status::Canceled });
+/// use longcall::status::JobStatus;
+/// assert_eq!(cancel_answer(200, None).unwrap(), CancelAnswer::Job { status: JobStatus::Canceled });
 /// let started = serde_json::json!({"error": {"code": "job_generation_already_started"}});
 /// assert_eq!(cancel_answer(409, Some(&started)).unwrap(), CancelAnswer::JobError {
 ///     http_status: 409, code: JobErrorCode::JobGenerationAlreadyStarted, cancelable: Some(false) });
@@ -647,8 +647,8 @@ pub fn cancel_answer(http_status: u16, body: Option<&Value>) -> Result<CancelAns
             .and_then(|b| b.get("data"))
             .and_then(|d| d.get("sume_status"))
         {
-            Some(Value::String(s)) => OpenStatus::parse(s)?.status(),
-            _ => Status::Canceled,
+            Some(Value::String(s)) => OpenStatus::parse(s)?.status().expect_job()?,
+            _ => JobStatus::Canceled,
         };
         return Ok(CancelAnswer::Job { status });
     }

@@ -197,8 +197,11 @@ impl Checked {
                 self.shadow.get_in_flight = false;
             }
             Input::CancelAnswered {
-                answer: CancelAnswer::Task { status } | CancelAnswer::Job { status },
-            } if status.belongs_to(self.model) => note_status(*status, &mut self.shadow),
+                answer: CancelAnswer::Task { status },
+            } if self.model.is_task() => note_status(status.status(), &mut self.shadow),
+            Input::CancelAnswered {
+                answer: CancelAnswer::Job { status },
+            } if self.model == Model::Job => note_status(status.status(), &mut self.shadow),
             Input::RequestFailed { request, failure } => {
                 if *request == RequestKind::Get {
                     self.shadow.interval_at_last_answer = self.shadow.server_interval;
@@ -778,7 +781,10 @@ impl JobServer {
 
     fn cancel(&mut self, now: u64, id: &str, key: Option<&str>) -> Input {
         let answer = match self.book.cancel(now, &self.owner, id, key) {
-            Ok(job) => CancelAnswer::Job { status: job.status },
+            Ok(job) => match job.status.job() {
+                Some(status) => CancelAnswer::Job { status },
+                None => CancelAnswer::NoAnswer, // a job book holds job statuses only
+            },
             Err(e) => CancelAnswer::JobError {
                 http_status: e.http_status,
                 code: JobErrorCode::parse(&e.code),

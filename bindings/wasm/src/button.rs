@@ -68,7 +68,7 @@ impl CancelButton {
             http_status,
             &status_or_code,
         ))?;
-        let verdict = js(cancel::classify_answer(self.inner.model(), answer))?;
+        let verdict = cancel::classify_answer(self.inner.model(), answer);
         Ok(self.inner.handle_verdict(verdict).as_str().into())
     }
 

@@ -86,7 +86,7 @@ pub fn cancel_window(model: JsValue, status: JsValue) -> JsResult<JsValue> {
 pub fn classify_cancel_answer(model: JsValue, answer: JsValue) -> JsResult<JsValue> {
     let model = js(args::model(&model))?;
     let answer: CancelAnswer = js(from_js(&answer, "answer"))?;
-    name(&js(cancel::classify_answer(model, answer))?)
+    name(&cancel::classify_answer(model, answer))
 }
 
 /// `classifySubmit(submitted)`: admission advice for a submit (`{advice, ...}`).

@@ -81,7 +81,7 @@ pub fn job_cancel_answer(
         .filter(|n| (100..=599).contains(n))
         .ok_or_else(|| longcall::Error::invalid_input("httpStatus", "expected an HTTP status"))?;
     if (200..300).contains(&http_status) {
-        let status = crate::args::status(Model::Job, status_or_code, "status")?;
+        let status = crate::args::status(Model::Job, status_or_code, "status")?.expect_job()?;
         return Ok(CancelAnswer::Job { status });
     }
     let code =

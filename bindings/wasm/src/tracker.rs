@@ -431,13 +431,13 @@ impl Tracker {
             let answer = match args::code(kind) {
                 Some(0) => CancelAnswer::Ack,
                 Some(1) => CancelAnswer::Task {
-                    status: status(a).ok_or_else(|| bad("a"))?,
+                    status: status(a).ok_or_else(|| bad("a"))?.expect_task()?,
                 },
                 Some(2) if a.fract() == 0.0 && a.abs() <= json::MAX_SAFE => {
                     CancelAnswer::RpcError { code: a as i64 }
                 }
                 Some(3) => CancelAnswer::Job {
-                    status: status(a).ok_or_else(|| bad("a"))?,
+                    status: status(a).ok_or_else(|| bad("a"))?.expect_job()?,
                 },
                 Some(4) => CancelAnswer::JobError {
                     http_status: json::num(a)
@@ -950,8 +950,12 @@ fn flat_answer(
     Some(match kind.as_str() {
         "ack" if no_status && bare => CancelAnswer::Ack,
         "no_answer" if no_status && bare => CancelAnswer::NoAnswer,
-        "task" if bare => CancelAnswer::Task { status: status()? },
-        "job" if bare => CancelAnswer::Job { status: status()? },
+        "task" if bare => CancelAnswer::Task {
+            status: status()?.task()?,
+        },
+        "job" if bare => CancelAnswer::Job {
+            status: status()?.job()?,
+        },
         "rpc_error" if no_status && http.is_nan() && cancelable.is_nan() => {
             let n = code.as_f64()?;
             (n.fract() == 0.0 && n.abs() <= json::MAX_SAFE).then_some(())?;

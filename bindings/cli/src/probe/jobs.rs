@@ -435,7 +435,7 @@ impl<'a> JobDriver<'a> {
                 self.sent(*job);
                 let a = self.send(0, &req)?;
                 let status = match sume_open::cancel_answer(a.status, Some(&a.body)) {
-                    Ok(longcall::cancel::CancelAnswer::Job { status }) => Some(status),
+                    Ok(longcall::cancel::CancelAnswer::Job { status }) => Some(status.status()),
                     _ => None,
                 };
                 self.note(*job, status, &a);
