@@ -21,7 +21,7 @@
 //!    means unlimited). The anchor is the host's own clock, not the server's `createdAt`: clock
 //!    skew between the two cannot then expire a handle early, and a late look only costs one
 //!    `-32602` (lost), while an early stop would abandon a live task. Once `now`
-//!    reaches it the schedule stops with [`StopReason::TtlElapsed`]. A poll that would land past
+//!    reaches it the schedule stops with [`ScheduleEnd::TtlElapsed`]. A poll that would land past
 //!    the TTL is pulled in to one last look at `max(ttl, now + floor, not_before)` (the floors
 //!    still win), so the client sees whatever the server reports at expiry.
 //! 7. **Host numbers saturate** (P-8). Every sum and product saturates; `u64::MAX` is a valid input.
@@ -226,7 +226,7 @@ pub enum PollStep {
     /// Poll at this absolute time (ms, the host's epoch).
     At(u64),
     /// Stop watching (the job itself goes on).
-    Stop(StopReason),
+    Stop(ScheduleEnd),
 }
 
 /// What [`PollSchedule::handle_timeout`] decides.
@@ -240,11 +240,15 @@ pub enum Due {
     DeadlinePassed,
 }
 
-/// Why watching stopped. None of these cancels or resubmits anything.
+/// Why the poll schedule has no next poll. None of these cancels or resubmits anything.
+///
+/// Not the tracker's [`crate::tracker::StopReason`] (why watching stopped): the tracker turns
+/// `MaxPolls` and `Deadline` into a stop, but an elapsed TTL into a lost call (O-6, P-7), and
+/// it stops for reasons no schedule knows (the host, an unanswered create, an answer too large).
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StopReason {
+pub enum ScheduleEnd {
     /// The policy's `max_polls` were all scheduled.
     MaxPolls,
     /// The next poll would fall after the host's watch deadline.
@@ -392,7 +396,7 @@ impl PollSchedule {
     /// Call where [`PollSchedule::next`] would be called, by a host that lets the schedule keep
     /// its timer (the tracker does).
     #[must_use = "a stop ends watching"]
-    pub fn arm(&mut self, now: u64) -> Option<StopReason> {
+    pub fn arm(&mut self, now: u64) -> Option<ScheduleEnd> {
         match self.next(now) {
             PollStep::At(at) => {
                 self.armed = Some(at);
@@ -492,12 +496,12 @@ impl PollSchedule {
     pub fn next(&mut self, now: u64) -> PollStep {
         if let Some(max) = self.policy.max_polls {
             if self.polls >= max {
-                return PollStep::Stop(StopReason::MaxPolls);
+                return PollStep::Stop(ScheduleEnd::MaxPolls);
             }
         }
         if let Some(ttl) = self.ttl_deadline {
             if now >= ttl {
-                return PollStep::Stop(StopReason::TtlElapsed);
+                return PollStep::Stop(ScheduleEnd::TtlElapsed);
             }
         }
         let floor = self.floor_ms();
@@ -520,7 +524,7 @@ impl PollSchedule {
         }
         if let Some(deadline) = self.deadline {
             if at > deadline {
-                return PollStep::Stop(StopReason::Deadline);
+                return PollStep::Stop(ScheduleEnd::Deadline);
             }
         }
         self.rng = rng;
@@ -785,7 +789,7 @@ mod tests {
             assert_eq!(serde_json::to_string(&j).unwrap(), s);
         }
         assert_eq!(
-            serde_json::to_string(&StopReason::TtlElapsed).unwrap(),
+            serde_json::to_string(&ScheduleEnd::TtlElapsed).unwrap(),
             "\"ttl_elapsed\""
         );
         assert_eq!(
@@ -814,7 +818,7 @@ mod tests {
         // Answered at 1 100; the next poll is armed at 3 100, past the deadline: a stop.
         s.handle_poll_answered();
         s.handle_poll_ended(1_100);
-        assert_eq!(s.arm(1_100), Some(StopReason::Deadline));
+        assert_eq!(s.arm(1_100), Some(ScheduleEnd::Deadline));
         // A poll due exactly at the deadline still goes out; after it, nothing does.
         s.rearm(3_000);
         assert_eq!(s.handle_timeout(3_000), Due::Poll);
@@ -1002,10 +1006,10 @@ mod tests {
         s.set_deadline(Some(3000));
         assert_eq!(at(s.next(0)), 1000);
         assert_eq!(at(s.next(1000)), 3000); // exactly at the deadline is allowed
-        assert_eq!(s.next(3000), PollStep::Stop(StopReason::Deadline));
+        assert_eq!(s.next(3000), PollStep::Stop(ScheduleEnd::Deadline));
         // A stop changes nothing: asking again gives the same answer.
         let before = s.clone();
-        assert_eq!(s.next(3000), PollStep::Stop(StopReason::Deadline));
+        assert_eq!(s.next(3000), PollStep::Stop(ScheduleEnd::Deadline));
         assert_eq!(s, before);
         // Moving the deadline resumes watching.
         s.set_deadline(None);
@@ -1013,7 +1017,7 @@ mod tests {
         // Retry-After beyond the deadline stops too.
         s.set_deadline(Some(10_000));
         s.handle_retry_after(7000, 5000);
-        assert_eq!(s.next(7000), PollStep::Stop(StopReason::Deadline));
+        assert_eq!(s.next(7000), PollStep::Stop(ScheduleEnd::Deadline));
     }
 
     #[test]
@@ -1024,7 +1028,7 @@ mod tests {
         assert_eq!(at(s.next(1000)), 3000);
         // 3000 + 4000 > 5000: one last look at the TTL itself.
         assert_eq!(at(s.next(3000)), 5000);
-        assert_eq!(s.next(5000), PollStep::Stop(StopReason::TtlElapsed));
+        assert_eq!(s.next(5000), PollStep::Stop(ScheduleEnd::TtlElapsed));
         // The TTL may change (extended by the server).
         s.set_ttl_deadline(Some(100_000));
         assert_eq!(at(s.next(5000)), 5000 + 8000);
@@ -1040,7 +1044,7 @@ mod tests {
         s.set_ttl_deadline(Some(2000));
         // The floor wins over the TTL: the last look is at now + floor.
         assert_eq!(at(s.next(0)), 4000);
-        assert_eq!(s.next(4000), PollStep::Stop(StopReason::TtlElapsed));
+        assert_eq!(s.next(4000), PollStep::Stop(ScheduleEnd::TtlElapsed));
         let mut s = PollSchedule::new(policy(Jitter::None), 0).unwrap();
         s.set_ttl_deadline(Some(2000));
         s.handle_retry_after(0, 9000);
@@ -1059,8 +1063,8 @@ mod tests {
         s.handle_progress();
         at(s.next(0));
         assert_eq!(s.polls(), 3);
-        assert_eq!(s.next(0), PollStep::Stop(StopReason::MaxPolls));
-        assert_eq!(s.next(0), PollStep::Stop(StopReason::MaxPolls));
+        assert_eq!(s.next(0), PollStep::Stop(ScheduleEnd::MaxPolls));
+        assert_eq!(s.next(0), PollStep::Stop(ScheduleEnd::MaxPolls));
     }
 
     /// Rules P-5.
@@ -1112,7 +1116,7 @@ mod tests {
             s.set_ttl_deadline(Some(u64::MAX));
             assert_eq!(s.next(u64::MAX - 1), PollStep::At(u64::MAX));
             assert_eq!(s.next(u64::MAX - 1), PollStep::At(u64::MAX));
-            assert_eq!(s.next(u64::MAX), PollStep::Stop(StopReason::TtlElapsed));
+            assert_eq!(s.next(u64::MAX), PollStep::Stop(ScheduleEnd::TtlElapsed));
             s.set_ttl_deadline(None);
             s.set_deadline(Some(u64::MAX));
             assert_eq!(s.next(u64::MAX), PollStep::At(u64::MAX));

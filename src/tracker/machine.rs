@@ -18,7 +18,7 @@ use crate::error::{Error, Quoted};
 use crate::lifecycle::{self, Observation, Seed};
 use crate::model::Model;
 use crate::outcome::{self, Outcome, Payload};
-use crate::poll::{Due, PollPolicy, PollSchedule, StopReason as PollStop};
+use crate::poll::{Due, PollPolicy, PollSchedule, ScheduleEnd};
 use crate::snapshot::Snapshot;
 use crate::status::Status;
 use crate::view::{codes, InputRequest, JobView, RpcError, TaskView, ToolResult, Ttl};
@@ -1292,9 +1292,9 @@ impl Tracker {
         }
         match self.schedule.arm(now) {
             None => {}
-            Some(PollStop::TtlElapsed) => self.lose(),
-            Some(PollStop::MaxPolls) => self.stop(StopReason::MaxPolls),
-            Some(PollStop::Deadline) => self.stop(StopReason::Deadline),
+            Some(ScheduleEnd::TtlElapsed) => self.lose(),
+            Some(ScheduleEnd::MaxPolls) => self.stop(StopReason::MaxPolls),
+            Some(ScheduleEnd::Deadline) => self.stop(StopReason::Deadline),
         }
     }
 
