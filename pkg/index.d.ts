@@ -10,7 +10,6 @@ import type {
   Observation,
   Transition,
   CancelWindow,
-  OutputKind,
   RequestKind,
   ButtonState,
   Outcome,
@@ -23,10 +22,7 @@ import type {
   JobStatus,
   JobKind,
   JobDialect,
-  ModelCode,
-  StatusCode,
   ObservationCode,
-  TransitionCode,
 } from './codes.js';
 export type {
   Model,

@@ -348,7 +348,8 @@ export function createTasksServer(opts = {}) {
       // it runs only as a task here.
       const out = await tool.run({ args, answers: {}, signal: ctx.signal });
       if (out.error) throw new RpcFailure(out.error);
-      if (out.ask) return { content: [{ type: 'text', text: `${params.name} needs input: call it as a task` }], isError: true };
+      if (out.ask)
+        return { content: [{ type: 'text', text: `${params.name} needs input: call it as a task` }], isError: true };
       return out.result;
     }
     const taskId = randomBytes(24).toString('base64url');

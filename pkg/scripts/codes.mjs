@@ -49,8 +49,16 @@ const TABLES = {
     null,
   ],
   JOB_STATUSES: ['The statuses a paid job can report. Note `canceled` (single l).', 'JobStatus', null],
-  JOB_KINDS: ["Catalog kinds a job can be submitted with (the Open API's submit route follows the kind).", 'JobKind', null],
-  JOB_DIALECTS: ['The job APIs a job endpoint speaks: the MCP job tools over HTTP, or the Sume Open API.', 'JobDialect', null],
+  JOB_KINDS: [
+    "Catalog kinds a job can be submitted with (the Open API's submit route follows the kind).",
+    'JobKind',
+    null,
+  ],
+  JOB_DIALECTS: [
+    'The job APIs a job endpoint speaks: the MCP job tools over HTTP, or the Sume Open API.',
+    'JobDialect',
+    null,
+  ],
 };
 const missing = Object.keys(TABLES).filter((k) => !(k in t));
 const extra = Object.keys(t).filter((k) => !(k in TABLES));

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { createTasksServer } from '../examples/mcp-tasks-server.mjs';
 import { pgStore } from '../store/index.js';
 import { kindOf } from './support/fleet-calls.mjs';
-import { NODE22, PKG, ROOT } from './support/paths.mjs';
+import { NODE22, PKG } from './support/paths.mjs';
 import { postgresBin, startPostgres } from './support/postgres.mjs';
 import { CLI, serveJobs as spawnServeJobs } from './support/serve-jobs.mjs';
 

@@ -3,8 +3,6 @@
 // job and a task lifecycle (outputs and detail objects compared one for one).
 const lite = () => import('longcall/lite');
 
-const job = (id = 'job_1', status = 'queued') => ({ type: 'job_created', job: { id, status } });
-
 export const cases = {
   async 'lite exports only its own surface, and the same code tables'({ lc, assert }) {
     const l = await lite();

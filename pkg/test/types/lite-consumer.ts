@@ -16,7 +16,7 @@ const kind = OUTPUT_KINDS[fastOutputs()[t.fastOffset]];
 const decoded: TrackerOutput[] = decodeFast(t, n);
 for (const o of decoded)
   if (o.type === 'send' && o.request.kind === 'cancel') {
-    const key: string | undefined = o.request.idempotencyKey;
+    const _key: string | undefined = o.request.idempotencyKey;
   }
 // @ts-expect-error: lite has no classifyCancelAnswer (its types list only what it has)
 import('longcall/lite').then((m) => m.classifyCancelAnswer);
