@@ -303,7 +303,8 @@ export interface TaskView {
   status_message?: string;
   created_at_ms?: number;
   last_updated_at_ms?: number;
-  ttl_ms?: number;
+  /** Absent: the server did not say (the deadline in force stays); `null`: no time limit. */
+  ttl_ms?: number | null;
   poll_interval_ms?: number;
   input_requests?: InputRequest[];
   result?: ToolResult;
