@@ -41,7 +41,7 @@ pub use job_book::{
     MAX_WAIT_IDS,
 };
 pub use open_api::{
-    CatalogModel, Counters, Ending, HttpAnswer, JobCounters, OpenApiConfig, OpenApiServer,
+    api_key, CatalogModel, Counters, Ending, HttpAnswer, JobCounters, OpenApiConfig, OpenApiServer,
     MAX_HOLD_SECONDS,
 };
 pub use registry::{

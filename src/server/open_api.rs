@@ -275,8 +275,10 @@ fn json_body(req: &HttpRequest) -> Result<Value, Refusal> {
         .ok_or_else(|| permanent(field_error("body", "a JSON object")))
 }
 
-/// The API key of `Authorization: Bearer <key>` (D-13).
-fn bearer(req: &HttpRequest) -> Option<String> {
+/// The API key of `Authorization: Bearer <key>`: the owner of what the request makes or names
+/// (D-13). A host that records exchanges labels their principal by it.
+#[must_use]
+pub fn api_key(req: &HttpRequest) -> Option<String> {
     req.headers
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
@@ -393,7 +395,7 @@ impl OpenApiServer {
         while let Some(h) = self.held.get(i) {
             let request = h.request.clone();
             let (token, until) = (h.token, h.until);
-            let owner = bearer(&request).map(|k| Owner {
+            let owner = api_key(&request).map(|k| Owner {
                 workspace: k.clone(),
                 member: k,
             });
@@ -590,13 +592,7 @@ impl OpenApiServer {
                 .map(|v| (200, v))
                 .map_err(|_| permanent(error(500, "internal_error", "counters", None)));
         }
-        let key = req
-            .headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
-            .and_then(|(_, v)| v.strip_prefix("Bearer "))
-            .map(str::trim)
-            .filter(|k| !k.is_empty())
+        let key = api_key(req)
             .ok_or_else(|| {
                 permanent(error(
                     401,
