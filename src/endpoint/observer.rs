@@ -1716,18 +1716,7 @@ fn check_principals(lines: &[(usize, Value)], revision: Option<Model>) -> Report
         report.findings.extend(other.findings);
         report.notes.extend(other.notes);
     }
-    for f in crate::probe_rules::check(lines) {
-        report.findings.push(Finding {
-            line: f.line,
-            rule: f.violation.rule,
-            level: f.violation.level,
-            handle: f.task_id,
-            detail: f.violation.detail,
-        });
-    }
-    report.findings.sort_by_key(|f| f.line);
-    report.notes.sort_by_key(|n| n.line);
-    report
+    with_probe_findings(report, crate::probe_rules::check(lines))
 }
 
 /// E-52: the lines each principal's client saw, one view per principal in order of first use
@@ -1870,7 +1859,7 @@ fn check_transcript(lines: &[(usize, Value)], revision: Option<Model>) -> Report
 /// X-7...) run over the whole log.
 fn check_job_log(lines: &[(usize, Value)]) -> Report {
     let all = principals(lines);
-    let mut report = if all.len() < 2 {
+    let report = if all.len() < 2 {
         observe_job_lines(lines)
     } else {
         // The principal of each answer is its request's.
@@ -1912,15 +1901,19 @@ fn check_job_log(lines: &[(usize, Value)]) -> Report {
         }
         report
     };
-    for f in crate::probe_rules::check_jobs(lines) {
-        report.findings.push(Finding {
-            line: f.line,
-            rule: f.violation.rule,
-            level: f.violation.level,
-            handle: f.task_id,
-            detail: f.violation.detail,
-        });
-    }
+    with_probe_findings(report, crate::probe_rules::check_jobs(lines))
+}
+
+/// Adds the findings of the rules only a prober can test (run over the whole exchange) to a
+/// report of the per-principal checks, in line order.
+fn with_probe_findings(mut report: Report, found: Vec<crate::probe_rules::Finding>) -> Report {
+    report.findings.extend(found.into_iter().map(|f| Finding {
+        line: f.line,
+        rule: f.violation.rule,
+        level: f.violation.level,
+        handle: f.task_id,
+        detail: f.violation.detail,
+    }));
     report.findings.sort_by_key(|f| f.line);
     report.notes.sort_by_key(|n| n.line);
     report
