@@ -66,9 +66,14 @@ pub fn restore<T: Snapshot>(text: &str) -> Result<T, Error> {
             actual: text.len(),
         });
     }
-    let header: Header = serde_json::from_str(text).map_err(|e| Error::SnapshotInvalid {
+    // Read once into a `Value`, then the header and the body from it: each saved type then has
+    // one deserializer (the `Value` one) instead of a text reader's copy as well, which is most
+    // of the WebAssembly module's size; restoring is not a hot path.
+    let not_snapshot = |e: serde_json::Error| Error::SnapshotInvalid {
         reason: alloc::format!("not a longcall snapshot: {e}"),
-    })?;
+    };
+    let value: serde_json::Value = serde_json::from_str(text).map_err(not_snapshot)?;
+    let header = Header::deserialize(&value).map_err(not_snapshot)?;
     if header.kind != T::KIND {
         return Err(Error::SnapshotInvalid {
             reason: alloc::format!(
@@ -85,7 +90,7 @@ pub fn restore<T: Snapshot>(text: &str) -> Result<T, Error> {
             supported: VERSION,
         });
     }
-    let body: Body<T> = serde_json::from_str(text).map_err(|e| Error::SnapshotInvalid {
+    let body = Body::<T>::deserialize(value).map_err(|e| Error::SnapshotInvalid {
         reason: e.to_string(),
     })?;
     Ok(body.state)

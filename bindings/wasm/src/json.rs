@@ -98,12 +98,18 @@ pub fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
 
 /// Reads JSON text into a core type. A value of the wrong shape is `malformed`, exactly as the
 /// core's own readers (vectors, snapshots, wire) and the native bad-input catalogue say.
+///
+/// Text goes to a `serde_json::Value` first, then into `T`: every type is then read by the one
+/// `Value` deserializer the module needs anyway (camelCase keys, snapshots), not by a text
+/// reader's copy of it as well (measured in `pkg/README.md`, "Size").
 #[cfg(any(feature = "full", feature = "server", feature = "watch"))]
 pub fn parse<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
-    serde_json::from_str(text).map_err(|e| Error::Malformed {
+    let bad = |e: serde_json::Error| Error::Malformed {
         what: "argument",
         reason: format!("{field}: {}", short_reason(&e.to_string())),
-    })
+    };
+    let value: serde_json::Value = serde_json::from_str(text).map_err(bad)?;
+    T::deserialize(value).map_err(bad)
 }
 
 /// Longest reason taken from a JSON reader's message (it may quote the input).
