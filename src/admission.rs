@@ -55,7 +55,7 @@ pub struct SubmitAnswer {
 }
 
 /// What happened to a submit request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Submitted {
@@ -88,7 +88,7 @@ pub enum PermanentReason {
 /// What to do after a submit. There is deliberately no "resubmit": every retry reuses the
 /// original idempotency key. Serialized with an `advice` tag:
 /// `{"advice":"retry_after","not_before_ms":30000}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "advice", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Advice {
@@ -333,6 +333,52 @@ pub fn classify_answer(answer: &SubmitAnswer) -> Advice {
 #[must_use]
 pub const fn mcp_create_lost() -> Advice {
     Advice::Reconcile
+}
+
+// Read through `crate::tagged`, not serde's derived internally tagged support: the same JSON,
+// far less WebAssembly.
+impl<'de> Deserialize<'de> for Submitted {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const VARIANTS: &[&str] = &["answer", "local_timeout", "transport_error"];
+        let (tag, f) = crate::tagged::read(d, "kind", "internally tagged enum Submitted")?;
+        Ok(match tag.as_str() {
+            "answer" => Submitted::Answer(f.rest()?),
+            "local_timeout" => Submitted::LocalTimeout,
+            "transport_error" => Submitted::TransportError,
+            other => return Err(crate::tagged::unknown(other, VARIANTS)),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Advice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const VARIANTS: &[&str] = &[
+            "accepted",
+            "queue_full",
+            "retry_after",
+            "backoff",
+            "permanent",
+            "reconcile",
+        ];
+        let (tag, mut f) = crate::tagged::read(d, "advice", "internally tagged enum Advice")?;
+        Ok(match tag.as_str() {
+            "accepted" => Advice::Accepted,
+            "queue_full" => Advice::QueueFull {
+                not_before_ms: f.opt("not_before_ms")?,
+            },
+            "retry_after" => Advice::RetryAfter {
+                not_before_ms: f.opt("not_before_ms")?,
+            },
+            "backoff" => Advice::Backoff {
+                not_before_ms: f.opt("not_before_ms")?,
+            },
+            "permanent" => Advice::Permanent {
+                reason: f.req("reason")?,
+            },
+            "reconcile" => Advice::Reconcile,
+            other => return Err(crate::tagged::unknown(other, VARIANTS)),
+        })
+    }
 }
 
 #[cfg(test)]

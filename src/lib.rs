@@ -65,6 +65,7 @@ pub mod probe_rules;
 pub mod server;
 pub mod snapshot;
 pub mod status;
+mod tagged;
 pub mod time;
 pub mod tracker;
 pub mod vector;

@@ -148,7 +148,7 @@ impl GiveUp {
 }
 
 /// Why an answer entry was not applied.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum IgnoredReason {
@@ -254,7 +254,7 @@ pub enum WaveInput {
 }
 
 /// Something the host must do or show, drained from [`Wave::poll_output`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum WaveOutput {
@@ -869,4 +869,58 @@ impl Wave {
 
 fn not_in_wave() -> Error {
     Error::invalid_input("id", "this id is not in the wave")
+}
+
+// Read through `crate::tagged`, not serde's derived internally tagged support: the same JSON,
+// far less WebAssembly.
+impl<'de> Deserialize<'de> for IgnoredReason {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const VARIANTS: &[&str] = &["not_in_wave", "refused"];
+        let (tag, mut f) = crate::tagged::read(d, "kind", "internally tagged enum IgnoredReason")?;
+        Ok(match tag.as_str() {
+            "not_in_wave" => IgnoredReason::NotInWave,
+            "refused" => IgnoredReason::Refused {
+                code: f.req("code")?,
+                message: f.req("message")?,
+            },
+            other => return Err(crate::tagged::unknown(other, VARIANTS)),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for WaveOutput {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const VARIANTS: &[&str] = &[
+            "wait",
+            "job",
+            "released",
+            "ignored",
+            "satisfied",
+            "wake_at",
+            "idle",
+        ];
+        let (tag, mut f) = crate::tagged::read(d, "type", "internally tagged enum WaveOutput")?;
+        Ok(match tag.as_str() {
+            "wait" => WaveOutput::Wait {
+                call_id: f.req("call_id")?,
+                call: f.req("call")?,
+            },
+            "job" => WaveOutput::Job {
+                id: f.req("id")?,
+                output: f.req("output")?,
+            },
+            "released" => WaveOutput::Released {
+                id: f.req("id")?,
+                released: f.req("released")?,
+            },
+            "ignored" => WaveOutput::Ignored {
+                id: f.req("id")?,
+                reason: f.req("reason")?,
+            },
+            "satisfied" => WaveOutput::Satisfied { by: f.opt("by")? },
+            "wake_at" => WaveOutput::WakeAt { at: f.req("at")? },
+            "idle" => WaveOutput::Idle,
+            other => return Err(crate::tagged::unknown(other, VARIANTS)),
+        })
+    }
 }

@@ -27,7 +27,7 @@ use crate::violation::Rule;
 pub use crate::job_vocab::JobErrorCode;
 
 /// A cancel answer as the wire said it (parsed by [`crate::wire`], or built by a host).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum CancelAnswer {
@@ -259,6 +259,34 @@ pub fn classify_answer(model: Model, answer: CancelAnswer) -> CancelVerdict {
         .iter()
         .find(|(m, p, _)| *m == model && p.matches(answer))
         .map_or(CancelVerdict::BreaksRevision, |r| r.2)
+}
+
+// Read through `crate::tagged`, not serde's derived internally tagged support: the same JSON,
+// far less WebAssembly.
+impl<'de> Deserialize<'de> for CancelAnswer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const VARIANTS: &[&str] = &["ack", "task", "rpc_error", "job", "job_error", "no_answer"];
+        let (tag, mut f) = crate::tagged::read(d, "kind", "internally tagged enum CancelAnswer")?;
+        Ok(match tag.as_str() {
+            "ack" => CancelAnswer::Ack,
+            "task" => CancelAnswer::Task {
+                status: f.req("status")?,
+            },
+            "rpc_error" => CancelAnswer::RpcError {
+                code: f.req("code")?,
+            },
+            "job" => CancelAnswer::Job {
+                status: f.req("status")?,
+            },
+            "job_error" => CancelAnswer::JobError {
+                http_status: f.req("http_status")?,
+                code: f.req("code")?,
+                cancelable: f.opt("cancelable")?,
+            },
+            "no_answer" => CancelAnswer::NoAnswer,
+            other => return Err(crate::tagged::unknown(other, VARIANTS)),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -180,7 +180,7 @@ impl Default for Config {
 }
 
 /// Something to put on the wire, ready to send.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Transmit {
     /// A JSON-RPC request: POST `text` with `headers` (Streamable HTTP) or write it (stdio).
@@ -222,7 +222,7 @@ pub struct HttpAnswer<'a> {
 }
 
 /// What the host must do or show, drained with [`CallEndpoint::poll_event`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Event {

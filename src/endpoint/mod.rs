@@ -9,6 +9,7 @@
 pub mod client;
 pub mod codec;
 pub mod observer;
+mod tagged_de;
 
 pub use client::{
     CallEndpoint, Config, Event, HttpAnswer, JobDialect, JobRoutes, JobSubmit, Transmit,

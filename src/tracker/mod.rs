@@ -71,6 +71,7 @@ mod input_de;
 pub(crate) mod keys;
 mod machine;
 mod record;
+mod tagged_de;
 
 pub use machine::{Tracker, TrackerConfig};
 pub use record::{RunRecord, MAX_RECORDED_VIOLATIONS};
@@ -222,7 +223,7 @@ pub enum RequestKind {
 }
 
 /// How a request failed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Failure {
     /// A JSON-RPC error answer.
@@ -246,7 +247,7 @@ pub enum Failure {
 }
 
 /// A request the host must send now.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Request {
     /// `tasks/get {taskId}` or `jobs_get {job_id}`.
@@ -318,7 +319,7 @@ pub enum StopReason {
 }
 
 /// Something the host must do or show, drained from [`Tracker::poll_output`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Output {
     /// Send this request now.

@@ -1,0 +1,399 @@
+//! Reading internally tagged enums (`{"type": "send", "request": {...}}`) without serde's
+//! derived support, which buffers the value in its private content form and compiles a reader
+//! of every field's type for that form as well: here the value is read once as a
+//! `serde_json::Value` and each field is taken from it by the `Value` reader the other paths
+//! already have (these copies were a large part of the WebAssembly module).
+//!
+//! Same results as the derived readers: the tag is required and must name a variant, fields of
+//! the variant are read by their own types (`Option` fields may be absent or `null`), other
+//! members are ignored, and errors carry serde's own messages (tested below). Only the array
+//! form serde also accepts (`["idle"]`, the tag first) is not read: no writer produces it.
+
+use alloc::string::String;
+
+use serde::de::{DeserializeOwned, Error, Unexpected};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+/// The members of a tagged value, its tag taken out.
+pub(crate) struct Fields(Map<String, Value>);
+
+/// Reads a tagged value: its tag (member `tag`) and the other members. `expecting` names the
+/// enum in a type error (`internally tagged enum Output`, as serde says).
+pub(crate) fn read<'de, D: Deserializer<'de>>(
+    d: D,
+    tag: &'static str,
+    expecting: &'static str,
+) -> Result<(String, Fields), D::Error> {
+    let mut map = match Value::deserialize(d)? {
+        Value::Object(map) => map,
+        other => return Err(D::Error::invalid_type(unexpected(&other), &expecting)),
+    };
+    match map.remove(tag) {
+        Some(Value::String(name)) => Ok((name, Fields(map))),
+        Some(other) => Err(D::Error::invalid_type(
+            unexpected(&other),
+            &"variant identifier",
+        )),
+        None => Err(D::Error::missing_field(tag)),
+    }
+}
+
+fn unexpected(value: &Value) -> Unexpected<'_> {
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Unexpected::Unsigned(u),
+            (None, Some(i), _) => Unexpected::Signed(i),
+            (None, None, Some(f)) => Unexpected::Float(f),
+            (None, None, None) => Unexpected::Other("number"),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
+impl Fields {
+    /// A required member.
+    pub(crate) fn req<T: DeserializeOwned, E: Error>(
+        &mut self,
+        name: &'static str,
+    ) -> Result<T, E> {
+        match self.0.remove(name) {
+            Some(v) => T::deserialize(v).map_err(E::custom),
+            None => Err(E::missing_field(name)),
+        }
+    }
+
+    /// An optional member: absent and `null` are `None`.
+    pub(crate) fn opt<T: DeserializeOwned, E: Error>(
+        &mut self,
+        name: &'static str,
+    ) -> Result<Option<T>, E> {
+        match self.0.remove(name) {
+            Some(v) => Option::<T>::deserialize(v).map_err(E::custom),
+            None => Ok(None),
+        }
+    }
+
+    /// A member that takes its type's default when absent (`#[serde(default)]`).
+    pub(crate) fn def<T: DeserializeOwned + Default, E: Error>(
+        &mut self,
+        name: &'static str,
+    ) -> Result<T, E> {
+        match self.0.remove(name) {
+            Some(v) => T::deserialize(v).map_err(E::custom),
+            None => Ok(T::default()),
+        }
+    }
+
+    /// All the members left, for a variant that holds a value of its own (`Event::Transmit`).
+    pub(crate) fn rest<T: DeserializeOwned, E: Error>(self) -> Result<T, E> {
+        T::deserialize(Value::Object(self.0)).map_err(E::custom)
+    }
+}
+
+/// The error for a tag that names no variant.
+pub(crate) fn unknown<E: Error>(tag: &str, variants: &'static [&'static str]) -> E {
+    E::unknown_variant(tag, variants)
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString;
+    use alloc::vec;
+    use core::fmt::Debug;
+
+    use serde::Serialize;
+    use serde_json::json;
+
+    use super::*;
+    use crate::admission::{Advice, ErrorCode, PermanentReason, SubmitAnswer, Submitted};
+    use crate::batch::WaitCall;
+    use crate::cancel::{ButtonState, CancelAnswer};
+    use crate::endpoint::client::{Event, Transmit};
+    use crate::job_vocab::WaitFor;
+    use crate::outcome::Outcome;
+    use crate::status::{JobStatus, Status, TaskStatus};
+    use crate::tracker::{Failure, Output, Request, StopReason};
+    use crate::view::RpcError;
+    use crate::violation::{Rule, Violation};
+    use crate::wave::{IgnoredReason, Released, WaveOutput};
+
+    /// Every value reads back equal from the derived writer's JSON, as text and as a `Value`, and
+    /// members of no variant are ignored.
+    fn round_trips<T: Serialize + DeserializeOwned + PartialEq + Debug>(values: &[T]) {
+        for v in values {
+            let text = serde_json::to_string(v).unwrap();
+            assert_eq!(&serde_json::from_str::<T>(&text).unwrap(), v, "{text}");
+            let mut value = serde_json::to_value(v).unwrap();
+            value["zz_other"] = json!([1]);
+            assert_eq!(&serde_json::from_value::<T>(value).unwrap(), v, "{text}");
+        }
+    }
+
+    fn error<T: DeserializeOwned + Debug>(text: &str) -> String {
+        serde_json::from_value::<T>(serde_json::from_str(text).unwrap())
+            .unwrap_err()
+            .to_string()
+    }
+
+    fn violation() -> Violation {
+        Violation::new(Rule::ALL[0], "d")
+    }
+
+    #[test]
+    fn tracker_outputs_round_trip() {
+        let get = Request::Get { handle: "h".into() };
+        round_trips(&[
+            get.clone(),
+            Request::Cancel {
+                handle: "h".into(),
+                idempotency_key: Some("k".into()),
+            },
+            Request::Cancel {
+                handle: "h".into(),
+                idempotency_key: None,
+            },
+            Request::Update {
+                handle: "h".into(),
+                responses: vec![("k".into(), json!(null))],
+            },
+            Request::FetchResult { handle: "h".into() },
+            Request::ContinueCall {
+                responses: vec![("k".into(), json!({"a": 1}))],
+                request_state: Some(json!("s")),
+            },
+        ]);
+        round_trips(&[
+            Failure::Rpc {
+                error: RpcError {
+                    code: -1,
+                    message: "m".into(),
+                    data: Some(json!(1)),
+                },
+            },
+            Failure::Http {
+                status: 429,
+                code: Some("queue_full".into()),
+                retry_after_ms: Some(5),
+            },
+            Failure::Http {
+                status: 500,
+                code: None,
+                retry_after_ms: None,
+            },
+            Failure::Transport,
+        ]);
+        round_trips(&[
+            Output::Send { request: get },
+            Output::AskUser {
+                key: "k".into(),
+                request: json!({"a": 1}),
+                call: true,
+            },
+            Output::AskUser {
+                key: "k".into(),
+                request: json!(null),
+                call: false,
+            },
+            Output::Button {
+                state: ButtonState::Available,
+            },
+            Output::Status {
+                status: Status::Working,
+            },
+            Output::Violation {
+                violation: violation(),
+            },
+            Output::Settled {
+                outcome: Outcome::Succeeded,
+                status: Some(Status::Completed),
+                result: Some(json!({"isError": false})),
+                error: None,
+            },
+            Output::Settled {
+                outcome: Outcome::Succeeded,
+                status: None,
+                result: None,
+                error: Some(json!({"code": 1})),
+            },
+            Output::Stopped {
+                reason: StopReason::Deadline,
+            },
+            Output::WakeAt { at: 5 },
+            Output::Idle,
+        ]);
+    }
+
+    #[test]
+    fn endpoint_events_round_trip() {
+        let rpc = Transmit::Rpc {
+            id: 1,
+            text: "{}".into(),
+            headers: vec![("a".into(), "b".into())],
+        };
+        let http = Transmit::Http {
+            request_ref: 2,
+            method: "GET".into(),
+            path: "/jobs/j".into(),
+            headers: vec![],
+            body: Some("{}".into()),
+        };
+        round_trips(&[rpc.clone(), http.clone()]);
+        round_trips(&[
+            Event::Transmit(rpc),
+            Event::Transmit(http),
+            Event::AskUser {
+                key: "k".into(),
+                request: json!({}),
+                call: true,
+            },
+            Event::Button {
+                state: ButtonState::Available,
+            },
+            Event::Status {
+                status: Status::Queued,
+            },
+            Event::Violation {
+                violation: violation(),
+            },
+            Event::Settled {
+                outcome: Outcome::Succeeded,
+                status: Some(Status::Completed),
+                result: Some(json!(1)),
+                error: Some(json!(2)),
+            },
+            Event::Stopped {
+                reason: StopReason::MaxPolls,
+            },
+            Event::Admission {
+                advice: Advice::QueueFull {
+                    not_before_ms: Some(1),
+                },
+                http_status: 429,
+                request_id: Some("r".into()),
+            },
+            Event::WakeAt { at: 9 },
+            Event::Idle,
+        ]);
+    }
+
+    #[test]
+    fn wave_admission_and_cancel_answers_round_trip() {
+        round_trips(&[
+            WaveOutput::Wait {
+                call_id: 1,
+                call: WaitCall {
+                    job_ids: vec!["a".into()],
+                    wait_for: WaitFor::Any,
+                    timeout_seconds: Some(3),
+                    include_results: true,
+                },
+            },
+            WaveOutput::Job {
+                id: "a".into(),
+                output: Output::Idle,
+            },
+            WaveOutput::Released {
+                id: "a".into(),
+                released: Released::CancelRequested,
+            },
+            WaveOutput::Ignored {
+                id: "a".into(),
+                reason: IgnoredReason::NotInWave,
+            },
+            WaveOutput::Ignored {
+                id: "a".into(),
+                reason: IgnoredReason::Refused {
+                    code: "c".into(),
+                    message: "m".into(),
+                },
+            },
+            WaveOutput::Satisfied {
+                by: Some("a".into()),
+            },
+            WaveOutput::Satisfied { by: None },
+            WaveOutput::WakeAt { at: 1 },
+            WaveOutput::Idle,
+        ]);
+        round_trips(&[
+            Submitted::Answer(SubmitAnswer {
+                http_status: 429,
+                error_code: ErrorCode::parse("queue_full"),
+                retry_after_ms: Some(1),
+            }),
+            Submitted::LocalTimeout,
+            Submitted::TransportError,
+        ]);
+        round_trips(&[
+            Advice::Accepted,
+            Advice::QueueFull {
+                not_before_ms: None,
+            },
+            Advice::RetryAfter {
+                not_before_ms: Some(2),
+            },
+            Advice::Backoff {
+                not_before_ms: Some(3),
+            },
+            Advice::Permanent {
+                reason: PermanentReason::InsufficientCredits,
+            },
+            Advice::Reconcile,
+        ]);
+        round_trips(&[
+            CancelAnswer::Ack,
+            CancelAnswer::Task {
+                status: TaskStatus::Cancelled,
+            },
+            CancelAnswer::RpcError { code: -32602 },
+            CancelAnswer::Job {
+                status: JobStatus::Canceled,
+            },
+            CancelAnswer::JobError {
+                http_status: 409,
+                code: ErrorCode::parse("not_cancelable"),
+                cancelable: Some(false),
+            },
+            CancelAnswer::NoAnswer,
+        ]);
+    }
+
+    /// The errors serde's derived reader gives, word for word.
+    #[test]
+    fn errors_are_serdes() {
+        assert_eq!(error::<Output>(r#"{"at":1}"#), "missing field `type`");
+        assert_eq!(
+            error::<Failure>(r#"{"kind":"nope"}"#),
+            "unknown variant `nope`, expected one of `rpc`, `http`, `transport`"
+        );
+        assert_eq!(
+            error::<Output>(r#"{"type":"wake_at"}"#),
+            "missing field `at`"
+        );
+        assert_eq!(
+            error::<Output>(r#"{"type":"wake_at","at":"x"}"#),
+            "invalid type: string \"x\", expected u64"
+        );
+        assert_eq!(
+            error::<Output>(r#""idle""#),
+            "invalid type: string \"idle\", expected internally tagged enum Output"
+        );
+        assert_eq!(
+            error::<Output>(r#"{"type":1}"#),
+            "invalid type: integer `1`, expected variant identifier"
+        );
+        // `call` defaults only when absent, as `#[serde(default)]` does.
+        assert_eq!(
+            error::<Output>(r#"{"type":"ask_user","key":"k","request":1,"call":null}"#),
+            "invalid type: null, expected a boolean"
+        );
+        assert_eq!(
+            error::<Output>(r#"{"type":"ask_user","key":"k"}"#),
+            "missing field `request`"
+        );
+    }
+}
