@@ -124,7 +124,7 @@ pub fn read<T: DeserializeOwned + Serialize>(text: &str, field: &str) -> Result<
             what: "argument",
             reason: format!("{field}: {}", crate::json::short_reason(&e.to_string())),
         })?;
-    let back = serde_json::to_value(&value).map_or(Value::Null, |v| convert(v, camel));
+    let back = to_value(&value).map_or(Value::Null, |v| convert(v, camel));
     if let Some(key) = unknown_key(&given, &back, "") {
         return Err(Error::Malformed {
             what: "argument",
@@ -139,9 +139,15 @@ pub fn read<T: DeserializeOwned + Serialize>(text: &str, field: &str) -> Result<
 
 /// A core value as camelCase JSON text.
 pub fn write<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
-    let v =
-        serde_json::to_value(value).map_err(|e| Error::invalid_input("output", &e.to_string()))?;
+    let v = to_value(value).map_err(|e| Error::invalid_input("output", &e.to_string()))?;
     Ok(camel_value(v).to_string())
+}
+
+/// A core value as a `serde_json::Value`, through JSON text: `serde_json::to_value` would
+/// compile a second serializer of every type beside the text one the module needs anyway (the
+/// result is the same: a `Value`'s object keys are sorted either way).
+pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, serde_json::Error> {
+    serde_json::from_str(&serde_json::to_string(value)?)
 }
 
 /// A core value already in JSON, with its keys in camelCase (the caller's own JSON untouched).

@@ -198,7 +198,7 @@ fn header_pairs(value: Option<Value>) -> Result<Vec<(String, String)>, Error> {
 
 /// One event as JavaScript sees it: camelCase keys, and a transmit's header pairs as an object.
 pub fn event_value(event: &Event) -> Value {
-    let mut v = crate::case::camel_value(serde_json::to_value(event).unwrap_or(Value::Null));
+    let mut v = crate::case::camel_value(crate::case::to_value(event).unwrap_or(Value::Null));
     if let Some(h) = v.get_mut("headers") {
         let pairs = core::mem::take(h);
         let mut object = Map::new();
