@@ -1,5 +1,5 @@
-//! Reading internally tagged enums (`{"type": "send", "request": {...}}`) without serde's
-//! derived support, which buffers the value in its private content form and compiles a reader
+//! Reading internally tagged enums (`{"type": "send", "request": {...}}`) and structs that keep
+//! the rest of their members (`#[serde(flatten)]`) without serde's derived support, which buffers the value in its private content form and compiles a reader
 //! of every field's type for that form as well: here the value is read once as a
 //! `serde_json::Value` and each field is taken from it by the `Value` reader the other paths
 //! already have (these copies were a large part of the WebAssembly module).
@@ -25,10 +25,7 @@ pub(crate) fn read<'de, D: Deserializer<'de>>(
     tag: &'static str,
     expecting: &'static str,
 ) -> Result<(String, Fields), D::Error> {
-    let mut map = match Value::deserialize(d)? {
-        Value::Object(map) => map,
-        other => return Err(D::Error::invalid_type(unexpected(&other), &expecting)),
-    };
+    let Fields(mut map) = members(d, expecting)?;
     match map.remove(tag) {
         Some(Value::String(name)) => Ok((name, Fields(map))),
         Some(other) => Err(D::Error::invalid_type(
@@ -36,6 +33,17 @@ pub(crate) fn read<'de, D: Deserializer<'de>>(
             &"variant identifier",
         )),
         None => Err(D::Error::missing_field(tag)),
+    }
+}
+
+/// Reads the members of an object (a struct read by hand: `expecting` is `struct Ack`).
+pub(crate) fn members<'de, D: Deserializer<'de>>(
+    d: D,
+    expecting: &'static str,
+) -> Result<Fields, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Object(map) => Ok(Fields(map)),
+        other => Err(D::Error::invalid_type(unexpected(&other), &expecting)),
     }
 }
 
@@ -87,6 +95,11 @@ impl Fields {
             Some(v) => T::deserialize(v).map_err(E::custom),
             None => Ok(T::default()),
         }
+    }
+
+    /// The members not taken (a `#[serde(flatten)]` map of the rest).
+    pub(crate) fn into_map(self) -> Map<String, Value> {
+        self.0
     }
 
     /// All the members left, for a variant that holds a value of its own (`Event::Transmit`).
@@ -360,6 +373,35 @@ mod tests {
             },
             CancelAnswer::NoAnswer,
         ]);
+    }
+
+    #[test]
+    fn acks_keep_other_members() {
+        use crate::wire::mcp2026::Ack;
+        let ack: Ack =
+            serde_json::from_str(r#"{"resultType":"complete","_meta":{"a":1},"x":[1],"y":null}"#)
+                .unwrap();
+        assert_eq!(ack.result_type.as_deref(), Some("complete"));
+        assert_eq!(ack.meta, Some(json!({"a": 1})));
+        assert_eq!(
+            Value::Object(ack.extra.clone()),
+            json!({"x": [1], "y": null})
+        );
+        for a in [ack, Ack::complete()] {
+            let text = serde_json::to_string(&a).unwrap();
+            assert_eq!(serde_json::from_str::<Ack>(&text).unwrap(), a, "{text}");
+        }
+        let bare: Ack = serde_json::from_str(r#"{"resultType":null,"_meta":null}"#).unwrap();
+        assert_eq!((bare.result_type, bare.meta), (None, None));
+        assert!(bare.extra.is_empty());
+        assert_eq!(
+            error::<Ack>(r#"{"resultType":1}"#),
+            "invalid type: integer `1`, expected a string"
+        );
+        assert_eq!(
+            error::<Ack>("[]"),
+            "invalid type: sequence, expected struct Ack"
+        );
     }
 
     /// The errors serde's derived reader gives, word for word.

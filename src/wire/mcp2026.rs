@@ -107,6 +107,19 @@ pub struct Task {
     pub extra: Map<String, Value>,
 }
 
+// Read through `crate::tagged`, not serde's derived `flatten` support (which buffers every
+// member in its private content form): the same results, far less WebAssembly.
+impl<'de> Deserialize<'de> for Ack {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Ack")?;
+        Ok(Ack {
+            result_type: f.opt("resultType")?,
+            meta: f.opt("_meta")?,
+            extra: f.into_map(),
+        })
+    }
+}
+
 impl Task {
     /// The wire task for a view (`resultType` as given: `"task"` for a create answer,
     /// `"complete"` for `tasks/get`, `None` for a notification). Missing timestamps are written
@@ -140,7 +153,7 @@ impl Task {
 }
 
 /// The empty ack of `tasks/update` and `tasks/cancel`: `{resultType: "complete", _meta?}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Ack {
     /// `resultType`, `"complete"` when well-formed.
     #[serde(
