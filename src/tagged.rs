@@ -86,6 +86,11 @@ impl Fields {
         }
     }
 
+    /// Any present member, `null` included (`Some(Value::Null)`); `None` when absent.
+    pub(crate) fn present(&mut self, name: &str) -> Option<Value> {
+        self.0.remove(name)
+    }
+
     /// A member that takes its type's default when absent (`#[serde(default)]`).
     pub(crate) fn def<T: DeserializeOwned + Default, E: Error>(
         &mut self,

@@ -1,6 +1,8 @@
 //! Reading an [`Input`] from JSON through a flat record instead of serde's internally tagged
-//! enum support, which buffers the whole value before it looks at `type`: this reads each field
-//! once, straight into its type (about twice as fast, and much less code in WebAssembly).
+//! enum support, which buffers the whole value before it looks at `type`: the members are read
+//! as a `serde_json::Value` object ([`crate::tagged::members`]) and each field is taken from it
+//! by the `Value` reader every other path shares (much less code in WebAssembly than a derived
+//! reader of the record, which also compiles an array form nobody writes).
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -35,9 +37,7 @@ enum Kind {
 }
 
 /// Every field any input has; which ones must be present depends on `type`.
-#[derive(Deserialize)]
 struct Flat {
-    #[serde(rename = "type")]
     kind: Kind,
     task: Option<TaskView>,
     job: Option<JobView>,
@@ -47,18 +47,11 @@ struct Flat {
     request: Option<RequestKind>,
     failure: Option<Failure>,
     key: Option<String>,
-    #[serde(default, deserialize_with = "present")]
     response: Option<Value>,
     size: Option<u64>,
     input_requests: Option<Vec<InputRequest>>,
-    #[serde(default, deserialize_with = "present")]
     request_state: Option<Value>,
     limit: Option<u64>,
-}
-
-/// `Some` for any present value, `null` included (an input answer may be `null`).
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
 }
 
 fn need<T, E: serde::de::Error>(v: Option<T>, field: &'static str) -> Result<T, E> {
@@ -67,7 +60,25 @@ fn need<T, E: serde::de::Error>(v: Option<T>, field: &'static str) -> Result<T, 
 
 impl<'de> Deserialize<'de> for Input {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let f = Flat::deserialize(d)?;
+        // Every member any input has is read and checked, whatever the `type`; which ones must
+        // be present depends on it.
+        let mut m = crate::tagged::members(d, "struct Flat")?;
+        let f = Flat {
+            kind: m.req("type")?,
+            task: m.opt("task")?,
+            job: m.opt("job")?,
+            result: m.opt("result")?,
+            error: m.opt("error")?,
+            answer: m.opt("answer")?,
+            request: m.opt("request")?,
+            failure: m.opt("failure")?,
+            key: m.opt("key")?,
+            response: m.present("response"),
+            size: m.opt("size")?,
+            input_requests: m.opt("input_requests")?,
+            request_state: m.present("request_state"),
+            limit: m.opt("limit")?,
+        };
         Ok(match f.kind {
             Kind::TaskCreated => Input::TaskCreated {
                 task: need(f.task, "task")?,
