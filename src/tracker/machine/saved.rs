@@ -67,8 +67,8 @@ struct SavedRef<'a> {
     queue: &'a VecDeque<Output>,
 }
 
-/// Read into a tracker.
-#[derive(Deserialize)]
+/// Read into a tracker (members taken from a `Value` object by name: a derived reader would
+/// also compile an array form nobody writes).
 struct Saved {
     model: Model,
     schedule: PollSchedule,
@@ -84,15 +84,15 @@ struct Saved {
     fetched: Option<Payload>,
     // `fetch_sent` is derived: sent and not answered is `in_flight.fetch`.
     cancel_requested: bool,
-    #[serde(default)]
+    // Absent in older snapshots: the default.
     started_per_409: bool,
-    #[serde(default)]
+    // Absent in older snapshots: the default.
     born_terminal: bool,
-    #[serde(default)]
+    // Absent in older snapshots: the default.
     mrtr: Option<MrtrRound>,
-    #[serde(default)]
+    // Absent in older snapshots: the default.
     result: Option<Value>,
-    #[serde(default)]
+    // Absent in older snapshots: the default.
     error: Option<Value>,
     outcome: Option<Outcome>,
     stopped: Option<StopReason>,
@@ -102,6 +102,40 @@ struct Saved {
     violations: Vec<Violation>,
     violation_count: u32,
     queue: VecDeque<Output>,
+}
+
+impl<'de> Deserialize<'de> for Saved {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Saved")?;
+        Ok(Saved {
+            model: f.req("model")?,
+            schedule: f.req("schedule")?,
+            button: f.req("button")?,
+            handle: f.opt("handle")?,
+            status: f.opt("status")?,
+            created_at: f.opt("created_at")?,
+            next_poll_at: f.opt("next_poll_at")?,
+            in_flight: f.req("in_flight")?,
+            keys: f.req("keys")?,
+            unacked: f.req("unacked")?,
+            resend_update: f.req("resend_update")?,
+            fetched: f.opt("fetched")?,
+            cancel_requested: f.req("cancel_requested")?,
+            started_per_409: f.def("started_per_409")?,
+            born_terminal: f.def("born_terminal")?,
+            mrtr: f.opt("mrtr")?,
+            result: f.opt("result")?,
+            error: f.opt("error")?,
+            outcome: f.opt("outcome")?,
+            stopped: f.opt("stopped")?,
+            last_observed_at: f.opt("last_observed_at")?,
+            last_poll_answer_at: f.opt("last_poll_answer_at")?,
+            polls_sent: f.req("polls_sent")?,
+            violations: f.req("violations")?,
+            violation_count: f.req("violation_count")?,
+            queue: f.req("queue")?,
+        })
+    }
 }
 
 impl Serialize for Tracker {
