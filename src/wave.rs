@@ -303,13 +303,28 @@ pub enum WaveOutput {
 }
 
 /// One job of the wave.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 struct Entry {
     id: String,
     deadline: Option<u64>,
     tracker: Tracker,
     released: bool,
     given_up: Option<GiveUp>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Entry")?;
+        Ok(Entry {
+            id: f.req("id")?,
+            deadline: f.opt("deadline")?,
+            tracker: f.req("tracker")?,
+            released: f.req("released")?,
+            given_up: f.opt("given_up")?,
+        })
+    }
 }
 
 impl Entry {
@@ -319,19 +334,45 @@ impl Entry {
 }
 
 /// One call of the round in flight.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 struct PendingCall {
     call_id: u64,
     ids: Vec<String>,
     done: bool,
 }
 
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for PendingCall {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct PendingCall")?;
+        Ok(PendingCall {
+            call_id: f.req("call_id")?,
+            ids: f.req("ids")?,
+            done: f.req("done")?,
+        })
+    }
+}
+
 /// The round in flight.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 struct Round {
     sent_at: u64,
     calls: Vec<PendingCall>,
     failed: bool,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for Round {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Round")?;
+        Ok(Round {
+            sent_at: f.req("sent_at")?,
+            calls: f.req("calls")?,
+            failed: f.req("failed")?,
+        })
+    }
 }
 
 /// Many jobs watched together. Create with [`Wave::new`], feed [`WaveInput`]s (jobs, answers,
@@ -362,7 +403,7 @@ struct Round {
 /// w.handle_input(10, WaveInput::WaitAnswered { call_id, jobs: vec![done] }).unwrap();
 /// assert!(w.drain().contains(&WaveOutput::Satisfied { by: Some("job_b".into()) }));
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Wave {
     config: WaveConfig,
     backoff: PollSchedule,
@@ -379,6 +420,27 @@ pub struct Wave {
     first_settled: Option<String>,
     satisfied: bool,
     queue: VecDeque<WaveOutput>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for Wave {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Wave")?;
+        Ok(Wave {
+            config: f.req("config")?,
+            backoff: f.req("backoff")?,
+            jobs: f.req("jobs")?,
+            index: f.req("index")?,
+            round: f.opt("round")?,
+            next_round_at: f.req("next_round_at")?,
+            next_call_id: f.req("next_call_id")?,
+            rounds_sent: f.req("rounds_sent")?,
+            first_settled: f.opt("first_settled")?,
+            satisfied: f.req("satisfied")?,
+            queue: f.req("queue")?,
+        })
+    }
 }
 
 impl Snapshot for Wave {

@@ -293,7 +293,7 @@ pub enum Event {
 }
 
 /// A request on the wire, not answered yet.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 struct Pending {
     id: u64,
     /// `None`: the creating `tools/call`.
@@ -303,15 +303,40 @@ struct Pending {
     result: bool,
 }
 
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for Pending {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Pending")?;
+        Ok(Pending {
+            id: f.req("id")?,
+            request: f.opt("request")?,
+            result: f.def("result")?,
+        })
+    }
+}
+
 /// The creating call: tool and arguments (kept for the MRTR continuation).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 struct CallSpec {
     name: String,
     arguments: Value,
 }
 
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for CallSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct CallSpec")?;
+        Ok(CallSpec {
+            name: f.req("name")?,
+            arguments: f.req("arguments")?,
+        })
+    }
+}
+
 /// One call, end to end: see the [module docs](self) for the run loop and the rules.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CallEndpoint {
     model: Model,
     tracker: Tracker,
@@ -325,8 +350,26 @@ pub struct CallEndpoint {
     submit: Option<SubmitSpec>,
 }
 
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for CallEndpoint {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct CallEndpoint")?;
+        Ok(CallEndpoint {
+            model: f.req("model")?,
+            tracker: f.req("tracker")?,
+            config: f.req("config")?,
+            call: f.opt("call")?,
+            next_id: f.req("next_id")?,
+            pending: f.req("pending")?,
+            queue: f.req("queue")?,
+            submit: f.opt("submit")?,
+        })
+    }
+}
+
 /// A job submit: the request, built once, and its tries.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 struct SubmitSpec {
     method: String,
     path: String,
@@ -335,6 +378,23 @@ struct SubmitSpec {
     key: String,
     tries: u32,
     retry_at: Option<u64>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for SubmitSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct SubmitSpec")?;
+        Ok(SubmitSpec {
+            method: f.req("method")?,
+            path: f.req("path")?,
+            headers: f.req("headers")?,
+            body: f.req("body")?,
+            key: f.req("key")?,
+            tries: f.req("tries")?,
+            retry_at: f.opt("retry_at")?,
+        })
+    }
 }
 
 impl Snapshot for CallEndpoint {
