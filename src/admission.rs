@@ -44,7 +44,7 @@ pub use crate::job_vocab::JobErrorCode as ErrorCode;
 
 /// A submit answer that arrived: the HTTP status, the error code of its body (if any) and its
 /// `Retry-After` converted to ms by the host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct SubmitAnswer {
     /// The HTTP status.
     pub http_status: u16,
@@ -52,6 +52,19 @@ pub struct SubmitAnswer {
     pub error_code: ErrorCode,
     /// `Retry-After`, in ms (seconds × 1000, or an HTTP-date minus now, on the host).
     pub retry_after_ms: Option<u64>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for SubmitAnswer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct SubmitAnswer")?;
+        Ok(SubmitAnswer {
+            http_status: f.req("http_status")?,
+            error_code: f.req("error_code")?,
+            retry_after_ms: f.opt("retry_after_ms")?,
+        })
+    }
 }
 
 /// What happened to a submit request.

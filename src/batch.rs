@@ -45,7 +45,7 @@ use crate::error::Error;
 pub use crate::job_vocab::{WaitFor, MAX_WAIT_IDS as MAX_IDS_PER_WAIT};
 
 /// The body of one `jobs_wait` call, spelled as on the wire.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WaitCall {
     /// 1 to [`MAX_IDS_PER_WAIT`] distinct, non-empty job ids.
     pub job_ids: Vec<String>,
@@ -58,8 +58,22 @@ pub struct WaitCall {
     pub include_results: bool,
 }
 
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for WaitCall {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct WaitCall")?;
+        Ok(WaitCall {
+            job_ids: f.req("job_ids")?,
+            wait_for: f.req("wait_for")?,
+            timeout_seconds: f.opt("timeout_seconds")?,
+            include_results: f.req("include_results")?,
+        })
+    }
+}
+
 /// The calls for one wave of ids, and what was left out of them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WaitPlan {
     /// The calls to send, in first-seen order of their ids. Empty when no id is left.
     pub calls: Vec<WaitCall>,
@@ -69,6 +83,20 @@ pub struct WaitPlan {
     pub duplicates: Vec<String>,
     /// Ids left out because the host already knew them terminal, in first-seen order.
     pub already_terminal: Vec<String>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for WaitPlan {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct WaitPlan")?;
+        Ok(WaitPlan {
+            calls: f.req("calls")?,
+            wait_for: f.req("wait_for")?,
+            duplicates: f.req("duplicates")?,
+            already_terminal: f.req("already_terminal")?,
+        })
+    }
 }
 
 impl WaitPlan {

@@ -69,12 +69,24 @@ impl Outcome {
 }
 
 /// What came with a terminal status: whether a result (and its `isError`) and an error are present.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct Payload {
     /// `Some(is_error)` when a tool result is present.
     pub result: Option<bool>,
     /// `true` when a JSON-RPC error is present.
     pub error: bool,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for Payload {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Payload")?;
+        Ok(Payload {
+            result: f.opt("result")?,
+            error: f.req("error")?,
+        })
+    }
 }
 
 impl core::fmt::Display for Payload {

@@ -71,9 +71,20 @@ pub const MAX_PLAN_COUNT: u32 = 10_000;
 /// assert_eq!(a.between(5, 5), 5);
 /// assert_eq!(a.between(9, 3), 9); // lo >= hi: lo, no panic
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Rng {
     state: u64,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for Rng {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Rng")?;
+        Ok(Rng {
+            state: f.req("state")?,
+        })
+    }
 }
 
 impl Rng {
@@ -139,7 +150,7 @@ pub enum Jitter {
 /// assert_eq!(p.cap_ms, 60000);
 /// p.validate().unwrap();
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(default)]
 pub struct PollPolicy {
     /// The first backoff delay, in ms (≥ 1).
@@ -156,6 +167,25 @@ pub struct PollPolicy {
     pub max_polls: Option<u32>,
     /// Poll at the server's stated interval rather than backing off above it (rule 8).
     pub follow_server_interval: bool,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for PollPolicy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct PollPolicy")?;
+        let fallback = PollPolicy::default();
+        Ok(PollPolicy {
+            initial_ms: f.or("initial_ms", fallback.initial_ms)?,
+            multiplier_percent: f.or("multiplier_percent", fallback.multiplier_percent)?,
+            cap_ms: f.or("cap_ms", fallback.cap_ms)?,
+            jitter: f.or("jitter", fallback.jitter)?,
+            min_interval_ms: f.or("min_interval_ms", fallback.min_interval_ms)?,
+            max_polls: f.or("max_polls", fallback.max_polls)?,
+            follow_server_interval: f
+                .or("follow_server_interval", fallback.follow_server_interval)?,
+        })
+    }
 }
 
 impl Default for PollPolicy {
@@ -266,7 +296,7 @@ pub enum ScheduleEnd {
 /// answer, feed what the answer said (`handle_*`), then call [`PollSchedule::next`] and sleep
 /// until the time it returns. Stop on a terminal status, or when `next` says
 /// [`PollStep::Stop`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PollSchedule {
     policy: PollPolicy,
     rng: Rng,
@@ -291,6 +321,29 @@ pub struct PollSchedule {
     /// When the last poll ended, answered or failed: the floors count from it (rule 9).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     poll_ended_at: Option<u64>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for PollSchedule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct PollSchedule")?;
+        Ok(PollSchedule {
+            policy: f.req("policy")?,
+            rng: f.req("rng")?,
+            attempt: f.req("attempt")?,
+            backoff_ms: f.req("backoff_ms")?,
+            previous_ms: f.req("previous_ms")?,
+            polls: f.req("polls")?,
+            deadline: f.opt("deadline")?,
+            ttl_deadline: f.opt("ttl_deadline")?,
+            server_interval_ms: f.opt("server_interval_ms")?,
+            not_before: f.opt("not_before")?,
+            failing: f.def("failing")?,
+            armed: f.opt("armed")?,
+            poll_ended_at: f.opt("poll_ended_at")?,
+        })
+    }
 }
 
 impl Snapshot for PollSchedule {

@@ -1,13 +1,18 @@
-//! Reading internally tagged enums (`{"type": "send", "request": {...}}`) and structs that keep
-//! the rest of their members (`#[serde(flatten)]`) without serde's derived support, which buffers the value in its private content form and compiles a reader
-//! of every field's type for that form as well: here the value is read once as a
-//! `serde_json::Value` and each field is taken from it by the `Value` reader the other paths
-//! already have (these copies were a large part of the WebAssembly module).
+//! Reading JSON objects member by member from a `serde_json::Value`, in place of serde's derived
+//! readers where those cost most WebAssembly:
 //!
-//! Same results as the derived readers: the tag is required and must name a variant, fields of
-//! the variant are read by their own types (`Option` fields may be absent or `null`), other
-//! members are ignored, and errors carry serde's own messages (tested below). Only the array
-//! form serde also accepts (`["idle"]`, the tag first) is not read: no writer produces it.
+//! * internally tagged enums (`{"type": "send", "request": {...}}`) and structs that keep the
+//!   rest of their members (`#[serde(flatten)]`), which the derive buffers in serde's private
+//!   content form, compiling a reader of every field's type for that form as well;
+//! * the structs of snapshots and configurations, whose derived readers also compile an array
+//!   form (`[1000, 200, ...]`) nobody writes.
+//!
+//! Here the value is read once as a `Value` and each member is taken from it by the `Value`
+//! reader the other paths already have. Same results as the derived readers: a tag is required
+//! and must name a variant, members are read by their own types (`Option` members may be absent
+//! or `null`; `#[serde(default)]` ones take the default when absent), other members are
+//! ignored, and errors carry serde's own messages (tested below). Only the array forms serde
+//! also accepts (`["idle"]`, a struct as an array) are not read: no writer produces them.
 
 use alloc::string::String;
 
@@ -105,6 +110,18 @@ impl Fields {
     /// The members not taken (a `#[serde(flatten)]` map of the rest).
     pub(crate) fn into_map(self) -> Map<String, Value> {
         self.0
+    }
+
+    /// A member that takes `fallback` when absent (a struct's `#[serde(default)]`).
+    pub(crate) fn or<T: DeserializeOwned, E: Error>(
+        &mut self,
+        name: &'static str,
+        fallback: T,
+    ) -> Result<T, E> {
+        match self.0.remove(name) {
+            Some(v) => T::deserialize(v).map_err(E::custom),
+            None => Ok(fallback),
+        }
     }
 
     /// All the members left, for a variant that holds a value of its own (`Event::Transmit`).

@@ -51,7 +51,7 @@ use crate::model::Model;
 use crate::tracker::{Input, Tracker, TrackerConfig};
 
 /// One scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Vector {
     /// A short unique name.
     pub name: String,
@@ -71,6 +71,23 @@ pub struct Vector {
     /// Present for an endpoint vector: how the endpoint starts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<EndpointStart>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for Vector {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Vector")?;
+        Ok(Vector {
+            name: f.req("name")?,
+            about: f.def("about")?,
+            model: f.req("model")?,
+            config: f.def("config")?,
+            steps: f.req("steps")?,
+            record: f.opt("record")?,
+            endpoint: f.opt("endpoint")?,
+        })
+    }
 }
 
 /// How an endpoint vector's endpoint starts.
@@ -93,7 +110,7 @@ pub enum EndpointStart {
 }
 
 /// One timed input and what it must produce.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Step {
     /// Host time, ms.
     pub at: u64,
@@ -121,6 +138,25 @@ pub struct Step {
     pub error: Option<String>,
     /// Every output drained after the step, in order.
     pub expect: Vec<Value>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for Step {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Step")?;
+        Ok(Step {
+            at: f.req("at")?,
+            input: f.opt("input")?,
+            open_api: f.opt("open_api")?,
+            timeout: f.def("timeout")?,
+            message: f.opt("message")?,
+            transport_failure: f.opt("transport_failure")?,
+            restore: f.def("restore")?,
+            error: f.opt("error")?,
+            expect: f.req("expect")?,
+        })
+    }
 }
 
 /// What one step did.

@@ -134,7 +134,7 @@ impl fmt::Display for Rule {
 }
 
 /// One broken rule, with what was seen.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Violation {
     /// The rule.
     pub rule: Rule,
@@ -142,6 +142,19 @@ pub struct Violation {
     pub level: Level,
     /// What was seen, for a person.
     pub detail: String,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for Violation {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Violation")?;
+        Ok(Violation {
+            rule: f.req("rule")?,
+            level: f.req("level")?,
+            detail: f.req("detail")?,
+        })
+    }
 }
 
 impl Violation {

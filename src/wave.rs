@@ -89,7 +89,7 @@ use crate::tracker::{Failure, Input, Output, Request, StopReason, Tracker, Track
 use crate::view::JobView;
 
 /// How a wave waits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(default)]
 pub struct WaveConfig {
     /// `all` or `any`, set in every call and deciding [`WaveOutput::Satisfied`].
@@ -106,6 +106,23 @@ pub struct WaveConfig {
     /// `max_polls`, when set, bounds the failed rounds over the wave's life; past it the wave
     /// stops watching every needed job (`Stopped{max_polls}`).
     pub backoff: PollPolicy,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for WaveConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct WaveConfig")?;
+        let fallback = WaveConfig::default();
+        Ok(WaveConfig {
+            wait_for: f.or("wait_for", fallback.wait_for)?,
+            timeout_seconds: f.or("timeout_seconds", fallback.timeout_seconds)?,
+            include_results: f.or("include_results", fallback.include_results)?,
+            min_round_interval_ms: f.or("min_round_interval_ms", fallback.min_round_interval_ms)?,
+            seed: f.or("seed", fallback.seed)?,
+            backoff: f.or("backoff", fallback.backoff)?,
+        })
+    }
 }
 
 impl Default for WaveConfig {

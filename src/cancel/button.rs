@@ -138,7 +138,7 @@ impl ButtonState {
 /// b.handle_status(Status::Completed).unwrap();
 /// assert_eq!(b.state(), ButtonState::FinishedFirst);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CancelButton {
     model: Model,
     state: ButtonState,
@@ -149,6 +149,21 @@ pub struct CancelButton {
     /// even after the button reopened.
     #[serde(default)]
     sent: bool,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for CancelButton {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct CancelButton")?;
+        Ok(CancelButton {
+            model: f.req("model")?,
+            state: f.req("state")?,
+            last_status: f.opt("last_status")?,
+            pressed: f.req("pressed")?,
+            sent: f.def("sent")?,
+        })
+    }
 }
 
 impl Snapshot for CancelButton {

@@ -120,7 +120,7 @@ impl JobDialect {
 }
 
 /// A job to create with [`CallEndpoint::submit_job`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JobSubmit {
     /// The catalog model.
     pub model: String,
@@ -132,14 +132,41 @@ pub struct JobSubmit {
     pub idempotency_key: String,
 }
 
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for JobSubmit {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct JobSubmit")?;
+        Ok(JobSubmit {
+            model: f.req("model")?,
+            kind: f.req("kind")?,
+            arguments: f.req("arguments")?,
+            idempotency_key: f.req("idempotency_key")?,
+        })
+    }
+}
+
 /// The paths of a job API (the HTTP dialect). `{id}` stands for the job id.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(default)]
 pub struct JobRoutes {
     /// Method and path of a job get.
     pub get: (String, String),
     /// Method and path of a job cancel.
     pub cancel: (String, String),
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for JobRoutes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct JobRoutes")?;
+        let fallback = JobRoutes::default();
+        Ok(JobRoutes {
+            get: f.or("get", fallback.get)?,
+            cancel: f.or("cancel", fallback.cancel)?,
+        })
+    }
 }
 
 impl Default for JobRoutes {
@@ -152,7 +179,7 @@ impl Default for JobRoutes {
 }
 
 /// How an endpoint reads, polls and speaks.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(default)]
 pub struct Config {
     /// The tracker's poll policy, seed and watch deadline.
@@ -165,6 +192,22 @@ pub struct Config {
     pub job_routes: JobRoutes,
     /// The job API's dialect (rule E-10).
     pub job_dialect: JobDialect,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for Config {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct Config")?;
+        let fallback = Config::default();
+        Ok(Config {
+            tracker: f.or("tracker", fallback.tracker)?,
+            limits: f.or("limits", fallback.limits)?,
+            detect_revision: f.or("detect_revision", fallback.detect_revision)?,
+            job_routes: f.or("job_routes", fallback.job_routes)?,
+            job_dialect: f.or("job_dialect", fallback.job_dialect)?,
+        })
+    }
 }
 
 impl Default for Config {

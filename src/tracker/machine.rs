@@ -26,7 +26,7 @@ use crate::violation::{Rule, Violation};
 use crate::wire::jsonrpc::rpc_error_to_value;
 
 /// How a tracker polls and how long it watches.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(default)]
 pub struct TrackerConfig {
     /// Backoff, jitter, global minimum and maximum polls.
@@ -35,6 +35,20 @@ pub struct TrackerConfig {
     pub seed: u64,
     /// Absolute time after which the tracker stops watching (never stops the call).
     pub deadline_ms: Option<u64>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for TrackerConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct TrackerConfig")?;
+        let fallback = TrackerConfig::default();
+        Ok(TrackerConfig {
+            poll: f.or("poll", fallback.poll)?,
+            seed: f.or("seed", fallback.seed)?,
+            deadline_ms: f.or("deadline_ms", fallback.deadline_ms)?,
+        })
+    }
 }
 
 /// Why a stopped tracker refuses input: watching ended without an outcome, and a late answer

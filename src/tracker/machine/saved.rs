@@ -22,12 +22,26 @@ use crate::tracker::{Output, StopReason};
 use crate::violation::Violation;
 
 /// Requests on the wire that have not been answered yet.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 struct InFlight {
     get: bool,
     cancel: bool,
     update: bool,
     fetch: bool,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for InFlight {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct InFlight")?;
+        Ok(InFlight {
+            get: f.req("get")?,
+            cancel: f.req("cancel")?,
+            update: f.req("update")?,
+            fetch: f.req("fetch")?,
+        })
+    }
 }
 
 /// The keys of a call that has no handle yet.
