@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::status::Status;
 
 /// A JSON-RPC error object `{code, message, data?}`. Compare codes, never message text.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RpcError {
     /// The JSON-RPC error code.
     pub code: i64,
@@ -21,6 +21,19 @@ pub struct RpcError {
     /// Optional structured data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for RpcError {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct RpcError")?;
+        Ok(RpcError {
+            code: f.req("code")?,
+            message: f.def("message")?,
+            data: f.opt("data")?,
+        })
+    }
 }
 
 /// JSON-RPC and MCP error codes the rules refer to.
@@ -40,7 +53,7 @@ pub mod codes {
 }
 
 /// A tool result as received (`CallToolResult`), with its `isError` flag read out.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ToolResult {
     /// `isError: true`: the tool ran and reported a business failure.
     pub is_error: bool,
@@ -48,13 +61,37 @@ pub struct ToolResult {
     pub value: Value,
 }
 
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for ToolResult {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct ToolResult")?;
+        Ok(ToolResult {
+            is_error: f.req("is_error")?,
+            value: f.req("value")?,
+        })
+    }
+}
+
 /// One outstanding input request of an `input_required` task: a key and what is asked.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct InputRequest {
     /// The key, unique over the task's life. Echo it back exactly.
     pub key: String,
     /// The request (`elicitation/create`, `sampling/createMessage`, `roots/list`).
     pub request: Value,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for InputRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct InputRequest")?;
+        Ok(InputRequest {
+            key: f.req("key")?,
+            request: f.req("request")?,
+        })
+    }
 }
 
 /// A task's `ttlMs` (2026) or `ttl` (2025) as one answer states it. The member is required on
@@ -129,7 +166,7 @@ impl<'de> Deserialize<'de> for Ttl {
 }
 
 /// One observation of a task: what `tasks/get` (or a notification) said.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TaskView {
     /// The server-generated task id.
     pub task_id: String,
@@ -159,6 +196,26 @@ pub struct TaskView {
     /// 2026 `failed` (or a 2025 `tasks/result` error): the JSON-RPC error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<RpcError>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for TaskView {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct TaskView")?;
+        Ok(TaskView {
+            task_id: f.req("task_id")?,
+            status: f.req("status")?,
+            status_message: f.opt("status_message")?,
+            created_at_ms: f.opt("created_at_ms")?,
+            last_updated_at_ms: f.opt("last_updated_at_ms")?,
+            ttl_ms: f.def("ttl_ms")?,
+            poll_interval_ms: f.opt("poll_interval_ms")?,
+            input_requests: f.def("input_requests")?,
+            result: f.opt("result")?,
+            error: f.opt("error")?,
+        })
+    }
 }
 
 impl TaskView {
@@ -234,7 +291,7 @@ impl TaskView {
 }
 
 /// One observation of a job: what `jobs_get` or `jobs_wait` said about it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JobView {
     /// The job id.
     pub id: String,
@@ -248,8 +305,22 @@ pub struct JobView {
     pub error: Option<Value>,
 }
 
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for JobView {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct JobView")?;
+        Ok(JobView {
+            id: f.req("id")?,
+            status: f.req("status")?,
+            result: f.opt("result")?,
+            error: f.opt("error")?,
+        })
+    }
+}
+
 /// A Sume API error envelope `{error: {code, message, details}, request_id}` with its HTTP status.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ApiError {
     /// The HTTP status.
     pub http_status: u16,
@@ -264,4 +335,19 @@ pub struct ApiError {
     /// `request_id`, to show with the error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for ApiError {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct ApiError")?;
+        Ok(ApiError {
+            http_status: f.req("http_status")?,
+            code: f.req("code")?,
+            message: f.def("message")?,
+            details: f.opt("details")?,
+            request_id: f.opt("request_id")?,
+        })
+    }
 }

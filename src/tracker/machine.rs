@@ -67,7 +67,7 @@ enum Source {
 }
 
 /// One open MRTR round of a 2026 `tools/call`: what the server asked and what was answered.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub(super) struct MrtrRound {
     /// Keys asked in this round, in the server's order.
     asked: Vec<String>,
@@ -77,6 +77,20 @@ pub(super) struct MrtrRound {
     request_state: Option<Value>,
     /// The continuation was sent; its answer is awaited.
     sent: bool,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for MrtrRound {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct MrtrRound")?;
+        Ok(MrtrRound {
+            asked: f.req("asked")?,
+            answers: f.req("answers")?,
+            request_state: f.opt("request_state")?,
+            sent: f.req("sent")?,
+        })
+    }
 }
 
 /// Where the call is, as far as the tracker knows: one explicit state (h11 style), each variant

@@ -16,7 +16,7 @@ use crate::violation::Violation;
 pub const MAX_RECORDED_VIOLATIONS: usize = 32;
 
 /// Everything a host needs to show or persist about a watched call.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunRecord {
     /// The model.
     pub model: Model,
@@ -53,4 +53,29 @@ pub struct RunRecord {
     /// The settled error as the server sent it (see [`super::Output::Settled`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<serde_json::Value>,
+}
+
+// Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
+// compile an array form nobody writes.
+impl<'de> Deserialize<'de> for RunRecord {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct RunRecord")?;
+        Ok(RunRecord {
+            model: f.req("model")?,
+            handle: f.opt("handle")?,
+            status: f.opt("status")?,
+            poll_interval_ms: f.opt("poll_interval_ms")?,
+            last_observed_at: f.opt("last_observed_at")?,
+            next_poll_at: f.opt("next_poll_at")?,
+            ttl_deadline: f.opt("ttl_deadline")?,
+            polls_sent: f.req("polls_sent")?,
+            cancel: f.req("cancel")?,
+            outcome: f.opt("outcome")?,
+            stopped: f.opt("stopped")?,
+            violations: f.req("violations")?,
+            violation_count: f.req("violation_count")?,
+            result: f.opt("result")?,
+            error: f.opt("error")?,
+        })
+    }
 }
