@@ -76,14 +76,9 @@ struct Slot {
 }
 
 impl Slot {
-    /// The keys asked and not answered yet, if the client would answer now.
-    fn answerable(&self) -> impl Iterator<Item = &String> {
-        let looking = self
-            .looks_since_answer
-            .is_some_and(|n| n < LOOKS_BEFORE_NEXT_ANSWER);
-        self.asked
-            .iter()
-            .filter(move |k| !looking && !self.answered.contains(*k))
+    /// The keys asked and not answered yet.
+    fn open(&self) -> impl Iterator<Item = &String> {
+        self.asked.iter().filter(|k| !self.answered.contains(*k))
     }
 }
 
@@ -192,11 +187,22 @@ impl<'a> Driver<'a> {
             .map(|(k, _)| *k)
     }
 
-    /// How many keys the task of `call` asks that the probe has not answered yet, and would
+    /// How many keys the task of `call` asks that the probe has not answered yet and would
     /// answer now: none while it is still looking at the task after its last answer
-    /// ([`LOOKS_BEFORE_NEXT_ANSWER`]).
+    /// ([`LOOKS_BEFORE_NEXT_ANSWER`]). Only the choice of the next action waits; a recorded
+    /// `Update` replayed while shrinking answers what is open then, so dropping a look from a
+    /// candidate does not change what the update sends.
     pub fn open_keys(&self, call: usize) -> usize {
-        self.slots.get(&call).map_or(0, |s| s.answerable().count())
+        self.slots.get(&call).map_or(0, |s| {
+            let looking = s
+                .looks_since_answer
+                .is_some_and(|n| n < LOOKS_BEFORE_NEXT_ANSWER);
+            if looking {
+                0
+            } else {
+                s.open().count()
+            }
+        })
     }
 
     fn model(&self) -> Model {
@@ -378,7 +384,7 @@ impl<'a> Driver<'a> {
                 let Some(slot) = self.slots.get(call) else {
                     return Ok(false);
                 };
-                let open: Vec<String> = slot.answerable().cloned().collect();
+                let open: Vec<String> = slot.open().cloned().collect();
                 let mut responses: Vec<(String, Value)> = open
                     .iter()
                     .enumerate()
