@@ -288,12 +288,14 @@ impl Tracker {
     }
 }
 
+// The names the getters return are the core's static spellings, handed over as JavaScript
+// strings made from them (no Rust `String` allocated, copied out and freed per read).
 #[wasm_bindgen]
 impl Tracker {
     /// The model.
     #[wasm_bindgen(getter)]
-    pub fn model(&self) -> String {
-        self.core.model().as_str().into()
+    pub fn model(&self) -> JsValue {
+        JsValue::from_str(self.core.model().as_str())
     }
 
     /// The task or job id, once known.
@@ -304,20 +306,24 @@ impl Tracker {
 
     /// The status held (the first terminal one, once seen).
     #[wasm_bindgen(getter)]
-    pub fn status(&self) -> Option<String> {
-        self.core.status().map(|s| s.as_str().into())
+    pub fn status(&self) -> JsValue {
+        self.core
+            .status()
+            .map_or(JsValue::UNDEFINED, |s| JsValue::from_str(s.as_str()))
     }
 
     /// What the cancel button shows.
     #[wasm_bindgen(getter)]
-    pub fn button(&self) -> String {
-        self.core.button().as_str().into()
+    pub fn button(&self) -> JsValue {
+        JsValue::from_str(self.core.button().as_str())
     }
 
     /// The verified outcome, once settled.
     #[wasm_bindgen(getter)]
-    pub fn outcome(&self) -> Option<String> {
-        self.core.outcome().map(|o| o.as_str().into())
+    pub fn outcome(&self) -> JsValue {
+        self.core
+            .outcome()
+            .map_or(JsValue::UNDEFINED, |o| JsValue::from_str(o.as_str()))
     }
 
     /// True once settled or stopped.
@@ -342,8 +348,8 @@ impl Tracker {
 
     /// The error code of the last numbers-only call that returned -1 (`""` after a success).
     #[wasm_bindgen(getter, js_name = lastError)]
-    pub fn last_error(&self) -> String {
-        self.last_error.into()
+    pub fn last_error(&self) -> JsValue {
+        JsValue::from_str(self.last_error)
     }
 
     /// `fastDetail(i)`: the structured form of an output the numbers-only path pointed to.
