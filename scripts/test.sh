@@ -23,9 +23,9 @@ step_clippy() {
 }
 step_cargo-test() { cargo test "${LOCKED[@]}" --workspace; }
 step_core-wasm()  { cargo build "${LOCKED[@]}" -p longcall --target wasm32-unknown-unknown; }
-# The release CLI is built here too: the store's fleet test runs `longcall serve-jobs` (and the
-# interop step reuses the build).
-step_js-build()   { npm --prefix pkg run build; cargo build "${LOCKED[@]}" -q -p longcall-cli --release; }
+# The release CLI and job host are built here too, in one cargo run so their links share the
+# cores: the store's fleet test runs `longcall serve-jobs`, and the interop step reuses both.
+step_js-build()   { npm --prefix pkg run build; cargo build "${LOCKED[@]}" -q -p longcall-cli -p longcall-job-host --release; }
 # Biome (pkg/biome.json, tests/interop/biome.json) checks formatting and lint of the package's
 # and the interop legs' JavaScript; then the package's tests run on Node 22 and 24 (LTS releases
 # from npm, scripts/install-node.sh). Node 20 reached end of life in April 2026.

@@ -127,6 +127,27 @@ rules! {
     WaitConditionBroken = "wait_condition_broken", Must;
 }
 
+impl Rule {
+    /// The rule an answer breaks that cannot be read at all (E-42): a status its model does not
+    /// have, whether no model speaks it (`running`) or another one does (`canceled` for an MCP
+    /// task), is [`Rule::UnknownStatus`]; anything else is [`Rule::MissingField`].
+    ///
+    /// ```
+    /// use longcall::{Error, Model, Rule, Status};
+    /// let foreign = Error::StatusNotInModel { model: Model::Task2026, status: Status::Queued };
+    /// assert_eq!(Rule::of_unreadable(&foreign), Rule::UnknownStatus);
+    /// ```
+    #[must_use]
+    pub fn of_unreadable(e: &crate::Error) -> Rule {
+        match e {
+            crate::Error::UnknownStatus { .. } | crate::Error::StatusNotInModel { .. } => {
+                Rule::UnknownStatus
+            }
+            _ => Rule::MissingField,
+        }
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.code())

@@ -20,7 +20,7 @@ use longcall::endpoint::observer::{by_principal, detect_model, Direction, Event,
 use longcall::server::gate::{self, Headers};
 use longcall::tracker::{Input, Output, RequestKind, Tracker, TrackerConfig};
 use longcall::wire::{Id, Message};
-use longcall::{Error, Model, Rule};
+use longcall::{Model, Rule};
 use serde_json::Value;
 
 const CLIENT_SIDE: &[Rule] = &[
@@ -154,14 +154,6 @@ fn observed(model: Model, lines: &[Line]) -> Vec<(usize, Rule)> {
     server_rules(found)
 }
 
-/// An answer the codec cannot read at all: the observer's rule E-42.
-fn unreadable(e: &Error) -> Rule {
-    match e {
-        Error::UnknownStatus { .. } => Rule::UnknownStatus,
-        _ => Rule::MissingField,
-    }
-}
-
 /// The client path: codec answers into one tracker per call, the host steering each tracker so
 /// that it has the same request in flight as the recorded client (a cancel press before a
 /// cancel, the user's answers before an update).
@@ -240,7 +232,7 @@ fn as_client(model: Model, lines: &[Line]) -> Vec<(usize, Rule)> {
                 let read = match read_answer(model, asked, &l.message) {
                     Ok(r) => r,
                     Err(e) => {
-                        found.push((l.at, unreadable(&e)));
+                        found.push((l.at, Rule::of_unreadable(&e)));
                         continue;
                     }
                 };
@@ -275,7 +267,7 @@ fn as_client(model: Model, lines: &[Line]) -> Vec<(usize, Rule)> {
                         }
                     }
                     Ok(None) => {}
-                    Err(e) => found.push((l.at, unreadable(&e))),
+                    Err(e) => found.push((l.at, Rule::of_unreadable(&e))),
                 }
             }
             _ => {}
@@ -356,5 +348,37 @@ fn a_misbehaving_server_is_judged_the_same_way_by_both() {
         Rule::TerminalConflict,
     ] {
         assert!(rules.contains(&want), "{want} missing from {o:?}");
+    }
+}
+
+/// A working task reported with a status the 2026 model does not have: one no model speaks
+/// (`started`) and one of the job model (`running`). Both are `unknown_status` (E-42), not a
+/// missing field.
+#[test]
+fn a_status_the_model_does_not_have_is_unknown_status() {
+    for status in ["started", "running"] {
+        let text = MISBEHAVING_2026
+            .lines()
+            .take(4)
+            .map(|l| {
+                l.replace(
+                    r#""ttlMs":null,"status":"input_required","inputRequests":{"k1":{"method":"elicitation/create"}}"#,
+                    &format!(r#""ttlMs":null,"status":"{status}""#),
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let lines = parse_text(&text);
+        let (o, c) = (
+            observed(Model::Task2026, &lines),
+            as_client(Model::Task2026, &lines),
+        );
+        assert_eq!(o, c, "{status}");
+        let at_get: Vec<Rule> = o
+            .iter()
+            .filter(|(at, _)| *at == 4)
+            .map(|(_, r)| *r)
+            .collect();
+        assert_eq!(at_get, vec![Rule::UnknownStatus], "{status}: {o:?}");
     }
 }

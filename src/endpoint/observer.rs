@@ -264,10 +264,7 @@ impl Sink {
 
     /// E-42: an answer the codec cannot read at all.
     fn unreadable(&mut self, at: usize, handle: Option<&str>, what: &str, e: &Error) {
-        let rule = match e {
-            Error::UnknownStatus { .. } => Rule::UnknownStatus,
-            _ => Rule::MissingField,
-        };
+        let rule = Rule::of_unreadable(e);
         self.violate(at, handle, rule, format!("{what} could not be read: {e}"));
     }
 

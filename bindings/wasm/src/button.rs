@@ -25,8 +25,8 @@ impl CancelButton {
 
     /// What the button shows now.
     #[wasm_bindgen(getter)]
-    pub fn state(&self) -> String {
-        self.inner.state().as_str().into()
+    pub fn state(&self) -> JsValue {
+        JsValue::from_str(self.inner.state().as_str())
     }
 
     /// Whether a press went on the wire.
@@ -37,9 +37,9 @@ impl CancelButton {
 
     /// `handleStatus(status)`: an observed status; returns the new state.
     #[wasm_bindgen(js_name = handleStatus)]
-    pub fn handle_status(&mut self, status: JsValue) -> JsResult<String> {
+    pub fn handle_status(&mut self, status: JsValue) -> JsResult<JsValue> {
         let s = js(args::status(self.inner.model(), &status, "status"))?;
-        Ok(js(self.inner.handle_status(s))?.as_str().into())
+        Ok(JsValue::from_str(js(self.inner.handle_status(s))?.as_str()))
     }
 
     /// `press()`: returns normally when the cancel must be sent now; throws `cancel_refused`
@@ -50,9 +50,9 @@ impl CancelButton {
 
     /// `handleVerdict(verdict)`: the cancel answer's verdict (from `classifyCancelAnswer`).
     #[wasm_bindgen(js_name = handleVerdict)]
-    pub fn handle_verdict(&mut self, verdict: JsValue) -> JsResult<String> {
+    pub fn handle_verdict(&mut self, verdict: JsValue) -> JsResult<JsValue> {
         let v = js(args::verdict(&verdict))?;
-        Ok(self.inner.handle_verdict(v).as_str().into())
+        Ok(JsValue::from_str(self.inner.handle_verdict(v).as_str()))
     }
 
     /// `handleJobAnswer(httpStatus, statusOrCode)`: a Sume `jobs_cancel` answer as read off the
@@ -63,19 +63,21 @@ impl CancelButton {
         &mut self,
         http_status: f64,
         status_or_code: JsValue,
-    ) -> JsResult<String> {
+    ) -> JsResult<JsValue> {
         let answer = js(crate::tables::job_cancel_answer(
             http_status,
             &status_or_code,
         ))?;
         let verdict = cancel::classify_answer(self.inner.model(), answer);
-        Ok(self.inner.handle_verdict(verdict).as_str().into())
+        Ok(JsValue::from_str(
+            self.inner.handle_verdict(verdict).as_str(),
+        ))
     }
 
     /// `handleLost()`: the handle no longer resolves.
     #[wasm_bindgen(js_name = handleLost)]
-    pub fn handle_lost(&mut self) -> String {
-        self.inner.handle_lost().as_str().into()
+    pub fn handle_lost(&mut self) -> JsValue {
+        JsValue::from_str(self.inner.handle_lost().as_str())
     }
 }
 

@@ -59,14 +59,11 @@ fn own_keys(obj: &JsValue, known: &[&str], path: &str) -> Result<Keys, Error> {
         }
         seen.push((name, key));
     }
-    let plain = PLAIN.with(|p| JsValue::from(js_sys::Object::get_prototype_of(obj)) == *p)
+    // A config whose prototype is `Object.prototype` inherits none of the known keys.
+    let plain = js_sys::Object::get_prototype_of(obj)
+        == js_sys::Object::get_prototype_of(&js_sys::Object::new())
         && js_sys::Object::get_own_property_names(o).length() == keys.length();
     Ok(Keys(plain.then_some(seen)))
-}
-
-thread_local! {
-    /// `Object.prototype`: a config whose prototype it is inherits none of the known keys.
-    static PLAIN: JsValue = js_sys::Object::get_prototype_of(&js_sys::Object::new()).into();
 }
 
 fn field(obj: &JsValue, keys: &Keys, name: &str) -> Result<JsValue, Error> {

@@ -22,6 +22,12 @@
 //! goes in [`tables`]; `npm --prefix pkg run codes` regenerates `pkg/codes.js` from it.
 #![deny(missing_docs)]
 
+// Talc instead of Rust's default dlmalloc: smaller in the module, and the builds are
+// single-threaded (no `atomics`), which its unsynchronized cell requires.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 pub mod args;
 #[cfg(feature = "client")]
 pub mod button;

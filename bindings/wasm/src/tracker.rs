@@ -288,12 +288,14 @@ impl Tracker {
     }
 }
 
+// The names the getters return are the core's static spellings, handed over as JavaScript
+// strings made from them (no Rust `String` allocated, copied out and freed per read).
 #[wasm_bindgen]
 impl Tracker {
     /// The model.
     #[wasm_bindgen(getter)]
-    pub fn model(&self) -> String {
-        self.core.model().as_str().into()
+    pub fn model(&self) -> JsValue {
+        JsValue::from_str(self.core.model().as_str())
     }
 
     /// The task or job id, once known.
@@ -304,20 +306,24 @@ impl Tracker {
 
     /// The status held (the first terminal one, once seen).
     #[wasm_bindgen(getter)]
-    pub fn status(&self) -> Option<String> {
-        self.core.status().map(|s| s.as_str().into())
+    pub fn status(&self) -> JsValue {
+        self.core
+            .status()
+            .map_or(JsValue::UNDEFINED, |s| JsValue::from_str(s.as_str()))
     }
 
     /// What the cancel button shows.
     #[wasm_bindgen(getter)]
-    pub fn button(&self) -> String {
-        self.core.button().as_str().into()
+    pub fn button(&self) -> JsValue {
+        JsValue::from_str(self.core.button().as_str())
     }
 
     /// The verified outcome, once settled.
     #[wasm_bindgen(getter)]
-    pub fn outcome(&self) -> Option<String> {
-        self.core.outcome().map(|o| o.as_str().into())
+    pub fn outcome(&self) -> JsValue {
+        self.core
+            .outcome()
+            .map_or(JsValue::UNDEFINED, |o| JsValue::from_str(o.as_str()))
     }
 
     /// True once settled or stopped.
@@ -342,8 +348,8 @@ impl Tracker {
 
     /// The error code of the last numbers-only call that returned -1 (`""` after a success).
     #[wasm_bindgen(getter, js_name = lastError)]
-    pub fn last_error(&self) -> String {
-        self.last_error.into()
+    pub fn last_error(&self) -> JsValue {
+        JsValue::from_str(self.last_error)
     }
 
     /// `fastDetail(i)`: the structured form of an output the numbers-only path pointed to.
@@ -647,15 +653,18 @@ fn detail_json(o: &Output) -> String {
 /// Appends the JSON of one output, written by hand: exactly what serde writes for [`Output`]
 /// with the keys in camelCase (`crate::case::write`; a test checks every variant), without
 /// linking the derived serializers into the small build and without building a `Value` tree on
-/// the structured path. Only the JSON values inside (input requests and answers, payloads) and
-/// strings go through serde_json.
+/// the structured path. Only the JSON values inside (input requests and answers, payloads) go
+/// through serde_json, in the full build: the small build takes no input that carries one (no
+/// input requests, no answers, no payloads), so no output it points to has any, and it links
+/// no JSON writer at all.
 fn output_json(o: &Output, out: &mut String) {
-    let s = |out: &mut String, v: &str| {
-        out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| String::from("\"\"")));
-    };
+    let s = json_string;
+    #[cfg(feature = "full")]
     let v = |out: &mut String, v: &Value| {
         out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| String::from("null")));
     };
+    #[cfg(not(feature = "full"))]
+    let v = |out: &mut String, _: &Value| out.push_str("null");
     let pairs = |out: &mut String, list: &[(String, Value)]| {
         out.push('[');
         for (i, (k, r)) in list.iter().enumerate() {
@@ -773,6 +782,7 @@ fn output_json(o: &Output, out: &mut String) {
             }
             out.push('}');
         }
+        #[cfg(feature = "full")]
         Output::Stopped { reason } => {
             out.push_str(r#"{"type":"stopped","reason":"#);
             out.push_str(&serde_json::to_string(reason).unwrap_or_else(|_| String::from("null")));
@@ -790,6 +800,32 @@ fn output_json(o: &Output, out: &mut String) {
         #[cfg(not(feature = "full"))]
         _ => out.push_str("null"),
     }
+}
+
+/// Appends `text` as a JSON string, escaped exactly as serde_json escapes it (`\"`, `\\`, the
+/// short escapes of `\b \f \n \r \t`, `\u00xx` for the other control characters, the rest
+/// as it is).
+fn json_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if c < ' ' => {
+                let digit = |n: u32| char::from_digit(n, 16).unwrap_or('0');
+                out.push_str("\\u00");
+                out.push(digit(u32::from(c) >> 4));
+                out.push(digit(u32::from(c) & 15));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 /// The input types [`Tracker::flat_input`] takes, by code (their position), with the body each
@@ -1059,6 +1095,17 @@ mod tests {
     use super::*;
     use longcall::violation::Violation;
     use serde_json::json;
+
+    #[test]
+    fn json_strings_are_escaped_as_serde_does() {
+        let mut every: String = (0..0x80).filter_map(char::from_u32).collect();
+        every.push_str("é\u{2028}\u{1f600}");
+        for text in [every.as_str(), "", "plain", "q\"uo\\te"] {
+            let mut hand = String::new();
+            json_string(&mut hand, text);
+            assert_eq!(hand, serde_json::to_string(text).unwrap(), "{text:?}");
+        }
+    }
 
     /// The hand-written detail JSON is exactly the camelCase structured output, for every output
     /// the fast path points to.

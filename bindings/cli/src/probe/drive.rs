@@ -71,7 +71,26 @@ struct Slot {
     asked: Vec<String>,
     answered: BTreeSet<String>,
     schemas: BTreeMap<String, Value>,
+    /// Looks at the task since the probe last answered some of its input (`None`: never).
+    looks_since_answer: Option<u32>,
 }
+
+impl Slot {
+    /// The keys asked and not answered yet.
+    fn open(&self) -> impl Iterator<Item = &String> {
+        self.asked.iter().filter(|k| !self.answered.contains(*k))
+    }
+}
+
+/// How many looks a client mostly gives a task after answering it or cancelling it: enough to see
+/// what the answer or cancel led to, without the walk then staying on one task.
+const WATCH_LOOKS: u32 = 4;
+
+/// How many times the client looks at a task after answering part of its input before it
+/// answers again. A person answers a round's questions one or a few at a time and the client
+/// polls meanwhile; looking twice is what shows a server that drops an answered key and later
+/// asks it again (the first look sees it gone, the second sees it back).
+const LOOKS_BEFORE_NEXT_ANSWER: u32 = 2;
 
 /// The probe's limits and choices.
 #[derive(Clone, Debug)]
@@ -90,8 +109,9 @@ pub struct Driver<'a> {
     unknown_keys: usize,
     /// How often each tool was called.
     tool_uses: Vec<usize>,
-    /// The task the last `tasks/update` or `tasks/cancel` went to: a client looks at it next.
-    watch: Option<usize>,
+    /// The task the last `tasks/update` or `tasks/cancel` went to, and how many more looks the
+    /// client gives it before it turns to the others ([`WATCH_LOOKS`]).
+    watch: Option<(usize, u32)>,
 }
 
 const TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
@@ -157,10 +177,31 @@ impl<'a> Driver<'a> {
             .collect()
     }
 
-    /// Whether the task of `call` asks for input the probe has not answered yet.
+    /// The live task whose next poll is due first (a client polls each task on its own
+    /// schedule, so the one waiting longest goes next).
+    pub fn due_first(&self) -> Option<usize> {
+        self.slots
+            .iter()
+            .filter(|(_, s)| !s.terminal)
+            .min_by_key(|(_, s)| s.next_poll)
+            .map(|(k, _)| *k)
+    }
+
+    /// How many keys the task of `call` asks that the probe has not answered yet and would
+    /// answer now: none while it is still looking at the task after its last answer
+    /// ([`LOOKS_BEFORE_NEXT_ANSWER`]). Only the choice of the next action waits; a recorded
+    /// `Update` replayed while shrinking answers what is open then, so dropping a look from a
+    /// candidate does not change what the update sends.
     pub fn open_keys(&self, call: usize) -> usize {
         self.slots.get(&call).map_or(0, |s| {
-            s.asked.iter().filter(|k| !s.answered.contains(*k)).count()
+            let looking = s
+                .looks_since_answer
+                .is_some_and(|n| n < LOOKS_BEFORE_NEXT_ANSWER);
+            if looking {
+                0
+            } else {
+                s.open().count()
+            }
         })
     }
 
@@ -204,6 +245,7 @@ impl<'a> Driver<'a> {
             slot.terminal |= TERMINAL.contains(&s);
         }
         slot.asked.clear();
+        slot.looks_since_answer = slot.looks_since_answer.map(|n| n.saturating_add(1));
         if let Some(reqs) = task.get("inputRequests").and_then(Value::as_object) {
             for (k, r) in reqs {
                 slot.asked.push(k.clone());
@@ -307,6 +349,11 @@ impl<'a> Driver<'a> {
                         handle: tid.clone(),
                     },
                 )?;
+                if let Some((c, looks)) = &mut self.watch {
+                    if c == call {
+                        *looks = looks.saturating_sub(1);
+                    }
+                }
                 let at = Instant::now();
                 match answer.result().and_then(|r| task_view(model, r)).cloned() {
                     Some(task) => self.note(*call, &task, at),
@@ -337,12 +384,7 @@ impl<'a> Driver<'a> {
                 let Some(slot) = self.slots.get(call) else {
                     return Ok(false);
                 };
-                let open: Vec<String> = slot
-                    .asked
-                    .iter()
-                    .filter(|k| !slot.answered.contains(*k))
-                    .cloned()
-                    .collect();
+                let open: Vec<String> = slot.open().cloned().collect();
                 let mut responses: Vec<(String, Value)> = open
                     .iter()
                     .enumerate()
@@ -369,6 +411,8 @@ impl<'a> Driver<'a> {
                     for (k, _) in &responses {
                         s.answered.insert(k.clone());
                     }
+                    s.looks_since_answer = Some(0);
+                    self.watch = Some((*call, WATCH_LOOKS));
                     // What is still asked is known again only from the next look at the task.
                     s.asked.clear();
                 }
@@ -387,7 +431,7 @@ impl<'a> Driver<'a> {
                     return Ok(false);
                 };
                 let handle = slot.task_id.clone();
-                self.watch = Some(*call);
+                self.watch = Some((*call, WATCH_LOOKS));
                 let answer = self.request(
                     0,
                     &Request::Cancel {
@@ -495,8 +539,12 @@ pub fn next_action(rng: &mut Rng, d: &Driver<'_>, step: usize) -> Action {
     }
     let call = match d.watch {
         // After answering input or cancelling, a client mostly watches that task for a while.
-        Some(c) if all.contains(&c) && rng.below(10) < 6 => c,
-        _ if !live.is_empty() && rng.below(10) < 8 => rng.pick(&live).unwrap_or(0),
+        Some((c, looks)) if looks > 0 && all.contains(&c) && rng.below(10) < 6 => c,
+        // Otherwise mostly the task whose poll is due first, as a client's schedule has it.
+        _ if !live.is_empty() && rng.below(10) < 8 => match rng.below(2) {
+            0 => d.due_first().unwrap_or(0),
+            _ => rng.pick(&live).unwrap_or(0),
+        },
         _ => rng.pick(&all).unwrap_or(0),
     };
     let interval_ms = d

@@ -1,0 +1,134 @@
+// Shortens the names a wasm-bindgen module and its glue share: every import of the glue's module
+// (`__wbg_keys_105f5c0857898f84`: a name and a hash, which compresses badly) and every export
+// (`tracker_fastCancelAnswered`) become `_a`, `_b`, ... in the module's import and export
+// sections and in the glue, the only code that sees them (`pkg/*.js` call the glue's classes and
+// functions, whose names stay). wasm-opt cannot do it: it minifies such imports only together
+// with their module name, which check-wasm.mjs reads.
+//
+// The glue is read as wasm-bindgen (pinned, see build.mjs) writes it: each import a key
+// `name: function(` of the imports object, each export read as `wasm.name`. Anything else
+// (a key not found exactly once, a `wasm.x` left that the module does not export) fails the
+// build instead of shipping a glue that does not fit its module.
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** The `i`th short name: `_a` ... `_Z`, then `_aa`, `_ba`, ... */
+function short(i) {
+  let s = '_';
+  do {
+    s += LETTERS[i % LETTERS.length];
+    i = Math.floor(i / LETTERS.length);
+  } while (i);
+  return s;
+}
+
+function uleb(n) {
+  const out = [];
+  do {
+    let b = n & 0x7f;
+    n = Math.floor(n / 128);
+    if (n) b |= 0x80;
+    out.push(b);
+  } while (n);
+  return out;
+}
+
+/**
+ * Rewrites `wasmPath` and `gluePath` in place; `importModule` is the module name the glue's
+ * imports have (`./<out-name>_bg.js`). Returns how many names it shortened.
+ */
+export function minifyNames(wasmPath, gluePath, importModule) {
+  const bytes = new Uint8Array(readFileSync(wasmPath));
+  let glue = readFileSync(gluePath, 'utf8');
+  let at = 0;
+  const u = () => {
+    let n = 0;
+    let scale = 1;
+    let b;
+    do {
+      b = bytes[at++];
+      n += (b & 0x7f) * scale;
+      scale *= 128;
+    } while (b & 0x80);
+    return n;
+  };
+  const text = () => {
+    const n = u();
+    at += n;
+    return Buffer.from(bytes.subarray(at - n, at)).toString('utf8');
+  };
+  const limits = () => {
+    const flags = bytes[at++];
+    u();
+    if (flags & 1) u();
+  };
+  const encode = (s) => {
+    const b = Buffer.from(s, 'utf8');
+    return [...uleb(b.length), ...b];
+  };
+
+  let next = 0;
+  const exported = new Set();
+  const out = [bytes.subarray(0, 8)];
+  at = 8;
+  while (at < bytes.length) {
+    const start = at;
+    const id = bytes[at++];
+    const size = u();
+    const end = at + size;
+    if (id !== 2 && id !== 7) {
+      out.push(bytes.subarray(start, end));
+      at = end;
+      continue;
+    }
+    const count = u();
+    const body = [...uleb(count)];
+    for (let i = 0; i < count; i++) {
+      if (id === 2) {
+        // import: module, name, then what is imported (function, table, memory, global, tag)
+        const module = text();
+        const name = text();
+        const desc = at;
+        const kind = bytes[at++];
+        if (kind === 0) u();
+        else if (kind === 1) {
+          at++;
+          limits();
+        } else if (kind === 2) limits();
+        else if (kind === 3) at += 2;
+        else if (kind === 4) {
+          at++;
+          u();
+        } else throw new Error(`minify-names: ${wasmPath}: import kind ${kind}`);
+        let renamed = name;
+        if (module === importModule) {
+          renamed = short(next++);
+          const key = `\n        ${name}: function(`;
+          const found = glue.split(key).length - 1;
+          if (found !== 1) throw new Error(`minify-names: import ${name} is ${found} keys of ${gluePath}, not 1`);
+          glue = glue.replace(key, `\n        ${renamed}: function(`);
+        }
+        body.push(...encode(module), ...encode(renamed), ...bytes.subarray(desc, at));
+      } else {
+        // export: name, kind, index
+        const name = text();
+        const desc = at;
+        at++;
+        u();
+        const renamed = short(next++);
+        exported.add(renamed);
+        glue = glue.replace(new RegExp(`\\bwasm\\.${name}\\b`, 'g'), `wasm.${renamed}`);
+        body.push(...encode(renamed), ...bytes.subarray(desc, at));
+      }
+    }
+    if (at !== end) throw new Error(`minify-names: ${wasmPath}: section ${id} does not end where it says`);
+    out.push(Uint8Array.from([id, ...uleb(body.length), ...body]));
+  }
+  for (const [, name] of glue.matchAll(/\bwasm\.(\w+)/g)) {
+    if (!exported.has(name)) throw new Error(`minify-names: ${gluePath} reads wasm.${name}, which is not exported`);
+  }
+  writeFileSync(wasmPath, Buffer.concat(out));
+  writeFileSync(gluePath, glue);
+  return next;
+}
