@@ -20,7 +20,7 @@ use serde::de::{DeserializeOwned, Error, Unexpected};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
-/// The members of a tagged value, its tag taken out.
+/// The members of an object being read (a tagged value's without its tag), taken one by one.
 pub(crate) struct Fields(Map<String, Value>);
 
 /// Reads a tagged value: its tag (member `tag`) and the other members. `expecting` names the
@@ -101,10 +101,7 @@ impl Fields {
         &mut self,
         name: &'static str,
     ) -> Result<T, E> {
-        match self.0.remove(name) {
-            Some(v) => T::deserialize(v).map_err(E::custom),
-            None => Ok(T::default()),
-        }
+        self.or(name, T::default())
     }
 
     /// The members not taken (a `#[serde(flatten)]` map of the rest).
