@@ -113,8 +113,8 @@ const MODEL_CODE = new Map(MODELS.map((m, i) => [m, i]));
 // The order of `JITTERS` in bindings/wasm/src/tracker.rs.
 const JITTER_CODE = new Map(['none', 'full', 'equal', 'decorrelated'].map((j, i) => [j, i]));
 // A config number as `flatNew` takes it: absent NaN, a number as it is (the module refuses what
-// the general reading would not take as it is), anything else -1, which it refuses.
-const number = (v) => (v === undefined || v === null ? Number.NaN : typeof v === 'number' ? v : -1);
+// the general reading would not take as it is), anything else (NaN too) -1, which it refuses.
+const number = (v) => (v === undefined || v === null ? Number.NaN : typeof v === 'number' && !Number.isNaN(v) ? v : -1);
 // The positions of the config's and its `poll`'s keys among `flatNew`'s arguments.
 const CONFIG_AT = { seed: 8, deadlineMs: 9 };
 const POLL_AT = {

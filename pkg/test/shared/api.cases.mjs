@@ -357,6 +357,62 @@ export const cases = {
     assert.throws(() => new lc.Tracker('job', { poll: { jitter: 'none', capMS: 1 } }), { code: 'invalid_config' });
   },
 
+  'tracker config: a plain config (taken apart in JavaScript) builds what the general reading does'({ lc, assert }) {
+    // A config whose prototype is not Object.prototype is not plain: the module reads it key by
+    // key, the general way.
+    const general = (v) =>
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? Object.assign(
+            Object.create({}),
+            Object.fromEntries(Object.entries(v).map(([k, w]) => [k, k === 'poll' ? general(w) : w])),
+          )
+        : v;
+    const made = (model, cfg) => {
+      try {
+        const t = new lc.Tracker(model, cfg);
+        const out = t.snapshot ? t.snapshot() : JSON.stringify(t.fastCreated('t', 0, 0, NaN));
+        t.free();
+        return out;
+      } catch (e) {
+        return `${e.code}: ${e.message}`;
+      }
+    };
+    const configs = [
+      undefined,
+      null,
+      {},
+      { seed: 7, deadlineMs: 90000 },
+      { seed: null, deadlineMs: undefined, poll: null },
+      { poll: { jitter: 'none', maxPolls: null } },
+      { poll: { initialMs: 200, multiplierPercent: 150, capMs: 8000, minIntervalMs: 100, maxPolls: 9 } },
+      { poll: { jitter: 'decorrelated', followServerInterval: false } },
+      { poll: { jitter: 'equal', followServerInterval: true }, seed: 2 ** 53 - 1 },
+      { poll: { jitter: 'sideways' } },
+      { poll: { followServerInterval: 1 } },
+      { poll: { initialMs: -1 } },
+      { poll: { initialMs: 1.5 } },
+      { poll: { initialMs: '5' } },
+      { poll: { capMs: 10, initialMs: 50 } },
+      { poll: { multiplierPercent: 2 ** 32 } },
+      { poll: { maxPolls: 2 ** 32 } },
+      { poll: { maxPolls: 0 } },
+      { poll: { capMS: 1 } },
+      { poll: [] },
+      { poll: 5 },
+      { seed: 2 ** 53 },
+      { seed: Infinity },
+      { deadlineMs: NaN },
+      { seed: 1n },
+      { toString: 1 },
+      { deadline: 5 },
+    ];
+    for (const model of ['task-2026', 'task-2025', 'job', 'nope', 5]) {
+      for (const [i, cfg] of configs.entries()) {
+        assert.equal(made(model, cfg), made(model, general(cfg)), `${String(model)}, config ${i}`);
+      }
+    }
+  },
+
   'numbers-only path never throws on junk numbers'({ lc, assert }) {
     const t = new lc.Tracker('task-2026', null);
     const nums = [NaN, -1, 0.5, 1e300, Infinity, -Infinity, 2 ** 53, 2 ** 64, 255, 256];
