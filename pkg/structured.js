@@ -9,7 +9,7 @@
 // `malformed`, naming it). The module builds the same core input either way and decides
 // everything (bindings/wasm/src/tracker.rs, `flatInput`); test/shared/api.cases.mjs checks both
 // ways give the same outputs and errors.
-import { BUTTON_STATES, MODELS, STATUSES, STOP_REASONS } from './codes.js';
+import { BAD_CODE, BUTTON_STATES, MODELS, OUTCOMES, STATUSES, STOP_REASONS } from './codes.js';
 
 const STATUS_CODE = new Map(STATUSES.map((s, i) => [s, i]));
 const PLAIN = Object.prototype;
@@ -204,6 +204,7 @@ const IDLE = 0,
   SEND = 2,
   BUTTON = 4,
   STATUS = 5,
+  SETTLED = 7,
   STOPPED = 8;
 
 /**
@@ -216,6 +217,7 @@ export function routeStructured(Cls, fastOutputs) {
   const drain = proto.drainOutputs;
   const short = proto.flatInput;
   const shortTimeout = proto.flatTimeout;
+  const generalTimeout = proto.handleTimeout;
   const shortAnswer = proto.flatCancelAnswered;
   const detail = proto.fastDetail;
   const offset = Object.getOwnPropertyDescriptor(proto, 'fastOffset').get;
@@ -245,7 +247,10 @@ export function routeStructured(Cls, fastOutputs) {
       else if (k === SEND) list.push({ type: 'send', request: { kind: 'get', handle: mine.handle } });
       else if (k === IDLE) list.push({ type: 'idle' });
       else if (k === STOPPED) list.push({ type: 'stopped', reason: STOP_REASONS[a] });
-      else {
+      else if (k === SETTLED) {
+        const b = out[j + 2];
+        list.push({ type: 'settled', outcome: OUTCOMES[a], status: b === BAD_CODE ? null : STATUSES[b] });
+      } else {
         const d = detail.call(t, a);
         if (d.type === 'send' && d.request.kind === 'get') mine.handle = d.request.handle;
         list.push(d);
@@ -262,7 +267,7 @@ export function routeStructured(Cls, fastOutputs) {
     } catch {
       // A getter or proxy that throws: the general path reports it.
     }
-    if (f !== null) {
+    if (f !== null && typeof now === 'number') {
       types ??= [0, 1, 2, 3, 4].map(
         (b) => new Map(flatTypes().flatMap(([name, body], i) => (body === b ? [[name, i]] : []))),
       );
@@ -273,15 +278,21 @@ export function routeStructured(Cls, fastOutputs) {
           if (n >= 0) return decode(this, n);
         }
       } else if (type !== undefined) {
-        // The handle the module last wrote out in full need not be sent again.
-        const id = f[0] !== 3 && f[2] !== undefined && f[2] === mineOf(this).handle ? undefined : f[2];
+        // The handle this tracker holds (the one last given or written out in full) need not be
+        // sent again; one given is held from now on, by the module too.
+        const mine = mineOf(this);
+        const id = f[0] !== 3 && f[2] !== undefined && f[2] === mine.handle ? undefined : f[2];
         const n = short.call(this, now, type, id, f[3], f[4], f[5], f[6] ?? Number.NaN, f[7]);
-        if (n >= 0) return decode(this, n);
+        if (n >= 0) {
+          if (f[0] !== 3 && id !== undefined) mine.handle = id;
+          return decode(this, n);
+        }
       }
     }
     return general.call(this, now, input);
   };
   proto.handleTimeout = function handleTimeout(now) {
-    return decode(this, shortTimeout.call(this, now));
+    const n = typeof now === 'number' ? shortTimeout.call(this, now) : -1;
+    return n >= 0 ? decode(this, n) : generalTimeout.call(this, now);
   };
 }

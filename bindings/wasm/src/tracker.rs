@@ -223,7 +223,7 @@ impl Tracker {
     #[allow(clippy::too_many_arguments)]
     pub fn flat_input(
         &mut self,
-        now: JsValue,
+        now: f64,
         kind: f64,
         id: JsValue,
         status: f64,
@@ -233,11 +233,27 @@ impl Tracker {
         value: JsValue,
     ) -> JsResult<f64> {
         let result = (!is_error.is_nan()).then_some((is_error, &value));
+        // A time that is not one goes the general way, which refuses it.
+        let Some(now) = json::num(now) else {
+            return Ok(-1.0);
+        };
         let Some(input) = self.flat(kind, &id, status, interval_ms, &text, result) else {
             return Ok(-1.0);
         };
-        let now = js(json::uint(&now, "now"))?;
+        // The handle given (not the key of an answer) is the one `pkg/structured.js` now holds
+        // for this tracker, as after a poll written out in full.
+        let given = match &input {
+            _ if id.is_undefined() => None,
+            Input::TaskCreated { task }
+            | Input::TaskPolled { task }
+            | Input::TaskNotified { task } => Some(task.task_id.clone()),
+            Input::JobCreated { job } | Input::JobPolled { job } => Some(job.id.clone()),
+            _ => None,
+        };
         js(self.core.handle_input(now, input))?;
+        if given.is_some() {
+            self.sent_handle = given;
+        }
         Ok(f64::from(self.fill_structured()))
     }
 
@@ -251,7 +267,7 @@ impl Tracker {
     #[wasm_bindgen(js_name = flatCancelAnswered, skip_typescript)]
     pub fn flat_cancel_answered(
         &mut self,
-        now: JsValue,
+        now: f64,
         kind: JsValue,
         status: f64,
         code: JsValue,
@@ -261,7 +277,9 @@ impl Tracker {
         let Some(answer) = flat_answer(&kind, status, &code, http_status, cancelable) else {
             return Ok(-1.0);
         };
-        let now = js(json::uint(&now, "now"))?;
+        let Some(now) = json::num(now) else {
+            return Ok(-1.0);
+        };
         js(self
             .core
             .handle_input(now, Input::CancelAnswered { answer }))?;
@@ -281,13 +299,20 @@ impl Tracker {
     /// `flatTimeout(now)`: [`Tracker::handle_timeout`] with the outputs written for
     /// `pkg/structured.js` to build the same objects from: triples in the numbers-only buffer,
     /// those that carry text (and a poll of a handle not written before) as kind
-    /// [`kind::DETAIL`], `a` = the index for `fastDetail`. Returns the count; when the buffer
-    /// filled up, `drainOutputs()` gives the rest.
+    /// [`kind::DETAIL`], `a` = the index for `fastDetail` (a `settled` without payload values
+    /// as its numbers, as the numbers-only path writes it). Returns the count (when the buffer
+    /// filled up, `drainOutputs()` gives the rest), or -1 for a time that is not one (the
+    /// general `handleTimeout` refuses it).
     #[wasm_bindgen(js_name = flatTimeout, skip_typescript)]
-    pub fn flat_timeout(&mut self, now: JsValue) -> JsResult<f64> {
-        let now = js(json::uint(&now, "now"))?;
-        self.core.handle_timeout(now);
-        Ok(f64::from(self.fill_structured()))
+    pub fn flat_timeout(&mut self, now: f64) -> f64 {
+        match json::num(now) {
+            Some(now) => {
+                self.core.handle_timeout(now);
+                f64::from(self.fill_structured())
+            }
+            // The general way refuses it.
+            None => -1.0,
+        }
     }
 
     /// `handleTimeout(now)`: time passed; returns every output (camelCase), usually a `send` of
@@ -686,6 +711,16 @@ impl Tracker {
                 Output::WakeAt { at } => Some((kind::WAKE_AT, *at as f64, 0.0)),
                 Output::Button { state } => Some((kind::BUTTON, f64::from(state.code()), 0.0)),
                 Output::Status { status } => Some((kind::STATUS, f64::from(status.code()), 0.0)),
+                Output::Settled {
+                    outcome,
+                    status,
+                    result: None,
+                    error: None,
+                } => Some((
+                    kind::SETTLED,
+                    f64::from(Outcome::code(*outcome)),
+                    status.map_or(f64::from(args::BAD), |s| f64::from(s.code())),
+                )),
                 #[cfg(feature = "full")]
                 Output::Stopped { reason } => {
                     Some((kind::STOPPED, code_of(&STOP_REASONS, reason), 0.0))

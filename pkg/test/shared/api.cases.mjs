@@ -334,6 +334,22 @@ export const cases = {
         run(b, -1, general({ type: 'cancel_pressed' })),
         'a bad time',
       );
+      for (const now of ['5', Number.NaN, 1.5, 2 ** 60, { valueOf: () => 5 }]) {
+        const input = { type: 'update_acked' };
+        assert.deepEqual(run(a, now, input), run(b, now, general(input)), `the time ${String(now)}`);
+        const code = (f) => {
+          try {
+            return f();
+          } catch (e) {
+            return e.code;
+          }
+        };
+        assert.deepEqual(
+          code(() => a.handleTimeout(now)),
+          code(() => b.timeout(now)),
+          `a timeout at ${String(now)}`,
+        );
+      }
       assert.deepEqual(a.runRecord(), b.runRecord());
       // The short way itself: a shape it does not take changes nothing and says so.
       assert.equal(a.flatInput(0, 99, 't-1', 0, Number.NaN), -1);
