@@ -148,11 +148,15 @@ function guardClass(Cls, check, numericMethods, quick) {
       };
     } else if (typeof d.value === 'function' && key in numericMethods) {
       const fn = d.value,
-        bad = numericMethods[key];
+        bad = numericMethods[key],
+        arity = fn.length;
+      // Up to four arguments passed one by one (no array made per call, these are hot).
       d.value = function (...args) {
         self(this, key);
         try {
-          return fn.apply(this, args.map(num));
+          return args.length === arity && arity <= 4
+            ? fn.call(this, num(args[0]), num(args[1]), num(args[2]), num(args[3]))
+            : fn.apply(this, args.map(num));
         } catch {
           return bad;
         }

@@ -224,12 +224,16 @@ export function routeStructured(Cls, fastOutputs) {
   const flatTypes = Cls.flatTypes;
   // type -> its code, for each body (0 none, 1 task, 2 job); read from the module on first use.
   let types = null;
-  // Per tracker: where its buffer is, and the poll handle last written out in full.
-  const seen = new WeakMap();
+  // Per tracker (a property under a symbol: a WeakMap lookup costs more): where its buffer is,
+  // and the handle it holds.
+  const MINE = Symbol('longcall.structured');
 
   function mineOf(t) {
-    let mine = seen.get(t);
-    if (mine === undefined) seen.set(t, (mine = { at: offset.call(t), handle: undefined }));
+    let mine = t[MINE];
+    if (mine === undefined) {
+      mine = { at: offset.call(t), handle: undefined };
+      Object.defineProperty(t, MINE, { value: mine });
+    }
     return mine;
   }
 
