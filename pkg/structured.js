@@ -197,6 +197,29 @@ export function constructStructured(Cls) {
   };
 }
 
+// The shapes of outputs fetched in detail (bindings/wasm/src/tracker.rs, `shape`): WHOLE is
+// parsed whole (`fastDetail`); the others are built here from their parts (`flatDetail`, a JSON
+// array), in the key order the whole output has: parsing only the payload values inside costs
+// far less than parsing the whole object.
+const WHOLE = 0;
+function build(shape, p) {
+  if (shape === 1) {
+    const o = { type: 'ask_user', key: p[0], request: p[1] };
+    if (p[2]) o.call = true;
+    return o;
+  }
+  if (shape === 2) return { type: 'send', request: { kind: 'update', handle: p[0], responses: p[1] } };
+  if (shape === 3) {
+    const o = { type: 'settled', outcome: p[0], status: p[1] };
+    if (p[2]) o.result = p[3];
+    if (p[4]) o.error = p[5];
+    return o;
+  }
+  const request = { kind: 'cancel', handle: p[0] };
+  if (p[1] !== null) request.idempotencyKey = p[1];
+  return { type: 'send', request };
+}
+
 // Output kinds of the short way (bindings/wasm/src/tracker.rs, `kind`): the numbers-only kinds
 // it writes as numbers; any other (`kind::DETAIL`) is an output fetched whole.
 const IDLE = 0,
@@ -220,6 +243,7 @@ export function routeStructured(Cls, fastOutputs) {
   const generalTimeout = proto.handleTimeout;
   const shortAnswer = proto.flatCancelAnswered;
   const detail = proto.fastDetail;
+  const parts = proto.flatDetail;
   const offset = Object.getOwnPropertyDescriptor(proto, 'fastOffset').get;
   const flatTypes = Cls.flatTypes;
   // type -> its code, for each body (0 none, 1 task, 2 job); read from the module on first use.
@@ -239,7 +263,7 @@ export function routeStructured(Cls, fastOutputs) {
 
   function decode(t, n) {
     const mine = mineOf(t);
-    const out = fastOutputs();
+    let out = fastOutputs();
     const list = [];
     let k = IDLE;
     for (let i = 0, j = mine.at; i < n; i++, j += 3) {
@@ -255,9 +279,14 @@ export function routeStructured(Cls, fastOutputs) {
         const b = out[j + 2];
         list.push({ type: 'settled', outcome: OUTCOMES[a], status: b === BAD_CODE ? null : STATUSES[b] });
       } else {
-        const d = detail.call(t, a);
-        if (d.type === 'send' && d.request.kind === 'get') mine.handle = d.request.handle;
-        list.push(d);
+        const shape = out[j + 2];
+        if (shape === WHOLE) {
+          const d = detail.call(t, a);
+          if (d.type === 'send' && d.request.kind === 'get') mine.handle = d.request.handle;
+          list.push(d);
+        } else list.push(build(shape, JSON.parse(parts.call(t, a))));
+        // The call may have grown the module memory (a new array over it).
+        out = fastOutputs();
       }
     }
     // The buffer filled up before the closing wake_at/idle: the rest as the general path has it.

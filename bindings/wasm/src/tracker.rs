@@ -299,7 +299,8 @@ impl Tracker {
     /// `flatTimeout(now)`: [`Tracker::handle_timeout`] with the outputs written for
     /// `pkg/structured.js` to build the same objects from: triples in the numbers-only buffer,
     /// those that carry text (and a poll of a handle not written before) as kind
-    /// [`kind::DETAIL`], `a` = the index for `fastDetail` (a `settled` without payload values
+    /// [`kind::DETAIL`], `a` = the index for `fastDetail`, `b` its [`shape`] (the common ones
+    /// are built from `flatDetail`; a `settled` without payload values
     /// as its numbers, as the numbers-only path writes it). Returns the count (when the buffer
     /// filled up, `drainOutputs()` gives the rest), or -1 for a time that is not one (the
     /// general `handleTimeout` refuses it).
@@ -457,6 +458,18 @@ impl Tracker {
         match args::code(index).and_then(|i| self.detail.get(usize::from(i))) {
             Some(o) => js_sys::JSON::parse(&detail_json(o)),
             None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// `flatDetail(i)`: the parts of an output `flatInput` or `flatTimeout` pointed to with a
+    /// shape other than 0 (written beside its index), as JSON text for `pkg/structured.js` to
+    /// build the output from; `[]` for any other.
+    #[cfg(feature = "full")]
+    #[wasm_bindgen(js_name = flatDetail, skip_typescript)]
+    pub fn flat_detail(&self, index: f64) -> String {
+        match args::code(index).and_then(|i| self.detail.get(usize::from(i))) {
+            Some(o) => parts_json(o),
+            None => String::from("[]"),
         }
     }
 
@@ -738,8 +751,9 @@ impl Tracker {
                     self.sent_handle = Some(handle.clone());
                 }
                 let i = self.detail.len() as f64;
+                let shape = shape_of(&out);
                 self.detail.push(out);
-                (kind::DETAIL, i, 0.0)
+                (kind::DETAIL, i, shape)
             });
             slot.copy_from_slice(&[k, a, b]);
             n += 1;
@@ -769,22 +783,10 @@ fn detail_json(o: &Output) -> String {
 fn output_json(o: &Output, out: &mut String) {
     let s = json_string;
     #[cfg(feature = "full")]
-    let v = |out: &mut String, v: &Value| {
-        out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| String::from("null")));
-    };
+    let v = json_value;
     #[cfg(not(feature = "full"))]
     let v = |out: &mut String, _: &Value| out.push_str("null");
-    let pairs = |out: &mut String, list: &[(String, Value)]| {
-        out.push('[');
-        for (i, (k, r)) in list.iter().enumerate() {
-            out.push_str(if i == 0 { "[" } else { ",[" });
-            s(out, k);
-            out.push(',');
-            v(out, r);
-            out.push(']');
-        }
-        out.push(']');
-    };
+    let pairs = |out: &mut String, list: &[(String, Value)]| json_pairs(out, list, v);
     match o {
         Output::AskUser { key, request, call } => {
             out.push_str(r#"{"type":"ask_user","key":"#);
@@ -914,6 +916,124 @@ fn output_json(o: &Output, out: &mut String) {
 /// Appends `text` as a JSON string, escaped exactly as serde_json escapes it (`\"`, `\\`, the
 /// short escapes of `\b \f \n \r \t`, `\u00xx` for the other control characters, the rest
 /// as it is).
+/// Appends a JSON value as serde_json writes it.
+#[cfg(feature = "full")]
+fn json_value(out: &mut String, v: &Value) {
+    out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| String::from("null")));
+}
+
+/// Appends `[[key, value], ...]`, each value written by `v`.
+fn json_pairs(out: &mut String, list: &[(String, Value)], v: impl Fn(&mut String, &Value)) {
+    out.push('[');
+    for (i, (k, r)) in list.iter().enumerate() {
+        out.push_str(if i == 0 { "[" } else { ",[" });
+        json_string(out, k);
+        out.push(',');
+        v(out, r);
+        out.push(']');
+    }
+    out.push(']');
+}
+
+/// The outputs `pkg/structured.js` builds from their parts (`flatDetail`) instead of parsing
+/// them whole (JSON.parse costs by the object and key, and these carry payload values), by the
+/// code written beside their index; [`shape::WHOLE`] for any other (`fastDetail`).
+#[cfg(feature = "full")]
+mod shape {
+    /// Fetched whole.
+    pub const WHOLE: f64 = 0.0;
+    /// `ask_user`: `[key, request, call]`.
+    pub const ASK_USER: f64 = 1.0;
+    /// `send` of an update: `[handle, responses]`.
+    pub const UPDATE: f64 = 2.0;
+    /// `settled`: `[outcome, status, hasResult, result, hasError, error]`.
+    pub const SETTLED: f64 = 3.0;
+    /// `send` of a cancel: `[handle, idempotencyKey or null]`.
+    pub const CANCEL: f64 = 4.0;
+}
+
+/// The [`shape`] of an output fetched in detail.
+#[cfg(feature = "full")]
+fn shape_of(o: &Output) -> f64 {
+    match o {
+        Output::AskUser { .. } => shape::ASK_USER,
+        Output::Send {
+            request: Request::Update { .. },
+        } => shape::UPDATE,
+        Output::Settled { .. } => shape::SETTLED,
+        Output::Send {
+            request: Request::Cancel { .. },
+        } => shape::CANCEL,
+        _ => shape::WHOLE,
+    }
+}
+
+/// The parts of an output of a [`shape`] other than [`shape::WHOLE`], as a JSON array.
+#[cfg(feature = "full")]
+fn parts_json(o: &Output) -> String {
+    let mut out = String::from("[");
+    let opt_value = |out: &mut String, v: &Option<Value>| match v {
+        Some(v) => {
+            out.push_str("true,");
+            json_value(out, v);
+        }
+        None => out.push_str("false,null"),
+    };
+    match o {
+        Output::AskUser { key, request, call } => {
+            json_string(&mut out, key);
+            out.push(',');
+            json_value(&mut out, request);
+            out.push_str(if *call { ",true" } else { ",false" });
+        }
+        Output::Send {
+            request: Request::Update { handle, responses },
+        } => {
+            json_string(&mut out, handle);
+            out.push(',');
+            json_pairs(&mut out, responses, json_value);
+        }
+        Output::Settled {
+            outcome,
+            status,
+            result,
+            error,
+        } => {
+            out.push('"');
+            out.push_str(outcome.as_str());
+            out.push_str("\",");
+            match status {
+                Some(st) => {
+                    out.push('"');
+                    out.push_str(st.as_str());
+                    out.push_str("\",");
+                }
+                None => out.push_str("null,"),
+            }
+            opt_value(&mut out, result);
+            out.push(',');
+            opt_value(&mut out, error);
+        }
+        Output::Send {
+            request:
+                Request::Cancel {
+                    handle,
+                    idempotency_key,
+                },
+        } => {
+            json_string(&mut out, handle);
+            out.push(',');
+            match idempotency_key {
+                Some(k) => json_string(&mut out, k),
+                None => out.push_str("null"),
+            }
+        }
+        _ => {}
+    }
+    out.push(']');
+    out
+}
+
 fn json_string(out: &mut String, text: &str) {
     out.push('"');
     for c in text.chars() {
