@@ -1,7 +1,11 @@
 //! Exit codes and outputs of every subcommand.
 
+mod support;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
+
+use support::longcall;
 
 fn here() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -9,13 +13,6 @@ fn here() -> PathBuf {
 
 fn root() -> PathBuf {
     here().join("../..")
-}
-
-fn longcall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_longcall"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 fn code(o: &Output) -> i32 {

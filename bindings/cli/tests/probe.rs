@@ -7,10 +7,12 @@
 //! logs by `longcall probe --jobs` against the job mutants (`tests/interop/mutants/jobs-proxy.mjs`);
 //! the interop legs `probe.mjs` and `probe-jobs.mjs` run the probe itself against live servers.
 
+mod support;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use serde_json::Value;
+use support::{longcall, ServeJobs};
 
 fn file(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -18,13 +20,6 @@ fn file(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
-}
-
-fn longcall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_longcall"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// `(rule, level)` of every finding `longcall check --json` reports on one file.
@@ -168,30 +163,23 @@ fn unusable_target_is_exit_2_with_the_seed_first() {
 /// checks clean under `longcall check` too.
 #[test]
 fn the_reference_job_server_gives_no_finding() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
-    let mut server = Command::new(env!("CARGO_BIN_EXE_longcall"))
-        .args(["serve-jobs", "--port", "0", "--queue-wait-ms", "300"])
-        .args(["--generation-ms", "300", "--queue-limit", "2"])
-        .args(["--credits-per-key", "10000", "--max-seconds", "60"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split("listening on ")
-        .nth(1)
-        .unwrap()
-        .trim()
-        .to_string();
+    let server = ServeJobs::start(&[
+        "--queue-wait-ms",
+        "300",
+        "--generation-ms",
+        "300",
+        "--queue-limit",
+        "2",
+        "--credits-per-key",
+        "10000",
+        "--max-seconds",
+        "60",
+    ]);
     let out = std::env::temp_dir().join(format!("longcall-probe-jobs-{}", std::process::id()));
     let o = longcall(&[
         "probe",
         "--jobs",
-        &url,
+        &server.url,
         "--auth",
         "Bearer a",
         "--auth",
@@ -207,8 +195,7 @@ fn the_reference_job_server_gives_no_finding() {
         "--out",
         &out.display().to_string(),
     ]);
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["exit"], 0, "{doc:#}");
     assert!(doc["jobs"].as_u64().unwrap() > 0, "{doc:#}");

@@ -1,10 +1,14 @@
 //! `longcall serve-jobs` on loopback: the reference Open API job server answers real HTTP, and
 //! its job log passes `longcall check`.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod support;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
+
+use support::ServeJobs;
 
 /// One HTTP/1.1 request on a fresh connection; returns (status, head, body).
 fn send(
@@ -37,31 +41,18 @@ fn send(
 #[test]
 fn serves_the_open_api_on_loopback_and_logs_a_clean_job_log() {
     let log = std::env::temp_dir().join(format!("longcall-serve-{}.jsonl", std::process::id()));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_longcall"))
-        .args([
-            "serve-jobs",
-            "--port",
-            "0",
-            "--queue-wait-ms",
-            "0",
-            "--generation-ms",
-            "0",
-        ])
-        .args(["--max-seconds", "30", "--log"])
-        .arg(&log)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split("listening on ")
-        .nth(1)
-        .unwrap()
-        .trim()
-        .to_string();
+    let log_arg = log.display().to_string();
+    let server = ServeJobs::start(&[
+        "--queue-wait-ms",
+        "0",
+        "--generation-ms",
+        "0",
+        "--max-seconds",
+        "30",
+        "--log",
+        &log_arg,
+    ]);
+    let url = &server.url;
     let addr = url.strip_prefix("http://").unwrap().to_string();
     assert!(addr.starts_with("127.0.0.1:"), "{url}");
 
@@ -98,8 +89,7 @@ fn serves_the_open_api_on_loopback_and_logs_a_clean_job_log() {
     let (_, _, counters) = send(&addr, "GET", "/_counters", &[], "");
     let c: serde_json::Value = serde_json::from_str(&counters).unwrap();
     assert_eq!(c["jobs_per_idempotency_key"]["i-1"], 1);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(server);
 
     let o = Command::new(env!("CARGO_BIN_EXE_longcall"))
         .args(["check", "--strict"])

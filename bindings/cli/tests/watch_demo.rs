@@ -2,17 +2,12 @@
 //! The run's summary comes from the reference servers' own counters and the store; these tests
 //! hold it to the invariants (R-1..R-7 of `longcall::watch`), and read the file afterwards.
 
+mod support;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn longcall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_longcall"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use support::longcall;
 
 fn db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("longcall-watch-demo-test-{}", std::process::id()));

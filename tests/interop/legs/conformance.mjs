@@ -19,6 +19,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFixture } from '../lib/fixture.mjs';
 import { startHttpRecorder } from '../lib/http-recorder.mjs';
+import { longcall } from '../lib/leg.mjs';
 
 const HERE = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT = resolve(HERE, '../..');
@@ -126,11 +127,7 @@ try {
 }
 
 // longcall check over every transcript: no MUST violation allowed; SHOULD warnings reported.
-const check = await run(
-  'cargo',
-  ['run', '-q', '-p', 'longcall-cli', '--release', '--', 'check', '--json', ...transcripts],
-  { timeoutMs: 170_000 },
-);
+const check = await run(...longcall(['check', '--json', ...transcripts]), { timeoutMs: 170_000 });
 writeFileSync(join(OUT, 'check.json'), check.stdout);
 let doc = null;
 try {

@@ -5,10 +5,11 @@
 // polls, how long after the terminal status the call settled); the server writes every
 // exchange to results/job-host.jsonl, which then goes through `longcall check`. Leg protocol:
 // lib/leg.mjs.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeLeg, checkTranscripts, summarize, RESULTS, REPO } from '../lib/leg.mjs';
+import { makeLeg, RESULTS, REPO } from '../lib/leg.mjs';
+import { checkJobLog, runScenarios, startServeJobs, stopServeJobs } from '../lib/serve-jobs.mjs';
 
 const LEG = 'job-host';
 const { emit, log, failures } = makeLeg(LEG);
@@ -66,65 +67,13 @@ const serveArgs = [
   '--max-seconds',
   '200',
 ];
-const [cmd, args] = process.env.LONGCALL_CLI
-  ? [process.env.LONGCALL_CLI, serveArgs]
-  : ['cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...serveArgs]];
-
-/** Starts the server; resolves with {child, url} once it printed its URL (bounded). */
-function startServer() {
-  const child = spawn(cmd, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr.on('data', (d) => log(`server: ${String(d).trim()}`));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('serve-jobs printed no URL in 60 s')), 60000);
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1] });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve-jobs exited ${code}`));
-    });
-  });
-}
-
-/** Runs the job host (bounded); resolves with its scenario lines. */
-function runHost(url) {
-  return new Promise((resolve) => {
-    const host = spawn(HOST, ['--base-url', url, '--queue-limit', '100'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const timer = setTimeout(() => {
-      log('job host timed out');
-      host.kill('SIGKILL');
-    }, 150000);
-    let out = '';
-    host.stdout.on('data', (d) => {
-      out += d;
-    });
-    host.stderr.on('data', (d) => log(`host: ${String(d).trimEnd()}`));
-    host.on('exit', (code) => {
-      clearTimeout(timer);
-      const lines = out
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => {
-          try {
-            return JSON.parse(l);
-          } catch {
-            return { scenario: 'host output', result: 'fail', detail: l.slice(0, 200) };
-          }
-        });
-      resolve({ code, lines });
-    });
-  });
-}
+/** Runs the job host against `url` (bounded); resolves with its scenario lines. */
+const runHost = (url) =>
+  runScenarios(HOST, ['--base-url', url, '--queue-limit', '100'], { name: 'host', timeoutMs: 150000, log });
 
 let server = null;
 try {
-  server = await startServer();
+  server = await startServeJobs(serveArgs, { onStderr: (l) => log(`server: ${l}`) });
   log(`serve-jobs pid ${server.child.pid} at ${server.url}`);
   const { code, lines } = await runHost(server.url);
   for (const l of lines) {
@@ -152,23 +101,8 @@ try {
 } catch (e) {
   emit('server', 'fail', e?.message ?? String(e));
 } finally {
-  if (server) {
-    server.child.kill('SIGTERM');
-    await new Promise((r) => {
-      const t = setTimeout(r, 3000);
-      server.child.on('exit', () => {
-        clearTimeout(t);
-        r();
-      });
-    });
-  }
+  if (server) await stopServeJobs(server);
 }
 
-try {
-  const [report] = checkTranscripts([file]);
-  const detail = `${path.relative(REPO, file)}: ${report.must.length} MUST, ${report.should.length} SHOULD${report.must.length ? ` (${summarize(report.must)})` : ''}`;
-  emit('job log through longcall check', report.must.length === 0 ? 'pass' : 'fail', detail);
-} catch (e) {
-  emit('job log through longcall check', 'fail', e?.message ?? String(e));
-}
+checkJobLog(emit, file);
 process.exit(failures() ? 1 : 0);

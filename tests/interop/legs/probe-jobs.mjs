@@ -7,11 +7,11 @@
 //   node legs/probe-jobs.mjs [MUTANT...]     (from tests/interop; tests/interop/run probe-jobs)
 //
 // Writes results/probe-jobs-mutants.json and prints the README table on stderr.
-import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { INTEROP_DIR, startFixture } from '../lib/fixture.mjs';
-import { makeLeg, REPO, RESULTS } from '../lib/leg.mjs';
+import { longcallJson, makeLeg, REPO, RESULTS } from '../lib/leg.mjs';
+import { startServeJobs, stopServeJobs } from '../lib/serve-jobs.mjs';
 import { MUTANTS, SERVE_ARGS } from '../mutants/jobs-proxy.mjs';
 
 const { emit, log, scenario, failures } = makeLeg('probe-jobs');
@@ -19,13 +19,9 @@ const PROXY = path.join(INTEROP_DIR, 'mutants', 'jobs-proxy.mjs');
 const SEED = Number(process.env.PROBE_SEED ?? 20261201);
 const OUT = path.join(RESULTS, 'probe-jobs');
 fs.mkdirSync(OUT, { recursive: true });
-const cli = (args) =>
-  process.env.LONGCALL_CLI
-    ? [process.env.LONGCALL_CLI, args]
-    : ['cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...args]];
 
 function probe(url, extra = []) {
-  const [cmd, full] = cli([
+  const args = [
     'probe',
     '--jobs',
     url,
@@ -45,36 +41,16 @@ function probe(url, extra = []) {
     '--default-interval-ms',
     '300',
     ...extra,
-  ]);
-  return new Promise((resolve, reject) => {
-    execFile(cmd, full, { cwd: REPO, timeout: 58000, maxBuffer: 64 << 20 }, (e, stdout) => {
-      if (e && typeof e.code !== 'number') return reject(e);
-      try {
-        resolve(JSON.parse(stdout));
-      } catch {
-        reject(new Error(`probe printed no JSON (exit ${e?.code ?? 0})`));
-      }
-    });
-  });
+  ];
+  return longcallJson(args, { timeoutMs: 58000 });
 }
 
 /** The reference server itself, no proxy in front; resolves with {url, stop}. */
-function startReference() {
-  const [cmd, args] = cli([...SERVE_ARGS, '--max-seconds', '90']);
-  const child = spawn(cmd, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr.on('data', (d) => log(`serve-jobs: ${String(d).trim()}`));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('serve-jobs printed no URL in 60 s')), 60000);
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], stop: async () => child.kill('SIGTERM') });
-      }
-    });
+async function startReference() {
+  const server = await startServeJobs([...SERVE_ARGS, '--max-seconds', '90'], {
+    onStderr: (l) => log(`serve-jobs: ${l}`),
   });
+  return { url: server.url, stop: () => stopServeJobs(server) };
 }
 
 const proxySpec = (name) => ({

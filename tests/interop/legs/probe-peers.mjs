@@ -4,11 +4,10 @@
 // reports a finding, `longcall check` reproduces that finding from the shrunk transcript.
 // Findings are the servers', listed in the detail and in results/probe-peers.json. Each scenario
 // is bounded at 60 s.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fastmcpHttp, INTEROP_DIR, sdk2025Http, startFixture } from '../lib/fixture.mjs';
-import { checkTranscripts, makeLeg, REPO, RESULTS, summarize } from '../lib/leg.mjs';
+import { checkTranscripts, longcallJson, makeLeg, REPO, RESULTS, summarize } from '../lib/leg.mjs';
 
 const { log, scenario, failures } = makeLeg('probe-peers');
 const SEED = Number(process.env.PROBE_SEED ?? 20261130);
@@ -17,19 +16,7 @@ fs.mkdirSync(OUT, { recursive: true });
 
 function probe(args) {
   const full = ['probe', '--seed', String(SEED), '--json', '--max-seconds', '20', '--shrink-seconds', '20', ...args];
-  const [cmd, argv] = process.env.LONGCALL_CLI
-    ? [process.env.LONGCALL_CLI, full]
-    : ['cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...full]];
-  return new Promise((resolve, reject) => {
-    execFile(cmd, argv, { cwd: INTEROP_DIR, timeout: 55000, maxBuffer: 64 << 20 }, (e, stdout) => {
-      if (e && typeof e.code !== 'number') return reject(e);
-      try {
-        resolve(JSON.parse(stdout));
-      } catch {
-        reject(new Error(`probe printed no JSON (exit ${e?.code ?? 0})`));
-      }
-    });
-  });
+  return longcallJson(full, { cwd: INTEROP_DIR, timeoutMs: 55000 });
 }
 
 const found = [];

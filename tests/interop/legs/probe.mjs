@@ -5,11 +5,10 @@
 //   node legs/probe.mjs [MUTANT...]     (from tests/interop; tests/interop/run probe)
 //
 // Writes results/probe-mutants.json and prints the README table on stderr.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { INTEROP_DIR, startFixture } from '../lib/fixture.mjs';
-import { makeLeg, REPO, RESULTS } from '../lib/leg.mjs';
+import { longcallJson, makeLeg, REPO, RESULTS } from '../lib/leg.mjs';
 import { MUTANTS } from '../mutants/proxy.mjs';
 
 const { emit, log, scenario, failures } = makeLeg('probe');
@@ -39,19 +38,7 @@ function probe(url, extra = []) {
     '25',
     ...extra,
   ];
-  const [cmd, full] = process.env.LONGCALL_CLI
-    ? [process.env.LONGCALL_CLI, args]
-    : ['cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...args]];
-  return new Promise((resolve, reject) => {
-    execFile(cmd, full, { cwd: REPO, timeout: 58000, maxBuffer: 64 << 20 }, (e, stdout) => {
-      if (e && typeof e.code !== 'number') return reject(e);
-      try {
-        resolve(JSON.parse(stdout));
-      } catch {
-        reject(new Error(`probe printed no JSON (exit ${e?.code ?? 0})`));
-      }
-    });
-  });
+  return longcallJson(args, { timeoutMs: 58000 });
 }
 
 const proxySpec = (name) => ({

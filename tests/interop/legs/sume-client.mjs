@@ -3,12 +3,13 @@
 // the reference job server `longcall serve-jobs` on 127.0.0.1. The scenarios are in
 // sume-client.py (one JSON line each, with figures); the server writes every exchange to
 // results/sume-client.jsonl, which then goes through `longcall check`. Leg protocol: lib/leg.mjs.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VENV_PYTHON } from '../lib/fixture.mjs';
-import { makeLeg, checkTranscripts, summarize, RESULTS, REPO } from '../lib/leg.mjs';
+import { makeLeg, RESULTS } from '../lib/leg.mjs';
+import { checkJobLog, runScenarios, startServeJobs, stopServeJobs } from '../lib/serve-jobs.mjs';
 
 const LEG = 'sume-client';
 const { emit, log, failures } = makeLeg(LEG);
@@ -42,67 +43,17 @@ const serveArgs = [
   '--max-seconds',
   '160',
 ];
-const [cmd, args] = process.env.LONGCALL_CLI
-  ? [process.env.LONGCALL_CLI, serveArgs]
-  : ['cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...serveArgs]];
-
-/** Starts the server; resolves with {child, url} once it printed its URL (bounded). */
-function startServer() {
-  const child = spawn(cmd, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr.on('data', (d) => log(`server: ${String(d).trim()}`));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('serve-jobs printed no URL in 60 s')), 60000);
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1] });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve-jobs exited ${code}`));
-    });
+/** Runs the Python driver against `url` (bounded); resolves with its scenario lines. */
+const runDriver = (url) =>
+  runScenarios(VENV_PYTHON, [path.join(HERE, 'sume-client.py'), '--base-url', url], {
+    name: 'driver',
+    timeoutMs: 120000,
+    log,
   });
-}
-
-/** Runs the Python driver (bounded); resolves with its scenario lines. */
-function runDriver(url) {
-  return new Promise((resolve) => {
-    const py = spawn(VENV_PYTHON, [path.join(HERE, 'sume-client.py'), '--base-url', url], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const timer = setTimeout(() => {
-      log('driver timed out');
-      py.kill('SIGKILL');
-    }, 120000);
-    let out = '';
-    py.stdout.on('data', (d) => {
-      out += d;
-    });
-    py.stderr.on('data', (d) => log(`driver: ${String(d).trimEnd()}`));
-    py.on('exit', (code) => {
-      clearTimeout(timer);
-      const lines = out
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => {
-          try {
-            return JSON.parse(l);
-          } catch {
-            return { scenario: 'driver output', result: 'fail', detail: l.slice(0, 200) };
-          }
-        });
-      resolve({ code, lines });
-    });
-  });
-}
 
 let server = null;
 try {
-  server = await startServer();
+  server = await startServeJobs(serveArgs, { onStderr: (l) => log(`server: ${l}`) });
   log(`serve-jobs pid ${server.child.pid} at ${server.url}`);
   const { code, lines } = await runDriver(server.url);
   for (const l of lines) {
@@ -128,23 +79,8 @@ try {
 } catch (e) {
   emit('server', 'fail', e?.message ?? String(e));
 } finally {
-  if (server) {
-    server.child.kill('SIGTERM');
-    await new Promise((r) => {
-      const t = setTimeout(r, 3000);
-      server.child.on('exit', () => {
-        clearTimeout(t);
-        r();
-      });
-    });
-  }
+  if (server) await stopServeJobs(server);
 }
 
-try {
-  const [report] = checkTranscripts([file]);
-  const detail = `${path.relative(REPO, file)}: ${report.must.length} MUST, ${report.should.length} SHOULD${report.must.length ? ` (${summarize(report.must)})` : ''}`;
-  emit('job log through longcall check', report.must.length === 0 ? 'pass' : 'fail', detail);
-} catch (e) {
-  emit('job log through longcall check', 'fail', e?.message ?? String(e));
-}
+checkJobLog(emit, file);
 process.exit(failures() ? 1 : 0);

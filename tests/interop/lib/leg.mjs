@@ -1,7 +1,7 @@
 // Helpers for legs (tests/interop/legs/*.mjs). Leg protocol: one JSON object per line on stdout,
 // {"leg","scenario","result":"pass"|"fail"|"skip","detail"}; logs on stderr; every wait bounded;
 // exit non-zero on any failure.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { INTEROP_DIR } from './fixture.mjs';
 
@@ -38,22 +38,43 @@ export function makeLeg(leg) {
 }
 
 /**
- * `longcall check --json` on transcripts: the CLI binary from $LONGCALL_CLI (tests/interop/run
- * builds it once), else `cargo run -q -p longcall-cli --release`. Returns per file
+ * The command that runs `longcall <args>`: the CLI binary in $LONGCALL_CLI (tests/interop/run
+ * builds it once), else `cargo run -q -p longcall-cli --release` (a leg run by hand; give it
+ * time to build). Returns [command, argv].
+ */
+export function longcall(args) {
+  return process.env.LONGCALL_CLI
+    ? [process.env.LONGCALL_CLI, args]
+    : ['cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...args]];
+}
+
+/**
+ * Runs `longcall <args>` (bounded) and resolves with the JSON it printed. A non-zero exit is no
+ * error when JSON came (`probe` and `check` exit 1 on a finding).
+ */
+export function longcallJson(args, { cwd = REPO, timeoutMs = 60000 } = {}) {
+  const [cmd, argv] = longcall(args);
+  return new Promise((resolve, reject) => {
+    execFile(cmd, argv, { cwd, timeout: timeoutMs, maxBuffer: 64 << 20 }, (e, stdout) => {
+      if (e && typeof e.code !== 'number') return reject(e);
+      try {
+        resolve(JSON.parse(stdout));
+      } catch {
+        reject(new Error(`longcall ${args[0]} printed no JSON (exit ${e?.code ?? 0})`));
+      }
+    });
+  });
+}
+
+/**
+ * `longcall check --json` on transcripts ([`longcall`]). Returns per file
  * {file, must: [...], should: [...]}.
  */
 export function checkTranscripts(files) {
-  const args = ['check', '--json', ...files];
+  const [cmd, argv] = longcall(['check', '--json', ...files]);
   let out;
   try {
-    out = process.env.LONGCALL_CLI
-      ? execFileSync(process.env.LONGCALL_CLI, args, { encoding: 'utf8', timeout: 60000, maxBuffer: 64 << 20 })
-      : execFileSync('cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...args], {
-          cwd: REPO,
-          encoding: 'utf8',
-          timeout: 600000,
-          maxBuffer: 64 << 20,
-        });
+    out = execFileSync(cmd, argv, { cwd: REPO, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
   } catch (e) {
     out = e.stdout; // exit 1 = a MUST finding; the JSON is still printed
     if (!out) throw e;

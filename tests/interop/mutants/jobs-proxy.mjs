@@ -12,12 +12,10 @@
 // 600 ms, generation 800 ms, 1 queued job per key (so the probe meets `queue_full`), 2 running.
 // `--mutant none` forwards everything unchanged. Binds 127.0.0.1 only; SIGTERM and SIGINT exit 0;
 // exits by itself after --max-lifetime-ms (default 120000).
-import { spawn } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runMutantCli } from '../lib/mutant-cli.mjs';
+import { startServeJobs } from '../lib/serve-jobs.mjs';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const SERVE_ARGS = [
   'serve-jobs',
   '--port',
@@ -156,31 +154,10 @@ function limited() {
   };
 }
 
-/** Starts `longcall serve-jobs`; resolves with {child, url}. */
-function startUpstream() {
-  const [cmd, args] = process.env.LONGCALL_CLI
-    ? [process.env.LONGCALL_CLI, SERVE_ARGS]
-    : ['cargo', ['run', '-q', '-p', 'longcall-cli', '--release', '--', ...SERVE_ARGS]];
-  const child = spawn(cmd, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('serve-jobs printed no URL in 120 s')), 120000);
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1] });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`serve-jobs exited ${code}`)));
-  });
-}
-
 export async function startMutant(name, port = 0) {
   const m = MUTANTS[name];
   if (!m) throw new Error(`unknown mutant ${name}; --list shows them`);
-  const upstream = await startUpstream();
+  const upstream = await startServeJobs(SERVE_ARGS, { timeoutMs: 120000 });
   const st = { owner: new Map(), jobs: new Map() };
   const jobState = (id) => {
     if (!id) return {};
@@ -242,23 +219,4 @@ export async function startMutant(name, port = 0) {
   };
 }
 
-const argv = process.argv.slice(2);
-if (import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  if (argv.includes('--list')) {
-    for (const [n, m] of Object.entries(MUTANTS)) process.stdout.write(`${n}\t${m.what}\t${m.rule}\n`);
-    process.exit(0);
-  }
-  const arg = (k, d) => {
-    const i = argv.indexOf(k);
-    return i >= 0 ? argv[i + 1] : d;
-  };
-  const mut = await startMutant(arg('--mutant', 'none'), Number(arg('--port', 0)));
-  process.stdout.write(`LISTENING ${mut.url}\n`);
-  const stop = async () => {
-    await mut.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  setTimeout(stop, Number(arg('--max-lifetime-ms', 120000))).unref();
-}
+await runMutantCli(import.meta.url, MUTANTS, startMutant);

@@ -11,6 +11,7 @@
 // SIGINT exit 0; exits by itself after --max-lifetime-ms (default 120000).
 import http from 'node:http';
 import { createTasksServer } from '../../../pkg/examples/mcp-tasks-server.mjs';
+import { runMutantCli } from '../lib/mutant-cli.mjs';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const err = (code, message) => ({ error: { code, message } });
@@ -249,23 +250,4 @@ export async function startMutant(name, port = 0) {
   };
 }
 
-const argv = process.argv.slice(2);
-if (import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  if (argv.includes('--list')) {
-    for (const [n, m] of Object.entries(MUTANTS)) process.stdout.write(`${n}\t${m.what}\t${m.rule}\n`);
-    process.exit(0);
-  }
-  const arg = (k, d) => {
-    const i = argv.indexOf(k);
-    return i >= 0 ? argv[i + 1] : d;
-  };
-  const mut = await startMutant(arg('--mutant', 'none'), Number(arg('--port', 0)));
-  process.stdout.write(`LISTENING ${mut.url}\n`);
-  const stop = async () => {
-    await mut.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  setTimeout(stop, Number(arg('--max-lifetime-ms', 120000))).unref();
-}
+await runMutantCli(import.meta.url, MUTANTS, startMutant);
