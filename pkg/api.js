@@ -7,11 +7,15 @@ import * as glue from './dist/longcall.js';
 import { bind, isLongcallError } from './runtime.js';
 import { makeFast } from './fast.js';
 import { FAST_METHODS, NUMERIC_FUNCTIONS } from './numeric.js';
-import { routeStructured } from './structured.js';
+import { constructStructured, routeStructured } from './structured.js';
 
 // Before bind(), which guards the methods it installs (freed, unbound, coded errors).
 routeStructured(glue.Tracker, () => fastOutputs());
-const state = bind(glue, { numeric: NUMERIC_FUNCTIONS, numericMethods: { Tracker: FAST_METHODS } });
+const state = bind(glue, {
+  numeric: NUMERIC_FUNCTIONS,
+  numericMethods: { Tracker: FAST_METHODS },
+  construct: { Tracker: constructStructured(glue.Tracker) },
+});
 const a = state.api;
 
 /**

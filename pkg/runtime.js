@@ -51,7 +51,7 @@ const STATES = new WeakMap();
  * Binds one build's glue module. `numeric` names the free functions and methods that take only
  * numbers and never throw (with the value they return when called wrongly).
  */
-export function bind(glue, { numeric = {}, numericMethods = {} } = {}) {
+export function bind(glue, { numeric = {}, numericMethods = {}, construct = {} } = {}) {
   let state = STATES.get(glue);
   if (state) return state;
   let ready = false;
@@ -67,7 +67,8 @@ export function bind(glue, { numeric = {}, numericMethods = {} } = {}) {
       api[name] = value;
       continue;
     }
-    if (/^[A-Z]/.test(name) && value.prototype) api[name] = guardClass(value, check, numericMethods[name] ?? {});
+    if (/^[A-Z]/.test(name) && value.prototype)
+      api[name] = guardClass(value, check, numericMethods[name] ?? {}, construct[name]);
     else if (name in numeric) {
       const bad = numeric[name];
       const fn = value;
@@ -124,7 +125,7 @@ export function bind(glue, { numeric = {}, numericMethods = {} } = {}) {
   return state;
 }
 
-function guardClass(Cls, check, numericMethods) {
+function guardClass(Cls, check, numericMethods, quick) {
   const proto = Cls.prototype;
   const name = Cls.name;
   const self = (obj, member) => {
@@ -147,11 +148,15 @@ function guardClass(Cls, check, numericMethods) {
       };
     } else if (typeof d.value === 'function' && key in numericMethods) {
       const fn = d.value,
-        bad = numericMethods[key];
+        bad = numericMethods[key],
+        arity = fn.length;
+      // Up to four arguments passed one by one (no array made per call, these are hot).
       d.value = function (...args) {
         self(this, key);
         try {
-          return fn.apply(this, args.map(num));
+          return args.length === arity && arity <= 4
+            ? fn.call(this, num(args[0]), num(args[1]), num(args[2]), num(args[3]))
+            : fn.apply(this, args.map(num));
         } catch {
           return bad;
         }
@@ -209,14 +214,20 @@ function guardClass(Cls, check, numericMethods) {
       writable: true,
     });
   // The constructor: a proxy, so `instanceof` and static members stay those of the class.
-  return new Proxy(Cls, {
+  // `quick(args)`, when given, constructs the common case a shorter way (or returns undefined).
+  const guarded = new Proxy(Cls, {
     construct(target, args, newTarget) {
       check();
       try {
+        if (quick !== undefined && newTarget === guarded) {
+          const made = quick(args);
+          if (made !== undefined) return made;
+        }
         return Reflect.construct(target, args, newTarget);
       } catch (e) {
         throw recode(e);
       }
     },
   });
+  return guarded;
 }

@@ -9,7 +9,7 @@
 // `malformed`, naming it). The module builds the same core input either way and decides
 // everything (bindings/wasm/src/tracker.rs, `flatInput`); test/shared/api.cases.mjs checks both
 // ways give the same outputs and errors.
-import { BUTTON_STATES, STATUSES, STOP_REASONS } from './codes.js';
+import { BAD_CODE, BUTTON_STATES, MODELS, OUTCOMES, STATUSES, STOP_REASONS } from './codes.js';
 
 const STATUS_CODE = new Map(STATUSES.map((s, i) => [s, i]));
 const PLAIN = Object.prototype;
@@ -109,6 +109,117 @@ function flat(input) {
   return null;
 }
 
+const MODEL_CODE = new Map(MODELS.map((m, i) => [m, i]));
+// The order of `JITTERS` in bindings/wasm/src/tracker.rs.
+const JITTER_CODE = new Map(['none', 'full', 'equal', 'decorrelated'].map((j, i) => [j, i]));
+// A config number as `flatNew` takes it: absent NaN, a number as it is (the module refuses what
+// the general reading would not take as it is), anything else (NaN too) -1, which it refuses.
+const number = (v) => (v === undefined || v === null ? Number.NaN : typeof v === 'number' && !Number.isNaN(v) ? v : -1);
+// The positions of the config's and its `poll`'s keys among `flatNew`'s arguments.
+const CONFIG_AT = { seed: 8, deadlineMs: 9 };
+const POLL_AT = {
+  initialMs: 1,
+  multiplierPercent: 2,
+  capMs: 3,
+  jitter: 4,
+  minIntervalMs: 5,
+  maxPolls: 6,
+  followServerInterval: 7,
+};
+
+// True when `o` is a plain object whose properties are all its own enumerable keys (what the
+// general reading then reads), each one of `known`.
+function keysOf(o) {
+  if (!plain(o)) return null;
+  const keys = Object.keys(o);
+  return Object.getOwnPropertyNames(o).length === keys.length ? keys : null;
+}
+
+/**
+ * `flatNew`'s arguments for `new Tracker(model, config)` (bindings/wasm/src/tracker.rs): the
+ * model's code, then the config's values as numbers (NaN absent); or null when the config is
+ * not a plain object of the known keys (the general reading then takes it or refuses it).
+ */
+function flatConfig(model, config) {
+  const args = [MODEL_CODE.get(model), NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN];
+  if (args[0] === undefined) return null;
+  if (config === undefined || config === null) return args;
+  const keys = keysOf(config);
+  if (keys === null) return null;
+  for (const k of keys) {
+    const v = config[k];
+    if (k === 'poll') {
+      if (v === undefined || v === null) continue;
+      const pollKeys = keysOf(v);
+      if (pollKeys === null) return null;
+      for (const p of pollKeys) {
+        const at = POLL_AT[p];
+        if (at === undefined || !Object.hasOwn(POLL_AT, p)) return null;
+        const w = v[p];
+        args[at] =
+          p === 'jitter'
+            ? w === undefined || w === null
+              ? NaN
+              : (JITTER_CODE.get(w) ?? -1)
+            : p === 'followServerInterval'
+              ? w === undefined || w === null
+                ? NaN
+                : w === true
+                  ? 1
+                  : w === false
+                    ? 0
+                    : -1
+              : number(w);
+      }
+    } else {
+      const at = CONFIG_AT[k];
+      if (at === undefined || !Object.hasOwn(CONFIG_AT, k)) return null;
+      args[at] = number(v);
+    }
+  }
+  return args;
+}
+
+/**
+ * `new Tracker(model, config)` the short way (`Tracker.flatNew`), or undefined when it cannot
+ * be taken (the caller then constructs the general way, which reads or refuses the config).
+ */
+export function constructStructured(Cls) {
+  const flatNew = Cls.flatNew;
+  return (args) => {
+    let f = null;
+    try {
+      f = flatConfig(args[0], args[1]);
+    } catch {
+      // A getter or proxy that throws: the general reading reports it.
+    }
+    return f === null ? undefined : flatNew(...f);
+  };
+}
+
+// The shapes of outputs fetched in detail (bindings/wasm/src/tracker.rs, `shape`): WHOLE is
+// parsed whole (`fastDetail`); the others are built here from their parts (`flatDetail`, a JSON
+// array), in the key order the whole output has: parsing only the payload values inside costs
+// far less than parsing the whole object.
+const WHOLE = 0;
+function build(shape, p) {
+  if (shape === 1) {
+    const o = { type: 'ask_user', key: p[0], request: p[1] };
+    if (p[2]) o.call = true;
+    return o;
+  }
+  if (shape === 2) return { type: 'send', request: { kind: 'update', handle: p[0], responses: p[1] } };
+  if (shape === 3) {
+    const o = { type: 'settled', outcome: p[0], status: p[1] };
+    if (p[2]) o.result = p[3];
+    if (p[4]) o.error = p[5];
+    return o;
+  }
+  const request = { kind: 'cancel', handle: p[0] };
+  if (p[1] !== null) request.idempotencyKey = p[1];
+  return { type: 'send', request };
+}
+
 // Output kinds of the short way (bindings/wasm/src/tracker.rs, `kind`): the numbers-only kinds
 // it writes as numbers; any other (`kind::DETAIL`) is an output fetched whole.
 const IDLE = 0,
@@ -116,6 +227,7 @@ const IDLE = 0,
   SEND = 2,
   BUTTON = 4,
   STATUS = 5,
+  SETTLED = 7,
   STOPPED = 8;
 
 /**
@@ -128,24 +240,30 @@ export function routeStructured(Cls, fastOutputs) {
   const drain = proto.drainOutputs;
   const short = proto.flatInput;
   const shortTimeout = proto.flatTimeout;
+  const generalTimeout = proto.handleTimeout;
   const shortAnswer = proto.flatCancelAnswered;
   const detail = proto.fastDetail;
+  const parts = proto.flatDetail;
   const offset = Object.getOwnPropertyDescriptor(proto, 'fastOffset').get;
   const flatTypes = Cls.flatTypes;
   // type -> its code, for each body (0 none, 1 task, 2 job); read from the module on first use.
   let types = null;
-  // Per tracker: where its buffer is, and the poll handle last written out in full.
-  const seen = new WeakMap();
+  // Per tracker (a property under a symbol: a WeakMap lookup costs more): where its buffer is,
+  // and the handle it holds.
+  const MINE = Symbol('longcall.structured');
 
   function mineOf(t) {
-    let mine = seen.get(t);
-    if (mine === undefined) seen.set(t, (mine = { at: offset.call(t), handle: undefined }));
+    let mine = t[MINE];
+    if (mine === undefined) {
+      mine = { at: offset.call(t), handle: undefined };
+      Object.defineProperty(t, MINE, { value: mine });
+    }
     return mine;
   }
 
   function decode(t, n) {
     const mine = mineOf(t);
-    const out = fastOutputs();
+    let out = fastOutputs();
     const list = [];
     let k = IDLE;
     for (let i = 0, j = mine.at; i < n; i++, j += 3) {
@@ -157,10 +275,18 @@ export function routeStructured(Cls, fastOutputs) {
       else if (k === SEND) list.push({ type: 'send', request: { kind: 'get', handle: mine.handle } });
       else if (k === IDLE) list.push({ type: 'idle' });
       else if (k === STOPPED) list.push({ type: 'stopped', reason: STOP_REASONS[a] });
-      else {
-        const d = detail.call(t, a);
-        if (d.type === 'send' && d.request.kind === 'get') mine.handle = d.request.handle;
-        list.push(d);
+      else if (k === SETTLED) {
+        const b = out[j + 2];
+        list.push({ type: 'settled', outcome: OUTCOMES[a], status: b === BAD_CODE ? null : STATUSES[b] });
+      } else {
+        const shape = out[j + 2];
+        if (shape === WHOLE) {
+          const d = detail.call(t, a);
+          if (d.type === 'send' && d.request.kind === 'get') mine.handle = d.request.handle;
+          list.push(d);
+        } else list.push(build(shape, JSON.parse(parts.call(t, a))));
+        // The call may have grown the module memory (a new array over it).
+        out = fastOutputs();
       }
     }
     // The buffer filled up before the closing wake_at/idle: the rest as the general path has it.
@@ -174,7 +300,7 @@ export function routeStructured(Cls, fastOutputs) {
     } catch {
       // A getter or proxy that throws: the general path reports it.
     }
-    if (f !== null) {
+    if (f !== null && typeof now === 'number') {
       types ??= [0, 1, 2, 3, 4].map(
         (b) => new Map(flatTypes().flatMap(([name, body], i) => (body === b ? [[name, i]] : []))),
       );
@@ -185,15 +311,21 @@ export function routeStructured(Cls, fastOutputs) {
           if (n >= 0) return decode(this, n);
         }
       } else if (type !== undefined) {
-        // The handle the module last wrote out in full need not be sent again.
-        const id = f[0] !== 3 && f[2] !== undefined && f[2] === mineOf(this).handle ? undefined : f[2];
+        // The handle this tracker holds (the one last given or written out in full) need not be
+        // sent again; one given is held from now on, by the module too.
+        const mine = mineOf(this);
+        const id = f[0] !== 3 && f[2] !== undefined && f[2] === mine.handle ? undefined : f[2];
         const n = short.call(this, now, type, id, f[3], f[4], f[5], f[6] ?? Number.NaN, f[7]);
-        if (n >= 0) return decode(this, n);
+        if (n >= 0) {
+          if (f[0] !== 3 && id !== undefined) mine.handle = id;
+          return decode(this, n);
+        }
       }
     }
     return general.call(this, now, input);
   };
   proto.handleTimeout = function handleTimeout(now) {
-    return decode(this, shortTimeout.call(this, now));
+    const n = typeof now === 'number' ? shortTimeout.call(this, now) : -1;
+    return n >= 0 ? decode(this, n) : generalTimeout.call(this, now);
   };
 }

@@ -23,9 +23,16 @@ step_clippy() {
 }
 step_cargo-test() { cargo test "${LOCKED[@]}" --workspace; }
 step_core-wasm()  { cargo build "${LOCKED[@]}" -p longcall --target wasm32-unknown-unknown; }
-# The release CLI and job host are built here too, in one cargo run so their links share the
-# cores: the store's fleet test runs `longcall serve-jobs`, and the interop step reuses both.
-step_js-build()   { npm --prefix pkg run build; cargo build "${LOCKED[@]}" -q -p longcall-cli -p longcall-job-host --release; }
+# The release CLI and job host are built here too (the store's fleet test runs `longcall
+# serve-jobs`, the interop step reuses both), beside the package: its wasm builds link one at a
+# time on one core, so they get a target directory of their own (nothing else uses the `wasm`
+# profile) and cargo's lock does not make the two wait for each other.
+step_js-build() {
+  CARGO_TARGET_DIR="$PWD/target/pkg" npm --prefix pkg run build &
+  local pkg=$!
+  cargo build "${LOCKED[@]}" -q -p longcall-cli -p longcall-job-host --release
+  wait "$pkg"
+}
 # Biome (pkg/biome.json, tests/interop/biome.json) checks formatting and lint of the package's
 # and the interop legs' JavaScript; then the package's tests run on Node 22 and 24 (LTS releases
 # from npm, scripts/install-node.sh). Node 20 reached end of life in April 2026.

@@ -33,6 +33,15 @@ use crate::tables::{at, code_of, JOB_ERROR_CODES, REQUEST_KINDS, STOP_REASONS};
 /// then not `wake_at`/`idle`: call `fastDrain()`).
 pub const FAST_CAPACITY: usize = 64;
 
+/// The poll jitters by code, as `pkg/structured.js` sends them to `Tracker.flatNew`.
+#[cfg(feature = "full")]
+pub const JITTERS: [longcall::poll::Jitter; 4] = [
+    longcall::poll::Jitter::None,
+    longcall::poll::Jitter::Full,
+    longcall::poll::Jitter::Equal,
+    longcall::poll::Jitter::Decorrelated,
+];
+
 /// Output kind codes of the numbers-only path: positions in [`crate::tables::OUTPUT_KINDS`].
 pub mod kind {
     /// `idle`.
@@ -101,6 +110,71 @@ impl Tracker {
         Ok(Tracker::wrap(js(Core::new(model, config))?))
     }
 
+    /// `Tracker.flatNew(model, initialMs, multiplierPercent, capMs, jitter, minIntervalMs,
+    /// maxPolls, followServerInterval, seed, deadlineMs)`: `new Tracker(model, config)` for a
+    /// plain config taken apart by `pkg/structured.js`, so that no object is read from here:
+    /// `model` by its position in `MODELS`, `jitter` by its position in [`JITTERS`],
+    /// `followServerInterval` 0 or 1, every absent value NaN. Returns `undefined`, having made
+    /// nothing, for any value the general reading would not take as it is (the caller then
+    /// constructs the general way, which reads or refuses it); otherwise the tracker the same
+    /// config builds.
+    #[cfg(feature = "full")]
+    #[wasm_bindgen(js_name = flatNew, skip_typescript)]
+    // One argument per field is the point: no object to read.
+    #[allow(clippy::too_many_arguments)]
+    pub fn flat_new(
+        model: f64,
+        initial_ms: f64,
+        multiplier_percent: f64,
+        cap_ms: f64,
+        jitter: f64,
+        min_interval_ms: f64,
+        max_polls: f64,
+        follow_server_interval: f64,
+        seed: f64,
+        deadline_ms: f64,
+    ) -> Option<Tracker> {
+        // NaN is absent; anything else must be what the general reading takes as it is.
+        let opt = |n: f64| {
+            if n.is_nan() {
+                Some(None)
+            } else {
+                json::num(n).map(Some)
+            }
+        };
+        let small = |n: f64| opt(n).and_then(|n| n.map(u32::try_from).transpose().ok());
+        let model = at(&Model::ALL, model)?;
+        let mut poll = longcall::poll::PollPolicy::default();
+        if let Some(n) = opt(initial_ms)? {
+            poll.initial_ms = n;
+        }
+        if let Some(n) = small(multiplier_percent)? {
+            poll.multiplier_percent = n;
+        }
+        if let Some(n) = opt(cap_ms)? {
+            poll.cap_ms = n;
+        }
+        if !jitter.is_nan() {
+            poll.jitter = at(&JITTERS, jitter)?;
+        }
+        if let Some(n) = opt(min_interval_ms)? {
+            poll.min_interval_ms = n;
+        }
+        if let Some(n) = small(max_polls)? {
+            poll.max_polls = Some(n);
+        }
+        if !follow_server_interval.is_nan() {
+            poll.follow_server_interval = at(&[false, true], follow_server_interval)?;
+        }
+        let config = TrackerConfig {
+            poll,
+            seed: opt(seed)?.unwrap_or(0),
+            deadline_ms: opt(deadline_ms)?,
+        };
+        check_config(&config).ok()?;
+        Core::new(model, config).ok().map(Tracker::wrap)
+    }
+
     fn wrap(core: Core) -> Tracker {
         Tracker {
             core,
@@ -149,7 +223,7 @@ impl Tracker {
     #[allow(clippy::too_many_arguments)]
     pub fn flat_input(
         &mut self,
-        now: JsValue,
+        now: f64,
         kind: f64,
         id: JsValue,
         status: f64,
@@ -159,11 +233,27 @@ impl Tracker {
         value: JsValue,
     ) -> JsResult<f64> {
         let result = (!is_error.is_nan()).then_some((is_error, &value));
+        // A time that is not one goes the general way, which refuses it.
+        let Some(now) = json::num(now) else {
+            return Ok(-1.0);
+        };
         let Some(input) = self.flat(kind, &id, status, interval_ms, &text, result) else {
             return Ok(-1.0);
         };
-        let now = js(json::uint(&now, "now"))?;
+        // The handle given (not the key of an answer) is the one `pkg/structured.js` now holds
+        // for this tracker, as after a poll written out in full.
+        let given = match &input {
+            _ if id.is_undefined() => None,
+            Input::TaskCreated { task }
+            | Input::TaskPolled { task }
+            | Input::TaskNotified { task } => Some(task.task_id.clone()),
+            Input::JobCreated { job } | Input::JobPolled { job } => Some(job.id.clone()),
+            _ => None,
+        };
         js(self.core.handle_input(now, input))?;
+        if given.is_some() {
+            self.sent_handle = given;
+        }
         Ok(f64::from(self.fill_structured()))
     }
 
@@ -177,7 +267,7 @@ impl Tracker {
     #[wasm_bindgen(js_name = flatCancelAnswered, skip_typescript)]
     pub fn flat_cancel_answered(
         &mut self,
-        now: JsValue,
+        now: f64,
         kind: JsValue,
         status: f64,
         code: JsValue,
@@ -187,7 +277,9 @@ impl Tracker {
         let Some(answer) = flat_answer(&kind, status, &code, http_status, cancelable) else {
             return Ok(-1.0);
         };
-        let now = js(json::uint(&now, "now"))?;
+        let Some(now) = json::num(now) else {
+            return Ok(-1.0);
+        };
         js(self
             .core
             .handle_input(now, Input::CancelAnswered { answer }))?;
@@ -207,13 +299,21 @@ impl Tracker {
     /// `flatTimeout(now)`: [`Tracker::handle_timeout`] with the outputs written for
     /// `pkg/structured.js` to build the same objects from: triples in the numbers-only buffer,
     /// those that carry text (and a poll of a handle not written before) as kind
-    /// [`kind::DETAIL`], `a` = the index for `fastDetail`. Returns the count; when the buffer
-    /// filled up, `drainOutputs()` gives the rest.
+    /// [`kind::DETAIL`], `a` = the index for `fastDetail`, `b` its [`shape`] (the common ones
+    /// are built from `flatDetail`; a `settled` without payload values
+    /// as its numbers, as the numbers-only path writes it). Returns the count (when the buffer
+    /// filled up, `drainOutputs()` gives the rest), or -1 for a time that is not one (the
+    /// general `handleTimeout` refuses it).
     #[wasm_bindgen(js_name = flatTimeout, skip_typescript)]
-    pub fn flat_timeout(&mut self, now: JsValue) -> JsResult<f64> {
-        let now = js(json::uint(&now, "now"))?;
-        self.core.handle_timeout(now);
-        Ok(f64::from(self.fill_structured()))
+    pub fn flat_timeout(&mut self, now: f64) -> f64 {
+        match json::num(now) {
+            Some(now) => {
+                self.core.handle_timeout(now);
+                f64::from(self.fill_structured())
+            }
+            // The general way refuses it.
+            None => -1.0,
+        }
     }
 
     /// `handleTimeout(now)`: time passed; returns every output (camelCase), usually a `send` of
@@ -358,6 +458,18 @@ impl Tracker {
         match args::code(index).and_then(|i| self.detail.get(usize::from(i))) {
             Some(o) => js_sys::JSON::parse(&detail_json(o)),
             None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// `flatDetail(i)`: the parts of an output `flatInput` or `flatTimeout` pointed to with a
+    /// shape other than 0 (written beside its index), as JSON text for `pkg/structured.js` to
+    /// build the output from; `[]` for any other.
+    #[cfg(feature = "full")]
+    #[wasm_bindgen(js_name = flatDetail, skip_typescript)]
+    pub fn flat_detail(&self, index: f64) -> String {
+        match args::code(index).and_then(|i| self.detail.get(usize::from(i))) {
+            Some(o) => parts_json(o),
+            None => String::from("[]"),
         }
     }
 
@@ -612,6 +724,16 @@ impl Tracker {
                 Output::WakeAt { at } => Some((kind::WAKE_AT, *at as f64, 0.0)),
                 Output::Button { state } => Some((kind::BUTTON, f64::from(state.code()), 0.0)),
                 Output::Status { status } => Some((kind::STATUS, f64::from(status.code()), 0.0)),
+                Output::Settled {
+                    outcome,
+                    status,
+                    result: None,
+                    error: None,
+                } => Some((
+                    kind::SETTLED,
+                    f64::from(Outcome::code(*outcome)),
+                    status.map_or(f64::from(args::BAD), |s| f64::from(s.code())),
+                )),
                 #[cfg(feature = "full")]
                 Output::Stopped { reason } => {
                     Some((kind::STOPPED, code_of(&STOP_REASONS, reason), 0.0))
@@ -629,8 +751,9 @@ impl Tracker {
                     self.sent_handle = Some(handle.clone());
                 }
                 let i = self.detail.len() as f64;
+                let shape = shape_of(&out);
                 self.detail.push(out);
-                (kind::DETAIL, i, 0.0)
+                (kind::DETAIL, i, shape)
             });
             slot.copy_from_slice(&[k, a, b]);
             n += 1;
@@ -660,22 +783,10 @@ fn detail_json(o: &Output) -> String {
 fn output_json(o: &Output, out: &mut String) {
     let s = json_string;
     #[cfg(feature = "full")]
-    let v = |out: &mut String, v: &Value| {
-        out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| String::from("null")));
-    };
+    let v = json_value;
     #[cfg(not(feature = "full"))]
     let v = |out: &mut String, _: &Value| out.push_str("null");
-    let pairs = |out: &mut String, list: &[(String, Value)]| {
-        out.push('[');
-        for (i, (k, r)) in list.iter().enumerate() {
-            out.push_str(if i == 0 { "[" } else { ",[" });
-            s(out, k);
-            out.push(',');
-            v(out, r);
-            out.push(']');
-        }
-        out.push(']');
-    };
+    let pairs = |out: &mut String, list: &[(String, Value)]| json_pairs(out, list, v);
     match o {
         Output::AskUser { key, request, call } => {
             out.push_str(r#"{"type":"ask_user","key":"#);
@@ -805,6 +916,124 @@ fn output_json(o: &Output, out: &mut String) {
 /// Appends `text` as a JSON string, escaped exactly as serde_json escapes it (`\"`, `\\`, the
 /// short escapes of `\b \f \n \r \t`, `\u00xx` for the other control characters, the rest
 /// as it is).
+/// Appends a JSON value as serde_json writes it.
+#[cfg(feature = "full")]
+fn json_value(out: &mut String, v: &Value) {
+    out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| String::from("null")));
+}
+
+/// Appends `[[key, value], ...]`, each value written by `v`.
+fn json_pairs(out: &mut String, list: &[(String, Value)], v: impl Fn(&mut String, &Value)) {
+    out.push('[');
+    for (i, (k, r)) in list.iter().enumerate() {
+        out.push_str(if i == 0 { "[" } else { ",[" });
+        json_string(out, k);
+        out.push(',');
+        v(out, r);
+        out.push(']');
+    }
+    out.push(']');
+}
+
+/// The outputs `pkg/structured.js` builds from their parts (`flatDetail`) instead of parsing
+/// them whole (JSON.parse costs by the object and key, and these carry payload values), by the
+/// code written beside their index; [`shape::WHOLE`] for any other (`fastDetail`).
+#[cfg(feature = "full")]
+mod shape {
+    /// Fetched whole.
+    pub const WHOLE: f64 = 0.0;
+    /// `ask_user`: `[key, request, call]`.
+    pub const ASK_USER: f64 = 1.0;
+    /// `send` of an update: `[handle, responses]`.
+    pub const UPDATE: f64 = 2.0;
+    /// `settled`: `[outcome, status, hasResult, result, hasError, error]`.
+    pub const SETTLED: f64 = 3.0;
+    /// `send` of a cancel: `[handle, idempotencyKey or null]`.
+    pub const CANCEL: f64 = 4.0;
+}
+
+/// The [`shape`] of an output fetched in detail.
+#[cfg(feature = "full")]
+fn shape_of(o: &Output) -> f64 {
+    match o {
+        Output::AskUser { .. } => shape::ASK_USER,
+        Output::Send {
+            request: Request::Update { .. },
+        } => shape::UPDATE,
+        Output::Settled { .. } => shape::SETTLED,
+        Output::Send {
+            request: Request::Cancel { .. },
+        } => shape::CANCEL,
+        _ => shape::WHOLE,
+    }
+}
+
+/// The parts of an output of a [`shape`] other than [`shape::WHOLE`], as a JSON array.
+#[cfg(feature = "full")]
+fn parts_json(o: &Output) -> String {
+    let mut out = String::from("[");
+    let opt_value = |out: &mut String, v: &Option<Value>| match v {
+        Some(v) => {
+            out.push_str("true,");
+            json_value(out, v);
+        }
+        None => out.push_str("false,null"),
+    };
+    match o {
+        Output::AskUser { key, request, call } => {
+            json_string(&mut out, key);
+            out.push(',');
+            json_value(&mut out, request);
+            out.push_str(if *call { ",true" } else { ",false" });
+        }
+        Output::Send {
+            request: Request::Update { handle, responses },
+        } => {
+            json_string(&mut out, handle);
+            out.push(',');
+            json_pairs(&mut out, responses, json_value);
+        }
+        Output::Settled {
+            outcome,
+            status,
+            result,
+            error,
+        } => {
+            out.push('"');
+            out.push_str(outcome.as_str());
+            out.push_str("\",");
+            match status {
+                Some(st) => {
+                    out.push('"');
+                    out.push_str(st.as_str());
+                    out.push_str("\",");
+                }
+                None => out.push_str("null,"),
+            }
+            opt_value(&mut out, result);
+            out.push(',');
+            opt_value(&mut out, error);
+        }
+        Output::Send {
+            request:
+                Request::Cancel {
+                    handle,
+                    idempotency_key,
+                },
+        } => {
+            json_string(&mut out, handle);
+            out.push(',');
+            match idempotency_key {
+                Some(k) => json_string(&mut out, k),
+                None => out.push_str("null"),
+            }
+        }
+        _ => {}
+    }
+    out.push(']');
+    out
+}
+
 fn json_string(out: &mut String, text: &str) {
     out.push('"');
     for c in text.chars() {
@@ -954,11 +1183,16 @@ fn nested<T: serde::de::DeserializeOwned>(text: &JsValue, depth: usize) -> Optio
     for _ in 1..depth {
         wrapped.push(']');
     }
-    let mut v: Value = serde_json::from_str(&wrapped).ok()?;
-    for _ in 1..depth {
-        v = v.as_array_mut()?.pop()?;
+    // Read straight into `T` (the innermost array is its own), not through a `Value` tree
+    // converted afterwards: the same reader and depth count, half the allocations.
+    match depth {
+        1 => serde_json::from_str(&wrapped).ok(),
+        2 => serde_json::from_str(&wrapped).ok().map(|[t]: [T; 1]| t),
+        3 => serde_json::from_str(&wrapped)
+            .ok()
+            .map(|[[t]]: [[T; 1]; 1]| t),
+        _ => None,
     }
-    serde_json::from_value(v).ok()
 }
 
 /// A task's `inputRequests` (two levels down in the whole input), as serde reads them; an empty

@@ -325,7 +325,12 @@ export const cases = {
       const b = new lc.Tracker(model, cfg);
       inputs.forEach((input, i) => {
         const now = 1000 * (i + 1);
-        assert.deepEqual(run(a, now, input), run(b, now, general(input)), `${model} step ${i}: ${input.type}`);
+        // In the same key order too (the short way builds some outputs from their parts).
+        assert.equal(
+          JSON.stringify(run(a, now, input)),
+          JSON.stringify(run(b, now, general(input))),
+          `${model} step ${i}: ${input.type}`,
+        );
         // A timeout's outputs (polls, wake_at, stopped) are spelt alike in the core's snake_case.
         assert.deepEqual(a.handleTimeout(now + 500), b.timeout(now + 500), `${model} step ${i} timeout`);
       });
@@ -334,6 +339,22 @@ export const cases = {
         run(b, -1, general({ type: 'cancel_pressed' })),
         'a bad time',
       );
+      for (const now of ['5', Number.NaN, 1.5, 2 ** 60, { valueOf: () => 5 }]) {
+        const input = { type: 'update_acked' };
+        assert.deepEqual(run(a, now, input), run(b, now, general(input)), `the time ${String(now)}`);
+        const code = (f) => {
+          try {
+            return f();
+          } catch (e) {
+            return e.code;
+          }
+        };
+        assert.deepEqual(
+          code(() => a.handleTimeout(now)),
+          code(() => b.timeout(now)),
+          `a timeout at ${String(now)}`,
+        );
+      }
       assert.deepEqual(a.runRecord(), b.runRecord());
       // The short way itself: a shape it does not take changes nothing and says so.
       assert.equal(a.flatInput(0, 99, 't-1', 0, Number.NaN), -1);
@@ -355,6 +376,62 @@ export const cases = {
     const hidden = Object.defineProperty({}, 'poll', { value: poll, enumerable: false });
     assert.deepEqual(first(hidden), { type: 'wake_at', at: 3000 }, 'not enumerable');
     assert.throws(() => new lc.Tracker('job', { poll: { jitter: 'none', capMS: 1 } }), { code: 'invalid_config' });
+  },
+
+  'tracker config: a plain config (taken apart in JavaScript) builds what the general reading does'({ lc, assert }) {
+    // A config whose prototype is not Object.prototype is not plain: the module reads it key by
+    // key, the general way.
+    const general = (v) =>
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? Object.assign(
+            Object.create({}),
+            Object.fromEntries(Object.entries(v).map(([k, w]) => [k, k === 'poll' ? general(w) : w])),
+          )
+        : v;
+    const made = (model, cfg) => {
+      try {
+        const t = new lc.Tracker(model, cfg);
+        const out = t.snapshot ? t.snapshot() : JSON.stringify(t.fastCreated('t', 0, 0, NaN));
+        t.free();
+        return out;
+      } catch (e) {
+        return `${e.code}: ${e.message}`;
+      }
+    };
+    const configs = [
+      undefined,
+      null,
+      {},
+      { seed: 7, deadlineMs: 90000 },
+      { seed: null, deadlineMs: undefined, poll: null },
+      { poll: { jitter: 'none', maxPolls: null } },
+      { poll: { initialMs: 200, multiplierPercent: 150, capMs: 8000, minIntervalMs: 100, maxPolls: 9 } },
+      { poll: { jitter: 'decorrelated', followServerInterval: false } },
+      { poll: { jitter: 'equal', followServerInterval: true }, seed: 2 ** 53 - 1 },
+      { poll: { jitter: 'sideways' } },
+      { poll: { followServerInterval: 1 } },
+      { poll: { initialMs: -1 } },
+      { poll: { initialMs: 1.5 } },
+      { poll: { initialMs: '5' } },
+      { poll: { capMs: 10, initialMs: 50 } },
+      { poll: { multiplierPercent: 2 ** 32 } },
+      { poll: { maxPolls: 2 ** 32 } },
+      { poll: { maxPolls: 0 } },
+      { poll: { capMS: 1 } },
+      { poll: [] },
+      { poll: 5 },
+      { seed: 2 ** 53 },
+      { seed: Infinity },
+      { deadlineMs: NaN },
+      { seed: 1n },
+      { toString: 1 },
+      { deadline: 5 },
+    ];
+    for (const model of ['task-2026', 'task-2025', 'job', 'nope', 5]) {
+      for (const [i, cfg] of configs.entries()) {
+        assert.equal(made(model, cfg), made(model, general(cfg)), `${String(model)}, config ${i}`);
+      }
+    }
   },
 
   'numbers-only path never throws on junk numbers'({ lc, assert }) {

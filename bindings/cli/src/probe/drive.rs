@@ -160,6 +160,14 @@ impl<'a> Driver<'a> {
         self.slots.keys().copied().collect()
     }
 
+    /// Every task id the server gave, by the step that created it.
+    pub fn handles(&self) -> BTreeMap<String, usize> {
+        self.slots
+            .iter()
+            .map(|(k, s)| (s.task_id.clone(), *k))
+            .collect()
+    }
+
     /// The creating step of the task with this id.
     pub fn step_of(&self, task_id: &str) -> Option<usize> {
         self.slots

@@ -280,6 +280,11 @@ impl<'a> JobDriver<'a> {
         self.slots.iter().find(|(_, s)| s.id == id).map(|(k, _)| *k)
     }
 
+    /// Every job id the server gave, by the step that submitted it.
+    pub fn handles(&self) -> BTreeMap<String, usize> {
+        self.slots.iter().map(|(k, s)| (s.id.clone(), *k)).collect()
+    }
+
     fn send(&mut self, principal: usize, req: &HttpRequest) -> Result<JobAnswer, String> {
         if let Some(last) = self.last_send {
             let due = last + Duration::from_millis(self.limits.min_gap_ms);
@@ -715,6 +720,7 @@ fn replay(
     Ok(Replay {
         applied,
         model: Model::Job,
+        handles: d.handles(),
         transcript,
     })
 }
@@ -832,18 +838,13 @@ pub fn run(args: &ProbeArgs, seed: u64, base: &str) -> u8 {
         }
     }
     let seconds = t0.elapsed().as_secs_f64();
-    let focus = findings
-        .iter()
-        .find(|f| fails(f, args.strict))
-        .and_then(|f| f.task_id.as_deref())
-        .and_then(|id| d.step_of(id))
-        .map(|j| {
-            actions
-                .iter()
-                .filter(|a| a.job() == Some(j))
-                .cloned()
-                .collect::<Vec<_>>()
-        });
+    let focus = super::focus(
+        &findings,
+        args.strict,
+        &actions,
+        |id| d.step_of(id),
+        JobAction::job,
+    );
     let transcript = std::mem::take(&mut d.session.lines);
     let jobs = d.jobs().len();
     d.clean_up();

@@ -11,6 +11,7 @@ mod jobs;
 mod shrink;
 mod wire;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -148,6 +149,8 @@ pub struct Replay<A = Action> {
     pub applied: Vec<A>,
     pub transcript: Vec<Value>,
     pub model: Model,
+    /// Each handle the server gave, by the step that made it.
+    pub handles: BTreeMap<String, usize>,
 }
 
 fn replay(setup: &Setup, tools: &[Tool], actions: &[Action]) -> Result<Replay, String> {
@@ -162,6 +165,7 @@ fn replay(setup: &Setup, tools: &[Tool], actions: &[Action]) -> Result<Replay, S
     Ok(Replay {
         applied,
         model: d.session.model,
+        handles: d.handles(),
         transcript: std::mem::take(&mut d.session.lines),
     })
 }
@@ -344,19 +348,13 @@ pub fn run(args: &ProbeArgs) -> u8 {
         }
     }
     let probe_seconds = t0.elapsed().as_secs_f64();
-    // The task the first failing finding is about: shrinking tries its own actions first.
-    let focus = findings
-        .iter()
-        .find(|f| fails(f, args.strict))
-        .and_then(|f| f.task_id.as_deref())
-        .and_then(|t| d.step_of(t))
-        .map(|c| {
-            actions
-                .iter()
-                .filter(|a| a.call() == Some(c))
-                .cloned()
-                .collect::<Vec<_>>()
-        });
+    let focus = focus(
+        &findings,
+        args.strict,
+        &actions,
+        |t| d.step_of(t),
+        Action::call,
+    );
     let transcript = std::mem::take(&mut d.session.lines);
     let tasks = d.calls().len();
     drop(d);
@@ -390,6 +388,39 @@ pub fn run(args: &ProbeArgs) -> u8 {
     )
 }
 
+/// The handle (task or job) of the first failing finding, as the step that made it, and the
+/// actions about it: shrinking tries them alone first. `step_of` names a handle by the step
+/// that made it, `about` the step an action is about.
+pub fn focus<A: Clone>(
+    findings: &[Judged],
+    strict: bool,
+    actions: &[A],
+    step_of: impl Fn(&str) -> Option<usize>,
+    about: impl Fn(&A) -> Option<usize>,
+) -> Option<Focus<A>> {
+    let step = findings
+        .iter()
+        .find(|f| fails(f, strict))
+        .and_then(|f| f.task_id.as_deref())
+        .and_then(step_of)?;
+    Some(Focus {
+        step,
+        actions: actions
+            .iter()
+            .filter(|a| about(a) == Some(step))
+            .cloned()
+            .collect(),
+    })
+}
+
+/// See [`focus`].
+pub struct Focus<A> {
+    /// The step that made the handle.
+    pub step: usize,
+    /// The actions about it.
+    pub actions: Vec<A>,
+}
+
 /// What a probing run left, whatever it drove.
 pub struct Probed<A> {
     pub server: String,
@@ -404,8 +435,8 @@ pub struct Probed<A> {
     pub transcript: Vec<Value>,
     pub findings: Vec<Judged>,
     pub transport_error: Option<String>,
-    /// The actions about the handle of the first failing finding, for a first shrinking try.
-    pub focus: Option<Vec<A>>,
+    /// The handle of the first failing finding and the actions about it ([`focus`]).
+    pub focus: Option<Focus<A>>,
     pub model: Model,
     pub seconds: f64,
 }
@@ -455,15 +486,27 @@ pub fn conclude<A: Clone + Serialize>(
             applied: actions.clone(),
             transcript: transcript.clone(),
             model,
+            handles: BTreeMap::new(),
         };
+        let focus_step = focus.as_ref().map(|f| f.step);
         let mut replays = 0;
+        // A candidate still fails when it breaks the same rule, or any rule about the same task
+        // or job (named by the step that made it): a timing edge can turn one symptom of a
+        // broken server into another (a job read completed a few milliseconds before its cancel
+        // was refused, or after), and requiring the very rule would then throw good candidates
+        // away.
         let mut test = |cand: &[A]| {
             replays += 1;
             match replay(cand) {
                 Ok(r) => {
+                    let same_handle = |f: &Judged| {
+                        focus_step.is_some()
+                            && f.task_id.as_deref().and_then(|t| r.handles.get(t)).copied()
+                                == focus_step
+                    };
                     let still = judge(r.model, &r.transcript)
                         .iter()
-                        .any(|f| f.violation.rule == rule && fails(f, strict));
+                        .any(|f| fails(f, strict) && (f.violation.rule == rule || same_handle(f)));
                     if still && r.applied.len() <= best.applied.len() {
                         best = r;
                     }
@@ -474,7 +517,7 @@ pub fn conclude<A: Clone + Serialize>(
         };
         // First the failing handle's own actions alone (one replay, often enough), then ddmin.
         let mut start = actions.clone();
-        if let Some(only) = focus {
+        if let Some(only) = focus.map(|f| f.actions) {
             if only.len() < actions.len() && test(&only) {
                 start = only;
             }
