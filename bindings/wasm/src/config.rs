@@ -40,9 +40,12 @@ struct Keys(Option<Vec<(String, JsValue)>>);
 
 /// [`unknown_keys`], keeping the keys for [`field`] when they are all there is to read.
 fn own_keys(obj: &JsValue, known: &[&str], path: &str) -> Result<Keys, Error> {
-    let Some(o) = obj.dyn_ref::<js_sys::Object>() else {
+    // `is_object`, not `dyn_ref::<Object>` (an `instanceof` test): an object made with
+    // `Object.create(null)` is not an instance of `Object`, and its keys still count.
+    if !obj.is_object() {
         return Ok(Keys(None));
-    };
+    }
+    let o = obj.unchecked_ref::<js_sys::Object>();
     let keys = js_sys::Object::keys(o);
     let mut seen = Vec::new();
     for key in keys.iter() {

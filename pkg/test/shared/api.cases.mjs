@@ -376,6 +376,11 @@ export const cases = {
     const hidden = Object.defineProperty({}, 'poll', { value: poll, enumerable: false });
     assert.deepEqual(first(hidden), { type: 'wake_at', at: 3000 }, 'not enumerable');
     assert.throws(() => new lc.Tracker('job', { poll: { jitter: 'none', capMS: 1 } }), { code: 'invalid_config' });
+    // An object without a prototype is still an object whose keys are checked.
+    const bare = (o) => Object.assign(Object.create(null), o);
+    assert.throws(() => new lc.Tracker('task-2026', { poll: bare({ capMS: 1 }) }), { code: 'invalid_config' });
+    assert.throws(() => new lc.Tracker('task-2026', bare({ pol: {} })), { code: 'invalid_config' });
+    assert.deepEqual(first(bare({ poll: bare(poll) })), { type: 'wake_at', at: 3000 }, 'no prototype');
   },
 
   'tracker config: a plain config (taken apart in JavaScript) builds what the general reading does'({ lc, assert }) {
