@@ -445,9 +445,7 @@ impl Tracker {
     /// answer carries them, so it goes through [`Tracker::handle_input`]). Same rules, same
     /// outputs, same errors.
     pub fn handle_polled(&mut self, now: u64, polled: Polled) -> Result<(), Error> {
-        if self.stopped().is_some() {
-            return Err(Error::invalid_input("input", STOPPED));
-        }
+        self.refuse_stopped()?;
         polled.status.expect_in(self.model)?;
         if self.handle().is_none() {
             return Err(Error::invalid_input(
@@ -467,15 +465,10 @@ impl Tracker {
     /// it was (a refused cancel press, an input of another model, an unknown input key, ...).
     pub fn handle_input(&mut self, now: u64, input: Input) -> Result<(), Error> {
         // Stopped means watching ended without an outcome; a late answer cannot change that.
-        // Resume from the handle with a new tracker instead.
-        if self.stopped().is_some() && matches!(input, Input::CancelPressed) {
-            return Err(Error::CancelRefused {
-                state: self.button.state(),
-                reason: "this tracker stopped watching",
-            });
-        }
-        if self.stopped().is_some() && !matches!(input, Input::StopWatching) {
-            return Err(Error::invalid_input("input", STOPPED));
+        // Resume from the handle with a new tracker instead. (A cancel press is refused as
+        // such, by `handle_cancel_pressed`.)
+        if !matches!(input, Input::CancelPressed | Input::StopWatching) {
+            self.refuse_stopped()?;
         }
         match input {
             Input::TaskCreated { task } => self.on_task(now, task, Source::Created),
@@ -508,20 +501,123 @@ impl Tracker {
                 self.on_fetched(now, payload, Some(result.value), None)
             }
             Input::CancelAnswered { answer } => self.on_cancel_answer(now, answer),
-            Input::UpdateAcked => {
-                if let Some(w) = self.watching_mut() {
-                    w.inputs.in_flight = false;
-                    w.inputs.unacked.clear();
-                }
-                Ok(())
+            Input::UpdateAcked => self.handle_update_acked(),
+            Input::RequestFailed { request, failure } => {
+                self.handle_request_failed(now, request, failure)
             }
-            Input::RequestFailed { request, failure } => self.on_failure(now, request, failure),
-            Input::CancelPressed => self.on_cancel_pressed(),
+            Input::CancelPressed => self.handle_cancel_pressed(),
             Input::InputAnswered { key, response } => self.on_input_answered(now, key, response),
             Input::StopWatching => {
-                self.stop(StopReason::HostStopped);
+                self.handle_stop_watching();
                 Ok(())
             }
+        }
+    }
+
+    // The inputs that carry no payload, one method each: the numbers-only forms of
+    // `handle_input` for per-event hot paths and small builds, which then never link the JSON
+    // values the other inputs carry (the same rules, outputs and errors).
+
+    /// The creating answer, reduced to numbers: [`Input::TaskCreated`] (a task with this id,
+    /// status and `pollIntervalMs`, no TTL, payload or input requests) for a task model, or
+    /// [`Input::JobCreated`] (the interval ignored) for a job.
+    pub fn handle_created(
+        &mut self,
+        now: u64,
+        handle: &str,
+        status: Status,
+        poll_interval_ms: Option<u64>,
+    ) -> Result<(), Error> {
+        self.refuse_stopped()?;
+        if self.model.is_task() {
+            self.admit_task(handle, status, Source::Created)?;
+            let polled = Polled {
+                status,
+                poll_interval_ms,
+                ttl_ms: Ttl::NotGiven,
+                payload: Payload::NONE,
+            };
+            self.observe_task(now, Source::Created, polled, &[]);
+        } else {
+            self.admit_job(handle, status, Source::Created)?;
+            self.observe_job(now, Source::Created, status);
+        }
+        Ok(())
+    }
+
+    /// [`Input::CancelPressed`]: the user pressed the cancel button.
+    pub fn handle_cancel_pressed(&mut self) -> Result<(), Error> {
+        if self.stopped().is_some() {
+            return Err(Error::CancelRefused {
+                state: self.button.state(),
+                reason: "this tracker stopped watching",
+            });
+        }
+        self.on_cancel_pressed()
+    }
+
+    /// [`Input::CancelAnswered`]: the cancel request was answered.
+    pub fn handle_cancel_answered(&mut self, now: u64, answer: CancelAnswer) -> Result<(), Error> {
+        self.refuse_stopped()?;
+        self.on_cancel_answer(now, answer)
+    }
+
+    /// [`Input::UpdateAcked`]: `tasks/update` was acknowledged.
+    pub fn handle_update_acked(&mut self) -> Result<(), Error> {
+        self.refuse_stopped()?;
+        if let Some(w) = self.watching_mut() {
+            w.inputs.in_flight = false;
+            w.inputs.unacked.clear();
+        }
+        Ok(())
+    }
+
+    /// [`Input::RequestFailed`]: a request failed without a usable answer.
+    pub fn handle_request_failed(
+        &mut self,
+        now: u64,
+        request: RequestKind,
+        failure: Failure,
+    ) -> Result<(), Error> {
+        self.refuse_stopped()?;
+        match failure {
+            Failure::Rpc { error } => self.on_rpc_failure(now, request, error),
+            failure => self.on_failure(now, request, &failure),
+        }
+    }
+
+    /// [`Input::RequestFailed`] without a JSON-RPC error: an HTTP error answer with this status
+    /// (no envelope code) and Retry-After, or no answer at all (`http_status` `None`:
+    /// [`Failure::Transport`]).
+    pub fn handle_request_failed_http(
+        &mut self,
+        now: u64,
+        request: RequestKind,
+        http_status: Option<u16>,
+        retry_after_ms: Option<u64>,
+    ) -> Result<(), Error> {
+        self.refuse_stopped()?;
+        let failure = match http_status {
+            Some(status) => Failure::Http {
+                status,
+                code: None,
+                retry_after_ms,
+            },
+            None => Failure::Transport,
+        };
+        self.on_failure(now, request, &failure)
+    }
+
+    /// [`Input::StopWatching`]: the host stops watching (C-17: not a cancel, nothing is sent).
+    pub fn handle_stop_watching(&mut self) {
+        self.stop(StopReason::HostStopped);
+    }
+
+    /// Stopped means watching ended without an outcome; a late answer cannot change that.
+    fn refuse_stopped(&self) -> Result<(), Error> {
+        match self.stopped() {
+            Some(_) => Err(Error::invalid_input("input", STOPPED)),
+            None => Ok(()),
         }
     }
 
@@ -564,18 +660,7 @@ impl Tracker {
     // --- observations ---------------------------------------------------------------------
 
     fn on_task(&mut self, now: u64, task: TaskView, source: Source) -> Result<(), Error> {
-        self.expect_task()?;
-        task.status.expect_in(self.model)?;
-        if source == Source::Created && self.handle().is_none() {
-            if self.is_done() {
-                return Err(Error::invalid_input(
-                    "input",
-                    "the call was already answered",
-                ));
-            }
-            self.mrtr_answered()?;
-        }
-        if !self.accept_handle(&task.task_id, source)? {
+        if !self.admit_task(&task.task_id, task.status, source)? {
             return Ok(()); // a notification about another task: kept out, never fatal (P-11)
         }
         let payload = Payload {
@@ -596,6 +681,23 @@ impl Tracker {
         };
         self.observe_task(now, source, polled, &task.input_requests);
         Ok(())
+    }
+
+    /// Checks a task observation's model, status and id (the creating answer starts watching
+    /// it); false for a notification about another task.
+    fn admit_task(&mut self, id: &str, status: Status, source: Source) -> Result<bool, Error> {
+        self.expect_task()?;
+        status.expect_in(self.model)?;
+        if source == Source::Created && self.handle().is_none() {
+            if self.is_done() {
+                return Err(Error::invalid_input(
+                    "input",
+                    "the call was already answered",
+                ));
+            }
+            self.mrtr_answered()?;
+        }
+        self.accept_handle(id, source)
     }
 
     /// A task observation whose id was checked.
@@ -666,14 +768,7 @@ impl Tracker {
     }
 
     fn on_job(&mut self, now: u64, job: JobView, source: Source) -> Result<(), Error> {
-        if self.model != Model::Job {
-            return Err(Error::WrongModel {
-                expected: self.model,
-                got: Model::Job,
-            });
-        }
-        job.status.expect_in(Model::Job)?;
-        if !self.accept_handle(&job.id, source)? {
+        if !self.admit_job(&job.id, job.status, source)? {
             return Ok(());
         }
         if job.status.is_terminal() && self.outcome().is_none() {
@@ -681,6 +776,19 @@ impl Tracker {
         }
         self.observe_job(now, source, job.status);
         Ok(())
+    }
+
+    /// Checks a job observation's model, status and id (the creating answer starts watching
+    /// it).
+    fn admit_job(&mut self, id: &str, status: Status, source: Source) -> Result<bool, Error> {
+        if self.model != Model::Job {
+            return Err(Error::WrongModel {
+                expected: self.model,
+                got: Model::Job,
+            });
+        }
+        status.expect_in(Model::Job)?;
+        self.accept_handle(id, source)
     }
 
     /// A job observation whose id was checked.
@@ -1098,22 +1206,17 @@ impl Tracker {
         Ok(())
     }
 
-    /// The continuation `tools/call` failed: an error answer is the call's answer; no answer
-    /// at all is the creating request unanswered (it may have been processed, so it is never
-    /// sent again).
-    fn on_continuation_failed(&mut self, failure: Failure) -> Result<(), Error> {
-        if !self.round().is_some_and(|r| r.sent) {
-            return Err(Error::invalid_input(
+    /// The continuation `tools/call` failed: an error answer is the call's answer
+    /// (`on_rpc_failure`); no answer at all is the creating request unanswered (it may have been
+    /// processed, so it is never sent again). Errors unless a continuation is awaited.
+    fn continuation_awaited(&self) -> Result<(), Error> {
+        if self.round().is_some_and(|r| r.sent) {
+            Ok(())
+        } else {
+            Err(Error::invalid_input(
                 "input",
                 "no continuation of the call is waiting for an answer",
-            ));
-        }
-        match failure {
-            Failure::Rpc { error } => self.on_call_answer(None, Some(error)),
-            Failure::Http { .. } | Failure::Transport => {
-                self.stop(StopReason::CreateUnanswered);
-                Ok(())
-            }
+            ))
         }
     }
 
@@ -1212,56 +1315,94 @@ impl Tracker {
 
     // --- failures -------------------------------------------------------------------------
 
+    /// A request answered with a JSON-RPC error.
+    fn on_rpc_failure(
+        &mut self,
+        now: u64,
+        request: RequestKind,
+        error: RpcError,
+    ) -> Result<(), Error> {
+        if request == RequestKind::ContinueCall {
+            self.continuation_awaited()?;
+            return self.on_call_answer(None, Some(error));
+        }
+        self.check_failure(request)?;
+        let gone = self.model.is_task() && error.code == codes::INVALID_PARAMS;
+        match request {
+            RequestKind::Cancel => {
+                let answer = CancelAnswer::RpcError { code: error.code };
+                return self.on_cancel_answer(now, answer);
+            }
+            RequestKind::FetchResult if !gone => {
+                // tasks/result answered the underlying JSON-RPC error: that is the payload.
+                let error = Some(rpc_error_to_value(&error));
+                return self.on_fetched(now, Payload::ERROR, None, error);
+            }
+            _ => {}
+        }
+        self.after_failure(now, request, gone)
+    }
+
+    /// A request failed with an HTTP error answer or no answer ([`Failure::Http`],
+    /// [`Failure::Transport`]; a JSON-RPC error goes to `on_rpc_failure`).
     fn on_failure(
         &mut self,
         now: u64,
         request: RequestKind,
-        failure: Failure,
+        failure: &Failure,
     ) -> Result<(), Error> {
         if request == RequestKind::ContinueCall {
-            return self.on_continuation_failed(failure);
+            self.continuation_awaited()?;
+            self.stop(StopReason::CreateUnanswered);
+            return Ok(());
         }
-        if self.handle().is_none() {
-            return Err(Error::invalid_input("input", "no handle yet"));
-        }
-        if request == RequestKind::Cancel && self.cancel() != CancelProgress::InFlight {
-            // Checked before anything changes: an error leaves the tracker as it was.
-            return Err(Error::invalid_input(
-                "input",
-                "no cancel request is waiting for an answer",
-            ));
-        }
+        self.check_failure(request)?;
         // Retry-After is a floor for every request that follows, a confirming poll after a
         // failed cancel included.
         if let Failure::Http {
             status: 429,
             retry_after_ms,
             ..
-        } = &failure
+        } = failure
         {
             self.schedule
                 .handle_retry_after(now, retry_after_ms.unwrap_or(0));
         }
-        let gone = match &failure {
-            Failure::Rpc { error } => self.model.is_task() && error.code == codes::INVALID_PARAMS,
-            Failure::Http { status, .. } => self.model == Model::Job && *status == 404,
-            Failure::Transport => false,
-        };
+        let gone = self.model == Model::Job && matches!(failure, Failure::Http { status: 404, .. });
+        if request == RequestKind::Cancel {
+            let answer = match failure {
+                Failure::Http { status, code, .. } => CancelAnswer::JobError {
+                    http_status: *status,
+                    code: crate::cancel::JobErrorCode::parse(code.as_deref().unwrap_or("")),
+                    cancelable: None,
+                },
+                Failure::Rpc { error } => CancelAnswer::RpcError { code: error.code },
+                Failure::Transport => CancelAnswer::NoAnswer,
+            };
+            return self.on_cancel_answer(now, answer);
+        }
+        self.after_failure(now, request, gone)
+    }
+
+    /// Refuses a failure of a request that is not out (checked before anything changes: an
+    /// error leaves the tracker as it was).
+    fn check_failure(&self, request: RequestKind) -> Result<(), Error> {
+        if self.handle().is_none() {
+            return Err(Error::invalid_input("input", "no handle yet"));
+        }
+        if request == RequestKind::Cancel && self.cancel() != CancelProgress::InFlight {
+            return Err(Error::invalid_input(
+                "input",
+                "no cancel request is waiting for an answer",
+            ));
+        }
+        Ok(())
+    }
+
+    /// What a failed poll, update or result fetch leaves (a failed cancel and continuation are
+    /// their callers'): `gone` is the handle reported unknown.
+    fn after_failure(&mut self, now: u64, request: RequestKind, gone: bool) -> Result<(), Error> {
         match request {
-            // Handled first (see above); kept for the match.
-            RequestKind::ContinueCall => return Ok(()),
-            RequestKind::Cancel => {
-                let answer = match &failure {
-                    Failure::Rpc { error } => CancelAnswer::RpcError { code: error.code },
-                    Failure::Http { status, code, .. } => CancelAnswer::JobError {
-                        http_status: *status,
-                        code: crate::cancel::JobErrorCode::parse(code.as_deref().unwrap_or("")),
-                        cancelable: None,
-                    },
-                    Failure::Transport => CancelAnswer::NoAnswer,
-                };
-                return self.on_cancel_answer(now, answer);
-            }
             RequestKind::Get => {
                 // A failed poll ends the poll too: the floors count from it (P-12).
                 if let Some(w) = self.watching_mut() {
@@ -1277,11 +1418,6 @@ impl Tracker {
                 }
             }
             RequestKind::FetchResult => {
-                if let (Failure::Rpc { error }, false) = (&failure, gone) {
-                    // tasks/result answered the underlying JSON-RPC error: that is the payload.
-                    let error = Some(rpc_error_to_value(error));
-                    return self.on_fetched(now, Payload::ERROR, None, error);
-                }
                 if let Some(w) = self.watching_mut() {
                     if w.result_fetch == ResultFetch::InFlight {
                         // Not answered: it may be asked again.
@@ -1289,6 +1425,7 @@ impl Tracker {
                     }
                 }
             }
+            RequestKind::Cancel | RequestKind::ContinueCall => {}
         }
         if gone {
             self.lose();

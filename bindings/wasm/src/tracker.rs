@@ -16,8 +16,12 @@ use longcall::cancel::CancelAnswer;
 use longcall::outcome::{Outcome, Payload};
 #[cfg(feature = "full")]
 use longcall::snapshot;
-use longcall::tracker::{Failure, Input, Output, Polled, Request, Tracker as Core, TrackerConfig};
-use longcall::view::{codes, JobView, RpcError, TaskView, ToolResult, Ttl};
+#[cfg(feature = "full")]
+use longcall::tracker::Input;
+use longcall::tracker::{Output, Polled, Request, Tracker as Core, TrackerConfig};
+use longcall::view::Ttl;
+#[cfg(feature = "full")]
+use longcall::view::{JobView, TaskView, ToolResult};
 use longcall::{Error, Model, Rule, Status};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -89,6 +93,11 @@ pub struct Tracker {
 
 fn bad(field: &str) -> Error {
     Error::invalid_input(field, "not a valid code or time")
+}
+
+/// The time of a numbers-only input (checked after its other arguments).
+fn fast_now(now: f64) -> Result<u64, Error> {
+    json::num(now).ok_or_else(|| bad("now"))
 }
 
 fn opt_ms(n: f64) -> Result<Option<u64>, Error> {
@@ -480,18 +489,14 @@ impl Tracker {
         let r = (|| {
             let id = bounded_string(&id, "id")?;
             let status = self.status_code(status)?;
-            let input = if self.core.model() == Model::Job {
-                Input::JobCreated {
-                    job: job(id, status),
-                }
-            } else {
-                Input::TaskCreated {
-                    task: task(id, status, opt_ms(interval_ms)?, 0.0)?,
-                }
+            let interval_ms = match self.core.model() {
+                Model::Job => None,
+                _ => opt_ms(interval_ms)?,
             };
-            Ok((now, input))
+            let now = json::num(now).ok_or_else(|| bad("now"))?;
+            self.core.handle_created(now, &id, status, interval_ms)
         })();
-        self.fast_input(r)
+        self.fast_done(r)
     }
 
     /// `fastPolled(now, statusCode, pollIntervalMs, payload)`: a poll answered. `payload`
@@ -509,13 +514,7 @@ impl Tracker {
             };
             self.core.handle_polled(now, polled)
         })();
-        match r {
-            Ok(()) => {
-                self.last_error = "";
-                self.fill()
-            }
-            Err(e) => self.fail(&e),
-        }
+        self.fast_done(r)
     }
 
     /// `fastTimeout(now)`: the numbers-only [`Tracker::timeout`].
@@ -535,7 +534,8 @@ impl Tracker {
     /// `"cancel_refused"` when the button does not allow it).
     #[wasm_bindgen(js_name = fastCancelPressed)]
     pub fn fast_cancel_pressed(&mut self, now: f64) -> i32 {
-        self.fast_input(Ok((now, Input::CancelPressed)))
+        let r = fast_now(now).and_then(|_| self.core.handle_cancel_pressed());
+        self.fast_done(r)
     }
 
     /// `fastCancelAnswered(now, kind, a, b)`: the cancel request was answered. `kind`: 0 ack
@@ -567,9 +567,9 @@ impl Tracker {
                 Some(5) => CancelAnswer::NoAnswer,
                 _ => return Err(bad("kind")),
             };
-            Ok((now, Input::CancelAnswered { answer }))
+            self.core.handle_cancel_answered(fast_now(now)?, answer)
         })();
-        self.fast_input(r)
+        self.fast_done(r)
     }
 
     /// `fastJobCancelAnswered(now, httpStatus, statusOrCode)`: a Sume `jobs_cancel` answer as
@@ -584,14 +584,15 @@ impl Tracker {
         status_or_code: JsValue,
     ) -> i32 {
         let r = crate::tables::job_cancel_answer(http_status, &status_or_code)
-            .map(|answer| (now, Input::CancelAnswered { answer }));
-        self.fast_input(r)
+            .and_then(|answer| self.core.handle_cancel_answered(fast_now(now)?, answer));
+        self.fast_done(r)
     }
 
     /// `fastUpdateAcked(now)`: `tasks/update` was acknowledged.
     #[wasm_bindgen(js_name = fastUpdateAcked)]
     pub fn fast_update_acked(&mut self, now: f64) -> i32 {
-        self.fast_input(Ok((now, Input::UpdateAcked)))
+        let r = fast_now(now).and_then(|_| self.core.handle_update_acked());
+        self.fast_done(r)
     }
 
     /// `fastRequestFailed(now, requestKind, httpStatus, retryAfterMs)`: a request failed;
@@ -600,24 +601,22 @@ impl Tracker {
     pub fn fast_request_failed(&mut self, now: f64, request: f64, http: f64, retry: f64) -> i32 {
         let r = (|| {
             let request = at(&REQUEST_KINDS, request).ok_or_else(|| bad("request"))?;
-            let failure = match json::num(http).and_then(|n| u16::try_from(n).ok()) {
-                Some(0) => Failure::Transport,
-                Some(status) => Failure::Http {
-                    status,
-                    code: None,
-                    retry_after_ms: opt_ms(retry)?,
-                },
+            let (http, retry) = match json::num(http).and_then(|n| u16::try_from(n).ok()) {
+                Some(0) => (None, None),
+                Some(status) => (Some(status), opt_ms(retry)?),
                 None => return Err(bad("httpStatus")),
             };
-            Ok((now, Input::RequestFailed { request, failure }))
+            self.core
+                .handle_request_failed_http(fast_now(now)?, request, http, retry)
         })();
-        self.fast_input(r)
+        self.fast_done(r)
     }
 
     /// `fastStop(now)`: the host stops watching.
     #[wasm_bindgen(js_name = fastStop)]
     pub fn fast_stop(&mut self, now: f64) -> i32 {
-        self.fast_input(Ok((now, Input::StopWatching)))
+        let r = fast_now(now).map(|_| self.core.handle_stop_watching());
+        self.fast_done(r)
     }
 
     /// `fastDrain()`: writes the outputs still queued (after a call that filled the buffer).
@@ -639,11 +638,8 @@ impl Tracker {
         -1
     }
 
-    fn fast_input(&mut self, r: Result<(f64, Input), Error>) -> i32 {
-        let r = r.and_then(|(now, input)| {
-            let now = json::num(now).ok_or_else(|| bad("now"))?;
-            self.core.handle_input(now, input)
-        });
+    /// The end of a numbers-only call: the outputs, or -1 with `lastError`.
+    fn fast_done(&mut self, r: Result<(), Error>) -> i32 {
         match r {
             Ok(()) => {
                 self.last_error = "";
@@ -1259,49 +1255,6 @@ fn payload_code(code: f64) -> Result<Payload, Error> {
         Some(2) => Payload::TOOL_ERROR,
         Some(3) => Payload::ERROR,
         _ => return Err(bad("payload")),
-    })
-}
-
-fn job(id: String, status: Status) -> JobView {
-    JobView {
-        id,
-        status,
-        result: None,
-        error: None,
-    }
-}
-
-fn task(
-    id: String,
-    status: Status,
-    interval: Option<u64>,
-    payload: f64,
-) -> Result<TaskView, Error> {
-    let (result, error) = match args::code(payload) {
-        Some(0) => (None, None),
-        Some(1) => (Some(false), None),
-        Some(2) => (Some(true), None),
-        Some(3) => (None, Some(())),
-        _ => return Err(bad("payload")),
-    };
-    Ok(TaskView {
-        task_id: id,
-        status,
-        status_message: None,
-        created_at_ms: None,
-        last_updated_at_ms: None,
-        ttl_ms: Ttl::NotGiven,
-        poll_interval_ms: interval,
-        input_requests: Vec::new(),
-        result: result.map(|is_error| ToolResult {
-            is_error,
-            value: Value::Null,
-        }),
-        error: error.map(|()| RpcError {
-            code: codes::INTERNAL_ERROR,
-            message: String::new(),
-            data: None,
-        }),
     })
 }
 
