@@ -9,7 +9,12 @@ pub type JsResult<T> = Result<T, JsValue>;
 /// A JavaScript `Error` whose `message` is the error's `Display` and whose `code` property is
 /// [`Error::code`] (a stable snake_case string such as `"unknown_status"`).
 pub fn to_js(err: &Error) -> JsValue {
-    let js = js_sys::Error::new(&without_position(&err.to_string()));
+    let message = err.to_string();
+    // Only a JSON reader's message has a position, and the small build (`client` alone) reads
+    // no JSON: it skips the scan.
+    #[cfg(any(feature = "full", feature = "server", feature = "watch"))]
+    let message = without_position(&message);
+    let js = js_sys::Error::new(&message);
     // Reflect.set on a fresh Error object cannot fail; if it ever did, the message still stands.
     let _ = js_sys::Reflect::set(
         &js,
