@@ -409,8 +409,10 @@ impl Tracker {
 
     /// The task or job id, once known.
     #[wasm_bindgen(getter)]
-    pub fn id(&self) -> Option<String> {
-        self.core.handle().map(Into::into)
+    pub fn id(&self) -> JsValue {
+        self.core
+            .handle()
+            .map_or(JsValue::UNDEFINED, JsValue::from_str)
     }
 
     /// The status held (the first terminal one, once seen).
