@@ -501,10 +501,14 @@ impl Tracker {
                 self.on_fetched(now, payload, Some(result.value), None)
             }
             Input::CancelAnswered { answer } => self.on_cancel_answer(now, answer),
-            Input::UpdateAcked => self.handle_update_acked(),
-            Input::RequestFailed { request, failure } => {
-                self.handle_request_failed(now, request, failure)
+            Input::UpdateAcked => {
+                self.on_update_acked();
+                Ok(())
             }
+            Input::RequestFailed { request, failure } => match failure {
+                Failure::Rpc { error } => self.on_rpc_failure(now, request, error),
+                failure => self.on_failure(now, request, &failure),
+            },
             Input::CancelPressed => self.handle_cancel_pressed(),
             Input::InputAnswered { key, response } => self.on_input_answered(now, key, response),
             Input::StopWatching => {
@@ -565,10 +569,7 @@ impl Tracker {
     /// [`Input::UpdateAcked`]: `tasks/update` was acknowledged.
     pub fn handle_update_acked(&mut self) -> Result<(), Error> {
         self.refuse_stopped()?;
-        if let Some(w) = self.watching_mut() {
-            w.inputs.in_flight = false;
-            w.inputs.unacked.clear();
-        }
+        self.on_update_acked();
         Ok(())
     }
 
@@ -611,6 +612,13 @@ impl Tracker {
     /// [`Input::StopWatching`]: the host stops watching (C-17: not a cancel, nothing is sent).
     pub fn handle_stop_watching(&mut self) {
         self.stop(StopReason::HostStopped);
+    }
+
+    fn on_update_acked(&mut self) {
+        if let Some(w) = self.watching_mut() {
+            w.inputs.in_flight = false;
+            w.inputs.unacked.clear();
+        }
     }
 
     /// Stopped means watching ended without an outcome; a late answer cannot change that.

@@ -181,21 +181,21 @@ pub fn poll_plan(args: JsValue) -> JsResult<JsValue> {
 /// `taskStatusFor(jobStatus)`: the task status a job status maps to (the task/job mapping,
 /// `longcall::mapping`).
 #[wasm_bindgen(js_name = taskStatusFor)]
-pub fn task_status_for(job_status: JsValue) -> JsResult<String> {
+pub fn task_status_for(job_status: JsValue) -> JsResult<JsValue> {
     let s = js(args::status(Model::Job, &job_status, "job_status"))?;
-    Ok(mapping::task_status_for(s)
-        .map_or("", |t| t.as_str())
-        .into())
+    Ok(JsValue::from_str(
+        mapping::task_status_for(s).map_or("", |t| t.as_str()),
+    ))
 }
 
 /// `jobStatusesFor(taskStatus)`: the job statuses a task status stands for (`[]` for
 /// `input_required`, which jobs do not have).
 #[wasm_bindgen(js_name = jobStatusesFor)]
-pub fn job_statuses_for(task_status: JsValue) -> JsResult<Vec<String>> {
+pub fn job_statuses_for(task_status: JsValue) -> JsResult<js_sys::Array> {
     let s = js(args::status(Model::Task2026, &task_status, "task_status"))?;
     Ok(mapping::job_statuses_for(s)
         .iter()
-        .map(|j| j.as_str().into())
+        .map(|j| JsValue::from_str(j.as_str()))
         .collect())
 }
 

@@ -466,8 +466,10 @@ impl Endpoint {
 
     /// The idempotency key of the job submit, while the job is not created yet (rule E-11).
     #[wasm_bindgen(getter, js_name = submitKey)]
-    pub fn submit_key(&self) -> Option<String> {
-        self.core.submit_key().map(Into::into)
+    pub fn submit_key(&self) -> JsValue {
+        self.core
+            .submit_key()
+            .map_or(JsValue::UNDEFINED, JsValue::from_str)
     }
 
     /// How often the job submit was sent so far.
@@ -478,32 +480,41 @@ impl Endpoint {
 
     /// The model.
     #[wasm_bindgen(getter)]
-    pub fn model(&self) -> String {
-        self.core.model().as_str().into()
+    pub fn model(&self) -> JsValue {
+        JsValue::from_str(self.core.model().as_str())
     }
 
     /// The task or job id, once known.
     #[wasm_bindgen(getter)]
-    pub fn id(&self) -> Option<String> {
-        self.core.tracker().handle().map(Into::into)
+    pub fn id(&self) -> JsValue {
+        self.core
+            .tracker()
+            .handle()
+            .map_or(JsValue::UNDEFINED, JsValue::from_str)
     }
 
     /// The status held (the first terminal one, once seen).
     #[wasm_bindgen(getter)]
-    pub fn status(&self) -> Option<String> {
-        self.core.tracker().status().map(|s| s.as_str().into())
+    pub fn status(&self) -> JsValue {
+        self.core
+            .tracker()
+            .status()
+            .map_or(JsValue::UNDEFINED, |s| JsValue::from_str(s.as_str()))
     }
 
     /// What the cancel button shows.
     #[wasm_bindgen(getter)]
-    pub fn button(&self) -> String {
-        self.core.tracker().button().as_str().into()
+    pub fn button(&self) -> JsValue {
+        JsValue::from_str(self.core.tracker().button().as_str())
     }
 
     /// The verified outcome, once settled.
     #[wasm_bindgen(getter)]
-    pub fn outcome(&self) -> Option<String> {
-        self.core.tracker().outcome().map(|o| o.as_str().into())
+    pub fn outcome(&self) -> JsValue {
+        self.core
+            .tracker()
+            .outcome()
+            .map_or(JsValue::UNDEFINED, |o| JsValue::from_str(o.as_str()))
     }
 
     /// True once settled or stopped.

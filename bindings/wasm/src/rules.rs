@@ -38,10 +38,12 @@ pub const fn observation_str(o: Observation) -> &'static str {
 /// `unknown_status`, `status_not_in_model` or `invalid_input`.
 #[cfg(feature = "full")]
 #[wasm_bindgen(js_name = parseStatus)]
-pub fn parse_status(model: JsValue, raw: JsValue) -> JsResult<String> {
+pub fn parse_status(model: JsValue, raw: JsValue) -> JsResult<JsValue> {
     js((|| {
         let model = args::model(&model)?;
-        Ok(args::status(model, &raw, "raw")?.as_str().into())
+        Ok(JsValue::from_str(
+            args::status(model, &raw, "raw")?.as_str(),
+        ))
     })())
 }
 
@@ -49,12 +51,14 @@ pub fn parse_status(model: JsValue, raw: JsValue) -> JsResult<String> {
 /// Returns `"allowed" | "repeat" | "forbidden" | "from_terminal"`.
 #[cfg(feature = "full")]
 #[wasm_bindgen]
-pub fn transition(model: JsValue, from: JsValue, to: JsValue) -> JsResult<String> {
+pub fn transition(model: JsValue, from: JsValue, to: JsValue) -> JsResult<JsValue> {
     js((|| {
         let model = args::model(&model)?;
         let from = args::status(model, &from, "from")?;
         let to = args::status(model, &to, "to")?;
-        Ok(transition_str(lifecycle::transition(model, from, to)?).into())
+        Ok(JsValue::from_str(transition_str(lifecycle::transition(
+            model, from, to,
+        )?)))
     })())
 }
 
@@ -62,12 +66,14 @@ pub fn transition(model: JsValue, from: JsValue, to: JsValue) -> JsResult<String
 /// `"advance" | "repeat" | "skipped" | "regression" | "terminal_conflict"`.
 #[cfg(feature = "full")]
 #[wasm_bindgen]
-pub fn observe(model: JsValue, from: JsValue, to: JsValue) -> JsResult<String> {
+pub fn observe(model: JsValue, from: JsValue, to: JsValue) -> JsResult<JsValue> {
     js((|| {
         let model = args::model(&model)?;
         let from = args::status(model, &from, "from")?;
         let to = args::status(model, &to, "to")?;
-        Ok(observation_str(lifecycle::observe(model, from, to)?).into())
+        Ok(JsValue::from_str(observation_str(lifecycle::observe(
+            model, from, to,
+        )?)))
     })())
 }
 
@@ -92,11 +98,11 @@ pub fn observe_codes(model: f64, from: f64, to: f64) -> Option<u8> {
 /// `statuses(model)`: the wire statuses `model` speaks, in table order.
 #[cfg(feature = "full")]
 #[wasm_bindgen]
-pub fn statuses(model: JsValue) -> JsResult<Vec<String>> {
+pub fn statuses(model: JsValue) -> JsResult<js_sys::Array> {
     let model = js(args::model(&model))?;
     Ok(Status::of(model)
         .iter()
-        .map(|s| s.as_str().into())
+        .map(|s| JsValue::from_str(s.as_str()))
         .collect())
 }
 

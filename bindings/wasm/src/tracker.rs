@@ -95,6 +95,14 @@ fn bad(field: &str) -> Error {
     Error::invalid_input(field, "not a valid code or time")
 }
 
+/// The numbers-only inputs that carry nothing but their time ([`Tracker::fast_signal`]).
+#[derive(Clone, Copy)]
+enum Signal {
+    CancelPressed,
+    UpdateAcked,
+    StopWatching,
+}
+
 /// The time of a numbers-only input (checked after its other arguments).
 fn fast_now(now: f64) -> Result<u64, Error> {
     json::num(now).ok_or_else(|| bad("now"))
@@ -536,8 +544,7 @@ impl Tracker {
     /// `"cancel_refused"` when the button does not allow it).
     #[wasm_bindgen(js_name = fastCancelPressed)]
     pub fn fast_cancel_pressed(&mut self, now: f64) -> i32 {
-        let r = fast_now(now).and_then(|_| self.core.handle_cancel_pressed());
-        self.fast_done(r)
+        self.fast_signal(now, Signal::CancelPressed)
     }
 
     /// `fastCancelAnswered(now, kind, a, b)`: the cancel request was answered. `kind`: 0 ack
@@ -593,8 +600,7 @@ impl Tracker {
     /// `fastUpdateAcked(now)`: `tasks/update` was acknowledged.
     #[wasm_bindgen(js_name = fastUpdateAcked)]
     pub fn fast_update_acked(&mut self, now: f64) -> i32 {
-        let r = fast_now(now).and_then(|_| self.core.handle_update_acked());
-        self.fast_done(r)
+        self.fast_signal(now, Signal::UpdateAcked)
     }
 
     /// `fastRequestFailed(now, requestKind, httpStatus, retryAfterMs)`: a request failed;
@@ -617,8 +623,7 @@ impl Tracker {
     /// `fastStop(now)`: the host stops watching.
     #[wasm_bindgen(js_name = fastStop)]
     pub fn fast_stop(&mut self, now: f64) -> i32 {
-        let r = fast_now(now).map(|_| self.core.handle_stop_watching());
-        self.fast_done(r)
+        self.fast_signal(now, Signal::StopWatching)
     }
 
     /// `fastDrain()`: writes the outputs still queued (after a call that filled the buffer).
@@ -638,6 +643,20 @@ impl Tracker {
     fn fail(&mut self, e: &Error) -> i32 {
         self.last_error = e.code();
         -1
+    }
+
+    /// A numbers-only input that carries nothing but its time: one body for the three.
+    #[inline(never)]
+    fn fast_signal(&mut self, now: f64, signal: Signal) -> i32 {
+        let r = fast_now(now).and_then(|_| match signal {
+            Signal::CancelPressed => self.core.handle_cancel_pressed(),
+            Signal::UpdateAcked => self.core.handle_update_acked(),
+            Signal::StopWatching => {
+                self.core.handle_stop_watching();
+                Ok(())
+            }
+        });
+        self.fast_done(r)
     }
 
     /// The end of a numbers-only call: the outputs, or -1 with `lastError`.
