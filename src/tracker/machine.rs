@@ -445,7 +445,9 @@ impl Tracker {
     /// answer carries them, so it goes through [`Tracker::handle_input`]). Same rules, same
     /// outputs, same errors.
     pub fn handle_polled(&mut self, now: u64, polled: Polled) -> Result<(), Error> {
-        self.refuse_stopped()?;
+        if self.stopped().is_some() {
+            return Err(Error::invalid_input("input", STOPPED));
+        }
         polled.status.expect_in(self.model)?;
         if self.handle().is_none() {
             return Err(Error::invalid_input(

@@ -524,7 +524,14 @@ impl Tracker {
             };
             self.core.handle_polled(now, polled)
         })();
-        self.fast_done(r)
+        // Written out, not `fast_done`: this is the hot path (no call per event).
+        match r {
+            Ok(()) => {
+                self.last_error = "";
+                self.fill()
+            }
+            Err(e) => self.fail(&e),
+        }
     }
 
     /// `fastTimeout(now)`: the numbers-only [`Tracker::timeout`].
