@@ -1,5 +1,8 @@
 //! Typed conversion of JavaScript arguments. Nothing here panics, whatever the value.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use longcall::{Error, Model, Status};
 use wasm_bindgen::{JsCast, JsValue};
 

@@ -1,5 +1,8 @@
 //! The honest cancel button as a JavaScript class (`CancelButton`).
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use longcall::cancel;
 use wasm_bindgen::prelude::*;
 

@@ -6,6 +6,9 @@
 //! word); a known key of the wrong type is `malformed`; values the policy refuses are
 //! `invalid_config` (from `PollPolicy::validate`).
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use longcall::poll::{Jitter, PollPolicy};
 use longcall::tracker::TrackerConfig;
 use longcall::Error;

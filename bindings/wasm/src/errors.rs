@@ -1,5 +1,8 @@
 //! One conversion from [`longcall::Error`] to a thrown JavaScript `Error`, used by every export.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use longcall::Error;
 use wasm_bindgen::JsValue;
 

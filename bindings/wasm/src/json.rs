@@ -11,6 +11,9 @@
 //! nothing to the module, where `serde-wasm-bindgen` costs several KB gzip more (measured in
 //! `pkg/README.md`, "Size").
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use longcall::Error;
 #[cfg(any(feature = "full", feature = "server", feature = "watch"))]
 use serde::de::DeserializeOwned;
@@ -159,8 +162,9 @@ pub fn opt_uint(value: &JsValue, field: &str) -> Result<Option<u64>, Error> {
 
 /// A number that is an exact integer from 0 to 2^53-1.
 pub fn num(n: f64) -> Option<u64> {
-    // `as` saturates (NaN -> 0); the range and fraction checks reject everything inexact first.
-    ((0.0..=MAX_SAFE).contains(&n) && n.fract() == 0.0).then_some(n as u64)
+    // The range check rejects NaN, infinities and negatives first; `as` then truncates, so the
+    // round trip holds for whole numbers only (`f64::fract` needs std).
+    ((0.0..=MAX_SAFE).contains(&n) && n as u64 as f64 == n).then_some(n as u64)
 }
 
 #[cfg(test)]

@@ -21,6 +21,30 @@
 //! `pkg/index.d.ts`, and add cases to a `pkg/test/shared/*.cases.mjs` file. A new code table
 //! goes in [`tables`]; `npm --prefix pkg run codes` regenerates `pkg/codes.js` from it.
 #![deny(missing_docs)]
+// The small module (`client` alone) is built without std (see Cargo.toml's `std` feature).
+#![cfg_attr(all(target_family = "wasm", not(feature = "std")), no_std)]
+
+extern crate alloc;
+
+/// What std's prelude gives the modules of the small build, which has no std (each of them
+/// imports it; in the other builds these are the same items). Which of them a build uses
+/// depends on its features.
+#[allow(unused_imports)]
+mod prelude {
+    pub use alloc::borrow::ToOwned;
+    pub use alloc::boxed::Box;
+    pub use alloc::format;
+    pub use alloc::string::{String, ToString};
+    pub use alloc::vec::Vec;
+}
+
+/// Without std, a panic (none is expected: see the rules above) traps at once; the module
+/// instance is then unusable, exactly as with std's `panic = "abort"`.
+#[cfg(all(target_family = "wasm", not(feature = "std"), not(test)))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
+}
 
 // Talc instead of Rust's default dlmalloc: smaller in the module, and the builds are
 // single-threaded (no `atomics`), which its unsynchronized cell requires.

@@ -3,6 +3,9 @@
 //! Structured exports take strings (any JavaScript value, checked) and return verdict strings;
 //! [`observe_code`] is the numbers-only hot path.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use longcall::lifecycle::{self, Observation, Transition};
 use longcall::{Model, Status};
 #[cfg(feature = "full")]

@@ -3,6 +3,9 @@
 //! [`code_tables`] (`pkg/scripts/codes.mjs`, run by the build; `npm test` fails on drift), so no
 //! name or number is written a second time in JavaScript.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use longcall::cancel::JobErrorCode;
 use longcall::tracker::{RequestKind, StopReason};
 use longcall::Model;

@@ -12,6 +12,9 @@
 //!
 //! Both paths drive the same core tracker, so they can be mixed freely on one instance.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use longcall::cancel::CancelAnswer;
 use longcall::outcome::{Outcome, Payload};
 #[cfg(feature = "full")]
@@ -567,7 +570,7 @@ impl Tracker {
                 Some(1) => CancelAnswer::Task {
                     status: status(a).ok_or_else(|| bad("a"))?.expect_task()?,
                 },
-                Some(2) if a.fract() == 0.0 && a.abs() <= json::MAX_SAFE => {
+                Some(2) if a.abs() <= json::MAX_SAFE && a as i64 as f64 == a => {
                     CancelAnswer::RpcError { code: a as i64 }
                 }
                 Some(3) => CancelAnswer::Job {
