@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GLUE_MODULE } from './minify-names.mjs';
 
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 let failed = false;
@@ -21,7 +22,7 @@ for (const name of ['longcall', 'longcall_lite', 'longcall_server', 'longcall_wa
   const byModule = {};
   for (const i of imports) (byModule[i.module] ??= []).push(i.name);
   const env = byModule.env ?? [];
-  const foreign = Object.keys(byModule).filter((m) => m !== `./${name}_bg.js` && m !== 'wbg');
+  const foreign = Object.keys(byModule).filter((m) => m !== GLUE_MODULE && m !== 'wbg');
   console.log(
     `check-wasm: ${name}: ${imports.length} imports from ${JSON.stringify(Object.keys(byModule))}, ${WebAssembly.Module.exports(mod).length} exports`,
   );

@@ -2,8 +2,9 @@
 // (`__wbg_keys_105f5c0857898f84`: a name and a hash, which compresses badly) and every export
 // (`tracker_fastCancelAnswered`) become `_a`, `_b`, ... in the module's import and export
 // sections and in the glue, the only code that sees them (`pkg/*.js` call the glue's classes and
-// functions, whose names stay). wasm-opt cannot do it: it minifies such imports only together
-// with their module name, which check-wasm.mjs reads.
+// functions, whose names stay), and the imports' module name `./<out-name>_bg.js`, repeated in
+// every import, becomes `g` (GLUE_MODULE, which check-wasm.mjs expects). wasm-opt cannot do it:
+// it minifies such imports only together with all module names, `wbg` included.
 //
 // The glue is read as wasm-bindgen (pinned, see build.mjs) writes it: each import a key
 // `name: function(` of the imports object, each export read as `wasm.name`. Anything else
@@ -12,6 +13,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** The module name the glue's imports get (instead of `./<out-name>_bg.js`, once per import). */
+export const GLUE_MODULE = 'g';
 
 /** The `i`th short name: `_a` ... `_Z`, then `_aa`, `_ba`, ... */
 function short(i) {
@@ -102,14 +106,16 @@ export function minifyNames(wasmPath, gluePath, importModule) {
           u();
         } else throw new Error(`minify-names: ${wasmPath}: import kind ${kind}`);
         let renamed = name;
+        let from = module;
         if (module === importModule) {
+          from = GLUE_MODULE;
           renamed = short(next++);
           const key = `\n        ${name}: function(`;
           const found = glue.split(key).length - 1;
           if (found !== 1) throw new Error(`minify-names: import ${name} is ${found} keys of ${gluePath}, not 1`);
           glue = glue.replace(key, `\n        ${renamed}: function(`);
         }
-        body.push(...encode(module), ...encode(renamed), ...bytes.subarray(desc, at));
+        body.push(...encode(from), ...encode(renamed), ...bytes.subarray(desc, at));
       } else {
         // export: name, kind, index
         const name = text();
@@ -125,6 +131,10 @@ export function minifyNames(wasmPath, gluePath, importModule) {
     if (at !== end) throw new Error(`minify-names: ${wasmPath}: section ${id} does not end where it says`);
     out.push(Uint8Array.from([id, ...uleb(body.length), ...body]));
   }
+  const moduleKey = `\n        ${JSON.stringify(importModule)}: import0,`;
+  if (glue.split(moduleKey).length !== 2)
+    throw new Error(`minify-names: ${gluePath} does not name ${importModule} once`);
+  glue = glue.replace(moduleKey, `\n        ${GLUE_MODULE}: import0,`);
   for (const [, name] of glue.matchAll(/\bwasm\.(\w+)/g)) {
     if (!exported.has(name)) throw new Error(`minify-names: ${gluePath} reads wasm.${name}, which is not exported`);
   }
