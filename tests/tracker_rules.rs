@@ -567,3 +567,126 @@ fn absent_ttl_keeps_the_deadline_and_null_lifts_it() {
     assert_eq!(after(Ttl::Unlimited), (Some(3_000), None));
     assert_eq!(after(Ttl::Ms(60_000)), (Some(3_000), None));
 }
+
+/// The entry points for inputs that carry no payload (`handle_created`, `handle_cancel_pressed`,
+/// `handle_cancel_answered`, `handle_update_acked`, `handle_request_failed_http`,
+/// `handle_stop_watching`) are the same machine as `handle_input`: for every model and every
+/// first status, a script of such inputs (cancel presses and answers, failures of every request
+/// with and without an answer, Retry-After, a lost handle, inputs after stopping) gives the same
+/// errors, outputs and state either way.
+#[test]
+fn payload_free_entries_equal_handle_input() {
+    use longcall::tracker::RequestKind;
+    #[derive(Clone, Copy, Debug)]
+    enum Step {
+        Created,
+        Timeout,
+        Press,
+        Answer(CancelAnswer),
+        Acked,
+        Failed(RequestKind, Option<u16>, Option<u64>),
+        Stop,
+    }
+    let script = [
+        Step::Press,
+        Step::Created,
+        Step::Created,
+        Step::Timeout,
+        Step::Press,
+        Step::Failed(RequestKind::Cancel, Some(429), Some(5_000)),
+        Step::Answer(CancelAnswer::NoAnswer),
+        Step::Press,
+        Step::Answer(CancelAnswer::JobError {
+            http_status: 409,
+            code: JobErrorCode::ALL[0],
+            cancelable: None,
+        }),
+        Step::Press,
+        Step::Answer(CancelAnswer::Ack),
+        Step::Press,
+        Step::Answer(CancelAnswer::RpcError { code: -32602 }),
+        Step::Acked,
+        Step::Timeout,
+        Step::Failed(RequestKind::Get, None, None),
+        Step::Failed(RequestKind::Update, Some(500), None),
+        Step::Failed(RequestKind::FetchResult, None, None),
+        Step::Failed(RequestKind::ContinueCall, None, None),
+        Step::Timeout,
+        Step::Failed(RequestKind::Get, Some(404), None),
+        Step::Stop,
+        Step::Press,
+        Step::Acked,
+        Step::Created,
+        Step::Stop,
+    ];
+    for model in Model::ALL {
+        for &first in Status::of(model) {
+            let mut a = Tracker::new(model, config()).unwrap();
+            let mut b = Tracker::new(model, config()).unwrap();
+            let mut now = 0;
+            for step in script {
+                now += 1_000;
+                let (ra, rb) = match step {
+                    Step::Created => {
+                        let input = if model == Model::Job {
+                            Input::JobCreated { job: job(first) }
+                        } else {
+                            let mut t = task(first);
+                            t.poll_interval_ms = Some(2_000);
+                            Input::TaskCreated { task: t }
+                        };
+                        (
+                            a.handle_input(now, input),
+                            b.handle_created(
+                                now,
+                                if model == Model::Job { "job_1" } else { "t1" },
+                                first,
+                                Some(2_000),
+                            ),
+                        )
+                    }
+                    Step::Timeout => {
+                        now = a.poll_timeout().unwrap_or(now);
+                        a.handle_timeout(now);
+                        b.handle_timeout(now);
+                        (Ok(()), Ok(()))
+                    }
+                    Step::Press => (
+                        a.handle_input(now, Input::CancelPressed),
+                        b.handle_cancel_pressed(),
+                    ),
+                    Step::Answer(answer) => (
+                        a.handle_input(now, Input::CancelAnswered { answer }),
+                        b.handle_cancel_answered(now, answer),
+                    ),
+                    Step::Acked => (
+                        a.handle_input(now, Input::UpdateAcked),
+                        b.handle_update_acked(),
+                    ),
+                    Step::Failed(request, http, retry) => {
+                        let failure = match http {
+                            Some(status) => Failure::Http {
+                                status,
+                                code: None,
+                                retry_after_ms: retry,
+                            },
+                            None => Failure::Transport,
+                        };
+                        (
+                            a.handle_input(now, Input::RequestFailed { request, failure }),
+                            b.handle_request_failed_http(now, request, http, retry),
+                        )
+                    }
+                    Step::Stop => {
+                        b.handle_stop_watching();
+                        (a.handle_input(now, Input::StopWatching), Ok(()))
+                    }
+                };
+                let what = format!("{model} {first} {step:?}");
+                assert_eq!(ra.map_err(|e| e.code()), rb.map_err(|e| e.code()), "{what}");
+                assert_eq!(a.drain(), b.drain(), "{what}");
+                assert_eq!(a, b, "{what}");
+            }
+        }
+    }
+}

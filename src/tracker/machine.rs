@@ -527,6 +527,17 @@ impl Tracker {
     /// The creating answer, reduced to numbers: [`Input::TaskCreated`] (a task with this id,
     /// status and `pollIntervalMs`, no TTL, payload or input requests) for a task model, or
     /// [`Input::JobCreated`] (the interval ignored) for a job.
+    ///
+    /// ```
+    /// use longcall::tracker::{Output, Tracker, TrackerConfig};
+    /// use longcall::{Model, Status};
+    ///
+    /// let mut t = Tracker::new(Model::Task2026, TrackerConfig::default())?;
+    /// t.handle_created(0, "task_1", Status::Working, Some(2_000))?;
+    /// // The server's interval is a floor (P-3).
+    /// assert_eq!(t.drain().last(), Some(&Output::WakeAt { at: 2_000 }));
+    /// # Ok::<(), longcall::Error>(())
+    /// ```
     pub fn handle_created(
         &mut self,
         now: u64,
