@@ -162,9 +162,13 @@ pub fn opt_uint(value: &JsValue, field: &str) -> Result<Option<u64>, Error> {
 
 /// A number that is an exact integer from 0 to 2^53-1.
 pub fn num(n: f64) -> Option<u64> {
-    // The range check rejects NaN, infinities and negatives first; `as` then truncates, so the
-    // round trip holds for whole numbers only (`f64::fract` needs std).
-    ((0.0..=MAX_SAFE).contains(&n) && n as u64 as f64 == n).then_some(n as u64)
+    // The range check first (it rejects NaN, infinities and negatives), then the conversion,
+    // which truncates: the round trip holds for whole numbers only (`f64::fract` needs std).
+    if !(0.0..=MAX_SAFE).contains(&n) {
+        return None;
+    }
+    let whole = n as u64;
+    (whole as f64 == n).then_some(whole)
 }
 
 #[cfg(test)]
@@ -185,7 +189,15 @@ mod tests {
         assert_eq!(num(0.0), Some(0));
         assert_eq!(num(-0.0), Some(0));
         assert_eq!(num(MAX_SAFE), Some(9_007_199_254_740_991));
-        for bad in [f64::NAN, -1.0, 0.5, MAX_SAFE + 2.0, f64::INFINITY, 1e300] {
+        for bad in [
+            f64::NAN,
+            -1.0,
+            0.5,
+            4_503_599_627_370_495.5,
+            MAX_SAFE + 2.0,
+            f64::INFINITY,
+            1e300,
+        ] {
             assert_eq!(num(bad), None, "{bad}");
         }
     }
