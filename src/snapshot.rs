@@ -72,7 +72,8 @@ pub fn restore<T: Snapshot>(text: &str) -> Result<T, Error> {
     let not_snapshot = |e: serde_json::Error| Error::SnapshotInvalid {
         reason: alloc::format!("not a longcall snapshot: {e}"),
     };
-    let value: serde_json::Value = serde_json::from_str(text).map_err(not_snapshot)?;
+    // As bytes: the wire's reader, so WebAssembly builds carry one serde_json reader, not two.
+    let value: serde_json::Value = serde_json::from_slice(text.as_bytes()).map_err(not_snapshot)?;
     let header = Header::deserialize(&value).map_err(not_snapshot)?;
     if header.kind != T::KIND {
         return Err(Error::SnapshotInvalid {

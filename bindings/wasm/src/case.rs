@@ -147,7 +147,7 @@ pub fn write<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
 /// compile a second serializer of every type beside the text one the module needs anyway (the
 /// result is the same: a `Value`'s object keys are sorted either way).
 pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, serde_json::Error> {
-    serde_json::from_str(&serde_json::to_string(value)?)
+    serde_json::from_slice(&serde_json::to_vec(value)?)
 }
 
 /// A core value already in JSON, with its keys in camelCase (the caller's own JSON untouched).
