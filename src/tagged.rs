@@ -5,7 +5,9 @@
 //!   rest of their members (`#[serde(flatten)]`), which the derive buffers in serde's private
 //!   content form, compiling a reader of every field's type for that form as well;
 //! * the structs of snapshots and configurations, whose derived readers also compile an array
-//!   form (`[1000, 200, ...]`) nobody writes.
+//!   form (`[1000, 200, ...]`) nobody writes;
+//! * unit enums (`"working"`), read by [`unit`] from each enum's table of names instead of a
+//!   derived reader per enum.
 //!
 //! Here the value is read once as a `Value` and each member is taken from it by the `Value`
 //! reader the other paths already have. Same results as the derived readers: a tag is required
@@ -132,10 +134,120 @@ pub(crate) fn unknown<E: Error>(tag: &str, variants: &'static [&'static str]) ->
     E::unknown_variant(tag, variants)
 }
 
+/// Reads a unit variant by its name in `all` (`name` spells each), for enums whose readers would
+/// otherwise each be derived: the derive compiles a variant reader, an enum visitor and serde_json's
+/// enum access per enum, where this one reader serves every unit enum. Same JSON and messages as
+/// the derive: a string names the variant, and so does an object of one member whose value is
+/// `null` (serde's map form); anything else is serde_json's own error. (The derive also reads a
+/// variant by its index or bytes, which no JSON reader hands it.)
+pub(crate) fn unit<'de, D: Deserializer<'de>, T: Copy>(
+    d: D,
+    expecting: &'static str,
+    all: &[T],
+    name: fn(T) -> &'static str,
+) -> Result<T, D::Error> {
+    let names = Names(&|i| all.get(i).map(|&t| name(t)));
+    let i = d.deserialize_enum("", &[], UnitVisitor { expecting, names })?;
+    all.get(i)
+        .copied()
+        .ok_or_else(|| D::Error::custom("variant index out of range"))
+}
+
+/// The names of a unit enum's variants, by index (type-erased: one reader for every enum).
+#[derive(Clone, Copy)]
+struct Names<'n>(&'n dyn Fn(usize) -> Option<&'static str>);
+
+impl Names<'_> {
+    fn position(self, v: &str) -> Option<usize> {
+        (0..).map_while(|i| self.0(i)).position(|n| n == v)
+    }
+}
+
+/// The derive's list of the expected names (serde's `OneOf`), word for word.
+impl core::fmt::Display for Names<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let count = (0..).map_while(|i| self.0(i)).count();
+        if count > 2 {
+            f.write_str("one of ")?;
+        }
+        for (i, n) in (0..).map_while(|i| self.0(i)).enumerate() {
+            if i > 0 {
+                f.write_str(if count == 2 { " or " } else { ", " })?;
+            }
+            write!(f, "`{n}`")?;
+        }
+        Ok(())
+    }
+}
+
+struct UnitVisitor<'n> {
+    expecting: &'static str,
+    names: Names<'n>,
+}
+
+impl<'de> serde::de::Visitor<'de> for UnitVisitor<'_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<usize, A::Error> {
+        let (i, variant) = data.variant_seed(self.names)?;
+        serde::de::VariantAccess::unit_variant(variant)?;
+        Ok(i)
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Names<'_> {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Names<'_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("variant identifier")
+    }
+
+    fn visit_str<E: Error>(self, v: &str) -> Result<usize, E> {
+        self.position(v)
+            .ok_or_else(|| E::custom(format_args!("unknown variant `{v}`, expected {self}")))
+    }
+}
+
+/// `Deserialize` for a unit enum through [`unit`]: `unit_enum!(Status, "enum Status",
+/// &Status::ALL, Status::as_str)`.
+/// Where the enum has no table of its own: `unit_enum!(Jitter, "enum Jitter", [(Jitter::None,
+/// "none"), ...])` (the names are serde's spellings; a test checks them against the writer).
+macro_rules! unit_enum {
+    ($ty:ty, $expecting:expr, $all:expr, $name:expr) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::tagged::unit(d, $expecting, $all, $name)
+            }
+        }
+    };
+    ($ty:ty, $expecting:expr, [$(($v:expr, $n:literal)),+ $(,)?]) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::tagged::unit(d, $expecting, &[$(($v, $n)),+], |(_, n)| n).map(|(v, _)| v)
+            }
+        }
+    };
+}
+pub(crate) use unit_enum;
+
 #[cfg(test)]
 mod tests {
+    use alloc::format;
     use alloc::string::ToString;
     use alloc::vec;
+    use alloc::vec::Vec;
     use core::fmt::Debug;
 
     use serde::Serialize;
@@ -421,6 +533,196 @@ mod tests {
             error::<Ack>("[]"),
             "invalid type: sequence, expected struct Ack"
         );
+    }
+
+    /// What a reader makes of each input: the variant's name (`Debug`) or the error's message.
+    fn readings<T: DeserializeOwned + Debug>(valid: &str) -> Vec<String> {
+        let inputs = [
+            format!("\"{valid}\""),
+            "\"nope\"".into(),
+            "\"\"".into(),
+            "1".into(),
+            "-1".into(),
+            "1.5".into(),
+            "null".into(),
+            "true".into(),
+            "[]".into(),
+            format!("[\"{valid}\"]"),
+            "{}".into(),
+            format!("{{\"{valid}\":null}}"),
+            format!("{{\"{valid}\":1}}"),
+            format!("{{\"{valid}\":{{}}}}"),
+            "{\"nope\":null}".into(),
+            format!("{{\"{valid}\":null,\"b\":2}}"),
+            format!("\"{valid}\" 1"),
+            "\"a\\\"b\"".into(),
+        ];
+        let show = |r: Result<T, serde_json::Error>| match r {
+            Ok(t) => format!("{t:?}"),
+            Err(e) => e.to_string(),
+        };
+        inputs
+            .iter()
+            .flat_map(|text| {
+                let v: Option<Value> = serde_json::from_str(text).ok();
+                [
+                    v.clone().map(|v| show(T::deserialize(v))),
+                    v.as_ref().map(|v| show(T::deserialize(v))),
+                    Some(show(serde_json::from_str(text))),
+                    Some(show(serde_json::from_slice(text.as_bytes()))),
+                ]
+            })
+            .flatten()
+            .collect()
+    }
+
+    /// Unit enums read through [`unit`] read every input as serde's derive does (each beside a
+    /// derived twin with the same variants): names, the map form, and every message.
+    #[test]
+    fn unit_enums_read_as_derived() {
+        #[derive(Deserialize, Debug)]
+        #[serde(rename_all = "snake_case")]
+        enum WaitFor {
+            All,
+            Any,
+        }
+        #[derive(Deserialize, Debug)]
+        enum Model {
+            #[serde(rename = "task-2026")]
+            Task2026,
+            #[serde(rename = "task-2025")]
+            Task2025,
+            #[serde(rename = "job")]
+            Job,
+        }
+        #[derive(Deserialize, Debug)]
+        #[serde(rename_all = "snake_case")]
+        enum Status {
+            Working,
+            InputRequired,
+            Completed,
+            Failed,
+            Cancelled,
+            Queued,
+            Processing,
+            Running,
+            Canceled,
+            Expired,
+        }
+        #[derive(Deserialize, Debug)]
+        #[serde(rename_all = "snake_case")]
+        enum Only {
+            One,
+        }
+        #[derive(Clone, Copy, Debug)]
+        enum OnlyByTable {
+            One,
+        }
+        unit_enum!(OnlyByTable, "enum OnlyByTable", &[OnlyByTable::One], |_| {
+            "one"
+        });
+
+        assert_eq!(
+            readings::<crate::job_vocab::WaitFor>("any"),
+            readings::<WaitFor>("any")
+        );
+        assert_eq!(
+            readings::<crate::model::Model>("job"),
+            readings::<Model>("job")
+        );
+        assert_eq!(
+            readings::<crate::status::Status>("queued"),
+            readings::<Status>("queued")
+        );
+        assert_eq!(readings::<OnlyByTable>("one"), readings::<Only>("one"));
+        assert_eq!(
+            error::<crate::status::Status>(r#""nope""#),
+            "unknown variant `nope`, expected one of `working`, `input_required`, `completed`, \
+             `failed`, `cancelled`, `queued`, `processing`, `running`, `canceled`, `expired`"
+        );
+    }
+
+    /// Every unit enum read by name reads back what its derived writer wrote, from a `Value` and
+    /// from text (so each table spells its variants as serde does).
+    #[test]
+    fn unit_enums_read_their_writers_names() {
+        fn each<T: Serialize + DeserializeOwned + PartialEq + Debug>(all: &[T]) {
+            for v in all {
+                let text = serde_json::to_string(v).unwrap();
+                assert!(text.starts_with('"'), "{text}");
+                assert_eq!(&serde_json::from_str::<T>(&text).unwrap(), v, "{text}");
+                let value = serde_json::from_str::<Value>(&text).unwrap();
+                assert_eq!(&T::deserialize(&value).unwrap(), v, "{text}");
+            }
+        }
+        use crate::endpoint::client::JobDialect;
+        use crate::job_vocab::JobErrorCode;
+        use crate::model::Model;
+        use crate::poll::Jitter;
+        use crate::tracker::RequestKind;
+        use crate::violation::Level;
+        use crate::wave::GiveUp;
+        use crate::wire::sume_open::OpenRequest;
+        each(&Status::ALL);
+        each(TaskStatus::ALL);
+        each(JobStatus::ALL);
+        each(&Model::ALL);
+        each(Rule::ALL);
+        each(&[Level::Should, Level::Must]);
+        each(&ButtonState::ALL);
+        each(JobErrorCode::ALL);
+        each(&JobDialect::ALL);
+        each(&[WaitFor::All, WaitFor::Any]);
+        use Outcome as O;
+        each(&[
+            O::Succeeded,
+            O::ToolError,
+            O::ProtocolFailure,
+            O::Cancelled,
+            O::Failed,
+        ]);
+        each(&[O::Expired, O::Lost]);
+        use RequestKind as K;
+        each(&[
+            K::Get,
+            K::Cancel,
+            K::Update,
+            K::FetchResult,
+            K::ContinueCall,
+        ]);
+        use StopReason as S;
+        each(&[
+            S::MaxPolls,
+            S::Deadline,
+            S::HostStopped,
+            S::CreateUnanswered,
+            S::AnswerTooLarge,
+        ]);
+        use OpenRequest as R;
+        each(&[R::Submit, R::Status, R::Result, R::Cancel]);
+        use PermanentReason as P;
+        each(&[
+            P::InsufficientCredits,
+            P::Unauthorized,
+            P::Forbidden,
+            P::NotFound,
+            P::Rejected,
+        ]);
+        each(&[
+            GiveUp::Deadline,
+            GiveUp::Released,
+            GiveUp::HostStopped,
+            GiveUp::Backoff,
+        ]);
+        use Released as L;
+        each(&[
+            L::CancelRequested,
+            L::CancelPending,
+            L::StoppedWaiting,
+            L::AlreadyDone,
+        ]);
+        use Jitter as J;
+        each(&[J::None, J::Full, J::Equal, J::Decorrelated]);
     }
 
     /// The errors serde's derived reader gives, word for word.

@@ -103,7 +103,7 @@ use crate::wire::{detect, jsonrpc::Answer, mcp2026, sume, sume_open, Id, Limits,
 pub const SUBMIT_TRIES: u32 = 8;
 
 /// Which job API an endpoint of [`Model::Job`] speaks (rule E-10).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum JobDialect {
@@ -113,6 +113,15 @@ pub enum JobDialect {
     /// The Sume Open API (`/v1/jobs/{id}/status`, `/v1/jobs/{id}/cancel`, answers in `data`).
     OpenApi,
 }
+
+crate::tagged::unit_enum!(
+    JobDialect,
+    "enum JobDialect",
+    [
+        (JobDialect::McpTools, "mcp_tools"),
+        (JobDialect::OpenApi, "open_api")
+    ]
+);
 
 impl JobDialect {
     /// Every dialect.

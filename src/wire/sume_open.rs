@@ -725,7 +725,7 @@ impl core::fmt::Display for Kind {
 }
 
 /// Which Open API request an answer belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum OpenRequest {
@@ -738,6 +738,17 @@ pub enum OpenRequest {
     /// `POST /v1/jobs/{id}/cancel`.
     Cancel,
 }
+
+crate::tagged::unit_enum!(
+    OpenRequest,
+    "enum OpenRequest",
+    [
+        (OpenRequest::Submit, "submit"),
+        (OpenRequest::Status, "status"),
+        (OpenRequest::Result, "result"),
+        (OpenRequest::Cancel, "cancel"),
+    ]
+);
 
 /// One HTTP answer to an Open API request, as a host (or a vector) hands it over.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
