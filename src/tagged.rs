@@ -6,7 +6,7 @@
 //!   content form, compiling a reader of every field's type for that form as well;
 //! * the structs of snapshots and configurations, whose derived readers also compile an array
 //!   form (`[1000, 200, ...]`) nobody writes;
-//! * unit enums (`"working"`), read by [`unit`] from each enum's table of names instead of a
+//! * unit enums (`"working"`), read by [`unit()`] from each enum's table of names instead of a
 //!   derived reader per enum.
 //!
 //! Here the value is read once as a `Value` and each member is taken from it by the `Value`
@@ -220,7 +220,7 @@ impl<'de> serde::de::Visitor<'de> for Names<'_> {
     }
 }
 
-/// `Deserialize` for a unit enum through [`unit`]: `unit_enum!(Status, "enum Status",
+/// `Deserialize` for a unit enum through [`unit()`]: `unit_enum!(Status, "enum Status",
 /// &Status::ALL, Status::as_str)`.
 /// Where the enum has no table of its own: `unit_enum!(Jitter, "enum Jitter", [(Jitter::None,
 /// "none"), ...])` (the names are serde's spellings; a test checks them against the writer).
