@@ -82,14 +82,15 @@ impl Fields {
         }
     }
 
-    /// An optional member: absent and `null` are `None`.
+    /// An optional member: absent and `null` are `None` (what `Option`'s reader makes of a
+    /// `Value`, without compiling that reader around every member type).
     pub(crate) fn opt<T: DeserializeOwned, E: Error>(
         &mut self,
         name: &'static str,
     ) -> Result<Option<T>, E> {
         match self.0.remove(name) {
-            Some(v) => Option::<T>::deserialize(v).map_err(E::custom),
-            None => Ok(None),
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => T::deserialize(v).map(Some).map_err(E::custom),
         }
     }
 
