@@ -96,7 +96,7 @@ use crate::tracker::{
     Failure, Input, Output, Polled, Request, RequestKind, StopReason, Tracker, TrackerConfig,
 };
 use crate::violation::{Rule, Violation};
-use crate::wire::{detect, jsonrpc::Answer, mcp2026, sume, sume_open, Id, Limits, Message};
+use crate::wire::{detect, mcp2026, sume, sume_open, Id, Limits, Message};
 
 /// How often a submit is sent at most (the first try included) before watching stops with
 /// `create_unanswered` (rule E-11). Every try carries the same idempotency key.
@@ -1085,8 +1085,8 @@ impl CallEndpoint {
         else {
             return false;
         };
-        let Ok((id, Answer::Result(p))) = mcp2026::parse_get_response(bytes, &self.config.limits)
-        else {
+        // What the borrowed read leaves (error answers, escaped keys, ...) the general path reads.
+        let Some((id, p)) = mcp2026::scan_get_response(bytes, &self.config.limits) else {
             return false;
         };
         let task = &p.value;

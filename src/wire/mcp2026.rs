@@ -236,6 +236,15 @@ pub fn parse_get_response(
     ))
 }
 
+/// The fast path of [`parse_get_response`] alone: `None` for anything the borrowed read leaves
+/// to serde (error answers included), which a caller with a general path of its own reads there
+/// instead of a second time by serde here (and WebAssembly builds then carry no typed reader of
+/// the response envelope beside the `Value` one).
+pub(crate) fn scan_get_response(bytes: &[u8], limits: &Limits) -> Option<(Id, Parsed<TaskView>)> {
+    let (id, raw) = super::scan::task_response(bytes, limits)?;
+    Some((id, to_view(raw, Kind::Get2026).ok()?))
+}
+
 /// Reads an ack (`tasks/update`, `tasks/cancel`); a `resultType` other than `"complete"` is a
 /// [`Rule::WrongResultType`] violation.
 pub fn read_ack(result: &Value) -> Result<Parsed<Ack>, Error> {
