@@ -70,6 +70,13 @@ macro_rules! job_error_codes {
             Other,
         }
 
+        // serde spells `None` `none` (the wire's `""` is `as_str`'s).
+        crate::tagged::unit_enum!(
+            JobErrorCode,
+            "enum JobErrorCode",
+            [$((JobErrorCode::$variant, $code),)+ (JobErrorCode::None, "none"), (JobErrorCode::Other, "other")]
+        );
+
         impl JobErrorCode {
             /// Every code, in declaration order.
             pub const ALL: &'static [JobErrorCode] =
@@ -99,17 +106,6 @@ macro_rules! job_error_codes {
         }
     };
 }
-
-// serde spells `None` `none` (the wire's `""` is `as_str`'s).
-crate::tagged::unit_enum!(
-    JobErrorCode,
-    "enum JobErrorCode",
-    JobErrorCode::ALL,
-    |c| match c {
-        JobErrorCode::None => "none",
-        c => c.as_str(),
-    }
-);
 
 job_error_codes! {
     /// 409 to a cancel: generation has started; the job runs to completion and bills (C-8).

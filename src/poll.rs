@@ -287,7 +287,7 @@ pub enum Due {
 /// `MaxPolls` and `Deadline` into a stop, but an elapsed TTL into a lost call (O-6, P-7), and
 /// it stops for reasons no schedule knows (the host, an unanswered create, an answer too large).
 #[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ScheduleEnd {
     /// The policy's `max_polls` were all scheduled.
@@ -298,6 +298,16 @@ pub enum ScheduleEnd {
     /// handle may no longer resolve.
     TtlElapsed,
 }
+
+crate::tagged::unit_enum!(
+    ScheduleEnd,
+    "enum ScheduleEnd",
+    [
+        (ScheduleEnd::MaxPolls, "max_polls"),
+        (ScheduleEnd::Deadline, "deadline"),
+        (ScheduleEnd::TtlElapsed, "ttl_elapsed"),
+    ]
+);
 
 /// The poll schedule of one watched call. Time is absolute ms from the host; jitter comes from
 /// the seed given to [`PollSchedule::new`]. Snapshots ([`Snapshot`]) hold every field,

@@ -135,58 +135,27 @@ pub(crate) fn unknown<E: Error>(tag: &str, variants: &'static [&'static str]) ->
     E::unknown_variant(tag, variants)
 }
 
-/// Reads a unit variant by its name in `all` (`name` spells each), for enums whose readers would
-/// otherwise each be derived: the derive compiles a variant reader, an enum visitor and serde_json's
-/// enum access per enum, where this one reader serves every unit enum. Same JSON and messages as
-/// the derive: a string names the variant, and so does an object of one member whose value is
-/// `null` (serde's map form); anything else is serde_json's own error. (The derive also reads a
-/// variant by its index or bytes, which no JSON reader hands it.)
-pub(crate) fn unit<'de, D: Deserializer<'de>, T: Copy>(
+/// Reads a unit variant by its name, for enums whose readers would otherwise each be derived:
+/// the derive compiles a variant reader, an enum visitor and serde_json's enum access per enum,
+/// where this one reader serves every unit enum. Same JSON and messages as the derive (it goes
+/// through the same `deserialize_enum`): a string names the variant, and so does an object of
+/// one member whose value is `null` (serde's map form); anything else is serde_json's own error.
+/// (The derive also reads a variant by its index or bytes, which no JSON reader hands it.)
+/// Returns the name's position in `names`.
+pub(crate) fn unit<'de, D: Deserializer<'de>>(
     d: D,
     expecting: &'static str,
-    all: &[T],
-    name: fn(T) -> &'static str,
-) -> Result<T, D::Error> {
-    let names = Names(&|i| all.get(i).map(|&t| name(t)));
-    let i = d.deserialize_enum("", &[], UnitVisitor { expecting, names })?;
-    all.get(i)
-        .copied()
-        .ok_or_else(|| D::Error::custom("variant index out of range"))
+    names: &'static [&'static str],
+) -> Result<usize, D::Error> {
+    d.deserialize_enum("", names, UnitVisitor { expecting, names })
 }
 
-/// The names of a unit enum's variants, by index (type-erased: one reader for every enum).
-#[derive(Clone, Copy)]
-struct Names<'n>(&'n dyn Fn(usize) -> Option<&'static str>);
-
-impl Names<'_> {
-    fn position(self, v: &str) -> Option<usize> {
-        (0..).map_while(|i| self.0(i)).position(|n| n == v)
-    }
-}
-
-/// The derive's list of the expected names (serde's `OneOf`), word for word.
-impl core::fmt::Display for Names<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let count = (0..).map_while(|i| self.0(i)).count();
-        if count > 2 {
-            f.write_str("one of ")?;
-        }
-        for (i, n) in (0..).map_while(|i| self.0(i)).enumerate() {
-            if i > 0 {
-                f.write_str(if count == 2 { " or " } else { ", " })?;
-            }
-            write!(f, "`{n}`")?;
-        }
-        Ok(())
-    }
-}
-
-struct UnitVisitor<'n> {
+struct UnitVisitor {
     expecting: &'static str,
-    names: Names<'n>,
+    names: &'static [&'static str],
 }
 
-impl<'de> serde::de::Visitor<'de> for UnitVisitor<'_> {
+impl<'de> serde::de::Visitor<'de> for UnitVisitor {
     type Value = usize;
 
     fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -194,13 +163,16 @@ impl<'de> serde::de::Visitor<'de> for UnitVisitor<'_> {
     }
 
     fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<usize, A::Error> {
-        let (i, variant) = data.variant_seed(self.names)?;
+        let (i, variant) = data.variant_seed(Names(self.names))?;
         serde::de::VariantAccess::unit_variant(variant)?;
         Ok(i)
     }
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for Names<'_> {
+/// A variant's name, read as its position among a unit enum's names.
+struct Names(&'static [&'static str]);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Names {
     type Value = usize;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
@@ -208,7 +180,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for Names<'_> {
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for Names<'_> {
+impl<'de> serde::de::Visitor<'de> for Names {
     type Value = usize;
 
     fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -216,30 +188,53 @@ impl<'de> serde::de::Visitor<'de> for Names<'_> {
     }
 
     fn visit_str<E: Error>(self, v: &str) -> Result<usize, E> {
-        self.position(v)
-            .ok_or_else(|| E::custom(format_args!("unknown variant `{v}`, expected {self}")))
+        self.0
+            .iter()
+            .position(|n| *n == v)
+            .ok_or_else(|| E::unknown_variant(v, self.0))
     }
 }
 
-/// `Deserialize` for a unit enum through [`unit()`]: `unit_enum!(Status, "enum Status",
-/// &Status::ALL, Status::as_str)`.
-/// Where the enum has no table of its own: `unit_enum!(Jitter, "enum Jitter", [(Jitter::None,
-/// "none"), ...])` (the names are serde's spellings; a test checks them against the writer).
+/// `Deserialize` for a unit enum through [`unit()`], from one table: its values and their
+/// names (serde's spellings; a test checks each against the derived writer). Either the enum's
+/// own list and a `const fn` naming each (`unit_enum!(Status, "enum Status", &Status::ALL,
+/// Status::as_str)`), or the pairs (`unit_enum!(Jitter, "enum Jitter", [(Jitter::None,
+/// "none"), ...])`).
 macro_rules! unit_enum {
-    ($ty:ty, $expecting:expr, $all:expr, $name:expr) => {
+    ($ty:ty, $expecting:expr, $all:expr, $name:path) => {
         impl<'de> serde::Deserialize<'de> for $ty {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::tagged::unit(d, $expecting, $all, $name)
+                const ALL: &[$ty] = $all;
+                // Evaluated by the compiler: an index out of range fails the build, not a run.
+                #[allow(clippy::indexing_slicing)]
+                const NAMES: &[&str] = &{
+                    let mut names = [""; ALL.len()];
+                    let mut i = 0;
+                    while i < ALL.len() {
+                        names[i] = $name(ALL[i]);
+                        i += 1;
+                    }
+                    names
+                };
+                $crate::tagged::unit_enum!(@read d, $expecting, ALL, NAMES)
             }
         }
     };
     ($ty:ty, $expecting:expr, [$(($v:expr, $n:literal)),+ $(,)?]) => {
         impl<'de> serde::Deserialize<'de> for $ty {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::tagged::unit(d, $expecting, &[$(($v, $n)),+], |(_, n)| n).map(|(v, _)| v)
+                const ALL: &[$ty] = &[$($v),+];
+                const NAMES: &[&str] = &[$($n),+];
+                $crate::tagged::unit_enum!(@read d, $expecting, ALL, NAMES)
             }
         }
     };
+    (@read $d:ident, $expecting:expr, $all:ident, $names:ident) => {{
+        let i = $crate::tagged::unit($d, $expecting, $names)?;
+        $all.get(i)
+            .copied()
+            .ok_or_else(|| <D::Error as serde::de::Error>::custom("variant index out of range"))
+    }};
 }
 pub(crate) use unit_enum;
 
@@ -619,9 +614,7 @@ mod tests {
         enum OnlyByTable {
             One,
         }
-        unit_enum!(OnlyByTable, "enum OnlyByTable", &[OnlyByTable::One], |_| {
-            "one"
-        });
+        unit_enum!(OnlyByTable, "enum OnlyByTable", [(OnlyByTable::One, "one")]);
 
         assert_eq!(
             readings::<crate::job_vocab::WaitFor>("any"),
@@ -724,6 +717,46 @@ mod tests {
         ]);
         use Jitter as J;
         each(&[J::None, J::Full, J::Equal, J::Decorrelated]);
+        use crate::poll::ScheduleEnd as E;
+        each(&[E::MaxPolls, E::Deadline, E::TtlElapsed]);
+        use crate::ownership::Access;
+        each(&[Access::Owner, Access::Hidden]);
+        use crate::lifecycle::{Observation as Ob, Seed, Transition as T};
+        each(&[T::Allowed, T::Repeat, T::Forbidden, T::FromTerminal]);
+        each(&[
+            Ob::Advance,
+            Ob::Repeat,
+            Ob::Skipped,
+            Ob::Regression,
+            Ob::TerminalConflict,
+        ]);
+        each(&[Seed::Normal, Seed::Unusual, Seed::Violation]);
+        use crate::server::Ending as En;
+        each(&[
+            En::Completed,
+            En::Nsfw,
+            En::ContentPolicyRejected,
+            En::Failed,
+        ]);
+        use crate::server::CancelMode;
+        each(&[CancelMode::Cooperative, CancelMode::Immediate]);
+        use crate::server::gate::TaskSupport as Ts;
+        each(&[Ts::Forbidden, Ts::Optional, Ts::Required]);
+        use crate::server::CancelRule as Cr;
+        each(&[Cr::Cancel, Cr::Replay, Cr::Started, Cr::NotCancelable]);
+        use crate::cancel::{CancelVerdict, Window};
+        each(&CancelVerdict::ALL);
+        each(&[Window::Open, Window::Started, Window::Terminal]);
+        use crate::wire::sume_open::{Kind as Jk, OpenStatus as Os};
+        each(&[
+            Os::Queued,
+            Os::Processing,
+            Os::Completed,
+            Os::Failed,
+            Os::Nsfw,
+            Os::Canceled,
+        ]);
+        each(&[Jk::Image, Jk::Video, Jk::Lipsync, Jk::Captions]);
     }
 
     /// The errors serde's derived reader gives, word for word.

@@ -57,7 +57,7 @@ use crate::wire::sume_open::{
 };
 
 /// How a catalog model's jobs end (D-15).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Ending {
@@ -70,6 +70,17 @@ pub enum Ending {
     /// `failed` with a plain error.
     Failed,
 }
+
+crate::tagged::unit_enum!(
+    Ending,
+    "enum Ending",
+    [
+        (Ending::Completed, "completed"),
+        (Ending::Nsfw, "nsfw"),
+        (Ending::ContentPolicyRejected, "content_policy_rejected"),
+        (Ending::Failed, "failed"),
+    ]
+);
 
 /// One model of the reference catalog.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

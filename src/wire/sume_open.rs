@@ -107,7 +107,7 @@ pub const VIDEO_ROUTE: &str = "/v1/video-router/generate";
 pub const RETRYABLE_STATUSES: &[u16] = &[408, 429, 500, 502, 503, 504];
 
 /// An Open API `sume_status` (D-3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum OpenStatus {
@@ -124,6 +124,19 @@ pub enum OpenStatus {
     /// Canceled while queued; refunded.
     Canceled,
 }
+
+crate::tagged::unit_enum!(
+    OpenStatus,
+    "enum OpenStatus",
+    [
+        (OpenStatus::Queued, "queued"),
+        (OpenStatus::Processing, "processing"),
+        (OpenStatus::Completed, "completed"),
+        (OpenStatus::Failed, "failed"),
+        (OpenStatus::Nsfw, "nsfw"),
+        (OpenStatus::Canceled, "canceled"),
+    ]
+);
 
 /// D-3: wire spelling, job status, and the reason a failure carries.
 pub const STATUS_TABLE: &[(&str, OpenStatus, Status, Option<&str>)] = &[
@@ -198,7 +211,7 @@ impl OpenStatus {
 }
 
 /// A model's kind from the catalog.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Kind {
@@ -211,6 +224,17 @@ pub enum Kind {
     /// A captions model (submitted on the video route).
     Captions,
 }
+
+crate::tagged::unit_enum!(
+    Kind,
+    "enum Kind",
+    [
+        (Kind::Image, "image"),
+        (Kind::Video, "video"),
+        (Kind::Lipsync, "lipsync"),
+        (Kind::Captions, "captions"),
+    ]
+);
 
 /// D-8: kind, wire spelling, submit route.
 pub const KIND_TABLE: &[(Kind, &str, &str)] = &[
