@@ -54,7 +54,7 @@ pub(crate) fn members<'de, D: Deserializer<'de>>(
     }
 }
 
-fn unexpected(value: &Value) -> Unexpected<'_> {
+pub(crate) fn unexpected(value: &Value) -> Unexpected<'_> {
     match value {
         Value::Null => Unexpected::Unit,
         Value::Bool(b) => Unexpected::Bool(*b),
