@@ -130,6 +130,17 @@ impl Fields {
     }
 }
 
+/// An object of `pairs`, the last of equal keys kept (what `collect` gives), built by inserting
+/// them one by one: `collect` sorts them first, which compiles a stable sort per element type
+/// into WebAssembly builds for objects of a few members.
+pub(crate) fn object<I: IntoIterator<Item = (String, Value)>>(pairs: I) -> Map<String, Value> {
+    let mut map = Map::new();
+    for (key, value) in pairs {
+        map.insert(key, value);
+    }
+    map
+}
+
 /// The error for a tag that names no variant.
 pub(crate) fn unknown<E: Error>(tag: &str, variants: &'static [&'static str]) -> E {
     E::unknown_variant(tag, variants)
@@ -757,6 +768,16 @@ mod tests {
             Os::Canceled,
         ]);
         each(&[Jk::Image, Jk::Video, Jk::Lipsync, Jk::Captions]);
+    }
+
+    /// An object built pair by pair is the one `collect` builds: the last of equal keys kept.
+    #[test]
+    fn objects_keep_the_last_of_equal_keys() {
+        let pairs = [("b", 1), ("a", 2), ("b", 3), ("c", 4), ("a", 5)]
+            .map(|(k, v)| (String::from(k), json!(v)));
+        let collected: Map<String, Value> = pairs.iter().cloned().collect();
+        assert_eq!(object(pairs), collected);
+        assert_eq!(Value::Object(collected), json!({"a": 5, "b": 3, "c": 4}));
     }
 
     /// The errors serde's derived reader gives, word for word.

@@ -127,12 +127,11 @@ impl Task {
     pub fn from_view(view: &TaskView, result_type: Option<&str>) -> Task {
         let mut input_requests = None;
         if view.status == Status::InputRequired || !view.input_requests.is_empty() {
-            input_requests = Some(
+            input_requests = Some(crate::tagged::object(
                 view.input_requests
                     .iter()
-                    .map(|r| (r.key.clone(), r.request.clone()))
-                    .collect(),
-            );
+                    .map(|r| (r.key.clone(), r.request.clone())),
+            ));
         }
         Task {
             task_id: view.task_id.clone(),

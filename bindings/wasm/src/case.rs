@@ -72,15 +72,14 @@ fn convert(value: Value, key_of: fn(&str) -> String) -> Value {
     match value {
         Value::Object(map) => {
             let keep: Vec<bool> = map.keys().map(|k| opaque(k, &map)).collect();
-            Value::Object(
-                map.into_iter()
-                    .zip(keep)
-                    .map(|((k, v), keep)| {
-                        let v = if keep { v } else { convert(v, key_of) };
-                        (key_of(&k), v)
-                    })
-                    .collect(),
-            )
+            // Inserted one by one, not collected: `collect` sorts the pairs first, which would
+            // compile a stable sort into the module (the last of equal keys wins either way).
+            let mut out = Map::new();
+            for ((k, v), keep) in map.into_iter().zip(keep) {
+                let v = if keep { v } else { convert(v, key_of) };
+                out.insert(key_of(&k), v);
+            }
+            Value::Object(out)
         }
         Value::Array(items) => {
             Value::Array(items.into_iter().map(|v| convert(v, key_of)).collect())
