@@ -145,12 +145,32 @@ mod export {
         use Observation as O;
         use Transition as T;
         let strs = |it: &mut dyn Iterator<Item = &'static str>| names(&it.collect::<Vec<_>>());
-        let mut tables = [
-            ("MODELS", strs(&mut Model::ALL.iter().map(|m| m.as_str()))),
+        // In byte order of the keys, as a `serde_json::Map` writes them (a test checks it).
+        let tables = [
             (
-                "STATUSES",
-                strs(&mut Status::ALL.iter().map(|s| s.as_str())),
+                "BUTTON_STATES",
+                by_code(&ButtonState::ALL, ButtonState::code),
             ),
+            (
+                "CANCEL_VERDICTS",
+                by_code(&CancelVerdict::ALL, CancelVerdict::code),
+            ),
+            ("ERROR_CODES", names(longcall::error::ERROR_CODES)),
+            ("JOB_DIALECTS", names(&longcall::endpoint::JobDialect::ALL)),
+            ("JOB_ERROR_CODES", names(&JOB_ERROR_CODES)),
+            (
+                "JOB_KINDS",
+                strs(
+                    &mut longcall::wire::sume_open::KIND_TABLE
+                        .iter()
+                        .map(|row| row.1),
+                ),
+            ),
+            (
+                "JOB_STATUSES",
+                strs(&mut Status::of(Model::Job).iter().map(|s| s.as_str())),
+            ),
+            ("MODELS", strs(&mut Model::ALL.iter().map(|m| m.as_str()))),
             (
                 "OBSERVATIONS",
                 by_code(
@@ -163,26 +183,6 @@ mod export {
                     ],
                     O::code,
                 ),
-            ),
-            (
-                "TRANSITIONS",
-                by_code(
-                    &[T::Allowed, T::Repeat, T::Forbidden, T::FromTerminal],
-                    T::code,
-                ),
-            ),
-            (
-                "WINDOWS",
-                by_code(
-                    &[Window::Open, Window::Started, Window::Terminal],
-                    Window::code,
-                ),
-            ),
-            ("OUTPUT_KINDS", names(&OUTPUT_KINDS)),
-            ("REQUEST_KINDS", names(&REQUEST_KINDS)),
-            (
-                "BUTTON_STATES",
-                by_code(&ButtonState::ALL, ButtonState::code),
             ),
             (
                 "OUTCOMES",
@@ -199,36 +199,36 @@ mod export {
                     Outcome::code,
                 ),
             ),
-            ("STOP_REASONS", names(&STOP_REASONS)),
-            ("JOB_ERROR_CODES", names(&JOB_ERROR_CODES)),
-            (
-                "CANCEL_VERDICTS",
-                by_code(&CancelVerdict::ALL, CancelVerdict::code),
-            ),
-            ("ERROR_CODES", names(longcall::error::ERROR_CODES)),
+            ("OUTPUT_KINDS", names(&OUTPUT_KINDS)),
+            ("REQUEST_KINDS", names(&REQUEST_KINDS)),
             (
                 "RULES",
                 strs(&mut longcall::Rule::ALL.iter().map(|r| r.code())),
             ),
             (
+                "STATUSES",
+                strs(&mut Status::ALL.iter().map(|s| s.as_str())),
+            ),
+            ("STOP_REASONS", names(&STOP_REASONS)),
+            (
                 "TASK_STATUSES",
                 strs(&mut Status::of(Model::Task2026).iter().map(|s| s.as_str())),
             ),
             (
-                "JOB_STATUSES",
-                strs(&mut Status::of(Model::Job).iter().map(|s| s.as_str())),
-            ),
-            (
-                "JOB_KINDS",
-                strs(
-                    &mut longcall::wire::sume_open::KIND_TABLE
-                        .iter()
-                        .map(|row| row.1),
+                "TRANSITIONS",
+                by_code(
+                    &[T::Allowed, T::Repeat, T::Forbidden, T::FromTerminal],
+                    T::code,
                 ),
             ),
-            ("JOB_DIALECTS", names(&longcall::endpoint::JobDialect::ALL)),
+            (
+                "WINDOWS",
+                by_code(
+                    &[Window::Open, Window::Started, Window::Terminal],
+                    Window::code,
+                ),
+            ),
         ];
-        tables.sort_unstable_by_key(|(key, _)| *key);
         let mut out = String::from("{");
         for (i, (key, list)) in tables.iter().enumerate() {
             if i > 0 {
@@ -309,5 +309,7 @@ mod tests {
             .unwrap()
             .iter()
             .any(|c| c == "limit_reached"));
+        // The text is the Map's own writing: keys in byte order.
+        assert_eq!(v.to_string(), tables_json());
     }
 }
