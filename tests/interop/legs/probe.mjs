@@ -1,6 +1,6 @@
 // Leg: `longcall probe` against the reference MCP tasks server (no finding expected) and against
 // each broken variant in tests/interop/mutants/proxy.mjs (a finding expected, shrunk to at most 8
-// steps). Every scenario is bounded at 60 s (probing at most 30 s, shrinking at most 25 s).
+// steps). Every scenario is bounded at 80 s (probing at most 30 s, shrinking at most 45 s).
 //
 //   node legs/probe.mjs [MUTANT...]     (from tests/interop; tests/interop/run probe)
 //
@@ -34,22 +34,24 @@ function probe(url, extra = []) {
     '--json',
     '--max-seconds',
     '30',
+    // Room for ddmin to finish on a slow machine: the hardest mutants need 15-30 s of replays
+    // (each replay waits out the server's real poll intervals).
     '--shrink-seconds',
-    '25',
+    '45',
     ...extra,
   ];
-  return longcallJson(args, { timeoutMs: 58000 });
+  return longcallJson(args, { timeoutMs: 78000 });
 }
 
 const proxySpec = (name) => ({
   cmd: process.execPath,
-  args: [PROXY, '--mutant', name, '--max-lifetime-ms', '90000'],
+  args: [PROXY, '--mutant', name, '--max-lifetime-ms', '120000'],
   stream: 'stdout',
   name: `mutant ${name}`,
 });
 const referenceSpec = () => ({
   cmd: process.execPath,
-  args: [path.join(REPO, 'pkg', 'examples', 'mcp-tasks-server.mjs'), '--max-lifetime-ms', '90000'],
+  args: [path.join(REPO, 'pkg', 'examples', 'mcp-tasks-server.mjs'), '--max-lifetime-ms', '120000'],
   stream: 'stdout',
   name: 'reference',
 });
@@ -90,13 +92,14 @@ for (const name of names) {
         steps: d.steps,
         shrunk: d.shrunk?.steps ?? null,
         shrinkSeconds: d.shrunk?.seconds ?? null,
+        shortestAfter: d.shrunk?.best_seconds ?? null,
         transcript: d.shrunk ? path.relative(REPO, d.shrunk.transcript) : null,
       };
       rows.push(row);
       if (d.exit !== 1) throw new Error(`not caught (exit ${d.exit}) in ${d.seconds?.toFixed(1)} s`);
       if (d.seconds > 30) throw new Error(`caught after ${d.seconds.toFixed(1)} s (limit 30 s)`);
       if (!(d.shrunk?.steps <= 8)) throw new Error(`shrunk to ${d.shrunk?.steps} steps (limit 8)`);
-      return `caught by ${found}${found === expected ? '' : ` (expected ${expected})`} after ${d.steps} steps, ${d.seconds.toFixed(1)} s; shrunk to ${d.shrunk.steps} steps in ${d.shrunk.seconds.toFixed(1)} s`;
+      return `caught by ${found}${found === expected ? '' : ` (expected ${expected})`} after ${d.steps} steps, ${d.seconds.toFixed(1)} s; shrunk to ${d.shrunk.steps} steps in ${d.shrunk.seconds.toFixed(1)} s (the shortest after ${d.shrunk.best_seconds.toFixed(1)} s)`;
     } finally {
       await f.stop();
     }

@@ -260,6 +260,8 @@ struct Shrunk {
     text: String,
     replays: usize,
     seconds: f64,
+    /// When the shortest failing replay was found: how much of the budget the result needed.
+    best_seconds: f64,
 }
 
 /// `longcall probe`: returns the exit code (0 clean, 1 findings, 2 unusable).
@@ -490,6 +492,7 @@ pub fn conclude<A: Clone + Serialize>(
         };
         let focus_step = focus.as_ref().map(|f| f.step);
         let mut replays = 0;
+        let mut best_at = 0.0;
         // A candidate still fails when it breaks the same rule, or any rule about the same task
         // or job (named by the step that made it): a timing edge can turn one symptom of a
         // broken server into another (a job read completed a few milliseconds before its cancel
@@ -508,6 +511,9 @@ pub fn conclude<A: Clone + Serialize>(
                         .iter()
                         .any(|f| fails(f, strict) && (f.violation.rule == rule || same_handle(f)));
                     if still && r.applied.len() <= best.applied.len() {
+                        if r.applied.len() < best.applied.len() {
+                            best_at = s0.elapsed().as_secs_f64();
+                        }
                         best = r;
                     }
                     still
@@ -538,6 +544,7 @@ pub fn conclude<A: Clone + Serialize>(
             text,
             replays,
             seconds: s0.elapsed().as_secs_f64(),
+            best_seconds: best_at,
         });
     }
 
@@ -610,11 +617,12 @@ pub fn conclude<A: Clone + Serialize>(
         }
         if let Some(s) = &shrunk {
             outln!(
-                "shrunk from {} to {} step(s) in {:.1} s ({} replays): {}\nreproduce: longcall check {}\n",
+                "shrunk from {} to {} step(s) in {:.1} s ({} replays, the shortest after {:.1} s): {}\nreproduce: longcall check {}\n",
                 s.from_steps,
                 s.steps,
                 s.seconds,
                 s.replays,
+                s.best_seconds,
                 s.transcript,
                 s.transcript
             );
