@@ -141,6 +141,30 @@ pub(crate) fn object<I: IntoIterator<Item = (String, Value)>>(pairs: I) -> Map<S
     map
 }
 
+/// Reads a struct's members in the map's order as serde's derived reader does, messages included:
+/// members not named in `fields` are skipped, a member `take` refuses is its error (the first in
+/// the map's order), anything but an object is an invalid type naming `expecting`; the caller
+/// then names what is missing. `take` reads each member by its index in `fields`. (The derived
+/// reader also compiles an array form no writer makes, per struct.)
+pub(crate) fn in_order<'de, D: Deserializer<'de>>(
+    d: D,
+    expecting: &'static str,
+    fields: &'static [&'static str],
+    take: &mut dyn FnMut(usize, Value) -> Result<(), serde_json::Error>,
+) -> Result<(), D::Error> {
+    match Value::deserialize(d)? {
+        Value::Object(map) => {
+            for (key, value) in map {
+                if let Some(i) = fields.iter().position(|f| *f == key) {
+                    take(i, value).map_err(D::Error::custom)?;
+                }
+            }
+            Ok(())
+        }
+        other => Err(D::Error::invalid_type(unexpected(&other), &expecting)),
+    }
+}
+
 /// The error for a tag that names no variant.
 pub(crate) fn unknown<E: Error>(tag: &str, variants: &'static [&'static str]) -> E {
     E::unknown_variant(tag, variants)
@@ -778,6 +802,84 @@ mod tests {
         let collected: Map<String, Value> = pairs.iter().cloned().collect();
         assert_eq!(object(pairs), collected);
         assert_eq!(Value::Object(collected), json!({"a": 5, "b": 3, "c": 4}));
+    }
+
+    /// Structs read member by member ([`in_order`]) read every input as their derived twins do:
+    /// the same values, the same first error, defaults and skipped members alike.
+    #[test]
+    fn structs_read_in_order_as_derived() {
+        use crate::wire::sume_open::OpenRequest;
+        #[derive(Deserialize)]
+        struct OpenAnswer {
+            request: OpenRequest,
+            #[serde(default)]
+            handle: String,
+            status: u16,
+            #[serde(default)]
+            headers: Vec<(String, String)>,
+            #[serde(default)]
+            body: Option<Value>,
+        }
+        #[derive(Deserialize)]
+        #[serde(default)]
+        struct Limits {
+            max_bytes: usize,
+            max_depth: usize,
+            max_string_bytes: usize,
+        }
+        impl Default for Limits {
+            fn default() -> Self {
+                let d = crate::wire::Limits::DEFAULT;
+                Limits {
+                    max_bytes: d.max_bytes,
+                    max_depth: d.max_depth,
+                    max_string_bytes: d.max_string_bytes,
+                }
+            }
+        }
+        let show = |r: Result<String, serde_json::Error>| r.unwrap_or_else(|e| e.to_string());
+        for text in [
+            r#"{"request":"status","handle":"j","status":200,"headers":[["a","b"]],"body":{"x":1}}"#,
+            r#"{"request":"submit","status":0,"zz":1}"#,
+            r#"{"request":"cancel","status":409,"body":null}"#,
+            r#"{"status":200}"#,
+            r#"{"request":"submit"}"#,
+            r#"{}"#,
+            r#"{"request":"nope","status":"x"}"#,
+            r#"{"body":1,"status":-1,"request":"status"}"#,
+            r#"{"handle":5}"#,
+            r#"{"headers":{"a":"b"},"request":"submit","status":1}"#,
+            r#"null"#,
+            r#""x""#,
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            let hand = serde_json::from_value::<crate::wire::sume_open::OpenAnswer>(v.clone())
+                .map(|a| format!("{:?}", (a.request, a.handle, a.status, a.headers, a.body)));
+            let derived = serde_json::from_value::<OpenAnswer>(v)
+                .map(|a| format!("{:?}", (a.request, a.handle, a.status, a.headers, a.body)));
+            assert_eq!(show(hand), show(derived), "{text}");
+        }
+        for text in [
+            r#"{"max_bytes":10,"max_depth":2,"max_string_bytes":3}"#,
+            r#"{"max_depth":2,"other":true}"#,
+            r#"{}"#,
+            r#"{"max_bytes":-1,"max_depth":"x"}"#,
+            r#"{"max_string_bytes":1.5}"#,
+            r#"[]"#,
+            r#"7"#,
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            let hand = serde_json::from_value::<crate::wire::Limits>(v.clone())
+                .map(|l| format!("{:?}", (l.max_bytes, l.max_depth, l.max_string_bytes)));
+            let derived = serde_json::from_value::<Limits>(v)
+                .map(|l| format!("{:?}", (l.max_bytes, l.max_depth, l.max_string_bytes)));
+            if text == "[]" {
+                // The derive's array form, which no writer makes: refused here.
+                assert_eq!(show(hand), "invalid type: sequence, expected struct Limits");
+                continue;
+            }
+            assert_eq!(show(hand), show(derived), "{text}");
+        }
     }
 
     /// The errors serde's derived reader gives, word for word.

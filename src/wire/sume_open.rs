@@ -775,7 +775,7 @@ crate::tagged::unit_enum!(
 );
 
 /// One HTTP answer to an Open API request, as a host (or a vector) hands it over.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OpenAnswer {
     /// Which request it answers.
     pub request: OpenRequest,
@@ -790,6 +790,33 @@ pub struct OpenAnswer {
     /// The body, when it was JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<Value>,
+}
+
+// Read member by member (`tagged::in_order`): `request` and `status` required, the rest
+// defaulted, other members skipped, the derived reader's messages.
+impl<'de> Deserialize<'de> for OpenAnswer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["request", "handle", "status", "headers", "body"];
+        let (mut request, mut status) = (None, None);
+        let (mut handle, mut headers, mut body) = (String::new(), Vec::new(), None);
+        crate::tagged::in_order(d, "struct OpenAnswer", FIELDS, &mut |i, v| {
+            match i {
+                0 => request = Some(Deserialize::deserialize(v)?),
+                1 => handle = Deserialize::deserialize(v)?,
+                2 => status = Some(Deserialize::deserialize(v)?),
+                3 => headers = Deserialize::deserialize(v)?,
+                _ => body = Deserialize::deserialize(v)?,
+            }
+            Ok(())
+        })?;
+        Ok(OpenAnswer {
+            request: request.ok_or_else(|| serde::de::Error::missing_field("request"))?,
+            handle,
+            status: status.ok_or_else(|| serde::de::Error::missing_field("status"))?,
+            headers,
+            body,
+        })
+    }
 }
 
 /// The tracker input an Open API answer stands for (D-2), at host time `now_ms`:
