@@ -82,7 +82,7 @@ pub enum Submitted {
 }
 
 /// Why a submit will not succeed by retrying it unchanged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum PermanentReason {
@@ -97,6 +97,18 @@ pub enum PermanentReason {
     /// Any other 4xx: the request itself is wrong.
     Rejected,
 }
+
+crate::tagged::unit_enum!(
+    PermanentReason,
+    "enum PermanentReason",
+    [
+        (PermanentReason::InsufficientCredits, "insufficient_credits"),
+        (PermanentReason::Unauthorized, "unauthorized"),
+        (PermanentReason::Forbidden, "forbidden"),
+        (PermanentReason::NotFound, "not_found"),
+        (PermanentReason::Rejected, "rejected"),
+    ]
+);
 
 /// What to do after a submit. There is deliberately no "resubmit": every retry reuses the
 /// original idempotency key. Serialized with an `advice` tag:

@@ -17,14 +17,14 @@
 //! assert_eq!(JobErrorCode::parse(""), JobErrorCode::None);
 //! ```
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// The most ids one `jobs_wait` call takes (B-1); a longer list is split into calls (B-2) by
 /// the client and refused with `400 invalid_request` by the server (B-10).
 pub const MAX_WAIT_IDS: usize = 20;
 
 /// What a `jobs_wait` call waits for (B-1, B-3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WaitFor {
     /// Every id terminal (the job API's default).
@@ -33,6 +33,12 @@ pub enum WaitFor {
     /// At least one id terminal.
     Any,
 }
+
+crate::tagged::unit_enum!(
+    WaitFor,
+    "enum WaitFor",
+    [(WaitFor::All, "all"), (WaitFor::Any, "any")]
+);
 
 impl WaitFor {
     /// The wire spelling.
@@ -52,7 +58,7 @@ macro_rules! job_error_codes {
         /// An error code of a job server's error envelope. Compare codes, never message text.
         /// Codes longcall does not know are [`JobErrorCode::Other`]; an answer without a code is
         /// [`JobErrorCode::None`].
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
         #[serde(rename_all = "snake_case")]
         #[non_exhaustive]
         pub enum JobErrorCode {
@@ -63,6 +69,13 @@ macro_rules! job_error_codes {
             /// Any other code. Spelled `other`.
             Other,
         }
+
+        // serde spells `None` `none` (the wire's `""` is `as_str`'s).
+        crate::tagged::unit_enum!(
+            JobErrorCode,
+            "enum JobErrorCode",
+            [$((JobErrorCode::$variant, $code),)+ (JobErrorCode::None, "none"), (JobErrorCode::Other, "other")]
+        );
 
         impl JobErrorCode {
             /// Every code, in declaration order.

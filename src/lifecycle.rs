@@ -24,7 +24,7 @@
 //! The README's state diagrams are generated from [`table`] by `longcall diagram` and a test
 //! checks that they match.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::error::Error;
 use crate::model::{Model, TaskRevision};
@@ -92,7 +92,7 @@ pub const fn seeds(model: Model) -> &'static [Status] {
 }
 
 /// Whether the server may really move a call from one status to another (rules 1 to 3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transition {
     /// A true transition of the model.
@@ -105,8 +105,19 @@ pub enum Transition {
     FromTerminal = 3,
 }
 
+crate::tagged::unit_enum!(
+    Transition,
+    "enum Transition",
+    [
+        (Transition::Allowed, "allowed"),
+        (Transition::Repeat, "repeat"),
+        (Transition::Forbidden, "forbidden"),
+        (Transition::FromTerminal, "from_terminal"),
+    ]
+);
+
 /// Whether a polled sequence `from` then `to` is consistent with the model (rule 4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Observation {
     /// A direct transition of the model.
@@ -120,6 +131,18 @@ pub enum Observation {
     /// Inconsistent: a different status after a terminal one. Keep the first terminal status.
     TerminalConflict = 4,
 }
+
+crate::tagged::unit_enum!(
+    Observation,
+    "enum Observation",
+    [
+        (Observation::Advance, "advance"),
+        (Observation::Repeat, "repeat"),
+        (Observation::Skipped, "skipped"),
+        (Observation::Regression, "regression"),
+        (Observation::TerminalConflict, "terminal_conflict"),
+    ]
+);
 
 impl Observation {
     /// True when a real server could have produced this sequence.
@@ -147,7 +170,7 @@ impl Transition {
 }
 
 /// How a first status seen for a call relates to the model's seeds (rule 5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Seed {
@@ -158,6 +181,16 @@ pub enum Seed {
     /// A protocol violation: a 2025 task that does not start `working`.
     Violation,
 }
+
+crate::tagged::unit_enum!(
+    Seed,
+    "enum Seed",
+    [
+        (Seed::Normal, "normal"),
+        (Seed::Unusual, "unusual"),
+        (Seed::Violation, "violation"),
+    ]
+);
 
 // Bit sets of status codes, built from the tables at compile time, so each check is one lookup.
 type Bits = u16;

@@ -3,7 +3,7 @@
 use core::fmt;
 use core::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::error::Error;
 
@@ -14,7 +14,7 @@ use crate::error::Error;
 /// assert_eq!("task-2026".parse::<Model>().unwrap(), Model::Task2026);
 /// assert_eq!(Model::Job.as_str(), "job");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Model {
     /// MCP 2026-07-28 Tasks extension `io.modelcontextprotocol/tasks`.
     #[serde(rename = "task-2026")]
@@ -26,6 +26,8 @@ pub enum Model {
     #[serde(rename = "job")]
     Job = 2,
 }
+
+crate::tagged::unit_enum!(Model, "enum Model", &Model::ALL, Model::as_str);
 
 impl Model {
     /// Every model, in code order.

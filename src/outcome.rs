@@ -26,7 +26,7 @@ use crate::status::{JobStatus, Status, TaskStatus};
 use crate::violation::Rule;
 
 /// What a settled call means for the person who started it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Outcome {
@@ -45,6 +45,20 @@ pub enum Outcome {
     /// The handle no longer resolves: unknown or expired id, or its TTL passed unsettled.
     Lost = 6,
 }
+
+crate::tagged::unit_enum!(
+    Outcome,
+    "enum Outcome",
+    [
+        (Outcome::Succeeded, "succeeded"),
+        (Outcome::ToolError, "tool_error"),
+        (Outcome::ProtocolFailure, "protocol_failure"),
+        (Outcome::Cancelled, "cancelled"),
+        (Outcome::Failed, "failed"),
+        (Outcome::Expired, "expired"),
+        (Outcome::Lost, "lost"),
+    ]
+);
 
 impl Outcome {
     /// The stable name.

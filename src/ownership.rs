@@ -20,7 +20,7 @@ pub struct Owner<S = alloc::string::String> {
 }
 
 /// What a caller may learn about a call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Access {
     /// The caller owns it: answer normally.
@@ -28,6 +28,12 @@ pub enum Access {
     /// Not the caller's: answer exactly as for an unknown id.
     Hidden,
 }
+
+crate::tagged::unit_enum!(
+    Access,
+    "enum Access",
+    [(Access::Owner, "owner"), (Access::Hidden, "hidden"),]
+);
 
 /// Whether `caller` may see a job owned by `owner`. Same workspace is not enough: the member
 /// must match too.

@@ -125,7 +125,7 @@ impl Rng {
 /// `none` sleeps `t`; `full` sleeps `rand(0, t)`; `equal` sleeps `t/2 + rand(0, t/2)`;
 /// `decorrelated` sleeps `min(cap, rand(initial, previous × 3))` (it ignores the multiplier).
 /// Whatever the draw, the floors of rule 3 are applied afterwards.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Jitter {
@@ -139,6 +139,17 @@ pub enum Jitter {
     /// `min(cap, rand(initial, previous × 3))`, the previous sleep starting at `initial`.
     Decorrelated,
 }
+
+crate::tagged::unit_enum!(
+    Jitter,
+    "enum Jitter",
+    [
+        (Jitter::None, "none"),
+        (Jitter::Full, "full"),
+        (Jitter::Equal, "equal"),
+        (Jitter::Decorrelated, "decorrelated"),
+    ]
+);
 
 /// The client's own schedule, used when the server sends no hint (and as the backoff above a
 /// hint). Missing fields take their defaults when deserialized.
@@ -276,7 +287,7 @@ pub enum Due {
 /// `MaxPolls` and `Deadline` into a stop, but an elapsed TTL into a lost call (O-6, P-7), and
 /// it stops for reasons no schedule knows (the host, an unanswered create, an answer too large).
 #[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ScheduleEnd {
     /// The policy's `max_polls` were all scheduled.
@@ -287,6 +298,16 @@ pub enum ScheduleEnd {
     /// handle may no longer resolve.
     TtlElapsed,
 }
+
+crate::tagged::unit_enum!(
+    ScheduleEnd,
+    "enum ScheduleEnd",
+    [
+        (ScheduleEnd::MaxPolls, "max_polls"),
+        (ScheduleEnd::Deadline, "deadline"),
+        (ScheduleEnd::TtlElapsed, "ttl_elapsed"),
+    ]
+);
 
 /// The poll schedule of one watched call. Time is absolute ms from the host; jitter comes from
 /// the seed given to [`PollSchedule::new`]. Snapshots ([`Snapshot`]) hold every field,

@@ -9,6 +9,7 @@ use alloc::string::{String, ToString};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::error::{Error, Quoted};
 
@@ -31,15 +32,29 @@ struct Envelope<'a, T> {
     state: &'a T,
 }
 
-#[derive(Deserialize)]
+/// The envelope's head. (The derived reader is the tests' reference for [`header`].)
+#[cfg_attr(test, derive(Deserialize, Debug))]
 struct Header {
     kind: String,
     v: u64,
 }
 
-#[derive(Deserialize)]
-struct Body<T> {
-    state: T,
+/// Reads the head as serde's derived reader does (a bad member before a missing one, in the
+/// map's order, in serde's words), without compiling serde's struct reader for it.
+fn header(value: &Value) -> Result<Header, serde_json::Error> {
+    use serde::de::Error as _;
+    let Some(members) = value.as_object() else {
+        return Err(serde_json::Error::invalid_type(
+            crate::tagged::unexpected(value),
+            &"struct Header",
+        ));
+    };
+    let kind = members.get("kind").map(String::deserialize).transpose()?;
+    let v = members.get("v").map(u64::deserialize).transpose()?;
+    Ok(Header {
+        kind: kind.ok_or_else(|| serde_json::Error::missing_field("kind"))?,
+        v: v.ok_or_else(|| serde_json::Error::missing_field("v"))?,
+    })
 }
 
 /// Saves `value` as a versioned snapshot.
@@ -72,8 +87,9 @@ pub fn restore<T: Snapshot>(text: &str) -> Result<T, Error> {
     let not_snapshot = |e: serde_json::Error| Error::SnapshotInvalid {
         reason: alloc::format!("not a longcall snapshot: {e}"),
     };
-    let value: serde_json::Value = serde_json::from_str(text).map_err(not_snapshot)?;
-    let header = Header::deserialize(&value).map_err(not_snapshot)?;
+    // As bytes: the wire's reader, so WebAssembly builds carry one serde_json reader, not two.
+    let value: Value = serde_json::from_slice(text.as_bytes()).map_err(not_snapshot)?;
+    let header = header(&value).map_err(not_snapshot)?;
     if header.kind != T::KIND {
         return Err(Error::SnapshotInvalid {
             reason: alloc::format!(
@@ -90,8 +106,61 @@ pub fn restore<T: Snapshot>(text: &str) -> Result<T, Error> {
             supported: VERSION,
         });
     }
-    let body = Body::<T>::deserialize(value).map_err(|e| Error::SnapshotInvalid {
+    let invalid = |e: serde_json::Error| Error::SnapshotInvalid {
         reason: e.to_string(),
-    })?;
-    Ok(body.state)
+    };
+    // The head was read from an object, so `state` is absent only when missing.
+    let state = match value {
+        Value::Object(mut members) => members.remove("state"),
+        _ => None,
+    };
+    let state = state.ok_or_else(|| invalid(serde::de::Error::missing_field("state")))?;
+    T::deserialize(state).map_err(invalid)
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::format;
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// The head is read as the derived reader reads it: the same values, the same first error.
+    #[test]
+    fn headers_read_as_derived() {
+        for v in [
+            json!({"kind": "tracker", "v": 1, "state": {}}),
+            json!({"kind": "tracker"}),
+            json!({"v": 1}),
+            json!({}),
+            json!({"v": "1"}),
+            json!({"kind": 1, "v": "x"}),
+            json!({"kind": "k", "v": -1}),
+            json!({"kind": null, "v": 1.5}),
+            json!("tracker"),
+            json!(null),
+            json!(7),
+        ] {
+            let show = |r: Result<Header, serde_json::Error>| match r {
+                Ok(h) => format!("{h:?}"),
+                Err(e) => e.to_string(),
+            };
+            assert_eq!(show(header(&v)), show(Header::deserialize(&v)), "{v}");
+        }
+    }
+
+    #[test]
+    fn a_missing_state_is_named() {
+        let e = restore::<crate::poll::PollSchedule>(r#"{"kind":"poll_schedule","v":1}"#);
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            format!(
+                "{}",
+                Error::SnapshotInvalid {
+                    reason: "missing field `state`".into()
+                }
+            )
+        );
+    }
 }

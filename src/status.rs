@@ -11,7 +11,7 @@
 
 use core::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::error::Error;
 use crate::model::Model;
@@ -27,7 +27,7 @@ use crate::model::Model;
 /// assert_eq!(Status::parse(Model::Task2026, "canceled").unwrap_err().code(), "status_not_in_model");
 /// assert_eq!(Status::parse(Model::Job, "pending").unwrap_err().code(), "unknown_status");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Task: the request is being processed.
@@ -51,6 +51,8 @@ pub enum Status {
     /// Job: expired before it finished (terminal).
     Expired = 9,
 }
+
+crate::tagged::unit_enum!(Status, "enum Status", &Status::ALL, Status::as_str);
 
 impl Status {
     /// Every status, in code order.
@@ -217,7 +219,7 @@ impl Status {
 macro_rules! model_status {
     ($(#[$doc:meta])* $name:ident, $model:literal, [$($(#[$vdoc:meta])* $v:ident),+ $(,)?]) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
         #[serde(rename_all = "snake_case")]
         pub enum $name {
             $($(#[$vdoc])* $v = Status::$v as isize,)+
@@ -253,6 +255,8 @@ macro_rules! model_status {
                 self.status().is_terminal()
             }
         }
+
+        $crate::tagged::unit_enum!($name, concat!("enum ", stringify!($name)), $name::ALL, $name::as_str);
 
         impl From<$name> for Status {
             fn from(s: $name) -> Status {

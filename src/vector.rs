@@ -189,7 +189,7 @@ pub struct Report {
 
 /// Reads a vector from JSON text.
 pub fn parse(text: &str) -> Result<Vector, Error> {
-    serde_json::from_str(text).map_err(|e| Error::Malformed {
+    serde_json::from_slice(text.as_bytes()).map_err(|e| Error::Malformed {
         what: "vector",
         reason: alloc::format!("{e}"),
     })
@@ -260,7 +260,7 @@ pub fn run(vector: &Vector) -> Result<Report, Error> {
 fn value_of<T: Serialize>(value: &T) -> Value {
     serde_json::to_string(value)
         .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
+        .and_then(|text| serde_json::from_slice(text.as_bytes()).ok())
         .unwrap_or(Value::Null)
 }
 

@@ -7,7 +7,7 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 /// How strongly the broken rule is worded in its source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Level {
     /// A SHOULD (or our documented choice): `longcall check` warns, `--strict` fails.
@@ -15,6 +15,12 @@ pub enum Level {
     /// A MUST: `longcall check` fails.
     Must,
 }
+
+crate::tagged::unit_enum!(
+    Level,
+    "enum Level",
+    [(Level::Should, "should"), (Level::Must, "must")]
+);
 
 impl Level {
     /// The stable name (`must`, `should`).
@@ -30,7 +36,7 @@ impl Level {
 macro_rules! rules {
     ($( $(#[$doc:meta])* $variant:ident = $code:literal, $level:ident; )*) => {
         /// A rule a peer can break. Codes are stable.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
         #[serde(rename_all = "snake_case")]
         #[non_exhaustive]
         pub enum Rule {
@@ -53,6 +59,8 @@ macro_rules! rules {
         }
     };
 }
+
+crate::tagged::unit_enum!(Rule, "enum Rule", Rule::ALL, Rule::code);
 
 rules! {
     /// A status sequence no allowed path explains (`processing → queued`).

@@ -140,7 +140,7 @@ impl Default for WaveConfig {
 }
 
 /// Why the wave stopped waiting for a job that did not settle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum GiveUp {
@@ -153,6 +153,17 @@ pub enum GiveUp {
     /// The failure backoff's `max_polls` was used up.
     Backoff,
 }
+
+crate::tagged::unit_enum!(
+    GiveUp,
+    "enum GiveUp",
+    [
+        (GiveUp::Deadline, "deadline"),
+        (GiveUp::Released, "released"),
+        (GiveUp::HostStopped, "host_stopped"),
+        (GiveUp::Backoff, "backoff"),
+    ]
+);
 
 impl GiveUp {
     fn stop_reason(self) -> StopReason {
@@ -181,7 +192,7 @@ pub enum IgnoredReason {
 }
 
 /// What a [`WaveInput::Release`] did, reported as [`WaveOutput::Released`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Released {
@@ -195,6 +206,17 @@ pub enum Released {
     /// The job had already settled or was given up: nothing to do.
     AlreadyDone,
 }
+
+crate::tagged::unit_enum!(
+    Released,
+    "enum Released",
+    [
+        (Released::CancelRequested, "cancel_requested"),
+        (Released::CancelPending, "cancel_pending"),
+        (Released::StoppedWaiting, "stopped_waiting"),
+        (Released::AlreadyDone, "already_done"),
+    ]
+);
 
 /// What happened to a wave, fed to [`Wave::handle_input`]. Every variant may queue outputs.
 #[derive(Clone, Debug, PartialEq)]

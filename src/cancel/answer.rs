@@ -80,7 +80,7 @@ impl core::fmt::Display for CancelAnswer {
 }
 
 /// What a cancel answer means.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum CancelVerdict {
@@ -101,6 +101,13 @@ pub enum CancelVerdict {
     /// The answer breaks the revision's rule. An observation decides.
     BreaksRevision = 7,
 }
+
+crate::tagged::unit_enum!(
+    CancelVerdict,
+    "enum CancelVerdict",
+    &CancelVerdict::ALL,
+    CancelVerdict::as_str
+);
 
 impl CancelVerdict {
     /// Every verdict, in code order.

@@ -32,7 +32,7 @@ use crate::snapshot::Snapshot;
 use crate::status::Status;
 
 /// What the button shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ButtonState {
@@ -59,6 +59,13 @@ impl core::fmt::Display for ButtonState {
         f.write_str(self.as_str())
     }
 }
+
+crate::tagged::unit_enum!(
+    ButtonState,
+    "enum ButtonState",
+    &ButtonState::ALL,
+    ButtonState::as_str
+);
 
 impl ButtonState {
     /// Every state, in code order.

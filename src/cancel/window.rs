@@ -5,14 +5,14 @@
 //! yet; once generation has started (`processing`, `running`) the job runs to completion and bills.
 //! Nothing terminal can be cancelled.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::error::Error;
 use crate::model::Model;
 use crate::status::{JobStatus, Status, TaskStatus};
 
 /// Where a call stands with respect to cancellation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Window {
     /// A cancel request can be sent now.
@@ -22,6 +22,16 @@ pub enum Window {
     /// The call is terminal; there is nothing to cancel.
     Terminal = 2,
 }
+
+crate::tagged::unit_enum!(
+    Window,
+    "enum Window",
+    [
+        (Window::Open, "open"),
+        (Window::Started, "started"),
+        (Window::Terminal, "terminal"),
+    ]
+);
 
 impl Window {
     /// The numeric code used by the numbers-only WebAssembly path.

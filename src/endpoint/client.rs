@@ -96,14 +96,14 @@ use crate::tracker::{
     Failure, Input, Output, Polled, Request, RequestKind, StopReason, Tracker, TrackerConfig,
 };
 use crate::violation::{Rule, Violation};
-use crate::wire::{detect, jsonrpc::Answer, mcp2026, sume, sume_open, Id, Limits, Message};
+use crate::wire::{detect, mcp2026, sume, sume_open, Id, Limits, Message};
 
 /// How often a submit is sent at most (the first try included) before watching stops with
 /// `create_unanswered` (rule E-11). Every try carries the same idempotency key.
 pub const SUBMIT_TRIES: u32 = 8;
 
 /// Which job API an endpoint of [`Model::Job`] speaks (rule E-10).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum JobDialect {
@@ -113,6 +113,15 @@ pub enum JobDialect {
     /// The Sume Open API (`/v1/jobs/{id}/status`, `/v1/jobs/{id}/cancel`, answers in `data`).
     OpenApi,
 }
+
+crate::tagged::unit_enum!(
+    JobDialect,
+    "enum JobDialect",
+    [
+        (JobDialect::McpTools, "mcp_tools"),
+        (JobDialect::OpenApi, "open_api")
+    ]
+);
 
 impl JobDialect {
     /// Every dialect.
@@ -1076,8 +1085,8 @@ impl CallEndpoint {
         else {
             return false;
         };
-        let Ok((id, Answer::Result(p))) = mcp2026::parse_get_response(bytes, &self.config.limits)
-        else {
+        // What the borrowed read leaves (error answers, escaped keys, ...) the general path reads.
+        let Some((id, p)) = mcp2026::scan_get_response(bytes, &self.config.limits) else {
             return false;
         };
         let task = &p.value;

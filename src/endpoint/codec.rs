@@ -292,7 +292,7 @@ pub fn build_request(model: Model, request: &Request, id: Id) -> Result<Built, E
                     "tasks/update exists only in the 2026 revision",
                 ));
             }
-            let map: Map<String, Value> = responses.iter().cloned().collect();
+            let map = crate::tagged::object(responses.iter().cloned());
             (handle, mcp2026::update_request(id, handle, map))
         }
         Request::ContinueCall { .. } => return Err(Error::invalid_input(
@@ -366,7 +366,7 @@ pub fn build_continuation(
             "expected a continue_call request",
         ));
     };
-    let map: Map<String, Value> = responses.iter().cloned().collect();
+    let map = crate::tagged::object(responses.iter().cloned());
     let arguments = if arguments.is_null() {
         json!({})
     } else {

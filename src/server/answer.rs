@@ -101,7 +101,7 @@ pub fn read_request_text(body: &str, limits: &Limits) -> Incoming {
     if let Err(e) = crate::wire::limits::check(body.as_bytes(), limits) {
         return not_read(e);
     }
-    let value: Value = match serde_json::from_str(body) {
+    let value: Value = match serde_json::from_slice(body.as_bytes()) {
         Ok(v) => v,
         Err(_) => return refused(Id::Null, PARSE_ERROR, String::from("Parse error")),
     };

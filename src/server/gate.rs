@@ -377,7 +377,7 @@ pub fn check_request(
 }
 
 /// How a tool may run (2025 `execution.taskSupport`; on 2026 the server's own choice per tool).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskSupport {
     /// Never as a task (2025 `forbidden`, the default).
@@ -387,6 +387,16 @@ pub enum TaskSupport {
     /// Only as a task.
     Required,
 }
+
+crate::tagged::unit_enum!(
+    TaskSupport,
+    "enum TaskSupport",
+    [
+        (TaskSupport::Forbidden, "forbidden"),
+        (TaskSupport::Optional, "optional"),
+        (TaskSupport::Required, "required"),
+    ]
+);
 
 impl TaskSupport {
     /// Reads `forbidden | optional | required` (2025 wire) or the example server's `never`.

@@ -57,7 +57,7 @@ use crate::view::{ApiError, JobView};
 pub use crate::job_vocab::{WaitFor, MAX_WAIT_IDS};
 
 /// What `jobs_cancel` does for a job the caller owns, by status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CancelRule {
     /// Move to `canceled`, answer 200 with the job.
@@ -69,6 +69,17 @@ pub enum CancelRule {
     /// 409 `job_not_cancelable`: nothing to cancel.
     NotCancelable,
 }
+
+crate::tagged::unit_enum!(
+    CancelRule,
+    "enum CancelRule",
+    [
+        (CancelRule::Cancel, "cancel"),
+        (CancelRule::Replay, "replay"),
+        (CancelRule::Started, "started"),
+        (CancelRule::NotCancelable, "not_cancelable"),
+    ]
+);
 
 /// The cancel table: one row per job status.
 pub const CANCEL_TABLE: &[(Status, CancelRule)] = &[

@@ -57,7 +57,7 @@ use crate::wire::sume_open::{
 };
 
 /// How a catalog model's jobs end (D-15).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Ending {
@@ -70,6 +70,17 @@ pub enum Ending {
     /// `failed` with a plain error.
     Failed,
 }
+
+crate::tagged::unit_enum!(
+    Ending,
+    "enum Ending",
+    [
+        (Ending::Completed, "completed"),
+        (Ending::Nsfw, "nsfw"),
+        (Ending::ContentPolicyRejected, "content_policy_rejected"),
+        (Ending::Failed, "failed"),
+    ]
+);
 
 /// One model of the reference catalog.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -270,7 +281,7 @@ fn field_error(path: &str, message: &str) -> ApiError {
 fn json_body(req: &HttpRequest) -> Result<Value, Refusal> {
     req.body
         .as_deref()
-        .and_then(|b| serde_json::from_str(b).ok())
+        .and_then(|b| serde_json::from_slice(b.as_bytes()).ok())
         .filter(Value::is_object)
         .ok_or_else(|| permanent(field_error("body", "a JSON object")))
 }
@@ -456,11 +467,11 @@ impl OpenApiServer {
         {
             return Some(answer);
         }
-        let body: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
+        let body: Value = serde_json::from_slice(answer.body.as_bytes()).unwrap_or(Value::Null);
         let timeout_s = request
             .body
             .as_deref()
-            .and_then(|b| serde_json::from_str::<Value>(b).ok())
+            .and_then(|b| serde_json::from_slice::<Value>(b.as_bytes()).ok())
             .and_then(|b| b.get("timeout_seconds").and_then(Value::as_u64))
             .unwrap_or(0)
             .min(MAX_HOLD_SECONDS);
@@ -702,7 +713,7 @@ impl OpenApiServer {
         let body: Value = req
             .body
             .as_deref()
-            .and_then(|b| serde_json::from_str(b).ok())
+            .and_then(|b| serde_json::from_slice(b.as_bytes()).ok())
             .unwrap_or(Value::Null);
         let answers = body
             .get("answers")

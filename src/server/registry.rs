@@ -71,7 +71,7 @@ pub const CANCELLED_RESULT_CODE: i64 = codes::INTERNAL_ERROR;
 pub const CANCELLED_RESULT_MESSAGE: &str = "task was cancelled before it produced a result";
 
 /// How a 2026 `tasks/cancel` takes effect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum CancelMode {
@@ -81,6 +81,15 @@ pub enum CancelMode {
     /// Settle the task `cancelled` at once (before the ack); later worker writes are ignored.
     Immediate,
 }
+
+crate::tagged::unit_enum!(
+    CancelMode,
+    "enum CancelMode",
+    [
+        (CancelMode::Cooperative, "cooperative"),
+        (CancelMode::Immediate, "immediate"),
+    ]
+);
 
 /// Configuration of a [`TaskRegistry`]. Build it, then hand it to [`TaskRegistry::new`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

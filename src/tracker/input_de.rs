@@ -14,8 +14,7 @@ use super::{Failure, Input, RequestKind};
 use crate::cancel::CancelAnswer;
 use crate::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
 
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy)]
 enum Kind {
     TaskCreated,
     CallResult,
@@ -35,6 +34,30 @@ enum Kind {
     StopWatching,
     AnswerTooLarge,
 }
+
+crate::tagged::unit_enum!(
+    Kind,
+    "enum Kind",
+    [
+        (Kind::TaskCreated, "task_created"),
+        (Kind::CallResult, "call_result"),
+        (Kind::CallInputRequired, "call_input_required"),
+        (Kind::CallError, "call_error"),
+        (Kind::JobCreated, "job_created"),
+        (Kind::CreateUnanswered, "create_unanswered"),
+        (Kind::TaskPolled, "task_polled"),
+        (Kind::JobPolled, "job_polled"),
+        (Kind::TaskNotified, "task_notified"),
+        (Kind::ResultFetched, "result_fetched"),
+        (Kind::CancelAnswered, "cancel_answered"),
+        (Kind::UpdateAcked, "update_acked"),
+        (Kind::RequestFailed, "request_failed"),
+        (Kind::CancelPressed, "cancel_pressed"),
+        (Kind::InputAnswered, "input_answered"),
+        (Kind::StopWatching, "stop_watching"),
+        (Kind::AnswerTooLarge, "answer_too_large"),
+    ]
+);
 
 /// Every field any input has; which ones must be present depends on `type`.
 struct Flat {

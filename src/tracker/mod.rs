@@ -79,7 +79,7 @@ pub use record::{RunRecord, MAX_RECORDED_VIOLATIONS};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::cancel::{ButtonState, CancelAnswer};
@@ -207,7 +207,7 @@ pub struct Polled {
 }
 
 /// Which request an answer or failure belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RequestKind {
     /// `tasks/get` / `jobs_get`.
@@ -221,6 +221,18 @@ pub enum RequestKind {
     /// 2026 MRTR continuation `tools/call`.
     ContinueCall,
 }
+
+crate::tagged::unit_enum!(
+    RequestKind,
+    "enum RequestKind",
+    [
+        (RequestKind::Get, "get"),
+        (RequestKind::Cancel, "cancel"),
+        (RequestKind::Update, "update"),
+        (RequestKind::FetchResult, "fetch_result"),
+        (RequestKind::ContinueCall, "continue_call"),
+    ]
+);
 
 /// How a request failed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -303,7 +315,7 @@ impl Request {
 }
 
 /// Why watching ended without a settled outcome. The call itself is not affected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// The policy's maximum number of polls was reached.
@@ -317,6 +329,18 @@ pub enum StopReason {
     /// An answer was larger than the configured reader limit; its meaning is unknown.
     AnswerTooLarge,
 }
+
+crate::tagged::unit_enum!(
+    StopReason,
+    "enum StopReason",
+    [
+        (StopReason::MaxPolls, "max_polls"),
+        (StopReason::Deadline, "deadline"),
+        (StopReason::HostStopped, "host_stopped"),
+        (StopReason::CreateUnanswered, "create_unanswered"),
+        (StopReason::AnswerTooLarge, "answer_too_large"),
+    ]
+);
 
 /// Something the host must do or show, drained from [`Tracker::poll_output`].
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -23,8 +23,7 @@ use crate::error::Error;
 /// assert_eq!(read_json_with(b"[[[1]]]", &tight).unwrap_err().code(), "too_deep");
 /// assert!(read_json_with(b"[[1]]", &tight).is_ok());
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Limits {
     /// Largest message in bytes (default 4 MiB).
     pub max_bytes: usize,
@@ -41,6 +40,25 @@ impl Limits {
         max_depth: 64,
         max_string_bytes: 1024 * 1024,
     };
+}
+
+// Read member by member (`tagged::in_order`): a missing member takes its default, other
+// members are skipped, the derived reader's messages.
+impl<'de> serde::Deserialize<'de> for Limits {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["max_bytes", "max_depth", "max_string_bytes"];
+        let mut l = Limits::DEFAULT;
+        crate::tagged::in_order(d, "struct Limits", FIELDS, &mut |i, v| {
+            let n = serde::Deserialize::deserialize(v)?;
+            match i {
+                0 => l.max_bytes = n,
+                1 => l.max_depth = n,
+                _ => l.max_string_bytes = n,
+            }
+            Ok(())
+        })?;
+        Ok(l)
+    }
 }
 
 impl Default for Limits {

@@ -127,12 +127,11 @@ impl Task {
     pub fn from_view(view: &TaskView, result_type: Option<&str>) -> Task {
         let mut input_requests = None;
         if view.status == Status::InputRequired || !view.input_requests.is_empty() {
-            input_requests = Some(
+            input_requests = Some(crate::tagged::object(
                 view.input_requests
                     .iter()
-                    .map(|r| (r.key.clone(), r.request.clone()))
-                    .collect(),
-            );
+                    .map(|r| (r.key.clone(), r.request.clone())),
+            ));
         }
         Task {
             task_id: view.task_id.clone(),
@@ -234,6 +233,15 @@ pub fn parse_get_response(
             Answer::Error(e) => Answer::Error(e),
         },
     ))
+}
+
+/// The fast path of [`parse_get_response`] alone: `None` for anything the borrowed read leaves
+/// to serde (error answers included), which a caller with a general path of its own reads there
+/// instead of a second time by serde here (and WebAssembly builds then carry no typed reader of
+/// the response envelope beside the `Value` one).
+pub(crate) fn scan_get_response(bytes: &[u8], limits: &Limits) -> Option<(Id, Parsed<TaskView>)> {
+    let (id, raw) = super::scan::task_response(bytes, limits)?;
+    Some((id, to_view(raw, Kind::Get2026).ok()?))
 }
 
 /// Reads an ack (`tasks/update`, `tasks/cancel`); a `resultType` other than `"complete"` is a

@@ -59,15 +59,16 @@ pub struct Job {
     pub extra: Map<String, Value>,
 }
 
-#[derive(Deserialize)]
+/// A job object as written. (The derived reader is the tests' reference for [`read_job`].)
+#[cfg_attr(test, derive(Deserialize))]
 struct RawJob<'a> {
-    #[serde(borrow)]
+    #[cfg_attr(test, serde(borrow))]
     id: Cow<'a, str>,
-    #[serde(borrow)]
+    #[cfg_attr(test, serde(borrow))]
     status: Cow<'a, str>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     result: Option<Value>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     error: Option<Value>,
 }
 
@@ -81,12 +82,40 @@ struct RawJob<'a> {
 /// assert_eq!(sume::read_job(&serde_json::json!({"id":"job_1","status":"pending"})).unwrap_err().code(), "unknown_status");
 /// ```
 pub fn read_job(value: &Value) -> Result<JobView, Error> {
-    let raw = RawJob::deserialize(value).map_err(|e| malformed("job", &e))?;
+    let raw = raw_job(value).map_err(|e| malformed("job", &e))?;
     Ok(JobView {
         id: raw.id.into_owned(),
         status: Status::parse(Model::Job, &raw.status)?,
         result: raw.result,
         error: raw.error,
+    })
+}
+
+/// Reads a job object member by member, as serde's derived reader does (in the map's order, a
+/// bad member before a missing one, in serde's words), without compiling serde's struct reader.
+fn raw_job(value: &Value) -> Result<RawJob<'_>, serde_json::Error> {
+    use serde::de::Error as _;
+    let Some(members) = value.as_object() else {
+        return Err(serde_json::Error::invalid_type(
+            crate::tagged::unexpected(value),
+            &"struct RawJob",
+        ));
+    };
+    let (mut id, mut status, mut result, mut error) = (None, None, None, None);
+    for (key, v) in members {
+        match key.as_str() {
+            "id" => id = Some(Cow::<str>::deserialize(v)?),
+            "status" => status = Some(Cow::<str>::deserialize(v)?),
+            "result" => result = (!v.is_null()).then(|| v.clone()),
+            "error" => error = (!v.is_null()).then(|| v.clone()),
+            _ => {}
+        }
+    }
+    Ok(RawJob {
+        id: id.ok_or_else(|| serde_json::Error::missing_field("id"))?,
+        status: status.ok_or_else(|| serde_json::Error::missing_field("status"))?,
+        result,
+        error,
     })
 }
 
@@ -287,4 +316,35 @@ pub fn wait_request(
     }
     obj.insert("include_results".into(), Value::from(include_results));
     Ok(Value::Object(obj))
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::format;
+    use alloc::string::ToString;
+
+    use super::*;
+
+    /// A job object is read as the derived reader reads it: the same job, the same first error.
+    #[test]
+    fn jobs_read_as_derived() {
+        for v in [
+            json!({"id": "j", "status": "running", "result": {"a": 1}, "error": null, "x": 1}),
+            json!({"id": "j", "status": "queued", "error": {"code": "c"}}),
+            json!({"id": "j"}),
+            json!({"status": "queued"}),
+            json!({}),
+            json!({"id": 1, "status": 2}),
+            json!({"status": 2}),
+            json!({"id": "a\"b", "status": null}),
+            json!("j"),
+            json!(null),
+        ] {
+            let show = |r: Result<RawJob<'_>, serde_json::Error>| match r {
+                Ok(j) => format!("{:?}", (j.id, j.status, j.result, j.error)),
+                Err(e) => e.to_string(),
+            };
+            assert_eq!(show(raw_job(&v)), show(RawJob::deserialize(&v)), "{v}");
+        }
+    }
 }

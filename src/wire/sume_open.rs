@@ -107,7 +107,7 @@ pub const VIDEO_ROUTE: &str = "/v1/video-router/generate";
 pub const RETRYABLE_STATUSES: &[u16] = &[408, 429, 500, 502, 503, 504];
 
 /// An Open API `sume_status` (D-3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum OpenStatus {
@@ -124,6 +124,19 @@ pub enum OpenStatus {
     /// Canceled while queued; refunded.
     Canceled,
 }
+
+crate::tagged::unit_enum!(
+    OpenStatus,
+    "enum OpenStatus",
+    [
+        (OpenStatus::Queued, "queued"),
+        (OpenStatus::Processing, "processing"),
+        (OpenStatus::Completed, "completed"),
+        (OpenStatus::Failed, "failed"),
+        (OpenStatus::Nsfw, "nsfw"),
+        (OpenStatus::Canceled, "canceled"),
+    ]
+);
 
 /// D-3: wire spelling, job status, and the reason a failure carries.
 pub const STATUS_TABLE: &[(&str, OpenStatus, Status, Option<&str>)] = &[
@@ -198,7 +211,7 @@ impl OpenStatus {
 }
 
 /// A model's kind from the catalog.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Kind {
@@ -211,6 +224,17 @@ pub enum Kind {
     /// A captions model (submitted on the video route).
     Captions,
 }
+
+crate::tagged::unit_enum!(
+    Kind,
+    "enum Kind",
+    [
+        (Kind::Image, "image"),
+        (Kind::Video, "video"),
+        (Kind::Lipsync, "lipsync"),
+        (Kind::Captions, "captions"),
+    ]
+);
 
 /// D-8: kind, wire spelling, submit route.
 pub const KIND_TABLE: &[(Kind, &str, &str)] = &[
@@ -725,7 +749,7 @@ impl core::fmt::Display for Kind {
 }
 
 /// Which Open API request an answer belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum OpenRequest {
@@ -739,8 +763,19 @@ pub enum OpenRequest {
     Cancel,
 }
 
+crate::tagged::unit_enum!(
+    OpenRequest,
+    "enum OpenRequest",
+    [
+        (OpenRequest::Submit, "submit"),
+        (OpenRequest::Status, "status"),
+        (OpenRequest::Result, "result"),
+        (OpenRequest::Cancel, "cancel"),
+    ]
+);
+
 /// One HTTP answer to an Open API request, as a host (or a vector) hands it over.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OpenAnswer {
     /// Which request it answers.
     pub request: OpenRequest,
@@ -755,6 +790,33 @@ pub struct OpenAnswer {
     /// The body, when it was JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<Value>,
+}
+
+// Read member by member (`tagged::in_order`): `request` and `status` required, the rest
+// defaulted, other members skipped, the derived reader's messages.
+impl<'de> Deserialize<'de> for OpenAnswer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["request", "handle", "status", "headers", "body"];
+        let (mut request, mut status) = (None, None);
+        let (mut handle, mut headers, mut body) = (String::new(), Vec::new(), None);
+        crate::tagged::in_order(d, "struct OpenAnswer", FIELDS, &mut |i, v| {
+            match i {
+                0 => request = Some(Deserialize::deserialize(v)?),
+                1 => handle = Deserialize::deserialize(v)?,
+                2 => status = Some(Deserialize::deserialize(v)?),
+                3 => headers = Deserialize::deserialize(v)?,
+                _ => body = Deserialize::deserialize(v)?,
+            }
+            Ok(())
+        })?;
+        Ok(OpenAnswer {
+            request: request.ok_or_else(|| serde::de::Error::missing_field("request"))?,
+            handle,
+            status: status.ok_or_else(|| serde::de::Error::missing_field("status"))?,
+            headers,
+            body,
+        })
+    }
 }
 
 /// The tracker input an Open API answer stands for (D-2), at host time `now_ms`:

@@ -331,5 +331,96 @@ pub(crate) fn raw_from_value<'a>(
             reason: "expected an object".into(),
         });
     }
-    RawTask::deserialize(value).map_err(|e| super::limits::malformed(what, &e))
+    // Member by member, in the map's order as serde's derived reader takes them (so the first
+    // bad member is the one it would name), each by the reader its field has: the same task and
+    // messages, without a compiled reader of the whole struct for `Value`s (WebAssembly size).
+    // The derive stays for the borrowed byte path of `tasks/get` and for `tasks/list`.
+    let bad = |e: serde_json::Error| super::limits::malformed(what, &e);
+    let text = |v: &'a Value| Option::<Str<'a>>::deserialize(v).map_err(bad);
+    let count = |v: &Value| Option::<u64>::deserialize(v).map_err(bad);
+    let mut raw = RawTask::default();
+    for (key, v) in value.as_object().into_iter().flatten() {
+        match key.as_str() {
+            "taskId" => raw.task_id = text(v)?,
+            "status" => raw.status = text(v)?,
+            "statusMessage" => raw.status_message = text(v)?,
+            "createdAt" => raw.created_at = text(v)?,
+            "lastUpdatedAt" => raw.last_updated_at = text(v)?,
+            "resultType" => raw.result_type = text(v)?,
+            "ttlMs" => raw.ttl_ms = Some(count(v)?),
+            "ttl" => raw.ttl = Some(count(v)?),
+            "pollIntervalMs" => raw.poll_interval_ms = count(v)?,
+            "pollInterval" => raw.poll_interval = count(v)?,
+            "inputRequests" => {
+                raw.input_requests = Option::<Map<String, Value>>::deserialize(v).map_err(bad)?;
+            }
+            "result" => raw.result = (!v.is_null()).then(|| v.clone()),
+            "error" => raw.error = (!v.is_null()).then(|| v.clone()),
+            _ => {}
+        }
+    }
+    Ok(raw)
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::format;
+    use alloc::string::{String, ToString};
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn show(r: Result<RawTask<'_>, Error>) -> String {
+        let s = |v: &Option<Str<'_>>| v.as_deref().map(String::from);
+        match r {
+            Ok(r) => format!(
+                "{:?}",
+                (
+                    (s(&r.task_id), s(&r.status), s(&r.status_message)),
+                    (s(&r.created_at), s(&r.last_updated_at), s(&r.result_type)),
+                    (r.ttl_ms, r.ttl, r.poll_interval_ms, r.poll_interval),
+                    (r.input_requests, r.result, r.error),
+                )
+            ),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// The member-by-member reader reads what the derived reader reads, and fails as it does
+    /// (the first bad member in the map's order, serde's words).
+    #[test]
+    fn raw_tasks_read_as_derived() {
+        let cases = [
+            json!({"taskId": "t", "status": "working", "statusMessage": "m", "createdAt": "c",
+                "lastUpdatedAt": "u", "resultType": "complete", "ttlMs": 5, "ttl": null,
+                "pollIntervalMs": 7, "pollInterval": 8, "inputRequests": {"k": {"a": 1}},
+                "result": {"r": [1]}, "error": 3, "_meta": {"x": 1}}),
+            json!({}),
+            json!({"taskId": null, "status": null, "ttlMs": null, "pollIntervalMs": null,
+                "inputRequests": null, "result": null, "error": null}),
+            json!({"taskId": 5}),
+            json!({"status": ["working"]}),
+            json!({"ttlMs": -1}),
+            json!({"ttl": 1.5}),
+            json!({"pollIntervalMs": "7"}),
+            json!({"inputRequests": [1]}),
+            json!({"zz": 1, "taskId": 1, "status": 2, "ttlMs": "x"}),
+            json!({"ttlMs": "x", "status": 2}),
+            json!({"taskId": "a\"b", "result": false}),
+        ];
+        for v in &cases {
+            let derived =
+                RawTask::deserialize(v).map_err(|e| super::super::limits::malformed("t", &e));
+            assert_eq!(show(raw_from_value(v, "t")), show(derived), "{v}");
+        }
+        assert_eq!(
+            show(raw_from_value(&json!({"taskId": 5, "ttlMs": "x"}), "t")),
+            "malformed t: invalid type: integer `5`, expected a string"
+        );
+        assert_eq!(
+            show(raw_from_value(&json!([1]), "t")),
+            "malformed t: expected an object"
+        );
+    }
 }

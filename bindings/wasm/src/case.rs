@@ -72,15 +72,14 @@ fn convert(value: Value, key_of: fn(&str) -> String) -> Value {
     match value {
         Value::Object(map) => {
             let keep: Vec<bool> = map.keys().map(|k| opaque(k, &map)).collect();
-            Value::Object(
-                map.into_iter()
-                    .zip(keep)
-                    .map(|((k, v), keep)| {
-                        let v = if keep { v } else { convert(v, key_of) };
-                        (key_of(&k), v)
-                    })
-                    .collect(),
-            )
+            // Inserted one by one, not collected: `collect` sorts the pairs first, which would
+            // compile a stable sort into the module (the last of equal keys wins either way).
+            let mut out = Map::new();
+            for ((k, v), keep) in map.into_iter().zip(keep) {
+                let v = if keep { v } else { convert(v, key_of) };
+                out.insert(key_of(&k), v);
+            }
+            Value::Object(out)
         }
         Value::Array(items) => {
             Value::Array(items.into_iter().map(|v| convert(v, key_of)).collect())
@@ -147,7 +146,7 @@ pub fn write<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
 /// compile a second serializer of every type beside the text one the module needs anyway (the
 /// result is the same: a `Value`'s object keys are sorted either way).
 pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, serde_json::Error> {
-    serde_json::from_str(&serde_json::to_string(value)?)
+    serde_json::from_slice(&serde_json::to_vec(value)?)
 }
 
 /// A core value already in JSON, with its keys in camelCase (the caller's own JSON untouched).

@@ -103,22 +103,47 @@ pub fn mcp_create_lost() -> JsResult<JsValue> {
 }
 
 /// What [`plan_waits`] reads.
-#[derive(Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Serialize)]
 struct WaitArgs {
     ids: Vec<String>,
-    #[serde(default)]
     terminal: Vec<String>,
-    #[serde(default)]
     wait_for: WaitFor,
-    #[serde(default)]
     timeout_seconds: Option<u32>,
-    #[serde(default = "yes")]
     include_results: bool,
 }
 
-fn yes() -> bool {
-    true
+// Read member by member ([`json::members`]): `ids` required, the rest defaulted
+// (`include_results` to true), unknown members refused, serde's messages.
+impl<'de> Deserialize<'de> for WaitArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "ids",
+            "terminal",
+            "wait_for",
+            "timeout_seconds",
+            "include_results",
+        ];
+        let mut ids = None;
+        let mut a = WaitArgs {
+            ids: Vec::new(),
+            terminal: Vec::new(),
+            wait_for: WaitFor::default(),
+            timeout_seconds: None,
+            include_results: true,
+        };
+        json::members(d, "struct WaitArgs", FIELDS, &mut |i, v| {
+            match i {
+                0 => ids = Some(Deserialize::deserialize(v)?),
+                1 => a.terminal = Deserialize::deserialize(v)?,
+                2 => a.wait_for = Deserialize::deserialize(v)?,
+                3 => a.timeout_seconds = Deserialize::deserialize(v)?,
+                _ => a.include_results = Deserialize::deserialize(v)?,
+            }
+            Ok(())
+        })?;
+        a.ids = ids.ok_or_else(|| serde::de::Error::missing_field("ids"))?;
+        Ok(a)
+    }
 }
 
 /// `planWaits({ids, terminal?, waitFor?, timeoutSeconds?, includeResults?})`: the `jobs_wait`
@@ -138,18 +163,41 @@ pub fn plan_waits(args: JsValue) -> JsResult<JsValue> {
 }
 
 /// What [`poll_plan`] reads.
-#[derive(Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Serialize)]
 struct PlanArgs {
-    #[serde(default)]
     policy: PollPolicy,
-    #[serde(default)]
     seed: u64,
-    #[serde(default)]
     start_ms: u64,
     count: u32,
-    #[serde(default)]
     server_interval_ms: Option<u64>,
+}
+
+// Read member by member ([`json::members`]): `count` required, the rest defaulted, unknown
+// members refused, serde's messages.
+impl<'de> Deserialize<'de> for PlanArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const FIELDS: &[&str] = &["policy", "seed", "start_ms", "count", "server_interval_ms"];
+        let mut count = None;
+        let mut a = PlanArgs {
+            policy: PollPolicy::default(),
+            seed: 0,
+            start_ms: 0,
+            count: 0,
+            server_interval_ms: None,
+        };
+        json::members(d, "struct PlanArgs", FIELDS, &mut |i, v| {
+            match i {
+                0 => a.policy = Deserialize::deserialize(v)?,
+                1 => a.seed = Deserialize::deserialize(v)?,
+                2 => a.start_ms = Deserialize::deserialize(v)?,
+                3 => count = Some(Deserialize::deserialize(v)?),
+                _ => a.server_interval_ms = Deserialize::deserialize(v)?,
+            }
+            Ok(())
+        })?;
+        a.count = count.ok_or_else(|| serde::de::Error::missing_field("count"))?;
+        Ok(a)
+    }
 }
 
 /// `pollPlan({policy?, seed?, startMs?, count, serverIntervalMs?})`: the poll times a fresh

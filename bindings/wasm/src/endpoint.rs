@@ -32,8 +32,7 @@ use crate::json::{self, bounded_string, from_js};
 
 /// The endpoint's own options beside the tracker configuration (rules E-3, E-4, E-7), as
 /// JavaScript spells them. A key not listed is `malformed`, naming it.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Default)]
 struct WireOptions {
     max_bytes: Option<usize>,
     max_depth: Option<usize>,
@@ -43,11 +42,52 @@ struct WireOptions {
     job_dialect: Option<JobDialect>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+// Read member by member ([`crate::json::members`]): every member optional, unknown ones
+// refused, serde's messages.
+impl<'de> Deserialize<'de> for WireOptions {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "maxBytes",
+            "maxDepth",
+            "maxStringBytes",
+            "detectRevision",
+            "jobRoutes",
+            "jobDialect",
+        ];
+        let mut w = WireOptions::default();
+        crate::json::members(d, "struct WireOptions", FIELDS, &mut |i, v| {
+            match i {
+                0 => w.max_bytes = Deserialize::deserialize(v)?,
+                1 => w.max_depth = Deserialize::deserialize(v)?,
+                2 => w.max_string_bytes = Deserialize::deserialize(v)?,
+                3 => w.detect_revision = Deserialize::deserialize(v)?,
+                4 => w.job_routes = Deserialize::deserialize(v)?,
+                _ => w.job_dialect = Deserialize::deserialize(v)?,
+            }
+            Ok(())
+        })?;
+        Ok(w)
+    }
+}
+
+#[derive(Debug, Default)]
 struct Routes {
     get: Option<(String, String)>,
     cancel: Option<(String, String)>,
+}
+
+impl<'de> Deserialize<'de> for Routes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut r = Routes::default();
+        crate::json::members(d, "struct Routes", &["get", "cancel"], &mut |i, v| {
+            match i {
+                0 => r.get = Deserialize::deserialize(v)?,
+                _ => r.cancel = Deserialize::deserialize(v)?,
+            }
+            Ok(())
+        })?;
+        Ok(r)
+    }
 }
 
 /// The fields of a JavaScript object argument, each taken by name; a key not in `known` is

@@ -18,6 +18,8 @@ use longcall::Error;
 #[cfg(any(feature = "full", feature = "server", feature = "watch"))]
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+#[cfg(feature = "full")]
+use serde::{Deserialize, Deserializer};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::args::describe;
@@ -111,8 +113,66 @@ pub fn parse<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
         what: "argument",
         reason: format!("{field}: {}", short_reason(&e.to_string())),
     };
-    let value: serde_json::Value = serde_json::from_str(text).map_err(bad)?;
+    // Bytes, not `from_str`: every JSON text in the module is read by the one byte reader (the
+    // wire's), not by a second copy of serde_json's reader for `&str` (2 KB gzip).
+    let value: serde_json::Value = serde_json::from_slice(text.as_bytes()).map_err(bad)?;
     T::deserialize(value).map_err(bad)
+}
+
+/// Reads the members of an object argument for a struct that refuses unknown members, as serde's
+/// derived reader with `deny_unknown_fields` does, messages included: in the map's order, an
+/// unknown name is serde's `unknown_field` error naming `fields`, a member `take` refuses is its
+/// error, and anything but an object is an invalid type naming `expecting`. `take` reads each
+/// known member by its index in `fields`; the caller then names what is missing. (A derived
+/// reader per struct also compiles an array form no caller writes.)
+#[cfg(feature = "full")]
+pub fn members<'de, D: serde::Deserializer<'de>>(
+    d: D,
+    expecting: &'static str,
+    fields: &'static [&'static str],
+    take: &mut dyn FnMut(usize, serde_json::Value) -> Result<(), serde_json::Error>,
+) -> Result<(), D::Error> {
+    use serde::de::Error as _;
+    let value = serde_json::Value::deserialize(d)?;
+    value
+        .deserialize_struct(
+            "",
+            fields,
+            Members {
+                expecting,
+                fields,
+                take,
+            },
+        )
+        .map_err(D::Error::custom)
+}
+
+#[cfg(feature = "full")]
+struct Members<'t> {
+    expecting: &'static str,
+    fields: &'static [&'static str],
+    take: &'t mut dyn FnMut(usize, serde_json::Value) -> Result<(), serde_json::Error>,
+}
+
+#[cfg(feature = "full")]
+impl<'de> serde::de::Visitor<'de> for Members<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        use serde::de::Error as _;
+        while let Some(key) = map.next_key::<String>()? {
+            let Some(i) = self.fields.iter().position(|f| *f == key) else {
+                return Err(A::Error::unknown_field(&key, self.fields));
+            };
+            let value = map.next_value::<serde_json::Value>()?;
+            (self.take)(i, value).map_err(A::Error::custom)?;
+        }
+        Ok(())
+    }
 }
 
 /// Longest reason taken from a JSON reader's message (it may quote the input).
@@ -174,6 +234,75 @@ pub fn num(n: f64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A struct read through [`members`] reads every input as its derived twin does (with
+    /// `deny_unknown_fields`): the same values, the same first error, word for word.
+    #[cfg(feature = "full")]
+    #[test]
+    fn members_read_as_derived() {
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Derived {
+            ids: Vec<String>,
+            #[serde(default)]
+            wait: Option<u32>,
+            #[serde(default)]
+            flag: bool,
+        }
+        #[derive(Debug)]
+        struct ByHand {
+            ids: Vec<String>,
+            wait: Option<u32>,
+            flag: bool,
+        }
+        impl<'de> Deserialize<'de> for ByHand {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let (mut ids, mut wait, mut flag) = (None, None, false);
+                members(
+                    d,
+                    "struct Derived",
+                    &["ids", "wait", "flag"],
+                    &mut |i, v| {
+                        match i {
+                            0 => ids = Some(Deserialize::deserialize(v)?),
+                            1 => wait = Deserialize::deserialize(v)?,
+                            _ => flag = Deserialize::deserialize(v)?,
+                        }
+                        Ok(())
+                    },
+                )?;
+                Ok(ByHand {
+                    ids: ids.ok_or_else(|| serde::de::Error::missing_field("ids"))?,
+                    wait,
+                    flag,
+                })
+            }
+        }
+        for text in [
+            r#"{"ids":["a"],"wait":3,"flag":true}"#,
+            r#"{"ids":[]}"#,
+            r#"{"ids":["a"],"wait":null}"#,
+            r#"{}"#,
+            r#"{"wait":3}"#,
+            r#"{"wait":"x"}"#,
+            r#"{"ids":["a"],"zz":1}"#,
+            r#"{"aa":1,"ids":5}"#,
+            r#"{"ids":5,"zz":1}"#,
+            r#"{"flag":1,"ids":["a"],"wait":-1}"#,
+            r#"null"#,
+            r#""x""#,
+            r#"7"#,
+        ] {
+            let v: serde_json::Value = serde_json::from_str(text).unwrap();
+            let hand = serde_json::from_value::<ByHand>(v.clone())
+                .map(|d| format!("{:?}", (d.ids, d.wait, d.flag)))
+                .map_err(|e| e.to_string());
+            let derived = serde_json::from_value::<Derived>(v)
+                .map(|d| format!("{:?}", (d.ids, d.wait, d.flag)))
+                .map_err(|e| e.to_string());
+            assert_eq!(hand, derived, "{text}");
+        }
+    }
 
     #[test]
     fn reasons_are_short() {

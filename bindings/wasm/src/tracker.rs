@@ -1213,9 +1213,11 @@ fn nested<T: serde::de::DeserializeOwned>(text: &JsValue, depth: usize) -> Optio
     // Read straight into `T` (the innermost array is its own), not through a `Value` tree
     // converted afterwards: the same reader and depth count, half the allocations.
     match depth {
-        1 => serde_json::from_str(&wrapped).ok(),
-        2 => serde_json::from_str(&wrapped).ok().map(|[t]: [T; 1]| t),
-        3 => serde_json::from_str(&wrapped)
+        1 => serde_json::from_slice(wrapped.as_bytes()).ok(),
+        2 => serde_json::from_slice(wrapped.as_bytes())
+            .ok()
+            .map(|[t]: [T; 1]| t),
+        3 => serde_json::from_slice(wrapped.as_bytes())
             .ok()
             .map(|[[t]]: [[T; 1]; 1]| t),
         _ => None,
