@@ -101,7 +101,7 @@ for (const name of names) {
           steps: d.steps,
           shrunk: d.shrunk?.steps ?? null,
           shrinkSeconds: d.shrunk?.seconds ?? null,
-        shortestAfter: d.shrunk?.best_seconds ?? null,
+          shortestAfter: d.shrunk?.best_seconds ?? null,
           transcript: d.shrunk ? path.relative(REPO, d.shrunk.transcript) : null,
         });
         if (d.exit !== 1) throw new Error(`not caught (exit ${d.exit}) in ${d.seconds?.toFixed(1)} s`);
