@@ -507,10 +507,9 @@ impl Tracker {
                 self.on_update_acked();
                 Ok(())
             }
-            Input::RequestFailed { request, failure } => match failure {
-                Failure::Rpc { error } => self.on_rpc_failure(now, request, error),
-                failure => self.on_failure(now, request, &failure),
-            },
+            Input::RequestFailed { request, failure } => {
+                self.on_request_failed(now, request, failure)
+            }
             Input::CancelPressed => self.handle_cancel_pressed(),
             Input::InputAnswered { key, response } => self.on_input_answered(now, key, response),
             Input::StopWatching => {
@@ -594,10 +593,7 @@ impl Tracker {
         failure: Failure,
     ) -> Result<(), Error> {
         self.refuse_stopped()?;
-        match failure {
-            Failure::Rpc { error } => self.on_rpc_failure(now, request, error),
-            failure => self.on_failure(now, request, &failure),
-        }
+        self.on_request_failed(now, request, failure)
     }
 
     /// [`Input::RequestFailed`] without a JSON-RPC error: an HTTP error answer with this status
@@ -625,6 +621,18 @@ impl Tracker {
     /// [`Input::StopWatching`]: the host stops watching (C-17: not a cancel, nothing is sent).
     pub fn handle_stop_watching(&mut self) {
         self.stop(StopReason::HostStopped);
+    }
+
+    fn on_request_failed(
+        &mut self,
+        now: u64,
+        request: RequestKind,
+        failure: Failure,
+    ) -> Result<(), Error> {
+        match failure {
+            Failure::Rpc { error } => self.on_rpc_failure(now, request, error),
+            failure => self.on_failure(now, request, &failure),
+        }
     }
 
     fn on_update_acked(&mut self) {

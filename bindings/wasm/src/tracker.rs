@@ -506,7 +506,7 @@ impl Tracker {
                 Model::Job => None,
                 _ => opt_ms(interval_ms)?,
             };
-            let now = json::num(now).ok_or_else(|| bad("now"))?;
+            let now = fast_now(now)?;
             self.core.handle_created(now, &id, status, interval_ms)
         })();
         self.fast_done(r)
