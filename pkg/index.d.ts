@@ -330,7 +330,11 @@ export type Failure =
   | { kind: 'rpc'; error: RpcError }
   | { kind: 'http'; status: number; code?: string | null; retry_after_ms?: number | null }
   | { kind: 'transport' };
-/** Something that happened, handed to {@link Tracker.handle}. Discriminated on `type`. */
+/**
+ * Something that happened, in the core's snake_case spelling (scenario vectors, the deprecated
+ * `Tracker.handle`); {@link Tracker.handleInput} takes its camelCase form, {@link TrackerInput}.
+ * Discriminated on `type`.
+ */
 export type Input =
   | { type: 'task_created'; task: TaskView }
   | { type: 'call_result'; result: ToolResult }

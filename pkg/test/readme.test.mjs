@@ -1,0 +1,118 @@
+// Every JavaScript block of the README works as written: all of them type-check in strict
+// TypeScript (checkJs, so a name the block never defines fails), and the ones that need no
+// outside service run: the first example and the lite cancel button print what their comments
+// say, the numbers-only path prints its outputs, and the run loop (`runTask`) drives real tasks on the reference MCP server
+// (examples/mcp-tasks-server.mjs) on loopback to their outcomes, input round included.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PKG } from './support/paths.mjs';
+import { createTasksServer } from '../examples/mcp-tasks-server.mjs';
+
+const readme = readFileSync(join(PKG, 'README.md'), 'utf8');
+// [line, text] of every ```js block.
+const blocks = [...readme.matchAll(/^```js\n([\s\S]*?)^```/gm)].map((m) => [
+  readme.slice(0, m.index).split('\n').length,
+  m[1],
+]);
+const named = (needle) => {
+  const found = blocks.filter(([, text]) => text.includes(needle));
+  assert.equal(found.length, 1, `one README block has ${needle}`);
+  return found[0];
+};
+
+// Inside the package, so that `longcall` resolves to it by name, as in an app.
+let dir;
+const files = new Map();
+before(() => {
+  dir = mkdtempSync(join(PKG, 'test', '.readme-'));
+  for (const [line, text] of blocks) {
+    const file = join(dir, `line-${line}.mjs`);
+    writeFileSync(file, text);
+    files.set(text, file);
+  }
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const node = (file) => spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 30_000 });
+
+test('the README has its blocks', () => {
+  assert.ok(blocks.length >= 8, `${blocks.length} blocks`);
+});
+
+test('every README block type-checks in strict TypeScript', () => {
+  const config = {
+    compilerOptions: {
+      strict: true,
+      noEmit: true,
+      allowJs: true,
+      checkJs: true,
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      lib: ['es2022', 'dom'],
+      types: ['node'],
+      skipLibCheck: false,
+    },
+    files: [...files.values()],
+  };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config));
+  const r = spawnSync(join(PKG, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+});
+
+// A block whose every `console.log(...)` line ends in a `// 'value'` comment runs in Node and
+// prints exactly those values.
+const saying = blocks.filter(([, text]) => {
+  const logs = text.split('\n').filter((l) => l.startsWith('console.log('));
+  return logs.length > 0 && logs.every((l) => /\/\/ '[\w-]+'$/.test(l));
+});
+
+test('the examples that say what they print print it', () => {
+  assert.deepEqual(
+    saying.map(([, text]) => text.match(/from '([^']+)'/)[1]),
+    ['longcall', 'longcall/lite'],
+    'the first example and the lite button',
+  );
+  for (const [line, text] of saying) {
+    const r = node(files.get(text));
+    assert.equal(r.status, 0, `line ${line}: ${r.stderr}`);
+    const said = [...text.matchAll(/^console\.log\(.*\/\/ '([\w-]+)'$/gm)].map((m) => m[1]);
+    assert.deepEqual(r.stdout.trim().split('\n'), said, `line ${line}`);
+  }
+});
+
+test('the numbers-only example prints its outputs', () => {
+  const [, text] = named('fastCreated');
+  const r = node(files.get(text));
+  assert.equal(r.status, 0, r.stderr);
+  const kinds = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' ')[0]);
+  assert.deepEqual(kinds, ['status', 'button', 'wake_at']);
+});
+
+test('the run loop drives tasks on the reference server to their outcomes', async () => {
+  const server = createTasksServer({ pollIntervalMs: 50 });
+  const url = await server.listen(0);
+  try {
+    const [, text] = named('export async function runTask');
+    const { runTask } = await import(pathToFileURL(files.get(text)).href);
+    const asked = [];
+    const ask = async (request) => {
+      asked.push(request);
+      return { action: 'accept', content: { confirm: true } };
+    };
+    assert.equal(await runTask(url, 'slow_compute', { seconds: 0.1 }, ask), 'succeeded');
+    assert.deepEqual(asked, [], 'slow_compute asks nothing');
+    assert.equal(await runTask(url, 'confirm_delete', { filename: 'old.txt' }, ask), 'succeeded');
+    assert.equal(asked.length, 1, 'the confirmation is asked once');
+    assert.match(JSON.stringify(asked[0]), /Delete old\.txt\?/);
+  } finally {
+    await server.close();
+  }
+});
