@@ -68,6 +68,7 @@ export const {
   // MCP wire (bindings/wasm/src/wire.rs): JSON-RPC answers -> tracker inputs, tracker requests ->
   // JSON-RPC requests + HTTP headers, both revisions. The `longcall/mcp` adapter is built on these.
   readAnswer,
+  readResult,
   readNotification,
   buildRequest,
   buildCall,

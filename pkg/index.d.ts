@@ -846,7 +846,7 @@ export type TaskModel = 'task-2026' | 'task-2025';
 export type AskedRequest = 'call' | RequestKind;
 /** A JSON-RPC id. */
 export type RpcId = number | string | null;
-/** What {@link readAnswer} and {@link readNotification} return. */
+/** What {@link readAnswer}, {@link readResult} and {@link readNotification} return. */
 export interface ReadAnswer {
   /** The id the answer carried (`null` for notifications). */
   id: RpcId;
@@ -873,6 +873,17 @@ export interface BuiltRequest {
  * @example readAnswer('task-2026', 'get', text).input // { type: 'task_polled', task: {...} }
  */
 export function readAnswer(model: TaskModel, request: AskedRequest, answer: string | Json): ReadAnswer;
+
+/**
+ * {@link readAnswer} for the `result` alone, as an SDK client returns it with the JSON-RPC
+ * envelope taken off (the TypeScript SDK's `client.request(...)`): a `tasks/get` result object
+ * passes in unchanged, `createdAt`, `ttl` and `pollInterval` included. The `id` read is `null`.
+ * @throws {LongcallError} as {@link readAnswer}.
+ * @example
+ * const r = await client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema);
+ * tracker.handleInput(Date.now(), readResult('task-2025', 'get', r).input);
+ */
+export function readResult(model: TaskModel, request: AskedRequest, result: string | Json): ReadAnswer;
 
 /**
  * Reads a task status notification (`notifications/tasks` for 2026, `notifications/tasks/status`

@@ -277,3 +277,63 @@ fn every_transcript_line_parses_and_round_trips() {
 fn other(dir: &str) -> String {
     if dir == "c2s" { "s2c" } else { "c2s" }.to_string()
 }
+
+/// Every answer in the transcripts read through [`read_result`], as an SDK client hands over its
+/// `result` with the envelope taken off, means what the whole answer means: the same input and
+/// the same violations, for the request each answer belongs to.
+#[test]
+fn every_recorded_result_reads_as_its_whole_answer() {
+    use longcall::endpoint::{read_answer, read_result, Asked};
+    use longcall::tracker::RequestKind;
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces");
+    let mut all = Vec::new();
+    files(&root, &mut all);
+    all.sort();
+    let mut read = 0usize;
+    for path in all
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+    {
+        let name = path.to_string_lossy().to_string();
+        let model = if name.contains("2026-07-28") {
+            Model::Task2026
+        } else {
+            Model::Task2025
+        };
+        // The method of each request by its id, so each answer is read for its request.
+        let mut asked: HashMap<String, Asked> = HashMap::new();
+        for line in fs::read_to_string(path).unwrap().lines() {
+            let entry: Value = serde_json::from_str(line).unwrap();
+            let msg = &entry["msg"];
+            let id = msg["id"].to_string();
+            match msg["method"].as_str() {
+                Some("tools/call") => drop(asked.insert(id, Asked::Call)),
+                Some("tasks/get") => drop(asked.insert(id, Asked::Tracker(RequestKind::Get))),
+                Some("tasks/cancel") => {
+                    drop(asked.insert(id, Asked::Tracker(RequestKind::Cancel)));
+                }
+                Some(_) => {}
+                None => {
+                    let (Some(result), Some(&a)) = (msg.get("result"), asked.get(&id)) else {
+                        continue;
+                    };
+                    let message = Message::from_value(msg.clone()).unwrap();
+                    let whole = read_answer(model, a, &message);
+                    let alone = read_result(model, a, result.clone());
+                    match (whole, alone) {
+                        (Ok(w), Ok(r)) => {
+                            assert_eq!(r.id, Id::Null, "{name}: {line}");
+                            assert_eq!(r.input, w.input, "{name}: {line}");
+                            assert_eq!(r.violations, w.violations, "{name}: {line}");
+                        }
+                        (Err(w), Err(r)) => assert_eq!(r, w, "{name}: {line}"),
+                        (w, r) => panic!("{name}: {line}: whole {w:?}, alone {r:?}"),
+                    }
+                    read += 1;
+                }
+            }
+        }
+    }
+    assert!(read >= 20, "only {read} answers read");
+}

@@ -207,6 +207,33 @@ pub fn read_answer(model: Model, asked: Asked, message: &Message) -> Result<Read
     })
 }
 
+/// Reads `result`, the `result` member of a successful answer to `asked`, as an SDK client hands
+/// it over once it has taken the JSON-RPC envelope off (`client.request(...)` in the TypeScript
+/// SDK): exactly what [`read_answer`] makes of the whole answer, with the id `null`.
+///
+/// ```
+/// use longcall::endpoint::{read_result, Asked};
+/// use longcall::tracker::{Input, RequestKind};
+/// use longcall::Model;
+///
+/// let result = serde_json::json!({"taskId": "t1", "status": "working", "ttl": 60000,
+///     "createdAt": "2026-11-29T15:01:16.107Z", "lastUpdatedAt": "2026-11-29T15:01:16.107Z",
+///     "pollInterval": 250});
+/// let read = read_result(Model::Task2025, Asked::Tracker(RequestKind::Get), result).unwrap();
+/// let Input::TaskPolled { task } = read.input else { panic!() };
+/// assert_eq!(task.poll_interval_ms, Some(250));
+/// ```
+pub fn read_result(model: Model, asked: Asked, result: Value) -> Result<ReadAnswer, Error> {
+    read_answer(
+        model,
+        asked,
+        &Message::Response {
+            id: Id::Null,
+            result,
+        },
+    )
+}
+
 fn tool_result(value: &Value) -> ToolResult {
     ToolResult {
         is_error: value.get("isError").and_then(Value::as_bool) == Some(true),

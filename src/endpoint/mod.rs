@@ -16,6 +16,6 @@ pub use client::{
     SUBMIT_TRIES,
 };
 pub use codec::{
-    build_call, build_continuation, build_request, read_answer, read_notification, Asked, Built,
-    ReadAnswer,
+    build_call, build_continuation, build_request, read_answer, read_notification, read_result,
+    Asked, Built, ReadAnswer,
 };

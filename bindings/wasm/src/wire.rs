@@ -4,6 +4,8 @@
 //! * `readAnswer(model, request, answer)`: the answer (JSON text or a parsed object) to the
 //!   request `request` (`"call"`, `"get"`, `"cancel"`, `"update"`, `"fetch_result"`) becomes
 //!   `{id, input, violations}`, where `input` goes straight into `Tracker.handle`.
+//! * `readResult(model, request, result)`: the same for the `result` member alone, as an SDK
+//!   client returns it.
 //! * `readNotification(model, message)`: `notifications/tasks` (2026) or
 //!   `notifications/tasks/status` (2025) becomes a `task_notified` input.
 //! * `buildRequest(model, request, id)`: a tracker `send` request becomes
@@ -17,7 +19,9 @@
 //! Everything here only converts JS values; the mapping itself is the core's
 //! (`longcall::endpoint::codec`).
 
-use longcall::endpoint::codec::{build_call, build_request, read_answer, read_notification, Asked};
+use longcall::endpoint::codec::{
+    build_call, build_request, read_answer, read_notification, read_result, Asked,
+};
 use longcall::tracker::Request;
 use longcall::wire::{mcp2026, Id, Message};
 use longcall::Error;
@@ -83,6 +87,20 @@ pub fn read_answer_js(model: JsValue, request: JsValue, answer: JsValue) -> JsRe
         let asked = Asked::parse(&string_arg(&request, "request")?)?;
         let message = message_arg(&answer, "answer")?;
         read_answer(model, asked, &message)
+    })())?;
+    camel(&r)
+}
+
+/// `readResult(model, request, result)`: [`read_answer_js`] for the `result` of a successful
+/// answer as an SDK client returns it (the JSON-RPC envelope taken off), text or object:
+/// `{id: null, input, violations}`.
+#[wasm_bindgen(js_name = readResult)]
+pub fn read_result_js(model: JsValue, request: JsValue, result: JsValue) -> JsResult<JsValue> {
+    let r = js((|| {
+        let model = args::model(&model)?;
+        let asked = Asked::parse(&string_arg(&request, "request")?)?;
+        let result: Value = crate::json::from_text_or_value(&result, "result")?;
+        read_result(model, asked, result)
     })())?;
     camel(&r)
 }

@@ -1,4 +1,4 @@
-// MCP wire exports (readAnswer, readNotification, buildRequest, buildCall, capabilityMeta), in
+// MCP wire exports (readAnswer, readResult, readNotification, buildRequest, buildCall, capabilityMeta), in
 // Node and Chromium. Answers are shaped like the recorded transcripts (SDK 1.32.2 for 2025,
 // fastmcp-tasks 4.1.4 for 2026); then every export on junk: an Error with a `code`, never a trap.
 const T = '2026-11-29T15:07:54.708861+00:00';
@@ -150,6 +150,31 @@ export const cases = {
       { type: 'cancel_answered', answer: { kind: 'rpc_error', code: -32602 } },
     );
   },
+  'readResult: a result as an SDK client returns it passes in unchanged'({ lc, assert }) {
+    // The TypeScript SDK's `client.request(...)` resolves with the result alone: a 2025 Task
+    // with its wire names (createdAt, ttl, pollInterval), as in the SDK 1.32.2 transcripts.
+    const raw = task25({ statusMessage: 'rendering' });
+    const alone = lc.readResult('task-2025', 'get', raw);
+    const whole = lc.readAnswer('task-2025', 'get', res(7, raw));
+    assert.equal(alone.id, null);
+    assert.deepEqual(alone.input, whole.input);
+    assert.deepEqual(alone.violations, whole.violations);
+    assert.equal(alone.input.task.pollIntervalMs, 250);
+    assert.deepEqual(lc.readResult('task-2025', 'get', JSON.stringify(raw)), alone, 'the text reads the same');
+    // 2026, and the creating call's result.
+    const created = lc.readResult('task-2026', 'call', { ...task26(), resultType: 'task' });
+    assert.equal(created.input.type, 'task_created');
+    const t = new lc.Tracker('task-2026', { poll: { jitter: 'none' } });
+    t.handleInput(0, created.input);
+    const out = t.handleInput(300, lc.readResult('task-2026', 'get', task26({ status: 'completed', result: { content: [] } })).input);
+    assert.equal(out.find((o) => o.type === 'settled')?.outcome, 'succeeded');
+    t.free();
+    // What the whole answer refuses, the result alone refuses the same way.
+    assert.equal(codeOf(() => lc.readResult('task-2025', 'get', { status: 'working' })), 'malformed');
+    assert.equal(codeOf(() => lc.readResult('job', 'get', raw)), 'wrong_model');
+    assert.equal(codeOf(() => lc.readResult('task-2025', 'get', '{not json')), 'malformed');
+  },
+
   'notifications: task_notified for the revision name, null for others'({ lc, assert }) {
     const n = lc.readNotification('task-2025', {
       jsonrpc: '2.0',
