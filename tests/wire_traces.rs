@@ -308,10 +308,14 @@ fn every_recorded_result_reads_as_its_whole_answer() {
             let msg = &entry["msg"];
             let id = msg["id"].to_string();
             match msg["method"].as_str() {
-                Some("tools/call") => drop(asked.insert(id, Asked::Call)),
-                Some("tasks/get") => drop(asked.insert(id, Asked::Tracker(RequestKind::Get))),
+                Some("tools/call") => {
+                    asked.insert(id, Asked::Call);
+                }
+                Some("tasks/get") => {
+                    asked.insert(id, Asked::Tracker(RequestKind::Get));
+                }
                 Some("tasks/cancel") => {
-                    drop(asked.insert(id, Asked::Tracker(RequestKind::Cancel)));
+                    asked.insert(id, Asked::Tracker(RequestKind::Cancel));
                 }
                 Some(_) => {}
                 None => {
