@@ -2,10 +2,17 @@
 // INTENT is the key of the person's decision, made once and kept with it: run this again with
 // the same INTENT (after a crash, a timeout, a restart) and it continues or finds the same job;
 // it never pays twice. The record of a running job is kept in ./jobs.json until it settles.
+// Progress goes to stderr as it happens; the end to stdout as `ID OUTCOME JSON` (ID is the
+// INTENT when the server never gave a job id). Exit status: 0 when the job succeeded, 1 when it
+// ended otherwise or watching stopped without an outcome, 2 for a usage error.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { JobHost } from 'longcall/jobs';
 
 const [baseUrl, apiKey, intent] = process.argv.slice(2);
+if (!baseUrl || !apiKey || !intent) {
+  console.error('usage: node job-host.mjs BASE_URL API_KEY INTENT');
+  process.exit(2);
+}
 
 /** @returns {Record<string, string>} */
 const all = () => {
@@ -25,12 +32,33 @@ const store = {
   },
 };
 
+// Until the server gives a job id, the intent is the only name the job has.
+/** @param {{id?: string}} [job] */
+const name = (job) => (job?.id ? `job ${job.id}` : `intent ${intent}`);
+/** @param {{id?: string} | undefined} job @param {string} what */
+const say = (job, what) => console.error(`${name(job)}: ${what}`);
+
+say(undefined, all()[intent] ? 'continuing from ./jobs.json' : `submitting to ${baseUrl}`);
 const host = new JobHost({ baseUrl, headers: { authorization: `Bearer ${apiKey}` }, store });
-const job = await host.submit(intent, {
-  model: 'demo-image',
-  kind: 'image',
-  arguments: { prompt: 'a harbour at dawn' },
-});
+const job = await host.submit(
+  intent,
+  { model: 'demo-image', kind: 'image', arguments: { prompt: 'a harbour at dawn' } },
+  {
+    onStatus: (status, j) => say(j, `status ${status}`),
+    onButton: (state, j) => say(j, `cancel button ${state}`),
+    onEvent: (e, j) => {
+      if (e.type === 'admission' && e.httpStatus === 0)
+        say(j, 'no answer to the submit; it goes again with the same key');
+      else if (e.type === 'admission') say(j, `submit answered HTTP ${e.httpStatus}: ${e.advice.advice}`);
+      else if (e.type === 'violation') say(j, `the server broke ${e.violation.rule}`);
+    },
+  },
+);
 const end = await job.settled;
-if (end.type === 'settled') console.log(job.id, end.outcome, JSON.stringify(end.result ?? end.error));
-else console.log(job.id, 'stopped watching:', end.reason);
+if (end.type === 'settled') {
+  console.log(job.id ?? intent, end.outcome, JSON.stringify(end.result ?? end.error ?? null));
+  process.exitCode = end.outcome === 'succeeded' ? 0 : 1;
+} else {
+  say(job, `stopped watching without an outcome (${end.reason}); run again with the same INTENT`);
+  process.exitCode = 1;
+}

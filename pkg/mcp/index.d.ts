@@ -138,7 +138,7 @@ export interface Exchange {
   answeredAt: number;
   /** The answer exactly as the sender handed it back (the core reads it). */
   answer?: Json;
-  /** Why there was no answer. */
+  /** Why there was no answer: the sender's error message, with the causes it wraps. */
   error?: string;
 }
 
@@ -218,11 +218,27 @@ export interface CallHandle {
 
 /** An Error with a stable `code` (`create_unanswered`, `watch_stopped`, `transport`, `invalid_input`, `snapshot_*`, ...). */
 export class McpCallError extends Error {
+  /** `extra.cause` becomes the standard `cause`; its other fields are copied onto the error. */
   constructor(code: string, message: string, extra?: object);
   code: string;
+  /**
+   * `create_unanswered`, and `watch_stopped` for `deadline` or `max_polls`: what the sender threw
+   * when the latest exchange got no answer (for `httpSender` a fetch `TypeError('fetch failed')`
+   * whose own `cause` says why, e.g. `ECONNREFUSED`, or a `transport` error for an HTTP answer
+   * with no JSON-RPC answer in it); its words are in the message too. Undefined when an answer
+   * came (unreadable, or after a restart) and for a stop the caller asked for.
+   */
+  cause?: unknown;
+  /** The core's stop reason (`create_unanswered`, `deadline`, `host_stopped`, ...). */
+  reason?: string;
+  /** The task id, when one was known. */
+  taskId?: string | null;
 }
 
-/** Calls a tool; resolves once `tools/call` answered. Never resubmits: no answer rejects with code `create_unanswered`. */
+/**
+ * Calls a tool; resolves once `tools/call` answered. Never resubmits: no answer rejects with code
+ * `create_unanswered`, whose `cause` is the transport error when the sender threw.
+ */
 export function callTool(sender: Sender, options: CallOptions): Promise<CallHandle>;
 /** Watches a task by id (the first poll decides; an unknown id ends `lost`). */
 export function watchTask(sender: Sender, taskId: string, options?: WatchOptions): CallHandle;

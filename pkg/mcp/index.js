@@ -45,11 +45,26 @@ export class McpCallError extends Error {
    * @param {object} [extra]
    */
   constructor(code, message, extra = {}) {
-    super(message, extra.cause ? { cause: extra.cause } : undefined);
+    super(message, 'cause' in extra ? { cause: extra.cause } : undefined);
     this.name = 'McpCallError';
     this.code = code;
     for (const [k, v] of Object.entries(extra)) if (k !== 'cause') this[k] = v;
   }
+}
+
+/**
+ * What a transport failure says, with the causes it wraps: fetch throws "fetch failed" and puts
+ * the socket's words (`connect ECONNREFUSED 127.0.0.1:9`) in `cause`.
+ */
+function transportDetail(e) {
+  const parts = [];
+  for (let x = e, depth = 0; x != null && depth < 4; x = x.cause, depth++) {
+    // A dual-stack connect failure is an AggregateError with no message of its own.
+    const m = typeof x === 'object' ? x.message || x.code || x.errors?.[0]?.message : String(x);
+    if (m && !parts.includes(String(m))) parts.push(String(m));
+    if (typeof x !== 'object') break;
+  }
+  return parts.join(': ') || 'no answer';
 }
 
 const safe = (fn, ...args) => {
@@ -319,6 +334,9 @@ class Watch {
     this.timer = null;
     this.done = false;
     this.failure = null;
+    // The error of the latest exchange that ended without an answer (null once one answered): the
+    // cause of a stop it led to.
+    this.transportError = null;
     this.outcome = new Promise((res, rej) => {
       this.resolve = res;
       this.reject = rej;
@@ -454,6 +472,7 @@ class Watch {
         (answer) => {
           ended();
           if (this.done) return;
+          this.transportError = null;
           const bytes = typeof answer === 'string' || answer instanceof Uint8Array ? answer : JSON.stringify(answer);
           safe(this.opts.onExchange, { method: message.method, sentAt: t0, answeredAt: this.now(), answer });
           this.apply(() => this.ep.handleMessage(this.now(), bytes));
@@ -463,11 +482,12 @@ class Watch {
         (e) => {
           ended();
           if (this.done) return;
+          this.transportError = { error: e, detail: transportDetail(e) };
           safe(this.opts.onExchange, {
             method: message.method,
             sentAt: t0,
             answeredAt: this.now(),
-            error: String(e?.message ?? e),
+            error: this.transportError.detail,
           });
           this.apply(() => this.ep.handleTransportFailure(this.now(), id));
         },
@@ -542,14 +562,18 @@ class Watch {
     if (this.done) return;
     this.finish();
     const id = this.ep.id;
+    // A stop the caller asked for is not the transport's doing, even after a failed exchange.
+    const transport = reason === 'host_stopped' ? null : this.transportError;
+    const said = transport ? ` (${transport.detail})` : '';
     const why =
       reason === 'create_unanswered'
-        ? `tools/call ${this.name ?? ''} got no answer: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
-        : `stopped watching (${reason}); the task${id ? ` ${id}` : ''} goes on: resume from a snapshot or watchTask(sender, id)`;
+        ? `tools/call ${this.name ?? ''} got no answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
+        : `stopped watching (${reason})${transport ? `, last exchange unanswered${said}` : ''}; the task${id ? ` ${id}` : ''} goes on: resume from a snapshot or watchTask(sender, id)`;
     this.failure = new McpCallError(reason === 'create_unanswered' ? 'create_unanswered' : 'watch_stopped', why, {
       reason,
       taskId: id ?? null,
       record: this.record(),
+      ...(transport ? { cause: transport.error } : {}),
     });
     this.reject(this.failure);
   }

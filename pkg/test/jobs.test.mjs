@@ -10,8 +10,10 @@
 // read from its own counters (`GET /_counters`). Skipped with the reason when the CLI is not built.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -325,13 +327,16 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
   test("the README's Node example, run twice with one intent: one job, paid once", { timeout: 30_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'longcall-job-host-'));
     try {
+      let progress = '';
       const run = async () => {
         const args = [join(PKG, 'examples/job-host.mjs'), base, 'jobs-example', 'intent-example'];
-        const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: dir });
+        const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { cwd: dir });
+        progress = stderr;
         return stdout.trim().split(' ');
       };
       const [id, outcome, result] = await run();
       assert.equal(outcome, 'succeeded');
+      assert.match(progress, new RegExp(`^job ${id}: status completed$`, 'm'), 'progress as it happened');
       assert.match(JSON.parse(result).result.artifacts[0].url, /^https:\/\//);
       assert.deepEqual(JSON.parse(readFileSync(join(dir, 'jobs.json'), 'utf8')), {}, 'no record left');
       const [again, outcomeAgain] = await run();
@@ -371,5 +376,73 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.ok(file.handles >= 1);
     const must = file.findings.filter((f) => f.level === 'must');
     assert.deepEqual(must, [], JSON.stringify(must.slice(0, 3)));
+  });
+});
+
+// The README's Node example without a job server: what a person sees when the arguments or the
+// URL are wrong.
+describe('examples/job-host.mjs, told wrong', () => {
+  const EXAMPLE = join(PKG, 'examples/job-host.mjs');
+  let dir;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'longcall-job-host-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('too few arguments: the usage line on stderr, exit 2', async () => {
+    for (const args of [[], ['http://127.0.0.1:9', 'KEY']]) {
+      const r = await promisify(execFile)(process.execPath, [EXAMPLE, ...args], { cwd: dir }).then(
+        () => assert.fail('exited 0'),
+        (e) => e,
+      );
+      assert.equal(r.code, 2);
+      assert.equal(r.stderr, 'usage: node job-host.mjs BASE_URL API_KEY INTENT\n');
+      assert.equal(r.stdout, '');
+    }
+  });
+
+  test('a port nothing listens on: the unanswered submit is said at once, named by the intent', async () => {
+    const srv = createServer();
+    await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+    const { port } = srv.address();
+    await new Promise((r) => srv.close(r));
+    const child = spawn(process.execPath, [EXAMPLE, `http://127.0.0.1:${port}`, 'KEY', 'intent-2'], { cwd: dir });
+    try {
+      let err = '';
+      child.stderr.on('data', (d) => {
+        err += d;
+      });
+      // The first try's failure is said before the core sends the submit again (about 1 s later).
+      const deadline = Date.now() + 5000;
+      while (!/no answer to the submit/.test(err) && Date.now() < deadline) await sleep(50);
+      assert.deepEqual(err.trim().split('\n'), [
+        `intent intent-2: submitting to http://127.0.0.1:${port}`,
+        'intent intent-2: no answer to the submit; it goes again with the same key',
+      ]);
+    } finally {
+      child.kill();
+    }
+  });
+
+  test('a submit refused for good: the end line names the intent, exit 1', async () => {
+    const srv = createHttpServer((_req, res) =>
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 'unauthorized', message: 'bad key' } })),
+    );
+    await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+    try {
+      const args = [EXAMPLE, `http://127.0.0.1:${srv.address().port}`, 'KEY', 'intent-401'];
+      // Asynchronous: the server above answers on this process's event loop.
+      const r = await promisify(execFile)(process.execPath, args, { cwd: dir }).then(
+        () => assert.fail('exited 0'),
+        (e) => e,
+      );
+      assert.equal(r.code, 1);
+      assert.match(r.stdout, /^intent-401 failed \{"error":\{"code":"unauthorized"/);
+      assert.match(r.stderr, /^intent intent-401: submit answered HTTP 401: permanent$/m);
+    } finally {
+      srv.close();
+    }
   });
 });

@@ -3,10 +3,11 @@
 // export called before it throws `not_initialized`. The same small app (test/loading/app.js) is
 // built three ways and opened in headless Chromium: a plain <script type="module"> with an import
 // map, esbuild (ESM and IIFE, the .wasm copied and its URL passed to init), and a Vite build.
+// The cancel-button example, bundled with esbuild and its .wasm moved, gets the URL from its page.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium, openPage } from './support/chromium.mjs';
@@ -148,6 +149,48 @@ describe('a page app built three ways, in Chromium', () => {
       assert.deepEqual(await open(out, '/index.html'), EXPECTED);
     });
   }
+
+  test('the cancel-button example bundled with esbuild: the .wasm moved, named by its meta tag', async () => {
+    const out = join(tmp, 'example-esbuild');
+    mkdirSync(join(out, 'assets'), { recursive: true });
+    // Bundled from inside the app, as an app would copy it: `longcall` resolves to node_modules.
+    copyFileSync(join(PKG, 'examples/cancel-button/cancel-button.js'), join(tmp, 'cancel-button.js'));
+    execFileSync(
+      join(PKG, 'node_modules/.bin/esbuild'),
+      [
+        'cancel-button.js',
+        '--bundle',
+        '--format=esm',
+        '--platform=browser',
+        `--outfile=${join(out, 'cancel-button.js')}`,
+        '--log-level=warning',
+      ],
+      { cwd: tmp, stdio: 'pipe' },
+    );
+    // Not next to the bundle, where init() with no argument would look.
+    copyFileSync(WASM, join(out, 'assets/longcall_bg.wasm'));
+    const page = readFileSync(join(PKG, 'examples/cancel-button/index.html'), 'utf8');
+    const bundled = page
+      .replace(/<script type="importmap">.*<\/script>\n/, '')
+      .replace('<title>', '<meta name="longcall-wasm" content="assets/longcall_bg.wasm">\n<title>');
+    assert.notEqual(bundled, page);
+    writeFileSync(join(out, 'index.html'), bundled);
+    // The job API on the page's origin: a queued job, which can be cancelled.
+    const queued = {
+      type: 'application/json',
+      body: JSON.stringify({ data: { request_id: 'q1', sume_status: 'queued' } }),
+    };
+    const server = await serve(out, { '/v1/jobs/q1': queued, '/v1/jobs/q1/status': queued });
+    try {
+      const page = await openPage(browser, `${server.base}/index.html?job=q1`, logs);
+      await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 }).catch(async (e) => {
+        throw new Error(`${e.message}\nnote: ${await page.textContent('#note')}\n${logs.join('\n')}`);
+      });
+      await page.close();
+    } finally {
+      await server.close();
+    }
+  });
 
   test('Vite build (no configuration: Vite emits the .wasm assets itself)', { timeout: 120_000 }, async () => {
     writeFileSync(

@@ -1,6 +1,7 @@
 // longcall/mcp in Node with fake senders on a fake clock: the adapter does the I/O, the core decides.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
 import { callTool, watchTask, resume, httpSender, McpCallError } from 'longcall/mcp';
 import { fakeClock, watchPromise } from './mcp-fakes.mjs';
 
@@ -358,6 +359,82 @@ test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; 
     s.send({ jsonrpc: '2.0', id: 5, method: 'tasks/cancel', params: {} }, {}, {}),
     (x) => x.code === 'transport' && x.httpStatus === 502,
   );
+});
+
+/** A loopback port nothing listens on: bound by a server, then closed. */
+async function closedPort() {
+  const srv = createServer();
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+test('httpSender to a port nothing listens on: create_unanswered says and carries the connection error', async () => {
+  const port = await closedPort();
+  const exchanges = [];
+  const e = await callTool(httpSender({ url: `http://127.0.0.1:${port}/mcp` }), {
+    name: 'render_report',
+    onExchange: (x) => exchanges.push(x),
+  }).then(
+    () => assert.fail('callTool resolved'),
+    (x) => x,
+  );
+  assert.ok(e instanceof McpCallError);
+  assert.equal(e.code, 'create_unanswered', 'the core cannot know whether the tool started');
+  assert.ok(e.cause instanceof Error, 'the transport error is the cause');
+  assert.equal(e.cause.message, 'fetch failed');
+  assert.equal(e.cause.cause?.code, 'ECONNREFUSED');
+  assert.ok(
+    e.message.includes(
+      `got no answer (fetch failed: connect ECONNREFUSED 127.0.0.1:${port}): the tool may have started`,
+    ),
+    e.message,
+  );
+  assert.match(exchanges[0].error, /ECONNREFUSED/, 'onExchange hears the same words');
+});
+
+test('a deadline reached while polls get no answer: watch_stopped carries the last transport error', async () => {
+  const clock = fakeClock();
+  const lost = new Error('socket hang up');
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t9', 'working'), resultType: 'task' }),
+      'tasks/get': () => {
+        throw lost;
+      },
+    },
+    clock,
+  );
+  const h = await callTool(s, { name: 'slow', config: { ...FAST, deadlineMs: clock.now() + 200 }, ...on(clock) });
+  await assert.rejects(until(clock, h.outcome), (e) => {
+    assert.equal(e.code, 'watch_stopped');
+    assert.equal(e.reason, 'deadline');
+    assert.equal(e.cause, lost);
+    assert.match(e.message, /\(socket hang up\)/);
+    return true;
+  });
+});
+
+test('a stop the caller asked for carries no transport error, even after an unanswered poll', async () => {
+  const clock = fakeClock();
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t10', 'working'), resultType: 'task' }),
+      'tasks/get': () => {
+        throw new Error('socket hang up');
+      },
+    },
+    clock,
+  );
+  const ac = new AbortController();
+  const h = await callTool(s, { name: 'slow', config: FAST, ...on(clock), signal: ac.signal });
+  await clock.advance(60);
+  assert.ok(methods(s).includes('tasks/get'), 'a poll went unanswered first');
+  ac.abort();
+  await assert.rejects(until(clock, h.outcome), (e) => e.code === 'watch_stopped' && e.cause === undefined);
 });
 
 test('a 2026 MRTR InputRequiredResult on tools/call: asked once through onInput, the endpoint sends the continuation with requestState (E-8)', async () => {

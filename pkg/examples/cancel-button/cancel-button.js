@@ -25,11 +25,22 @@ const store = {
 };
 
 /**
+ * Where the page keeps the .wasm: `<meta name="longcall-wasm" content="assets/longcall_bg.wasm">`
+ * (relative to the page; a meta tag because a module cannot find the script tag that loaded it,
+ * bundled or not). Without it, `init()` finds the file next to the package's JavaScript, as it is
+ * unbundled; a bundler that does not copy it (esbuild) needs the tag.
+ */
+const wasmUrl = () => {
+  const url = document.querySelector('meta[name="longcall-wasm"]')?.getAttribute('content');
+  return url ? new URL(url, document.baseURI) : undefined;
+};
+
+/**
  * A job host on the Sume Open API at `api.baseUrl`.
  * @param {{baseUrl: string, apiKey?: string}} api
  */
 async function jobHost(api) {
-  await init(); // fetches the .wasm next to the package's JS; pass its URL if your bundler moves it
+  await init(wasmUrl());
   /** @type {Record<string, string>} */
   const headers = api.apiKey ? { authorization: `Bearer ${api.apiKey}` } : {};
   return new JobHost({ baseUrl: api.baseUrl, headers, store });
