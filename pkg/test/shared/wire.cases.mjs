@@ -166,13 +166,25 @@ export const cases = {
     assert.equal(created.input.type, 'task_created');
     const t = new lc.Tracker('task-2026', { poll: { jitter: 'none' } });
     t.handleInput(0, created.input);
-    const out = t.handleInput(300, lc.readResult('task-2026', 'get', task26({ status: 'completed', result: { content: [] } })).input);
+    const out = t.handleInput(
+      300,
+      lc.readResult('task-2026', 'get', task26({ status: 'completed', result: { content: [] } })).input,
+    );
     assert.equal(out.find((o) => o.type === 'settled')?.outcome, 'succeeded');
     t.free();
     // What the whole answer refuses, the result alone refuses the same way.
-    assert.equal(codeOf(() => lc.readResult('task-2025', 'get', { status: 'working' })), 'malformed');
-    assert.equal(codeOf(() => lc.readResult('job', 'get', raw)), 'wrong_model');
-    assert.equal(codeOf(() => lc.readResult('task-2025', 'get', '{not json')), 'malformed');
+    assert.equal(
+      codeOf(() => lc.readResult('task-2025', 'get', { status: 'working' })),
+      'malformed',
+    );
+    assert.equal(
+      codeOf(() => lc.readResult('job', 'get', raw)),
+      'wrong_model',
+    );
+    assert.equal(
+      codeOf(() => lc.readResult('task-2025', 'get', '{not json')),
+      'malformed',
+    );
   },
 
   'notifications: task_notified for the revision name, null for others'({ lc, assert }) {
