@@ -265,8 +265,6 @@ export class Endpoint {
   stopWatching(now: number): EndpointEvent[];
   /** The run record, camelCase. */
   runRecord(): Camelized<RunRecord>;
-  /** @deprecated snake_case {@link Endpoint.runRecord} (as `Tracker.record`). */
-  record(): RunRecord;
   readonly model: Model;
   readonly id: string | undefined;
   readonly status: Status | undefined;

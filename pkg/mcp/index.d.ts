@@ -1,6 +1,7 @@
 // Types of `longcall/mcp`: the MCP host adapter on the longcall core.
 import type {
   ButtonState,
+  Camelized,
   Json,
   Outcome,
   RunRecord,
@@ -181,7 +182,7 @@ export interface CallOptions extends WatchOptions {
 }
 
 /** The run record plus what the adapter adds. */
-export type McpRunRecord = RunRecord & { name: string | null; wire_violations: WatchViolation[] };
+export type McpRunRecord = Camelized<RunRecord> & { name: string | null; wireViolations: WatchViolation[] };
 
 /** The verified outcome of a call. */
 export interface CallOutcome {

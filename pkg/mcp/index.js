@@ -584,7 +584,7 @@ class Watch {
   }
 
   record() {
-    return { ...this.ep.record(), name: this.name, wire_violations: [...this.wireViolations] };
+    return { ...this.ep.runRecord(), name: this.name, wireViolations: [...this.wireViolations] };
   }
 
   handle() {
@@ -718,7 +718,7 @@ export function resume(snapshot, sender, opts = {}) {
   const ep = lc.Endpoint.restore(snapshot, now());
   if (ep.model !== sender.model)
     throw new McpCallError('wrong_model', `snapshot is ${ep.model}, sender speaks ${sender.model}`);
-  const rec = ep.record();
+  const rec = ep.runRecord();
   if (ep.isDone && rec.stopped && rec.stopped !== 'create_unanswered' && ep.id) {
     // Watching had stopped (an AbortSignal, a deadline) and the call goes on: watch the handle.
     return watchTask(sender, ep.id, opts);

@@ -124,6 +124,12 @@ test('2026: create, input_required asked once, tasks/update, completed; headers 
   for (let i = 1; i < gets.length; i++)
     assert.ok(gets[i] - gets[i - 1] >= 15, `poll gap ${gets[i] - gets[i - 1]} < pollIntervalMs 15`);
   assert.equal(out.record.handle, 't1');
+  // The record is spelled as the wire and the rest of the package spell data: camelCase.
+  assert.equal(out.record.pollIntervalMs, 15);
+  assert.equal(out.record.pollsSent, gets.length);
+  assert.deepEqual(out.record.wireViolations, []);
+  const snake = Object.keys(out.record).filter((k) => k.includes('_'));
+  assert.deepEqual(snake, [], 'snake_case keys in the run record');
 });
 
 test('a plain tools/call result settles at once; a JSON-RPC error is protocol_failure with the error', async () => {

@@ -495,13 +495,7 @@ impl Endpoint {
     /// `runRecord()`: the run record, camelCase.
     #[wasm_bindgen(js_name = runRecord)]
     pub fn run_record(&self) -> JsResult<JsValue> {
-        let v = serde_json::to_value(self.core.tracker().record()).unwrap_or(Value::Null);
-        js_sys::JSON::parse(&crate::case::camel_value(v).to_string())
-    }
-
-    /// `record()`: the run record in the core's snake_case (as `Tracker.record()`).
-    pub fn record(&self) -> JsResult<JsValue> {
-        json::to_js(&self.core.tracker().record())
+        js_sys::JSON::parse(&js(crate::case::write(&self.core.tracker().record()))?)
     }
 
     /// The idempotency key of the job submit, while the job is not created yet (rule E-11).

@@ -74,7 +74,7 @@ for (const L of LINES) {
       assert(out.outcome === 'succeeded' && out.status === 'completed', `outcome ${out.outcome}/${out.status}`);
       const text = out.result?.content?.[0]?.text ?? '';
       assert(text.startsWith('# Research Report: python'), `report ${text.slice(0, 80)}`);
-      return `report ${text.length} chars, poll interval ${out.record.poll_interval_ms} ms`;
+      return `report ${text.length} chars, poll interval ${out.record.pollIntervalMs} ms`;
     });
 
     await sc('ambiguous: input asked once inside tasks/result, the answer used', 30000, async () => {

@@ -71,7 +71,7 @@ async function scenarios({ scenario }, transport, sender) {
       gaps.every((g) => g >= POLL),
       `poll gaps ${gaps} (pollInterval ${POLL})`,
     );
-    assert(out.record.poll_interval_ms === POLL, `record poll_interval_ms ${out.record.poll_interval_ms}`);
+    assert(out.record.pollIntervalMs === POLL, `record pollIntervalMs ${out.record.pollIntervalMs}`);
     return `polls ${gaps.length}, min gap ${Math.min(...gaps)} ms >= ${POLL}, settled ${late} ms after the terminal status`;
   });
 
