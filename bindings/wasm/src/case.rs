@@ -39,28 +39,14 @@ fn opaque(key: &str, object: &Map<String, Value>) -> bool {
         .any(|(k, with)| *k == key && with.is_none_or(|w| object.contains_key(w)))
 }
 
+use crate::errors::camel;
+
 fn snake(key: &str) -> String {
     let mut out = String::with_capacity(key.len() + 4);
     for c in key.chars() {
         if c.is_ascii_uppercase() {
             out.push('_');
             out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn camel(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    let mut up = false;
-    for c in key.chars() {
-        if c == '_' && !out.is_empty() {
-            up = true;
-        } else if up {
-            out.push(c.to_ascii_uppercase());
-            up = false;
         } else {
             out.push(c);
         }
@@ -114,6 +100,68 @@ fn unknown_key(given: &Value, known: &Value, path: &str) -> Option<String> {
     }
 }
 
+/// A reader's message with the fields it names spelled as the caller writes them: serde names
+/// the snake_case member the core read (`` missing field `is_error` ``), which the caller never
+/// wrote. Only serde's field clauses are re-spelled (missing, duplicate or unknown field, and the
+/// list of fields after an unknown one); an unknown variant's list of `type` or status values,
+/// or a quoted input value, is a value, and stays as written.
+fn camel_fields(message: &str, given: &Value) -> String {
+    for clause in ["missing field `", "duplicate field `"] {
+        if let Some(name) = message
+            .strip_prefix(clause)
+            .and_then(|m| m.strip_suffix('`'))
+        {
+            return format!("{clause}{}`", camel(name));
+        }
+    }
+    const UNKNOWN: &str = "unknown field `";
+    let Some(rest) = message.strip_prefix(UNKNOWN) else {
+        return message.into();
+    };
+    // `unknown field `KEY`, expected LIST` or `..., there are no fields`. The key may hold
+    // anything, the list only the type's own names: the last separator is the real one.
+    let Some(at) = rest
+        .rfind("`, expected ")
+        .or_else(|| rest.rfind("`, there are no fields"))
+    else {
+        return message.into();
+    };
+    let (key, tail) = rest.split_at(at);
+    let mut out = format!(
+        "{UNKNOWN}{}",
+        spelled(given, key).unwrap_or_else(|| camel(key))
+    );
+    // The tail opens with the key's closing tick, so its listed names are the even pieces
+    // after the first.
+    for (i, piece) in tail.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        if i >= 2 && i % 2 == 0 {
+            out.push_str(&camel(piece));
+        } else {
+            out.push_str(piece);
+        }
+    }
+    out
+}
+
+/// The caller's own spelling of a key that reads as `key` in snake_case (`capMs` for `cap_ms`,
+/// or `cap_ms` itself when written so), found anywhere in `given`.
+fn spelled(given: &Value, key: &str) -> Option<String> {
+    match given {
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            if snake(k) == key {
+                Some(k.clone())
+            } else {
+                spelled(v, key)
+            }
+        }),
+        Value::Array(items) => items.iter().find_map(|v| spelled(v, key)),
+        _ => None,
+    }
+}
+
 /// Reads a camelCase JavaScript value (as JSON text) into a core type; a key the type does not
 /// have is `malformed`, naming it.
 pub fn read<T: DeserializeOwned + Serialize>(text: &str, field: &str) -> Result<T, Error> {
@@ -121,7 +169,10 @@ pub fn read<T: DeserializeOwned + Serialize>(text: &str, field: &str) -> Result<
     let value: T =
         serde_json::from_value(convert(given.clone(), snake)).map_err(|e| Error::Malformed {
             what: "argument",
-            reason: format!("{field}: {}", crate::json::short_reason(&e.to_string())),
+            reason: format!(
+                "{field}: {}",
+                crate::json::short_reason(&camel_fields(&e.to_string(), &given))
+            ),
         })?;
     let back = to_value(&value).map_or(Value::Null, |v| convert(v, camel));
     if let Some(key) = unknown_key(&given, &back, "") {
@@ -208,6 +259,77 @@ mod tests {
             "input"
         )
         .is_ok());
+    }
+
+    #[test]
+    fn names_fields_as_the_caller_spells_them() {
+        let none = Value::Null;
+        assert_eq!(
+            camel_fields("missing field `is_error`", &none),
+            "missing field `isError`"
+        );
+        assert_eq!(
+            camel_fields("duplicate field `poll_interval_ms`", &none),
+            "duplicate field `pollIntervalMs`"
+        );
+        let given = json!({"count": 1, "startMz": 2, "nested": [{"server_intervl_ms": 3}]});
+        assert_eq!(
+            camel_fields(
+                "unknown field `start_mz`, expected one of `seed`, `start_ms`, `count`",
+                &given
+            ),
+            "unknown field `startMz`, expected one of `seed`, `startMs`, `count`"
+        );
+        assert_eq!(
+            camel_fields(
+                "unknown field `server_intervl_ms`, expected `server_interval_ms`",
+                &given
+            ),
+            "unknown field `server_intervl_ms`, expected `serverIntervalMs`",
+            "an unknown key is quoted as written, even in snake_case"
+        );
+        assert_eq!(
+            camel_fields("unknown field `a_b`, there are no fields", &none),
+            "unknown field `aB`, there are no fields"
+        );
+        // A key that holds the separator: the list after the last one is the real list.
+        let odd = json!({"x`, expected `y_z": 1});
+        assert_eq!(
+            camel_fields(
+                "unknown field `x`, expected `y_z`, expected `task_id`",
+                &odd
+            ),
+            "unknown field `x`, expected `y_z`, expected `taskId`"
+        );
+        // Values, not fields: a `type` tag's variants, a status, a quoted input value.
+        for message in [
+            "unknown variant `task_pold`, expected one of `task_polled`, `job_polled`",
+            "unknown variant `in_progress`, expected one of `working`, `input_required`",
+            "invalid type: string \"missing field `is_error`\", expected a boolean",
+            "missing field `is_error` and more",
+        ] {
+            assert_eq!(camel_fields(message, &none), message);
+        }
+    }
+
+    #[test]
+    fn read_names_fields_in_camel_case() {
+        let e = read::<Input>(
+            r#"{"type":"task_polled","task":{"taskId":"t","status":"completed","result":{"content":[]}}}"#,
+            "input",
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), "malformed");
+        assert!(e.to_string().ends_with("missing field `isError`"), "{e}");
+        let e = read::<Input>(
+            r#"{"type":"task_polled","task":{"taskId":"t","status":"in_progress"}}"#,
+            "input",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("`input_required`"),
+            "a status value stays as written: {e}"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub type JsResult<T> = Result<T, JsValue>;
 /// A JavaScript `Error` whose `message` is the error's `Display` and whose `code` property is
 /// [`Error::code`] (a stable snake_case string such as `"unknown_status"`).
 pub fn to_js(err: &Error) -> JsValue {
-    let message = err.to_string();
+    let message = spelled_for_js(err);
     // Only a JSON reader's message has a position, and the small build (`client` alone) reads
     // no JSON: it skips the scan.
     #[cfg(any(feature = "full", feature = "server", feature = "watch"))]
@@ -61,6 +61,42 @@ pub fn without_position(message: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| message.into())
 }
 
+/// The error's message with the names of configuration and input fields spelled as JavaScript
+/// writes them (`capMs`, not the core's `cap_ms`). A core configuration reason names only
+/// fields, so its message is converted whole; an unknown key's reason comes from the
+/// JavaScript config reader, which quotes the key as the caller wrote it and lists the names in
+/// JavaScript's spelling already. An input reason may quote a value (`jobs_wait`, a Sume
+/// method), so only its field is converted.
+fn spelled_for_js(err: &Error) -> String {
+    match err {
+        Error::InvalidConfig { reason, .. } if !reason.starts_with("unknown key") => {
+            camel(&err.to_string())
+        }
+        Error::InvalidInput { field, reason } => {
+            format!("invalid input: {}: {reason}", camel(field))
+        }
+        _ => err.to_string(),
+    }
+}
+
+/// `snake_case` to `camelCase`: each `_` joins the next character in upper case (a leading one
+/// is kept). Text without `_` comes back unchanged, so a name already in camelCase passes.
+pub fn camel(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut up = false;
+    for c in text.chars() {
+        if c == '_' && !out.is_empty() {
+            up = true;
+        } else if up {
+            out.push(c.to_ascii_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Maps a core result into an export result (`.map_err(to_js)` with the borrow done for you).
 pub fn js<T>(result: Result<T, Error>) -> JsResult<T> {
     result.map_err(|e| to_js(&e))
@@ -85,5 +121,30 @@ mod tests {
             "wait at line 5 please"
         );
         assert_eq!(without_position("plain"), "plain");
+    }
+
+    #[test]
+    fn field_names_are_spelled_as_javascript_writes_them() {
+        let cap = Error::invalid_config("cap_ms", "must not be below initial_ms");
+        assert_eq!(
+            spelled_for_js(&cap),
+            "invalid configuration: capMs: must not be below initialMs"
+        );
+        // Already camelCase (the wasm option readers name keys as given): unchanged.
+        let given = Error::invalid_config("poll.capMs", "must be at most 2^53-1");
+        assert_eq!(spelled_for_js(&given), given.to_string());
+        // An unknown key is quoted as the caller wrote it, even in snake_case.
+        let unknown = Error::invalid_config("poll.cap_ms", "unknown key; expected one of capMs");
+        assert_eq!(spelled_for_js(&unknown), unknown.to_string());
+        // An input reason may quote a value in snake_case: only the field is converted.
+        let ids = Error::invalid_input("job_ids", "1 to 20 ids per jobs_wait");
+        assert_eq!(
+            spelled_for_js(&ids),
+            "invalid input: jobIds: 1 to 20 ids per jobs_wait"
+        );
+        let other = Error::UnknownModel {
+            raw: "task_2025".into(),
+        };
+        assert_eq!(spelled_for_js(&other), other.to_string());
     }
 }

@@ -538,4 +538,33 @@ export const cases = {
     assert.equal(lc.observe('job', 'queued', 'completed'), 'skipped');
     assert.equal(new lc.Tracker('task-2025', null).model, 'task-2025');
   },
+  'errors name fields as JavaScript spells them'({ lc, assert }) {
+    const t = new lc.Tracker('task-2026', null);
+    const completed = { taskId: 't', status: 'completed', result: { content: [] } };
+    assert.throws(() => t.handleInput(0, { type: 'task_polled', task: completed }), {
+      code: 'malformed',
+      message: /missing field `isError`$/,
+    });
+    assert.throws(() => lc.pollPlan({ count: 1, startMz: 5 }), {
+      code: 'malformed',
+      message: /unknown field `startMz`, expected one of `policy`, `seed`, `startMs`, `count`, `serverIntervalMs`$/,
+    });
+    // A key is quoted as the caller wrote it, even in snake_case.
+    assert.throws(() => lc.planWaits({ ids: ['a'], timeout_secs: 1 }), {
+      message: /unknown field `timeout_secs`, expected .*`timeoutSeconds`/,
+    });
+    // The core's range checks name the field the caller set, and the field they compare with.
+    assert.throws(() => new lc.Tracker('job', { poll: { initialMs: 10, capMs: 1 } }), {
+      code: 'invalid_config',
+      message: 'invalid configuration: capMs: must not be below initialMs',
+    });
+    // Values stay as written: a `type` tag's names, a status.
+    assert.throws(() => t.handleInput(0, { type: 'task_pold' }), {
+      message: /unknown variant `task_pold`, expected one of `task_created`, `call_result`/,
+    });
+    assert.throws(() => t.handleInput(0, { type: 'task_polled', task: { taskId: 't', status: 'in_progress' } }), {
+      message: /unknown variant `in_progress`, expected one of `working`, `input_required`/,
+    });
+    t.free();
+  },
 };
