@@ -329,8 +329,8 @@ export type Failure =
   | { kind: 'http'; status: number; code?: string | null; retry_after_ms?: number | null }
   | { kind: 'transport' };
 /**
- * Something that happened, in the core's snake_case spelling (scenario vectors, the deprecated
- * `Tracker.handle`); {@link Tracker.handleInput} takes its camelCase form, {@link TrackerInput}.
+ * Something that happened, in the core's snake_case spelling (scenario vectors);
+ * {@link Tracker.handleInput} takes its camelCase form, {@link TrackerInput}.
  * Discriminated on `type`.
  */
 export type Input =
@@ -676,14 +676,6 @@ export class Tracker {
   drainOutputs(): TrackerOutput[];
   /** The run record to show or store, camelCase. */
   runRecord(): Camelized<RunRecord>;
-  /** @deprecated the core's snake_case spelling of {@link Tracker.handleInput}, kept while `longcall/mcp` moves. */
-  handle(now: number, input: Input): Output[];
-  /** @deprecated snake_case {@link Tracker.handleTimeout}. */
-  timeout(now: number): Output[];
-  /** @deprecated snake_case {@link Tracker.drainOutputs}. */
-  drain(): Output[];
-  /** @deprecated snake_case {@link Tracker.runRecord}. */
-  record(): RunRecord;
   /** The versioned snapshot text (absolute deadlines). */
   snapshot(): string;
   /** A tracker from a snapshot; it continues exactly. @throws {LongcallError} `snapshot_invalid`, `snapshot_version`, `too_large`. */

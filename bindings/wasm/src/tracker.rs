@@ -32,8 +32,6 @@ use wasm_bindgen::prelude::*;
 use crate::args;
 use crate::errors::{js, JsResult};
 use crate::json::{self, bounded_string};
-#[cfg(feature = "full")]
-use crate::json::{from_js, to_js};
 use crate::tables::{at, code_of, JOB_ERROR_CODES, REQUEST_KINDS, STOP_REASONS};
 
 /// How many outputs one numbers-only call writes at most; more stay queued (the last triple is
@@ -368,32 +366,6 @@ impl Tracker {
     #[wasm_bindgen(js_name = runRecord)]
     pub fn run_record(&self) -> JsResult<JsValue> {
         js_sys::JSON::parse(&js(crate::case::write(&self.core.record()))?)
-    }
-
-    /// `handle(now, input)`: [`Tracker::handle_input`] in the core's snake_case spelling
-    /// (deprecated; kept while `longcall/mcp` moves to `handleInput`).
-    pub fn handle(&mut self, now: JsValue, input: JsValue) -> JsResult<JsValue> {
-        let now = js(json::uint(&now, "now"))?;
-        let input: Input = js(from_js(&input, "input"))?;
-        js(self.core.handle_input(now, input))?;
-        self.drain()
-    }
-
-    /// `timeout(now)`: [`Tracker::handle_timeout`] in snake_case (deprecated, as `handle`).
-    pub fn timeout(&mut self, now: JsValue) -> JsResult<JsValue> {
-        let now = js(json::uint(&now, "now"))?;
-        self.core.handle_timeout(now);
-        self.drain()
-    }
-
-    /// `drain()`: [`Tracker::drain_outputs`] in snake_case (deprecated, as `handle`).
-    pub fn drain(&mut self) -> JsResult<JsValue> {
-        to_js(&self.core.drain())
-    }
-
-    /// `record()`: [`Tracker::run_record`] in snake_case (deprecated, as `handle`).
-    pub fn record(&self) -> JsResult<JsValue> {
-        to_js(&self.core.record())
     }
 
     /// `snapshot()`: the versioned snapshot text (absolute deadlines).

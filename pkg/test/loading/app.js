@@ -28,7 +28,7 @@ function codeOf(fn) {
   b.handleVerdict('too_late');
   report.button = b.state;
   const t = new Tracker('job', { poll: { jitter: 'none' } });
-  report.outputs = t.handle(0, { type: 'job_created', job: { id: 'job_1', status: 'queued' } }).map((o) => o.type);
+  report.outputs = t.handleInput(0, { type: 'job_created', job: { id: 'job_1', status: 'queued' } }).map((o) => o.type);
   b.free();
   b.free();
   report.freed = codeOf(() => b.state);

@@ -134,7 +134,7 @@ export const cases = {
   'Tracker: one batch per call, getters, record, snapshot'({ lc, assert }) {
     const t = new lc.Tracker('job', { poll: { jitter: 'none' }, seed: 1 });
     assert.equal(t.id, undefined);
-    const out = t.handle(0, job());
+    const out = t.handleInput(0, job());
     assert.deepEqual(out, [
       { type: 'status', status: 'queued' },
       { type: 'button', state: 'available' },
@@ -145,16 +145,19 @@ export const cases = {
     assert.equal(t.button, 'available');
     assert.equal(t.pollTimeout, 1000);
     assert.equal(t.isDone, false);
-    assert.deepEqual(t.timeout(1000), [{ type: 'send', request: { kind: 'get', handle: 'job_1' } }, { type: 'idle' }]);
+    assert.deepEqual(t.handleTimeout(1000), [
+      { type: 'send', request: { kind: 'get', handle: 'job_1' } },
+      { type: 'idle' },
+    ]);
     const big = 2 ** 53 - 1;
     const u = new lc.Tracker('task-2026', null);
-    const o = u.handle(big - 10, {
+    const o = u.handleInput(big - 10, {
       type: 'task_created',
-      task: { task_id: 't', status: 'working', poll_interval_ms: 5 },
+      task: { taskId: 't', status: 'working', pollIntervalMs: 5 },
     });
     assert.equal(typeof o.at(-1).at, 'number', 'times are plain numbers, never BigInt');
     assert.equal(lc.Tracker.restore(u.snapshot()).snapshot(), u.snapshot());
-    assert.equal(t.record().polls_sent, 1);
+    assert.equal(t.runRecord().pollsSent, 1);
   },
 
   'numbers-only path gives the same outputs as the structured path'({ lc, assert }) {
@@ -194,7 +197,7 @@ export const cases = {
       'completed',
     );
     assert.equal(b.lastError, '');
-    assert.deepEqual(b.record(), a.record());
+    assert.deepEqual(b.runRecord(), a.runRecord());
   },
 
   'handleInput: plain common inputs (the short way) and the general path agree, errors too'({ lc, assert }) {
@@ -331,8 +334,7 @@ export const cases = {
           JSON.stringify(run(b, now, general(input))),
           `${model} step ${i}: ${input.type}`,
         );
-        // A timeout's outputs (polls, wake_at, stopped) are spelt alike in the core's snake_case.
-        assert.deepEqual(a.handleTimeout(now + 500), b.timeout(now + 500), `${model} step ${i} timeout`);
+        assert.deepEqual(a.handleTimeout(now + 500), b.handleTimeout(now + 500), `${model} step ${i} timeout`);
       });
       assert.deepEqual(
         run(a, -1, { type: 'cancel_pressed' }),
@@ -351,7 +353,7 @@ export const cases = {
         };
         assert.deepEqual(
           code(() => a.handleTimeout(now)),
-          code(() => b.timeout(now)),
+          code(() => b.handleTimeout(now)),
           `a timeout at ${String(now)}`,
         );
       }
@@ -470,7 +472,7 @@ export const cases = {
 
   'every export refuses junk with a coded Error and keeps working'({ lc, assert }) {
     const t = new lc.Tracker('job', null);
-    t.handle(0, job());
+    t.handleInput(0, job());
     const b = new lc.CancelButton('job');
     const calls = {
       seed: (x) => [() => lc.seed(x, 'queued'), () => lc.seed('job', x)],
@@ -494,12 +496,12 @@ export const cases = {
       taskAccess: (x) => [() => lc.taskAccess(x, 'p')],
       replay: (x) => [() => lc.replay(x)],
       Tracker: (x) => [() => new lc.Tracker(x, null), () => new lc.Tracker('job', x), () => lc.Tracker.restore(x)],
-      'tracker.handle': (x) => [
-        () => t.handle(x, { type: 'cancel_pressed' }),
-        () => t.handle(5, x),
-        () => t.handle(5, { type: 'job_polled', job: x }),
+      'tracker.handleInput': (x) => [
+        () => t.handleInput(x, { type: 'cancel_pressed' }),
+        () => t.handleInput(5, x),
+        () => t.handleInput(5, { type: 'job_polled', job: x }),
       ],
-      'tracker.timeout': (x) => [() => t.timeout(x)],
+      'tracker.handleTimeout': (x) => [() => t.handleTimeout(x)],
       CancelButton: (x) => [
         () => new lc.CancelButton(x),
         () => b.handleStatus(x),
@@ -518,11 +520,11 @@ export const cases = {
       }
     }
     assert.equal(
-      mustCode(assert, () => t.handle(1, cyclic()), 'cyclic'),
+      mustCode(assert, () => t.handleInput(1, cyclic()), 'cyclic'),
       'malformed',
     );
     assert.equal(
-      mustCode(assert, () => t.handle(2 ** 53, { type: 'stop_watching' }), 'huge time'),
+      mustCode(assert, () => t.handleInput(2 ** 53, { type: 'stop_watching' }), 'huge time'),
       'invalid_input',
     );
     assert.equal(
@@ -534,7 +536,10 @@ export const cases = {
       'too_large',
     );
     // Still alive and correct.
-    assert.deepEqual(t.timeout(1000), [{ type: 'send', request: { kind: 'get', handle: 'job_1' } }, { type: 'idle' }]);
+    assert.deepEqual(t.handleTimeout(1000), [
+      { type: 'send', request: { kind: 'get', handle: 'job_1' } },
+      { type: 'idle' },
+    ]);
     assert.equal(lc.observe('job', 'queued', 'completed'), 'skipped');
     assert.equal(new lc.Tracker('task-2025', null).model, 'task-2025');
   },

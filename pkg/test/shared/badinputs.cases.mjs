@@ -6,6 +6,7 @@
 // Not run here: `wire` (the JS wire API is readAnswer/readNotification, tested with junk by
 // wire.cases.mjs) and `poll_schedule` snapshots (no JS class).
 import { BAD_INPUTS } from './files.index.mjs';
+import { camelKeys } from './spelling.mjs';
 
 const textOf = (c) => {
   if (c.input_text === undefined) return JSON.stringify(c.input);
@@ -32,13 +33,6 @@ function codeOf(assert, fn, what) {
   return '<no error>';
 }
 
-const camelKeys = (v) =>
-  v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(
-        Object.entries(v).map(([k, x]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), camelKeys(x)]),
-      )
-    : v;
-
 // target -> (lc, case) => { bad: () => ..., follow: () => ... } or null (not applicable here)
 const TARGETS = {
   model_parse: (lc, c) => ({ bad: () => lc.statuses(c.input ?? textOf(c)), follow: () => lc.statuses(c.follow_up) }),
@@ -46,8 +40,7 @@ const TARGETS = {
     bad: () => lc.parseStatus(c.model, c.input),
     follow: () => lc.parseStatus(c.model, c.follow_up),
   }),
-  // JavaScript spells keys in camelCase (the catalogue is the core's snake_case); the tracker
-  // inputs go through the snake_case `handle`, as the catalogue spells them.
+  // JavaScript spells keys in camelCase (the catalogue is the core's snake_case).
   tracker_config: (lc, c) => ({
     bad: () => new lc.Tracker(c.model, camelKeys(valueOf(c))),
     follow: () => new lc.Tracker(c.model, camelKeys(c.follow_up)),
@@ -81,17 +74,17 @@ const TARGETS = {
   }),
   tracker_input: (lc, c) => {
     const t = new lc.Tracker(c.model, camelKeys(c.config ?? null));
-    for (const s of c.setup ?? []) t.handle(s.at, s.input);
+    for (const s of c.setup ?? []) t.handleInput(s.at, camelKeys(s.input));
     let before;
     return {
       bad: () => {
         before = t.snapshot();
-        t.handle(c.at ?? 1, valueOf(c));
+        t.handleInput(c.at ?? 1, camelKeys(valueOf(c)));
       },
       follow: (assert) => {
         assert.equal(t.snapshot(), before, 'the refused input changed the tracker');
-        assert.ok(!t.drain().some((o) => o.type === 'send'), 'the refused input put a request on the wire');
-        t.handle(c.follow_up.at ?? c.at ?? 1, c.follow_up.input);
+        assert.ok(!t.drainOutputs().some((o) => o.type === 'send'), 'the refused input put a request on the wire');
+        t.handleInput(c.follow_up.at ?? c.at ?? 1, camelKeys(c.follow_up.input));
       },
     };
   },

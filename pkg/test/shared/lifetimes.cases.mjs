@@ -136,10 +136,10 @@ export const cases = {
       () => lc.statuses(huge),
       () => new lc.CancelButton('job').handleVerdict(huge),
       () => lc.classifyCancelAnswer('job', { kind: 'job_error', httpStatus: 409, code: huge }),
-      () => new lc.Tracker('job').handle(0, { type: huge }),
+      () => new lc.Tracker('job').handleInput(0, { type: huge }),
       () => lc.Tracker.restore(huge),
       () => lc.replay(`{"name": "${huge}"`),
-      () => new lc.Tracker('job').handle(0, { type: 'job_created', job: { id: 'j', status: 7 } }),
+      () => new lc.Tracker('job').handleInput(0, { type: 'job_created', job: { id: 'j', status: 7 } }),
       () => lc.parseStatus(10n, 'x'),
       () => lc.observe(Symbol('m'), 'a', 'b'),
       () => new lc.CancelButton().handleVerdict(),
@@ -195,7 +195,11 @@ export const cases = {
           'too_large',
         );
         assert.equal(
-          codeOf(assert, () => t.handle(0, { type: 'job_created', job: { id: big, status: 'queued' } }), 'handle'),
+          codeOf(
+            assert,
+            () => t.handleInput(0, { type: 'job_created', job: { id: big, status: 'queued' } }),
+            'handleInput',
+          ),
           'too_large',
         );
         assert.equal(

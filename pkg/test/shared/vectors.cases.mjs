@@ -1,17 +1,11 @@
 // Every scenario vector (tests/vectors/*.json, pkg/test/vectors/*.json; format: src/vector.rs)
-// driven step by step through the JS `Tracker` API; outputs must deepEqual the vector's
-// `expect` (which the native run passes: bindings/wasm/tests/vectors.rs). Runs in Node and
+// driven step by step through the JS `Tracker` API, its keys in JavaScript's camelCase
+// (./spelling.mjs); outputs must deepEqual the vector's `expect` spelled the same way (which the
+// native run passes: bindings/wasm/tests/vectors.rs). Runs in Node and
 // Chromium. Each vector also runs through `replay`, and once more restoring the tracker from its
 // snapshot before every step.
 import { VECTORS } from './files.index.mjs';
-
-// The vectors spell the configuration as the core does (snake_case); JavaScript in camelCase.
-const camelKeys = (v) =>
-  v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(
-        Object.entries(v).map(([k, x]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), camelKeys(x)]),
-      )
-    : v;
+import { camelKey, camelKeys } from './spelling.mjs';
 
 function drive(lc, assert, v, { restoreEachStep = false } = {}) {
   let t = new lc.Tracker(v.model, camelKeys(v.config ?? null));
@@ -21,22 +15,23 @@ function drive(lc, assert, v, { restoreEachStep = false } = {}) {
       error = null;
     if (s.input !== undefined) {
       try {
-        outputs = t.handle(s.at, s.input);
+        outputs = t.handleInput(s.at, camelKeys(s.input));
       } catch (e) {
         assert.ok(e instanceof Error && typeof e.code === 'string', `step ${i}: threw without a code: ${e}`);
         error = e.code;
-        outputs = t.drain();
+        outputs = t.drainOutputs();
       }
     } else {
       assert.ok(s.timeout === true, `step ${i}: neither input nor timeout`);
-      outputs = t.timeout(s.at);
+      outputs = t.handleTimeout(s.at);
     }
     assert.equal(error, s.error ?? null, `${v.name} step ${i} (at ${s.at}) error`);
-    assert.deepEqual(outputs, s.expect, `${v.name} step ${i} (at ${s.at}) outputs`);
+    assert.deepEqual(outputs, camelKeys(s.expect), `${v.name} step ${i} (at ${s.at}) outputs`);
   });
   if (v.record) {
-    const rec = t.record();
-    for (const [k, want] of Object.entries(v.record)) assert.deepEqual(rec[k], want, `${v.name} record.${k}`);
+    const rec = t.runRecord();
+    for (const [k, want] of Object.entries(v.record))
+      assert.deepEqual(rec[camelKey(k)], camelKeys(want), `${v.name} record.${k}`);
   }
   return t;
 }

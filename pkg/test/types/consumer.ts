@@ -41,9 +41,9 @@ const bad: Observation = 'skipped-ish';
 
 export { o, t, j, s, table, verdict, m, bad };
 
-import { Tracker, type Output, type Input } from 'longcall';
+import { Tracker, type TrackerOutput, type TrackerInput } from 'longcall';
 const tr = new Tracker('job', { poll: { jitter: 'none' } });
-const outs: Output[] = tr.handle(0, { type: 'job_created', job: { id: 'j', status: 'queued' } });
+const outs: TrackerOutput[] = tr.handleInput(0, { type: 'job_created', job: { id: 'j', status: 'queued' } });
 for (const o of outs) {
   if (o.type === 'wake_at') {
     const at: number = o.at;
@@ -51,5 +51,7 @@ for (const o of outs) {
   }
 }
 // @ts-expect-error: inputs are a discriminated union
-const badInput: Input = { type: 'job_created', task: {} };
+const badInput: TrackerInput = { type: 'job_created', task: {} };
+// @ts-expect-error: `handle` (the core's snake_case spelling) is gone; `handleInput` is the one way in
+tr.handle(0, { type: 'cancel_pressed' });
 export { outs, badInput };
