@@ -37,6 +37,12 @@ const store = {
 const name = (job) => (job?.id ? `job ${job.id}` : `intent ${intent}`);
 /** @param {{id?: string} | undefined} job @param {string} what */
 const say = (job, what) => console.error(`${name(job)}: ${what}`);
+/** What a failed fetch says: "fetch failed: connect ECONNREFUSED 127.0.0.1:9". @param {any} e */
+const why = (e) => {
+  const words = [];
+  for (let x = e, depth = 0; x != null && depth < 4; x = x.cause, depth++) words.push(x.message || x.code);
+  return words.filter(Boolean).join(': ');
+};
 
 say(undefined, all()[intent] ? 'continuing from ./jobs.json' : `submitting to ${baseUrl}`);
 const host = new JobHost({ baseUrl, headers: { authorization: `Bearer ${apiKey}` }, store });
@@ -48,7 +54,7 @@ const job = await host.submit(
     onButton: (state, j) => say(j, `cancel button ${state}`),
     onEvent: (e, j) => {
       if (e.type === 'admission' && e.httpStatus === 0)
-        say(j, 'no answer to the submit; it goes again with the same key');
+        say(j, `no answer to the submit (${why(e.cause)}); it goes again with the same key`);
       else if (e.type === 'admission') say(j, `submit answered HTTP ${e.httpStatus}: ${e.advice.advice}`);
       else if (e.type === 'violation') say(j, `the server broke ${e.violation.rule}`);
     },
@@ -59,6 +65,7 @@ if (end.type === 'settled') {
   console.log(job.id ?? intent, end.outcome, JSON.stringify(end.result ?? end.error ?? null));
   process.exitCode = end.outcome === 'succeeded' ? 0 : 1;
 } else {
-  say(job, `stopped watching without an outcome (${end.reason}); run again with the same INTENT`);
+  const cause = end.cause ? `, last request unanswered: ${why(end.cause)}` : '';
+  say(job, `stopped watching without an outcome (${end.reason}${cause}); run again with the same INTENT`);
   process.exitCode = 1;
 }

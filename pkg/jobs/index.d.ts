@@ -37,8 +37,12 @@ export interface JobHooks {
   onSettled?(end: JobSettled, job: Job): void;
   /** Watching ended without an outcome (the job goes on). */
   onStopped?(end: JobStopped, job: Job): void;
-  /** Any other event: `admission` (a submit refused, sent again with the same key), `violation`. */
-  onEvent?(event: EndpointEvent, job: Job): void;
+  /**
+   * Any other event: `admission` (a submit refused, sent again with the same key), `violation`.
+   * An `admission` with `httpStatus` 0 (the submit got no answer) carries in `cause` what `fetch`
+   * threw (`TypeError: fetch failed`, the socket's error in its own `cause`).
+   */
+  onEvent?(event: EndpointEvent & { cause?: unknown }, job: Job): void;
 }
 
 /** A settled job: the outcome, and the result or error as the server sent them. */
@@ -50,16 +54,21 @@ export interface JobSettled {
   error?: Json;
 }
 /**
- * Watching ended without an outcome; `reason` says why. `create_unanswered`: no answer to any try
- * of the submit, so no job is known and the record is gone: submit the same intent again later
- * (the server answers with the job it has, if any). Any other reason: the job goes on and its
- * record stays; `resume(intent)` watches it again.
+ * Watching ended without an outcome; `reason` says why. No job id yet (`create_unanswered`: no
+ * answer to any try of the submit; or a stop while it was unanswered): no job is known and the
+ * record is gone: submit the same intent again later (the server answers with the job it has, if
+ * any). With a job id: the job goes on and its record stays; `resume(intent)` watches it again.
  */
 export interface JobStopped {
   type: 'stopped';
   reason: StopReason;
   /** Set when the store refused a record (nothing more was sent). */
   error?: unknown;
+  /**
+   * What `fetch` threw, when the latest request got no answer and that led to this stop
+   * (`create_unanswered` after every try failed to connect, say). Absent after `stop()`.
+   */
+  cause?: unknown;
 }
 
 /** One job a {@link JobHost} watches. */

@@ -13,9 +13,9 @@
 //   const end = await job.settled; // {type: 'settled', outcome, status, result, error} or {type: 'stopped', reason}
 //
 // What this file still decides (transport only): a `fetch` that throws is "no answer"
-// (`handleTransportFailure`); a `jobs_wait` answer that is not a 2xx JSON object with `jobs`, or
-// whose entries the core refuses, is a failed wait round; request bodies are sent as
-// `application/json`.
+// (`handleTransportFailure`), and what it threw is kept as the `cause` of what that led to; a
+// `jobs_wait` answer that is not a 2xx JSON object with `jobs`, or whose entries the core
+// refuses, is a failed wait round; request bodies are sent as `application/json`.
 import * as lc from 'longcall';
 
 /** An Error with a stable `code`, like the core's errors. */
@@ -40,8 +40,9 @@ const call = (fn, ...args) => {
 };
 
 /**
- * Sends one request and reads its answer as it arrived; `null` when no answer arrived.
- * @returns {Promise<{status: number, headers: [string, string][], body: Uint8Array} | null>}
+ * Sends one request and reads its answer as it arrived; `{error}` (what fetch threw) when no
+ * answer arrived.
+ * @returns {Promise<{status: number, headers: [string, string][], body: Uint8Array} | {error: unknown}>}
  */
 async function exchange(f, url, method, headers, body) {
   try {
@@ -51,8 +52,8 @@ async function exchange(f, url, method, headers, body) {
       body: body ?? undefined,
     });
     return { status: r.status, headers: [...r.headers], body: new Uint8Array(await r.arrayBuffer()) };
-  } catch {
-    return null;
+  } catch (error) {
+    return { error };
   }
 }
 
@@ -69,6 +70,9 @@ class Job {
   #created;
   #saving = Promise.resolve();
   #forgotten = false;
+  // What fetch threw for the latest request left unanswered (null once one is answered): the
+  // cause of a stop it led to, and of the admission event that says so.
+  #transportError = null;
 
   constructor(host, ep, intent, hooks) {
     this.#host = host;
@@ -202,6 +206,14 @@ class Job {
           break;
         case 'idle':
           break;
+        case 'admission':
+          // httpStatus 0: the submit got no answer; say what the transport said.
+          call(
+            this.#hooks.onEvent,
+            e.httpStatus === 0 && this.#transportError ? { ...e, cause: this.#transportError } : e,
+            this,
+          );
+          break;
         default:
           call(this.#hooks.onEvent, e, this);
       }
@@ -210,12 +222,17 @@ class Job {
 
   #finish(e) {
     if (this.#end) return;
+    // A stop the application asked for is not the transport's doing, even after a lost answer.
+    if (e.type === 'stopped' && e.reason !== 'host_stopped' && this.#transportError)
+      e = { ...e, cause: this.#transportError };
     this.#end = e;
     clearTimeout(this.#timer);
     this.#created(this.#ep.id ? { id: this.#ep.id, status: this.#ep.status } : null);
-    // Settled, or the submit went unanswered (the application submits the same intent again
-    // later: a fresh submit with the same key, which the server answers with the job it has).
-    if (e.type === 'settled' || e.reason === 'create_unanswered') this.#forget();
+    // Settled, or watching ended before the server named a job (no try of the submit answered,
+    // or a stop while it was unanswered): a record with no job id has nothing to watch, and the
+    // application submits the same intent again (the same key: the server answers with the job
+    // it has).
+    if (e.type === 'settled' || !this.#ep.id) this.#forget();
     call(e.type === 'settled' ? this.#hooks.onSettled : this.#hooks.onStopped, e, this);
     const done = () => this.#resolve(e);
     this.#saving.then(done, done);
@@ -235,8 +252,9 @@ class Job {
     const a = await exchange(h.fetch, h.url(t.path), t.method, { ...h.headers, ...t.headers }, t.body);
     if (this.#closed) return;
     const now = h.now();
+    this.#transportError = 'error' in a ? a.error : null;
     this.#run(
-      a === null
+      'error' in a
         ? this.#ep.handleTransportFailure(now, t.requestRef)
         : this.#ep.handleHttpAnswer(now, t.requestRef, { status: a.status, headers: a.headers }, a.body),
     );
@@ -294,11 +312,14 @@ export class JobHost {
     const text = this.store ? await this.store.get(intent) : undefined;
     if (text == null) return null;
     const ep = lc.Endpoint.restore(text, this.now());
-    if (ep.isDone && ep.id && !ep.outcome) {
+    if (ep.isDone && !ep.outcome) {
       // Watching had stopped (a deadline, `stop()`) and the job goes on: watch its id again.
       const id = ep.id;
       ep.free();
-      return new Job(this, lc.Endpoint.watch('job', id, this.config, this.wire), intent, hooks).start();
+      if (id) return new Job(this, lc.Endpoint.watch('job', id, this.config, this.wire), intent, hooks).start();
+      // Stopped before the server named a job (a record an earlier version kept): no record.
+      await this.store.delete(intent);
+      return null;
     }
     return new Job(this, ep, intent, hooks).start(true);
   }
@@ -345,7 +366,7 @@ export class JobHost {
       const a = await exchange(this.fetch, this.url(path), 'POST', this.headers, JSON.stringify(body));
       const now = this.now();
       let answer = null;
-      if (a && a.status >= 200 && a.status < 300) {
+      if ('status' in a && a.status >= 200 && a.status < 300) {
         try {
           answer = JSON.parse(new TextDecoder().decode(a.body));
         } catch {
@@ -358,7 +379,10 @@ export class JobHost {
       } catch {
         /* entries the core refuses to read (an unknown status): no usable answer */
       }
-      run(out ?? w.handleWaitFailed(now, callId, a ? { kind: 'http', status: a.status } : { kind: 'transport' }));
+      run(
+        out ??
+          w.handleWaitFailed(now, callId, 'status' in a ? { kind: 'http', status: a.status } : { kind: 'transport' }),
+      );
     };
     const now = this.now();
     for (const j of jobs) run(w.addJob(now, { id: j.id, status: j.status }, deadline));

@@ -17,6 +17,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Endpoint } from 'longcall';
 import { JobHost } from '../jobs/index.js';
 import { PKG } from './support/paths.mjs';
 import { CLI, serveJobs } from './support/serve-jobs.mjs';
@@ -25,6 +26,14 @@ const CONFIG = { poll: { jitter: 'none', initialMs: 150, capMs: 300, minInterval
 const CREDITS = 100; // serve-jobs' default per key
 const JOB = { model: 'demo-image', kind: 'image' };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** A loopback port nothing listens on: bound by a server, then closed. */
+async function closedPort() {
+  const srv = createServer();
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
 
 describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) && `no CLI at ${CLI}` }, () => {
   let server;
@@ -178,15 +187,53 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
   test('a submit nobody answers stops; the same intent later finds one job', { timeout: 30_000 }, async () => {
     const store = new Map();
     const intent = 'intent-unanswered';
-    // Nothing listens on port 1: every try of the submit fails to connect.
-    const dead = new JobHost({ baseUrl: 'http://127.0.0.1:1', store, config: CONFIG });
+    // Nothing listens there: every try of the submit fails to connect.
+    const dead = new JobHost({ baseUrl: `http://127.0.0.1:${await closedPort()}`, store, config: CONFIG });
     const first = await dead.submit(intent, prompt('unanswered'));
     const end = await first.settled;
-    assert.deepEqual(end, { type: 'stopped', reason: 'create_unanswered' });
+    assert.equal(end.type, 'stopped');
+    assert.equal(end.reason, 'create_unanswered');
+    assert.ok(end.cause instanceof Error, 'what fetch threw is the cause');
+    assert.equal(end.cause.message, 'fetch failed');
+    assert.equal(end.cause.cause?.code, 'ECONNREFUSED');
     assert.equal(store.size, 0, 'nothing to resume: the application submits the intent again');
     const again = await host('jobs-unanswered', { store }).submit(intent, prompt('unanswered'));
     assert.equal((await again.settled).outcome, 'succeeded');
     assert.equal((await counters()).jobs_per_idempotency_key[intent], 1);
+  });
+
+  test('a stop before the submit was answered: the same intent submits again with its key, one job', {
+    timeout: 20_000,
+  }, async () => {
+    const store = new Map();
+    const intent = 'intent-stop-early';
+    const held = Promise.withResolvers();
+    const wrapped = async (url, init) => {
+      if (String(url).endsWith('/generate')) await held.promise;
+      return fetch(url, init);
+    };
+    const first = await host('jobs-stop-early', { store, fetch: wrapped }).submit(intent, prompt('stop-early'));
+    first.stop(); // the submit is on its way; its answer comes after watching stopped
+    assert.deepEqual(await first.settled, { type: 'stopped', reason: 'host_stopped' });
+    assert.equal(store.size, 0, 'no job id to watch: no record to resume');
+    held.resolve();
+    while ((await counters()).jobs_per_idempotency_key[intent] !== 1) await sleep(20);
+    const s = seen();
+    const again = await host('jobs-stop-early', { store }).submit(intent, prompt('stop-early'), s.hooks);
+    assert.equal((await again.settled).outcome, 'succeeded');
+    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1, 'the server answered with the job it had');
+  });
+
+  test('a record stopped before any job id (as earlier versions kept it) reads as no record', async () => {
+    const ep = Endpoint.submitJob({ ...prompt('old'), idempotencyKey: 'intent-old' }, CONFIG, {
+      jobDialect: 'open_api',
+    });
+    ep.pollEvents(); // the submit goes out...
+    ep.stopWatching(Date.now()); // ...and watching stops before its answer
+    const store = new Map([['intent-old', ep.snapshot()]]);
+    ep.free();
+    assert.equal(await host('jobs-old', { store }).resume('intent-old'), null);
+    assert.equal(store.size, 0, 'the record that could never be watched is gone');
   });
 
   test('watching stopped, then resumed: the job is watched again, not submitted', { timeout: 20_000 }, async () => {
@@ -402,10 +449,7 @@ describe('examples/job-host.mjs, told wrong', () => {
   });
 
   test('a port nothing listens on: the unanswered submit is said at once, named by the intent', async () => {
-    const srv = createServer();
-    await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-    const { port } = srv.address();
-    await new Promise((r) => srv.close(r));
+    const port = await closedPort();
     const child = spawn(process.execPath, [EXAMPLE, `http://127.0.0.1:${port}`, 'KEY', 'intent-2'], { cwd: dir });
     try {
       let err = '';
@@ -414,10 +458,10 @@ describe('examples/job-host.mjs, told wrong', () => {
       });
       // The first try's failure is said before the core sends the submit again (about 1 s later).
       const deadline = Date.now() + 5000;
-      while (!/no answer to the submit/.test(err) && Date.now() < deadline) await sleep(50);
+      while (!/same key\n/.test(err) && Date.now() < deadline) await sleep(50);
       assert.deepEqual(err.trim().split('\n'), [
         `intent intent-2: submitting to http://127.0.0.1:${port}`,
-        'intent intent-2: no answer to the submit; it goes again with the same key',
+        `intent intent-2: no answer to the submit (fetch failed: connect ECONNREFUSED 127.0.0.1:${port}); it goes again with the same key`,
       ]);
     } finally {
       child.kill();
