@@ -4,7 +4,7 @@
 // * against the example's scripted job API on loopback through every path: a queued job
 //   cancelled; a started job answered 409, shown as too late, then finished first (never
 //   "Cancelled"); a 502 HTML page, a dropped connection and a 409 with an unlisted code each
-//   leave the button out of "requesting";
+//   leave the button out of "requesting"; a job submitted with the Render button finishes;
 // * against the reference job server (`longcall serve-jobs`, proxied by serve.mjs on the page's
 //   origin): a queued job cancelled and refunded; a processing job 409, "still running", then
 //   finished, never "cancelled"; a completed job's cancel refused with nothing sent.
@@ -84,6 +84,26 @@ describe('the example page in Chromium at 390 px', () => {
   test('a started job: 409, too late, then finished first, never cancelled', { timeout: 30_000 }, async () => {
     const r = await flow('late', { until: () => document.querySelector('#cancel').dataset.state === 'finished_first' });
     assert.deepEqual(r.states, ['available', 'requesting', 'too_late', 'finished_first'], r.logs.join('\n'));
+  });
+
+  test('?model=NAME: Render submits, the job finishes, the intent is gone', { timeout: 45_000 }, async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+    const logs = [];
+    page.on('pageerror', (e) => logs.push(String(e)));
+    try {
+      await page.goto(`${server.base}/examples/cancel-button/?model=demo-image`);
+      await page.click('#render');
+      await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
+      // Four polls on the default schedule: about 10 s.
+      await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
+        timeout: 30_000,
+      });
+      assert.equal(await page.textContent('#note'), 'Finished: succeeded');
+      assert.deepEqual(await page.evaluate(() => Object.keys(localStorage)), []);
+      assert.deepEqual(logs, []);
+    } finally {
+      await page.close();
+    }
   });
 
   for (const job of ['html502', 'drop', 'unlisted']) {

@@ -1,11 +1,13 @@
 // Serves the cancel-button example on 127.0.0.1 with a job API on the same origin, so the page
 // needs no CORS: `node examples/cancel-button/serve.mjs [port]` (from the package folder), then
-// open http://127.0.0.1:PORT/examples/cancel-button/?job=NAME. The job API is either
+// open http://127.0.0.1:PORT/examples/cancel-button/?job=NAME (or ?model=NAME). The job API is
+// either
 // * a small scripted one speaking the Sume Open API, so every path of the page can be seen: each
 //   job NAME plays one script: `queued` (cancel succeeds), `late` (409 too late, then it
 //   finishes), `html502` (the cancel gets a 502 HTML page), `drop` (the connection drops),
 //   `unlisted` (a 409 with a code longcall does not know), anything else (finishes after three
-//   polls); or
+//   polls); a submit (`?model=NAME`'s Render button) creates one job per idempotency key, which
+//   plays the last script; or
 // * a real job server, proxied: `serve.mjs 8080 --api http://127.0.0.1:PORT` (`longcall
 //   serve-jobs` prints its URL; submit a job there, then open `?job=ID&key=API_KEY`).
 import http from 'node:http';
@@ -77,10 +79,22 @@ async function proxy(api, req, res) {
  */
 export async function serveExample(port = 0, { api } = {}) {
   const jobs = new Map();
+  /** Job id by idempotency key: a submit sent again with its key finds the job it made. */
+  const submitted = new Map();
   const server = http.createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (api && /^\/(v1\/|_counters$)/.test(path)) {
       await proxy(api, req, res);
+      return;
+    }
+    if (req.method === 'POST' && /^\/v1\/(image|video)-router\/generate$/.test(path)) {
+      for await (const _ of req); // the job's arguments play no part in a script
+      const key = req.headers['idempotency-key'] ?? `unkeyed-${submitted.size}`;
+      if (!submitted.has(key)) submitted.set(key, `job_${submitted.size + 1}`);
+      const id = submitted.get(key);
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ data: { request_id: id, sume_status: 'queued' } }));
       return;
     }
     const m = path.match(/^\/v1\/jobs\/([\w-]+)\/(status|result|cancel)$/);
@@ -128,6 +142,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(
     api
       ? `open ${base}/examples/cancel-button/?job=ID&key=API_KEY (job API: ${api})`
-      : `open ${base}/examples/cancel-button/?job=queued (or late, html502, drop, unlisted)`,
+      : `open ${base}/examples/cancel-button/?job=queued (or late, html502, drop, unlisted; or ?model=demo-image to submit)`,
   );
 }
