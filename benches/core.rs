@@ -451,3 +451,77 @@ fn watch_resume_call(bencher: divan::Bencher) {
         fresh.resume_call(5_000, divan::black_box(&text)).is_ok()
     });
 }
+
+/// The task lifecycle of `pkg/bench/bench.mjs` natively (created, three timeout + working poll
+/// pairs, input_required, the answer, update acknowledged, completed), construction included:
+/// the floor under the JavaScript rows, and which events cost most.
+#[divan::bench(args = ["whole", "to_input_required", "to_answered", "to_update_acked"])]
+fn tracker_task_lifecycle(bencher: divan::Bencher, upto: &str) {
+    use longcall::tracker::{Input, Output, Tracker, TrackerConfig};
+    use longcall::view::{InputRequest, ToolResult};
+    let drain = |t: &mut Tracker| {
+        let mut n = 0usize;
+        loop {
+            match t.poll_output() {
+                Output::WakeAt { .. } | Output::Idle => return n,
+                _ => n += 1,
+            }
+        }
+    };
+    let stop = match upto {
+        "to_input_required" => 8,
+        "to_answered" => 9,
+        "to_update_acked" => 10,
+        _ => 11,
+    };
+    bencher.bench_local(|| {
+        let mut t = Tracker::new(longcall::Model::Task2026, TrackerConfig::default())
+            .unwrap_or_else(|_| unreachable!("the default config is valid"));
+        let mut task = working_task();
+        let mut n = 0;
+        let mut now = 0;
+        let _ = t.handle_input(now, Input::TaskCreated { task: task.clone() });
+        n += drain(&mut t);
+        for _ in 0..3 {
+            now += 2_000;
+            t.handle_timeout(now);
+            n += drain(&mut t);
+            let _ = t.handle_input(now + 50, Input::TaskPolled { task: task.clone() });
+            n += drain(&mut t);
+        }
+        if stop >= 8 {
+            task.status = longcall::Status::InputRequired;
+            task.input_requests = vec![InputRequest {
+                key: "k".into(),
+                request: serde_json::json!({ "q": 1 }),
+            }];
+            let _ = t.handle_input(now + 100, Input::TaskPolled { task: task.clone() });
+            n += drain(&mut t);
+        }
+        if stop >= 9 {
+            let _ = t.handle_input(
+                now + 200,
+                Input::InputAnswered {
+                    key: "k".into(),
+                    response: serde_json::json!({ "ok": true }),
+                },
+            );
+            n += drain(&mut t);
+        }
+        if stop >= 10 {
+            let _ = t.handle_input(now + 300, Input::UpdateAcked);
+            n += drain(&mut t);
+        }
+        if stop >= 11 {
+            task.status = longcall::Status::Completed;
+            task.input_requests.clear();
+            task.result = Some(ToolResult {
+                is_error: false,
+                value: serde_json::json!({ "ok": 1 }),
+            });
+            let _ = t.handle_input(now + 4_000, Input::TaskPolled { task });
+            n += drain(&mut t);
+        }
+        n
+    });
+}
