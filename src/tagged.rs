@@ -13,8 +13,11 @@
 //! reader the other paths already have. Same results as the derived readers: a tag is required
 //! and must name a variant, members are read by their own types (`Option` members may be absent
 //! or `null`; `#[serde(default)]` ones take the default when absent), other members are
-//! ignored, and errors carry serde's own messages (tested below). Only the array forms serde
-//! also accepts (`["idle"]`, a struct as an array) are not read: no writer produces them.
+//! ignored, and errors carry serde's own messages (tested below), led by the name of the member
+//! whose value was refused (`task: status: unknown variant ...`): serde's derive says what was
+//! wrong but not where, which in a nested input leaves the reader guessing. Only the array
+//! forms serde also accepts (`["idle"]`, a struct as an array) are not read: no writer
+//! produces them.
 
 use alloc::string::String;
 
@@ -77,7 +80,7 @@ impl Fields {
         name: &'static str,
     ) -> Result<T, E> {
         match self.0.remove(name) {
-            Some(v) => T::deserialize(v).map_err(E::custom),
+            Some(v) => T::deserialize(v).map_err(|e| within(name, &e)),
             None => Err(E::missing_field(name)),
         }
     }
@@ -90,7 +93,7 @@ impl Fields {
     ) -> Result<Option<T>, E> {
         match self.0.remove(name) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => T::deserialize(v).map(Some).map_err(E::custom),
+            Some(v) => T::deserialize(v).map(Some).map_err(|e| within(name, &e)),
         }
     }
 
@@ -119,7 +122,7 @@ impl Fields {
         fallback: T,
     ) -> Result<T, E> {
         match self.0.remove(name) {
-            Some(v) => T::deserialize(v).map_err(E::custom),
+            Some(v) => T::deserialize(v).map_err(|e| within(name, &e)),
             None => Ok(fallback),
         }
     }
@@ -156,13 +159,22 @@ pub(crate) fn in_order<'de, D: Deserializer<'de>>(
         Value::Object(map) => {
             for (key, value) in map {
                 if let Some(i) = fields.iter().position(|f| *f == key) {
-                    take(i, value).map_err(D::Error::custom)?;
+                    take(i, value).map_err(|e| within(&key, &e))?;
                 }
             }
             Ok(())
         }
         other => Err(D::Error::invalid_type(unexpected(&other), &expecting)),
     }
+}
+
+/// A member's error, led by the member's name: nested members read `task: status: unknown
+/// variant ...`, so a reader learns where the value serde refused sits, not only what it is.
+// Out of line and cold: one copy per error type, not one per member type read.
+#[cold]
+#[inline(never)]
+fn within<E: Error>(name: &str, error: &serde_json::Error) -> E {
+    E::custom(format_args!("{name}: {error}"))
 }
 
 /// The error for a tag that names no variant.
@@ -313,6 +325,15 @@ mod tests {
         serde_json::from_value::<T>(serde_json::from_str(text).unwrap())
             .unwrap_err()
             .to_string()
+    }
+
+    /// A hand reader's message as serde's derive words it: without the leading name of the
+    /// member of `input` whose value was refused (the derive names no member).
+    fn as_derived(message: String, input: &Value) -> String {
+        match message.split_once(": ") {
+            Some((member, rest)) if input.get(member).is_some() => rest.into(),
+            _ => message,
+        }
     }
 
     fn violation() -> Violation {
@@ -558,7 +579,7 @@ mod tests {
         assert!(bare.extra.is_empty());
         assert_eq!(
             error::<Ack>(r#"{"resultType":1}"#),
-            "invalid type: integer `1`, expected a string"
+            "resultType: invalid type: integer `1`, expected a string"
         );
         assert_eq!(
             error::<Ack>("[]"),
@@ -855,9 +876,9 @@ mod tests {
             let v: Value = serde_json::from_str(text).unwrap();
             let hand = serde_json::from_value::<crate::wire::sume_open::OpenAnswer>(v.clone())
                 .map(|a| format!("{:?}", (a.request, a.handle, a.status, a.headers, a.body)));
-            let derived = serde_json::from_value::<OpenAnswer>(v)
+            let derived = serde_json::from_value::<OpenAnswer>(v.clone())
                 .map(|a| format!("{:?}", (a.request, a.handle, a.status, a.headers, a.body)));
-            assert_eq!(show(hand), show(derived), "{text}");
+            assert_eq!(as_derived(show(hand), &v), show(derived), "{text}");
         }
         for text in [
             r#"{"max_bytes":10,"max_depth":2,"max_string_bytes":3}"#,
@@ -871,18 +892,18 @@ mod tests {
             let v: Value = serde_json::from_str(text).unwrap();
             let hand = serde_json::from_value::<crate::wire::Limits>(v.clone())
                 .map(|l| format!("{:?}", (l.max_bytes, l.max_depth, l.max_string_bytes)));
-            let derived = serde_json::from_value::<Limits>(v)
+            let derived = serde_json::from_value::<Limits>(v.clone())
                 .map(|l| format!("{:?}", (l.max_bytes, l.max_depth, l.max_string_bytes)));
             if text == "[]" {
                 // The derive's array form, which no writer makes: refused here.
                 assert_eq!(show(hand), "invalid type: sequence, expected struct Limits");
                 continue;
             }
-            assert_eq!(show(hand), show(derived), "{text}");
+            assert_eq!(as_derived(show(hand), &v), show(derived), "{text}");
         }
     }
 
-    /// The errors serde's derived reader gives, word for word.
+    /// The errors serde's derived reader gives, word for word, led by the refused member's name.
     #[test]
     fn errors_are_serdes() {
         assert_eq!(error::<Output>(r#"{"at":1}"#), "missing field `type`");
@@ -896,7 +917,7 @@ mod tests {
         );
         assert_eq!(
             error::<Output>(r#"{"type":"wake_at","at":"x"}"#),
-            "invalid type: string \"x\", expected u64"
+            "at: invalid type: string \"x\", expected u64"
         );
         assert_eq!(
             error::<Output>(r#""idle""#),
@@ -909,7 +930,7 @@ mod tests {
         // `call` defaults only when absent, as `#[serde(default)]` does.
         assert_eq!(
             error::<Output>(r#"{"type":"ask_user","key":"k","request":1,"call":null}"#),
-            "invalid type: null, expected a boolean"
+            "call: invalid type: null, expected a boolean"
         );
         assert_eq!(
             error::<Output>(r#"{"type":"ask_user","key":"k"}"#),

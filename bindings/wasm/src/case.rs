@@ -162,6 +162,49 @@ fn spelled(given: &Value, key: &str) -> Option<String> {
     }
 }
 
+/// A reader's message as a JavaScript caller reads it: the member names the core's readers
+/// lead it with (`task: poll_interval_ms: ...`) as one path in the caller's spelling
+/// (`task.pollIntervalMs: ...`), the field clauses re-spelled ([`camel_fields`]), and a Rust
+/// number type said in words.
+fn for_caller(message: &str, given: &Value) -> String {
+    let mut path = String::new();
+    let mut rest = message;
+    while let Some((name, tail)) = rest.split_once(": ") {
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            break;
+        }
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(&spelled(given, name).unwrap_or_else(|| camel(name)));
+        rest = tail;
+    }
+    let mut words = camel_fields(rest, given);
+    for (rust, said) in NUMBER_TYPES {
+        if let Some(head) = words.strip_suffix(rust) {
+            words = format!("{head}{said}");
+            break;
+        }
+    }
+    if path.is_empty() {
+        words
+    } else {
+        format!("{path}: {words}")
+    }
+}
+
+/// serde's names of the number types the core reads, as a JavaScript caller would say them.
+const NUMBER_TYPES: &[(&str, &str)] = &[
+    ("expected u8", "expected an integer from 0 to 255"),
+    ("expected u16", "expected an integer from 0 to 65535"),
+    ("expected u32", "expected an integer from 0 to 4294967295"),
+    ("expected u64", "expected an integer of 0 or more"),
+    ("expected usize", "expected an integer of 0 or more"),
+    ("expected i32", "expected an integer"),
+    ("expected i64", "expected an integer"),
+    ("expected f64", "expected a number"),
+];
+
 /// Reads a camelCase JavaScript value (as JSON text) into a core type; a key the type does not
 /// have is `malformed`, naming it.
 pub fn read<T: DeserializeOwned + Serialize>(text: &str, field: &str) -> Result<T, Error> {
@@ -171,7 +214,7 @@ pub fn read<T: DeserializeOwned + Serialize>(text: &str, field: &str) -> Result<
             what: "argument",
             reason: format!(
                 "{field}: {}",
-                crate::json::short_reason(&camel_fields(&e.to_string(), &given))
+                crate::json::short_reason(&for_caller(&e.to_string(), &given))
             ),
         })?;
     let back = to_value(&value).map_or(Value::Null, |v| convert(v, camel));
@@ -329,6 +372,45 @@ mod tests {
         assert!(
             e.to_string().contains("`input_required`"),
             "a status value stays as written: {e}"
+        );
+    }
+
+    #[test]
+    fn read_says_where_a_refused_value_sits() {
+        let reason = |text: &str| read::<Input>(text, "input").unwrap_err().to_string();
+        assert_eq!(
+            reason(
+                r#"{"type":"task_polled","task":{"taskId":"t","status":"working","pollIntervalMs":"5000"}}"#
+            ),
+            "malformed argument: input: task.pollIntervalMs: invalid type: string \"5000\", \
+             expected an integer of 0 or more"
+        );
+        assert_eq!(
+            reason(r#"{"type":"task_polled","task":{"taskId":"t","status":"bogus"}}"#)
+                .split(", expected")
+                .next(),
+            Some("malformed argument: input: task.status: unknown variant `bogus`")
+        );
+        assert_eq!(
+            reason(
+                r#"{"type":"task_polled","task":{"taskId":"t","status":"input_required","inputRequests":[{"key":1,"request":{}}]}}"#
+            ),
+            "malformed argument: input: task.inputRequests.key: invalid type: integer `1`, \
+             expected a string"
+        );
+        assert_eq!(
+            reason(
+                r#"{"type":"task_polled","task":{"taskId":"t","status":"completed","result":{"content":[]}}}"#
+            ),
+            "malformed argument: input: task.result: missing field `isError`"
+        );
+        // Written in snake_case, named as written.
+        assert_eq!(
+            reason(
+                r#"{"type":"task_polled","task":{"task_id":"t","status":"working","poll_interval_ms":-5}}"#
+            ),
+            "malformed argument: input: task.poll_interval_ms: invalid value: integer `-5`, \
+             expected an integer of 0 or more"
         );
     }
 

@@ -572,4 +572,31 @@ export const cases = {
     });
     t.free();
   },
+  'a refused value is named by where it sits in the input'({ lc, assert }) {
+    const t = new lc.Tracker('task-2026', null);
+    const polled = (task) => ({ type: 'task_polled', task: { taskId: 't', ...task } });
+    assert.throws(() => t.handleInput(0, polled({ status: 'working', pollIntervalMs: '5000' })), {
+      code: 'malformed',
+      message:
+        'malformed argument: input: task.pollIntervalMs: invalid type: string "5000", expected an integer of 0 or more',
+    });
+    assert.throws(() => t.handleInput(0, polled({ status: 'completed', result: { content: [] } })), {
+      message: 'malformed argument: input: task.result: missing field `isError`',
+    });
+    assert.throws(
+      () => t.handleInput(0, polled({ status: 'input_required', inputRequests: [{ key: 7, request: {} }] })),
+      {
+        message: 'malformed argument: input: task.inputRequests.key: invalid type: integer `7`, expected a string',
+      },
+    );
+    assert.throws(() => t.handleInput(0, polled({ status: 'bogus' })), {
+      message: /^malformed argument: input: task\.status: unknown variant `bogus`, expected one of `working`/,
+    });
+    // Refused, the tracker goes on.
+    assert.equal(
+      t.handleInput(0, { type: 'task_created', task: { taskId: 't', status: 'working' } })[0].type,
+      'status',
+    );
+    t.free();
+  },
 };
