@@ -122,7 +122,7 @@ pub fn parse<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
 /// Reads the members of an object argument for a struct that refuses unknown members, as serde's
 /// derived reader with `deny_unknown_fields` does, messages included: in the map's order, an
 /// unknown name is serde's `unknown_field` error naming `fields`, a member `take` refuses is its
-/// error, and anything but an object is an invalid type naming `expecting`. `take` reads each
+/// error led by the member's name, and anything but an object is an invalid type naming `expecting`. `take` reads each
 /// known member by its index in `fields`; the caller then names what is missing. (A derived
 /// reader per struct also compiles an array form no caller writes.)
 #[cfg(feature = "full")]
@@ -169,7 +169,8 @@ impl<'de> serde::de::Visitor<'de> for Members<'_> {
                 return Err(A::Error::unknown_field(&key, self.fields));
             };
             let value = map.next_value::<serde_json::Value>()?;
-            (self.take)(i, value).map_err(A::Error::custom)?;
+            // Led by the member's name, as the core's readers do (`src/tagged.rs`).
+            (self.take)(i, value).map_err(|e| A::Error::custom(format_args!("{key}: {e}")))?;
         }
         Ok(())
     }
@@ -236,7 +237,8 @@ mod tests {
     use super::*;
 
     /// A struct read through [`members`] reads every input as its derived twin does (with
-    /// `deny_unknown_fields`): the same values, the same first error, word for word.
+    /// `deny_unknown_fields`): the same values, the same first error, word for word, led by the
+    /// refused member's name where a member's value was refused.
     #[cfg(feature = "full")]
     #[test]
     fn members_read_as_derived() {
@@ -297,11 +299,21 @@ mod tests {
             let hand = serde_json::from_value::<ByHand>(v.clone())
                 .map(|d| format!("{:?}", (d.ids, d.wait, d.flag)))
                 .map_err(|e| e.to_string());
-            let derived = serde_json::from_value::<Derived>(v)
+            let derived = serde_json::from_value::<Derived>(v.clone())
                 .map(|d| format!("{:?}", (d.ids, d.wait, d.flag)))
                 .map_err(|e| e.to_string());
+            let hand = hand.map_err(|m| match m.split_once(": ") {
+                Some((member, rest)) if v.get(member).is_some() => rest.to_string(),
+                _ => m,
+            });
             assert_eq!(hand, derived, "{text}");
         }
+        let refused =
+            serde_json::from_value::<ByHand>(serde_json::json!({"ids": ["a"], "wait": "x"}));
+        assert_eq!(
+            refused.map(|_| ()).map_err(|e| e.to_string()),
+            Err("wait: invalid type: string \"x\", expected u32".into())
+        );
     }
 
     #[test]

@@ -592,6 +592,11 @@ export const cases = {
     assert.throws(() => t.handleInput(0, polled({ status: 'bogus' })), {
       message: /^malformed argument: input: task\.status: unknown variant `bogus`, expected one of `working`/,
     });
+    // The rule functions' arguments too.
+    assert.throws(() => lc.planWaits({ ids: ['a'], timeoutSeconds: 'x' }), {
+      code: 'malformed',
+      message: /: timeoutSeconds: invalid type: string "x", expected an integer from 0 to 4294967295$/,
+    });
     // Refused, the tracker goes on.
     assert.equal(
       t.handleInput(0, { type: 'task_created', task: { taskId: 't', status: 'working' } })[0].type,
