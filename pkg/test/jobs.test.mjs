@@ -13,7 +13,6 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,19 +20,12 @@ import { Endpoint } from 'longcall';
 import { JobHost } from '../jobs/index.js';
 import { PKG } from './support/paths.mjs';
 import { CLI, serveJobs } from './support/serve-jobs.mjs';
+import { closedPort } from './support/ports.mjs';
 
 const CONFIG = { poll: { jitter: 'none', initialMs: 150, capMs: 300, minIntervalMs: 100 } };
 const CREDITS = 100; // serve-jobs' default per key
 const JOB = { model: 'demo-image', kind: 'image' };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-/** A loopback port nothing listens on: bound by a server, then closed. */
-async function closedPort() {
-  const srv = createServer();
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) && `no CLI at ${CLI}` }, () => {
   let server;

@@ -1,9 +1,9 @@
 // longcall/mcp in Node with fake senders on a fake clock: the adapter does the I/O, the core decides.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { callTool, watchTask, resume, httpSender, McpCallError } from 'longcall/mcp';
 import { fakeClock, watchPromise } from './mcp-fakes.mjs';
+import { closedPort } from './support/ports.mjs';
 
 const T = '2026-11-29T15:07:54.708Z';
 const FAST = { poll: { initialMs: 10, minIntervalMs: 10, capMs: 40, jitter: 'none' }, seed: 1 };
@@ -366,15 +366,6 @@ test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; 
     (x) => x.code === 'transport' && x.httpStatus === 502,
   );
 });
-
-/** A loopback port nothing listens on: bound by a server, then closed. */
-async function closedPort() {
-  const srv = createServer();
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 test('httpSender to a port nothing listens on: create_unanswered says and carries the connection error', async () => {
   const port = await closedPort();
