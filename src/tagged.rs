@@ -170,9 +170,6 @@ pub(crate) fn in_order<'de, D: Deserializer<'de>>(
 
 /// A member's error, led by the member's name: nested members read `task: status: unknown
 /// variant ...`, so a reader learns where the value serde refused sits, not only what it is.
-// Out of line and cold: one copy per error type, not one per member type read.
-#[cold]
-#[inline(never)]
 fn within<E: Error>(name: &str, error: &serde_json::Error) -> E {
     E::custom(format_args!("{name}: {error}"))
 }
