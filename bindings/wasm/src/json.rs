@@ -202,7 +202,7 @@ pub fn uint(value: &JsValue, field: &str) -> Result<u64, Error> {
         Some(n) => num(n).ok_or_else(|| {
             Error::invalid_input(
                 field,
-                &format!("expected an integer from 0 to 2^53-1, got {n}"),
+                &format!("expected an integer from 0 to 2^53-1, got {}", js_number(n)),
             )
         }),
         None => Err(Error::invalid_input(
@@ -221,6 +221,16 @@ pub fn opt_uint(value: &JsValue, field: &str) -> Result<Option<u64>, Error> {
     }
 }
 
+/// `n` for a message, infinities as JavaScript writes them (`Infinity`, where Rust writes
+/// `inf`); every other number as Rust writes it, which JavaScript writes the same way below 1e21.
+pub fn js_number(n: f64) -> String {
+    if n.is_infinite() {
+        (if n > 0.0 { "Infinity" } else { "-Infinity" }).into()
+    } else {
+        n.to_string()
+    }
+}
+
 /// A number that is an exact integer from 0 to 2^53-1.
 pub fn num(n: f64) -> Option<u64> {
     // The range check first (it rejects NaN, infinities and negatives), then the conversion,
@@ -235,6 +245,20 @@ pub fn num(n: f64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_written_as_javascript_writes_them() {
+        for (n, js) in [
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (-1.0, "-1"),
+            (1.5, "1.5"),
+            (9_007_199_254_740_992.0, "9007199254740992"),
+        ] {
+            assert_eq!(js_number(n), js, "{n}");
+        }
+    }
 
     /// A struct read through [`members`] reads every input as its derived twin does (with
     /// `deny_unknown_fields`): the same values, the same first error, word for word, led by the

@@ -592,6 +592,11 @@ export const cases = {
     assert.throws(() => t.handleInput(0, polled({ status: 'bogus' })), {
       message: /^malformed argument: input: task\.status: unknown variant `bogus`, expected one of `working`/,
     });
+    // A time that is not one, spelled as JavaScript spells it.
+    assert.throws(() => t.handleTimeout(Infinity), {
+      code: 'invalid_input',
+      message: 'invalid input: now: expected an integer from 0 to 2^53-1, got Infinity',
+    });
     // The rule functions' arguments too.
     assert.throws(() => lc.planWaits({ ids: ['a'], timeoutSeconds: 'x' }), {
       code: 'malformed',
