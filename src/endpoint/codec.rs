@@ -12,7 +12,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::tracker::{Failure, Input, Request, RequestKind};
-use crate::view::{RpcError, ToolResult};
+use crate::view::RpcError;
+use crate::wire::task::call_tool_result;
 use crate::wire::{mcp2025, mcp2026, Answer, Id, Message};
 use crate::{Error, Model, Violation};
 
@@ -132,7 +133,7 @@ pub fn read_answer(model: Model, asked: Asked, message: &Message) -> Result<Read
                     Input::TaskCreated { task: p.value }
                 } else {
                     Input::CallResult {
-                        result: tool_result(r),
+                        result: call_tool_result(r, &mut violations),
                     }
                 }
             }
@@ -232,13 +233,6 @@ pub fn read_result(model: Model, asked: Asked, result: Value) -> Result<ReadAnsw
             result,
         },
     )
-}
-
-fn tool_result(value: &Value) -> ToolResult {
-    ToolResult {
-        is_error: value.get("isError").and_then(Value::as_bool) == Some(true),
-        value: value.clone(),
-    }
 }
 
 /// Reads a task status notification (`notifications/tasks` in 2026, `notifications/tasks/status`
@@ -435,6 +429,41 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(r.input, Input::CallResult { ref result } if result.is_error));
+        assert!(r.violations.is_empty());
+    }
+
+    /// M-17: a direct `tools/call` answer is a `CallToolResult` in both revisions, one reader:
+    /// without its `content` list it still reads as what it says, with a violation, and a
+    /// task's bare fields are named as such; a non-boolean `isError` is a violation too.
+    #[test]
+    fn call_results_without_content_are_violations() {
+        let bare_task = r#"{"taskId":"t1","status":"working","ttl":60000,"createdAt":"2025-01-01T00:00:00Z","lastUpdatedAt":"2025-01-01T00:00:00Z"}"#;
+        for model in [Model::Task2025, Model::Task2026] {
+            let read = |result: &str| {
+                let text = alloc::format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#);
+                read_answer(model, Asked::Call, &msg(&text)).unwrap()
+            };
+            let r = read(bare_task);
+            assert!(matches!(r.input, Input::CallResult { ref result } if !result.is_error));
+            assert_eq!(r.violations.len(), 1, "{model:?}");
+            assert_eq!(r.violations[0].rule, crate::violation::Rule::MissingField);
+            assert!(
+                r.violations[0].detail.contains("taskId and status"),
+                "{model:?}"
+            );
+            let r = read(r#"{"isError":true}"#);
+            assert!(matches!(r.input, Input::CallResult { ref result } if result.is_error));
+            assert_eq!(r.violations[0].detail, "CallToolResult has no content list");
+            let r = read(r#"{"content":[],"isError":"yes"}"#);
+            assert!(matches!(r.input, Input::CallResult { ref result } if !result.is_error));
+            assert_eq!(
+                r.violations[0].detail, "isError is not a boolean",
+                "{model:?}"
+            );
+            assert!(read(r#"{"content":[{"type":"text","text":"ok"}]}"#)
+                .violations
+                .is_empty());
+        }
     }
 
     #[test]

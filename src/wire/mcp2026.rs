@@ -24,7 +24,7 @@ use serde_json::{json, Map, Value};
 
 use super::jsonrpc::{read_response, Answer, Id, Message};
 use super::limits::Limits;
-use super::task::{present, raw_from_value, to_view, tool_result, Kind, RawTask};
+use super::task::{call_tool_result, present, raw_from_value, to_view, Kind, RawTask};
 use super::Parsed;
 use crate::cancel::CancelAnswer;
 use crate::error::{Error, QuotedOpt};
@@ -338,7 +338,7 @@ pub fn read_tools_call(result: &Value) -> Result<Parsed<CallAnswer>, Error> {
         });
     }
     let mut v = Vec::new();
-    let r = tool_result(result.clone(), &mut v);
+    let r = call_tool_result(result, &mut v);
     Ok(Parsed {
         value: CallAnswer::Result(r),
         violations: v,

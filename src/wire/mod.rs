@@ -33,7 +33,7 @@ pub mod mcp2026;
 mod scan;
 pub mod sume;
 pub mod sume_open;
-mod task;
+pub(crate) mod task;
 
 pub use jsonrpc::{Answer, Id, Message};
 pub use limits::{read_json, read_json_with, Limits};

@@ -320,6 +320,27 @@ pub(crate) fn tool_result(value: Value, v: &mut Vec<Violation>) -> ToolResult {
     ToolResult { is_error, value }
 }
 
+/// M-17: the direct answer to a `tools/call` (not a task) as a tool result: [`tool_result`], and a
+/// `CallToolResult` must hold its `content` list. One without reads as what it says (a
+/// success unless `isError`), with a violation; one that is a task's own fields (`taskId`,
+/// `status`) is named as such, since it is likely a `CreateTaskResult` that lost its envelope.
+pub(crate) fn call_tool_result(value: &Value, v: &mut Vec<Violation>) -> ToolResult {
+    if value.is_object() && !value.get("content").is_some_and(Value::is_array) {
+        let looks_like_task = value.get("taskId").is_some() && value.get("status").is_some();
+        v.push(Violation::new(
+            Rule::MissingField,
+            if looks_like_task {
+                "CallToolResult has no content list; it holds a task's taskId and status, \
+                 which a CreateTaskResult carries in `task` (2025) or with resultType \"task\" \
+                 (2026)"
+            } else {
+                "CallToolResult has no content list"
+            },
+        ));
+    }
+    tool_result(value.clone(), v)
+}
+
 /// Reads a raw task from a JSON value.
 pub(crate) fn raw_from_value<'a>(
     value: &'a Value,
