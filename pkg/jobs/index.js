@@ -17,6 +17,7 @@
 // `jobs_wait` answer that is not a 2xx JSON object with `jobs`, or whose entries the core
 // refuses, is a failed wait round; request bodies are sent as `application/json`.
 import * as lc from 'longcall';
+import { checkOptions } from '../options.js';
 
 /** An Error with a stable `code`, like the core's errors. */
 export class JobHostError extends Error {
@@ -262,22 +263,30 @@ class Job {
 }
 
 /** See index.d.ts `JobHost`. */
+const HOST_OPTIONS = ['baseUrl', 'headers', 'dialect', 'store', 'fetch', 'config', 'wire', 'now'];
+const HOOKS = ['onButton', 'onStatus', 'onSettled', 'onStopped', 'onEvent'];
+const jobError = (code, message) => new JobHostError(code, message);
+
 export class JobHost {
   /**
    * @param {{baseUrl: string|URL, headers?: Record<string,string>, dialect?: 'open_api'|'mcp_tools',
    *   store?: {get(k: string): any, set(k: string, v: string): any, delete(k: string): any},
    *   fetch?: typeof fetch, config?: object, wire?: object, now?: () => number}} options
    */
-  constructor({
-    baseUrl,
-    headers = {},
-    dialect = 'open_api',
-    store,
-    fetch: f = globalThis.fetch,
-    config = null,
-    wire = {},
-    now = Date.now,
-  } = {}) {
+  constructor(options = {}) {
+    checkOptions(options, HOST_OPTIONS, 'JobHost', jobError, {
+      apiKey: 'send it as a header: headers: {authorization: `Bearer ${key}`}',
+    });
+    const {
+      baseUrl,
+      headers = {},
+      dialect = 'open_api',
+      store,
+      fetch: f = globalThis.fetch,
+      config = null,
+      wire = {},
+      now = Date.now,
+    } = options ?? {};
     if (baseUrl == null) throw new JobHostError('invalid_input', 'JobHost: baseUrl is required');
     this.base = String(baseUrl).replace(/\/+$/, '');
     this.headers = headers;
@@ -301,6 +310,7 @@ export class JobHost {
   async submit(intent, job, hooks) {
     if (typeof intent !== 'string' || intent === '')
       throw new JobHostError('invalid_input', 'submit: the intent key must be a non-empty string');
+    checkOptions(hooks, HOOKS, 'submit: hooks', jobError);
     const resumed = await this.resume(intent, hooks);
     if (resumed) return resumed;
     const ep = lc.Endpoint.submitJob({ ...job, idempotencyKey: intent }, this.config, this.wire);
@@ -309,6 +319,7 @@ export class JobHost {
 
   /** The job of `intent` from the store, continued; `null` when the store has no record of it. */
   async resume(intent, hooks) {
+    checkOptions(hooks, HOOKS, 'resume: hooks', jobError);
     const text = this.store ? await this.store.get(intent) : undefined;
     if (text == null) return null;
     const ep = lc.Endpoint.restore(text, this.now());
@@ -326,6 +337,7 @@ export class JobHost {
 
   /** Watches a job id persisted elsewhere (no store record: the id is the application's). */
   watch(jobId, hooks) {
+    checkOptions(hooks, HOOKS, 'watch: hooks', jobError);
     return new Job(this, lc.Endpoint.watch('job', jobId, this.config, this.wire), null, hooks).start();
   }
 

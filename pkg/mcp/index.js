@@ -32,6 +32,7 @@
 // unvalidated; throw only when none did; once `send` has settled, the signal it was given is no
 // longer followed.
 import * as lc from 'longcall';
+import { checkOptions } from '../options.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
@@ -86,14 +87,16 @@ const safe = (fn, ...args) => {
  *   clientInfo?: {name: string, version: string}, timeoutMs?: number, declareTasks?: boolean}} options
  *   `declareTasks: false` strips the tasks extension from `_meta` (to see a server's -32021).
  */
-export function httpSender({
-  url,
-  fetch: f = globalThis.fetch,
-  headers: extra = {},
-  clientInfo = { name: 'longcall', version: '0.1.0' },
-  timeoutMs = 30000,
-  declareTasks = true,
-} = {}) {
+export function httpSender(options = {}) {
+  checkOptions(options, ['url', 'fetch', 'headers', 'clientInfo', 'timeoutMs', 'declareTasks'], 'httpSender', mcpError);
+  const {
+    url,
+    fetch: f = globalThis.fetch,
+    headers: extra = {},
+    clientInfo = { name: 'longcall', version: '0.1.0' },
+    timeoutMs = 30000,
+    declareTasks = true,
+  } = options ?? {};
   if (!url) throw new McpCallError('invalid_input', 'httpSender: url is required');
   return {
     model: 'task-2026',
@@ -262,9 +265,11 @@ const rpcErrorOf = (code, message, data) => {
  * @param {{types: object, requestTimeoutMs?: number, resultTimeoutMs?: number}} options
  *   `types` is `await import('@modelcontextprotocol/sdk/types.js')` (the SDK the client came from).
  */
-export function sdkSender(client, { types, ...options } = {}) {
+export function sdkSender(client, opts = {}) {
   if (!client || typeof client.request !== 'function')
     throw new McpCallError('invalid_input', 'sdkSender: expected an SDK Client');
+  checkOptions(opts, ['types', 'requestTimeoutMs', 'resultTimeoutMs'], 'sdkSender', mcpError);
+  const { types, ...options } = opts ?? {};
   if (!types?.ElicitRequestSchema) {
     throw new McpCallError(
       'invalid_input',
@@ -302,6 +307,7 @@ export function sdk2Sender(client, options = {}) {
   if (!client || typeof client.request !== 'function' || typeof client.setRequestHandler !== 'function') {
     throw new McpCallError('invalid_input', 'sdk2Sender: expected a Client from @modelcontextprotocol/client');
   }
+  checkOptions(options, ['requestTimeoutMs', 'resultTimeoutMs'], 'sdk2Sender', mcpError);
   return sdkLikeSender(
     {
       request: (method, params, opts) => client.request({ method, params }, PASSTHROUGH_STANDARD, opts),
@@ -630,6 +636,21 @@ class Watch {
   }
 }
 
+const WATCH_OPTIONS = [
+  'config',
+  'wire',
+  'signal',
+  'onInput',
+  'onButton',
+  'onStatus',
+  'onViolation',
+  'onExchange',
+  'now',
+  'timers',
+];
+const CALL_OPTIONS = ['name', 'arguments', 'ttlMs', ...WATCH_OPTIONS];
+const mcpError = (code, message) => new McpCallError(code, message);
+
 function checkSender(sender) {
   if (!sender || typeof sender.send !== 'function' || (sender.model !== 'task-2026' && sender.model !== 'task-2025')) {
     throw new McpCallError(
@@ -667,6 +688,7 @@ function checkSender(sender) {
  */
 export async function callTool(sender, opts) {
   checkSender(sender);
+  checkOptions(opts, CALL_OPTIONS, 'callTool', mcpError);
   if (!opts || typeof opts.name !== 'string')
     throw new McpCallError('invalid_input', 'callTool: opts.name (the tool) is required');
   const ep = lc.Endpoint.callTool(
@@ -695,6 +717,7 @@ export async function callTool(sender, opts) {
  */
 export function watchTask(sender, taskId, opts = {}) {
   checkSender(sender);
+  checkOptions(opts, WATCH_OPTIONS, 'watchTask', mcpError);
   if (typeof taskId !== 'string' || !taskId)
     throw new McpCallError('invalid_input', 'watchTask: taskId must be a non-empty string');
   const ep = lc.Endpoint.watch(sender.model, taskId, opts.config ?? null, opts.wire ?? null);
@@ -714,6 +737,7 @@ export function watchTask(sender, taskId, opts = {}) {
  */
 export function resume(snapshot, sender, opts = {}) {
   checkSender(sender);
+  checkOptions(opts, WATCH_OPTIONS, 'resume', mcpError);
   const now = opts.now ?? Date.now;
   const ep = lc.Endpoint.restore(snapshot, now());
   if (ep.model !== sender.model)

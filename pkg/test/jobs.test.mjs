@@ -482,3 +482,24 @@ describe('examples/job-host.mjs, told wrong', () => {
     }
   });
 });
+
+test('JobHost refuses an option or hook it does not know, by name, before anything is sent', async () => {
+  let fetched = 0;
+  const fetch = async () => {
+    fetched++;
+    throw new Error('not reached');
+  };
+  assert.throws(() => new JobHost({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', fetch }), {
+    name: 'JobHostError',
+    code: 'invalid_input',
+    message:
+      'JobHost: unknown option "apiKey" (send it as a header: headers: {authorization: `Bearer ${key}`}); expected one of baseUrl, headers, dialect, store, fetch, config, wire, now',
+  });
+  const host = new JobHost({ baseUrl: 'http://127.0.0.1:9', fetch, store: new Map() });
+  await assert.rejects(host.submit('intent-1', { model: 'm', kind: 'image', arguments: {} }, { onSettle: () => {} }), {
+    code: 'invalid_input',
+    message: /^submit: hooks: unknown option "onSettle" \(did you mean "onSettled"\?\)/,
+  });
+  assert.throws(() => host.watch('job_1', { onstatus: () => {} }), { code: 'invalid_input' });
+  assert.equal(fetched, 0);
+});

@@ -145,6 +145,32 @@ test('a plain tools/call result settles at once; a JSON-RPC error is protocol_fa
   assert.equal(out.error.code, -32021);
 });
 
+test('a misspelt option is refused by name before anything is sent, never dropped', async () => {
+  const s = fake('task-2026', { 'tools/call': (m) => ok(m, { content: [], resultType: 'complete' }) });
+  await assert.rejects(callTool(s, { name: 'slow_compute', args: { seconds: 0 } }), {
+    name: 'McpCallError',
+    code: 'invalid_input',
+    message:
+      /^callTool: unknown option "args" \(did you mean "arguments"\?\); expected one of name, arguments, ttlMs, /,
+  });
+  assert.throws(() => watchTask(s, 't-1', { onstatus: () => {} }), {
+    code: 'invalid_input',
+    message: /^watchTask: unknown option "onstatus" \(did you mean "onStatus"\?\)/,
+  });
+  assert.throws(() => resume('{}', s, { retries: 5 }), {
+    code: 'invalid_input',
+    message: /^resume: unknown option "retries"; /,
+  });
+  assert.throws(() => httpSender({ url: 'http://127.0.0.1:1', timeout: 5 }), {
+    code: 'invalid_input',
+    message: /^httpSender: unknown option "timeout" \(did you mean "timeoutMs"\?\)/,
+  });
+  assert.deepEqual(s.sent, []);
+  // Every documented option is taken.
+  const h = await callTool(s, { name: 'greet', arguments: {}, config: null, wire: null, onStatus: () => {} });
+  assert.equal((await h.outcome).outcome, 'succeeded');
+});
+
 test('a lost tools/call answer rejects create_unanswered and is never resubmitted', async () => {
   const clock = fakeClock();
   const s = fake(

@@ -1,0 +1,52 @@
+// The option objects of the JavaScript hosts (`longcall/mcp`, `longcall/jobs`): a key a host does
+// not know is refused by name, as the core refuses an unknown key in its own inputs, so a
+// misspelt option (`args` for `arguments`) never silently drops what it carried.
+
+/**
+ * Throws `fail('invalid_input', message)` when `options` (an object, or null/undefined for none)
+ * has an own key not in `known`. The message names the key, suggests a known one it is close
+ * to, or the `hints` entry written for it, and lists what is known.
+ * @param {unknown} options
+ * @param {readonly string[]} known
+ * @param {string} where what takes the options, for the message (`callTool`)
+ * @param {(code: string, message: string) => Error} fail
+ * @param {Record<string, string>} [hints] what to write instead of a key users try
+ */
+export function checkOptions(options, known, where, fail, hints = {}) {
+  if (options === undefined || options === null) return;
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw fail(
+      'invalid_input',
+      `${where}: options must be an object, got ${Array.isArray(options) ? 'an array' : typeof options}`,
+    );
+  }
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const near = Object.hasOwn(hints, key) ? hints[key] : closest(key, known);
+    throw fail(
+      'invalid_input',
+      `${where}: unknown option ${JSON.stringify(key)}${near ? ` (${near})` : ''}; expected one of ${known.join(', ')}`,
+    );
+  }
+}
+
+/**
+ * `did you mean "k"?` for the known key closest to `key`: the same but for case, else one that
+ * starts the other, else the longest shared start of three letters or more (`args`: `arguments`).
+ */
+function closest(key, known) {
+  const lower = key.toLowerCase();
+  const shared = (k) => {
+    let n = 0;
+    while (n < k.length && n < lower.length && k[n] === lower[n]) n++;
+    return n;
+  };
+  const ks = known.map((k) => k.toLowerCase());
+  let at = ks.indexOf(lower);
+  if (at < 0) at = ks.findIndex((k) => lower.length >= 3 && (k.startsWith(lower) || lower.startsWith(k)));
+  if (at < 0) {
+    const best = Math.max(...ks.map(shared));
+    at = best >= 3 ? ks.findIndex((k) => shared(k) === best) : -1;
+  }
+  return at < 0 ? '' : `did you mean ${JSON.stringify(known[at])}?`;
+}
