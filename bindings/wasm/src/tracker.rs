@@ -218,7 +218,7 @@ impl Tracker {
     pub fn handle_input(&mut self, now: JsValue, input: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let text = js(json::stringify(&input, "input"))?;
-        let input: Input = js(crate::case::read(&text, "input"))?;
+        let input: Input = js(crate::case::read(&text, "input").map_err(|e| with_hint(e, &text)))?;
         js(self.core.handle_input(now, input))?;
         self.drain_outputs()
     }
@@ -1164,6 +1164,35 @@ impl Tracker {
             }
             _ => return None,
         })
+    }
+}
+
+/// An input without its `type` that is something else a caller has at hand: the refusal says
+/// which reader turns it into an input.
+#[cfg(feature = "full")]
+fn with_hint(e: longcall::Error, text: &str) -> longcall::Error {
+    let longcall::Error::Malformed { what, reason } = e else {
+        return e;
+    };
+    // The byte reader every JSON text in the module goes through (see `json::parse`).
+    let given: Value = serde_json::from_slice(text.as_bytes()).unwrap_or(Value::Null);
+    let has = |k: &str| given.get(k).is_some();
+    let hint = if !reason.ends_with("missing field `type`") || has("type") {
+        ""
+    } else if has("input") && has("violations") {
+        "; this is what readResult/readAnswer return: pass its .input"
+    } else if has("jsonrpc") {
+        "; a JSON-RPC message is read by readAnswer(model, asked, message) or an Endpoint, \
+         whose .input this takes"
+    } else if has("taskId") || has("task") || (has("id") && has("status")) {
+        "; a task or job as the server sent it is read by readResult(model, asked, result) or \
+         an Endpoint, whose .input this takes"
+    } else {
+        ""
+    };
+    longcall::Error::Malformed {
+        what,
+        reason: reason + hint,
     }
 }
 

@@ -572,6 +572,28 @@ export const cases = {
     });
     t.free();
   },
+  'an input that is something else at hand says which reader takes it'({ lc, assert }) {
+    const t = new lc.Tracker('task-2025', null);
+    const raw = { taskId: 't1', status: 'working', ttl: 60000, createdAt: 'x', lastUpdatedAt: 'x' };
+    assert.throws(() => t.handleInput(0, raw), {
+      code: 'malformed',
+      message:
+        /missing field `type`; a task or job as the server sent it is read by readResult\(model, asked, result\)/,
+    });
+    const when = { createdAt: '2026-01-01T00:00:00Z', lastUpdatedAt: '2026-01-01T00:00:00Z' };
+    const read = lc.readResult('task-2025', 'call', { task: { ...raw, ...when } });
+    assert.throws(() => t.handleInput(0, read), {
+      message: /missing field `type`; this is what readResult\/readAnswer return: pass its \.input$/,
+    });
+    assert.throws(() => t.handleInput(0, { jsonrpc: '2.0', id: 1, result: raw }), {
+      message: /readAnswer\(model, asked, message\)/,
+    });
+    // Anything else keeps serde's words alone.
+    assert.throws(() => t.handleInput(0, {}), { message: /missing field `type`$/ });
+    // Its .input is what it takes.
+    assert.equal(t.handleInput(0, read.input)[0].type, 'status');
+    t.free();
+  },
   'a refused value is named by where it sits in the input'({ lc, assert }) {
     const t = new lc.Tracker('task-2026', null);
     const polled = (task) => ({ type: 'task_polled', task: { taskId: 't', ...task } });
