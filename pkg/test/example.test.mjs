@@ -4,7 +4,7 @@
 // * against the example's scripted job API on loopback through every path: a queued job
 //   cancelled; a started job answered 409, shown as too late, then finished first (never
 //   "Cancelled"); a 502 HTML page, a dropped connection and a 409 with an unlisted code each
-//   leave the button out of "requesting"; a job submitted with the Render button finishes;
+//   bring the button back to "Cancel" with a note that the cancel did not go through; a job submitted with the Render button finishes;
 // * against the reference job server (`longcall serve-jobs`, proxied by serve.mjs on the page's
 //   origin): a queued job cancelled and refunded; a processing job 409, "still running", then
 //   finished, never "cancelled"; a completed job's cancel refused with nothing sent.
@@ -69,7 +69,12 @@ describe('the example page in Chromium at 390 px', () => {
       assert.ok(width <= 390, `the page is ${width} px wide at 390`);
       await page.click('#cancel');
       await page.waitForFunction(until, null, { timeout: within });
-      return { states: await page.evaluate(() => window.__states), label: await page.textContent('#cancel'), logs };
+      return {
+        states: await page.evaluate(() => window.__states),
+        label: await page.textContent('#cancel'),
+        note: await page.textContent('#note'),
+        logs,
+      };
     } finally {
       await page.close();
     }
@@ -111,6 +116,9 @@ describe('the example page in Chromium at 390 px', () => {
       const r = await flow(job, { until: () => window.__states.length > 2 });
       assert.notEqual(r.states.at(-1), 'requesting', r.states.join(' -> '));
       assert.ok(!r.states.includes('cancelled'), r.states.join(' -> '));
+      // Back to "Cancel", pressable again, with a word on why, not silently.
+      assert.equal(r.states.at(-1), 'available', r.states.join(' -> '));
+      assert.equal(r.note, 'The cancel did not go through; the job goes on. Try again.');
       assert.deepEqual(r.logs, []);
     });
   }

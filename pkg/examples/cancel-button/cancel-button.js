@@ -46,10 +46,19 @@ async function jobHost(api) {
   return new JobHost({ baseUrl: api.baseUrl, headers, store });
 }
 
-/** @param {HTMLButtonElement} button */
-const showOn = (button) => ({
+/**
+ * @param {HTMLButtonElement} button
+ * @param {HTMLElement} note
+ */
+const showOn = (button, note) => ({
   /** @param {import('longcall').ButtonState} state */
   onButton: (state) => {
+    // Back to `available` from `requesting`: the cancel got no answer that settles it (a 5xx, a
+    // dropped connection, a code the core does not know). Nothing was cancelled; it may be
+    // pressed again.
+    if (button.dataset.state === 'requesting' && state === 'available')
+      note.textContent = 'The cancel did not go through; the job goes on. Try again.';
+    else if (state === 'requesting') note.textContent = '';
     button.textContent = LABEL[state];
     button.disabled = state !== 'available';
     button.dataset.state = state;
@@ -84,7 +93,7 @@ async function follow(job, button, note) {
  */
 export async function watchJob(api, jobId, button, note) {
   const host = await jobHost(api);
-  await follow(host.watch(jobId, showOn(button)), button, note);
+  await follow(host.watch(jobId, showOn(button, note)), button, note);
 }
 
 /**
@@ -100,7 +109,7 @@ export async function submitJob(api, job, button, note) {
   const host = await jobHost(api);
   const intent = localStorage.getItem('intent') ?? crypto.randomUUID();
   localStorage.setItem('intent', intent);
-  const running = await host.submit(intent, job, showOn(button));
+  const running = await host.submit(intent, job, showOn(button, note));
   const end = await follow(running, button, note);
   if (end.type === 'settled') localStorage.removeItem('intent');
 }
