@@ -24,7 +24,10 @@ const a = state.api;
  * Resolves once every export can be called; calling it again returns the same promise.
  */
 export function init(input) {
-  return state.init(input ?? new URL('./dist/longcall_bg.wasm', import.meta.url));
+  return state.init(
+    input ?? (import.meta.url ? new URL('./dist/longcall_bg.wasm', import.meta.url) : null),
+    'longcall_bg.wasm',
+  );
 }
 /** Instantiates the module synchronously from its bytes or a compiled `WebAssembly.Module`. */
 export const initSync = state.initSync;

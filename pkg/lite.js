@@ -11,7 +11,10 @@ const state = bind(glue, { numeric: NUMERIC_FUNCTIONS, numericMethods: { Tracker
 
 /** Loads the small module (see `longcall`'s `init`). */
 export function init(input) {
-  return state.init(input ?? new URL('./dist/longcall_lite_bg.wasm', import.meta.url));
+  return state.init(
+    input ?? (import.meta.url ? new URL('./dist/longcall_lite_bg.wasm', import.meta.url) : null),
+    'longcall_lite_bg.wasm',
+  );
 }
 export const initSync = state.initSync;
 export { isLongcallError };

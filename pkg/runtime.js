@@ -105,11 +105,16 @@ export function bind(glue, { numeric = {}, numericMethods = {}, construct = {} }
     ready = true;
   }
 
-  /** Loads the module once; later calls get the same promise. */
-  function init(input) {
+  /**
+   * Loads the module once; later calls get the same promise. `input` is null only when no URL
+   * was given and the entry has no module URL to find `file` from (a bundle in a classic script
+   * or an IIFE).
+   */
+  function init(input, file) {
     loading ??= (async () => {
       if (ready) return;
       try {
+        if (input == null) throw new Error(`no module URL to find ${file}: pass its URL`);
         await glue.default({ module_or_path: await input });
       } catch (e) {
         loading = null;

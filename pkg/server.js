@@ -9,7 +9,10 @@ const state = bind(glue);
 
 /** Loads the server module (see `longcall`'s `init`). */
 export function init(input) {
-  return state.init(input ?? new URL('./dist/longcall_server_bg.wasm', import.meta.url));
+  return state.init(
+    input ?? (import.meta.url ? new URL('./dist/longcall_server_bg.wasm', import.meta.url) : null),
+    'longcall_server_bg.wasm',
+  );
 }
 export const initSync = state.initSync;
 export { isLongcallError };

@@ -147,6 +147,15 @@ describe('a page app built three ways, in Chromium', () => {
 <script ${format === 'esm' ? 'type="module" ' : ''}src="./app.js"></script>`,
       );
       assert.deepEqual(await open(out, '/index.html'), EXPECTED);
+      if (format === 'iife') {
+        // A classic-script bundle has no module URL: init() without one says to pass it.
+        writeFileSync(
+          join(out, 'bare.html'),
+          '<!doctype html><meta charset="utf-8"><title>loading</title><script src="./app.js"></script>',
+        );
+        const bare = await open(out, '/bare.html');
+        assert.match(bare.error, /no module URL to find longcall_bg\.wasm: pass its URL/);
+      }
     });
   }
 
