@@ -207,7 +207,7 @@ export interface CallHandle {
   readonly button: ButtonState;
   /** Resolves with the verified outcome; rejects with code `watch_stopped` or `create_unanswered`. */
   readonly outcome: Promise<CallOutcome>;
-  /** Presses the core's cancel button: resolves with the button state once answered; a refusal rejects with code `cancel_refused`. */
+  /** Presses the core's cancel button: resolves with the button state once answered; a refusal rejects with an {@link McpCallError} of code `cancel_refused` (the core's refusal is its `cause`). */
   cancel(): Promise<ButtonState>;
   /** Stops watching (never the task). */
   stop(): void;

@@ -615,7 +615,8 @@ class Watch {
         try {
           events = w.ep.pressCancel(w.now());
         } catch (e) {
-          return Promise.reject(e);
+          // The core's refusal (`cancel_refused`), as this adapter's error, the core's as cause.
+          return Promise.reject(new McpCallError(e?.code ?? 'invalid_input', e?.message ?? String(e), { cause: e }));
         }
         const p = new Promise((res) => w.cancelWaiters.push(res));
         w.run(events);

@@ -214,7 +214,10 @@ test('2026 cancel: the core presses, ack then cancelled; pressing after settle i
   const out = await until(clock, h.outcome);
   assert.equal(out.outcome, 'cancelled');
   assert.deepEqual(buttons, ['available', 'requesting', 'acknowledged_pending', 'cancelled']);
-  await assert.rejects(h.cancel(), (e) => e.code === 'cancel_refused');
+  await assert.rejects(
+    h.cancel(),
+    (e) => e instanceof McpCallError && e.code === 'cancel_refused' && e.cause?.code === 'cancel_refused',
+  );
   assert.equal(methods(s).filter((m) => m === 'tasks/cancel').length, 1);
 });
 
