@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A reference MCP tasks server (2026-07-28, extension `io.modelcontextprotocol/tasks`; with
 // `--serve-2025`, also the 2025-11-25 experimental tasks for a request that says
-// `MCP-Protocol-Version: 2025-11-25`) built on the longcall core's TaskRegistry. An example for
+// `MCP-Protocol-Version: 2025-11-25`, or an `initialize` whose params name that version, as the
+// SDK clients send it) built on the longcall core's TaskRegistry. An example for
 // server authors: read it top to bottom.
 //
 //   node pkg/examples/mcp-tasks-server.mjs [--port N] [--max-lifetime-ms N] [--serve-2025]
@@ -26,7 +27,9 @@
 //   `initializeResult`, `toolsListResult`) and the answer text with its HTTP status
 //   (`answerText`).
 // * What this file still decides is transport and its own business only: Streamable HTTP (one
-//   POST per request, when to stop reading a body, writing the bytes it is given), which methods
+//   POST per request, when to stop reading a body, writing the bytes it is given; on 2025 an
+//   answer that must first ask the client for input becomes an SSE stream, and the client's
+//   answer, a POST of its own, is routed to the request waiting for it), which methods
 //   and tools it implements, the PRINCIPAL (from the Authorization header), the TOOLS, what they
 //   ask and their workers (a tool that throws is answered as its own -32603), the task ids
 //   (random, unguessable) and the clock (`Date.now()`, with one timer armed at
@@ -59,6 +62,7 @@ import {
 const MODEL = 'task-2026';
 // A request on the 2025 revision says so in its header; each revision has a registry of its own.
 const MODEL_2025 = 'task-2025';
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const PROTOCOL_VERSION_2025 = '2025-11-25';
 const SERVER_INFO = { name: 'longcall-reference-tasks-server', version: '0.1.0' };
 
@@ -185,7 +189,8 @@ const TOOLS = {
 /**
  * Creates the server (not listening yet). Options: `pollIntervalMs` (the hint on every task),
  * `ttlMs`, `retentionMs`, `now` (the clock, `Date.now` by default), `log` (a function, or null).
- * `serve2025: true` also serves 2025-11-25 requests (by their `MCP-Protocol-Version` header);
+ * `serve2025: true` also serves 2025-11-25 requests (by their `MCP-Protocol-Version` header, or
+ * for `initialize` its `protocolVersion`; a 2025 input request goes out inside `tasks/result`);
  * otherwise the gate refuses them as another revision. `counters` holds what clients asked, for
  * tests that judge a client by the server's own count.
  */
@@ -261,7 +266,8 @@ export function createTasksServer(opts = {}) {
       outcome = w.reg.fail(t, taskId, out.error);
       workers.delete(taskId);
     } else {
-      outcome = w.reg.complete(t, taskId, completeResult(out.result));
+      // 2025 stores the CallToolResult as the tool gave it; 2026 results carry `resultType`.
+      outcome = w.reg.complete(t, taskId, w.reg === registry2025 ? out.result : completeResult(out.result));
       workers.delete(taskId);
     }
     if (outcome && outcome.kind !== 'applied') log(`task ${taskId}: worker write ${JSON.stringify(outcome)}`);
@@ -314,14 +320,17 @@ export function createTasksServer(opts = {}) {
   function tasksUpdate(params, ctx) {
     const taskId = params.taskId;
     for (const key of Object.keys(params.inputResponses)) count(counters.updateKeys, taskId, key);
-    const ack = unwrap(registry.update(now(), ctx.principal, taskId, params.inputResponses));
-    const w = workers.get(taskId);
-    if (w && ack.accepted.length) {
-      for (const [key, value] of registry.takeInputResponses(taskId)) w.answers[key] = value;
-      // Re-run the tool once nothing is outstanding (a partial answer keeps input_required).
-      if (registry.peek(taskId)?.status === 'working') setImmediate(() => runWorker(taskId));
-    }
+    deliverAnswers(registry, taskId, unwrap(registry.update(now(), ctx.principal, taskId, params.inputResponses)));
     return completeResult();
+  }
+
+  // Input answers the registry accepted go to the task's worker, which runs again once nothing
+  // is outstanding (a partial answer keeps the task input_required).
+  function deliverAnswers(reg, taskId, ack) {
+    const w = workers.get(taskId);
+    if (!w || !ack.accepted.length) return;
+    for (const [key, value] of reg.takeInputResponses(taskId)) w.answers[key] = value;
+    if (reg.peek(taskId)?.status === 'working') setImmediate(() => runWorker(taskId));
   }
 
   function tasksCancel(params, ctx) {
@@ -367,11 +376,30 @@ export function createTasksServer(opts = {}) {
   }
 
   // Blocks until the task is terminal (the 2025 contract), asking the registry again as time
-  // passes; a client that hangs up ends the wait.
+  // passes; a client that hangs up ends the wait. While the task needs input, each of its input
+  // requests goes to the client once, as a request of this server on this answer's stream,
+  // tagged with the task (`related-task`), and the client's answer is the task's input.
   async function tasksResult2025(params, ctx) {
     const taskId = params.taskId;
+    const asked = new Set();
     for (;;) {
-      const answer = renderTaskResult2025(taskId, unwrap(registry2025.result(now(), ctx.principal, taskId)));
+      const state = unwrap(registry2025.result(now(), ctx.principal, taskId));
+      if (state.kind === 'blocked' && state.status === 'input_required') {
+        for (const { key, request } of state.input_requests) {
+          if (asked.has(key)) continue;
+          asked.add(key);
+          const meta = { ...(request.params?._meta ?? {}), [RELATED_TASK]: { taskId } };
+          const reply = await ctx.ask({ ...request, params: { ...request.params, _meta: meta } });
+          if (reply && 'result' in reply)
+            deliverAnswers(
+              registry2025,
+              taskId,
+              unwrap(registry2025.update(now(), ctx.principal, taskId, { [key]: reply.result })),
+            );
+          else log(`task ${taskId}: input ${key} got no answer: ${JSON.stringify(reply?.error ?? null)}`);
+        }
+      }
+      const answer = renderTaskResult2025(taskId, state);
       if (answer?.error) throw new RpcFailure(answer.error);
       if (answer) return answer.result;
       if (ctx.signal.aborted) throw new RpcFailure({ code: INTERNAL, message: 'the client hung up' });
@@ -415,7 +443,7 @@ export function createTasksServer(opts = {}) {
   };
   const HANDLERS_2025 = {
     initialize: () => initializeResult(MODEL_2025, SERVER_INFO, capabilities2025),
-    ping: () => completeResult(),
+    ping: () => ({}),
     'tools/list': () =>
       toolsListResult(
         Object.entries(TOOLS).map(([name, t]) => ({
@@ -467,15 +495,21 @@ export function createTasksServer(opts = {}) {
       return;
     }
     if (msg.kind !== 'request') {
-      res.writeHead(202).end(); // a notification or the client's response
+      // A notification, or the client's answer to a request of this server (2025: an input
+      // request on a `tasks/result` stream), which goes to the request waiting for it.
+      answerAsked(raw);
+      res.writeHead(202).end();
       return;
     }
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    // The revision the request speaks, by its header (the client sends it on every request).
-    const on2025 = opts.serve2025 === true && req.headers['mcp-protocol-version'] === PROTOCOL_VERSION_2025;
+    // The revision the request speaks: its `MCP-Protocol-Version` header, which a client sends
+    // on every request after `initialize`; `initialize` itself names the version in its params.
+    const version =
+      req.headers['mcp-protocol-version'] ?? (msg.method === 'initialize' ? msg.params?.protocolVersion : undefined);
+    const on2025 = opts.serve2025 === true && version === PROTOCOL_VERSION_2025;
     const model = on2025 ? MODEL_2025 : MODEL;
     const handlers = on2025 ? HANDLERS_2025 : HANDLERS;
     counters.methods[msg.method] = (counters.methods[msg.method] ?? 0) + 1;
@@ -489,14 +523,46 @@ export function createTasksServer(opts = {}) {
       answer(res, msg.id, null, refusal.error);
       return;
     }
+    // A request of this server to the client (`ask`) turns this answer into an SSE stream: the
+    // server's requests first, the answer last.
+    let stream = false;
+    const ask = (request) => {
+      const id = `ask-${++askCount}`;
+      if (!stream) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      stream = true;
+      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, ...request })}\n\n`);
+      return new Promise((resolve) => {
+        waiting.set(id, resolve);
+        abort.signal.addEventListener('abort', () => waiting.delete(id) && resolve(null), { once: true });
+      });
+    };
+    const reply = (result, error) => {
+      if (!stream) return answer(res, msg.id, result, error);
+      res.end(`event: message\ndata: ${answerText(msg.id, result ?? null, error ?? null).body}\n\n`);
+    };
     try {
-      const result = await handler(msg.params, { principal: principalOf(req), signal: abort.signal });
-      answer(res, msg.id, result);
+      reply(await handler(msg.params, { principal: principalOf(req), signal: abort.signal, ask }));
     } catch (e) {
       const error = e instanceof RpcFailure ? e.error : { code: INTERNAL, message: String(e?.message ?? e) };
       if (!(e instanceof RpcFailure)) log(`internal error on ${msg.method}: ${e?.stack ?? e}`);
-      answer(res, msg.id, null, error);
+      reply(null, error);
     }
+  }
+
+  // Requests of this server waiting for the client's answer: id -> resolve({result} | {error}).
+  const waiting = new Map();
+  let askCount = 0;
+  function answerAsked(raw) {
+    let m;
+    try {
+      m = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    const resolve = m && typeof m === 'object' && !('method' in m) ? waiting.get(m.id) : undefined;
+    if (!resolve) return;
+    waiting.delete(m.id);
+    resolve('result' in m ? { result: m.result } : { error: m.error ?? null });
   }
 
   const server = http.createServer((req, res) => {

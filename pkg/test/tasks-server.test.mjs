@@ -79,3 +79,80 @@ test('2025: a cancel answers the cancelled task; tasks/result then answers the e
   const again = read('cancel', await post(urls.both, buildRequest(M, { kind: 'cancel', handle }, ++id)));
   assert.equal(again.answer.kind, 'rpc_error', 'a terminal task is not cancelled again');
 });
+
+test('2025: a result carries no 2026 resultType; initialize names its revision in its params', async () => {
+  const created = read('call', await post(urls.both, buildCall(M, ++id, 'slow_compute', { seconds: 0 }, null)));
+  await sleep(100);
+  const handle = created.task.taskId;
+  const result = await post(urls.both, buildRequest(M, { kind: 'fetch_result', handle }, ++id));
+  assert.ok(!JSON.parse(result.text).result.resultType, result.text);
+  // The SDK clients send no MCP-Protocol-Version header on initialize: its params say 2025.
+  const init = await fetch(urls.both, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: ++id,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
+  });
+  assert.equal(init.status, 200);
+  assert.equal((await init.json()).result.protocolVersion, '2025-11-25');
+});
+
+test('2025: an input request goes out inside tasks/result, tagged with the task; its answer completes it', async () => {
+  const created = read(
+    'call',
+    await post(urls.both, buildCall(M, ++id, 'confirm_delete', { filename: 'a.txt' }, null)),
+  );
+  const handle = created.task.taskId;
+  await sleep(100);
+  assert.equal(
+    read('get', await post(urls.both, buildRequest(M, { kind: 'get', handle }, ++id))).task.status,
+    'input_required',
+  );
+  const built = buildRequest(M, { kind: 'fetch_result', handle }, ++id);
+  const res = await fetch(urls.both, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...built.headers },
+    body: JSON.stringify(built.message),
+  });
+  assert.equal(res.headers.get('content-type'), 'text/event-stream');
+  // The stream: the server's request first, the answer last (after the client answered it).
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  const next = async () => {
+    for (;;) {
+      const end = text.indexOf('\n\n');
+      if (end >= 0) {
+        const event = text.slice(0, end);
+        text = text.slice(end + 2);
+        return JSON.parse(
+          event
+            .split('\n')
+            .find((l) => l.startsWith('data: '))
+            .slice(6),
+        );
+      }
+      const { value, done } = await reader.read();
+      assert.ok(!done, 'the stream ended early');
+      text += value;
+    }
+  };
+  const ask = await next();
+  assert.equal(ask.method, 'elicitation/create');
+  assert.deepEqual(ask.params._meta, { 'io.modelcontextprotocol/related-task': { taskId: handle } });
+  const answered = await fetch(urls.both, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content: { confirm: true } } }),
+  });
+  assert.equal(answered.status, 202);
+  const last = await next();
+  assert.equal(last.id, built.message.id);
+  assert.match(JSON.stringify(last.result), /Deleted a\.txt/);
+  const input = readAnswer(M, 'fetch_result', JSON.stringify(last));
+  assert.deepEqual(input.violations, []);
+  assert.equal(both.registry2025.peek(handle).status, 'completed');
+});
