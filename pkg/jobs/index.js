@@ -262,11 +262,11 @@ class Job {
   }
 }
 
-/** See index.d.ts `JobHost`. */
 const HOST_OPTIONS = ['baseUrl', 'headers', 'dialect', 'store', 'fetch', 'config', 'wire', 'now'];
 const HOOKS = ['onButton', 'onStatus', 'onSettled', 'onStopped', 'onEvent'];
 const jobError = (code, message) => new JobHostError(code, message);
 
+/** See index.d.ts `JobHost`. */
 export class JobHost {
   /**
    * @param {{baseUrl: string|URL, headers?: Record<string,string>, dialect?: 'open_api'|'mcp_tools',
