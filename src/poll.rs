@@ -258,6 +258,26 @@ impl PollPolicy {
         }
         Ok(())
     }
+
+    /// How long to wait before sending a creating request again after its `tries`-th try got no
+    /// answer or a refusal to retry (R-5, E-11): `initial_ms`, times the multiplier for every
+    /// try after the first, capped at `cap_ms`, never below `min_interval_ms`. One schedule for
+    /// the endpoint's submit and the watch list's re-sent create, without jitter (the key makes
+    /// a re-send harmless; the wait only spares the server).
+    ///
+    /// ```
+    /// use longcall::poll::PollPolicy;
+    /// let p = PollPolicy::default();
+    /// assert_eq!([1, 2, 3].map(|t| p.retry_delay_ms(t)), [1_000, 2_000, 4_000]);
+    /// ```
+    #[must_use]
+    pub fn retry_delay_ms(&self, tries: u32) -> u64 {
+        let mut delay = self.initial_ms;
+        for _ in 1..tries {
+            delay = grow(delay, self.multiplier_percent, self.cap_ms);
+        }
+        delay.max(self.min_interval_ms)
+    }
 }
 
 /// What [`PollSchedule::next`] decides.

@@ -442,10 +442,30 @@ fn r5_job_resends_are_bounded_then_handed_to_the_host() {
     });
     list.add_new(call, job_intent("k"), config()).unwrap();
     let mut all = store.run(&mut list);
-    for t in 1..=3 {
-        list.handle_input(t, call, Input::CreateUnanswered).unwrap();
+    let policy = config().poll;
+    // Each re-send waits the poll policy's retry schedule (the endpoint's), never at once.
+    let mut now = 0;
+    for tries in 1..=2 {
+        list.handle_input(now, call, Input::CreateUnanswered)
+            .unwrap();
+        assert!(
+            creates(&store.run(&mut list)).is_empty(),
+            "not re-sent at once"
+        );
+        let at = list.poll_timeout().unwrap();
+        assert_eq!(at - now, policy.retry_delay_ms(tries));
+        list.handle_timeout(at - 1);
+        assert!(
+            creates(&store.run(&mut list)).is_empty(),
+            "not before its time"
+        );
+        list.handle_timeout(at);
+        now = at;
         all.extend(store.run(&mut list));
     }
+    list.handle_input(now, call, Input::CreateUnanswered)
+        .unwrap();
+    all.extend(store.run(&mut list));
     let flags: Vec<bool> = creates(&all).iter().map(|c| c.1).collect();
     assert_eq!(flags, [false, true, true]);
     assert!(all.iter().any(|o| matches!(
@@ -453,6 +473,29 @@ fn r5_job_resends_are_bounded_then_handed_to_the_host() {
         WatchOutput::CreateUnanswered { intent, .. } if intent.idempotency_key.as_deref() == Some("k")
     )));
     assert!(list.tracker(call).unwrap().is_done());
+}
+
+#[test]
+fn r5_a_resend_waiting_at_a_restart_goes_at_once() {
+    let call = CallId(13);
+    let mut store = Store::default();
+    let mut list = WatchList::new(WatchConfig::default());
+    list.add_new(call, job_intent("k"), config()).unwrap();
+    store.run(&mut list);
+    list.handle_input(10, call, Input::CreateUnanswered)
+        .unwrap();
+    store.run(&mut list);
+    assert!(list.poll_timeout().is_some_and(|at| at > 10));
+    drop(list);
+    // The record says a re-send waits; after the restart it goes at once, counted once.
+    let mut list = store.restart(20);
+    let outs = store.run(&mut list);
+    assert_eq!(
+        creates(&outs).iter().map(|c| c.1).collect::<Vec<_>>(),
+        [true]
+    );
+    let text = list.save_call(call).unwrap().text;
+    assert!(text.contains("\"resends\":1"), "{text}");
 }
 
 #[test]

@@ -654,17 +654,9 @@ impl CallEndpoint {
             });
             return;
         }
-        // Backoff from the poll policy: initial, times the multiplier per try, capped; never
-        // below the floor nor before `Retry-After`.
-        let mut delay = poll.initial_ms;
-        for _ in 1..s.tries {
-            delay = delay
-                .saturating_mul(u64::from(poll.multiplier_percent))
-                .saturating_div(100)
-                .min(poll.cap_ms);
-        }
-        let delay = delay
-            .max(poll.min_interval_ms)
+        // The poll policy's retry schedule, never before `Retry-After`.
+        let delay = poll
+            .retry_delay_ms(s.tries)
             .max(advice.not_before_ms().unwrap_or(0));
         s.retry_at = Some(now.saturating_add(delay));
     }

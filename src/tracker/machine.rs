@@ -341,6 +341,11 @@ impl Tracker {
         self.ended.is_some()
     }
 
+    /// The poll policy this tracker follows (its retry schedule also spaces re-sent creates).
+    pub(crate) fn poll_policy(&self) -> &crate::poll::PollPolicy {
+        self.schedule.policy()
+    }
+
     /// The next time [`Tracker::handle_timeout`] has work, if any: the armed poll or the watch
     /// deadline ([`PollSchedule::next_wake`]).
     #[must_use]

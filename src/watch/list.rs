@@ -52,6 +52,10 @@ struct Entry {
     /// Job submits sent again with the same idempotency key.
     #[serde(default)]
     resends: u8,
+    /// When the next re-send of an unanswered job submit is released: the poll policy's
+    /// retry schedule, as the endpoint waits between its tries, so an outage is not hammered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    resend_at: Option<u64>,
     /// The record's version: bumped by every change.
     version: u64,
     /// The latest version the host confirmed persisted.
@@ -86,6 +90,7 @@ impl Entry {
             intent,
             create_released: false,
             resends: 0,
+            resend_at: None,
             version: 0,
             persisted: 0,
             persist_queued: false,
@@ -99,6 +104,14 @@ impl Entry {
     }
 
     /// A new call whose create answer has not come.
+    /// When the list must drive this call next: its tracker's wake or a pending re-send.
+    fn next_wake(&self) -> Option<u64> {
+        match (self.tracker.poll_timeout(), self.resend_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn awaiting_create(&self) -> bool {
         self.intent.is_some() && self.tracker.handle().is_none() && !self.tracker.is_done()
     }
@@ -209,7 +222,7 @@ pub struct WatchList {
     wakes: BTreeSet<(u64, CallId)>,
     /// Scratch for [`WatchList::handle_timeout`], kept to allocate nothing per wake.
     #[serde(skip)]
-    due: Vec<CallId>,
+    due: Vec<(CallId, bool)>,
 }
 
 /// The stored form of a [`WatchList`]; the wake set is rebuilt from the trackers.
@@ -230,7 +243,7 @@ impl From<ListState> for WatchList {
             due: Vec::new(),
         };
         for (call, e) in list.calls.iter_mut() {
-            e.wake = e.tracker.poll_timeout();
+            e.wake = e.next_wake();
             if let Some(at) = e.wake {
                 list.wakes.insert((at, *call));
             }
@@ -405,7 +418,13 @@ impl WatchList {
             entry.withheld.push_back((entry.version, ending.clone()));
         } else if entry.awaiting_create() {
             changed = true;
-            reconcile_create(now, call, &mut entry, self.config.max_create_resends);
+            if entry.resend_at.is_some() {
+                // The restart was the wait: the pending re-send goes now.
+                entry.resend_at = Some(now);
+                release_resend(now, call, &mut entry);
+            } else {
+                reconcile_create(now, call, &mut entry, self.config.max_create_resends, false);
+            }
         } else if !entry.tracker.is_done() {
             // Drained when saved, so the tracker's own queue is empty.
             changed = entry.in_flight != 0;
@@ -477,7 +496,7 @@ impl WatchList {
         }
         if matches!(input, Input::CreateUnanswered) && entry.awaiting_create() {
             entry.acted_at = entry.acted_at.max(now);
-            reconcile_create(now, call, entry, max_resends);
+            reconcile_create(now, call, entry, max_resends, true);
             self.pump(call, true);
             return Ok(());
         }
@@ -517,15 +536,18 @@ impl WatchList {
                 break;
             }
             self.wakes.pop_first();
+            let mut resent = false;
             if let Some(e) = self.calls.get_mut(&call) {
                 e.wake = None;
                 e.acted_at = e.acted_at.max(now);
+                resent = release_resend(now, call, e);
                 e.tracker.handle_timeout(now);
             }
-            due.push(call);
+            due.push((call, resent));
         }
-        for &call in &due {
-            self.pump(call, false);
+        for &(call, resent) in &due {
+            // A re-send released here changed the record without a tracker output.
+            self.pump(call, resent);
         }
         due.clear();
         if due.capacity() <= SPARE {
@@ -715,7 +737,7 @@ impl WatchList {
             entry.intent = None;
         }
         release(entry, &mut self.queue);
-        let wake = entry.tracker.poll_timeout();
+        let wake = entry.next_wake();
         if wake != entry.wake {
             if let Some(at) = entry.wake {
                 self.wakes.remove(&(at, call));
@@ -749,14 +771,21 @@ fn release(entry: &mut Entry, queue: &mut VecDeque<WatchOutput>) {
 }
 
 /// a create with no answer. A job submit goes again with the same idempotency key while the
-/// budget lasts; otherwise the tracker stops and the intent is handed to the host.
-fn reconcile_create(now: u64, call: CallId, entry: &mut Entry, max_resends: u8) {
+/// budget lasts, after the poll policy's retry wait when `wait` (at once after a restart);
+/// otherwise the tracker stops and the intent is handed to the host.
+fn reconcile_create(now: u64, call: CallId, entry: &mut Entry, max_resends: u8, wait: bool) {
     let Some(intent) = entry.intent.as_deref() else {
         return;
     };
     if intent.model == Model::Job && entry.resends < max_resends {
         entry.resends = entry.resends.saturating_add(1);
         entry.create_released = false;
+        if wait {
+            let tries = u32::from(entry.resends);
+            let delay = entry.tracker.poll_policy().retry_delay_ms(tries);
+            entry.resend_at = Some(now.saturating_add(delay));
+            return;
+        }
         let tag = entry.version.saturating_add(1);
         entry.withheld.push_back((
             tag,
@@ -771,6 +800,26 @@ fn reconcile_create(now: u64, call: CallId, entry: &mut Entry, max_resends: u8) 
     }
     // The tracker stops with `create_unanswered`; `pump` turns that into the typed output.
     let _ = entry.tracker.handle_input(now, Input::CreateUnanswered);
+}
+
+/// Releases a job submit's re-send whose wait is over ([`Entry::resend_at`]); true when it did.
+fn release_resend(now: u64, call: CallId, entry: &mut Entry) -> bool {
+    match (entry.resend_at, entry.intent.as_deref()) {
+        (Some(at), Some(intent)) if at <= now => {
+            entry.resend_at = None;
+            let tag = entry.version.saturating_add(1);
+            entry.withheld.push_back((
+                tag,
+                WatchOutput::Create {
+                    call,
+                    intent: intent.clone(),
+                    resend: true,
+                },
+            ));
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Starts watching an existing handle with [`Tracker::watch`]: no status is assumed until the
