@@ -603,7 +603,13 @@ export function replay(vector: string | Vector): ReplayReport;
 export function wasmMemory(): WebAssembly.Memory;
 /**
  * The numbers-only outputs: output `i` of the last `fast*` call of tracker `t` is
- * `[kind, a, b]` at `fastOutputs()[t.fastOffset + 3 * i]` (kinds: {@link OUTPUT_KINDS}).
+ * `[kind, a, b]` at `fastOutputs()[t.fastOffset + 3 * i]`, kind by {@link OUTPUT_KINDS}:
+ * `idle`; `wake_at` (a: the time); `send` (a: {@link REQUEST_KINDS} index; b: -1 for a poll of
+ * the tracker's own handle, else the index for `t.fastDetail(b)`); `ask_user` (a: the index for
+ * `t.fastDetail(a)`); `button` (a: {@link BUTTON_STATES} index); `status` (a: {@link STATUSES}
+ * index); `violation` (a: {@link RULES} index; b: the index for `t.fastDetail(b)`); `settled`
+ * (a: {@link OUTCOMES} index; b: {@link STATUSES} index, or {@link BAD_CODE} for none);
+ * `stopped` (a: {@link STOP_REASONS} index). `decodeFast(t, n)` turns them into objects.
  * Call it again after each `fast*` call (the array is replaced only when the memory grew).
  */
 export function fastOutputs(): Float64Array;
@@ -706,7 +712,11 @@ export interface TrackerCore {
   readonly fastOffset: number;
   /** Numbers-only path: the error code of the last `fast*` call that returned -1 (`''` after a success). */
   readonly lastError: ErrorCode | '';
-  /** The structured output a numbers-only triple points to (`ask_user`, `violation`, non-poll `send`). */
+  /**
+   * The structured output a numbers-only triple points to, by the index the triple holds (not
+   * the triple's position): `a` of an `ask_user`, `b` of a `violation` or of a `send` that is
+   * not a poll (see {@link fastOutputs}).
+   */
   fastDetail(index: number): TrackerOutput | undefined;
   /** Numbers-only creating answer: returns the output count, or -1 (see `lastError`). `pollIntervalMs` NaN for none. */
   fastCreated(id: string, now: number, statusCode: number, pollIntervalMs: number): number;

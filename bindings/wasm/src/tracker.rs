@@ -474,10 +474,8 @@ impl Tracker {
         let r = (|| {
             let id = bounded_string(&id, "id")?;
             let status = self.status_code(status)?;
-            let interval_ms = match self.core.model() {
-                Model::Job => None,
-                _ => opt_ms(interval_ms)?,
-            };
+            // Checked for every model, as `fastPolled` does; a job has no interval to keep.
+            let interval_ms = opt_ms(interval_ms)?.filter(|_| self.core.model() != Model::Job);
             let now = fast_now(now)?;
             self.core.handle_created(now, &id, status, interval_ms)
         })();

@@ -466,6 +466,14 @@ export const cases = {
     assert.equal(f.fastCreated(42, 0, 0, NaN), -1, 'id must be a string');
     assert.equal(f.fastPolled(0, 0, NaN, 0), -1, 'no handle yet');
     assert.ok(f.fastCreated('t', 0, 0, 1000) > 0);
+    // A job has no interval to keep, but a value that is not one is refused all the same.
+    for (const bad of [-100, Infinity, 2 ** 60, 0.5]) {
+      const j = new lc.Tracker('job', null);
+      assert.equal(j.fastCreated('job_1', 0, lc.STATUSES.indexOf('queued'), bad), -1, `interval ${String(bad)}`);
+      assert.equal(j.lastError, 'invalid_input');
+      j.free();
+    }
+    assert.ok(new lc.Tracker('job', null).fastCreated('job_1', 0, lc.STATUSES.indexOf('queued'), 2000) > 0);
     assert.equal(t.fastDetail(NaN), undefined);
     assert.equal(t.fastDetail(1e9), undefined);
   },
