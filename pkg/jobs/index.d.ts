@@ -112,8 +112,20 @@ export interface JobHostOptions {
 
 /** What {@link JobHost.wait} gives back. */
 export interface WaitRun {
-  /** Resolves once the wave is satisfied or has nothing left to do. */
-  done: Promise<{ satisfied: boolean; settled: Map<string, TrackerOutput>; rounds: number }>;
+  /**
+   * Resolves once the wave is satisfied (its `waitFor` holds: a job whose watching stopped, at a
+   * deadline say, counts as ended) or has nothing left to do. `settled` holds the jobs that
+   * settled; `failedRounds` counts the rounds with no usable answer (an HTTP error such as a 404
+   * from a server without the route, a body that is not a wave answer, no answer at all), and
+   * `lastFailure` says the last one's HTTP status (0: no answer, what `fetch` threw in `cause`).
+   */
+  done: Promise<{
+    satisfied: boolean;
+    settled: Map<string, TrackerOutput>;
+    rounds: number;
+    failedRounds: number;
+    lastFailure: { httpStatus: number; cause?: unknown } | null;
+  }>;
 }
 
 /**

@@ -350,6 +350,10 @@ export class JobHost {
     const w = new lc.Wave(config);
     /** @type {Map<string, object>} */
     const settled = new Map();
+    // Rounds with no usable answer (an HTTP error, a body that is not the wave's, no answer):
+    // the wave goes on, and the caller learns why from `done`.
+    let failedRounds = 0;
+    let lastFailure = null;
     let timer;
     let over = false;
     let finish;
@@ -371,7 +375,7 @@ export class JobHost {
       if (w.isSatisfied || (!w.roundInFlight && w.pollTimeout === undefined)) {
         over = true;
         clearTimeout(timer);
-        finish({ satisfied: w.isSatisfied, settled, rounds: w.roundsSent });
+        finish({ satisfied: w.isSatisfied, settled, rounds: w.roundsSent, failedRounds, lastFailure });
       }
     };
     const round = async (callId, body) => {
@@ -390,6 +394,10 @@ export class JobHost {
         if (Array.isArray(answer?.jobs)) out = w.handleWaitAnswer(now, callId, answer.jobs);
       } catch {
         /* entries the core refuses to read (an unknown status): no usable answer */
+      }
+      if (out === null) {
+        failedRounds++;
+        lastFailure = 'status' in a ? { httpStatus: a.status } : { httpStatus: 0, cause: a.error };
       }
       run(
         out ??

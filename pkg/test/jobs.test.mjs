@@ -503,3 +503,24 @@ test('JobHost refuses an option or hook it does not know, by name, before anythi
   assert.throws(() => host.watch('job_1', { onstatus: () => {} }), { code: 'invalid_input' });
   assert.equal(fetched, 0);
 });
+
+test('a wave whose rounds all fail says so: failed rounds and the last HTTP status', async () => {
+  const srv = createHttpServer((req, res) => {
+    req.resume();
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  });
+  await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
+  try {
+    const host = new JobHost({ baseUrl: `http://127.0.0.1:${srv.address().port}` });
+    const run = host.wait([{ id: 'job_1', status: 'queued' }], {
+      deadline: Date.now() + 1500,
+      minRoundIntervalMs: 100,
+    });
+    const done = await run.done;
+    assert.deepEqual([...done.settled.keys()], []);
+    assert.ok(done.failedRounds >= 1 && done.failedRounds === done.rounds, JSON.stringify(done));
+    assert.deepEqual(done.lastFailure, { httpStatus: 404 });
+  } finally {
+    srv.close();
+  }
+});
