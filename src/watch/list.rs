@@ -780,22 +780,16 @@ fn reconcile_create(now: u64, call: CallId, entry: &mut Entry, max_resends: u8, 
     if intent.model == Model::Job && entry.resends < max_resends {
         entry.resends = entry.resends.saturating_add(1);
         entry.create_released = false;
-        if wait {
+        let delay = if wait {
             let tries = u32::from(entry.resends);
-            let delay = entry.tracker.poll_policy().retry_delay_ms(tries);
-            entry.resend_at = Some(now.saturating_add(delay));
-            return;
-        }
-        let tag = entry.version.saturating_add(1);
-        entry.withheld.push_back((
-            tag,
-            WatchOutput::Create {
-                call,
-                intent: intent.clone(),
-                resend: true,
-            },
-        ));
-        // `pump` sees no tracker output here, so it is told the record changed.
+            entry.tracker.poll_policy().retry_delay_ms(tries)
+        } else {
+            0
+        };
+        entry.resend_at = Some(now.saturating_add(delay));
+        // Released now or at its time; `pump` sees no tracker output for it, so it is told the
+        // record changed.
+        release_resend(now, call, entry);
         return;
     }
     // The tracker stops with `create_unanswered`; `pump` turns that into the typed output.
