@@ -1,7 +1,7 @@
 // Leg: `longcall probe --jobs` against the reference job server `longcall serve-jobs` (no
 // finding expected) and against each broken variant in tests/interop/mutants/jobs-proxy.mjs (a
-// finding expected within 30 s, shrunk to at most 8 steps). Every scenario is bounded at 80 s
-// (probing at most 30 s, shrinking at most 45 s); scenarios run four at a time (each its own
+// finding expected within 30 s, shrunk to at most 8 steps). Every scenario is bounded at 110 s
+// (probing at most 30 s, shrinking at most 75 s); scenarios run four at a time (each its own
 // server; the probes mostly sleep at the floors), so the leg stays within the runner's 240 s.
 //
 //   node legs/probe-jobs.mjs [MUTANT...]     (from tests/interop; tests/interop/run probe-jobs)
@@ -36,15 +36,16 @@ function probe(url, extra = []) {
     '--max-seconds',
     '30',
     // Room for ddmin to finish on a slow machine: the hardest mutants need 15-30 s of replays
-    // (each replay waits out the server's real poll intervals).
+    // (each replay waits out the server's real poll intervals), and terminal-flip, with other
+    // legs on the same two cores, still had 14 steps after 45 s of a shrink that takes 21 s idle.
     '--shrink-seconds',
-    '45',
+    '75',
     // The job API gives no poll interval: the probe's own floor, well above the server's needs.
     '--default-interval-ms',
     '300',
     ...extra,
   ];
-  return longcallJson(args, { timeoutMs: 78000 });
+  return longcallJson(args, { timeoutMs: 108000 });
 }
 
 /** The reference server itself, no proxy in front; resolves with {url, stop}. */
@@ -85,7 +86,7 @@ for (const name of names) {
   const m = MUTANTS[name];
   const expected = m.rule.split(' ')[0];
   jobs.push(() =>
-    scenario(`job mutant ${name}`, 60000, async () => {
+    scenario(`job mutant ${name}`, 110000, async () => {
       const f = await startFixture(proxySpec(name), { timeoutMs: 30000 });
       try {
         const d = await probe(f.url, ['--out', path.join(OUT, name)]);
