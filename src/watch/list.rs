@@ -103,7 +103,6 @@ impl Entry {
         }
     }
 
-    /// A new call whose create answer has not come.
     /// When the list must drive this call next: its tracker's wake or a pending re-send.
     fn next_wake(&self) -> Option<u64> {
         match (self.tracker.poll_timeout(), self.resend_at) {
@@ -112,6 +111,7 @@ impl Entry {
         }
     }
 
+    /// A new call whose create answer has not come.
     fn awaiting_create(&self) -> bool {
         self.intent.is_some() && self.tracker.handle().is_none() && !self.tracker.is_done()
     }
