@@ -5,9 +5,17 @@
 //   job:  created queued -> timeout -> queued poll -> cancel press -> 409 too late -> timeout
 //         -> processing poll -> timeout -> completed poll                            (9 events)
 // Each run repeats the lifecycle on fresh machines many times; the figure is the median of RUNS.
+// The module measured is the one Node loads (`longcall`'s Node entry: compiled for speed), or,
+// with `--browser`, the one pages download (compiled for size), instantiated here in Node; the
+// npm script runs both.
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setup, createActor, assign } from 'xstate';
-import { Tracker, fastOutputs } from 'longcall';
+
+const BROWSER = process.argv.includes('--browser');
+const longcall = BROWSER ? await import('../web.js') : await import('longcall');
+if (BROWSER) longcall.initSync(readFileSync(new URL('../dist/longcall_bg.wasm', import.meta.url)));
+const { Tracker, fastOutputs } = longcall;
 
 const RUNS = Number(process.env.RUNS ?? 7);
 const ITER = Number(process.env.ITER ?? 20000);
@@ -253,6 +261,11 @@ const results = {};
 for (let r = 0; r < RUNS; r++) for (const [name, fn] of Object.entries(rows)) (results[name] ??= []).push(fn());
 const med = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, median(v)]));
 const fmt = (ns) => (ns >= 1000 ? `${(ns / 1000).toFixed(2)} µs` : `${ns.toFixed(1)} ns`);
+console.log(
+  BROWSER
+    ? 'module: dist/longcall_bg.wasm (what pages download: compiled for size), run in Node'
+    : "module: dist/longcall_node_bg.wasm (what `import 'longcall'` loads in Node: compiled for speed)",
+);
 console.log(
   `node ${process.version}, ${RUNS} runs (median), ${ITER} lifecycles per run (structured/XState: ${ITER / 4})`,
 );

@@ -1,7 +1,8 @@
 // Builds pkg/dist/ from the Rust sources, four times (bindings/wasm/Cargo.toml's features): the
 // structured client module (`longcall`), the small one behind `longcall/lite` (rules, the cancel
 // button and the numbers-only tracker, no JSON reading), the reference servers behind
-// `longcall/server` and the watch list behind `longcall/store`. For each:
+// `longcall/server` and the watch list behind `longcall/store`; then `longcall` once more,
+// compiled for speed, for its Node entry (`longcall_node`, below). For each:
 //   cargo build -p longcall-wasm --target wasm32-unknown-unknown --profile wasm --no-default-features [--features ...]
 //   wasm-bindgen --target web --out-name longcall|longcall_lite|longcall_server|longcall_watch (names and producers sections removed)
 //   wasm-opt -Oz [more passes for the small module] (npm binaryen 132; NOT Debian's binaryen 108,
@@ -9,7 +10,8 @@
 // Usage: npm --prefix pkg run build   (LONGCALL_BUILDS=longcall_lite,... builds only those, keeping
 // the others in dist/: for quick iterations on one module)
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lazyFinalization } from './lazy-finalization.mjs';
@@ -68,7 +70,8 @@ if (!existsSync(wasmOpt))
 // 2. Rust -> wasm, 3. JS glue (ES module, `init`/`initSync`) + wasm, 4. size optimisation.
 const locked_ = process.env.CI ? ['--locked'] : [];
 const meta = JSON.parse(run('cargo', ['metadata', '--format-version', '1', '--no-deps'], { capture: true }));
-const raw = join(meta.target_directory, TARGET, PROFILE, `${CRATE.replaceAll('-', '_')}.wasm`);
+const cargoOut = (profile) => join(meta.target_directory, TARGET, profile, `${CRATE.replaceAll('-', '_')}.wasm`);
+const raw = cargoOut(PROFILE);
 const only = process.env.LONGCALL_BUILDS?.split(',').filter(Boolean);
 if (!only) rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
@@ -117,4 +120,42 @@ for (const [name, features, opt] of BUILDS) {
   console.log(
     `build: ${name}: cargo ${cargoSize} B -> wasm-bindgen ${afterBindgen} B -> wasm-opt, short names ${statSync(wasm).size} B (${wasm})`,
   );
+}
+
+// `longcall` for Node (pkg/node.js loads it): the same crate and features as `longcall`, compiled
+// for speed (Cargo profile `wasm-speed`, opt-level 3, and wasm-opt -O3), since Node reads the
+// module from disk and pages never download it. It shares the glue of `longcall`: the build
+// fails unless the glue wasm-bindgen writes for it, its names shortened, is that glue byte for
+// byte, so one glue drives both and the tests in Node and in Chromium run the same source.
+const NODE = 'longcall_node';
+if (!only || only.includes(NODE)) {
+  const features = BUILDS[0][1];
+  run('cargo', ['build', ...locked_, '-p', CRATE, '--target', TARGET, '--profile', 'wasm-speed', ...features]);
+  const tmp = mkdtempSync(join(tmpdir(), 'longcall-node-'));
+  try {
+    run('wasm-bindgen', [
+      cargoOut('wasm-speed'),
+      '--target',
+      'web',
+      '--out-dir',
+      tmp,
+      '--out-name',
+      'longcall',
+      '--remove-name-section',
+      '--remove-producers-section',
+    ]);
+    const wasm = join(tmp, 'longcall_bg.wasm');
+    const glue = join(tmp, 'longcall.js');
+    run(wasmOpt, ['-O3', ...FEATURES, wasm, '-o', wasm]);
+    minifyNames(wasm, glue, './longcall_bg.js');
+    lazyFinalization(glue);
+    if (readFileSync(glue, 'utf8') !== readFileSync(join(DIST, 'longcall.js'), 'utf8'))
+      fail(`${NODE}: its glue differs from dist/longcall.js; both modules must be built from the same sources`);
+    copyFileSync(wasm, join(DIST, `${NODE}_bg.wasm`));
+    console.log(
+      `build: ${NODE}: ${statSync(join(DIST, `${NODE}_bg.wasm`)).size} B (dist/${NODE}_bg.wasm, glue dist/longcall.js)`,
+    );
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }

@@ -72,7 +72,16 @@ export function minifyNames(wasmPath, gluePath, importModule) {
     return [...uleb(b.length), ...b];
   };
 
-  let next = 0;
+  // Short names go by sorted name, not by position: builds of the same sources at other
+  // optimisation levels list the same imports in another order, and must get the same glue.
+  const module = new WebAssembly.Module(bytes);
+  const sorted = (list) => list.map((d) => d.name).sort();
+  const imports = sorted(WebAssembly.Module.imports(module).filter((d) => d.module === importModule));
+  const exports = sorted(WebAssembly.Module.exports(module));
+  const shortOf = (list, offset) => new Map(list.map((name, i) => [name, short(offset + i)]));
+  const importShort = shortOf(imports, 0);
+  const exportShort = shortOf(exports, imports.length);
+  const count = imports.length + exports.length;
   const exported = new Set();
   const out = [bytes.subarray(0, 8)];
   at = 8;
@@ -109,7 +118,7 @@ export function minifyNames(wasmPath, gluePath, importModule) {
         let from = module;
         if (module === importModule) {
           from = GLUE_MODULE;
-          renamed = short(next++);
+          renamed = importShort.get(name);
           const key = `\n        ${name}: function(`;
           const found = glue.split(key).length - 1;
           if (found !== 1) throw new Error(`minify-names: import ${name} is ${found} keys of ${gluePath}, not 1`);
@@ -122,7 +131,7 @@ export function minifyNames(wasmPath, gluePath, importModule) {
         const desc = at;
         at++;
         u();
-        const renamed = short(next++);
+        const renamed = exportShort.get(name);
         exported.add(renamed);
         glue = glue.replace(new RegExp(`\\bwasm\\.${name}\\b`, 'g'), `wasm.${renamed}`);
         body.push(...encode(renamed), ...bytes.subarray(desc, at));
@@ -140,5 +149,5 @@ export function minifyNames(wasmPath, gluePath, importModule) {
   }
   writeFileSync(wasmPath, Buffer.concat(out));
   writeFileSync(gluePath, glue);
-  return next;
+  return count;
 }
