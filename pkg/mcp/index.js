@@ -194,6 +194,8 @@ const PASSTHROUGH_STANDARD = { '~standard': { version: 1, vendor: 'longcall', va
  * `request(method, params, options)` resolves with the raw result or throws;
  * `rpcError(e)` returns the JSON-RPC error object when `e` is the server's error answer, else
  * null (a local failure: timeout, closed connection);
+ * `httpBody(e)` returns the body text when `e` is an HTTP error status the SDK raised (both lines
+ * raise one for a 4xx/5xx answer to a 2025 request, with the body's text), else null;
  * `previousElicitation()` returns the `elicitation/create` handler registered before, if any;
  * `setElicitation(fn)` registers ours (throws when the Client did not declare elicitation).
  */
@@ -231,7 +233,7 @@ function sdkLikeSender(sdk, { requestTimeoutMs = 60000, resultTimeoutMs = 600000
         });
         return { jsonrpc: '2.0', id, result };
       } catch (e) {
-        const error = signal?.aborted ? null : sdk.rpcError(e);
+        const error = signal?.aborted ? null : (rpcErrorInBody(sdk.httpBody(e)) ?? sdk.rpcError(e));
         if (error) return { jsonrpc: '2.0', id, error };
         throw e;
       } finally {
@@ -245,6 +247,22 @@ function sdkLikeSender(sdk, { requestTimeoutMs = 60000, resultTimeoutMs = 600000
       return () => routes.delete(taskId);
     };
   return sender;
+}
+
+/**
+ * The JSON-RPC error an HTTP error status carried as its body: the server's answer (some servers
+ * send their JSON-RPC errors as 400), handed over unvalidated for the core to read; null when the
+ * body is not a JSON-RPC error (a proxy's HTML 502 page: no answer).
+ */
+function rpcErrorInBody(text) {
+  if (typeof text !== 'string') return null;
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return body?.jsonrpc === '2.0' && body.error !== null && typeof body.error === 'object' ? body.error : null;
 }
 
 const rpcErrorOf = (code, message, data) => {
@@ -278,11 +296,16 @@ export function sdkSender(client, opts = {}) {
   }
   // Failures the SDK raises as McpError on its own side: not answers from the server.
   const LOCAL = new Set([types.ErrorCode?.RequestTimeout ?? -32001, types.ErrorCode?.ConnectionClosed ?? -32000]);
+  // An HTTP error status: StreamableHTTPError, its status as a numeric `code` (not a JSON-RPC
+  // error code) and the body after this prefix.
+  const HTTP = /^Streamable HTTP error: Error POSTing to endpoint: ([\s\S]*)$/;
+  const httpBody = (e) => (typeof e?.message === 'string' ? (HTTP.exec(e.message)?.[1] ?? null) : null);
   return sdkLikeSender(
     {
       request: (method, params, opts) => client.request({ method, params }, PASSTHROUGH_ZOD, opts),
+      httpBody,
       rpcError: (e) =>
-        typeof e?.code === 'number' && !LOCAL.has(e.code)
+        typeof e?.code === 'number' && !LOCAL.has(e.code) && httpBody(e) === null
           ? // McpError prefixes the server's message with "MCP error <code>: ".
             rpcErrorOf(e.code, String(e.message ?? '').replace(/^MCP error -?\d+: /, ''), e.data)
           : null,
@@ -311,6 +334,8 @@ export function sdk2Sender(client, options = {}) {
   return sdkLikeSender(
     {
       request: (method, params, opts) => client.request({ method, params }, PASSTHROUGH_STANDARD, opts),
+      // SdkHttpError keeps the status and body in `data`.
+      httpBody: (e) => (e?.name === 'SdkHttpError' && typeof e.data?.text === 'string' ? e.data.text : null),
       // ProtocolError (the server's JSON-RPC error) has a numeric code; SdkError's codes are strings.
       rpcError: (e) => (typeof e?.code === 'number' ? rpcErrorOf(e.code, String(e.message ?? ''), e.data) : null),
       previousElicitation: () => client._getRequestHandler?.('elicitation/create'),

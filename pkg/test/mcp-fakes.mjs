@@ -90,6 +90,8 @@ function answer(handlers, method, params) {
     return { result: h(params) };
   } catch (e) {
     if (e?.rpc) return { error: e.rpc };
+    // An HTTP error status whose body is `text` (a server that sends its JSON-RPC errors as 400).
+    if (e?.http) return { http: e.http };
     throw e;
   }
 }
@@ -168,6 +170,12 @@ export function fakeSdk1Client(handlers, { capabilities = { elicitation: {} } } 
             answered = true;
             const a = answer(handlers, method, params);
             if (a.error) return reject(new McpError(a.error.code, a.error.message, a.error.data));
+            if (a.http) {
+              // 1.32.2's StreamableHTTPError: the HTTP status as `code`, the body in the message.
+              const e = new Error(`Streamable HTTP error: Error POSTing to endpoint: ${a.http.text}`);
+              e.code = a.http.status;
+              return reject(e);
+            }
             const parsed = schema.safeParse(a.result);
             if (!parsed.success) return reject(parsed.error);
             resolve(parsed.data);
@@ -210,6 +218,13 @@ export function fakeSdk2Client(handlers, { capabilities = { elicitation: {} } } 
       this.name = 'SdkError';
     }
   }
+  class SdkHttpError extends SdkError {
+    constructor(message, { status, text }) {
+      super('CLIENT_HTTP_NOT_IMPLEMENTED', message);
+      this.data = { status, statusText: 'Bad Request', text };
+      this.name = 'SdkHttpError';
+    }
+  }
   let nextId = 0;
   const registered = new Map();
   const client = {
@@ -235,6 +250,8 @@ export function fakeSdk2Client(handlers, { capabilities = { elicitation: {} } } 
       return Promise.resolve().then(async () => {
         const a = answer(handlers, method, params);
         if (a.error) throw new ProtocolError(a.error.code, a.error.message, a.error.data);
+        // 2.4.0's SdkHttpError for a 2025 request answered with an HTTP error status.
+        if (a.http) throw new SdkHttpError(`Error POSTing to endpoint: ${a.http.text}`, a.http);
         const v = await schema['~standard'].validate(a.result);
         if (v.issues) throw new SdkError('INVALID_RESULT', `Invalid result for ${method}`);
         return v.value;

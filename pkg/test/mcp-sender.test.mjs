@@ -91,6 +91,43 @@ for (const [line, make, sender] of [
     });
   });
 
+  test(`${line}: a JSON-RPC error sent with an HTTP error status is an answer; an HTML 502 is none`, async () => {
+    // The SDKs raise a 4xx/5xx answer as an exception with the body's text; a server that sends
+    // its JSON-RPC errors as HTTP 400 (the reference server's 2025 mode did) answered all the same.
+    const body = (code, message) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 3, error: { code, message, data: { tool: 'nope' } } });
+    const c = make({
+      'tasks/get': () => {
+        throw { http: { status: 400, text: body(-32602, 'Task x not found') } };
+      },
+      'tasks/cancel': () => {
+        throw { http: { status: 502, text: '<html><body>Bad Gateway</body></html>' } };
+      },
+    });
+    const s = sender(c);
+    assert.deepEqual(await s.send({ jsonrpc: '2.0', id: 7, method: 'tasks/get', params: { taskId: 'x' } }, {}, {}), {
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32602, message: 'Task x not found', data: { tool: 'nope' } },
+    });
+    await assert.rejects(
+      s.send({ jsonrpc: '2.0', id: 8, method: 'tasks/cancel', params: { taskId: 'x' } }, {}, {}),
+      /Bad Gateway/,
+    );
+
+    // Through a call: an unknown tool refused with HTTP 400 is the server's answer (nothing
+    // started), not `create_unanswered` ("the tool may have started").
+    const refused = make({
+      'tools/call': () => {
+        throw { http: { status: 400, text: body(-32602, 'Unknown tool: nope') } };
+      },
+    });
+    const h = await callTool(sender(refused), { name: 'nope' });
+    const out = await h.outcome;
+    assert.equal(out.outcome, 'protocol_failure');
+    assert.deepEqual(out.error, { code: -32602, message: 'Unknown tool: nope', data: { tool: 'nope' } });
+  });
+
   test(`${line}: a Client without elicitation works until a task asks for input, then input_unsupported`, async () => {
     const clock = fakeClock();
     const plain = make(server25('a3'), { capabilities: {} });
