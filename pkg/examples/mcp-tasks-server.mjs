@@ -344,6 +344,19 @@ export function createTasksServer(opts = {}) {
 
   // ---- 2025-11-25: the same tools and workers, the 2025 registry and wire ----
 
+  // 2025 has no MRTR round: what a tool gathers before its task exists (2026) is asked inside
+  // the task instead (input_required), as the tools that ask while they run do.
+  const gatheredInTask = (tool) =>
+    tool.gather
+      ? {
+          ...tool,
+          run: (ctx) => {
+            const ask = tool.gather(ctx);
+            return ask ? { ask } : tool.run(ctx);
+          },
+        }
+      : tool;
+
   async function toolsCall2025(params, ctx) {
     const tool = Object.hasOwn(TOOLS, params?.name) ? TOOLS[params.name] : null;
     if (!tool) throw new RpcFailure(unknownTool(params.name).error);
@@ -364,7 +377,14 @@ export function createTasksServer(opts = {}) {
     const taskId = randomBytes(24).toString('base64url');
     const ttl = Number.isSafeInteger(params.task?.ttl) ? params.task.ttl : null;
     const view = registry2025.create(now(), ctx.principal, taskId, ttl);
-    workers.set(taskId, { reg: registry2025, tool, args, answers: {}, abort: new AbortController(), running: false });
+    workers.set(taskId, {
+      reg: registry2025,
+      tool: gatheredInTask(tool),
+      args,
+      answers: {},
+      abort: new AbortController(),
+      running: false,
+    });
     setImmediate(() => runWorker(taskId));
     rearm();
     return { task: renderTask2025(view) };
@@ -473,10 +493,11 @@ export function createTasksServer(opts = {}) {
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
   }
 
-  // Sends a JSON-RPC answer the core wrote: a result, or an error with its HTTP status.
-  function answer(res, id, result, error) {
+  // Sends a JSON-RPC answer the core wrote: a result, or an error with its HTTP status (2026);
+  // on the 2025 wire an error goes as 200, as the 2025 SDK servers send it.
+  function answer(res, id, result, error, on2025) {
     const out = answerText(id, result ?? null, error ?? null);
-    send(res, out.httpStatus, out.body);
+    send(res, on2025 ? 200 : out.httpStatus, out.body);
   }
 
   async function handle(req, res) {
@@ -520,7 +541,7 @@ export function createTasksServer(opts = {}) {
       gateRequest(model, msg.method, msg.params, req.headers) ??
       (handler ? checkParams(model, msg.method, msg.params) : methodNotServed(msg.method));
     if (refusal) {
-      answer(res, msg.id, null, refusal.error);
+      answer(res, msg.id, null, refusal.error, on2025);
       return;
     }
     // A request of this server to the client (`ask`) turns this answer into an SSE stream: the
@@ -537,7 +558,7 @@ export function createTasksServer(opts = {}) {
       });
     };
     const reply = (result, error) => {
-      if (!stream) return answer(res, msg.id, result, error);
+      if (!stream) return answer(res, msg.id, result, error, on2025);
       res.end(`event: message\ndata: ${answerText(msg.id, result ?? null, error ?? null).body}\n\n`);
     };
     try {

@@ -101,11 +101,10 @@ test('2025: a result carries no 2026 resultType; initialize names its revision i
   assert.equal((await init.json()).result.protocolVersion, '2025-11-25');
 });
 
-test('2025: an input request goes out inside tasks/result, tagged with the task; its answer completes it', async () => {
-  const created = read(
-    'call',
-    await post(urls.both, buildCall(M, ++id, 'confirm_delete', { filename: 'a.txt' }, null)),
-  );
+// Creates a task of `tool`, then reads its tasks/result stream: the input request first (tagged
+// with the task), answered with `content`; then the result, which must match `done`.
+async function inputInsideResult(tool, args, content, done) {
+  const created = read('call', await post(urls.both, buildCall(M, ++id, tool, args, null)));
   const handle = created.task.taskId;
   await sleep(100);
   assert.equal(
@@ -146,13 +145,28 @@ test('2025: an input request goes out inside tasks/result, tagged with the task;
   const answered = await fetch(urls.both, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content: { confirm: true } } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content } }),
   });
   assert.equal(answered.status, 202);
   const last = await next();
   assert.equal(last.id, built.message.id);
-  assert.match(JSON.stringify(last.result), /Deleted a\.txt/);
+  assert.match(JSON.stringify(last.result), done);
   const input = readAnswer(M, 'fetch_result', JSON.stringify(last));
   assert.deepEqual(input.violations, []);
   assert.equal(both.registry2025.peek(handle).status, 'completed');
+}
+
+test('2025: an input request goes out inside tasks/result, tagged with the task; its answer completes it', () =>
+  inputInsideResult('confirm_delete', { filename: 'a.txt' }, { confirm: true }, /Deleted a\.txt/));
+
+test('2025: what a tool gathers before its task on 2026 (MRTR) is asked inside the task', () =>
+  inputInsideResult('test_tool_with_task', {}, { name: 'Ada' }, /Hello Ada, task finished/));
+
+test('2025: a JSON-RPC error goes with HTTP 200, as the 2025 SDK servers send it', async () => {
+  const refused = await post(urls.both, buildCall(M, ++id, 'no_such_tool', {}, null));
+  assert.equal(refused.status, 200);
+  assert.equal(JSON.parse(refused.text).error.code, -32602);
+  const unknown = await post(urls.both, buildRequest(M, { kind: 'get', handle: 'nope' }, ++id));
+  assert.equal(unknown.status, 200);
+  assert.equal(JSON.parse(unknown.text).error.code, -32602);
 });
