@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One-off tool installs for a fresh Debian 12 machine (rustup stable, Node 20, npm), from the
+# One-off tool installs for a fresh Debian 12 machine (rustup stable, Node 22 and 24, npm), from the
 # registries only (Debian, crates.io, npm). Idempotent: skips what is already there, so CI can run
 # it every time. What each tool is for: the comments at each step below.
 set -euo pipefail

@@ -4,6 +4,30 @@
 //! `io.modelcontextprotocol/tasks` and the 2025-11-25 experimental design) and Sume-style paid
 //! jobs. It decides; the host does the I/O.
 //!
+//! ## Start here
+//!
+//! One [`endpoint::CallEndpoint`] per call speaks the wire: hand it what arrived, exactly as it
+//! arrived, send what it emits, and wake it when it asks. [`endpoint::CallEndpoint::call_tool`]
+//! starts an MCP tool call (a task on either revision), [`endpoint::CallEndpoint::submit_job`]
+//! a paid job; the run loop is `examples/run_loop.rs` and the module page of [`endpoint`].
+//!
+//! ```
+//! use longcall::endpoint::{CallEndpoint, Config, Event, Transmit};
+//! use longcall::Model;
+//!
+//! let args = serde_json::json!({"prompt": "a cat"});
+//! let mut ep = CallEndpoint::call_tool(Model::Task2026, "render", args, None, Config::default())?;
+//! // The first thing to do: send the `tools/call` (its answer goes to `handle_message`).
+//! assert!(matches!(ep.poll_event(), Event::Transmit(Transmit::Rpc { .. })));
+//! # Ok::<(), longcall::Error>(())
+//! ```
+//!
+//! Time is the host's: pass the same clock's milliseconds throughout. A time earlier than one
+//! already passed is taken as it is (the next poll counts from it), never refused, so prefer a
+//! clock that does not step back.
+//!
+//! ## What is inside
+//!
 //! * **Rules as pure functions** (S-6). [`lifecycle`] (is this transition legal, is this
 //!   observation consistent), [`outcome`] (what a settled call means), [`cancel`] (the cancel
 //!   window, what every cancel answer means, an honest cancel button), [`poll`] (when to poll

@@ -478,7 +478,7 @@ fn default_run_summarises_bundled_data() {
         "{out}"
     );
     assert!(
-        out.contains("    FAIL completed-iserror.jsonl: result_contradicts_status\n"),
+        out.contains("    must completed-iserror.jsonl: result_contradicts_status\n"),
         "{out}"
     );
     assert!(out.contains("    ok   unknown-task.jsonl\n"), "{out}");
