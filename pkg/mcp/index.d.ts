@@ -55,6 +55,13 @@ export interface Sender {
    * through `onViolation` as `{source: 'adapter', rule: 'input_unsupported'}`, and watching goes on.
    */
   routeInput?(taskId: string, fn: (key: string, request: Json) => Promise<Json>): () => void;
+  /**
+   * True when what `send` threw says the sender is closed for good (the SDK senders: a closed
+   * Client's "Not connected"): the watch then stops at once, `outcome` rejecting with code
+   * `watch_stopped` (reason `host_stopped`, the error as `cause`), and `cancel()` rejects with
+   * `sender_closed`, instead of polling a closed client for ever. The task goes on.
+   */
+  isClosed?(error: unknown): boolean;
 }
 
 /** Options of {@link httpSender}. */
@@ -217,13 +224,13 @@ export interface CallHandle {
   snapshot(): string;
 }
 
-/** An Error with a stable `code` (`create_unanswered`, `watch_stopped`, `transport`, `invalid_input`, `snapshot_*`, ...). */
+/** An Error with a stable `code` (`create_unanswered`, `watch_stopped`, `sender_closed`, `transport`, `invalid_input`, `snapshot_*`, ...). */
 export class McpCallError extends Error {
   /** `extra.cause` becomes the standard `cause`; its other fields are copied onto the error. */
   constructor(code: string, message: string, extra?: object);
   code: string;
   /**
-   * `create_unanswered`, and `watch_stopped` for `deadline` or `max_polls`: what the sender threw
+   * `create_unanswered`, and `watch_stopped` for `deadline`, `max_polls` or a closed sender: what the sender threw
    * when the latest exchange got no answer (for `httpSender` a fetch `TypeError('fetch failed')`
    * whose own `cause` says why, e.g. `ECONNREFUSED`, or a `transport` error for an HTTP answer
    * with no JSON-RPC answer in it); its words are in the message too. Undefined when an answer

@@ -221,6 +221,8 @@ function sdkLikeSender(sdk, { requestTimeoutMs = 60000, resultTimeoutMs = 600000
   }
   const sender = {
     model: 'task-2025',
+    // Both SDK lines reject every request of a closed Client with "Not connected".
+    isClosed: (e) => e?.message === 'Not connected',
     async send(message, _headers, { signal } = {}) {
       const { id, method, params } = message;
       const timeout = method === 'tasks/result' ? resultTimeoutMs : requestTimeoutMs;
@@ -364,6 +366,8 @@ class Watch {
     this.exchangeWaiters = [];
     this.timer = null;
     this.done = false;
+    // The sender said it is closed for good (`isClosed`): nothing more can be sent.
+    this.closed = false;
     this.failure = null;
     // The error of the latest exchange that ended without an answer (null once one answered): the
     // cause of a stop it led to.
@@ -514,6 +518,13 @@ class Watch {
           ended();
           if (this.done) return;
           this.transportError = { error: e, detail: transportDetail(e) };
+          // A sender closed for good answers nothing more: stop watching now (the task goes on),
+          // instead of polling a closed client forever.
+          if (safe(this.sender.isClosed, e) === true) {
+            this.closed = true;
+            this.stop();
+            return;
+          }
           safe(this.opts.onExchange, {
             method: message.method,
             sentAt: t0,
@@ -593,13 +604,17 @@ class Watch {
     if (this.done) return;
     this.finish();
     const id = this.ep.id;
-    // A stop the caller asked for is not the transport's doing, even after a failed exchange.
-    const transport = reason === 'host_stopped' ? null : this.transportError;
+    // A stop the caller asked for is not the transport's doing, even after a failed exchange; a
+    // closed sender is.
+    const transport = reason === 'host_stopped' && !this.closed ? null : this.transportError;
     const said = transport ? ` (${transport.detail})` : '';
+    const goesOn = `the task${id ? ` ${id}` : ''} goes on: resume from a snapshot or watchTask(sender, id)`;
     const why =
       reason === 'create_unanswered'
         ? `tools/call ${this.name ?? ''} got no answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
-        : `stopped watching (${reason})${transport ? `, last exchange unanswered${said}` : ''}; the task${id ? ` ${id}` : ''} goes on: resume from a snapshot or watchTask(sender, id)`;
+        : this.closed
+          ? `stopped watching: the sender's client is closed${said}; ${goesOn} with a connected one`
+          : `stopped watching (${reason})${transport ? `, last exchange unanswered${said}` : ''}; ${goesOn}`;
     this.failure = new McpCallError(reason === 'create_unanswered' ? 'create_unanswered' : 'watch_stopped', why, {
       reason,
       taskId: id ?? null,
@@ -636,6 +651,10 @@ class Watch {
       outcome: w.outcome,
       /** Presses the core's cancel button; resolves with the button state once the answer is in. */
       cancel() {
+        if (w.closed)
+          return Promise.reject(
+            new McpCallError('sender_closed', "the sender's client is closed: the cancel cannot be sent"),
+          );
         let events;
         try {
           events = w.ep.pressCancel(w.now());

@@ -151,7 +151,12 @@ export function fakeSdk1Client(handlers, { capabilities = { elicitation: {} } } 
       }
       this._requestHandlers.set(method, async (request, extra) => handler(request, extra));
     },
+    /** After `close()`, 1.32.2's `request` rejects at once with Error('Not connected'). */
+    close() {
+      client.closed = true;
+    },
     request({ method, params }, schema, options = {}) {
+      if (client.closed) return Promise.reject(new Error('Not connected'));
       const id = nextId++;
       client.sent.push({ id, method, params });
       return new Promise((resolve, reject) => {
@@ -242,8 +247,13 @@ export function fakeSdk2Client(handlers, { capabilities = { elicitation: {} } } 
     _getRequestHandler(method) {
       return registered.get(method);
     },
+    /** After `close()`, 2.4.0's `request` rejects at once with Error('Not connected'). */
+    close() {
+      client.closed = true;
+    },
     request({ method, params }, schema, _options = {}) {
       if (!schema?.['~standard']) throw new TypeError('expected a Standard Schema');
+      if (client.closed) return Promise.reject(new Error('Not connected'));
       const id = nextId++;
       client.sent.push({ id, method, params });
       if (handlers[method] === 'timeout') return Promise.reject(new SdkError('REQUEST_TIMEOUT', 'Request timed out'));

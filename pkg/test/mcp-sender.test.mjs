@@ -128,6 +128,23 @@ for (const [line, make, sender] of [
     assert.deepEqual(out.error, { code: -32602, message: 'Unknown tool: nope', data: { tool: 'nope' } });
   });
 
+  test(`${line}: a closed Client stops the watch at its next request, saying so; the task goes on`, async () => {
+    const clock = fakeClock();
+    const c = make(server25('c1', { pollsToDone: 1000 }));
+    const h = await callTool(sender(c), { name: 'job', config: FAST, now: clock.now, timers: clock.timers });
+    const out = watchPromise(h.outcome);
+    await clock.advance(250);
+    const polled = c.sent.length;
+    assert.ok(polled >= 2, 'polled before the close');
+    c.close();
+    assert.ok(await clock.runUntil(() => out.done, { limitMs: 60000 }), 'the watch ends');
+    assert.equal(out.error?.code, 'watch_stopped');
+    assert.equal(out.error.reason, 'host_stopped');
+    assert.match(out.error.message, /client is closed \(Not connected\).*task c1 goes on/);
+    assert.equal(c.sent.length, polled, 'nothing more reached the closed client');
+    await assert.rejects(h.cancel(), (e) => e.code === 'sender_closed');
+  });
+
   test(`${line}: a Client without elicitation works until a task asks for input, then input_unsupported`, async () => {
     const clock = fakeClock();
     const plain = make(server25('a3'), { capabilities: {} });

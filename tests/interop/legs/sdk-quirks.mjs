@@ -4,7 +4,8 @@
 // server, stdio): behaviours of servers the adapter had not met. A task whose tasks/get omits
 // `ttl` settles (the core reads it and reports the missing field) instead of polling forever; the
 // host's own elicitation handler still answers ordinary elicitations; a Client that declared no
-// elicitation can use the sender; no `notifications/cancelled` names an answered request
+// elicitation can use the sender; a Client closed mid-watch stops the watch; no
+// `notifications/cancelled` names an answered request
 // (recorded transcript, results/sdk-quirks-<line>.jsonl). Leg protocol: see lib/leg.mjs.
 import path from 'node:path';
 import fs from 'node:fs';
@@ -135,6 +136,19 @@ for (const L of LINES) {
       assert(hostSaw.includes('plain question'), `host handler saw ${JSON.stringify(hostSaw)}`);
       assert(text.includes('"action":"accept"') && text.includes('"ok":true'), `tool said ${text}`);
       return text;
+    });
+
+    await sc('the Client closed mid-watch: the watch stops, saying so, instead of polling on', 20000, async () => {
+      const h = await callTool(sender, { name: 'quick_task', arguments: { ms: 4000 }, config: CONFIG });
+      await sleep(600); // a poll or two
+      await conn.client.close();
+      const t0 = Date.now();
+      const e = await h.outcome.then(
+        (out) => ({ code: `settled ${out.outcome}` }),
+        (err) => err,
+      );
+      assert(e.code === 'watch_stopped' && /client is closed/.test(e.message), `${e.code}: ${e.message}`);
+      return `${e.code} ${Date.now() - t0} ms after the close: ${e.message}`;
     });
   } catch (e) {
     emit(`${L.line}: connect`, 'fail', e?.message ?? e);
