@@ -426,7 +426,13 @@ export interface TrackerConfig {
     /** Poll at about a stated server interval rather than backing off from it (default true; rule P-13). */
     followServerInterval?: boolean;
   };
+  /** The jitter's seed (any integer; the same seed, the same schedule). */
   seed?: number;
+  /**
+   * When watching stops (`stopped`, reason `deadline`): an absolute time on the clock the `now`
+   * arguments come from (`Date.now()` for `longcall/mcp` and `longcall/jobs` unless given), not
+   * a duration: `Date.now() + 10 * 60_000` for ten minutes. Never the task or job itself.
+   */
   deadlineMs?: number | null;
 }
 /** What a host shows or stores about a watched call. */

@@ -37,7 +37,7 @@ const store = {
 const name = (job) => (job?.id ? `job ${job.id}` : `intent ${intent}`);
 /** @param {{id?: string} | undefined} job @param {string} what */
 const say = (job, what) => console.error(`${name(job)}: ${what}`);
-/** What a failed fetch says: "fetch failed: connect ECONNREFUSED 127.0.0.1:9". @param {any} e */
+/** What a failed fetch says: "fetch failed: connect ECONNREFUSED 127.0.0.1:3000". @param {any} e */
 const why = (e) => {
   const words = [];
   for (let x = e, depth = 0; x != null && depth < 4; x = x.cause, depth++) words.push(x.message || x.code);

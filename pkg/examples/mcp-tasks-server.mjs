@@ -541,6 +541,9 @@ export function createTasksServer(opts = {}) {
       gateRequest(model, msg.method, msg.params, req.headers) ??
       (handler ? checkParams(model, msg.method, msg.params) : methodNotServed(msg.method));
     if (refusal) {
+      // A 2025 client at a server started for 2026 only: say how to serve it.
+      if (!on2025 && version === PROTOCOL_VERSION_2025)
+        refusal.error.message += '; this server speaks 2025-11-25 when started with --serve-2025';
       answer(res, msg.id, null, refusal.error, on2025);
       return;
     }

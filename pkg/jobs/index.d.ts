@@ -84,11 +84,19 @@ export interface Job {
   readonly settled: Promise<JobSettled | JobStopped>;
   /** Resolves when the job id is known (`null` if the job ended without one). */
   readonly created: Promise<{ id: string; status: Status } | null>;
-  /** The user pressed cancel. @throws {LongcallError} `cancel_refused` (nothing is sent). */
-  cancel(): void;
+  /**
+   * The user pressed cancel: resolves with the button state once the cancel was answered
+   * (`cancelled`, `too_late`, `acknowledged_pending`, ...; also when the job ended first).
+   * Rejects with a {@link JobHostError} of code `cancel_refused` when the core refuses the press
+   * (nothing is sent; the core's error is its `cause`), or `closed` after {@link Job.close}.
+   */
+  cancel(): Promise<ButtonState>;
   /** Stops watching (the job goes on); `settled` resolves with `stopped`. */
   stop(): void;
-  /** Ends this host's loop and leaves the record in the store, as a process exit would. */
+  /**
+   * Ends this host's loop and leaves the record in the store, as a process exit would;
+   * `settled` resolves with `{type: 'stopped', reason: 'host_stopped'}`.
+   */
   close(): void;
 }
 

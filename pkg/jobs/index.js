@@ -24,9 +24,10 @@ export class JobHostError extends Error {
   /**
    * @param {string} code
    * @param {string} message
+   * @param {{cause?: unknown}} [options]
    */
-  constructor(code, message) {
-    super(message);
+  constructor(code, message, options) {
+    super(message, options);
     this.name = 'JobHostError';
     this.code = code;
   }
@@ -74,6 +75,8 @@ class Job {
   // What fetch threw for the latest request left unanswered (null once one is answered): the
   // cause of a stop it led to, and of the admission event that says so.
   #transportError = null;
+  // Presses waiting for the button to leave `requesting` (or the job to end).
+  #cancelWaiters = [];
 
   constructor(host, ep, intent, hooks) {
     this.#host = host;
@@ -134,8 +137,23 @@ class Job {
 
   /** The user pressed cancel; throws the core's coded refusal (nothing goes on the wire then). */
   cancel() {
-    if (this.#closed) throw new JobHostError('closed', 'this job is closed');
-    this.#run(this.#ep.pressCancel(this.#host.now()));
+    if (this.#closed) return Promise.reject(new JobHostError('closed', 'this job is closed'));
+    let events;
+    try {
+      events = this.#ep.pressCancel(this.#host.now());
+    } catch (e) {
+      // The core's refusal (`cancel_refused`): nothing goes on the wire.
+      return Promise.reject(new JobHostError(e?.code ?? 'invalid_input', e?.message ?? String(e), { cause: e }));
+    }
+    const answered = new Promise((ok) => this.#cancelWaiters.push(ok));
+    this.#run(events);
+    return answered;
+  }
+
+  #flushCancel(state) {
+    const waiters = this.#cancelWaiters;
+    this.#cancelWaiters = [];
+    for (const ok of waiters) ok(state);
   }
 
   /** Stops watching (the job goes on); `settled` resolves with the core's `stopped`. */
@@ -149,8 +167,13 @@ class Job {
    * `JobHost.resume(intent)` continues the job there.
    */
   close() {
+    if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
+    this.#flushCancel(this.#ep.button);
+    // Nothing more will happen here: whoever awaits `settled` hears that watching stopped.
+    this.#end ??= { type: 'stopped', reason: 'host_stopped' };
+    this.#resolve(this.#end);
   }
 
   /** Writes the snapshot now (queued behind earlier writes). */
@@ -187,6 +210,7 @@ class Job {
           break;
         case 'button':
           call(this.#hooks.onButton, e.state, this);
+          if (e.state !== 'requesting') this.#flushCancel(e.state);
           break;
         case 'status':
           if (this.#ep.id) this.#created({ id: this.#ep.id, status: e.status });
@@ -228,6 +252,7 @@ class Job {
       e = { ...e, cause: this.#transportError };
     this.#end = e;
     clearTimeout(this.#timer);
+    this.#flushCancel(this.#ep.button);
     this.#created(this.#ep.id ? { id: this.#ep.id, status: this.#ep.status } : null);
     // Settled, or watching ended before the server named a job (no try of the submit answered,
     // or a stop while it was unanswered): a record with no job id has nothing to watch, and the
@@ -242,9 +267,8 @@ class Job {
   #fail(err) {
     // The store refused the record: nothing more goes out (a request not recorded could be lost).
     if (this.#closed) return;
-    this.close();
     this.#end ??= { type: 'stopped', reason: 'host_stopped', error: err };
-    this.#resolve(this.#end);
+    this.close();
   }
 
   async #send(t) {
@@ -288,6 +312,18 @@ export class JobHost {
       now = Date.now,
     } = options ?? {};
     if (baseUrl == null) throw new JobHostError('invalid_input', 'JobHost: baseUrl is required');
+    // A page may give a path of its own origin ('/v1'); anything else must be a whole URL.
+    if (!URL.canParse(String(baseUrl), globalThis.location?.href))
+      throw new JobHostError(
+        'invalid_input',
+        `JobHost: baseUrl ${JSON.stringify(String(baseUrl).slice(0, 80))} is not a URL (e.g. "https://api.example.com")`,
+      );
+    const missing = store == null ? [] : ['get', 'set', 'delete'].filter((m) => typeof store[m] !== 'function');
+    if (missing.length)
+      throw new JobHostError(
+        'invalid_input',
+        `JobHost: store needs get, set and delete (sync or async); it has no ${missing.join(', ')}`,
+      );
     this.base = String(baseUrl).replace(/\/+$/, '');
     this.headers = headers;
     this.store = store;

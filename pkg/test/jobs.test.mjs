@@ -69,6 +69,11 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.match(end.result.result.artifacts[0].url, /^https:\/\//, JSON.stringify(end.result));
     assert.equal(end.result.request_id, job.id);
     assert.deepEqual(s.buttons.at(-1), 'not_applicable');
+    // Pressing now is refused by the core, as a rejection: nothing is sent.
+    await assert.rejects(
+      job.cancel(),
+      (e) => e.name === 'JobHostError' && e.code === 'cancel_refused' && e.cause?.code === 'cancel_refused',
+    );
   });
 
   test('a cancel while queued is cancelled and refunded', { timeout: 20_000 }, async () => {
@@ -76,7 +81,7 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     const key = 'jobs-cancel-queued';
     const job = await host(key).submit('intent-cancel-queued', prompt('cancel queued'), s.hooks);
     assert.equal((await job.created).status, 'queued');
-    job.cancel();
+    assert.equal(await job.cancel(), 'cancelled', 'the press resolves once the cancel is answered');
     const end = await job.settled;
     assert.equal(end.outcome, 'cancelled');
     assert.equal(end.status, 'canceled');
@@ -100,8 +105,7 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     const { id } = await job.created;
     assert.equal(job.button, 'available', `still ${job.status}`);
     while (!(await counters()).jobs[id].started_at_ms) await sleep(50);
-    job.cancel();
-    while (job.button === 'requesting') await sleep(10);
+    assert.equal(await job.cancel(), 'too_late');
     assert.equal(job.button, 'too_late');
     held.resolve();
     const end = await job.settled;
@@ -146,6 +150,8 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     const { id } = await first.created;
     first.close(); // the process ends here
     const held = first.button;
+    assert.deepEqual(await first.settled, { type: 'stopped', reason: 'host_stopped' }, 'settled hears of the close');
+    await assert.rejects(first.cancel(), { name: 'JobHostError', code: 'closed' });
     assert.ok(store.has(intent), 'the record stays in the store');
     const before = (await counters()).submits;
     const s = seen();
@@ -502,6 +508,22 @@ test('JobHost refuses an option or hook it does not know, by name, before anythi
   });
   assert.throws(() => host.watch('job_1', { onstatus: () => {} }), { code: 'invalid_input' });
   assert.equal(fetched, 0);
+});
+
+test('JobHost refuses a baseUrl that is not a URL and a store without its three methods', () => {
+  assert.throws(() => new JobHost({ baseUrl: 'not a url' }), {
+    name: 'JobHostError',
+    code: 'invalid_input',
+    message: 'JobHost: baseUrl "not a url" is not a URL (e.g. "https://api.example.com")',
+  });
+  const { delete: _gone, ...noDelete } = { get() {}, set() {}, delete() {} };
+  assert.throws(() => new JobHost({ baseUrl: 'http://127.0.0.1:3000', store: noDelete }), {
+    code: 'invalid_input',
+    message: 'JobHost: store needs get, set and delete (sync or async); it has no delete',
+  });
+  // A Map is a store; no store at all is fine too (nothing is kept).
+  assert.ok(new JobHost({ baseUrl: 'http://127.0.0.1:3000', store: new Map() }));
+  assert.ok(new JobHost({ baseUrl: 'http://127.0.0.1:3000/v1/' }));
 });
 
 test('a wave whose rounds all fail says so: failed rounds and the last HTTP status', async () => {

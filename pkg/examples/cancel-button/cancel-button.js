@@ -73,11 +73,10 @@ const showOn = (button, note) => ({
  */
 async function follow(job, button, note) {
   button.onclick = () => {
-    try {
-      job.cancel(); // the core sends the cancel, or refuses it (then nothing goes out)
-    } catch (e) {
+    // The core sends the cancel (the button shows its answer), or refuses it: nothing goes out.
+    job.cancel().catch((e) => {
       note.textContent = `Not sent: ${/** @type {{code?: string}} */ (e).code ?? e}`;
-    }
+    });
   };
   const end = await job.settled;
   note.textContent = end.type === 'settled' ? `Finished: ${end.outcome}` : `Stopped watching: ${end.reason}`;
