@@ -287,6 +287,78 @@ fn lost_submit_answer_is_reconciled_with_the_same_key() {
     assert_eq!(back.tracker().handle(), Some("job_7"));
 }
 
+/// D-10, R-5: a key sent again after its job finished is answered with the job as it is,
+/// `completed` with no result. The endpoint asks `GET /result` before the job is created, so the
+/// job settles with its result; a restart meanwhile sends the submit again (same key); a result
+/// that cannot be had still settles the job, without it.
+#[test]
+fn a_resubmitted_key_whose_job_finished_settles_with_its_result() {
+    let done = br#"{"data":{"request_id":"job_9","sume_status":"completed"}}"#;
+    let start = |key: &str| {
+        let mut ep = CallEndpoint::submit_job(submit(key), open_api_config(json!({}))).unwrap();
+        let first = sent(&drain(&mut ep)).remove(0);
+        ep.handle_http(10, first.0, answer(200, done));
+        let out = drain(&mut ep);
+        (ep, first, out)
+    };
+    let (mut ep, first, out) = start("intent-again");
+    let asked = sent(&out);
+    assert_eq!(asked.len(), 1, "{out:?}");
+    assert_eq!(
+        (asked[0].1.as_str(), asked[0].2.as_str()),
+        ("GET", "/v1/jobs/job_9/result")
+    );
+    assert!(
+        !out.iter().any(|e| matches!(e, Event::Settled { .. })),
+        "{out:?}"
+    );
+    assert_eq!(
+        ep.submit_key(),
+        Some("intent-again"),
+        "the submit stays open"
+    );
+
+    // Restarted before the result came: the submit goes again, with the same key.
+    let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), 20).unwrap();
+    let again = sent(&drain(&mut back));
+    assert_eq!(again.len(), 1);
+    assert_eq!((&again[0].3, &again[0].4), (&first.3, &first.4));
+
+    let result = br#"{"data":{"request_id":"job_9","sume_status":"completed","result":{"artifacts":[{"url":"https://cdn.example/a.png"}]}}}"#;
+    ep.handle_http(30, asked[0].0, answer(200, result));
+    let out = drain(&mut ep);
+    let settled = out.iter().find_map(|e| match e {
+        Event::Settled {
+            outcome, result, ..
+        } => Some((*outcome, result.clone())),
+        _ => None,
+    });
+    let (outcome, result) = settled.unwrap_or_else(|| panic!("{out:?}"));
+    assert_eq!(outcome, Outcome::Succeeded);
+    assert_eq!(
+        result.unwrap()["result"]["artifacts"][0]["url"],
+        "https://cdn.example/a.png"
+    );
+    assert_eq!(ep.tracker().handle(), Some("job_9"));
+    assert_eq!(ep.submit_key(), None);
+
+    // The result answered 503: the job is still created finished, without it.
+    let (mut ep, _, out) = start("intent-again-2");
+    ep.handle_http(30, sent(&out)[0].0, answer(503, b"{}"));
+    let out = drain(&mut ep);
+    assert!(
+        out.iter().any(|e| matches!(
+            e,
+            Event::Settled {
+                outcome: Outcome::Succeeded,
+                result: None,
+                ..
+            }
+        )),
+        "{out:?}"
+    );
+}
+
 /// E-11, A-4, D-6: a permanent refusal (and a 503 that says `retryable: false`) settles failed
 /// with the envelope; nothing is sent again.
 #[test]

@@ -76,6 +76,21 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     );
   });
 
+  test('the same intent submitted after its job settled: the same job, with its result', {
+    timeout: 20_000,
+  }, async () => {
+    const intent = 'intent-again';
+    const first = await host('jobs-again').submit(intent, prompt('again'));
+    const end = await first.settled;
+    assert.equal(end.outcome, 'succeeded');
+    const again = await host('jobs-again').submit(intent, prompt('again'));
+    const second = await again.settled;
+    assert.equal(again.id, first.id);
+    assert.equal(second.outcome, 'succeeded');
+    assert.deepEqual(second.result, end.result, 'the result is asked for the finished job (D-10)');
+    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1, 'paid once');
+  });
+
   test('a cancel while queued is cancelled and refunded', { timeout: 20_000 }, async () => {
     const s = seen();
     const key = 'jobs-cancel-queued';

@@ -95,6 +95,7 @@ use crate::status::Status;
 use crate::tracker::{
     Failure, Input, Output, Polled, Request, RequestKind, StopReason, Tracker, TrackerConfig,
 };
+use crate::view::JobView;
 use crate::violation::{Rule, Violation};
 use crate::wire::{detect, mcp2026, sume, sume_open, Id, Limits, Message};
 
@@ -593,10 +594,18 @@ impl CallEndpoint {
                 (_, None) => Err(Error::invalid_input("body", "a submit answer must be JSON")),
             };
             match read {
-                Ok(job) => {
-                    self.submit = None;
-                    self.feed(now, Input::JobCreated { job });
-                }
+                // D-10 for a submit: a key sent again after its job finished is answered with
+                // the job as it is, `completed` with no result. The result is asked once before
+                // the tracker hears of the job, and the submit stays open until then: a host
+                // restarted meanwhile sends it again (same key) and asks again.
+                Ok(job)
+                    if self.config.job_dialect == JobDialect::OpenApi
+                        && job.status == Status::Completed
+                        && job.result.is_none()
+                        && self.ask_result(Request::Get {
+                            handle: job.id.clone(),
+                        }) => {}
+                Ok(job) => self.created_after_submit(now, job),
                 // An answer that cannot be read is no answer: reconcile with the same key.
                 Err(e) => {
                     self.violate(Rule::UnreadableAnswer, e.to_string());
@@ -719,8 +728,10 @@ impl CallEndpoint {
         ep.queue.retain(|e| !matches!(e, Event::Transmit(_)));
         for p in core::mem::take(&mut ep.pending) {
             match p.request {
-                // a job submit with no answer is sent again with the same key.
+                // a job submit with no answer is sent again with the same key; so is one
+                // whose finished job's result was still being asked (D-10).
                 None if ep.submit.is_some() => ep.send_submit(),
+                Some(_) if p.result && ep.submit.is_some() => ep.send_submit(),
                 None => ep.feed(now, Input::CreateUnanswered),
                 Some(r @ (Request::Cancel { .. } | Request::Update { .. })) => {
                     ep.emit_request(r);
@@ -999,24 +1010,18 @@ impl CallEndpoint {
                     if kind == sume_open::OpenRequest::Status
                         && job.status == Status::Completed
                         && job.result.is_none()
+                        && self.ask_result(request)
                     {
-                        if let Ok(r) = sume_open::result_request(&job.id) {
-                            let id = self.take_id();
-                            self.pending.push(Pending {
-                                id,
-                                request: Some(request),
-                                result: true,
-                            });
-                            self.queue.push_back(Event::Transmit(Transmit::Http {
-                                request_ref: id,
-                                method: r.method,
-                                path: r.path,
-                                headers: r.headers,
-                                body: r.body,
-                            }));
-                            return;
-                        }
+                        return;
                     }
+                }
+                // The result a resubmitted key's finished job was waiting for: the job is
+                // created now, with it (or without it, when it could not be had).
+                if pending.result && self.submit.is_some() {
+                    return match input {
+                        Input::JobPolled { job } => self.created_after_submit(now, job),
+                        _ => self.lost(now, pending),
+                    };
                 }
                 self.feed(now, input);
             }
@@ -1150,7 +1155,51 @@ impl CallEndpoint {
         }
     }
 
+    /// Sends `GET /result` for the job `request` polls (D-10); false when its id cannot be put
+    /// in a path (nothing sent then).
+    fn ask_result(&mut self, request: Request) -> bool {
+        let Request::Get { handle } = &request else {
+            return false;
+        };
+        let Ok(r) = sume_open::result_request(handle) else {
+            return false;
+        };
+        let id = self.take_id();
+        self.pending.push(Pending {
+            id,
+            request: Some(request),
+            result: true,
+        });
+        self.queue.push_back(Event::Transmit(Transmit::Http {
+            request_ref: id,
+            method: r.method,
+            path: r.path,
+            headers: r.headers,
+            body: r.body,
+        }));
+        true
+    }
+
+    /// The submit is answered for good: the tracker hears of the job.
+    fn created_after_submit(&mut self, now: u64, job: JobView) {
+        self.submit = None;
+        self.feed(now, Input::JobCreated { job });
+    }
+
     fn lost(&mut self, now: u64, pending: Pending) {
+        // The result of a resubmitted key's finished job could not be had: the job is created
+        // finished, without it (its outcome is known; the host can fetch the result).
+        if pending.result && self.submit.is_some() {
+            if let Some(Request::Get { handle }) = pending.request {
+                let job = JobView {
+                    id: handle,
+                    status: Status::Completed,
+                    result: None,
+                    error: None,
+                };
+                return self.created_after_submit(now, job);
+            }
+        }
         let input = match pending.request {
             None => Input::CreateUnanswered,
             Some(r) => Input::RequestFailed {
