@@ -31,6 +31,14 @@ struct Args {
     cancel_after_ms: Option<u64>,
 }
 
+const USAGE: &str = "usage: longcall-example-host --url URL --tool NAME [--args JSON] [--answer JSON] [--cancel-after-ms N]
+
+Calls tool NAME on the MCP server at URL (2026 Streamable HTTP) and watches it to its end:
+  --args JSON             the tool's arguments (default {})
+  --answer JSON           the answer to every input request (default: read a line of JSON from stdin)
+  --cancel-after-ms N     press cancel after N ms (Ctrl-C presses it too)
+Prints the settled outcome as one JSON line.";
+
 fn args() -> Result<Args, String> {
     let mut a = Args {
         url: String::new(),
@@ -41,6 +49,10 @@ fn args() -> Result<Args, String> {
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
+        if flag == "--help" || flag == "-h" {
+            println!("{USAGE}");
+            std::process::exit(0);
+        }
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
         let json = |v: &str| serde_json::from_str::<Value>(v).map_err(|e| format!("{flag}: {e}"));
         match flag.as_str() {
@@ -55,10 +67,7 @@ fn args() -> Result<Args, String> {
         }
     }
     if a.url.is_empty() || a.tool.is_empty() {
-        return Err(
-            "usage: --url URL --tool NAME [--args JSON] [--answer JSON] [--cancel-after-ms N]"
-                .into(),
-        );
+        return Err(USAGE.into());
     }
     Ok(a)
 }
