@@ -76,6 +76,7 @@ export const {
   buildRequest,
   buildCall,
   capabilityMeta,
+  artifactUrl,
   // One call end to end (bindings/wasm/src/endpoint.rs): bytes in, events out, the core deciding.
   // `longcall/mcp` and the cancel page move what it says to send and hand back what arrived.
   Endpoint,

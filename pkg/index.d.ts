@@ -925,3 +925,11 @@ export function capabilityMeta(): {
     extensions: { 'io.modelcontextprotocol/tasks': Record<string, never> };
   };
 };
+
+/**
+ * The first artifact's URL in a finished Sume job's result, whichever shape it came in:
+ * `longcall/jobs`' `settled.result` (the Open API's `data`, the artifacts under
+ * `result.artifacts`) or a wave's `{artifacts}`; `undefined` when it has none.
+ * @example artifactUrl(end.result) // 'https://cdn.example/a.png'
+ */
+export function artifactUrl(result: Json): string | undefined;

@@ -14,6 +14,9 @@ import type {
   WaveConfig,
 } from '../index.js';
 
+/** The first artifact's URL in a settled job's result, in either dialect's shape (`longcall`'s). */
+export { artifactUrl } from '../index.js';
+
 /**
  * Where a {@link JobHost} keeps each intent's record (the endpoint's snapshot, the idempotency
  * key inside): written before a request leaves, deleted once the job settled (or its submit went

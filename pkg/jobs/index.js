@@ -19,6 +19,9 @@
 import * as lc from 'longcall';
 import { checkOptions } from '../options.js';
 
+// The first artifact's URL of a settled result, in either dialect's shape (the core reads it).
+export { artifactUrl } from 'longcall';
+
 /** An Error with a stable `code`, like the core's errors. */
 export class JobHostError extends Error {
   /**

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Endpoint } from 'longcall';
-import { JobHost } from '../jobs/index.js';
+import { JobHost, artifactUrl } from '../jobs/index.js';
 import { PKG } from './support/paths.mjs';
 import { CLI, serveJobs } from './support/serve-jobs.mjs';
 import { closedPort } from './support/ports.mjs';
@@ -67,6 +67,10 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.equal(end.outcome, 'succeeded');
     assert.equal(end.status, 'completed');
     assert.match(end.result.result.artifacts[0].url, /^https:\/\//, JSON.stringify(end.result));
+    // One reader for both dialects' shapes: the Open API's data object here, a wave's {artifacts}.
+    assert.equal(artifactUrl(end.result), end.result.result.artifacts[0].url);
+    assert.equal(artifactUrl(end.result.result), end.result.result.artifacts[0].url);
+    assert.equal(artifactUrl({ artifacts: [] }), undefined);
     assert.equal(end.result.request_id, job.id);
     assert.deepEqual(s.buttons.at(-1), 'not_applicable');
     // Pressing now is refused by the core, as a rejection: nothing is sent.

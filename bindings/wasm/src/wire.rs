@@ -163,3 +163,12 @@ pub fn build_call_js(
 pub fn capability_meta_js() -> JsResult<JsValue> {
     to_js(&mcp2026::capability_meta())
 }
+
+/// `artifactUrl(result)`: the first artifact's URL in a finished Sume job's result, in either
+/// shape a host gets one (`longcall/jobs`' `settled.result`, the Open API's `data` with
+/// `result.artifacts`; or a wave's `{artifacts}`); `undefined` when it has none.
+#[wasm_bindgen(js_name = artifactUrl)]
+pub fn artifact_url(result: JsValue) -> JsResult<Option<String>> {
+    let result: Value = js(from_js(&result, "result"))?;
+    Ok(longcall::wire::sume_open::artifact_url(&result).map(String::from))
+}
