@@ -138,7 +138,10 @@ class Job {
     return this;
   }
 
-  /** The user pressed cancel; throws the core's coded refusal (nothing goes on the wire then). */
+  /**
+   * The user pressed cancel: resolves with the button state once the cancel is answered; rejects
+   * with the core's coded refusal (nothing goes on the wire then).
+   */
   cancel() {
     if (this.#closed) return Promise.reject(new JobHostError('closed', 'this job is closed'));
     let events;

@@ -518,19 +518,19 @@ class Watch {
           ended();
           if (this.done) return;
           this.transportError = { error: e, detail: transportDetail(e) };
-          // A sender closed for good answers nothing more: stop watching now (the task goes on),
-          // instead of polling a closed client forever.
-          if (safe(this.sender.isClosed, e) === true) {
-            this.closed = true;
-            this.stop();
-            return;
-          }
           safe(this.opts.onExchange, {
             method: message.method,
             sentAt: t0,
             answeredAt: this.now(),
             error: this.transportError.detail,
           });
+          // A sender closed for good answers nothing more: stop watching now (the task goes on),
+          // instead of polling a closed client for ever.
+          if (safe(this.sender.isClosed, e) === true) {
+            this.closed = true;
+            this.stop();
+            return;
+          }
           this.apply(() => this.ep.handleTransportFailure(this.now(), id));
         },
       );
@@ -613,7 +613,7 @@ class Watch {
       reason === 'create_unanswered'
         ? `tools/call ${this.name ?? ''} got no answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
         : this.closed
-          ? `stopped watching: the sender's client is closed${said}; ${goesOn} with a connected one`
+          ? `stopped watching: the sender's client is closed${said}; ${id ? `${goesOn} with a connected one` : 'nothing was sent'}`
           : `stopped watching (${reason})${transport ? `, last exchange unanswered${said}` : ''}; ${goesOn}`;
     this.failure = new McpCallError(reason === 'create_unanswered' ? 'create_unanswered' : 'watch_stopped', why, {
       reason,

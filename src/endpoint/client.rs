@@ -598,14 +598,15 @@ impl CallEndpoint {
                 // the job as it is, `completed` with no result. The result is asked once before
                 // the tracker hears of the job, and the submit stays open until then: a host
                 // restarted meanwhile sends it again (same key) and asks again.
-                Ok(job)
-                    if self.config.job_dialect == JobDialect::OpenApi
+                Ok(job) => {
+                    let finished = self.config.job_dialect == JobDialect::OpenApi
                         && job.status == Status::Completed
-                        && job.result.is_none()
-                        && self.ask_result(Request::Get {
-                            handle: job.id.clone(),
-                        }) => {}
-                Ok(job) => self.created_after_submit(now, job),
+                        && job.result.is_none();
+                    let handle = job.id.clone();
+                    if !(finished && self.ask_result(Request::Get { handle })) {
+                        self.created_after_submit(now, job);
+                    }
+                }
                 // An answer that cannot be read is no answer: reconcile with the same key.
                 Err(e) => {
                     self.violate(Rule::UnreadableAnswer, e.to_string());
@@ -731,7 +732,7 @@ impl CallEndpoint {
                 // a job submit with no answer is sent again with the same key; so is one
                 // whose finished job's result was still being asked (D-10).
                 None if ep.submit.is_some() => ep.send_submit(),
-                Some(_) if p.result && ep.submit.is_some() => ep.send_submit(),
+                Some(_) if ep.result_before_created(&p) => ep.send_submit(),
                 None => ep.feed(now, Input::CreateUnanswered),
                 Some(r @ (Request::Cancel { .. } | Request::Update { .. })) => {
                     ep.emit_request(r);
@@ -1017,7 +1018,7 @@ impl CallEndpoint {
                 }
                 // The result a resubmitted key's finished job was waiting for: the job is
                 // created now, with it (or without it, when it could not be had).
-                if pending.result && self.submit.is_some() {
+                if self.result_before_created(&pending) {
                     return match input {
                         Input::JobPolled { job } => self.created_after_submit(now, job),
                         _ => self.lost(now, pending),
@@ -1180,6 +1181,12 @@ impl CallEndpoint {
         true
     }
 
+    /// Whether `p` is the `GET /result` of a submit answered with its job finished (D-10): the
+    /// tracker has not heard of the job yet.
+    fn result_before_created(&self, p: &Pending) -> bool {
+        p.result && self.submit.is_some()
+    }
+
     /// The submit is answered for good: the tracker hears of the job.
     fn created_after_submit(&mut self, now: u64, job: JobView) {
         self.submit = None;
@@ -1189,7 +1196,7 @@ impl CallEndpoint {
     fn lost(&mut self, now: u64, pending: Pending) {
         // The result of a resubmitted key's finished job could not be had: the job is created
         // finished, without it (its outcome is known; the host can fetch the result).
-        if pending.result && self.submit.is_some() {
+        if self.result_before_created(&pending) {
             if let Some(Request::Get { handle }) = pending.request {
                 let job = JobView {
                     id: handle,
