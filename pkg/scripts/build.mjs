@@ -72,6 +72,19 @@ const locked_ = process.env.CI ? ['--locked'] : [];
 const meta = JSON.parse(run('cargo', ['metadata', '--format-version', '1', '--no-deps'], { capture: true }));
 const cargoOut = (profile) => join(meta.target_directory, TARGET, profile, `${CRATE.replaceAll('-', '_')}.wasm`);
 const raw = cargoOut(PROFILE);
+// The ES module glue (`init`/`initSync`) and the module it drives, names and producers removed.
+const bindgen = (input, outDir, outName) =>
+  run('wasm-bindgen', [
+    input,
+    '--target',
+    'web',
+    '--out-dir',
+    outDir,
+    '--out-name',
+    outName,
+    '--remove-name-section',
+    '--remove-producers-section',
+  ]);
 const only = process.env.LONGCALL_BUILDS?.split(',').filter(Boolean);
 if (!only) rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
@@ -92,17 +105,7 @@ for (const [name, features, opt] of BUILDS) {
   run('cargo', ['build', ...locked_, '-p', CRATE, '--target', TARGET, '--profile', PROFILE, ...features]);
   if (!existsSync(raw)) fail(`cargo did not produce ${raw}`);
   const cargoSize = statSync(raw).size;
-  run('wasm-bindgen', [
-    raw,
-    '--target',
-    'web',
-    '--out-dir',
-    DIST,
-    '--out-name',
-    name,
-    '--remove-name-section',
-    '--remove-producers-section',
-  ]);
+  bindgen(raw, DIST, name);
   const wasm = join(DIST, `${name}_bg.wasm`);
   const afterBindgen = statSync(wasm).size;
   run(wasmOpt, ['-Oz', ...opt, ...FEATURES, wasm, '-o', wasm]);
@@ -133,17 +136,7 @@ if (!only || only.includes(NODE)) {
   run('cargo', ['build', ...locked_, '-p', CRATE, '--target', TARGET, '--profile', 'wasm-speed', ...features]);
   const tmp = mkdtempSync(join(tmpdir(), 'longcall-node-'));
   try {
-    run('wasm-bindgen', [
-      cargoOut('wasm-speed'),
-      '--target',
-      'web',
-      '--out-dir',
-      tmp,
-      '--out-name',
-      'longcall',
-      '--remove-name-section',
-      '--remove-producers-section',
-    ]);
+    bindgen(cargoOut('wasm-speed'), tmp, 'longcall');
     const wasm = join(tmp, 'longcall_bg.wasm');
     const glue = join(tmp, 'longcall.js');
     run(wasmOpt, ['-O3', ...FEATURES, wasm, '-o', wasm]);
