@@ -656,8 +656,9 @@ export interface CancelButtonCore {
   /**
    * A Sume `jobs_cancel` answer as read off the HTTP response: a 2xx status with the job's
    * status, or the error status with the envelope's `error.code` (an unknown code, or none, as a
-   * 502 HTML page has, reads as `other`). Returns the new state.
-   * @throws {LongcallError} `invalid_input` (not an HTTP status), `unknown_status` (a 2xx with no job status).
+   * 502 HTML page has, reads as `other`); `0` for no answer at all (`fetch` threw). Returns the
+   * new state (`available` again when the cancel did not go through).
+   * @throws {LongcallError} `invalid_input` (not an HTTP status, or a 2xx without a status), `unknown_status` (a 2xx with a status no job has).
    */
   handleJobAnswer(httpStatus: number, statusOrCode: string | null | undefined): ButtonState;
   /** The handle no longer resolves. */

@@ -68,7 +68,7 @@ export function bind(glue, { numeric = {}, numericMethods = {}, construct = {} }
       continue;
     }
     if (/^[A-Z]/.test(name) && value.prototype)
-      api[name] = guardClass(value, check, numericMethods[name] ?? {}, construct[name]);
+      api[name] = guardClass(name, value, check, numericMethods[name] ?? {}, construct[name]);
     else if (name in numeric) {
       const bad = numeric[name];
       const fn = value;
@@ -130,9 +130,9 @@ export function bind(glue, { numeric = {}, numericMethods = {}, construct = {} }
   return state;
 }
 
-function guardClass(Cls, check, numericMethods, quick) {
+// `name` is the export's name: a bundler may rename the class itself (`CancelButton$1`).
+function guardClass(name, Cls, check, numericMethods, quick) {
   const proto = Cls.prototype;
-  const name = Cls.name;
   const self = (obj, member) => {
     if (!(obj instanceof Cls))
       throw coded(

@@ -89,7 +89,9 @@ export interface Job {
   readonly created: Promise<{ id: string; status: Status } | null>;
   /**
    * The user pressed cancel: resolves with the button state once the cancel was answered
-   * (`cancelled`, `too_late`, `acknowledged_pending`, ...; also when the job ended first).
+   * (`cancelled`, `too_late`, `acknowledged_pending`, ...; also when the job ended first;
+   * `available` again when the cancel did not go through, e.g. a 502 or an unlisted 409: the job
+   * goes on, and the person may press again).
    * Rejects with a {@link JobHostError} of code `cancel_refused` when the core refuses the press
    * (nothing is sent; the core's error is its `cause`), or `closed` after {@link Job.close}.
    */

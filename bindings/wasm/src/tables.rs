@@ -73,12 +73,16 @@ pub const OUTPUT_KINDS: [&str; 9] = [
 
 /// A Sume cancel answer as a page reads it off the HTTP response: a 2xx status with the job's
 /// status, or an error status with the envelope's `error.code` (any value: a code longcall does
-/// not know, or none at all, as a 502 HTML page has, reads as `other`, never an error).
+/// not know, or none at all, as a 502 HTML page has, reads as `other`, never an error); status 0
+/// for no answer at all (`fetch` threw), as `longcall/jobs` writes it.
 pub fn job_cancel_answer(
     http_status: f64,
     status_or_code: &wasm_bindgen::JsValue,
 ) -> Result<longcall::cancel::CancelAnswer, longcall::Error> {
     use longcall::cancel::CancelAnswer;
+    if http_status == 0.0 {
+        return Ok(CancelAnswer::NoAnswer);
+    }
     let http_status = crate::json::num(http_status)
         .and_then(|n| u16::try_from(n).ok())
         .filter(|n| (100..=599).contains(n))

@@ -6,8 +6,9 @@
 //   job NAME plays one script: `queued` (cancel succeeds), `late` (409 too late, then it
 //   finishes), `html502` (the cancel gets a 502 HTML page), `drop` (the connection drops),
 //   `unlisted` (a 409 with a code longcall does not know), anything else (finishes after three
-//   polls); a submit (`?model=NAME`'s Render button) creates one job per idempotency key, which
-//   plays the last script; or
+//   polls); each NAME plays its script once per run of this server (restart it to see it again);
+//   a submit (`?model=NAME`'s Render button) creates one job per idempotency key, which plays
+//   the last script. It answers other origins too (CORS), for a page served by a dev server; or
 // * a real job server, proxied: `serve.mjs 8080 --api http://127.0.0.1:PORT` (`longcall
 //   serve-jobs` prints its URL; submit a job there, then open `?job=ID&key=API_KEY`).
 import http from 'node:http';
@@ -86,6 +87,19 @@ export async function serveExample(port = 0, { api } = {}) {
     if (api && /^\/(v1\/|_counters$)/.test(path)) {
       await proxy(api, req, res);
       return;
+    }
+    // The scripted API also answers pages served elsewhere (a Vite dev server on its own port).
+    if (path.startsWith('/v1/')) {
+      res.setHeader('access-control-allow-origin', '*');
+      if (req.method === 'OPTIONS') {
+        res
+          .writeHead(204, {
+            'access-control-allow-methods': 'GET, POST',
+            'access-control-allow-headers': 'authorization, content-type, idempotency-key',
+          })
+          .end();
+        return;
+      }
     }
     if (req.method === 'POST' && /^\/v1\/(image|video)-router\/generate$/.test(path)) {
       for await (const _ of req); // the job's arguments play no part in a script

@@ -113,6 +113,10 @@ export const cases = {
       const html = press('queued').handleJobAnswer(502, undefined);
       assert.ok(mod.BUTTON_STATES.includes(html), html);
       assert.equal(errorOf(() => press('queued').handleJobAnswer(200, 'nope')).code, 'unknown_status');
+      assert.equal(errorOf(() => press('queued').handleJobAnswer(200, undefined)).code, 'invalid_input');
+      // No answer at all (fetch threw): the cancel did not go through, the button is live again.
+      assert.equal(press('queued').handleJobAnswer(0, undefined), 'available');
+      assert.equal(errorOf(() => press('queued').handleJobAnswer(-1, undefined)).code, 'invalid_input');
       const t = new mod.Tracker('job', { poll: { jitter: 'none' } });
       t.fastCreated('job_1', 0, 5, NaN);
       assert.ok(t.fastCancelPressed(10) > 0);
