@@ -627,6 +627,16 @@ export const cases = {
       code: 'invalid_input',
       message: 'invalid input: now: expected an integer from 0 to 2^53-1, got Infinity',
     });
+    for (const [now, spelled] of [
+      [1e21, '1e+21'],
+      [-0.5, '-0.5'],
+      [Number.NaN, 'NaN'],
+      [2 ** 53, '9007199254740992'],
+    ]) {
+      assert.throws(() => t.handleTimeout(now), {
+        message: `invalid input: now: expected an integer from 0 to 2^53-1, got ${spelled}`,
+      });
+    }
     // The rule functions' arguments too.
     assert.throws(() => lc.planWaits({ ids: ['a'], timeoutSeconds: 'x' }), {
       code: 'malformed',
