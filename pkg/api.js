@@ -12,6 +12,7 @@ import { constructStructured, routeStructured } from './structured.js';
 // Before bind(), which guards the methods it installs (freed, unbound, coded errors).
 routeStructured(glue.Tracker, () => fastOutputs());
 const state = bind(glue, {
+  file: 'longcall_bg.wasm',
   numeric: NUMERIC_FUNCTIONS,
   numericMethods: { Tracker: FAST_METHODS },
   construct: { Tracker: constructStructured(glue.Tracker) },
@@ -24,10 +25,7 @@ const a = state.api;
  * Resolves once every export can be called; calling it again returns the same promise.
  */
 export function init(input) {
-  return state.init(
-    input ?? (import.meta.url ? new URL('./dist/longcall_bg.wasm', import.meta.url) : null),
-    'longcall_bg.wasm',
-  );
+  return state.init(input ?? (import.meta.url ? new URL('./dist/longcall_bg.wasm', import.meta.url) : null));
 }
 /** Instantiates the module synchronously from its bytes or a compiled `WebAssembly.Module`. */
 export const initSync = state.initSync;

@@ -7,14 +7,15 @@ import { bind, isLongcallError } from './runtime.js';
 import { makeFast } from './fast.js';
 import { FAST_METHODS, NUMERIC_FUNCTIONS } from './numeric.js';
 
-const state = bind(glue, { numeric: NUMERIC_FUNCTIONS, numericMethods: { Tracker: FAST_METHODS } });
+const state = bind(glue, {
+  file: 'longcall_lite_bg.wasm',
+  numeric: NUMERIC_FUNCTIONS,
+  numericMethods: { Tracker: FAST_METHODS },
+});
 
 /** Loads the small module (see `longcall`'s `init`). */
 export function init(input) {
-  return state.init(
-    input ?? (import.meta.url ? new URL('./dist/longcall_lite_bg.wasm', import.meta.url) : null),
-    'longcall_lite_bg.wasm',
-  );
+  return state.init(input ?? (import.meta.url ? new URL('./dist/longcall_lite_bg.wasm', import.meta.url) : null));
 }
 export const initSync = state.initSync;
 export { isLongcallError };

@@ -40,10 +40,28 @@ function recode(e) {
   return coded('invalid_input', text);
 }
 
+// A failed load is `not_initialized` with the platform's error as `cause` and its message whole
+// (the platform's text, not the caller's input, so not cut short), led by what to do about the
+// two failures a page meets first: a Content-Security-Policy without 'wasm-unsafe-eval', and
+// the .wasm of another entry point (`wrongModule`: its imports did not link, or it linked and
+// then did not work).
+function loadFailed(what, e, file, wrongModule) {
+  const text = String(e?.message ?? e);
+  const hint = /Content.Security.Policy|unsafe-eval/i.test(text)
+    ? " (the page's Content-Security-Policy must allow WebAssembly: add 'wasm-unsafe-eval' to script-src)"
+    : wrongModule
+      ? ` (is this ${file}? each entry point loads its own .wasm)`
+      : '';
+  const err = new Error(`the longcall module could not be ${what}${hint}: ${text}`, { cause: e });
+  err.code = 'not_initialized';
+  return err;
+}
+
 // A numbers-only argument as the module may take it: numbers and strings (ids) as they are,
-// `undefined` as NaN (an omitted optional number), anything else as -0.5, which is no code (not
-// an integer), no time and no JSON-RPC error code, so the function gives its "cannot read" answer.
-const num = (v) => (typeof v === 'number' || typeof v === 'string' ? v : v === undefined ? NaN : -0.5);
+// `undefined` and `null` as NaN (an omitted optional number: the wire writes a missing
+// `pollIntervalMs` as null too), anything else as -0.5, which is no code (not an integer), no
+// time and no JSON-RPC error code, so the function gives its "cannot read" answer.
+const num = (v) => (typeof v === 'number' || typeof v === 'string' ? v : v == null ? NaN : -0.5);
 
 const STATES = new WeakMap();
 
@@ -51,7 +69,7 @@ const STATES = new WeakMap();
  * Binds one build's glue module. `numeric` names the free functions and methods that take only
  * numbers and never throw (with the value they return when called wrongly).
  */
-export function bind(glue, { numeric = {}, numericMethods = {}, construct = {} } = {}) {
+export function bind(glue, { file, numeric = {}, numericMethods = {}, construct = {} } = {}) {
   let state = STATES.get(glue);
   if (state) return state;
   let ready = false;
@@ -94,31 +112,59 @@ export function bind(glue, { numeric = {}, numericMethods = {}, construct = {} }
     Object.defineProperty(api[name], 'name', { value: name });
   }
 
+  // Set when an instance was made and did not work (the .wasm of another entry point links
+  // when its imports happen to be a subset of this glue's): the glue keeps that instance and
+  // would hand it to every later init, so those are refused instead of reporting success.
+  let stuck = null;
+  // The glue returns the instance it holds when called with no module, and throws without one.
+  const holdsInstance = () => {
+    try {
+      return glue.initSync() !== undefined;
+    } catch {
+      return false;
+    }
+  };
+  const failed = (what, e) => {
+    const wrong = e instanceof WebAssembly.LinkError || holdsInstance();
+    const err = loadFailed(what, e, file, wrong);
+    if (wrong && !(e instanceof WebAssembly.LinkError)) stuck = err;
+    return err;
+  };
+  const checkStuck = () => {
+    if (stuck)
+      throw coded(
+        'not_initialized',
+        `an earlier init was given a .wasm that is not ${file}, and its instance cannot be replaced: load the page (or process) again`,
+      );
+  };
+
   /** Instantiates the module from bytes or a compiled module, synchronously. */
   function initSync(input) {
     if (ready) return;
+    checkStuck();
     try {
       glue.initSync({ module: input });
     } catch (e) {
-      throw coded('not_initialized', `the longcall module could not be instantiated: ${e?.message ?? e}`);
+      throw failed('instantiated', e);
     }
     ready = true;
   }
 
   /**
    * Loads the module once; later calls get the same promise. `input` is null only when no URL
-   * was given and the entry has no module URL to find `file` from (a bundle in a classic script
-   * or an IIFE).
+   * was given and the entry has no module URL to find its `file` from (a bundle in a classic
+   * script or an IIFE).
    */
-  function init(input, file) {
+  function init(input) {
     loading ??= (async () => {
       if (ready) return;
       try {
+        checkStuck();
         if (input == null) throw new Error(`no module URL to find ${file}: pass its URL`);
         await glue.default({ module_or_path: await input });
       } catch (e) {
         loading = null;
-        throw coded('not_initialized', `the longcall module could not be loaded: ${e?.message ?? e}`);
+        throw isLongcallError(e) ? e : failed('loaded', e);
       }
       ready = true;
     })();

@@ -5,14 +5,11 @@
 import * as glue from './dist/longcall_server.js';
 import { bind, isLongcallError } from './runtime.js';
 
-const state = bind(glue);
+const state = bind(glue, { file: 'longcall_server_bg.wasm' });
 
 /** Loads the server module (see `longcall`'s `init`). */
 export function init(input) {
-  return state.init(
-    input ?? (import.meta.url ? new URL('./dist/longcall_server_bg.wasm', import.meta.url) : null),
-    'longcall_server_bg.wasm',
-  );
+  return state.init(input ?? (import.meta.url ? new URL('./dist/longcall_server_bg.wasm', import.meta.url) : null));
 }
 export const initSync = state.initSync;
 export { isLongcallError };

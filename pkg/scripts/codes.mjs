@@ -70,7 +70,9 @@ const list = (a) => a.map((s) => JSON.stringify(s).replaceAll('"', "'")).join(',
 let js = `${HEAD}\n`;
 let dts = `${HEAD}\n`;
 for (const [name, [doc, union, codeType]] of Object.entries(TABLES)) {
-  js += `/** ${doc} */\nexport const ${name} = Object.freeze([${list(t[name])}]);\n\n`;
+  // Marked pure so a bundler drops the tables a page does not import (esbuild keeps an
+  // unmarked `Object.freeze` call: 0.6 KB gzip of a page that uses only `CancelButton`).
+  js += `/** ${doc} */\nexport const ${name} = /* @__PURE__ */ Object.freeze([${list(t[name])}]);\n\n`;
   dts += `/** ${doc} */\nexport type ${union} = ${t[name].map((s) => `'${s}'`).join(' | ')};\n`;
   if (codeType)
     dts += `/** Numeric codes: index into {@link ${name}}. */\nexport type ${codeType} = ${t[name].map((_, i) => i).join(' | ')};\n`;

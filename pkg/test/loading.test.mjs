@@ -65,6 +65,56 @@ lc.initSync(bytes); await lc.init();
 console.log(JSON.stringify([failed, lc.observe('job', 'queued', 'completed')]));`);
     assert.deepEqual(out, ['not_initialized', 'skipped']);
   });
+  test('the .wasm of another entry point: named in the error, and never reported loaded', () => {
+    // The full module under the small build's glue does not link (a LinkError).
+    const script = `import { readFileSync } from 'node:fs';
+import * as lite from ${JSON.stringify(join(PKG, 'lite-web.js'))};
+try { await lite.init(readFileSync(${JSON.stringify(WASM)})); } catch (e) {
+  console.log(JSON.stringify([e.code, e.cause instanceof WebAssembly.LinkError, e.message]));
+}`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    const [code, linkError, message] = JSON.parse(r.stdout);
+    assert.deepEqual([code, linkError], ['not_initialized', true]);
+    assert.match(message, /^the longcall module could not be loaded \(is this longcall_lite_bg\.wasm\? /);
+    // The small module under the full glue links, then fails; the glue keeps that instance, so a
+    // later init with the right module is refused rather than reported loaded.
+    const out = viaWeb(`const seen = [];
+const lite = readFileSync(${JSON.stringify(join(PKG, 'dist/longcall_lite_bg.wasm'))});
+for (const load of [() => lc.init(lite), async () => lc.initSync(bytes), () => lc.init(bytes)]) {
+  try { await load(); seen.push('loaded'); } catch (e) { seen.push([e.code, e.message]); }
+}
+seen.push(codeOf(() => lc.observe('job', 'queued', 'completed')));
+console.log(JSON.stringify(seen));`);
+    assert.equal(out[0][0], 'not_initialized');
+    assert.match(out[0][1], /^the longcall module could not be loaded \(is this longcall_bg\.wasm\? /);
+    for (const [code, msg] of [out[1], out[2]]) {
+      assert.equal(code, 'not_initialized');
+      assert.match(msg, /an earlier init was given a \.wasm that is not longcall_bg\.wasm/);
+    }
+    assert.equal(out[3], 'not_initialized');
+  });
+});
+
+describe('bundling', () => {
+  test('a page that imports only CancelButton from longcall/lite carries no code table it does not use', async () => {
+    const { build } = await import('esbuild');
+    const out = await build({
+      stdin: {
+        contents: "import { init, CancelButton } from './lite-web.js'; await init(); new CancelButton('job');",
+        resolveDir: PKG,
+      },
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      write: false,
+      logLevel: 'silent',
+    });
+    const js = out.outputFiles[0].text;
+    assert.ok(js.includes('finished_first'), 'the button states it uses are kept');
+    for (const unused of ['wait_condition_broken', 'job_generation_already_started', 'captions']) {
+      assert.ok(!js.includes(unused), `${unused} (a table the page does not import) was bundled`);
+    }
+  });
 });
 
 describe('a page app built three ways, in Chromium', () => {
@@ -100,25 +150,33 @@ describe('a page app built three ways, in Chromium', () => {
     }
   }
 
-  test('plain <script type="module"> with an import map, under a strict CSP with wasm-unsafe-eval', async () => {
+  // A plain <script type="module"> page with an import map, under a strict CSP whose script-src
+  // allows the import map (an inline script) by its hash, and `extra`.
+  async function openImportMapPage(extra) {
+    const map =
+      '{"imports": {"longcall": "./node_modules/longcall/web.js", "longcall/lite": "./node_modules/longcall/lite-web.js"}}';
     writeFileSync(
       join(tmp, 'importmap.html'),
       `<!doctype html><meta charset="utf-8"><title>loading</title>
-<script type="importmap">{"imports": {"longcall": "./node_modules/longcall/web.js", "longcall/lite": "./node_modules/longcall/lite-web.js"}}</script>
+<script type="importmap">${map}</script>
 <script type="module" src="./app.js"></script>`,
     );
-    const csp = {
-      'content-security-policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'sha256-IMPORTMAP'",
-    };
-    // The import map is an inline script: allow exactly it by hash.
     const { createHash } = await import('node:crypto');
-    const map =
-      '{"imports": {"longcall": "./node_modules/longcall/web.js", "longcall/lite": "./node_modules/longcall/lite-web.js"}}';
-    csp['content-security-policy'] = csp['content-security-policy'].replace(
-      'sha256-IMPORTMAP',
-      `sha256-${createHash('sha256').update(map).digest('base64')}`,
-    );
-    assert.deepEqual(await open(tmp, '/importmap.html', csp), EXPECTED);
+    const hash = `sha256-${createHash('sha256').update(map).digest('base64')}`;
+    return open(tmp, '/importmap.html', {
+      'content-security-policy': `default-src 'self'; script-src 'self' ${extra} '${hash}'`.replace('  ', ' '),
+    });
+  }
+
+  test('plain <script type="module"> with an import map, under a strict CSP with wasm-unsafe-eval', async () => {
+    assert.deepEqual(await openImportMapPage("'wasm-unsafe-eval'"), EXPECTED);
+  });
+
+  test('a strict CSP without wasm-unsafe-eval: init rejects, saying what to add', async () => {
+    const seen = await openImportMapPage('');
+    assert.equal(seen.before, 'not_initialized');
+    assert.equal(seen.errorCode, 'not_initialized');
+    assert.match(seen.error, /add 'wasm-unsafe-eval' to script-src/);
   });
 
   for (const format of ['esm', 'iife']) {

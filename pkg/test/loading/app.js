@@ -35,6 +35,7 @@ function codeOf(fn) {
 })()
   .catch((e) => {
     report.error = String(e?.stack ?? e);
+    report.errorCode = e?.code;
   })
   .finally(() => {
     document.title = JSON.stringify(report);

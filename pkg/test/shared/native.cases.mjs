@@ -123,6 +123,16 @@ export const cases = {
       const n = t.fastJobCancelAnswered(20, 409, 'job_generation_already_started');
       assert.ok(mod.decodeFast(t, n).some((o) => o.type === 'button' && o.state === 'too_late'));
       assert.equal(t.fastJobCancelAnswered(30, Symbol('x'), 'x'), -1);
+      // An interval the server did not give, as undefined or as JSON's null: none.
+      for (const none of [undefined, null]) {
+        const u = new mod.Tracker('job', { poll: { jitter: 'none', initialMs: 700 } });
+        const count = u.fastCreated('job_1', 0, 5, none);
+        assert.ok(count > 0, String(none));
+        assert.ok(
+          mod.decodeFast(u, count).some((o) => o.type === 'wake_at' && o.at === 700),
+          String(none),
+        );
+      }
     }
   },
 
