@@ -11,7 +11,8 @@
 //! * The answer moves it on: 2026 ack → `acknowledged_pending` (not a promise); cancelled →
 //!   `cancelled`; 409 started → `too_late`; already terminal → `finished_first`; unknown handle →
 //!   `unavailable`; a failed request → back to `available`; an ambiguous or rule-breaking answer
-//!   stays `requesting` until an observation decides.
+//!   stays `requesting` until an observation decides (C-20): a terminal status as below, a status
+//!   still in the window reopens it (`available`), a started job shows `too_late`.
 //! * Observations settle it once pressed: a cancelled status → `cancelled`; any other terminal
 //!   status → `finished_first` (the call finished before the cancel took effect). A cancelled
 //!   status seen while still `requesting` (its answer lost) shows `cancelled` too (C-19).
@@ -156,6 +157,11 @@ pub struct CancelButton {
     /// even after the button reopened.
     #[serde(default)]
     sent: bool,
+    /// The cancel was answered, and the answer left it to the next observation (C-20): a status
+    /// then decides even when it is not terminal. (Written only when set, so a snapshot taken
+    /// without it reads the same.)
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    undecided: bool,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -169,6 +175,7 @@ impl<'de> Deserialize<'de> for CancelButton {
             last_status: f.opt("last_status")?,
             pressed: f.req("pressed")?,
             sent: f.def("sent")?,
+            undecided: f.def("undecided")?,
         })
     }
 }
@@ -187,6 +194,7 @@ impl CancelButton {
             last_status: None,
             pressed: false,
             sent: false,
+            undecided: false,
         }
     }
 
@@ -226,6 +234,16 @@ impl CancelButton {
         if self.state.is_final() {
             return Ok(self.state);
         }
+        if core::mem::take(&mut self.undecided) && win != Window::Terminal {
+            // C-20: the answer decided nothing; this status does. Still open, the cancel did not
+            // take and may be pressed again; started, it is too late, as after a 409 (and the
+            // press stands, so the end shows `finished_first`).
+            self.state = match win {
+                Window::Open => self.reopen(),
+                _ => ButtonState::TooLate,
+            };
+            return Ok(self.state);
+        }
         self.state = match (self.pressed, win) {
             (_, Window::Terminal) if !(self.pressed || self.sent && status.is_cancelled()) => {
                 ButtonState::NotApplicable
@@ -263,6 +281,10 @@ impl CancelButton {
         if self.state.is_final() {
             return self.state;
         }
+        self.undecided = matches!(
+            verdict,
+            CancelVerdict::Rejected | CancelVerdict::BreaksRevision
+        );
         self.state = match verdict {
             CancelVerdict::Acknowledged => ButtonState::AcknowledgedPending,
             CancelVerdict::Cancelled => ButtonState::Cancelled,
@@ -326,6 +348,7 @@ mod tests {
                 last_status: None,
                 pressed: false,
                 sent: false,
+                undecided: false,
             };
             let r = b.press();
             assert_eq!(r.is_ok(), state == B::Available);
@@ -368,6 +391,79 @@ mod tests {
         b.handle_verdict(CancelVerdict::Acknowledged);
         assert_ne!(b.state(), B::Cancelled);
         assert_eq!(b.handle_status(Status::Cancelled).unwrap(), B::Cancelled);
+    }
+
+    /// Rules C-20: an answer that decided nothing leaves the button `requesting` only until
+    /// the next status: still in the window, it can be pressed again; a started job is too late;
+    /// a terminal status settles it as usual. A status before any answer decides nothing.
+    #[test]
+    fn an_undecided_answer_is_decided_by_the_next_status() {
+        for (model, verdict, next, want) in [
+            (
+                Model::Job,
+                CancelVerdict::BreaksRevision,
+                Status::Processing,
+                B::TooLate,
+            ),
+            (
+                Model::Job,
+                CancelVerdict::BreaksRevision,
+                Status::Queued,
+                B::Available,
+            ),
+            (
+                Model::Job,
+                CancelVerdict::BreaksRevision,
+                Status::Canceled,
+                B::Cancelled,
+            ),
+            (
+                Model::Task2025,
+                CancelVerdict::Rejected,
+                Status::Working,
+                B::Available,
+            ),
+            (
+                Model::Task2025,
+                CancelVerdict::Rejected,
+                Status::Completed,
+                B::FinishedFirst,
+            ),
+            (
+                Model::Task2026,
+                CancelVerdict::BreaksRevision,
+                Status::InputRequired,
+                B::Available,
+            ),
+        ] {
+            let open = if model == Model::Job {
+                Status::Queued
+            } else {
+                Status::Working
+            };
+            let mut b = CancelButton::new(model);
+            b.handle_status(open).unwrap();
+            b.press().unwrap();
+            assert_eq!(
+                b.handle_status(open).unwrap(),
+                B::Requesting,
+                "no answer yet"
+            );
+            assert_eq!(b.handle_verdict(verdict), B::Requesting);
+            let restored: CancelButton =
+                crate::snapshot::restore(&crate::snapshot::save(&b).unwrap()).unwrap();
+            assert_eq!(restored, b, "the snapshot keeps that the answer came");
+            assert_eq!(
+                b.handle_status(next).unwrap(),
+                want,
+                "{model} {verdict:?} {next}"
+            );
+            // Decided once: a later status in the window does not reopen a press again.
+            if want == B::Available {
+                b.press().unwrap();
+                assert_eq!(b.handle_status(open).unwrap(), B::Requesting);
+            }
+        }
     }
 
     /// Rules C-19: the cancel's answer never came, but the status says cancelled.
