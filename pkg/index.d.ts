@@ -213,7 +213,11 @@ export interface EndpointWireOptions {
  */
 export class Endpoint {
   private constructor();
-  /** Calls tool `name`; the first event is the `tools/call` to send. @throws {LongcallError} `unknown_model`, `wrong_model`, `invalid_input`, `invalid_config`, `malformed`. */
+  /**
+   * Calls tool `name`; the first event is the `tools/call` to send. With `now` (ms), a
+   * `config.deadlineMs` already passed is refused before anything is sent. @throws
+   * {LongcallError} `unknown_model`, `wrong_model`, `invalid_input`, `invalid_config`, `malformed`.
+   */
   static callTool(
     model: TaskModel,
     name: string,
@@ -221,13 +225,20 @@ export class Endpoint {
     ttlMs?: number | null,
     config?: TrackerConfig | null,
     wire?: EndpointWireOptions | null,
+    now?: number | null,
   ): Endpoint;
   /**
    * Creates a job; the first event is its submit (an `http` transmit), with the intent's key on
    * every try. The core re-sends it with the same key after a 429, `queue_full`, 5xx or no
-   * answer, and never otherwise. @throws {LongcallError} `invalid_input`, `malformed`, `invalid_config`.
+   * answer, and never otherwise. With `now` (ms), a `config.deadlineMs` already passed is refused
+   * before anything is sent. @throws {LongcallError} `invalid_input`, `malformed`, `invalid_config`.
    */
-  static submitJob(submit: JobSubmit, config?: TrackerConfig | null, wire?: EndpointWireOptions | null): Endpoint;
+  static submitJob(
+    submit: JobSubmit,
+    config?: TrackerConfig | null,
+    wire?: EndpointWireOptions | null,
+    now?: number | null,
+  ): Endpoint;
   /** Watches a task or job id the host persisted; the first event is its poll, no status assumed. */
   static watch(
     model: Model,

@@ -425,3 +425,77 @@ fn mcp_tools_submit_and_the_try_limit() {
     assert_eq!(ep.submit_tries(), SUBMIT_TRIES);
     assert_eq!(ep.submit_key(), Some("intent-4"));
 }
+
+/// E-59: a deadline given as a duration (60 s), so long past when the submit goes out, does not
+/// forget the paid job: the watch waits for the submit's answer, keeps the job it names, then
+/// stops with `deadline` at once. The same for a `tools/call` whose answer creates a task.
+#[test]
+fn a_deadline_passed_while_creating_keeps_the_created_call() {
+    const NOW: u64 = 1_764_000_000_000;
+    let mut ep = CallEndpoint::submit_job(
+        submit("intent-d"),
+        open_api_config(json!({"deadline_ms": 60_000})),
+    )
+    .unwrap();
+    let out = drain(&mut ep);
+    let (request_ref, ..) = sent(&out)[0].clone();
+    assert_eq!(
+        out.last(),
+        Some(&Event::Idle),
+        "no wake for a deadline while the submit is out: {out:?}"
+    );
+    ep.handle_timeout(NOW);
+    assert_eq!(
+        drain(&mut ep),
+        vec![Event::Idle],
+        "the submit's answer is awaited"
+    );
+    ep.handle_http(
+        NOW + 5,
+        request_ref,
+        answer(
+            200,
+            br#"{"data":{"request_id":"job_9","sume_status":"queued"}}"#,
+        ),
+    );
+    let mut out = drain(&mut ep);
+    if let Some(Event::WakeAt { at }) = out.last() {
+        ep.handle_timeout(*at);
+        out.extend(drain(&mut ep));
+    }
+    assert_eq!(ep.tracker().handle(), Some("job_9"), "{out:?}");
+    assert!(
+        out.contains(&Event::Stopped {
+            reason: StopReason::Deadline
+        }),
+        "{out:?}"
+    );
+    assert!(sent(&out).is_empty(), "nothing more is sent: {out:?}");
+
+    // MCP: the tools/call's answer creates the task; its id is kept.
+    let config = Config {
+        tracker: serde_json::from_value(json!({"deadline_ms": 60_000})).unwrap(),
+        ..Config::default()
+    };
+    let mut ep =
+        CallEndpoint::call_tool(longcall::Model::Task2026, "render", json!({}), None, config)
+            .unwrap();
+    let out = drain(&mut ep);
+    assert_eq!(out.last(), Some(&Event::Idle), "{out:?}");
+    ep.handle_timeout(NOW);
+    assert_eq!(drain(&mut ep), vec![Event::Idle]);
+    let created = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t-9","status":"working","createdAt":"2026-11-29T15:07:54Z","lastUpdatedAt":"2026-11-29T15:07:54Z","ttlMs":null,"pollIntervalMs":500}}"#;
+    ep.handle_message(NOW + 5, created);
+    let mut out = drain(&mut ep);
+    if let Some(Event::WakeAt { at }) = out.last() {
+        ep.handle_timeout(*at);
+        out.extend(drain(&mut ep));
+    }
+    assert_eq!(ep.tracker().handle(), Some("t-9"), "{out:?}");
+    assert!(
+        out.contains(&Event::Stopped {
+            reason: StopReason::Deadline
+        }),
+        "{out:?}"
+    );
+}

@@ -355,7 +355,7 @@ export class JobHost {
     checkOptions(hooks, HOOKS, 'submit: hooks', jobError);
     const resumed = await this.resume(intent, hooks);
     if (resumed) return resumed;
-    const ep = lc.Endpoint.submitJob({ ...job, idempotencyKey: intent }, this.config, this.wire);
+    const ep = lc.Endpoint.submitJob({ ...job, idempotencyKey: intent }, this.config, this.wire, this.now());
     return new Job(this, ep, intent, hooks).start();
   }
 

@@ -743,6 +743,7 @@ export async function callTool(sender, opts) {
     opts.ttlMs ?? null,
     opts.config ?? null,
     opts.wire ?? null,
+    (opts.now ?? Date.now)(),
   );
   const w = new Watch(sender, ep, opts, opts.name);
   const first = w.exchanged(1);

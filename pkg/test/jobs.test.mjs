@@ -529,6 +529,22 @@ test('JobHost refuses an option or hook it does not know, by name, before anythi
   assert.equal(fetched, 0);
 });
 
+test('a deadline given as a duration is refused before the paid submit goes out (E-60)', async () => {
+  let fetched = 0;
+  const fetch = async () => {
+    fetched++;
+    throw new Error('not reached');
+  };
+  const store = new Map();
+  const host = new JobHost({ baseUrl: 'http://127.0.0.1:9', fetch, store, config: { deadlineMs: 60_000 } });
+  await assert.rejects(host.submit('intent-d', { model: 'm', kind: 'image', arguments: {} }), {
+    code: 'invalid_config',
+    message: /^invalid configuration: deadlineMs: 60000 has passed \(now is \d+\): it is an absolute time/,
+  });
+  assert.equal(fetched, 0);
+  assert.equal(store.size, 0);
+});
+
 test('JobHost refuses a baseUrl that is not a URL and a store without its three methods', () => {
   assert.throws(() => new JobHost({ baseUrl: 'not a url' }), {
     name: 'JobHostError',

@@ -443,6 +443,22 @@ test('a deadline reached while polls get no answer: watch_stopped carries the la
   });
 });
 
+test('a deadline given as a duration is refused before tools/call is sent (E-60)', async () => {
+  const clock = fakeClock();
+  const s = fake(
+    'task-2026',
+    { 'tools/call': (m) => ok(m, { ...task26('t9', 'working'), resultType: 'task' }) },
+    clock,
+  );
+  for (const deadlineMs of [4000, clock.now()]) {
+    await assert.rejects(callTool(s, { name: 'slow', config: { deadlineMs }, ...on(clock) }), {
+      code: 'invalid_config',
+      message: new RegExp(`^invalid configuration: deadlineMs: ${deadlineMs} has passed \\(now is ${clock.now()}\\)`),
+    });
+  }
+  assert.deepEqual(s.sent, []);
+});
+
 test('a stop the caller asked for carries no transport error, even after an unanswered poll', async () => {
   const clock = fakeClock();
   const s = fake(

@@ -769,7 +769,13 @@ impl CallEndpoint {
             return e;
         }
         let submit = self.submit.as_ref().and_then(|s| s.retry_at);
-        match (self.tracker.poll_timeout(), submit) {
+        // E-59: the watch deadline waits for an answered create.
+        let tracker = if self.creating() {
+            None
+        } else {
+            self.tracker.poll_timeout()
+        };
+        match (tracker, submit) {
             (Some(a), Some(b)) => Event::WakeAt { at: a.min(b) },
             (Some(at), None) | (None, Some(at)) => Event::WakeAt { at },
             (None, None) => Event::Idle,
@@ -786,8 +792,19 @@ impl CallEndpoint {
         {
             self.send_submit();
         }
-        self.tracker.handle_timeout(now);
+        // E-59: a deadline that passes while the create is out does not stop the watch yet.
+        if !self.creating() {
+            self.tracker.handle_timeout(now);
+        }
         self.pump();
+    }
+
+    /// The create (a job submit, a `tools/call`) is out and its answer has not named the call
+    /// yet. Its answer is what lets the host find the work again, so the watch deadline waits
+    /// for it (E-59): once the handle is known, a deadline already passed stops watching at once.
+    fn creating(&self) -> bool {
+        self.tracker.handle().is_none()
+            && (self.submit.is_some() || self.pending.iter().any(|p| p.request.is_none()))
     }
 
     /// A JSON-RPC message arrived (an answer or a notification), exactly as it arrived.

@@ -51,6 +51,33 @@ impl<'de> Deserialize<'de> for TrackerConfig {
     }
 }
 
+impl TrackerConfig {
+    /// Refuses a deadline at or before `now` (rule E-60): call it before creating a call, so
+    /// nothing is sent. `deadline_ms` is an absolute time; a duration given for it (`60_000`)
+    /// would create the work and stop watching it at once.
+    ///
+    /// ```
+    /// use longcall::tracker::TrackerConfig;
+    /// let config = TrackerConfig { deadline_ms: Some(60_000), ..TrackerConfig::default() };
+    /// let now = 1_764_000_000_000;
+    /// assert_eq!(config.refuse_passed_deadline(now).unwrap_err().code(), "invalid_config");
+    /// let config = TrackerConfig { deadline_ms: Some(now + 60_000), ..config };
+    /// assert!(config.refuse_passed_deadline(now).is_ok());
+    /// ```
+    pub fn refuse_passed_deadline(&self, now: u64) -> Result<(), Error> {
+        match self.deadline_ms {
+            Some(deadline) if deadline <= now => Err(Error::invalid_config(
+                "deadline_ms",
+                &alloc::format!(
+                    "{deadline} has passed (now is {now}): it is an absolute time, \
+                     now + how long to watch, not a duration"
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Why a stopped tracker refuses input: watching ended without an outcome, and a late answer
 /// cannot change that.
 const STOPPED: &str = "this tracker stopped watching; start a new one from the handle to resume";

@@ -279,12 +279,23 @@ impl Endpoint {
     }
 }
 
+/// The configuration of a call about to be created: with the host's `now`, a deadline already
+/// passed is refused, so nothing is sent (E-60).
+fn creating_config(config: &JsValue, wire: &JsValue, now: &JsValue) -> Result<Config, Error> {
+    let config = self::config(config, wire)?;
+    if let Some(now) = json::opt_uint(now, "now")? {
+        config.tracker.refuse_passed_deadline(now)?;
+    }
+    Ok(config)
+}
+
 #[wasm_bindgen]
 impl Endpoint {
-    /// `Endpoint.callTool(model, name, arguments, ttlMs?, config?, wire?)`: calls tool `name`
-    /// (`'task-2026'` or `'task-2025'`; `ttlMs` is the 2025 `task.ttl`). The first event is the
-    /// `tools/call` to send. `config` is the tracker configuration (as for `Tracker`), `wire`
-    /// `{maxBytes?, maxDepth?, maxStringBytes?, detectRevision?, jobRoutes?}`.
+    /// `Endpoint.callTool(model, name, arguments, ttlMs?, config?, wire?, now?)`: calls tool
+    /// `name` (`'task-2026'` or `'task-2025'`; `ttlMs` is the 2025 `task.ttl`). The first event
+    /// is the `tools/call` to send. `config` is the tracker configuration (as for `Tracker`),
+    /// `wire` `{maxBytes?, maxDepth?, maxStringBytes?, detectRevision?, jobRoutes?}`. With
+    /// `now`, a `config.deadlineMs` already passed is refused before anything is sent (E-60).
     #[wasm_bindgen(js_name = callTool)]
     pub fn call_tool(
         model: JsValue,
@@ -293,6 +304,7 @@ impl Endpoint {
         ttl_ms: JsValue,
         config: JsValue,
         wire: JsValue,
+        now: JsValue,
     ) -> JsResult<Endpoint> {
         let core = js((|| {
             let model = args::model(&model)?;
@@ -303,7 +315,8 @@ impl Endpoint {
                 from_js(&arguments, "arguments")?
             };
             let ttl = json::opt_uint(&ttl_ms, "ttlMs")?;
-            CallEndpoint::call_tool(model, &name, arguments, ttl, self::config(&config, &wire)?)
+            let config = creating_config(&config, &wire, &now)?;
+            CallEndpoint::call_tool(model, &name, arguments, ttl, config)
         })())?;
         Ok(Endpoint { core })
     }
@@ -311,11 +324,18 @@ impl Endpoint {
     /// `Endpoint.submitJob(submit, config?, wire?)`: creates a job (rule E-11). `submit` is
     /// `{model, kind, arguments?, idempotencyKey}`: the key is the caller's intent, the same on
     /// every try and after a restore. The first event is the submit to send, built by the
-    /// dialect of `wire.jobDialect` (`'mcp_tools'`, the default, or `'open_api'`).
+    /// dialect of `wire.jobDialect` (`'mcp_tools'`, the default, or `'open_api'`). With `now`
+    /// (`submitJob(submit, config, wire, now)`), a `config.deadlineMs` already passed is
+    /// refused before anything is sent (E-60).
     #[wasm_bindgen(js_name = submitJob)]
-    pub fn submit_job(submit: JsValue, config: JsValue, wire: JsValue) -> JsResult<Endpoint> {
+    pub fn submit_job(
+        submit: JsValue,
+        config: JsValue,
+        wire: JsValue,
+        now: JsValue,
+    ) -> JsResult<Endpoint> {
         let core = js((|| {
-            CallEndpoint::submit_job(submit_arg(&submit)?, self::config(&config, &wire)?)
+            CallEndpoint::submit_job(submit_arg(&submit)?, creating_config(&config, &wire, &now)?)
         })())?;
         Ok(Endpoint { core })
     }
