@@ -18,6 +18,7 @@
 // refuses, is a failed wait round; request bodies are sent as `application/json`.
 import * as lc from 'longcall';
 import { checkOptions } from '../options.js';
+import { mergeHeaders } from '../headers.js';
 
 // The first artifact's URL of a settled result, in either dialect's shape (the core reads it).
 export { artifactUrl } from 'longcall';
@@ -51,11 +52,7 @@ const call = (fn, ...args) => {
  */
 async function exchange(f, url, method, headers, body) {
   try {
-    const r = await f(url, {
-      method,
-      headers: body == null ? headers : { 'content-type': 'application/json', ...headers },
-      body: body ?? undefined,
-    });
+    const r = await f(url, { method, headers, body: body ?? undefined });
     return { status: r.status, headers: [...r.headers], body: new Uint8Array(await r.arrayBuffer()) };
   } catch (error) {
     return { error };
@@ -280,7 +277,7 @@ class Job {
   async #send(t) {
     if (this.#closed) return;
     const h = this.#host;
-    const a = await exchange(h.fetch, h.url(t.path), t.method, { ...h.headers, ...t.headers }, t.body);
+    const a = await exchange(h.fetch, h.url(t.path), t.method, mergeHeaders(t.body, h.headers, t.headers), t.body);
     if (this.#closed) return;
     const now = h.now();
     this.#transportError = 'error' in a ? a.error : null;
@@ -421,7 +418,8 @@ export class JobHost {
       }
     };
     const round = async (callId, body) => {
-      const a = await exchange(this.fetch, this.url(path), 'POST', this.headers, JSON.stringify(body));
+      const text = JSON.stringify(body);
+      const a = await exchange(this.fetch, this.url(path), 'POST', mergeHeaders(text, this.headers), text);
       const now = this.now();
       let answer = null;
       if ('status' in a && a.status >= 200 && a.status < 300) {

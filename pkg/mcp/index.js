@@ -33,6 +33,7 @@
 // longer followed.
 import * as lc from 'longcall';
 import { checkOptions } from '../options.js';
+import { mergeHeaders } from '../headers.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
@@ -116,12 +117,12 @@ export function httpSender(options = {}) {
       const timeout = AbortSignal.timeout(timeoutMs);
       const res = await f(url, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...extra,
-          ...headers,
-        },
+        headers: mergeHeaders(
+          null,
+          { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          extra,
+          headers,
+        ),
         body: JSON.stringify(body),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });

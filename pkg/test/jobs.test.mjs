@@ -529,6 +529,31 @@ test('JobHost refuses an option or hook it does not know, by name, before anythi
   assert.equal(fetched, 0);
 });
 
+test('each header goes out once, whatever its case: the body keeps its Content-Type', async () => {
+  for (const headers of [
+    { authorization: 'Bearer k' },
+    { 'Content-Type': 'application/json', authorization: 'Bearer k' },
+  ]) {
+    /** @type {Headers[]} */
+    const seen = [];
+    const fetch = async (_url, init) => {
+      seen.push(new Headers(init.headers));
+      return new Response(JSON.stringify({ data: { request_id: 'job_1', sume_status: 'completed' } }), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      });
+    };
+    const host = new JobHost({ baseUrl: 'http://127.0.0.1:9', dialect: 'open_api', headers, fetch });
+    const job = await host.submit('intent-h', { model: 'm', kind: 'image', arguments: { prompt: 'p' } });
+    job.close();
+    host.close?.();
+    const submit = seen[0];
+    assert.equal(submit.get('content-type'), 'application/json', 'one value, not "application/json, application/json"');
+    assert.equal(submit.get('authorization'), 'Bearer k');
+    assert.equal(submit.get('idempotency-key'), 'intent-h');
+  }
+});
+
 test('a deadline given as a duration is refused before the paid submit goes out (E-60)', async () => {
   let fetched = 0;
   const fetch = async () => {
