@@ -161,7 +161,8 @@ export interface WatchOptions {
   /**
    * Asked once per input key (2026: answered with tasks/update, or for an MRTR input of the
    * `tools/call` itself, `info.call`, with the continuation call; 2025: the SDK's elicitation
-   * handler). Default: decline.
+   * handler). Default: decline. One that throws or rejects (the person closed the dialog) is
+   * reported (`on_input_failed`) and declines, so the server hears an answer.
    */
   onInput?: (key: string, request: Json, info: { call: boolean }) => Json | Promise<Json>;
   /** The cancel button changed. */

@@ -545,30 +545,35 @@ class Watch {
     });
   }
 
+  // The person's answer, or the default (decline). An `onInput` that throws (a dialog closed
+  // without an answer) is reported and declines too: the server must hear something, or the
+  // task waits in input_required for good.
   async userAnswer(key, request, call) {
-    if (!this.opts.onInput) return { action: 'decline' };
-    return this.opts.onInput(key, request, { call });
+    if (!this.opts.onInput) return DECLINE;
+    try {
+      return (await this.opts.onInput(key, request, { call })) ?? DECLINE;
+    } catch (e) {
+      this.report({
+        source: 'adapter',
+        rule: 'on_input_failed',
+        level: 'should',
+        detail: `${String(e?.message ?? e)}; answered with a decline`,
+      });
+      return DECLINE;
+    }
   }
 
   // The endpoint asked (once per key: a task input, or an MRTR input of the call itself); the
   // answer goes back to it, and it sends what the revision wants (tasks/update, the continuation).
   ask(key, request, call) {
-    Promise.resolve()
-      .then(() => this.userAnswer(key, request, call))
-      .then(
-        (response) => {
-          if (this.done) return;
-          this.apply(() => this.ep.answerInput(this.now(), key, response ?? { action: 'decline' }));
-        },
-        (e) =>
-          this.report({ source: 'adapter', rule: 'on_input_failed', level: 'should', detail: String(e?.message ?? e) }),
-      );
+    this.userAnswer(key, request, call).then((response) => {
+      if (!this.done) this.apply(() => this.ep.answerInput(this.now(), key, response));
+    });
   }
 
   // 2025: the SDK's elicitation handler asks; the answer is the handler's return value.
   async askDirect(key, request) {
-    if (this.done) return { action: 'decline' };
-    return (await this.userAnswer(key, request, false)) ?? { action: 'decline' };
+    return this.done ? DECLINE : this.userAnswer(key, request, false);
   }
 
   flushCancel(state) {
@@ -696,6 +701,18 @@ const WATCH_OPTIONS = [
 ];
 const CALL_OPTIONS = ['name', 'arguments', 'ttlMs', ...WATCH_OPTIONS];
 const mcpError = (code, message) => new McpCallError(code, message);
+const DECLINE = Object.freeze({ action: 'decline' });
+
+// The watch options that must be functions when given, refused at once rather than when the
+// server first asks or the button first moves.
+function checkHooks(opts, where) {
+  for (const name of ['onInput', 'onButton', 'onStatus', 'onViolation', 'onExchange', 'now']) {
+    if (opts?.[name] != null && typeof opts[name] !== 'function')
+      throw new McpCallError('invalid_input', `${where}: ${name} must be a function, got ${typeof opts[name]}`);
+  }
+  if (opts?.signal != null && !(opts.signal instanceof AbortSignal))
+    throw new McpCallError('invalid_input', `${where}: signal must be an AbortSignal`);
+}
 
 function checkSender(sender) {
   if (!sender || typeof sender.send !== 'function' || (sender.model !== 'task-2026' && sender.model !== 'task-2025')) {
@@ -735,6 +752,7 @@ function checkSender(sender) {
 export async function callTool(sender, opts) {
   checkSender(sender);
   checkOptions(opts, CALL_OPTIONS, 'callTool', mcpError);
+  checkHooks(opts, 'callTool');
   if (!opts || typeof opts.name !== 'string')
     throw new McpCallError('invalid_input', 'callTool: opts.name (the tool) is required');
   const ep = lc.Endpoint.callTool(
@@ -765,6 +783,7 @@ export async function callTool(sender, opts) {
 export function watchTask(sender, taskId, opts = {}) {
   checkSender(sender);
   checkOptions(opts, WATCH_OPTIONS, 'watchTask', mcpError);
+  checkHooks(opts, 'watchTask');
   if (typeof taskId !== 'string' || !taskId)
     throw new McpCallError('invalid_input', 'watchTask: taskId must be a non-empty string');
   const ep = lc.Endpoint.watch(sender.model, taskId, opts.config ?? null, opts.wire ?? null);
@@ -785,6 +804,7 @@ export function watchTask(sender, taskId, opts = {}) {
 export function resume(snapshot, sender, opts = {}) {
   checkSender(sender);
   checkOptions(opts, WATCH_OPTIONS, 'resume', mcpError);
+  checkHooks(opts, 'resume');
   const now = opts.now ?? Date.now;
   const ep = lc.Endpoint.restore(snapshot, now());
   if (ep.model !== sender.model)

@@ -132,6 +132,56 @@ test('2026: create, input_required asked once, tasks/update, completed; headers 
   assert.deepEqual(snake, [], 'snake_case keys in the run record');
 });
 
+test('an onInput that throws (a dialog closed) is reported and declines, so the task can end', async () => {
+  let answered = null;
+  const clock = fakeClock();
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'task' }),
+      'tasks/get': (m) =>
+        answered
+          ? ok(m, { ...task26('t1', 'cancelled'), resultType: 'complete' })
+          : ok(m, {
+              ...task26('t1', 'input_required'),
+              resultType: 'complete',
+              inputRequests: { k: { method: 'elicitation/create', params: { message: 'go?' } } },
+            }),
+      'tasks/update': (m) => {
+        answered = m.params.inputResponses;
+        return ok(m, { resultType: 'complete' });
+      },
+    },
+    clock,
+  );
+  const seen = [];
+  const h = await callTool(s, {
+    name: 'job',
+    config: FAST,
+    ...on(clock),
+    onInput: () => {
+      throw new Error('user closed dialog');
+    },
+    onViolation: (v) => seen.push(v),
+  });
+  const out = await until(clock, h.outcome);
+  assert.deepEqual(answered, { k: { action: 'decline' } });
+  assert.equal(out.status, 'cancelled');
+  assert.deepEqual(
+    seen.map((v) => [v.rule, v.detail]),
+    [['on_input_failed', 'user closed dialog; answered with a decline']],
+  );
+  // A hook that is not a function is refused before anything is sent.
+  await assert.rejects(callTool(s, { name: 'job', onInput: { action: 'accept' } }), {
+    code: 'invalid_input',
+    message: 'callTool: onInput must be a function, got object',
+  });
+  assert.throws(() => watchTask(s, 't1', { signal: 'x' }), {
+    code: 'invalid_input',
+    message: 'watchTask: signal must be an AbortSignal',
+  });
+});
+
 test('a plain tools/call result settles at once; a JSON-RPC error is protocol_failure with the error', async () => {
   const s = fake('task-2026', {
     'tools/call': (m) => ok(m, { content: [{ type: 'text', text: 'hi' }], resultType: 'complete' }),
