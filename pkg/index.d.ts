@@ -272,6 +272,11 @@ export class Endpoint {
   pressCancel(now: number): EndpointEvent[];
   /** The user answered input `key` (a task input, or an MRTR input of the call). @throws {LongcallError} on a key never asked. */
   answerInput(now: number, key: string, response: Json): EndpointEvent[];
+  /**
+   * The `ask_user` events given and not answered yet. After `restore`, show these again (the
+   * person who saw them is gone with the old process; the core does not ask a key twice).
+   */
+  openPrompts(): Extract<EndpointEvent, { type: 'ask_user' }>[];
   /** Stops watching (the call goes on). */
   stopWatching(now: number): EndpointEvent[];
   /** The run record, camelCase. */

@@ -251,5 +251,9 @@ export class McpCallError extends Error {
 export function callTool(sender: Sender, options: CallOptions): Promise<CallHandle>;
 /** Watches a task by id (the first poll decides; an unknown id ends `lost`). */
 export function watchTask(sender: Sender, taskId: string, options?: WatchOptions): CallHandle;
-/** Continues a handle from {@link CallHandle.snapshot} after a restart. */
+/**
+ * Continues a handle from {@link CallHandle.snapshot} after a restart. An input asked before the
+ * snapshot and not answered is put to `onInput` again (the person who saw it is gone with the
+ * old process); the core never asks a key twice within one process.
+ */
 export function resume(snapshot: string, sender: Sender, options?: WatchOptions): CallHandle;

@@ -364,6 +364,7 @@ class Watch {
     this.wireViolations = [];
     this.cancelWaiters = [];
     this.answered = new Set(); // transmit ids whose exchange ended (answer or none)
+    this.asked = new Set(); // input keys put to onInput by this watch
     this.exchangeWaiters = [];
     this.timer = null;
     this.done = false;
@@ -430,6 +431,7 @@ class Watch {
         if (e.kind === 'rpc') this.transmit(e);
         break;
       case 'ask_user':
+        this.asked.add(e.key);
         this.ask(e.key, e.request, Boolean(e.call));
         break;
       case 'button':
@@ -816,6 +818,9 @@ export function resume(snapshot, sender, opts = {}) {
   }
   const w = new Watch(sender, ep, opts);
   w.apply(() => ep.pollEvents());
+  // the prompts the old process showed and nobody answered, shown again through onInput
+  // (the core lists them and does not ask a key twice).
+  for (const p of ep.openPrompts()) if (!w.asked.has(p.key)) w.event(p);
   w.route();
   if (ep.isDone && !w.done) {
     // Settled or stopped before the snapshot: its events were drained then; say it again.

@@ -271,6 +271,57 @@ test('2026 cancel: the core presses, ack then cancelled; pressing after settle i
   assert.equal(methods(s).filter((m) => m === 'tasks/cancel').length, 1);
 });
 
+test('resume puts an input asked before the snapshot and never answered to onInput again (R-7)', async () => {
+  let answered = null;
+  const clock = fakeClock();
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'task' }),
+      'tasks/get': (m) =>
+        answered
+          ? ok(m, { ...task26('t1', 'completed'), resultType: 'complete', result: { content: [] } })
+          : ok(m, {
+              ...task26('t1', 'input_required'),
+              resultType: 'complete',
+              inputRequests: { k: { method: 'elicitation/create', params: { message: 'go?' } } },
+            }),
+      'tasks/update': (m) => {
+        answered = m.params.inputResponses;
+        return ok(m, { resultType: 'complete' });
+      },
+    },
+    clock,
+  );
+  const first = [];
+  const h = await callTool(s, {
+    name: 'job',
+    config: FAST,
+    ...on(clock),
+    // The person never answers before the process goes away.
+    onInput: (key) => {
+      first.push(key);
+      return new Promise(() => {});
+    },
+  });
+  assert.ok(await clock.runUntil(() => first.length > 0, { step: 10, limitMs: 2000 }));
+  assert.deepEqual(first, ['k']);
+  const saved = h.snapshot();
+  h.stop();
+  const again = [];
+  const back = resume(saved, s, {
+    ...on(clock),
+    onInput: (key, request) => {
+      again.push([key, request.params.message]);
+      return { action: 'accept', content: { ok: true } };
+    },
+  });
+  const out = await until(clock, back.outcome);
+  assert.deepEqual(again, [['k', 'go?']], 'asked once more, after the restart');
+  assert.deepEqual(answered, { k: { action: 'accept', content: { ok: true } } });
+  assert.equal(out.outcome, 'succeeded');
+});
+
 test('watchTask on an unknown id ends lost (-32602)', async () => {
   const clock = fakeClock();
   const s = fake('task-2026', { 'tasks/get': (m) => fail(m, -32602, 'Task nope not found') }, clock);

@@ -401,6 +401,10 @@ pub struct CallEndpoint {
     /// The creating job submit (rule E-11), kept until the job is created.
     #[serde(default)]
     submit: Option<SubmitSpec>,
+    /// The prompts released and not answered yet, each an [`Event::AskUser`] (R-7): a resumed
+    /// host shows them again from [`CallEndpoint::open_prompts`], the core does not ask again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    prompts: Vec<Event>,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -417,6 +421,7 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             pending: f.req("pending")?,
             queue: f.req("queue")?,
             submit: f.opt("submit")?,
+            prompts: f.def("prompts")?,
         })
     }
 }
@@ -465,6 +470,7 @@ impl CallEndpoint {
             pending: Vec::new(),
             queue: VecDeque::new(),
             submit: None,
+            prompts: Vec::new(),
         })
     }
 
@@ -1063,8 +1069,21 @@ impl CallEndpoint {
                 response,
             },
         )?;
+        self.prompts
+            .retain(|p| !matches!(p, Event::AskUser { key: k, .. } if k == key));
         self.pump();
         Ok(())
+    }
+
+    /// The prompts released ([`Event::AskUser`]) and not answered yet (R-7). After
+    /// [`CallEndpoint::restore`], show these again: the person who saw them is gone with the old
+    /// process, and the core does not ask a key twice. Answer each with
+    /// [`CallEndpoint::answer_input`]. Empty once the call ended.
+    pub fn open_prompts(&self) -> impl Iterator<Item = (&str, &Value, bool)> {
+        self.prompts.iter().filter_map(|p| match p {
+            Event::AskUser { key, request, call } => Some((key.as_str(), request, *call)),
+            _ => None,
+        })
     }
 
     /// The host stops watching (the call goes on).
@@ -1253,7 +1272,9 @@ impl CallEndpoint {
                 Output::WakeAt { .. } | Output::Idle => return,
                 Output::Send { request } => self.emit_request(request),
                 Output::AskUser { key, request, call } => {
-                    self.queue.push_back(Event::AskUser { key, request, call })
+                    let ask = Event::AskUser { key, request, call };
+                    self.prompts.push(ask.clone());
+                    self.queue.push_back(ask);
                 }
                 Output::Button { state } => self.queue.push_back(Event::Button { state }),
                 Output::Status { status } => self.queue.push_back(Event::Status { status }),
@@ -1267,6 +1288,7 @@ impl CallEndpoint {
                     error,
                 } => {
                     self.pending.clear();
+                    self.prompts.clear();
                     self.queue.push_back(Event::Settled {
                         outcome,
                         status,
@@ -1274,7 +1296,10 @@ impl CallEndpoint {
                         error,
                     })
                 }
-                Output::Stopped { reason } => self.queue.push_back(Event::Stopped { reason }),
+                Output::Stopped { reason } => {
+                    self.prompts.clear();
+                    self.queue.push_back(Event::Stopped { reason })
+                }
             }
         }
     }
@@ -1533,6 +1558,78 @@ mod tests {
             reason: StopReason::AnswerTooLarge
         }));
         assert_eq!(out.last(), Some(&Event::Idle));
+    }
+
+    /// Rules R-7: a prompt released and not answered is listed after a restore (the person who
+    /// saw it is gone with the old host), not released again; answering it sends the update,
+    /// and the list empties. An MRTR prompt of the call itself is listed the same way.
+    #[test]
+    fn open_prompts_survive_a_restore_and_leave_when_answered() {
+        let mut ep =
+            CallEndpoint::call_tool(Model::Task2026, "confirm", json!({}), None, config()).unwrap();
+        let _ = drain(&mut ep);
+        let task = |status: &str, more: &str| {
+            format!(
+                r#"{{"resultType":"{}","taskId":"t1","status":"{status}","createdAt":"2026-11-29T15:07:54Z","lastUpdatedAt":"2026-11-29T15:07:54Z","ttlMs":null,"pollIntervalMs":5{more}}}"#,
+                if status == "working" {
+                    "task"
+                } else {
+                    "complete"
+                }
+            )
+        };
+        ep.handle_message(1, answer(1, &task("working", "")).as_bytes());
+        let Some(Event::WakeAt { at }) = drain(&mut ep).pop() else {
+            panic!("no wake")
+        };
+        ep.handle_timeout(at);
+        let poll = sent(&drain(&mut ep))[0].0;
+        let asks =
+            r#","inputRequests":{"k1":{"method":"elicitation/create","params":{"message":"go?"}}}"#;
+        ep.handle_message(
+            at + 1,
+            answer(poll, &task("input_required", asks)).as_bytes(),
+        );
+        let out = drain(&mut ep);
+        assert!(out
+            .iter()
+            .any(|e| matches!(e, Event::AskUser { key, .. } if key == "k1")));
+        let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), 10).unwrap();
+        let again = drain(&mut back);
+        assert!(
+            !again.iter().any(|e| matches!(e, Event::AskUser { .. })),
+            "not released again: {again:?}"
+        );
+        let open: Vec<_> = back.open_prompts().collect();
+        assert_eq!(open.len(), 1);
+        assert_eq!(
+            (
+                open[0].0,
+                open[0].1["params"]["message"].as_str(),
+                open[0].2
+            ),
+            ("k1", Some("go?"), false)
+        );
+        back.answer_input(11, "k1", json!({"action": "decline"}))
+            .unwrap();
+        let out = drain(&mut back);
+        assert!(
+            sent(&out).iter().any(|s| s.1["method"] == "tasks/update"),
+            "{out:?}"
+        );
+        assert_eq!(back.open_prompts().count(), 0);
+
+        let mut ep =
+            CallEndpoint::call_tool(Model::Task2026, "confirm", json!({}), None, config()).unwrap();
+        let _ = drain(&mut ep);
+        let ir = r#"{"resultType":"input_required","requestState":"s","inputRequests":{"k2":{"method":"elicitation/create","params":{}}}}"#;
+        ep.handle_message(1, answer(1, ir).as_bytes());
+        let _ = drain(&mut ep);
+        let back = CallEndpoint::restore(&ep.snapshot().unwrap(), 10).unwrap();
+        assert_eq!(
+            back.open_prompts().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
+            [("k2", true)]
+        );
     }
 
     /// Rules E-8.

@@ -576,6 +576,25 @@ impl Endpoint {
     pub fn is_done(&self) -> bool {
         self.core.tracker().is_done()
     }
+
+    /// `openPrompts()`: the `ask_user` events released and not answered yet, as
+    /// `pollEvents()` gave them. After `restore`, show these again (the core does not ask a key
+    /// twice) and answer each with `answerInput`.
+    #[wasm_bindgen(js_name = openPrompts)]
+    pub fn open_prompts(&self) -> JsResult<JsValue> {
+        let prompts = self
+            .core
+            .open_prompts()
+            .map(|(key, request, call)| {
+                event_value(&Event::AskUser {
+                    key: key.into(),
+                    request: request.clone(),
+                    call,
+                })
+            })
+            .collect();
+        js_sys::JSON::parse(&Value::Array(prompts).to_string())
+    }
 }
 
 #[cfg(test)]
