@@ -946,7 +946,8 @@ export function capabilityMeta(): {
 /**
  * The first artifact's URL in a finished Sume job's result, whichever shape it came in:
  * `longcall/jobs`' `settled.result` (the Open API's `data`, the artifacts under
- * `result.artifacts`) or a wave's `{artifacts}`; `undefined` when it has none.
+ * `result.artifacts`) or a wave's `{artifacts}`; `undefined` when it has none, or no result at all
+ * (a cancelled or failed job's `settled.result`).
  * @example artifactUrl(end.result) // 'https://cdn.example/a.png'
  */
-export function artifactUrl(result: Json): string | undefined;
+export function artifactUrl(result: Json | undefined): string | undefined;

@@ -65,7 +65,10 @@ export interface JobSettled {
 export interface JobStopped {
   type: 'stopped';
   reason: StopReason;
-  /** Set when the store refused a record (nothing more was sent). */
+  /**
+   * Set when the store refused a record (nothing more was sent), or when the host is set up
+   * wrong (a `now` that does not give ms: the core's coded error); the record is kept.
+   */
   error?: unknown;
   /**
    * What `fetch` threw, when the latest request got no answer and that led to this stop

@@ -77,6 +77,8 @@ class Job {
   #transportError = null;
   // Presses waiting for the button to leave `requesting` (or the job to end).
   #cancelWaiters = [];
+  // The events being acted on, with the write each waits for; null between batches.
+  #acting = null;
 
   constructor(host, ep, intent, hooks) {
     this.#host = host;
@@ -199,52 +201,71 @@ class Job {
     this.#saving = this.#saving.then(() => store.delete(intent)).catch(() => {});
   }
 
-  /** Acts on one batch of events: transmits go out once the snapshot holding them is written. */
+  /**
+   * Acts on one batch of events: transmits go out once the snapshot holding them is written. A
+   * batch that comes while one is being acted on (a hook pressed cancel or stopped the job)
+   * waits for it, so hooks see the events in the order the core gave them.
+   */
   #run(events) {
     if (this.#closed) return;
     const saved = this.#save();
-    for (const e of events) {
-      switch (e.type) {
-        case 'transmit':
-          saved.then(
-            () => this.#send(e),
-            () => {}, // not recorded: not sent (#fail stopped the job)
-          );
-          break;
-        case 'button':
-          call(this.#hooks.onButton, e.state, this);
-          if (e.state !== 'requesting') this.#flushCancel(e.state);
-          break;
-        case 'status':
-          if (this.#ep.id) this.#created({ id: this.#ep.id, status: e.status });
-          call(this.#hooks.onStatus, e.status, this);
-          break;
-        case 'wake_at':
-          clearTimeout(this.#timer);
-          this.#timer = setTimeout(
-            () => {
-              if (!this.#closed) this.#run(this.#ep.handleTimeout(this.#host.now()));
-            },
-            Math.max(0, e.at - this.#host.now()),
-          );
-          break;
-        case 'settled':
-        case 'stopped':
-          this.#finish(e);
-          break;
-        case 'idle':
-          break;
-        case 'admission':
-          // httpStatus 0: the submit got no answer; say what the transport said.
-          call(
-            this.#hooks.onEvent,
-            e.httpStatus === 0 && this.#transportError ? { ...e, cause: this.#transportError } : e,
-            this,
-          );
-          break;
-        default:
-          call(this.#hooks.onEvent, e, this);
+    const batch = events.map((e) => [e, saved]);
+    if (this.#acting) {
+      this.#acting.push(...batch);
+      return;
+    }
+    this.#acting = batch;
+    try {
+      while (this.#acting.length > 0 && !this.#closed) {
+        const [e, written] = this.#acting.shift();
+        this.#event(e, written);
       }
+    } finally {
+      this.#acting = null;
+    }
+  }
+
+  #event(e, saved) {
+    switch (e.type) {
+      case 'transmit':
+        saved.then(
+          () => this.#send(e),
+          () => {}, // not recorded: not sent (#fail stopped the job)
+        );
+        break;
+      case 'button':
+        call(this.#hooks.onButton, e.state, this);
+        // A press waits for the button the core holds now to leave `requesting` (a hook
+        // may have pressed again since this event).
+        if (this.#ep.button !== 'requesting') this.#flushCancel(this.#ep.button);
+        break;
+      case 'status':
+        if (this.#ep.id) this.#created({ id: this.#ep.id, status: e.status });
+        call(this.#hooks.onStatus, e.status, this);
+        break;
+      case 'wake_at':
+        clearTimeout(this.#timer);
+        this.#timer = setTimeout(
+          () => this.#guard(() => this.#run(this.#ep.handleTimeout(this.#host.now()))),
+          Math.max(0, e.at - this.#host.now()),
+        );
+        break;
+      case 'settled':
+      case 'stopped':
+        this.#finish(e);
+        break;
+      case 'idle':
+        break;
+      case 'admission':
+        // httpStatus 0: the submit got no answer; say what the transport said.
+        call(
+          this.#hooks.onEvent,
+          e.httpStatus === 0 && this.#transportError ? { ...e, cause: this.#transportError } : e,
+          this,
+        );
+        break;
+      default:
+        call(this.#hooks.onEvent, e, this);
     }
   }
 
@@ -268,7 +289,8 @@ class Job {
   }
 
   #fail(err) {
-    // The store refused the record: nothing more goes out (a request not recorded could be lost).
+    // The store refused the record (nothing more goes out: a request not recorded could be
+    // lost), or the host is set up wrong (#guard): stopped, with the error, the record kept.
     if (this.#closed) return;
     this.#end ??= { type: 'stopped', reason: 'host_stopped', error: err };
     this.close();
@@ -278,14 +300,27 @@ class Job {
     if (this.#closed) return;
     const h = this.#host;
     const a = await exchange(h.fetch, h.url(t.path), t.method, mergeHeaders(t.body, h.headers, t.headers), t.body);
-    if (this.#closed) return;
-    const now = h.now();
     this.#transportError = 'error' in a ? a.error : null;
-    this.#run(
-      'error' in a
-        ? this.#ep.handleTransportFailure(now, t.requestRef)
-        : this.#ep.handleHttpAnswer(now, t.requestRef, { status: a.status, headers: a.headers }, a.body),
-    );
+    this.#guard(() => {
+      const now = h.now();
+      this.#run(
+        'error' in a
+          ? this.#ep.handleTransportFailure(now, t.requestRef)
+          : this.#ep.handleHttpAnswer(now, t.requestRef, { status: a.status, headers: a.headers }, a.body),
+      );
+    });
+  }
+
+  // What the loop does on its own (an answer, a timer) may throw only when the host is set up
+  // wrong (a `now` that is not a number of ms): the job then stops with that error, its record
+  // kept, instead of an unhandled rejection.
+  #guard(step) {
+    if (this.#closed) return;
+    try {
+      step();
+    } catch (err) {
+      this.#fail(err);
+    }
   }
 }
 

@@ -71,6 +71,9 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.equal(artifactUrl(end.result), end.result.result.artifacts[0].url);
     assert.equal(artifactUrl(end.result.result), end.result.result.artifacts[0].url);
     assert.equal(artifactUrl({ artifacts: [] }), undefined);
+    // A cancelled or failed job settles without a result: none, not a throw.
+    assert.equal(artifactUrl(undefined), undefined);
+    assert.equal(artifactUrl(null), undefined);
     assert.equal(end.result.request_id, job.id);
     assert.deepEqual(s.buttons.at(-1), 'not_applicable');
     // Pressing now is refused by the core, as a rejection: nothing is sent.
@@ -552,6 +555,51 @@ test('each header goes out once, whatever its case: the body keeps its Content-T
     assert.equal(submit.get('authorization'), 'Bearer k');
     assert.equal(submit.get('idempotency-key'), 'intent-h');
   }
+});
+
+test('a cancel pressed from inside a hook: hooks see the core order, and cancel() the answer', async () => {
+  const body = (status) => JSON.stringify({ data: { request_id: 'job_1', sume_status: status } });
+  let cancelled = false;
+  const fetch = async (url, init) => {
+    const path = new URL(url).pathname;
+    if (path.endsWith('/cancel')) cancelled = true;
+    const status = init.method === 'POST' && !path.endsWith('/cancel') ? 'queued' : cancelled ? 'canceled' : 'queued';
+    return new Response(body(status), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const host = new JobHost({ baseUrl: 'http://127.0.0.1:9', dialect: 'open_api', fetch });
+  const buttons = [];
+  /** @type {Promise<string> | undefined} */
+  let pressed;
+  const job = await host.submit(
+    'intent-hook',
+    { model: 'm', kind: 'image', arguments: {} },
+    {
+      onStatus: (status, j) => {
+        if (status === 'queued' && !pressed) pressed = j.cancel();
+      },
+      onButton: (state) => buttons.push(state),
+    },
+  );
+  const end = await job.settled;
+  assert.equal(await pressed, 'cancelled', 'resolved by the answer, not by a button event older than the press');
+  assert.equal(end.outcome, 'cancelled');
+  assert.deepEqual(buttons, ['available', 'requesting', 'cancelled']);
+});
+
+test('a host set up wrong (a now that gives a Date) stops the job with the error, never an unhandled rejection', async () => {
+  const fetch = async () =>
+    new Response(JSON.stringify({ data: { request_id: 'job_1', sume_status: 'queued' } }), { status: 200 });
+  let calls = 0;
+  const now = () => (calls++ === 0 ? Date.now() : new Date());
+  const store = new Map();
+  const host = new JobHost({ baseUrl: 'http://127.0.0.1:9', dialect: 'open_api', fetch, store, now });
+  const job = await host.submit('intent-now', { model: 'm', kind: 'image', arguments: {} });
+  const end = await job.settled;
+  assert.equal(end.type, 'stopped');
+  assert.equal(end.reason, 'host_stopped');
+  assert.equal(end.error.code, 'invalid_input');
+  assert.match(end.error.message, /now: expected a number, got object/);
+  assert.ok(store.has('intent-now'), 'the record is kept: the job can be resumed');
 });
 
 test('a deadline given as a duration is refused before the paid submit goes out (E-60)', async () => {

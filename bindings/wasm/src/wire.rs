@@ -166,9 +166,13 @@ pub fn capability_meta_js() -> JsResult<JsValue> {
 
 /// `artifactUrl(result)`: the first artifact's URL in a finished Sume job's result, in either
 /// shape a host gets one (`longcall/jobs`' `settled.result`, the Open API's `data` with
-/// `result.artifacts`; or a wave's `{artifacts}`); `undefined` when it has none.
+/// `result.artifacts`; or a wave's `{artifacts}`); `undefined` when it has none, as when there
+/// is no result at all (`undefined` or `null`: a cancelled or failed job's `settled.result`).
 #[wasm_bindgen(js_name = artifactUrl)]
 pub fn artifact_url(result: JsValue) -> JsResult<Option<String>> {
+    if result.is_undefined() || result.is_null() {
+        return Ok(None);
+    }
     let result: Value = js(from_js(&result, "result"))?;
     Ok(longcall::wire::sume_open::artifact_url(&result).map(String::from))
 }
