@@ -37,92 +37,100 @@ test('the example type-checks in strict TypeScript (checkJs)', () => {
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
 });
 
-describe('the example page in Chromium at 390 px', () => {
-  let server, browser;
-  before(
-    async () => {
-      server = await serveExample();
-      browser = await launchChromium();
-    },
-    { timeout: 60_000 },
-  );
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  async function flow(job, { until, within = 15_000 }) {
-    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
-    const logs = [];
-    page.on('pageerror', (e) => logs.push(String(e)));
-    try {
-      await page.goto(`${server.base}/examples/cancel-button/?job=${job}`);
-      await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
-      await page.evaluate(() => {
-        const b = document.querySelector('#cancel');
-        window.__states = [b.dataset.state];
-        new MutationObserver(() => {
-          if (window.__states.at(-1) !== b.dataset.state) window.__states.push(b.dataset.state);
-        }).observe(b, { attributes: true, attributeFilter: ['data-state'] });
-      });
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
-      assert.ok(width <= 390, `the page is ${width} px wide at 390`);
-      await page.click('#cancel');
-      await page.waitForFunction(until, null, { timeout: within });
-      return {
-        states: await page.evaluate(() => window.__states),
-        label: await page.textContent('#cancel'),
-        note: await page.textContent('#note'),
-        logs,
-      };
-    } finally {
-      await page.close();
-    }
-  }
-
-  test('a queued job is cancelled', { timeout: 30_000 }, async () => {
-    const r = await flow('queued', { until: () => document.querySelector('#cancel').dataset.state === 'cancelled' });
-    assert.deepEqual(r.states, ['available', 'requesting', 'cancelled'], r.logs.join('\n'));
-    assert.equal(r.label, 'Cancelled');
-  });
-
-  test('a started job: 409, too late, then finished first, never cancelled', { timeout: 30_000 }, async () => {
-    const r = await flow('late', { until: () => document.querySelector('#cancel').dataset.state === 'finished_first' });
-    assert.deepEqual(r.states, ['available', 'requesting', 'too_late', 'finished_first'], r.logs.join('\n'));
-  });
-
-  test('?model=NAME: Render submits, the job finishes, the intent is gone', { timeout: 45_000 }, async () => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
-    const logs = [];
-    page.on('pageerror', (e) => logs.push(String(e)));
-    try {
-      await page.goto(`${server.base}/examples/cancel-button/?model=demo-image`);
-      await page.click('#render');
-      await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
-      // Four polls on the default schedule: about 10 s.
-      await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
-        timeout: 30_000,
-      });
-      assert.equal(await page.textContent('#note'), 'Finished: succeeded');
-      assert.deepEqual(await page.evaluate(() => Object.keys(localStorage)), []);
-      assert.deepEqual(logs, []);
-    } finally {
-      await page.close();
-    }
-  });
-
-  for (const job of ['html502', 'drop', 'unlisted']) {
-    test(`${job}: the button does not stay at "requesting"`, { timeout: 30_000 }, async () => {
-      const r = await flow(job, { until: () => window.__states.length > 2 });
-      assert.notEqual(r.states.at(-1), 'requesting', r.states.join(' -> '));
-      assert.ok(!r.states.includes('cancelled'), r.states.join(' -> '));
-      // Back to "Cancel", pressable again, with a word on why, not silently.
-      assert.equal(r.states.at(-1), 'available', r.states.join(' -> '));
-      assert.equal(r.note, 'The cancel did not go through; the job goes on. Try again.');
-      assert.deepEqual(r.logs, []);
+// Both button examples, each against a scripted job API of its own (a script plays once per
+// server): `cancel-button` on longcall/jobs, `lite-button` on longcall/lite's numbers.
+for (const example of ['cancel-button', 'lite-button'])
+  describe(`the ${example} page in Chromium at 390 px`, () => {
+    let server, browser;
+    before(
+      async () => {
+        server = await serveExample();
+        browser = await launchChromium();
+      },
+      { timeout: 60_000 },
+    );
+    after(async () => {
+      await browser?.close();
+      await server?.close();
     });
-  }
-});
+
+    async function flow(job, { until, within = 15_000 }) {
+      const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+      const logs = [];
+      page.on('pageerror', (e) => logs.push(String(e)));
+      try {
+        await page.goto(`${server.base}/examples/${example}/?job=${job}`);
+        await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
+        await page.evaluate(() => {
+          const b = document.querySelector('#cancel');
+          window.__states = [b.dataset.state];
+          new MutationObserver(() => {
+            if (window.__states.at(-1) !== b.dataset.state) window.__states.push(b.dataset.state);
+          }).observe(b, { attributes: true, attributeFilter: ['data-state'] });
+        });
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(width <= 390, `the page is ${width} px wide at 390`);
+        await page.click('#cancel');
+        await page.waitForFunction(until, null, { timeout: within });
+        return {
+          states: await page.evaluate(() => window.__states),
+          label: await page.textContent('#cancel'),
+          note: await page.textContent('#note'),
+          logs,
+        };
+      } finally {
+        await page.close();
+      }
+    }
+
+    test('a queued job is cancelled', { timeout: 30_000 }, async () => {
+      const r = await flow('queued', { until: () => document.querySelector('#cancel').dataset.state === 'cancelled' });
+      assert.deepEqual(r.states, ['available', 'requesting', 'cancelled'], r.logs.join('\n'));
+      assert.equal(r.label, 'Cancelled');
+    });
+
+    test('a started job: 409, too late, then finished first, never cancelled', { timeout: 30_000 }, async () => {
+      const r = await flow('late', {
+        until: () => document.querySelector('#cancel').dataset.state === 'finished_first',
+      });
+      assert.deepEqual(r.states, ['available', 'requesting', 'too_late', 'finished_first'], r.logs.join('\n'));
+    });
+
+    test('?model=NAME: Render submits, the job finishes, the intent is gone', {
+      timeout: 45_000,
+      skip: example !== 'cancel-button' && "submitting is longcall/jobs' (the cancel-button page)",
+    }, async () => {
+      const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+      const logs = [];
+      page.on('pageerror', (e) => logs.push(String(e)));
+      try {
+        await page.goto(`${server.base}/examples/cancel-button/?model=demo-image`);
+        await page.click('#render');
+        await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
+        // Four polls on the default schedule: about 10 s.
+        await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
+          timeout: 30_000,
+        });
+        assert.equal(await page.textContent('#note'), 'Finished: succeeded');
+        assert.deepEqual(await page.evaluate(() => Object.keys(localStorage)), []);
+        assert.deepEqual(logs, []);
+      } finally {
+        await page.close();
+      }
+    });
+
+    for (const job of ['html502', 'drop', 'unlisted']) {
+      test(`${job}: the button does not stay at "requesting"`, { timeout: 30_000 }, async () => {
+        const r = await flow(job, { until: () => window.__states.length > 2 });
+        assert.notEqual(r.states.at(-1), 'requesting', r.states.join(' -> '));
+        assert.ok(!r.states.includes('cancelled'), r.states.join(' -> '));
+        // Back to "Cancel", pressable again, with a word on why, not silently.
+        assert.equal(r.states.at(-1), 'available', r.states.join(' -> '));
+        assert.equal(r.note, 'The cancel did not go through; the job goes on. Try again.');
+        assert.deepEqual(r.logs, []);
+      });
+    }
+  });
 
 describe('the example page against longcall serve-jobs', { skip: !existsSync(CLI) && `no CLI at ${CLI}` }, () => {
   const KEY = 'page-key';

@@ -1,6 +1,7 @@
 // Serves the cancel-button example on 127.0.0.1 with a job API on the same origin, so the page
 // needs no CORS: `node examples/cancel-button/serve.mjs [port]` (from the package folder), then
-// open http://127.0.0.1:PORT/examples/cancel-button/?job=NAME (or ?model=NAME). The job API is
+// open http://127.0.0.1:PORT/examples/cancel-button/?job=NAME (or ?model=NAME), or the same
+// button on longcall/lite at /examples/lite-button/?job=NAME. The job API is
 // either
 // * a small scripted one speaking the Sume Open API, so every path of the page can be seen: each
 //   job NAME plays one script: `queued` (cancel succeeds), `late` (409 too late, then it
