@@ -112,30 +112,21 @@ export function bind(glue, { file, numeric = {}, numericMethods = {}, construct 
     Object.defineProperty(api[name], 'name', { value: name });
   }
 
-  // Set when an instance was made and did not work (the .wasm of another entry point links
-  // when its imports happen to be a subset of this glue's): the glue keeps that instance and
-  // would hand it to every later init, so those are refused instead of reporting success.
-  let stuck = null;
-  // The glue returns the instance it holds when called with no module, and throws without one.
-  const holdsInstance = () => {
-    try {
-      return glue.initSync() !== undefined;
-    } catch {
-      return false;
-    }
-  };
+  // The .wasm of another entry point can link (its imports a subset of this glue's) and then
+  // fail; the glue keeps that instance (it returns it when called with no module) and would
+  // hand it to every later init, so those are refused instead of reporting success.
+  let stuck = false;
   const failed = (what, e) => {
-    const wrong = e instanceof WebAssembly.LinkError || holdsInstance();
-    const err = loadFailed(what, e, file, wrong);
-    if (wrong && !(e instanceof WebAssembly.LinkError)) stuck = err;
-    return err;
+    let held = false;
+    try {
+      held = glue.initSync() !== undefined;
+    } catch {}
+    stuck ||= held;
+    return loadFailed(what, e, file, held || e instanceof WebAssembly.LinkError);
   };
   const checkStuck = () => {
     if (stuck)
-      throw coded(
-        'not_initialized',
-        `an earlier init was given a .wasm that is not ${file}, and its instance cannot be replaced: load the page (or process) again`,
-      );
+      throw coded('not_initialized', `an earlier init loaded a .wasm that is not ${file}: load the page again`);
   };
 
   /** Instantiates the module from bytes or a compiled module, synchronously. */

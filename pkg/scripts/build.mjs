@@ -16,6 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lazyFinalization } from './lazy-finalization.mjs';
 import { minifyNames } from './minify-names.mjs';
+import { trimGlue } from './trim-glue.mjs';
 
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT = resolve(PKG, '..');
@@ -113,6 +114,7 @@ for (const [name, features, opt] of BUILDS) {
   // off `longcall/lite`, 2.2 KB off `longcall`, 1.6 KB off `longcall/server`.
   const names = minifyNames(wasm, join(DIST, `${name}.js`), `./${name}_bg.js`);
   console.error(`minify-names: ${name}: ${names} import and export names shortened`);
+  console.error(`trim-glue: ${name}: ${trimGlue(join(DIST, `${name}.js`))} pieces trimmed`);
   // Instances freed by the code that made them are never registered for collection
   // (lazy-finalization.mjs): about 0.5 us off a tracker's lifecycle. Not in the small module,
   // whose size gate the 0.1 KB gzip of it would cross.
@@ -141,6 +143,7 @@ if (!only || only.includes(NODE)) {
     const glue = join(tmp, 'longcall.js');
     run(wasmOpt, ['-O3', ...FEATURES, wasm, '-o', wasm]);
     minifyNames(wasm, glue, './longcall_bg.js');
+    trimGlue(glue);
     lazyFinalization(glue);
     if (readFileSync(glue, 'utf8') !== readFileSync(join(DIST, 'longcall.js'), 'utf8'))
       fail(`${NODE}: its glue differs from dist/longcall.js; both modules must be built from the same sources`);

@@ -89,7 +89,7 @@ console.log(JSON.stringify(seen));`);
     assert.match(out[0][1], /^the longcall module could not be loaded \(is this longcall_bg\.wasm\? /);
     for (const [code, msg] of [out[1], out[2]]) {
       assert.equal(code, 'not_initialized');
-      assert.match(msg, /an earlier init was given a \.wasm that is not longcall_bg\.wasm/);
+      assert.match(msg, /an earlier init loaded a \.wasm that is not longcall_bg\.wasm/);
     }
     assert.equal(out[3], 'not_initialized');
   });

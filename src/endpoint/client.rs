@@ -403,8 +403,8 @@ pub struct CallEndpoint {
     submit: Option<SubmitSpec>,
     /// The prompts released and not answered yet, each an [`Event::AskUser`]: a resumed
     /// host shows them again from [`CallEndpoint::open_prompts`], the core does not ask again.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    prompts: Vec<Event>,
+    #[serde(default, skip_serializing_if = "VecDeque::is_empty")]
+    prompts: VecDeque<Event>,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -470,7 +470,7 @@ impl CallEndpoint {
             pending: Vec::new(),
             queue: VecDeque::new(),
             submit: None,
-            prompts: Vec::new(),
+            prompts: VecDeque::new(),
         })
     }
 
@@ -1273,7 +1273,8 @@ impl CallEndpoint {
                 Output::Send { request } => self.emit_request(request),
                 Output::AskUser { key, request, call } => {
                     let ask = Event::AskUser { key, request, call };
-                    self.prompts.push(ask.clone());
+                    // A deque, as the queue: its reader is already in the module.
+                    self.prompts.push_back(ask.clone());
                     self.queue.push_back(ask);
                 }
                 Output::Button { state } => self.queue.push_back(Event::Button { state }),

@@ -1,0 +1,37 @@
+// Takes out of the wasm-bindgen glue what no host of this package reaches, about 0.2 KB gzip of
+// every entry point:
+// * the branches for call shapes runtime.js never uses: the glue's `initSync(module)` and
+//   `init(module_or_path)` also accept their argument bare, with a console warning that the
+//   shape is deprecated; runtime.js always passes `{ module }` or `{ module_or_path }`;
+// * the fallback for a `TextEncoder` without `encodeInto`, which every engine that runs these
+//   modules (reference types, multi-value) has;
+// * and it says the wrong-MIME-type warning in fewer words.
+//
+// The glue is read as wasm-bindgen (pinned, see build.mjs) writes it; a glue without these
+// branches fails the build instead of shipping unchanged unnoticed.
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const BARE = (name, call) =>
+  new RegExp(
+    String.raw`if \(Object\.getPrototypeOf\(${name}\) === Object\.prototype\) \{\s*\(\{${name}\} = ${name}\)\s*\} else \{\s*console\.warn\('using deprecated parameters for ${call}; pass a single object instead'\)\s*\}`,
+  );
+const BRANCHES = [
+  [BARE('module', '`initSync\\(\\)`'), '({module} = module)'],
+  [BARE('module_or_path', 'the initialization function'), '({module_or_path} = module_or_path)'],
+  [/if \(!\('encodeInto' in cachedTextEncoder\)\) \{[\s\S]*?\n\}\n/, ''],
+  [
+    /console\.warn\("`WebAssembly\.instantiateStreaming` failed because your server does not serve Wasm with `application\/wasm` MIME type\. Falling back to `WebAssembly\.instantiate` which is slower\. Original error:\\n", e\);/,
+    "console.warn('longcall: the .wasm was not served as application/wasm, so it is compiled the slower way:', e);",
+  ],
+];
+
+/** Rewrites `gluePath` in place; returns how many pieces it changed. */
+export function trimGlue(gluePath) {
+  let js = readFileSync(gluePath, 'utf8');
+  for (const [branch, kept] of BRANCHES) {
+    if (!branch.test(js)) throw new Error(`trim-glue: ${gluePath}: no ${branch.source.slice(0, 60)}...`);
+    js = js.replace(branch, kept);
+  }
+  writeFileSync(gluePath, js);
+  return BRANCHES.length;
+}
