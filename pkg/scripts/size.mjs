@@ -3,8 +3,8 @@
 // does). Prints raw / gzip -9 / brotli (max quality) in bytes, each entry's distance to its
 // target, and exits 1 when an entry's wasm + JS gzip exceeds its regression gate:
 //   entry            target (the package's goal)   gate (fails npm test above it)
-//   longcall/lite    30,000                          LONGCALL_LITE_GZIP_GATE (default 35,100)
-//   longcall         100,000                         LONGCALL_GZIP_GATE (default 228,500)
+//   longcall/lite    30,000                          LONGCALL_LITE_GZIP_GATE (default 35,200)
+//   longcall         100,000                         LONGCALL_GZIP_GATE (default 230,000)
 //   longcall/server  reported only                   LONGCALL_SERVER_GZIP_GATE (default 160,000)
 // The gates sit just above today's figures so a regression fails; the targets are where the
 // package must get to (pkg/README.md "Size" says how far off each is and the next lever).
@@ -21,14 +21,14 @@ const ENTRIES = [
     js: 'lite-web.js',
     wasm: 'dist/longcall_lite_bg.wasm',
     target: 30_000,
-    gate: Number(process.env.LONGCALL_LITE_GZIP_GATE ?? 35_100),
+    gate: Number(process.env.LONGCALL_LITE_GZIP_GATE ?? 35_200),
   },
   {
     entry: 'longcall',
     js: 'web.js',
     wasm: 'dist/longcall_bg.wasm',
     target: 100_000,
-    gate: Number(process.env.LONGCALL_GZIP_GATE ?? 228_500),
+    gate: Number(process.env.LONGCALL_GZIP_GATE ?? 230_000),
   },
   {
     entry: 'longcall/server',
