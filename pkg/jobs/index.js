@@ -356,6 +356,12 @@ export class JobHost {
         'invalid_input',
         `JobHost: baseUrl ${JSON.stringify(String(baseUrl).slice(0, 80))} is not a URL (e.g. "https://api.example.com")`,
       );
+    // Checked here, by the name the caller wrote (the core would name its own `wire.jobDialect`).
+    if (!lc.JOB_DIALECTS.includes(dialect))
+      throw new JobHostError(
+        'invalid_input',
+        `JobHost: dialect ${JSON.stringify(String(dialect).slice(0, 40))} is not one of ${lc.JOB_DIALECTS.join(', ')}`,
+      );
     const missing = store == null ? [] : ['get', 'set', 'delete'].filter((m) => typeof store[m] !== 'function');
     if (missing.length)
       throw new JobHostError(

@@ -510,7 +510,10 @@ class Watch {
         (answer) => {
           ended();
           if (this.done) return;
-          this.transportError = null;
+          // An error that names no request (id null: the server could not take the message) is
+          // no answer to it; what it said is the cause of what that leads to.
+          const unnamed = answer?.id === null && answer.error ? answer.error : null;
+          this.transportError = unnamed && { error: unnamed, detail: unnamedDetail(unnamed) };
           const bytes = typeof answer === 'string' || answer instanceof Uint8Array ? answer : JSON.stringify(answer);
           safe(this.opts.onExchange, { method: message.method, sentAt: t0, answeredAt: this.now(), answer });
           this.apply(() => this.ep.handleMessage(this.now(), bytes));
@@ -704,6 +707,16 @@ const WATCH_OPTIONS = [
 const CALL_OPTIONS = ['name', 'arguments', 'ttlMs', ...WATCH_OPTIONS];
 const mcpError = (code, message) => new McpCallError(code, message);
 const DECLINE = Object.freeze({ action: 'decline' });
+
+/** What a JSON-RPC error with id null said, for a message (and what it usually means). */
+function unnamedDetail(error) {
+  const said = `the server answered error ${error.code} ${JSON.stringify(String(error.message ?? '').slice(0, 120))} to no request id`;
+  // The SDK's Streamable HTTP servers (2025-11-25) want `initialize` first; httpSender speaks
+  // the stateless 2026 extension.
+  return /not initialized/i.test(String(error.message))
+    ? `${said}; a 2025-11-25 server takes an SDK client's session: use sdkSender or sdk2Sender`
+    : said;
+}
 
 // The watch options that must be functions when given, refused at once rather than when the
 // server first asks or the button first moves.

@@ -629,6 +629,10 @@ test('JobHost refuses a baseUrl that is not a URL and a store without its three 
     code: 'invalid_input',
     message: 'JobHost: store needs get, set and delete (sync or async); it has no delete',
   });
+  assert.throws(() => new JobHost({ baseUrl: 'http://127.0.0.1:3000', dialect: 'openapi' }), {
+    code: 'invalid_input',
+    message: 'JobHost: dialect "openapi" is not one of mcp_tools, open_api',
+  });
   // A Map is a store; no store at all is fine too (nothing is kept).
   assert.ok(new JobHost({ baseUrl: 'http://127.0.0.1:3000', store: new Map() }));
   assert.ok(new JobHost({ baseUrl: 'http://127.0.0.1:3000/v1/' }));

@@ -521,6 +521,21 @@ test('httpSender to a port nothing listens on: create_unanswered says and carrie
   assert.match(exchanges[0].error, /ECONNREFUSED/, 'onExchange hears the same words');
 });
 
+test("an error naming no request (a 2025 server's 'not initialized') is the cause of create_unanswered, with the fix", async () => {
+  const error = { code: -32000, message: 'Bad Request: Server not initialized' };
+  const s = fake('task-2026', { 'tools/call': () => ({ jsonrpc: '2.0', id: null, error }) });
+  const e = await callTool(s, { name: 'render_report' }).then(
+    () => assert.fail('callTool resolved'),
+    (x) => x,
+  );
+  assert.equal(e.code, 'create_unanswered');
+  assert.deepEqual(e.cause, error);
+  assert.match(
+    e.message,
+    /got no answer \(the server answered error -32000 "Bad Request: Server not initialized" to no request id; a 2025-11-25 server takes an SDK client's session: use sdkSender or sdk2Sender\)/,
+  );
+});
+
 test('a deadline reached while polls get no answer: watch_stopped carries the last transport error', async () => {
   const clock = fakeClock();
   const lost = new Error('socket hang up');
