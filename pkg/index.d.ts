@@ -163,6 +163,8 @@ export type EndpointEvent =
   | { type: 'ask_user'; key: string; request: Json; call?: boolean }
   | { type: 'button'; state: ButtonState }
   | { type: 'status'; status: Status }
+  /** The task's `statusMessage` changed: words for the person; it never changes the status. */
+  | { type: 'progress'; message: string }
   | { type: 'violation'; violation: Violation }
   | { type: 'settled'; outcome: Outcome; status: Status | null; result?: Json; error?: Json }
   | { type: 'stopped'; reason: StopReason }

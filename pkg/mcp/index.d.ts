@@ -169,6 +169,8 @@ export interface WatchOptions {
   onButton?: (state: ButtonState) => void;
   /** The status held changed. */
   onStatus?: (status: Status) => void;
+  /** The task's `statusMessage` changed ("Rendering frame 40 of 90"): words to show the person. */
+  onProgress?: (message: string) => void;
   /** A rule the peer broke (the call goes on). */
   onViolation?: (v: WatchViolation) => void;
   /** Every request/answer pair. */

@@ -438,6 +438,9 @@ class Watch {
         safe(opts.onButton, e.state);
         if (e.state !== 'requesting') this.flushCancel(e.state);
         break;
+      case 'progress':
+        safe(opts.onProgress, e.message);
+        break;
       case 'status':
         safe(opts.onStatus, e.status);
         this.route();
@@ -699,6 +702,7 @@ const WATCH_OPTIONS = [
   'onInput',
   'onButton',
   'onStatus',
+  'onProgress',
   'onViolation',
   'onExchange',
   'now',
@@ -721,7 +725,7 @@ function unnamedDetail(error) {
 // The watch options that must be functions when given, refused at once rather than when the
 // server first asks or the button first moves.
 function checkHooks(opts, where) {
-  for (const name of ['onInput', 'onButton', 'onStatus', 'onViolation', 'onExchange', 'now']) {
+  for (const name of ['onInput', 'onButton', 'onStatus', 'onProgress', 'onViolation', 'onExchange', 'now']) {
     if (opts?.[name] != null && typeof opts[name] !== 'function')
       throw new McpCallError('invalid_input', `${where}: ${name} must be a function, got ${typeof opts[name]}`);
   }

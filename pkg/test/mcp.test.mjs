@@ -182,6 +182,35 @@ test('an onInput that throws (a dialog closed) is reported and declines, so the 
   });
 });
 
+test('onProgress: each new statusMessage once, on the fast tasks/get path and the general one (E-61)', async () => {
+  let polls = 0;
+  const clock = fakeClock();
+  const said = ['queued for a GPU', 'queued for a GPU', 'frame 40 of 90', 'frame 90 of 90'];
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'task', statusMessage: 'accepted' }),
+      'tasks/get': (m) => {
+        const statusMessage = said[polls++];
+        return statusMessage
+          ? ok(m, { ...task26('t1', 'working'), resultType: 'complete', statusMessage })
+          : ok(m, {
+              ...task26('t1', 'completed'),
+              resultType: 'complete',
+              statusMessage: 'done',
+              result: { content: [] },
+            });
+      },
+    },
+    clock,
+  );
+  const seen = [];
+  const h = await callTool(s, { name: 'render', config: FAST, ...on(clock), onProgress: (m) => seen.push(m) });
+  const out = await until(clock, h.outcome);
+  assert.equal(out.outcome, 'succeeded');
+  assert.deepEqual(seen, ['accepted', 'queued for a GPU', 'frame 40 of 90', 'frame 90 of 90']);
+});
+
 test('a plain tools/call result settles at once; a JSON-RPC error is protocol_failure with the error', async () => {
   const s = fake('task-2026', {
     'tools/call': (m) => ok(m, { content: [{ type: 'text', text: 'hi' }], resultType: 'complete' }),

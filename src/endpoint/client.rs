@@ -301,6 +301,12 @@ pub enum Event {
         /// The new status.
         status: Status,
     },
+    /// The task's `statusMessage` changed (E-61): words for the person, such as "Rendering
+    /// frame 40 of 90". It never changes the status or the outcome.
+    Progress {
+        /// The message as the server wrote it.
+        message: String,
+    },
     /// The peer broke a rule.
     Violation {
         /// What was broken.
@@ -343,6 +349,16 @@ pub enum Event {
     },
     /// Nothing more until the next input.
     Idle,
+}
+
+/// The `statusMessage` an input carries (a task created, polled or notified), for E-61.
+fn status_message(input: &Input) -> Option<String> {
+    match input {
+        Input::TaskCreated { task } | Input::TaskPolled { task } | Input::TaskNotified { task } => {
+            task.status_message.clone()
+        }
+        _ => None,
+    }
 }
 
 /// A request on the wire, not answered yet.
@@ -405,6 +421,9 @@ pub struct CallEndpoint {
     /// host shows them again from [`CallEndpoint::open_prompts`], the core does not ask again.
     #[serde(default, skip_serializing_if = "VecDeque::is_empty")]
     prompts: VecDeque<Event>,
+    /// The last `statusMessage` given as [`Event::Progress`] (E-61).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    progress: Option<String>,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -422,6 +441,7 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             queue: f.req("queue")?,
             submit: f.opt("submit")?,
             prompts: f.def("prompts")?,
+            progress: f.opt("progress")?,
         })
     }
 }
@@ -471,6 +491,7 @@ impl CallEndpoint {
             queue: VecDeque::new(),
             submit: None,
             prompts: VecDeque::new(),
+            progress: None,
         })
     }
 
@@ -869,10 +890,12 @@ impl CallEndpoint {
         match read_answer(self.model, asked, &message) {
             Ok(r) => {
                 self.violations(r.violations);
+                let message = status_message(&r.input);
                 if let Err(e) = self.tracker.handle_input(now, r.input) {
                     self.unreadable(now, Some(pending), &e);
                     return;
                 }
+                self.progress(message);
                 self.pump();
             }
             Err(e) => self.unreadable(now, Some(pending), &e),
@@ -1143,19 +1166,33 @@ impl CallEndpoint {
             ttl_ms: task.ttl_ms,
             payload: Payload::NONE,
         };
-        if let Err(e) = self.tracker.handle_polled(now, polled) {
-            self.violate(Rule::UnreadableAnswer, e.to_string());
+        let message = task.status_message.clone();
+        match self.tracker.handle_polled(now, polled) {
+            Ok(()) => self.progress(message),
+            Err(e) => self.violate(Rule::UnreadableAnswer, e.to_string()),
         }
         self.pump();
         true
     }
 
     fn feed(&mut self, now: u64, input: Input) {
-        if let Err(e) = self.tracker.handle_input(now, input) {
+        let message = status_message(&input);
+        match self.tracker.handle_input(now, input) {
+            Ok(()) => self.progress(message),
             // Only answers reach here; one the tracker refuses broke a rule (E-2).
-            self.violate(Rule::UnreadableAnswer, e.to_string());
+            Err(e) => self.violate(Rule::UnreadableAnswer, e.to_string()),
         }
         self.pump();
+    }
+
+    /// E-61: a task's `statusMessage` that differs from the last one given, while watching.
+    fn progress(&mut self, message: Option<String>) {
+        if let Some(message) = message {
+            if self.progress.as_ref() != Some(&message) && !self.tracker.is_done() {
+                self.progress = Some(message.clone());
+                self.queue.push_back(Event::Progress { message });
+            }
+        }
     }
 
     fn too_large(&mut self, now: u64, size: usize) {
@@ -1630,6 +1667,102 @@ mod tests {
         assert_eq!(
             back.open_prompts().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
             [("k2", true)]
+        );
+    }
+
+    /// Rules E-61: each new `statusMessage` is a progress event, on the fast `tasks/get` path
+    /// and the general one alike; the same words again are not, nor words after the call
+    /// settled; a restore remembers the last words given.
+    #[test]
+    fn status_messages_are_progress_once_each() {
+        let task = |status: &str, more: &str| {
+            format!(
+                r#"{{"resultType":"{}","taskId":"t1","status":"{status}","createdAt":"2026-11-29T15:07:54Z","lastUpdatedAt":"2026-11-29T15:07:54Z","ttlMs":null,"pollIntervalMs":5{more}}}"#,
+                if status == "working" {
+                    "task"
+                } else {
+                    "complete"
+                }
+            )
+        };
+        let progress = |out: &[Event]| -> Vec<String> {
+            out.iter()
+                .filter_map(|e| match e {
+                    Event::Progress { message } => Some(message.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let mut ep =
+            CallEndpoint::call_tool(Model::Task2026, "render", json!({}), None, config()).unwrap();
+        let _ = drain(&mut ep);
+        ep.handle_message(
+            1,
+            answer(
+                1,
+                &task("working", r#","statusMessage":"queued for a GPU""#),
+            )
+            .as_bytes(),
+        );
+        let mut out = drain(&mut ep);
+        assert_eq!(progress(&out), ["queued for a GPU"]);
+        let poll = |ep: &mut CallEndpoint, out: &[Event], status: &str, more: &str| {
+            let Some(Event::WakeAt { at }) = out.last() else {
+                panic!("{out:?}")
+            };
+            ep.handle_timeout(*at);
+            let id = sent(&drain(ep))[0].0;
+            ep.handle_message(at + 1, answer(id, &task(status, more)).as_bytes());
+            drain(ep)
+        };
+        out = poll(
+            &mut ep,
+            &out,
+            "working",
+            r#","statusMessage":"queued for a GPU""#,
+        );
+        assert!(progress(&out).is_empty(), "the same words again: {out:?}");
+        out = poll(
+            &mut ep,
+            &out,
+            "working",
+            r#","statusMessage":"frame 40 of 90""#,
+        );
+        assert_eq!(progress(&out), ["frame 40 of 90"]);
+        // The general path (an input request keeps the fast one out).
+        let asks = r#","statusMessage":"waiting for you","inputRequests":{"k":{"method":"elicitation/create","params":{}}}"#;
+        out = poll(&mut ep, &out, "input_required", asks);
+        assert_eq!(progress(&out), ["waiting for you"]);
+        let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), 100).unwrap();
+        let again = drain(&mut back);
+        assert!(progress(&again).is_empty());
+        back.answer_input(101, "k", json!({"action": "accept"}))
+            .unwrap();
+        let _ = drain(&mut back);
+        // Settled: its last words are not progress.
+        back.handle_timeout(1_000);
+        let sent_now = sent(&drain(&mut back));
+        let id = sent_now
+            .iter()
+            .find(|s| s.1["method"] == "tasks/get")
+            .unwrap()
+            .0;
+        back.handle_message(
+            1_001,
+            answer(
+                id,
+                &task(
+                    "completed",
+                    r#","statusMessage":"done","result":{"content":[]}"#,
+                ),
+            )
+            .as_bytes(),
+        );
+        let out = drain(&mut back);
+        assert!(progress(&out).is_empty(), "{out:?}");
+        assert!(
+            out.iter().any(|e| matches!(e, Event::Settled { .. })),
+            "{out:?}"
         );
     }
 

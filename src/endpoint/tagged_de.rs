@@ -35,6 +35,7 @@ impl<'de> Deserialize<'de> for Event {
             "ask_user",
             "button",
             "status",
+            "progress",
             "violation",
             "settled",
             "stopped",
@@ -55,6 +56,9 @@ impl<'de> Deserialize<'de> for Event {
             },
             "status" => Event::Status {
                 status: f.req("status")?,
+            },
+            "progress" => Event::Progress {
+                message: f.req("message")?,
             },
             "violation" => Event::Violation {
                 violation: f.req("violation")?,
