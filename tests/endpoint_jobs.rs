@@ -426,6 +426,22 @@ fn mcp_tools_submit_and_the_try_limit() {
     assert_eq!(ep.submit_key(), Some("intent-4"));
 }
 
+/// The events up to the next wake and those of that wake, which must stop watching at the
+/// deadline with the call's handle `handle` kept.
+fn stopped_at_deadline(ep: &mut CallEndpoint, handle: &str) -> Vec<Event> {
+    let mut out = drain(ep);
+    if let Some(Event::WakeAt { at }) = out.last() {
+        ep.handle_timeout(*at);
+        out.extend(drain(ep));
+    }
+    assert_eq!(ep.tracker().handle(), Some(handle), "{out:?}");
+    let deadline = Event::Stopped {
+        reason: StopReason::Deadline,
+    };
+    assert!(out.contains(&deadline), "{out:?}");
+    out
+}
+
 /// E-59: a deadline given as a duration (60 s), so long past when the submit goes out, does not
 /// forget the paid job: the watch waits for the submit's answer, keeps the job it names, then
 /// stops with `deadline` at once. The same for a `tools/call` whose answer creates a task.
@@ -458,18 +474,7 @@ fn a_deadline_passed_while_creating_keeps_the_created_call() {
             br#"{"data":{"request_id":"job_9","sume_status":"queued"}}"#,
         ),
     );
-    let mut out = drain(&mut ep);
-    if let Some(Event::WakeAt { at }) = out.last() {
-        ep.handle_timeout(*at);
-        out.extend(drain(&mut ep));
-    }
-    assert_eq!(ep.tracker().handle(), Some("job_9"), "{out:?}");
-    assert!(
-        out.contains(&Event::Stopped {
-            reason: StopReason::Deadline
-        }),
-        "{out:?}"
-    );
+    let out = stopped_at_deadline(&mut ep, "job_9");
     assert!(sent(&out).is_empty(), "nothing more is sent: {out:?}");
 
     // MCP: the tools/call's answer creates the task; its id is kept.
@@ -486,16 +491,5 @@ fn a_deadline_passed_while_creating_keeps_the_created_call() {
     assert_eq!(drain(&mut ep), vec![Event::Idle]);
     let created = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t-9","status":"working","createdAt":"2026-11-29T15:07:54Z","lastUpdatedAt":"2026-11-29T15:07:54Z","ttlMs":null,"pollIntervalMs":500}}"#;
     ep.handle_message(NOW + 5, created);
-    let mut out = drain(&mut ep);
-    if let Some(Event::WakeAt { at }) = out.last() {
-        ep.handle_timeout(*at);
-        out.extend(drain(&mut ep));
-    }
-    assert_eq!(ep.tracker().handle(), Some("t-9"), "{out:?}");
-    assert!(
-        out.contains(&Event::Stopped {
-            reason: StopReason::Deadline
-        }),
-        "{out:?}"
-    );
+    stopped_at_deadline(&mut ep, "t-9");
 }

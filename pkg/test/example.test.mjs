@@ -20,6 +20,17 @@ import { serveExample } from '../examples/cancel-button/serve.mjs';
 
 const FILE = 'examples/cancel-button/cancel-button.js';
 
+/** Records each state the page's cancel button shows in `window.__states`, from now on. */
+function recordStates(page) {
+  return page.evaluate(() => {
+    const b = document.querySelector('#cancel');
+    window.__states = [b.dataset.state];
+    new MutationObserver(() => {
+      if (window.__states.at(-1) !== b.dataset.state) window.__states.push(b.dataset.state);
+    }).observe(b, { attributes: true, attributeFilter: ['data-state'] });
+  });
+}
+
 test('every README example block is its file, verbatim', () => {
   const readme = readFileSync(join(PKG, 'README.md'), 'utf8');
   const blocks = [...readme.matchAll(/<!-- example: (\S+) -->\s*```js\n([\s\S]*?)```/g)];
@@ -61,13 +72,7 @@ for (const example of ['cancel-button', 'lite-button'])
       try {
         await page.goto(`${server.base}/examples/${example}/?job=${job}`);
         await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
-        await page.evaluate(() => {
-          const b = document.querySelector('#cancel');
-          window.__states = [b.dataset.state];
-          new MutationObserver(() => {
-            if (window.__states.at(-1) !== b.dataset.state) window.__states.push(b.dataset.state);
-          }).observe(b, { attributes: true, attributeFilter: ['data-state'] });
-        });
+        await recordStates(page);
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         assert.ok(width <= 390, `the page is ${width} px wide at 390`);
         await page.click('#cancel');
@@ -181,13 +186,7 @@ describe('the example page against longcall serve-jobs', { skip: !existsSync(CLI
     page.on('request', (q) => r.requests.push(`${q.method()} ${new URL(q.url()).pathname}`));
     await page.goto(`${s.page.base}/examples/cancel-button/?job=${id}&key=${KEY}`);
     await page.waitForSelector('#cancel:not([data-state="unavailable"])[data-state]', { timeout: 15_000 });
-    await page.evaluate(() => {
-      const b = document.querySelector('#cancel');
-      window.__states = [b.dataset.state];
-      new MutationObserver(() => {
-        if (window.__states.at(-1) !== b.dataset.state) window.__states.push(b.dataset.state);
-      }).observe(b, { attributes: true, attributeFilter: ['data-state'] });
-    });
+    await recordStates(page);
     r.states = () => page.evaluate(() => window.__states);
     return r;
   }

@@ -132,16 +132,19 @@ test('2026: create, input_required asked once, tasks/update, completed; headers 
   assert.deepEqual(snake, [], 'snake_case keys in the run record');
 });
 
-test('an onInput that throws (a dialog closed) is reported and declines, so the task can end', async () => {
+/**
+ * A 2026 server whose task `t1` asks input `k` ("go?") until a tasks/update answers it, then
+ * answers every poll with `after`; `answered()` is what the update carried.
+ */
+function asksOnce(clock, after) {
   let answered = null;
-  const clock = fakeClock();
   const s = fake(
     'task-2026',
     {
       'tools/call': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'task' }),
       'tasks/get': (m) =>
         answered
-          ? ok(m, { ...task26('t1', 'cancelled'), resultType: 'complete' })
+          ? ok(m, after)
           : ok(m, {
               ...task26('t1', 'input_required'),
               resultType: 'complete',
@@ -154,6 +157,12 @@ test('an onInput that throws (a dialog closed) is reported and declines, so the 
     },
     clock,
   );
+  return { s, answered: () => answered };
+}
+
+test('an onInput that throws (a dialog closed) is reported and declines, so the task can end', async () => {
+  const clock = fakeClock();
+  const { s, answered } = asksOnce(clock, { ...task26('t1', 'cancelled'), resultType: 'complete' });
   const seen = [];
   const h = await callTool(s, {
     name: 'job',
@@ -165,7 +174,7 @@ test('an onInput that throws (a dialog closed) is reported and declines, so the 
     onViolation: (v) => seen.push(v),
   });
   const out = await until(clock, h.outcome);
-  assert.deepEqual(answered, { k: { action: 'decline' } });
+  assert.deepEqual(answered(), { k: { action: 'decline' } });
   assert.equal(out.status, 'cancelled');
   assert.deepEqual(
     seen.map((v) => [v.rule, v.detail]),
@@ -301,27 +310,12 @@ test('2026 cancel: the core presses, ack then cancelled; pressing after settle i
 });
 
 test('resume puts an input asked before the snapshot and never answered to onInput again (R-7)', async () => {
-  let answered = null;
   const clock = fakeClock();
-  const s = fake(
-    'task-2026',
-    {
-      'tools/call': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'task' }),
-      'tasks/get': (m) =>
-        answered
-          ? ok(m, { ...task26('t1', 'completed'), resultType: 'complete', result: { content: [] } })
-          : ok(m, {
-              ...task26('t1', 'input_required'),
-              resultType: 'complete',
-              inputRequests: { k: { method: 'elicitation/create', params: { message: 'go?' } } },
-            }),
-      'tasks/update': (m) => {
-        answered = m.params.inputResponses;
-        return ok(m, { resultType: 'complete' });
-      },
-    },
-    clock,
-  );
+  const { s, answered } = asksOnce(clock, {
+    ...task26('t1', 'completed'),
+    resultType: 'complete',
+    result: { content: [] },
+  });
   const first = [];
   const h = await callTool(s, {
     name: 'job',
@@ -347,7 +341,7 @@ test('resume puts an input asked before the snapshot and never answered to onInp
   });
   const out = await until(clock, back.outcome);
   assert.deepEqual(again, [['k', 'go?']], 'asked once more, after the restart');
-  assert.deepEqual(answered, { k: { action: 'accept', content: { ok: true } } });
+  assert.deepEqual(answered(), { k: { action: 'accept', content: { ok: true } } });
   assert.equal(out.outcome, 'succeeded');
 });
 

@@ -1490,6 +1490,19 @@ mod tests {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
     }
 
+    /// A 2026 result for task `t1` in `status` (`working` as the creating answer, else as a
+    /// `tasks/get` answer), `more` members appended.
+    fn task(status: &str, more: &str) -> String {
+        let result_type = if status == "working" {
+            "task"
+        } else {
+            "complete"
+        };
+        format!(
+            r#"{{"resultType":"{result_type}","taskId":"t1","status":"{status}","createdAt":"2026-11-29T15:07:54Z","lastUpdatedAt":"2026-11-29T15:07:54Z","ttlMs":null,"pollIntervalMs":5{more}}}"#
+        )
+    }
+
     fn config() -> Config {
         let mut c = Config::default();
         c.tracker.poll.jitter = crate::poll::Jitter::None;
@@ -1606,16 +1619,6 @@ mod tests {
         let mut ep =
             CallEndpoint::call_tool(Model::Task2026, "confirm", json!({}), None, config()).unwrap();
         let _ = drain(&mut ep);
-        let task = |status: &str, more: &str| {
-            format!(
-                r#"{{"resultType":"{}","taskId":"t1","status":"{status}","createdAt":"2026-11-29T15:07:54Z","lastUpdatedAt":"2026-11-29T15:07:54Z","ttlMs":null,"pollIntervalMs":5{more}}}"#,
-                if status == "working" {
-                    "task"
-                } else {
-                    "complete"
-                }
-            )
-        };
         ep.handle_message(1, answer(1, &task("working", "")).as_bytes());
         let Some(Event::WakeAt { at }) = drain(&mut ep).pop() else {
             panic!("no wake")
@@ -1675,16 +1678,6 @@ mod tests {
     /// settled; a restore remembers the last words given.
     #[test]
     fn status_messages_are_progress_once_each() {
-        let task = |status: &str, more: &str| {
-            format!(
-                r#"{{"resultType":"{}","taskId":"t1","status":"{status}","createdAt":"2026-11-29T15:07:54Z","lastUpdatedAt":"2026-11-29T15:07:54Z","ttlMs":null,"pollIntervalMs":5{more}}}"#,
-                if status == "working" {
-                    "task"
-                } else {
-                    "complete"
-                }
-            )
-        };
         let progress = |out: &[Event]| -> Vec<String> {
             out.iter()
                 .filter_map(|e| match e {
