@@ -46,8 +46,13 @@ pub fn verdict(value: &JsValue) -> Result<longcall::cancel::CancelVerdict, Error
     let Some(s) = name(value) else {
         return Err(not_a_string("verdict", value));
     };
-    longcall::cancel::CancelVerdict::parse(&s)
-        .ok_or_else(|| Error::invalid_input("verdict", "not a cancel verdict name"))
+    // The names are the exported table's (listing them here would cost the small module 0.1 KB).
+    longcall::cancel::CancelVerdict::parse(&s).ok_or_else(|| {
+        Error::invalid_input(
+            "verdict",
+            "not a cancel verdict name (CANCEL_VERDICTS lists them)",
+        )
+    })
 }
 
 /// A small numeric code from a JavaScript number: `None` for NaN, infinities, fractions,

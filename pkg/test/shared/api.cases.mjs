@@ -122,6 +122,12 @@ export const cases = {
     assert.equal(b.state, 'requesting');
     assert.equal(b.handleVerdict('too_late'), 'too_late');
     assert.throws(() => b.press(), { code: 'cancel_refused' });
+    // A status name where a verdict is wanted: refused, saying where the names are.
+    assert.throws(() => b.handleVerdict('canceled'), {
+      code: 'invalid_input',
+      message: 'invalid input: verdict: not a cancel verdict name (CANCEL_VERDICTS lists them)',
+    });
+    assert.ok(!lc.CANCEL_VERDICTS.includes('canceled') && lc.CANCEL_VERDICTS.includes('cancelled'));
     const c = lc.CancelButton.restore(b.snapshot());
     assert.equal(c.handleStatus('completed'), 'finished_first');
     assert.equal(b.state, 'too_late', 'the original is unchanged');
