@@ -326,6 +326,7 @@ class Job {
 
 const HOST_OPTIONS = ['baseUrl', 'headers', 'dialect', 'store', 'fetch', 'config', 'wire', 'now'];
 const HOOKS = ['onButton', 'onStatus', 'onSettled', 'onStopped', 'onEvent'];
+const JOB_KEYS = ['model', 'kind', 'arguments'];
 const jobError = (code, message) => new JobHostError(code, message);
 
 /** See index.d.ts `JobHost`. */
@@ -391,6 +392,11 @@ export class JobHost {
     if (typeof intent !== 'string' || intent === '')
       throw new JobHostError('invalid_input', 'submit: the intent key must be a non-empty string');
     checkOptions(hooks, HOOKS, 'submit: hooks', jobError);
+    // The job's keys (the core's JobSubmit less the key, which is the intent), checked here for
+    // a "did you mean" (`args` for `arguments`); the core refuses the same keys without one.
+    checkOptions(job, JOB_KEYS, 'submit: job', jobError, {
+      idempotencyKey: 'the intent is the key: submit(intent, job)',
+    });
     const resumed = await this.resume(intent, hooks);
     if (resumed) return resumed;
     const ep = lc.Endpoint.submitJob({ ...job, idempotencyKey: intent }, this.config, this.wire, this.now());

@@ -529,6 +529,14 @@ test('JobHost refuses an option or hook it does not know, by name, before anythi
     message: /^submit: hooks: unknown option "onSettle" \(did you mean "onSettled"\?\)/,
   });
   assert.throws(() => host.watch('job_1', { onstatus: () => {} }), { code: 'invalid_input' });
+  await assert.rejects(host.submit('intent-1', { model: 'm', kind: 'image', args: { prompt: 'p' } }), {
+    name: 'JobHostError',
+    code: 'invalid_input',
+    message: 'submit: job: unknown option "args" (did you mean "arguments"?); expected one of model, kind, arguments',
+  });
+  await assert.rejects(host.submit('intent-1', { model: 'm', kind: 'image', idempotencyKey: 'k' }), {
+    message: /^submit: job: unknown option "idempotencyKey" \(the intent is the key: submit\(intent, job\)\)/,
+  });
   assert.equal(fetched, 0);
 });
 
