@@ -725,7 +725,7 @@ function unnamedDetail(error) {
 // The watch options that must be functions when given, refused at once rather than when the
 // server first asks or the button first moves.
 function checkHooks(opts, where) {
-  for (const name of ['onInput', 'onButton', 'onStatus', 'onProgress', 'onViolation', 'onExchange', 'now']) {
+  for (const name of WATCH_OPTIONS.filter((o) => o.startsWith('on') || o === 'now')) {
     if (opts?.[name] != null && typeof opts[name] !== 'function')
       throw new McpCallError('invalid_input', `${where}: ${name} must be a function, got ${typeof opts[name]}`);
   }
