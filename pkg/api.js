@@ -7,7 +7,8 @@ import * as glue from './dist/longcall.js';
 import { bind, isLongcallError } from './runtime.js';
 import { makeFast } from './fast.js';
 import { FAST_METHODS, NUMERIC_FUNCTIONS } from './numeric.js';
-import { constructStructured, routeStructured } from './structured.js';
+import { routeStructured } from './structured.js';
+import { configAt } from './config.js';
 
 // Before bind(), which guards the methods it installs (freed, unbound, coded errors).
 routeStructured(glue.Tracker, () => fastOutputs());
@@ -15,7 +16,10 @@ const state = bind(glue, {
   file: 'longcall_bg.wasm',
   numeric: NUMERIC_FUNCTIONS,
   numericMethods: { Tracker: FAST_METHODS },
-  construct: { Tracker: constructStructured(glue.Tracker) },
+  prepare: {
+    Tracker: { new: configAt(1) },
+    Endpoint: { callTool: configAt(4), submitJob: configAt(1), watch: configAt(2) },
+  },
 });
 const a = state.api;
 

@@ -76,6 +76,18 @@ export declare const JOB_STATUSES: readonly ['queued', 'processing', 'running', 
 export type JobKind = 'image' | 'video' | 'lipsync' | 'captions';
 export declare const JOB_KINDS: readonly ['image', 'video', 'lipsync', 'captions'];
 
+/** The poll jitters (`poll.jitter` of a tracker configuration). */
+export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated';
+export declare const JITTERS: readonly ['none', 'full', 'equal', 'decorrelated'];
+
+/** The keys of a tracker configuration. */
+export type TrackerConfigKey = 'poll' | 'seed' | 'deadlineMs';
+export declare const CONFIG_KEYS: readonly ['poll', 'seed', 'deadlineMs'];
+
+/** The keys of its `poll` policy. */
+export type PollKey = 'initialMs' | 'multiplierPercent' | 'capMs' | 'jitter' | 'minIntervalMs' | 'maxPolls' | 'followServerInterval';
+export declare const POLL_KEYS: readonly ['initialMs', 'multiplierPercent', 'capMs', 'jitter', 'minIntervalMs', 'maxPolls', 'followServerInterval'];
+
 /** The job APIs a job endpoint speaks: the MCP job tools over HTTP, or the Sume Open API. */
 export type JobDialect = 'mcp_tools' | 'open_api';
 export declare const JOB_DIALECTS: readonly ['mcp_tools', 'open_api'];

@@ -51,6 +51,15 @@ export const JOB_STATUSES = /* @__PURE__ */ Object.freeze(['queued', 'processing
 /** Catalog kinds a job can be submitted with (the Open API's submit route follows the kind). */
 export const JOB_KINDS = /* @__PURE__ */ Object.freeze(['image', 'video', 'lipsync', 'captions']);
 
+/** The poll jitters (`poll.jitter` of a tracker configuration). */
+export const JITTERS = /* @__PURE__ */ Object.freeze(['none', 'full', 'equal', 'decorrelated']);
+
+/** The keys of a tracker configuration. */
+export const CONFIG_KEYS = /* @__PURE__ */ Object.freeze(['poll', 'seed', 'deadlineMs']);
+
+/** The keys of its `poll` policy. */
+export const POLL_KEYS = /* @__PURE__ */ Object.freeze(['initialMs', 'multiplierPercent', 'capMs', 'jitter', 'minIntervalMs', 'maxPolls', 'followServerInterval']);
+
 /** The job APIs a job endpoint speaks: the MCP job tools over HTTP, or the Sume Open API. */
 export const JOB_DIALECTS = /* @__PURE__ */ Object.freeze(['mcp_tools', 'open_api']);
 

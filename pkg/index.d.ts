@@ -22,6 +22,7 @@ import type {
   JobStatus,
   JobKind,
   JobDialect,
+  Jitter,
   ObservationCode,
 } from './codes.js';
 export type {
@@ -43,6 +44,7 @@ export type {
   JobStatus,
   JobKind,
   JobDialect,
+  Jitter,
   ModelCode,
   StatusCode,
   ObservationCode,
@@ -411,8 +413,6 @@ export type TrackerInput = Camelized<Input>;
 export type TrackerOutput = Camelized<Output>;
 /** A request a {@link TrackerOutput} says to send. */
 export type TrackerRequest = Camelized<Request>;
-/** How a backoff delay is randomized. */
-export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated';
 /** The client's own poll schedule, in the core's spelling (vectors, `pollPlan`). */
 export interface PollPolicy {
   initial_ms?: number;

@@ -67,9 +67,11 @@ const STATES = new WeakMap();
 
 /**
  * Binds one build's glue module. `numeric` names the free functions and methods that take only
- * numbers and never throw (with the value they return when called wrongly).
+ * numbers and never throw (with the value they return when called wrongly). `prepare[Class][member]`
+ * (`new` for the constructor) rewrites a call's arguments in place before the module sees them
+ * (config.js lays a tracker configuration out as numbers), throwing a coded error to refuse them.
  */
-export function bind(glue, { file, numeric = {}, numericMethods = {}, construct = {} } = {}) {
+export function bind(glue, { file, numeric = {}, numericMethods = {}, prepare = {} } = {}) {
   let state = STATES.get(glue);
   if (state) return state;
   let ready = false;
@@ -86,7 +88,7 @@ export function bind(glue, { file, numeric = {}, numericMethods = {}, construct 
       continue;
     }
     if (/^[A-Z]/.test(name) && value.prototype)
-      api[name] = guardClass(name, value, check, numericMethods[name] ?? {}, construct[name]);
+      api[name] = guardClass(name, value, check, numericMethods[name] ?? {}, prepare[name] ?? {});
     else if (name in numeric) {
       const bad = numeric[name];
       const fn = value;
@@ -167,8 +169,10 @@ export function bind(glue, { file, numeric = {}, numericMethods = {}, construct 
   return state;
 }
 
+const own = (o, key) => (Object.hasOwn(o, key) ? o[key] : undefined);
+
 // `name` is the export's name: a bundler may rename the class itself (`CancelButton$1`).
-function guardClass(name, Cls, check, numericMethods, quick) {
+function guardClass(name, Cls, check, numericMethods, prepare) {
   const proto = Cls.prototype;
   const self = (obj, member) => {
     if (!(obj instanceof Cls))
@@ -204,10 +208,12 @@ function guardClass(name, Cls, check, numericMethods, quick) {
         }
       };
     } else if (typeof d.value === 'function') {
-      const fn = d.value;
+      const fn = d.value,
+        prep = own(prepare, key);
       d.value = function (...args) {
         self(this, key);
         try {
+          prep?.(args);
           return fn.apply(this, args);
         } catch (e) {
           throw recode(e);
@@ -233,12 +239,14 @@ function guardClass(name, Cls, check, numericMethods, quick) {
   for (const key of Object.getOwnPropertyNames(Cls)) {
     const d = Object.getOwnPropertyDescriptor(Cls, key);
     if (typeof d.value !== 'function' || key.startsWith('__')) continue;
-    const fn = d.value;
+    const fn = d.value,
+      prep = own(prepare, key);
     Object.defineProperty(Cls, key, {
       ...d,
       value: (...args) => {
         check();
         try {
+          prep?.(args);
           return fn.apply(Cls, args);
         } catch (e) {
           throw recode(e);
@@ -256,15 +264,11 @@ function guardClass(name, Cls, check, numericMethods, quick) {
       writable: true,
     });
   // The constructor: a proxy, so `instanceof` and static members stay those of the class.
-  // `quick(args)`, when given, constructs the common case a shorter way (or returns undefined).
   const guarded = new Proxy(Cls, {
     construct(target, args, newTarget) {
       check();
       try {
-        if (quick !== undefined && newTarget === guarded) {
-          const made = quick(args);
-          if (made !== undefined) return made;
-        }
+        own(prepare, 'new')?.(args);
         return Reflect.construct(target, args, newTarget);
       } catch (e) {
         throw recode(e);

@@ -9,7 +9,7 @@
 // `malformed`, naming it). The module builds the same core input either way and decides
 // everything (bindings/wasm/src/tracker.rs, `flatInput`); test/shared/api.cases.mjs checks both
 // ways give the same outputs and errors.
-import { BAD_CODE, BUTTON_STATES, MODELS, OUTCOMES, STATUSES, STOP_REASONS } from './codes.js';
+import { BAD_CODE, BUTTON_STATES, OUTCOMES, STATUSES, STOP_REASONS } from './codes.js';
 
 const STATUS_CODE = new Map(STATUSES.map((s, i) => [s, i]));
 const PLAIN = Object.prototype;
@@ -107,94 +107,6 @@ function flat(input) {
       : [3, type, key, Number.NaN, Number.NaN, text];
   }
   return null;
-}
-
-const MODEL_CODE = new Map(MODELS.map((m, i) => [m, i]));
-// The order of `JITTERS` in bindings/wasm/src/tracker.rs.
-const JITTER_CODE = new Map(['none', 'full', 'equal', 'decorrelated'].map((j, i) => [j, i]));
-// A config number as `flatNew` takes it: absent NaN, a number as it is (the module refuses what
-// the general reading would not take as it is), anything else (NaN too) -1, which it refuses.
-const number = (v) => (v === undefined || v === null ? Number.NaN : typeof v === 'number' && !Number.isNaN(v) ? v : -1);
-// The positions of the config's and its `poll`'s keys among `flatNew`'s arguments.
-const CONFIG_AT = { seed: 8, deadlineMs: 9 };
-const POLL_AT = {
-  initialMs: 1,
-  multiplierPercent: 2,
-  capMs: 3,
-  jitter: 4,
-  minIntervalMs: 5,
-  maxPolls: 6,
-  followServerInterval: 7,
-};
-
-// True when `o` is a plain object whose properties are all its own enumerable keys (what the
-// general reading then reads), each one of `known`.
-function keysOf(o) {
-  if (!plain(o)) return null;
-  const keys = Object.keys(o);
-  return Object.getOwnPropertyNames(o).length === keys.length ? keys : null;
-}
-
-/**
- * `flatNew`'s arguments for `new Tracker(model, config)` (bindings/wasm/src/tracker.rs): the
- * model's code, then the config's values as numbers (NaN absent); or null when the config is
- * not a plain object of the known keys (the general reading then takes it or refuses it).
- */
-function flatConfig(model, config) {
-  const args = [MODEL_CODE.get(model), NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN];
-  if (args[0] === undefined) return null;
-  if (config === undefined || config === null) return args;
-  const keys = keysOf(config);
-  if (keys === null) return null;
-  for (const k of keys) {
-    const v = config[k];
-    if (k === 'poll') {
-      if (v === undefined || v === null) continue;
-      const pollKeys = keysOf(v);
-      if (pollKeys === null) return null;
-      for (const p of pollKeys) {
-        const at = POLL_AT[p];
-        if (at === undefined || !Object.hasOwn(POLL_AT, p)) return null;
-        const w = v[p];
-        args[at] =
-          p === 'jitter'
-            ? w === undefined || w === null
-              ? NaN
-              : (JITTER_CODE.get(w) ?? -1)
-            : p === 'followServerInterval'
-              ? w === undefined || w === null
-                ? NaN
-                : w === true
-                  ? 1
-                  : w === false
-                    ? 0
-                    : -1
-              : number(w);
-      }
-    } else {
-      const at = CONFIG_AT[k];
-      if (at === undefined || !Object.hasOwn(CONFIG_AT, k)) return null;
-      args[at] = number(v);
-    }
-  }
-  return args;
-}
-
-/**
- * `new Tracker(model, config)` the short way (`Tracker.flatNew`), or undefined when it cannot
- * be taken (the caller then constructs the general way, which reads or refuses the config).
- */
-export function constructStructured(Cls) {
-  const flatNew = Cls.flatNew;
-  return (args) => {
-    let f = null;
-    try {
-      f = flatConfig(args[0], args[1]);
-    } catch {
-      // A getter or proxy that throws: the general reading reports it.
-    }
-    return f === null ? undefined : flatNew(...f);
-  };
 }
 
 // The shapes of outputs fetched in detail (bindings/wasm/src/tracker.rs, `shape`): WHOLE is

@@ -54,6 +54,9 @@ const TABLES = {
     'JobKind',
     null,
   ],
+  JITTERS: ['The poll jitters (`poll.jitter` of a tracker configuration).', 'Jitter', null],
+  CONFIG_KEYS: ['The keys of a tracker configuration.', 'TrackerConfigKey', null],
+  POLL_KEYS: ['The keys of its `poll` policy.', 'PollKey', null],
   JOB_DIALECTS: [
     'The job APIs a job endpoint speaks: the MCP job tools over HTTP, or the Sume Open API.',
     'JobDialect',

@@ -35,12 +35,20 @@
 //
 // Time is passed in (ms), as everywhere in longcall: a store never reads a clock.
 import { readFileSync } from 'node:fs';
-import { initSync, WatchList } from '../dist/longcall_watch.js';
+import * as glue from '../dist/longcall_watch.js';
+import { configAt } from '../config.js';
+import { bind } from '../runtime.js';
 
-// A module of its own (bindings/wasm feature `watch`): hosts that never keep a store do not load it.
-initSync({ module: readFileSync(new URL('../dist/longcall_watch_bg.wasm', import.meta.url)) });
+// A module of its own (bindings/wasm feature `watch`): hosts that never keep a store do not load
+// it. Bound as every entry point is (runtime.js: coded errors, `free()` idempotent, `freed` and
+// `unbound`), with a call's tracker configuration read as everywhere else (config.js).
+const state = bind(glue, {
+  file: 'longcall_watch_bg.wasm',
+  prepare: { WatchList: { addNew: configAt(2), addHandle: configAt(4), adoptHandle: configAt(3) } },
+});
+state.initSync(readFileSync(new URL('../dist/longcall_watch_bg.wasm', import.meta.url)));
 
-export { WatchList };
+export const { WatchList } = state.api;
 
 /** An Error with a stable `code`, like the core's errors. */
 export class StoreError extends Error {

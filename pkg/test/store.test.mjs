@@ -248,6 +248,18 @@ function contract(name, open) {
   });
 }
 
+test('the watch list keeps the lifetimes of every class: free() twice, freed, unbound', () => {
+  const list = new WatchList();
+  const drain = list.drain;
+  assert.throws(() => drain(), { code: 'unbound' });
+  list.free();
+  list.free();
+  assert.throws(() => list.drain(), { code: 'freed' });
+  assert.throws(() => list.size, { code: 'freed' });
+  assert.throws(() => list.addNew(1, { model: 'job', request: {}, idempotencyKey: 'k' }), { code: 'freed' });
+  assert.throws(() => WatchList.restore('not a snapshot'), (e) => typeof e.code === 'string' && e instanceof Error);
+});
+
 test('the watch list speaks camelCase, names an unknown key and carries the intent as it is', () => {
   const malformed = (key) => (e) => e.code === 'malformed' && e.message.includes(key);
   assert.throws(() => new WatchList({ max_create_resends: 1 }), malformed('max_create_resends'));
@@ -256,6 +268,16 @@ test('the watch list speaks camelCase, names an unknown key and carries the inte
     () => list.addNew(1, { model: 'job', request: {}, idempotency_key: 'k' }),
     malformed('idempotency_key'),
   );
+  assert.equal(list.size, 0, 'nothing added');
+  // The tracker configuration is read as every entry point reads it (pkg/config.js).
+  const intent = { model: 'job', request: {}, idempotencyKey: 'k' };
+  assert.throws(() => list.addNew(1, intent, { poll: { capMS: 1 } }), {
+    code: 'invalid_config',
+    message:
+      'invalid configuration: poll.capMS: unknown key; expected one of initialMs, multiplierPercent, capMs, jitter, minIntervalMs, maxPolls, followServerInterval',
+  });
+  assert.throws(() => list.addHandle(0, 2, 'job', 'job_2', { seed: 2 ** 53 }), { code: 'invalid_config' });
+  assert.throws(() => list.adoptHandle(0, 1, 'job_1', 7), { code: 'malformed' });
   assert.equal(list.size, 0, 'nothing added');
   list.addNew(1, { model: 'job', request: { snake_key: 1 }, idempotencyKey: 'k' });
   assert.deepEqual(list.drain(), [{ type: 'persist', call: 1 }]);

@@ -1,10 +1,13 @@
-//! The tracker configuration `{poll?: {initialMs?, multiplierPercent?, capMs?, jitter?,
-//! minIntervalMs?, maxPolls?, followServerInterval?}, seed?, deadlineMs?}` read field by field, so the small build needs
-//! no JSON deserializer. JavaScript spells the keys in camelCase, as the MCP wire does; the
-//! values are the core's `TrackerConfig`. A key not listed in [`CONFIG_KEYS`] or [`POLL_KEYS`]
-//! is `invalid_config` naming the key (a misspelt key must not fall back to a default without a
-//! word); a known key of the wrong type is `malformed`; values the policy refuses are
-//! `invalid_config` (from `PollPolicy::validate`).
+//! The tracker configuration as the module takes it: nine numbers, laid out by `pkg/config.js`
+//! from the object `{poll?: {initialMs?, multiplierPercent?, capMs?, jitter?, minIntervalMs?,
+//! maxPolls?, followServerInterval?}, seed?, deadlineMs?}`, in the order of [`FIELDS`].
+//!
+//! The object is read in JavaScript, once for every entry point (`Tracker`, `Endpoint`, the
+//! watch list): its shape (an unknown key is `invalid_config` naming it, a value of the wrong
+//! type `malformed`) is what JavaScript can tell, and reading it there keeps the small build free
+//! of the property reads, prototype checks and messages a reader here would link (2.6 KB gzip of
+//! `longcall/lite`). What only the core can tell, the values, is checked here: whole numbers
+//! from 0 to 2^53-1, then `PollPolicy::validate` (`capMs` below `initialMs`, ...).
 
 #[allow(unused_imports)]
 use crate::prelude::*;
@@ -12,15 +15,13 @@ use crate::prelude::*;
 use longcall::poll::{Jitter, PollPolicy};
 use longcall::tracker::TrackerConfig;
 use longcall::Error;
-use wasm_bindgen::{JsCast, JsValue};
 
-use crate::args::describe;
-use crate::json::num;
+use crate::json::{num, MAX_SAFE};
 
 /// The keys of the configuration object.
-pub const CONFIG_KEYS: &[&str] = &["poll", "seed", "deadlineMs"];
+pub const CONFIG_KEYS: [&str; 3] = ["poll", "seed", "deadlineMs"];
 /// The keys of its `poll` object.
-pub const POLL_KEYS: &[&str] = &[
+pub const POLL_KEYS: [&str; 7] = [
     "initialMs",
     "multiplierPercent",
     "capMs",
@@ -29,94 +30,49 @@ pub const POLL_KEYS: &[&str] = &[
     "maxPolls",
     "followServerInterval",
 ];
-
-/// `invalid_config` for the first key of `obj` not in `known` (`path` prefixes its name).
-pub fn unknown_keys(obj: &JsValue, known: &[&str], path: &str) -> Result<(), Error> {
-    own_keys(obj, known, path).map(drop)
-}
-
-/// An object's own keys as JavaScript strings beside their names: when they are all its
-/// properties a read can see (a plain object with only enumerable own properties), a key not
-/// among them is absent, so reading the object costs one call per key it has instead of one per
-/// key it might have (and no JavaScript string is made for a key name).
-struct Keys(Option<Vec<(String, JsValue)>>);
-
-/// [`unknown_keys`], keeping the keys for [`field`] when they are all there is to read.
-fn own_keys(obj: &JsValue, known: &[&str], path: &str) -> Result<Keys, Error> {
-    // `is_object`, not `dyn_ref::<Object>` (an `instanceof` test): an object made with
-    // `Object.create(null)` is not an instance of `Object`, and its keys still count.
-    if !obj.is_object() {
-        return Ok(Keys(None));
-    }
-    let o = obj.unchecked_ref::<js_sys::Object>();
-    let keys = js_sys::Object::keys(o);
-    let mut seen = Vec::new();
-    for key in keys.iter() {
-        let name = crate::args::name(&key).unwrap_or_default();
-        if !known.contains(&name.as_str()) {
-            let mut field = String::from(path);
-            field.push_str(&name);
-            let mut reason = String::from("unknown key; expected one of");
-            for (i, k) in known.iter().enumerate() {
-                reason.push_str(if i == 0 { " " } else { ", " });
-                reason.push_str(k);
-            }
-            return Err(Error::InvalidConfig { field, reason });
-        }
-        seen.push((name, key));
-    }
-    // A config whose prototype is `Object.prototype` inherits none of the known keys.
-    let plain = js_sys::Object::get_prototype_of(obj)
-        == js_sys::Object::get_prototype_of(&js_sys::Object::new())
-        && js_sys::Object::get_own_property_names(o).length() == keys.length();
-    Ok(Keys(plain.then_some(seen)))
-}
-
-fn field(obj: &JsValue, keys: &Keys, name: &str) -> Result<JsValue, Error> {
-    let got = match &keys.0 {
-        Some(list) => match list.iter().find(|(n, _)| n == name) {
-            Some((_, key)) => js_sys::Reflect::get(obj, key),
-            None => return Ok(JsValue::UNDEFINED),
-        },
-        None => js_sys::Reflect::get(obj, &JsValue::from_str(name)),
-    };
-    got.map_err(|_| malformed(name, "cannot be read"))
-}
+/// The numbers' order: the `poll` keys, then `seed` and `deadlineMs`. NaN is a key not given;
+/// `jitter` is a position in [`JITTERS`], `followServerInterval` 0 or 1.
+pub const FIELDS: [&str; 9] = [
+    POLL_KEYS[0],
+    POLL_KEYS[1],
+    POLL_KEYS[2],
+    POLL_KEYS[3],
+    POLL_KEYS[4],
+    POLL_KEYS[5],
+    POLL_KEYS[6],
+    CONFIG_KEYS[1],
+    CONFIG_KEYS[2],
+];
+/// The poll jitters by code (`pkg/config.js` sends a name's position in `JITTERS`).
+pub const JITTERS: [Jitter; 4] = [
+    Jitter::None,
+    Jitter::Full,
+    Jitter::Equal,
+    Jitter::Decorrelated,
+];
 
 fn malformed(name: &str, reason: &str) -> Error {
+    let mut text = String::from(name);
+    text.push_str(": ");
+    text.push_str(reason);
     Error::Malformed {
         what: "config",
-        reason: format!("{name}: {reason}"),
+        reason: text,
     }
 }
 
-fn absent(v: &JsValue) -> bool {
-    v.is_undefined() || v.is_null()
+fn field(i: usize) -> &'static str {
+    FIELDS.get(i).copied().unwrap_or("config")
 }
 
-fn object(v: &JsValue, name: &str) -> Result<(), Error> {
-    if v.is_object() && !js_sys::Array::is_array(v) && !v.is_function() {
-        Ok(())
-    } else {
-        Err(malformed(
-            name,
-            &format!("expected an object, got {}", describe(v)),
-        ))
-    }
-}
-
-fn uint(obj: &JsValue, keys: &Keys, name: &str) -> Result<Option<u64>, Error> {
-    let v = field(obj, keys, name)?;
-    if absent(&v) {
+/// Field `i`: `None` when not given, else a whole number a JavaScript caller can hold exactly.
+fn whole(values: &[f64], i: usize) -> Result<Option<u64>, Error> {
+    let n = values.get(i).copied().unwrap_or(f64::NAN);
+    if n.is_nan() {
         return Ok(None);
     }
-    let Some(n) = v.as_f64() else {
-        return Err(malformed(
-            name,
-            &format!("expected a number, got {}", describe(&v)),
-        ));
-    };
-    if n > crate::json::MAX_SAFE && n.is_finite() {
+    let name = field(i);
+    if n > MAX_SAFE && n.is_finite() {
         // A whole number a JavaScript caller cannot hold exactly: out of range, not malformed.
         return Err(Error::invalid_config(name, "must be at most 2^53-1"));
     }
@@ -127,75 +83,119 @@ fn uint(obj: &JsValue, keys: &Keys, name: &str) -> Result<Option<u64>, Error> {
         .ok_or_else(|| malformed(name, "expected an integer from 0 to 2^53-1"))
 }
 
-fn boolean(obj: &JsValue, keys: &Keys, name: &str) -> Result<Option<bool>, Error> {
-    let v = field(obj, keys, name)?;
-    if absent(&v) {
-        return Ok(None);
-    }
-    v.as_bool()
-        .map(Some)
-        .ok_or_else(|| malformed(name, &format!("expected a boolean, got {}", describe(&v))))
+fn small(values: &[f64], i: usize) -> Result<Option<u32>, Error> {
+    whole(values, i)?
+        .map(|n| u32::try_from(n).map_err(|_| malformed(field(i), "too large")))
+        .transpose()
 }
 
-fn jitter(obj: &JsValue, keys: &Keys) -> Result<Option<Jitter>, Error> {
-    let v = field(obj, keys, "jitter")?;
-    if absent(&v) {
-        return Ok(None);
-    }
-    match v.as_string().as_deref() {
-        Some("none") => Ok(Some(Jitter::None)),
-        Some("full") => Ok(Some(Jitter::Full)),
-        Some("equal") => Ok(Some(Jitter::Equal)),
-        Some("decorrelated") => Ok(Some(Jitter::Decorrelated)),
-        _ => Err(malformed(
-            "jitter",
-            "expected \"none\", \"full\", \"equal\" or \"decorrelated\"",
-        )),
+/// Field `i` as a position in `choices`.
+fn choice<T: Copy>(
+    values: &[f64],
+    i: usize,
+    choices: &[T],
+    expected: &str,
+) -> Result<Option<T>, Error> {
+    match whole(values, i) {
+        Ok(None) => Ok(None),
+        Ok(Some(n)) => usize::try_from(n)
+            .ok()
+            .and_then(|n| choices.get(n).copied())
+            .map(Some)
+            .ok_or_else(|| malformed(field(i), expected)),
+        Err(_) => Err(malformed(field(i), expected)),
     }
 }
 
-fn poll_policy(v: &JsValue) -> Result<PollPolicy, Error> {
-    let mut p = PollPolicy::default();
-    if absent(v) {
-        return Ok(p);
-    }
-    object(v, "poll")?;
-    let k = own_keys(v, POLL_KEYS, "poll.")?;
-    if let Some(n) = uint(v, &k, "initialMs")? {
-        p.initial_ms = n;
-    }
-    if let Some(n) = uint(v, &k, "multiplierPercent")? {
-        p.multiplier_percent =
-            u32::try_from(n).map_err(|_| malformed("multiplierPercent", "too large"))?;
-    }
-    if let Some(n) = uint(v, &k, "capMs")? {
-        p.cap_ms = n;
-    }
-    if let Some(j) = jitter(v, &k)? {
-        p.jitter = j;
-    }
-    if let Some(n) = uint(v, &k, "minIntervalMs")? {
-        p.min_interval_ms = n;
-    }
-    if let Some(n) = uint(v, &k, "maxPolls")? {
-        p.max_polls = Some(u32::try_from(n).map_err(|_| malformed("maxPolls", "too large"))?);
-    }
-    if let Some(b) = boolean(v, &k, "followServerInterval")? {
-        p.follow_server_interval = b;
-    }
-    Ok(p)
-}
-
-/// Reads a `TrackerConfig`; `undefined`/`null` is the default.
-pub fn tracker_config(v: &JsValue) -> Result<TrackerConfig, Error> {
-    if absent(v) {
-        return Ok(TrackerConfig::default());
-    }
-    object(v, "config")?;
-    let k = own_keys(v, CONFIG_KEYS, "")?;
+/// The `TrackerConfig` of the numbers `pkg/config.js` laid out; an empty list is the default.
+pub fn tracker_config(values: &[f64]) -> Result<TrackerConfig, Error> {
+    let d = PollPolicy::default();
+    let poll = PollPolicy {
+        initial_ms: whole(values, 0)?.unwrap_or(d.initial_ms),
+        multiplier_percent: small(values, 1)?.unwrap_or(d.multiplier_percent),
+        cap_ms: whole(values, 2)?.unwrap_or(d.cap_ms),
+        jitter: choice(values, 3, &JITTERS, "expected a position in JITTERS")?.unwrap_or(d.jitter),
+        min_interval_ms: whole(values, 4)?.unwrap_or(d.min_interval_ms),
+        max_polls: small(values, 5)?.or(d.max_polls),
+        follow_server_interval: choice(values, 6, &[false, true], "expected 0 or 1")?
+            .unwrap_or(d.follow_server_interval),
+    };
     Ok(TrackerConfig {
-        poll: poll_policy(&field(v, &k, "poll")?)?,
-        seed: uint(v, &k, "seed")?.unwrap_or(0),
-        deadline_ms: uint(v, &k, "deadlineMs")?,
+        poll,
+        seed: whole(values, 7)?.unwrap_or(0),
+        deadline_ms: whole(values, 8)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NONE: [f64; 9] = [f64::NAN; 9];
+
+    fn with(i: usize, v: f64) -> [f64; 9] {
+        let mut a = NONE;
+        a[i] = v;
+        a
+    }
+
+    #[test]
+    fn nothing_given_is_the_default() {
+        assert_eq!(tracker_config(&NONE).unwrap(), TrackerConfig::default());
+        assert_eq!(tracker_config(&[]).unwrap(), TrackerConfig::default());
+    }
+
+    #[test]
+    fn every_field_lands_where_its_name_says() {
+        let c =
+            tracker_config(&[200.0, 150.0, 8000.0, 2.0, 100.0, 9.0, 0.0, 7.0, 90000.0]).unwrap();
+        assert_eq!(c.poll.initial_ms, 200);
+        assert_eq!(c.poll.multiplier_percent, 150);
+        assert_eq!(c.poll.cap_ms, 8000);
+        assert_eq!(c.poll.jitter, Jitter::Equal);
+        assert_eq!(c.poll.min_interval_ms, 100);
+        assert_eq!(c.poll.max_polls, Some(9));
+        assert!(!c.poll.follow_server_interval);
+        assert_eq!(c.seed, 7);
+        assert_eq!(c.deadline_ms, Some(90000));
+    }
+
+    #[test]
+    fn bad_values_name_their_field() {
+        let msg = |v: [f64; 9]| {
+            let e = tracker_config(&v).unwrap_err();
+            (e.code(), e.to_string())
+        };
+        assert_eq!(
+            msg(with(0, 1.5)),
+            (
+                "malformed",
+                "malformed config: initialMs: expected an integer from 0 to 2^53-1".into()
+            )
+        );
+        assert_eq!(
+            msg(with(7, 2f64.powi(53))),
+            (
+                "invalid_config",
+                "invalid configuration: seed: must be at most 2^53-1".into()
+            )
+        );
+        assert_eq!(
+            msg(with(5, 2f64.powi(32))),
+            ("malformed", "malformed config: maxPolls: too large".into())
+        );
+        assert_eq!(msg(with(3, 4.0)).0, "malformed");
+        assert_eq!(
+            msg(with(6, 2.0)),
+            (
+                "malformed",
+                "malformed config: followServerInterval: expected 0 or 1".into()
+            )
+        );
+        for bad in [-1.0, f64::INFINITY, f64::NEG_INFINITY, -0.5] {
+            for i in 0..9 {
+                assert!(tracker_config(&with(i, bad)).is_err(), "{i}: {bad}");
+            }
+        }
+    }
 }

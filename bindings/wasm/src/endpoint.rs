@@ -146,7 +146,7 @@ fn answer_arg(value: &JsValue) -> Result<(u16, Vec<(String, String)>), Error> {
     Ok((status, header_pairs(m.remove("headers"))?))
 }
 
-fn config(tracker: &JsValue, wire: &JsValue) -> Result<Config, Error> {
+fn config(tracker: &[f64], wire: &JsValue) -> Result<Config, Error> {
     let mut c = Config {
         tracker: crate::config::tracker_config(tracker)?,
         ..Config::default()
@@ -281,7 +281,7 @@ impl Endpoint {
 
 /// The configuration of a call about to be created: with the host's `now`, a deadline already
 /// passed is refused, so nothing is sent (E-60).
-fn creating_config(config: &JsValue, wire: &JsValue, now: &JsValue) -> Result<Config, Error> {
+fn creating_config(config: &[f64], wire: &JsValue, now: &JsValue) -> Result<Config, Error> {
     let config = self::config(config, wire)?;
     if let Some(now) = json::opt_uint(now, "now")? {
         config.tracker.refuse_passed_deadline(now)?;
@@ -302,7 +302,7 @@ impl Endpoint {
         name: JsValue,
         arguments: JsValue,
         ttl_ms: JsValue,
-        config: JsValue,
+        config: &[f64],
         wire: JsValue,
         now: JsValue,
     ) -> JsResult<Endpoint> {
@@ -315,7 +315,7 @@ impl Endpoint {
                 from_js(&arguments, "arguments")?
             };
             let ttl = json::opt_uint(&ttl_ms, "ttlMs")?;
-            let config = creating_config(&config, &wire, &now)?;
+            let config = creating_config(config, &wire, &now)?;
             CallEndpoint::call_tool(model, &name, arguments, ttl, config)
         })())?;
         Ok(Endpoint { core })
@@ -330,12 +330,12 @@ impl Endpoint {
     #[wasm_bindgen(js_name = submitJob)]
     pub fn submit_job(
         submit: JsValue,
-        config: JsValue,
+        config: &[f64],
         wire: JsValue,
         now: JsValue,
     ) -> JsResult<Endpoint> {
         let core = js((|| {
-            CallEndpoint::submit_job(submit_arg(&submit)?, creating_config(&config, &wire, &now)?)
+            CallEndpoint::submit_job(submit_arg(&submit)?, creating_config(config, &wire, &now)?)
         })())?;
         Ok(Endpoint { core })
     }
@@ -345,13 +345,13 @@ impl Endpoint {
     pub fn watch(
         model: JsValue,
         handle: JsValue,
-        config: JsValue,
+        config: &[f64],
         wire: JsValue,
     ) -> JsResult<Endpoint> {
         let core = js((|| {
             let model = args::model(&model)?;
             let handle = string_arg(&handle, "handle")?;
-            CallEndpoint::watch(model, &handle, self::config(&config, &wire)?)
+            CallEndpoint::watch(model, &handle, self::config(config, &wire)?)
         })())?;
         Ok(Endpoint { core })
     }

@@ -62,16 +62,13 @@ pub fn without_position(message: &str) -> String {
 }
 
 /// The error's message with the names of configuration and input fields spelled as JavaScript
-/// writes them (`capMs`, not the core's `cap_ms`). A core configuration reason names only
-/// fields, so its message is converted whole; an unknown key's reason comes from the
-/// JavaScript config reader, which quotes the key as the caller wrote it and lists the names in
-/// JavaScript's spelling already. An input reason may quote a value (`jobs_wait`, a Sume
-/// method), so only its field is converted.
+/// writes them (`capMs`, not the core's `cap_ms`). A configuration reason names only fields,
+/// so its message is converted whole (an unknown key, which quotes the caller's spelling, is
+/// refused in JavaScript, `pkg/config.js`). An input reason may quote a value (`jobs_wait`, a
+/// Sume method), so only its field is converted.
 fn spelled_for_js(err: &Error) -> String {
     match err {
-        Error::InvalidConfig { reason, .. } if !reason.starts_with("unknown key") => {
-            camel(&err.to_string())
-        }
+        Error::InvalidConfig { .. } => camel(&err.to_string()),
         Error::InvalidInput { field, reason } => {
             format!("invalid input: {}: {reason}", camel(field))
         }
@@ -133,9 +130,6 @@ mod tests {
         // Already camelCase (the wasm option readers name keys as given): unchanged.
         let given = Error::invalid_config("poll.capMs", "must be at most 2^53-1");
         assert_eq!(spelled_for_js(&given), given.to_string());
-        // An unknown key is quoted as the caller wrote it, even in snake_case.
-        let unknown = Error::invalid_config("poll.cap_ms", "unknown key; expected one of capMs");
-        assert_eq!(spelled_for_js(&unknown), unknown.to_string());
         // An input reason may quote a value in snake_case: only the field is converted.
         let ids = Error::invalid_input("job_ids", "1 to 20 ids per jobs_wait");
         assert_eq!(

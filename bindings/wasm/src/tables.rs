@@ -162,7 +162,9 @@ mod export {
                 "CANCEL_VERDICTS",
                 by_code(&CancelVerdict::ALL, CancelVerdict::code),
             ),
+            ("CONFIG_KEYS", names(&crate::config::CONFIG_KEYS)),
             ("ERROR_CODES", names(longcall::error::ERROR_CODES)),
+            ("JITTERS", names(&crate::config::JITTERS)),
             ("JOB_DIALECTS", names(&longcall::endpoint::JobDialect::ALL)),
             ("JOB_ERROR_CODES", names(&JOB_ERROR_CODES)),
             (
@@ -207,6 +209,7 @@ mod export {
                 ),
             ),
             ("OUTPUT_KINDS", names(&OUTPUT_KINDS)),
+            ("POLL_KEYS", names(&crate::config::POLL_KEYS)),
             ("REQUEST_KINDS", names(&REQUEST_KINDS)),
             (
                 "RULES",

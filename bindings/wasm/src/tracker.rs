@@ -21,7 +21,7 @@ use longcall::outcome::{Outcome, Payload};
 use longcall::snapshot;
 #[cfg(feature = "full")]
 use longcall::tracker::Input;
-use longcall::tracker::{Output, Polled, Request, Tracker as Core, TrackerConfig};
+use longcall::tracker::{Output, Polled, Request, Tracker as Core};
 use longcall::view::Ttl;
 #[cfg(feature = "full")]
 use longcall::view::{JobView, TaskView, ToolResult};
@@ -37,15 +37,6 @@ use crate::tables::{at, code_of, JOB_ERROR_CODES, REQUEST_KINDS, STOP_REASONS};
 /// How many outputs one numbers-only call writes at most; more stay queued (the last triple is
 /// then not `wake_at`/`idle`: call `fastDrain()`).
 pub const FAST_CAPACITY: usize = 64;
-
-/// The poll jitters by code, as `pkg/structured.js` sends them to `Tracker.flatNew`.
-#[cfg(feature = "full")]
-pub const JITTERS: [longcall::poll::Jitter; 4] = [
-    longcall::poll::Jitter::None,
-    longcall::poll::Jitter::Full,
-    longcall::poll::Jitter::Equal,
-    longcall::poll::Jitter::Decorrelated,
-];
 
 /// Output kind codes of the numbers-only path: positions in [`crate::tables::OUTPUT_KINDS`].
 pub mod kind {
@@ -118,79 +109,13 @@ fn opt_ms(n: f64) -> Result<Option<u64>, Error> {
 
 #[wasm_bindgen]
 impl Tracker {
-    /// `new Tracker(model, config?)`: a tracker whose handle is not known yet. `config` is
-    /// `{poll?, seed?, deadline_ms?}` (the core's `TrackerConfig`).
+    /// `new Tracker(model, config)`: a tracker whose handle is not known yet. `config` is the
+    /// nine numbers `pkg/config.js` lays a configuration object out in ([`crate::config`]).
     #[wasm_bindgen(constructor)]
-    pub fn new(model: JsValue, config: JsValue) -> JsResult<Tracker> {
+    pub fn new(model: JsValue, config: &[f64]) -> JsResult<Tracker> {
         let model = js(args::model(&model))?;
-        let config = js(crate::config::tracker_config(&config))?;
-        js(check_config(&config))?;
+        let config = js(crate::config::tracker_config(config))?;
         Ok(Tracker::wrap(js(Core::new(model, config))?))
-    }
-
-    /// `Tracker.flatNew(model, initialMs, multiplierPercent, capMs, jitter, minIntervalMs,
-    /// maxPolls, followServerInterval, seed, deadlineMs)`: `new Tracker(model, config)` for a
-    /// plain config taken apart by `pkg/structured.js`, so that no object is read from here:
-    /// `model` by its position in `MODELS`, `jitter` by its position in [`JITTERS`],
-    /// `followServerInterval` 0 or 1, every absent value NaN. Returns `undefined`, having made
-    /// nothing, for any value the general reading would not take as it is (the caller then
-    /// constructs the general way, which reads or refuses it); otherwise the tracker the same
-    /// config builds.
-    #[cfg(feature = "full")]
-    #[wasm_bindgen(js_name = flatNew, skip_typescript)]
-    // One argument per field is the point: no object to read.
-    #[allow(clippy::too_many_arguments)]
-    pub fn flat_new(
-        model: f64,
-        initial_ms: f64,
-        multiplier_percent: f64,
-        cap_ms: f64,
-        jitter: f64,
-        min_interval_ms: f64,
-        max_polls: f64,
-        follow_server_interval: f64,
-        seed: f64,
-        deadline_ms: f64,
-    ) -> Option<Tracker> {
-        // NaN is absent; anything else must be what the general reading takes as it is.
-        let opt = |n: f64| {
-            if n.is_nan() {
-                Some(None)
-            } else {
-                json::num(n).map(Some)
-            }
-        };
-        let small = |n: f64| opt(n).and_then(|n| n.map(u32::try_from).transpose().ok());
-        let model = at(&Model::ALL, model)?;
-        let mut poll = longcall::poll::PollPolicy::default();
-        if let Some(n) = opt(initial_ms)? {
-            poll.initial_ms = n;
-        }
-        if let Some(n) = small(multiplier_percent)? {
-            poll.multiplier_percent = n;
-        }
-        if let Some(n) = opt(cap_ms)? {
-            poll.cap_ms = n;
-        }
-        if !jitter.is_nan() {
-            poll.jitter = at(&JITTERS, jitter)?;
-        }
-        if let Some(n) = opt(min_interval_ms)? {
-            poll.min_interval_ms = n;
-        }
-        if let Some(n) = small(max_polls)? {
-            poll.max_polls = Some(n);
-        }
-        if !follow_server_interval.is_nan() {
-            poll.follow_server_interval = at(&[false, true], follow_server_interval)?;
-        }
-        let config = TrackerConfig {
-            poll,
-            seed: opt(seed)?.unwrap_or(0),
-            deadline_ms: opt(deadline_ms)?,
-        };
-        check_config(&config).ok()?;
-        Core::new(model, config).ok().map(Tracker::wrap)
     }
 
     fn wrap(core: Core) -> Tracker {
@@ -1288,25 +1213,6 @@ fn payload_code(code: f64) -> Result<Payload, Error> {
         Some(3) => Payload::ERROR,
         _ => return Err(bad("payload")),
     })
-}
-
-/// Times a JavaScript number cannot hold exactly are refused up front, so every time the tracker
-/// later emits stays a plain number.
-fn check_config(c: &TrackerConfig) -> Result<(), Error> {
-    let max = json::MAX_SAFE as u64;
-    let p = &c.poll;
-    for (field, v) in [
-        ("seed", Some(c.seed)),
-        ("deadlineMs", c.deadline_ms),
-        ("poll.initialMs", Some(p.initial_ms)),
-        ("poll.capMs", Some(p.cap_ms)),
-        ("poll.minIntervalMs", Some(p.min_interval_ms)),
-    ] {
-        if v.is_some_and(|v| v > max) {
-            return Err(Error::invalid_config(field, "must be at most 2^53-1"));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -98,10 +98,10 @@ impl WatchList {
 
     /// `addNew(call, intent, config?)`: a call about to be created; `create` follows its record.
     #[wasm_bindgen(js_name = addNew)]
-    pub fn add_new(&mut self, call_id: JsValue, intent: JsValue, config: JsValue) -> JsResult<()> {
+    pub fn add_new(&mut self, call_id: JsValue, intent: JsValue, config: &[f64]) -> JsResult<()> {
         let id = js(call(&call_id))?;
         let intent: Intent = js(read(&intent, "intent"))?;
-        let config = js(crate::config::tracker_config(&config))?;
+        let config = js(crate::config::tracker_config(config))?;
         js(self.core.add_new(id, intent, config))
     }
 
@@ -113,13 +113,13 @@ impl WatchList {
         call_id: JsValue,
         model: JsValue,
         handle: JsValue,
-        config: JsValue,
+        config: &[f64],
     ) -> JsResult<()> {
         let now = js(json::uint(&now, "now"))?;
         let id = js(call(&call_id))?;
         let model = js(args::model(&model))?;
         let handle = js(bounded_string(&handle, "handle"))?;
-        let config = js(crate::config::tracker_config(&config))?;
+        let config = js(crate::config::tracker_config(config))?;
         js(self.core.add_handle(now, id, model, &handle, config))
     }
 
@@ -138,12 +138,12 @@ impl WatchList {
         now: JsValue,
         call_id: JsValue,
         handle: JsValue,
-        config: JsValue,
+        config: &[f64],
     ) -> JsResult<()> {
         let now = js(json::uint(&now, "now"))?;
         let id = js(call(&call_id))?;
         let handle = js(bounded_string(&handle, "handle"))?;
-        let config = js(crate::config::tracker_config(&config))?;
+        let config = js(crate::config::tracker_config(config))?;
         js(self.core.adopt_handle(now, id, &handle, config))
     }
 

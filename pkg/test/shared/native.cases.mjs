@@ -32,6 +32,69 @@ export const cases = {
     }
   },
 
+  async 'configuration: one reader, the same refusal from every entry point that takes one'({ lc, assert }) {
+    const l = await lite();
+    const said = (fn) => {
+      const e = errorOf(fn);
+      return e ? `${e.code}: ${e.message}` : 'accepted';
+    };
+    const job = { model: 'job', kind: 'video', arguments: {}, idempotencyKey: 'k' };
+    const takers = {
+      Tracker: (c) => new lc.Tracker('job', c).free(),
+      'lite Tracker': (c) => new l.Tracker('job', c).free(),
+      'Endpoint.callTool': (c) => lc.Endpoint.callTool('task-2026', 'render', {}, undefined, c).free(),
+      'Endpoint.submitJob': (c) => lc.Endpoint.submitJob(job, c).free(),
+      'Endpoint.watch': (c) => lc.Endpoint.watch('job', 'job_1', c).free(),
+    };
+    const pinned = [
+      [
+        { poll: { capMS: 1 } },
+        'invalid_config: invalid configuration: poll.capMS: unknown key; expected one of initialMs, multiplierPercent, capMs, jitter, minIntervalMs, maxPolls, followServerInterval',
+      ],
+      [
+        { deadline: 5 },
+        'invalid_config: invalid configuration: deadline: unknown key; expected one of poll, seed, deadlineMs',
+      ],
+      [7, 'malformed: malformed config: config: expected an object, got number'],
+      [{ poll: [] }, 'malformed: malformed config: poll: expected an object, got array'],
+      [{ poll: { initialMs: '5' } }, 'malformed: malformed config: initialMs: expected a number, got string'],
+      [
+        { poll: { jitter: 'sideways' } },
+        'malformed: malformed config: jitter: expected "none", "full", "equal" or "decorrelated"',
+      ],
+      [
+        { poll: { followServerInterval: 1 } },
+        'malformed: malformed config: followServerInterval: expected a boolean, got number',
+      ],
+      [{ poll: { initialMs: 1.5 } }, 'malformed: malformed config: initialMs: expected an integer from 0 to 2^53-1'],
+      [{ deadlineMs: NaN }, 'malformed: malformed config: deadlineMs: expected an integer from 0 to 2^53-1'],
+      [{ seed: 2 ** 53 }, 'invalid_config: invalid configuration: seed: must be at most 2^53-1'],
+      [{ poll: { maxPolls: 2 ** 32 } }, 'malformed: malformed config: maxPolls: too large'],
+      [
+        { poll: { initialMs: 10, capMs: 1 } },
+        'invalid_config: invalid configuration: capMs: must not be below initialMs',
+      ],
+      [
+        {
+          get poll() {
+            throw new Error('no');
+          },
+        },
+        'malformed: malformed config: poll: cannot be read',
+      ],
+      [{ poll: { jitter: 'none' }, seed: 3, deadlineMs: 10 ** 12 }, 'accepted'],
+    ];
+    for (const [config, expected] of pinned) {
+      for (const [who, take] of Object.entries(takers)) {
+        assert.equal(
+          said(() => take(config)),
+          expected,
+          `${who}: ${expected}`,
+        );
+      }
+    }
+  },
+
   'handleInput: camelCase in, camelCase out, pollIntervalMs honoured'({ lc, assert }) {
     const t = new lc.Tracker('task-2026', { poll: { jitter: 'none' } });
     const out = t.handleInput(0, {

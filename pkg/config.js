@@ -1,0 +1,103 @@
+// The tracker configuration `{poll?: {initialMs?, multiplierPercent?, capMs?, jitter?,
+// minIntervalMs?, maxPolls?, followServerInterval?}, seed?, deadlineMs?}`, read here for every
+// entry point that takes one (`Tracker` in `longcall` and `longcall/lite`, `Endpoint`, the watch
+// list of `longcall/store`) and handed to the module as the nine numbers it takes
+// (bindings/wasm/src/config.rs): the `poll` keys, then `seed` and `deadlineMs`, NaN for a key not
+// given. This side checks the shape, which JavaScript can tell: a key not listed is
+// `invalid_config` naming it (a misspelt key must never fall back to a default without a word),
+// a value of the wrong type is `malformed`. The module checks the values (whole numbers up to
+// 2^53-1, then the policy's limits). Known keys are read wherever they are (inherited, not
+// enumerable); unknown ones are looked for among the object's own enumerable keys.
+import { CONFIG_KEYS, JITTERS, POLL_KEYS } from './codes.js';
+import { coded } from './runtime.js';
+
+const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+const malformed = (name, reason) => coded('malformed', `malformed config: ${name}: ${reason}`);
+const absent = (v) => v === undefined || v === null;
+
+// `o[key]`, and `cannot be read` for a getter or proxy that throws.
+function get(o, key) {
+  try {
+    return o[key];
+  } catch {
+    throw malformed(key, 'cannot be read');
+  }
+}
+
+function object(v, name) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw malformed(name, `expected an object, got ${describe(v)}`);
+}
+
+function onlyKnown(o, known, path) {
+  let keys;
+  try {
+    keys = Object.keys(o);
+  } catch {
+    throw malformed(path || 'config', 'cannot be read');
+  }
+  for (const key of keys)
+    if (!known.includes(key))
+      throw coded(
+        'invalid_config',
+        `invalid configuration: ${path}${key}: unknown key; expected one of ${known.join(', ')}`,
+      );
+}
+
+// A number as the module takes it: NaN is "not given", so a NaN given is sent as -1, which it
+// refuses as it refuses any number that is not a whole one.
+function number(v, name) {
+  if (absent(v)) return NaN;
+  if (typeof v !== 'number') throw malformed(name, `expected a number, got ${describe(v)}`);
+  return Number.isNaN(v) ? -1 : v;
+}
+
+function jitter(v) {
+  if (absent(v)) return NaN;
+  const at = JITTERS.indexOf(v);
+  if (at < 0)
+    throw malformed(
+      'jitter',
+      `expected ${JITTERS.slice(0, -1)
+        .map((j) => `"${j}"`)
+        .join(', ')} or "${JITTERS.at(-1)}"`,
+    );
+  return at;
+}
+
+function boolean(v, name) {
+  if (absent(v)) return NaN;
+  if (typeof v !== 'boolean') throw malformed(name, `expected a boolean, got ${describe(v)}`);
+  return v ? 1 : 0;
+}
+
+/**
+ * The nine numbers of a tracker configuration (`undefined` or `null`: the defaults).
+ * @param {unknown} config
+ * @returns {number[]}
+ */
+export function trackerConfig(config) {
+  const out = [NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN];
+  if (absent(config)) return out;
+  object(config, 'config');
+  onlyKnown(config, CONFIG_KEYS, '');
+  const poll = get(config, 'poll');
+  if (!absent(poll)) {
+    object(poll, 'poll');
+    onlyKnown(poll, POLL_KEYS, 'poll.');
+    POLL_KEYS.forEach((key, i) => {
+      const v = get(poll, key);
+      out[i] = key === 'jitter' ? jitter(v) : key === 'followServerInterval' ? boolean(v, key) : number(v, key);
+    });
+  }
+  // Then the numbers of the config itself (`seed`, `deadlineMs`).
+  CONFIG_KEYS.slice(1).forEach((key, i) => {
+    out[POLL_KEYS.length + i] = number(get(config, key), key);
+  });
+  return out;
+}
+
+/** Reads the configuration at argument `at` of a call in place (runtime.js `bind`'s `prepare`). */
+export const configAt = (at) => (args) => {
+  args[at] = trackerConfig(args[at]);
+};
