@@ -295,6 +295,8 @@ export class Endpoint {
   readonly submitKey: string | undefined;
   /** How often the job submit was sent so far. */
   readonly submitTries: number;
+  /** The tool called (`callTool`), restored with a snapshot; `undefined` for a job or a watched handle. */
+  readonly toolName: string | undefined;
   free(): void;
 }
 

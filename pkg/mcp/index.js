@@ -352,13 +352,14 @@ export function sdk2Sender(client, options = {}) {
 // ---- the watch ----------------------------------------------------------------------------
 
 class Watch {
-  constructor(sender, ep, opts, name = null) {
+  constructor(sender, ep, opts, name = ep.toolName ?? null) {
     this.sender = sender;
     this.model = sender.model;
     this.ep = ep;
     this.opts = opts;
     this.now = opts.now ?? Date.now;
     this.timers = opts.timers ?? globalThis;
+    // The tool called: the core keeps it in the snapshot; null for a task watched by its id.
     this.name = name;
     this.inflight = new Map(); // transmit id -> AbortController
     this.wireViolations = [];
@@ -783,7 +784,7 @@ export async function callTool(sender, opts) {
     opts.wire ?? null,
     (opts.now ?? Date.now)(),
   );
-  const w = new Watch(sender, ep, opts, opts.name);
+  const w = new Watch(sender, ep, opts);
   const first = w.exchanged(1);
   w.apply(() => ep.pollEvents());
   await first;
@@ -805,8 +806,13 @@ export function watchTask(sender, taskId, opts = {}) {
   checkHooks(opts, 'watchTask');
   if (typeof taskId !== 'string' || !taskId)
     throw new McpCallError('invalid_input', 'watchTask: taskId must be a non-empty string');
+  return watchId(sender, taskId, opts);
+}
+
+// Watches a task by its id; `name` is the tool that created it, when known (a resume).
+function watchId(sender, taskId, opts, name = null) {
   const ep = lc.Endpoint.watch(sender.model, taskId, opts.config ?? null, opts.wire ?? null);
-  const w = new Watch(sender, ep, opts);
+  const w = new Watch(sender, ep, opts, name);
   w.apply(() => ep.pollEvents());
   w.route();
   return w.handle();
@@ -831,7 +837,7 @@ export function resume(snapshot, sender, opts = {}) {
   const rec = ep.runRecord();
   if (ep.isDone && rec.stopped && rec.stopped !== 'create_unanswered' && ep.id) {
     // Watching had stopped (an AbortSignal, a deadline) and the call goes on: watch the handle.
-    return watchTask(sender, ep.id, opts);
+    return watchId(sender, ep.id, opts, ep.toolName ?? null);
   }
   const w = new Watch(sender, ep, opts);
   w.apply(() => ep.pollEvents());

@@ -397,9 +397,15 @@ test('snapshot then resume in a new process-like watch: continues from the handl
   const s2 = fake('task-2026', handlers, clock);
   const r = resume(snap, s2, on(clock));
   assert.equal(r.id, 't4');
+  assert.equal(r.record().name, 'slow', 'the tool name survives the snapshot');
   const out = await until(clock, r.outcome);
   assert.equal(out.outcome, 'succeeded');
   assert.ok(!methods(s2).includes('tools/call'));
+  // A snapshot taken after the watch was stopped resumes by the task id, still named.
+  await h.outcome.catch(() => {});
+  const stopped = resume(h.snapshot(), fake('task-2026', handlers, clock), on(clock));
+  assert.equal(stopped.record().name, 'slow');
+  assert.equal((await until(clock, stopped.outcome)).outcome, 'succeeded');
   assert.throws(
     () => resume('junk', s2),
     (e) => e.code === 'snapshot_invalid',

@@ -573,6 +573,13 @@ impl CallEndpoint {
         self.submit.as_ref().map(|s| s.key.as_str())
     }
 
+    /// The tool this endpoint called (`call_tool`), kept in its snapshot; `None` for a job or a
+    /// watched handle.
+    #[must_use]
+    pub fn tool_name(&self) -> Option<&str> {
+        self.call.as_ref().map(|c| c.name.as_str())
+    }
+
     /// How often the job submit was sent so far.
     #[must_use]
     pub fn submit_tries(&self) -> u32 {
@@ -1636,6 +1643,11 @@ mod tests {
             .iter()
             .any(|e| matches!(e, Event::AskUser { key, .. } if key == "k1")));
         let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), 10).unwrap();
+        assert_eq!(
+            back.tool_name(),
+            Some("confirm"),
+            "the tool is in the snapshot"
+        );
         let again = drain(&mut back);
         assert!(
             !again.iter().any(|e| matches!(e, Event::AskUser { .. })),

@@ -526,6 +526,15 @@ impl Endpoint {
             .map_or(JsValue::UNDEFINED, JsValue::from_str)
     }
 
+    /// The tool called (`callTool`), restored with the snapshot; `undefined` for a job or a
+    /// watched handle.
+    #[wasm_bindgen(getter, js_name = toolName)]
+    pub fn tool_name(&self) -> JsValue {
+        self.core
+            .tool_name()
+            .map_or(JsValue::UNDEFINED, JsValue::from_str)
+    }
+
     /// How often the job submit was sent so far.
     #[wasm_bindgen(getter, js_name = submitTries)]
     pub fn submit_tries(&self) -> u32 {
