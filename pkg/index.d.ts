@@ -64,11 +64,22 @@ export interface LongcallError extends Error {
   code: ErrorCode;
 }
 
+declare global {
+  // The two WebAssembly types these declarations name, declared so that they compile without
+  // the DOM library (a Node project with `lib: ["es2022"]` and @types/node); where the DOM
+  // library is loaded, these merge with its own declarations.
+  namespace WebAssembly {
+    interface Module {}
+    interface Memory {
+      readonly buffer: ArrayBuffer;
+    }
+  }
+}
+
 /** Where the .wasm comes from: its URL, a `Response` (or a promise of one), its bytes, or a compiled module. */
 export type WasmSource =
   | string
   | URL
-  | Request
   | Response
   | PromiseLike<Response>
   | ArrayBuffer
@@ -86,7 +97,12 @@ export type WasmSource =
 export function init(input?: WasmSource | Promise<WasmSource>): Promise<void>;
 /** Instantiates the module synchronously from its bytes or a compiled `WebAssembly.Module`. */
 export function initSync(input: ArrayBuffer | ArrayBufferView | WebAssembly.Module): void;
-/** True for an error thrown by longcall (an `Error` with a string `code`): a type guard for `catch (e)`. */
+/**
+ * True for an error thrown by longcall's module or its JavaScript layer: an `Error` whose `code`
+ * is one of {@link ERROR_CODES}; a type guard for `catch (e)`. False for other errors with a
+ * `code` (Node's `ECONNREFUSED`), and for the adapters' own codes (`McpCallError`'s
+ * `watch_stopped`, ...: test those with `instanceof`).
+ */
 export function isLongcallError(e: unknown): e is LongcallError;
 
 /**
@@ -614,7 +630,7 @@ export function mappingConcepts(): { task: string; job: string | null }[];
 export function jobAccess(owner: Owner, caller: Owner): Access;
 /** Whether `caller` may see a task bound to `principal`. @throws {LongcallError} `invalid_input`. */
 export function taskAccess(principal: string, caller: string): Access;
-/** Every error code an export can throw. */
+/** Every error code the module itself throws ({@link ERROR_CODES} adds the JavaScript layer's: `not_initialized`, `freed`, `unbound`). */
 export function errorCodes(): ErrorCode[];
 /** Every code table and name list, straight from the core's types (what `codes.js` is generated from). */
 export function codeTables(): { [table: string]: string[] };

@@ -13,6 +13,8 @@
 // * anything else the glue throws without a code (a wrong type for a typed parameter) becomes
 //   `invalid_input`, its message cut short.
 
+import { ERROR_CODES } from './codes.js';
+
 /** The error codes of the JavaScript layer (the core's own codes come from the module). */
 export const HOST_ERROR_CODES = Object.freeze(['not_initialized', 'freed', 'unbound']);
 
@@ -25,9 +27,9 @@ export function coded(code, message) {
   return e;
 }
 
-/** True for an `Error` thrown by longcall (it has a string `code`). */
+/** True for an `Error` thrown by longcall: its `code` is one of `ERROR_CODES`. */
 export function isLongcallError(e) {
-  return e instanceof Error && typeof e.code === 'string';
+  return e instanceof Error && ERROR_CODES.includes(e.code);
 }
 
 function recode(e) {

@@ -257,7 +257,10 @@ test('the watch list keeps the lifetimes of every class: free() twice, freed, un
   assert.throws(() => list.drain(), { code: 'freed' });
   assert.throws(() => list.size, { code: 'freed' });
   assert.throws(() => list.addNew(1, { model: 'job', request: {}, idempotencyKey: 'k' }), { code: 'freed' });
-  assert.throws(() => WatchList.restore('not a snapshot'), (e) => typeof e.code === 'string' && e instanceof Error);
+  assert.throws(
+    () => WatchList.restore('not a snapshot'),
+    (e) => typeof e.code === 'string' && e instanceof Error,
+  );
 });
 
 test('the watch list speaks camelCase, names an unknown key and carries the intent as it is', () => {

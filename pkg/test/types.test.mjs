@@ -6,8 +6,12 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { PKG } from './support/paths.mjs';
 
-test('index.d.ts type-checks a consumer (tsc --noEmit --strict)', () => {
-  const tsc = join(PKG, 'node_modules/.bin/tsc');
-  const r = spawnSync(tsc, ['-p', join(PKG, 'test/types/tsconfig.json')], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
-});
+// Twice: with the DOM library (a page), and without it (a Node project: ES library and
+// @types/node only), where the WebAssembly types must still resolve.
+for (const config of ['tsconfig.json', 'tsconfig.node.json']) {
+  test(`index.d.ts type-checks a consumer (tsc --noEmit --strict, ${config})`, () => {
+    const tsc = join(PKG, 'node_modules/.bin/tsc');
+    const r = spawnSync(tsc, ['-p', join(PKG, 'test/types', config)], { encoding: 'utf8' });
+    assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+  });
+}

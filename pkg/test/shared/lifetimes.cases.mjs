@@ -42,6 +42,22 @@ function codeOf(assert, fn, what) {
 }
 
 export const cases = {
+  async 'isLongcallError is true for longcall codes only'({ lc, assert }) {
+    for (const mod of [lc, await lite()]) {
+      let thrown;
+      try {
+        new mod.Tracker('job', { poll: { capMS: 1 } });
+      } catch (e) {
+        thrown = e;
+      }
+      assert.ok(mod.isLongcallError(thrown), 'a refused config');
+      const node = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+      assert.equal(mod.isLongcallError(node), false, "Node's own code");
+      assert.equal(mod.isLongcallError({ code: 'malformed', message: 'x' }), false, 'not an Error');
+      assert.ok(mod.isLongcallError(Object.assign(new Error('x'), { code: 'freed' })), "the JavaScript layer's");
+    }
+  },
+
   async 'free() is idempotent; use after free is `freed`; unbound methods are `unbound`'({ lc, assert }) {
     for (const mod of [lc, await lite()]) {
       const b = new mod.CancelButton('job');

@@ -1,5 +1,6 @@
 // Compile-only check of index.d.ts (test/types.test.mjs runs tsc --noEmit on this file).
 import {
+  init,
   observe,
   observeCode,
   parseStatus,
@@ -36,6 +37,7 @@ try {
 observe('job', 'working', 'queued');
 // @ts-expect-error: not a model
 statuses('task-2027');
+void init(new URL('./longcall_bg.wasm', 'https://example.invalid/'));
 // @ts-expect-error: verdicts are literal unions
 const bad: Observation = 'skipped-ish';
 
