@@ -6,7 +6,7 @@
 import * as glue from './dist/longcall.js';
 import { bind, isLongcallError } from './runtime.js';
 import { makeFast } from './fast.js';
-import { FAST_METHODS, NUMERIC_FUNCTIONS } from './numeric.js';
+import { FAST_METHODS, NUMERIC_FUNCTIONS, TEXT_ARGUMENTS } from './numeric.js';
 import { routeStructured } from './structured.js';
 import { configAt } from './config.js';
 
@@ -16,6 +16,7 @@ const state = bind(glue, {
   file: 'longcall_bg.wasm',
   numeric: NUMERIC_FUNCTIONS,
   numericMethods: { Tracker: FAST_METHODS },
+  textArguments: { Tracker: TEXT_ARGUMENTS },
   prepare: {
     Tracker: { new: configAt(1) },
     Endpoint: { callTool: configAt(4), submitJob: configAt(1), watch: configAt(2) },

@@ -5,13 +5,14 @@
 import * as glue from './dist/longcall_lite.js';
 import { bind, isLongcallError } from './runtime.js';
 import { makeFast } from './fast.js';
-import { FAST_METHODS, NUMERIC_FUNCTIONS } from './numeric.js';
+import { FAST_METHODS, NUMERIC_FUNCTIONS, TEXT_ARGUMENTS } from './numeric.js';
 import { configAt } from './config.js';
 
 const state = bind(glue, {
   file: 'longcall_lite_bg.wasm',
   numeric: NUMERIC_FUNCTIONS,
   numericMethods: { Tracker: FAST_METHODS },
+  textArguments: { Tracker: TEXT_ARGUMENTS },
   prepare: { Tracker: { new: configAt(1) } },
 });
 

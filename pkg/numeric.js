@@ -14,3 +14,5 @@ export const FAST_METHODS = Object.freeze({
   fastDrain: -1,
   fastJobCancelAnswered: -1,
 });
+/** The one text argument of those methods (an id, a Sume error code); the others are numbers. */
+export const TEXT_ARGUMENTS = Object.freeze({ fastCreated: 0, fastJobCancelAnswered: 2 });

@@ -59,11 +59,13 @@ function loadFailed(what, e, file, wrongModule) {
   return err;
 }
 
-// A numbers-only argument as the module may take it: numbers and strings (ids) as they are,
-// `undefined` and `null` as NaN (an omitted optional number: the wire writes a missing
-// `pollIntervalMs` as null too), anything else as -0.5, which is no code (not an integer), no
-// time and no JSON-RPC error code, so the function gives its "cannot read" answer.
-const num = (v) => (typeof v === 'number' || typeof v === 'string' ? v : v == null ? NaN : -0.5);
+// A numbers-only argument as the module may take it: a number as it is, `undefined` and `null`
+// as NaN (an omitted optional number: the wire writes a missing `pollIntervalMs` as null too),
+// anything else (a string too: '1000' is not a time) as -0.5, which is no code (not an integer),
+// no time and no JSON-RPC error code, so the function gives its "cannot read" answer. The text
+// arguments among them (`textArguments`: an id, a Sume error code) go as they are.
+const num = (v) => (typeof v === 'number' ? v : v == null ? NaN : -0.5);
+const arg = (v, text) => (text ? v : num(v));
 
 const STATES = new WeakMap();
 
@@ -73,7 +75,7 @@ const STATES = new WeakMap();
  * (`new` for the constructor) rewrites a call's arguments in place before the module sees them
  * (config.js lays a tracker configuration out as numbers), throwing a coded error to refuse them.
  */
-export function bind(glue, { file, numeric = {}, numericMethods = {}, prepare = {} } = {}) {
+export function bind(glue, { file, numeric = {}, numericMethods = {}, textArguments = {}, prepare = {} } = {}) {
   let state = STATES.get(glue);
   if (state) return state;
   let ready = false;
@@ -90,7 +92,11 @@ export function bind(glue, { file, numeric = {}, numericMethods = {}, prepare = 
       continue;
     }
     if (/^[A-Z]/.test(name) && value.prototype)
-      api[name] = guardClass(name, value, check, numericMethods[name] ?? {}, prepare[name] ?? {});
+      api[name] = guardClass(name, value, check, {
+        numeric: numericMethods[name] ?? {},
+        text: textArguments[name] ?? {},
+        prepare: prepare[name] ?? {},
+      });
     else if (name in numeric) {
       const bad = numeric[name];
       const fn = value;
@@ -174,7 +180,7 @@ export function bind(glue, { file, numeric = {}, numericMethods = {}, prepare = 
 const own = (o, key) => (Object.hasOwn(o, key) ? o[key] : undefined);
 
 // `name` is the export's name: a bundler may rename the class itself (`CancelButton$1`).
-function guardClass(name, Cls, check, numericMethods, prepare) {
+function guardClass(name, Cls, check, { numeric: numericMethods, text: textArguments, prepare }) {
   const proto = Cls.prototype;
   const self = (obj, member) => {
     if (!(obj instanceof Cls))
@@ -197,14 +203,24 @@ function guardClass(name, Cls, check, numericMethods, prepare) {
     } else if (typeof d.value === 'function' && key in numericMethods) {
       const fn = d.value,
         bad = numericMethods[key],
-        arity = fn.length;
+        arity = fn.length,
+        text = own(textArguments, key) ?? -1;
       // Up to four arguments passed one by one (no array made per call, these are hot).
       d.value = function (...args) {
         self(this, key);
         try {
           return args.length === arity && arity <= 4
-            ? fn.call(this, num(args[0]), num(args[1]), num(args[2]), num(args[3]))
-            : fn.apply(this, args.map(num));
+            ? fn.call(
+                this,
+                arg(args[0], text === 0),
+                arg(args[1], text === 1),
+                arg(args[2], text === 2),
+                arg(args[3], text === 3),
+              )
+            : fn.apply(
+                this,
+                args.map((v, i) => arg(v, i === text)),
+              );
         } catch {
           return bad;
         }

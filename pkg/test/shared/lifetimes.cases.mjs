@@ -136,6 +136,10 @@ export const cases = {
           assert.ok(Number.isInteger(n), `returned ${n}`);
         }
       }
+      // A number written as a string is not a number: times are plain numbers everywhere.
+      assert.equal(t.fastCreated('job_1', '1000', 5, NaN), -1, "'1000' for a time");
+      assert.equal(t.lastError, 'invalid_input');
+      assert.equal(mod.observeCode('2', 5, 2), 255, "'2' for a code");
       assert.equal(t.fastCreated('job_1', 0, 5, NaN), 3, 'the tracker still works');
       assert.equal(
         codeOf(assert, () => mod.decodeFast(t, Infinity), 'decodeFast(Infinity)'),
