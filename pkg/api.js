@@ -13,6 +13,7 @@ import { configAt } from './config.js';
 // Before bind(), which guards the methods it installs (freed, unbound, coded errors).
 routeStructured(glue.Tracker, () => fastOutputs());
 const state = bind(glue, {
+  entry: 'longcall',
   file: 'longcall_bg.wasm',
   numeric: NUMERIC_FUNCTIONS,
   numericMethods: { Tracker: FAST_METHODS },

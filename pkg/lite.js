@@ -9,6 +9,7 @@ import { FAST_METHODS, NUMERIC_FUNCTIONS, TEXT_ARGUMENTS } from './numeric.js';
 import { configAt } from './config.js';
 
 const state = bind(glue, {
+  entry: 'longcall/lite',
   file: 'longcall_lite_bg.wasm',
   numeric: NUMERIC_FUNCTIONS,
   numericMethods: { Tracker: FAST_METHODS },

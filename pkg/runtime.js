@@ -75,13 +75,17 @@ const STATES = new WeakMap();
  * (`new` for the constructor) rewrites a call's arguments in place before the module sees them
  * (config.js lays a tracker configuration out as numbers), throwing a coded error to refuse them.
  */
-export function bind(glue, { file, numeric = {}, numericMethods = {}, textArguments = {}, prepare = {} } = {}) {
+export function bind(glue, { entry, file, numeric = {}, numericMethods = {}, textArguments = {}, prepare = {} } = {}) {
   let state = STATES.get(glue);
   if (state) return state;
   let ready = false;
   let loading = null;
   const check = () => {
-    if (!ready) throw coded('not_initialized', 'the longcall module is not loaded yet: call (and await) init() first');
+    if (!ready)
+      throw coded(
+        'not_initialized',
+        `the longcall module is not loaded yet: call (and await) init() from '${entry}' first`,
+      );
   };
 
   const api = {};

@@ -5,7 +5,7 @@
 import * as glue from './dist/longcall_server.js';
 import { bind, isLongcallError } from './runtime.js';
 
-const state = bind(glue, { file: 'longcall_server_bg.wasm' });
+const state = bind(glue, { entry: 'longcall/server', file: 'longcall_server_bg.wasm' });
 
 /** Loads the server module (see `longcall`'s `init`). */
 export function init(input) {

@@ -5,7 +5,8 @@
 // SDK clients send it) built on the longcall core's TaskRegistry. An example for
 // server authors: read it top to bottom.
 //
-//   node pkg/examples/mcp-tasks-server.mjs [--port N] [--max-lifetime-ms N] [--serve-2025]
+//   node pkg/examples/mcp-tasks-server.mjs [--port N] [--serve-2025] [--allow-origin URL]...
+//                                          [--max-lifetime-ms N] [--help]
 //   -> prints `LISTENING http://127.0.0.1:PORT/mcp` on stdout when ready
 //
 // What lives where:
@@ -35,7 +36,12 @@
 //   (random, unguessable) and the clock (`Date.now()`, with one timer armed at
 //   `registry.pollTimeout()`).
 //
-// Binds 127.0.0.1 only. SIGTERM/SIGINT: clean exit 0. Exits by itself after --max-lifetime-ms.
+// Binds 127.0.0.1 only. Pages: a request with an `Origin` header is served only for a page on
+// this machine (http://localhost, 127.0.0.1 or [::1], any port) or one named by --allow-origin,
+// and gets the CORS headers a browser needs (the preflight included); any other origin is
+// refused with 403, as MCP asks of servers against DNS rebinding. SIGTERM/SIGINT: clean exit 0.
+// With --max-lifetime-ms, exits by itself after that long (tests use it so that no server
+// outlives them).
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
@@ -99,11 +105,12 @@ const sleep = (ms, signal) =>
 
 // ---- tools ----------------------------------------------------------------------------------
 //
-// A tool is `run({args, answers, signal})` returning one of:
+// A tool is `run({args, answers, signal, progress})` returning one of:
 //   {result}  a CallToolResult (isError:true is still a *completed* task on 2026),
 //   {error}   a JSON-RPC error (the task becomes *failed* with it),
 //   {ask}     input requests {key: request}: MRTR round on the sync path, input_required on a task.
-// `answers` holds the client's responses by key. A task tool is re-run with more answers after
+// `answers` holds the client's responses by key; `progress(text)` sets the task's
+// `statusMessage` (a no-op on the sync path). A task tool is re-run with more answers after
 // every tasks/update that leaves nothing outstanding (the "guard" pattern).
 // `task`: 'never' (always sync), 'optional' (a task when the client declared the extension),
 // 'required' (-32021 without the extension); the core's `gateTaskSupport` reads it. `gather({args, answers})`, when a tool has it,
@@ -118,12 +125,15 @@ const TOOLS = {
   },
   slow_compute: {
     description:
-      'Task tool: waits `seconds` (0 = immediate), then returns. Cancelling it while it runs ends it cancelled.',
+      'Task tool: waits `seconds` (0 = immediate), saying each second done in its statusMessage, then returns. Cancelling it while it runs ends it cancelled.',
     inputSchema: { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } },
     task: 'optional',
-    run: async ({ args, signal }) => {
+    run: async ({ args, signal, progress }) => {
       const seconds = Math.min(Math.max(Number(args.seconds ?? 1) || 0, 0), 300);
-      if (seconds > 0) await sleep(seconds * 1000, signal);
+      for (let done = 0; done < seconds; done++) {
+        progress(`${done} of ${Math.ceil(seconds)} s done`);
+        await sleep(Math.min(1, seconds - done) * 1000, signal);
+      }
       return { result: text(`slow_compute(${args.label ?? ''}) done after ${seconds}s`) };
     },
   },
@@ -188,7 +198,8 @@ const TOOLS = {
 
 /**
  * Creates the server (not listening yet). Options: `pollIntervalMs` (the hint on every task),
- * `ttlMs`, `retentionMs`, `now` (the clock, `Date.now` by default), `log` (a function, or null).
+ * `ttlMs`, `retentionMs`, `now` (the clock, `Date.now` by default), `log` (a function, or null),
+ * `allowOrigins` (page origins served besides this machine's).
  * `serve2025: true` also serves 2025-11-25 requests (by their `MCP-Protocol-Version` header, or
  * for `initialize` its `protocolVersion`; a 2025 input request goes out inside `tasks/result`);
  * otherwise the gate refuses them as another revision. `counters` holds what clients asked, for
@@ -249,7 +260,10 @@ export function createTasksServer(opts = {}) {
     w.running = true;
     let out;
     try {
-      out = await w.tool.run({ args: w.args, answers: w.answers, signal: w.abort.signal });
+      const progress = (message) => {
+        if (!w.abort.signal.aborted) w.reg.setStatusMessage(now(), taskId, message);
+      };
+      out = await w.tool.run({ args: w.args, answers: w.answers, signal: w.abort.signal, progress });
     } catch (e) {
       out = { error: { code: INTERNAL, message: String(e?.message ?? e) } };
     }
@@ -297,7 +311,7 @@ export function createTasksServer(opts = {}) {
     if (missing) return inputRequiredResult(missing);
     if (!asTask) {
       // Sync path; an {ask} becomes an MRTR round (InputRequiredResult).
-      const out = await tool.run({ args, answers, signal: ctx.signal });
+      const out = await tool.run({ args, answers, signal: ctx.signal, progress: () => {} });
       if (out.ask) return inputRequiredResult(out.ask);
       if (out.error) throw new RpcFailure(out.error);
       return completeResult(out.result);
@@ -368,7 +382,7 @@ export function createTasksServer(opts = {}) {
     if (!support.value) {
       // 2025 has no MRTR round: a tool that needs input answers, as its own error result, that
       // it runs only as a task here.
-      const out = await tool.run({ args, answers: {}, signal: ctx.signal });
+      const out = await tool.run({ args, answers: {}, signal: ctx.signal, progress: () => {} });
       if (out.error) throw new RpcFailure(out.error);
       if (out.ask)
         return { content: [{ type: 'text', text: `${params.name} needs input: call it as a task` }], isError: true };
@@ -500,7 +514,37 @@ export function createTasksServer(opts = {}) {
     send(res, on2025 ? 200 : out.httpStatus, out.body);
   }
 
+  // A page's requests: served for the origins allowed, with the CORS headers a browser reads
+  // (the MCP headers a client sends, and the session header it may read back); refused for any
+  // other origin. Requests without an Origin (Node, curl) are not a browser's and pass.
+  const allowedOrigins = new Set(opts.allowOrigins ?? []);
+  const local = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
+  function cors(req, res) {
+    const origin = req.headers.origin;
+    if (origin === undefined) return true;
+    if (!local.test(origin) && !allowedOrigins.has(origin)) {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end(`origin ${origin} is not allowed (--allow-origin)`);
+      return false;
+    }
+    res.setHeader('access-control-allow-origin', origin);
+    res.setHeader('vary', 'Origin');
+    res.setHeader('access-control-expose-headers', 'mcp-session-id');
+    if (req.method === 'OPTIONS') {
+      res
+        .writeHead(204, {
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers':
+            'content-type, authorization, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name, last-event-id',
+          'access-control-max-age': '600',
+        })
+        .end();
+      return false;
+    }
+    return true;
+  }
+
   async function handle(req, res) {
+    if (!cors(req, res)) return;
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
@@ -623,13 +667,31 @@ export function createTasksServer(opts = {}) {
 // ---- command line -----------------------------------------------------------------------------
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`Usage: mcp-tasks-server.mjs [options]
+A reference MCP tasks server on http://127.0.0.1:PORT/mcp (Streamable HTTP, the 2026-07-28 tasks
+extension). Prints "LISTENING <url>" when ready; stops on SIGINT or SIGTERM.
+
+  --port N              listen on port N (default: a free port)
+  --serve-2025          also serve 2025-11-25 clients (the SDK 1.x and 2.x clients)
+  --allow-origin URL    also serve pages from URL (pages on this machine are always served)
+  --max-lifetime-ms N   exit by itself after N ms (default: never)
+  --help                this text
+
+Tools: greet (sync), slow_compute {seconds, label} (a task reporting progress), confirm_delete
+{filename} (asks for input), multi_input, failing_job, protocol_error_job, test_tool_with_task.
+`);
+    process.exit(0);
+  }
   const arg = (name, dflt) => {
-    const i = process.argv.indexOf(name);
-    return i > 0 ? Number(process.argv[i + 1]) : dflt;
+    const i = argv.indexOf(name);
+    return i >= 0 ? Number(argv[i + 1]) : dflt;
   };
   const srv = createTasksServer({
     log: (m) => process.stderr.write(`[tasks-server] ${m}\n`),
-    serve2025: process.argv.includes('--serve-2025'),
+    serve2025: argv.includes('--serve-2025'),
+    allowOrigins: argv.flatMap((a, i) => (a === '--allow-origin' && argv[i + 1] ? [argv[i + 1]] : [])),
   });
   const url = await srv.listen(arg('--port', 0));
   process.stdout.write(`LISTENING ${url}\n`);
@@ -639,11 +701,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  setTimeout(
-    () => {
+  const lifetime = arg('--max-lifetime-ms', 0);
+  if (lifetime > 0)
+    setTimeout(() => {
       process.stderr.write('[tasks-server] max lifetime reached\n');
       stop();
-    },
-    arg('--max-lifetime-ms', 600_000),
-  ).unref();
+    }, lifetime).unref();
 }

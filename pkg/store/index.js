@@ -43,6 +43,7 @@ import { bind } from '../runtime.js';
 // it. Bound as every entry point is (runtime.js: coded errors, `free()` idempotent, `freed` and
 // `unbound`), with a call's tracker configuration read as everywhere else (config.js).
 const state = bind(glue, {
+  entry: 'longcall/store',
   file: 'longcall_watch_bg.wasm',
   prepare: { WatchList: { addNew: configAt(2), addHandle: configAt(4), adoptHandle: configAt(3) } },
 });

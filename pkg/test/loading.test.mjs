@@ -43,6 +43,10 @@ describe('init in Node (web entry, fresh module each time)', () => {
       codeOf(() => lc.fastOutputs())]));`);
     assert.deepEqual(out, ['not_initialized', 'not_initialized', 'not_initialized', 255, 'not_initialized']);
   });
+  test('not_initialized names the entry point whose init() to call', () => {
+    const [message] = viaWeb(`try { new lc.Endpoint(); } catch (e) { console.log(JSON.stringify([e.message])); }`);
+    assert.equal(message, "the longcall module is not loaded yet: call (and await) init() from 'longcall' first");
+  });
   for (const [what, arg] of [
     ['bytes (Uint8Array)', 'bytes'],
     ['bytes (ArrayBuffer)', 'bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)'],

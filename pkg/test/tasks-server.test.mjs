@@ -170,3 +170,79 @@ test('2025: a JSON-RPC error goes with HTTP 200, as the 2025 SDK servers send it
   assert.equal(unknown.status, 200);
   assert.equal(JSON.parse(unknown.text).error.code, -32602);
 });
+
+test('pages: a page on this machine gets CORS headers and its preflight; another origin is refused', async () => {
+  const url = urls.only2026;
+  const preflight = await fetch(url, {
+    method: 'OPTIONS',
+    headers: {
+      origin: 'http://localhost:5173',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type, mcp-protocol-version, mcp-method',
+    },
+  });
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://localhost:5173');
+  assert.match(preflight.headers.get('access-control-allow-headers'), /mcp-protocol-version/);
+  const built = buildCall('task-2026', ++id, 'greet', { name: 'page' }, null);
+  const ok = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: 'http://127.0.0.1:4173', ...built.headers },
+    body: JSON.stringify(built.message),
+  });
+  assert.equal(ok.status, 200);
+  assert.equal(ok.headers.get('access-control-allow-origin'), 'http://127.0.0.1:4173');
+  const foreign = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: 'http://evil.example', ...built.headers },
+    body: JSON.stringify(built.message),
+  });
+  assert.equal(foreign.status, 403, 'another origin (DNS rebinding) is refused');
+  assert.equal(foreign.headers.get('access-control-allow-origin'), null);
+});
+
+test('an origin named in allowOrigins is served', async () => {
+  const srv = createTasksServer({ allowOrigins: ['https://app.example'] });
+  const url = await srv.listen(0);
+  try {
+    const built = buildCall('task-2026', ++id, 'greet', {}, null);
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://app.example', ...built.headers },
+      body: JSON.stringify(built.message),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('access-control-allow-origin'), 'https://app.example');
+  } finally {
+    await srv.close();
+  }
+});
+
+test('slow_compute says its progress in statusMessage', async () => {
+  const M26 = 'task-2026';
+  const post26 = async (built) =>
+    readAnswer(M26, built.message.method === 'tools/call' ? 'call' : 'get', (await post(urls.only2026, built)).text)
+      .input;
+  const created = await post26(buildCall(M26, ++id, 'slow_compute', { seconds: 2 }, null));
+  assert.equal(created.type, 'task_created');
+  const handle = created.task.taskId;
+  await sleep(100);
+  const polled = await post26(buildRequest(M26, { kind: 'get', handle }, ++id));
+  assert.equal(polled.task.status, 'working');
+  assert.equal(polled.task.statusMessage, '0 of 2 s done');
+});
+
+test('--help prints the usage and exits', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync(
+    process.execPath,
+    [new URL('../examples/mcp-tasks-server.mjs', import.meta.url).pathname, '--help'],
+    {
+      encoding: 'utf8',
+      timeout: 10_000,
+    },
+  );
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /^Usage: mcp-tasks-server\.mjs/);
+  assert.match(r.stdout, /--allow-origin/);
+});
