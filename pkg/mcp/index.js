@@ -574,10 +574,15 @@ class Watch {
 
   // The endpoint asked (once per key: a task input, or an MRTR input of the call itself); the
   // answer goes back to it, and it sends what the revision wants (tasks/update, the continuation).
+  // `onInput` runs on a later turn of the event loop, never inside `callTool` or `resume`: an
+  // input asked at once (an MRTR round, a prompt re-asked after a restart) must find the handle
+  // those return already assigned, for an `onInput` that reads `h.id` or saves `h.snapshot()`.
   ask(key, request, call) {
-    this.userAnswer(key, request, call).then((response) => {
-      if (!this.done) this.apply(() => this.ep.answerInput(this.now(), key, response));
-    });
+    new Promise((next) => this.timers.setTimeout(next, 0))
+      .then(() => this.userAnswer(key, request, call))
+      .then((response) => {
+        if (!this.done) this.apply(() => this.ep.answerInput(this.now(), key, response));
+      });
   }
 
   // 2025: the SDK's elicitation handler asks; the answer is the handler's return value.

@@ -334,13 +334,14 @@ test('resume puts an input asked before the snapshot and never answered to onInp
   const again = [];
   const back = resume(saved, s, {
     ...on(clock),
+    // Reads the handle resume returns: the prompt is re-asked after resume has returned it.
     onInput: (key, request) => {
-      again.push([key, request.params.message]);
+      again.push([key, request.params.message, back.id]);
       return { action: 'accept', content: { ok: true } };
     },
   });
   const out = await until(clock, back.outcome);
-  assert.deepEqual(again, [['k', 'go?']], 'asked once more, after the restart');
+  assert.deepEqual(again, [['k', 'go?', 't1']], 'asked once more, after the restart');
   assert.deepEqual(answered(), { k: { action: 'accept', content: { ok: true } } });
   assert.equal(out.outcome, 'succeeded');
 });
@@ -642,15 +643,16 @@ test('a 2026 MRTR InputRequiredResult on tools/call: asked once through onInput,
   const h = await callTool(s, {
     name: 'greet',
     arguments: { lang: 'en' },
+    // Uses the handle callTool returns: the input is asked before that, so it must not run inside it.
     onInput: (key, request, info) => {
-      asked.push([key, request.params.message, info.call]);
+      asked.push([key, request.params.message, info.call, h.record().name]);
       return { action: 'accept', content: { name: 'Ada' } };
     },
   });
   const out = await h.outcome;
   assert.equal(out.outcome, 'succeeded');
   assert.equal(out.result.content[0].text, 'hi Ada');
-  assert.deepEqual(asked, [['user_name', 'name?', true]]);
+  assert.deepEqual(asked, [['user_name', 'name?', true, 'greet']]);
   assert.deepEqual(methods(s), ['tools/call', 'tools/call']);
   const cont = s.sent[1].message.params;
   assert.equal(cont.requestState, 'opaque-1');
