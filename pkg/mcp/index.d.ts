@@ -162,9 +162,11 @@ export interface WatchOptions {
    * Asked once per input key (2026: answered with tasks/update, or for an MRTR input of the
    * `tools/call` itself, `info.call`, with the continuation call; 2025: the SDK's elicitation
    * handler). Default: decline. One that throws or rejects (the person closed the dialog) is
-   * reported (`on_input_failed`) and declines, so the server hears an answer.
+   * reported (`on_input_failed`) and declines, so the server hears an answer. The answer is the
+   * client's result as the wire carries it (an elicitation's `{ action, content? }`, the SDK's
+   * `ElicitResult` as it is); `undefined` declines.
    */
-  onInput?: (key: string, request: Json, info: { call: boolean }) => Json | Promise<Json>;
+  onInput?: (key: string, request: Json, info: { call: boolean }) => object | undefined | Promise<object | undefined>;
   /** The cancel button changed. */
   onButton?: (state: ButtonState) => void;
   /** The status held changed. */
@@ -185,8 +187,8 @@ export interface WatchOptions {
 export interface CallOptions extends WatchOptions {
   /** The tool. */
   name: string;
-  /** Its arguments. */
-  arguments?: { [key: string]: Json };
+  /** Its arguments: JSON values, as the SDK's own `callTool` takes them (`Record<string, unknown>`). */
+  arguments?: { [key: string]: unknown };
   /** 2025 only: the TTL to ask for (the server may override). */
   ttlMs?: number;
 }

@@ -14,6 +14,15 @@ import {
 } from 'longcall/mcp';
 import { readAnswer, buildRequest, type ReadAnswer, type BuiltRequest } from 'longcall';
 
+/** What SDK code has in hand: arguments as the SDK types them, an answer as an interface. */
+interface ElicitAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+}
+export async function fromSdkTypes(sender: Sender, llmArgs: Record<string, unknown>, answer: ElicitAnswer) {
+  return callTool(sender, { name: 'render', arguments: llmArgs, onInput: async () => answer });
+}
+
 export async function example(url: string): Promise<string> {
   const sender: Sender = httpSender({ url, timeoutMs: 10_000 });
   const ac = new AbortController();
