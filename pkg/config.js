@@ -9,20 +9,11 @@
 // 2^53-1, then the policy's limits). Known keys are read wherever they are (inherited, not
 // enumerable); unknown ones are looked for among the object's own enumerable keys.
 import { CONFIG_KEYS, JITTERS, POLL_KEYS } from './codes.js';
-import { coded } from './runtime.js';
+import { coded, isLongcallError } from './runtime.js';
 
 const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 const malformed = (name, reason) => coded('malformed', `malformed config: ${name}: ${reason}`);
 const absent = (v) => v === undefined || v === null;
-
-// `o[key]`, and `cannot be read` for a getter or proxy that throws.
-function get(o, key) {
-  try {
-    return o[key];
-  } catch {
-    throw malformed(key, 'cannot be read');
-  }
-}
 
 function object(v, name) {
   if (v === null || typeof v !== 'object' || Array.isArray(v))
@@ -30,13 +21,7 @@ function object(v, name) {
 }
 
 function onlyKnown(o, known, path) {
-  let keys;
-  try {
-    keys = Object.keys(o);
-  } catch {
-    throw malformed(path || 'config', 'cannot be read');
-  }
-  for (const key of keys)
+  for (const key of Object.keys(o))
     if (!known.includes(key))
       throw coded(
         'invalid_config',
@@ -79,21 +64,30 @@ function boolean(v, name) {
 export function trackerConfig(config) {
   const out = [NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN];
   if (absent(config)) return out;
-  object(config, 'config');
-  onlyKnown(config, CONFIG_KEYS, '');
-  const poll = get(config, 'poll');
-  if (!absent(poll)) {
-    object(poll, 'poll');
-    onlyKnown(poll, POLL_KEYS, 'poll.');
-    POLL_KEYS.forEach((key, i) => {
-      const v = get(poll, key);
-      out[i] = key === 'jitter' ? jitter(v) : key === 'followServerInterval' ? boolean(v, key) : number(v, key);
-    });
+  // What is being read, for a getter or proxy that throws: `cannot be read`, naming it.
+  let reading = 'config';
+  try {
+    object(config, 'config');
+    onlyKnown(config, CONFIG_KEYS, '');
+    reading = 'poll';
+    const poll = config.poll;
+    if (!absent(poll)) {
+      object(poll, 'poll');
+      onlyKnown(poll, POLL_KEYS, 'poll.');
+      for (let i = 0; i < POLL_KEYS.length; i++) {
+        const key = (reading = POLL_KEYS[i]);
+        const v = poll[key];
+        out[i] = key === 'jitter' ? jitter(v) : key === 'followServerInterval' ? boolean(v, key) : number(v, key);
+      }
+    }
+    // Then the numbers of the config itself (`seed`, `deadlineMs`).
+    for (let i = 1; i < CONFIG_KEYS.length; i++) {
+      const key = (reading = CONFIG_KEYS[i]);
+      out[POLL_KEYS.length + i - 1] = number(config[key], key);
+    }
+  } catch (e) {
+    throw isLongcallError(e) ? e : malformed(reading, 'cannot be read');
   }
-  // Then the numbers of the config itself (`seed`, `deadlineMs`).
-  CONFIG_KEYS.slice(1).forEach((key, i) => {
-    out[POLL_KEYS.length + i] = number(get(config, key), key);
-  });
   return out;
 }
 
