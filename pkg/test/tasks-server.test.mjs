@@ -171,6 +171,16 @@ test('2025: a JSON-RPC error goes with HTTP 200, as the 2025 SDK servers send it
   assert.equal(JSON.parse(unknown.text).error.code, -32602);
 });
 
+// A 2026 greet from a page at `origin`.
+const greetFrom = (url, origin) => {
+  const built = buildCall('task-2026', ++id, 'greet', {}, null);
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin, ...built.headers },
+    body: JSON.stringify(built.message),
+  });
+};
+
 test('pages: a page on this machine gets CORS headers and its preflight; another origin is refused', async () => {
   const url = urls.only2026;
   const preflight = await fetch(url, {
@@ -184,19 +194,10 @@ test('pages: a page on this machine gets CORS headers and its preflight; another
   assert.equal(preflight.status, 204);
   assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://localhost:5173');
   assert.match(preflight.headers.get('access-control-allow-headers'), /mcp-protocol-version/);
-  const built = buildCall('task-2026', ++id, 'greet', { name: 'page' }, null);
-  const ok = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: 'http://127.0.0.1:4173', ...built.headers },
-    body: JSON.stringify(built.message),
-  });
+  const ok = await greetFrom(url, 'http://127.0.0.1:4173');
   assert.equal(ok.status, 200);
   assert.equal(ok.headers.get('access-control-allow-origin'), 'http://127.0.0.1:4173');
-  const foreign = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: 'http://evil.example', ...built.headers },
-    body: JSON.stringify(built.message),
-  });
+  const foreign = await greetFrom(url, 'http://evil.example');
   assert.equal(foreign.status, 403, 'another origin (DNS rebinding) is refused');
   assert.equal(foreign.headers.get('access-control-allow-origin'), null);
 });
@@ -205,12 +206,7 @@ test('an origin named in allowOrigins is served', async () => {
   const srv = createTasksServer({ allowOrigins: ['https://app.example'] });
   const url = await srv.listen(0);
   try {
-    const built = buildCall('task-2026', ++id, 'greet', {}, null);
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: 'https://app.example', ...built.headers },
-      body: JSON.stringify(built.message),
-    });
+    const res = await greetFrom(url, 'https://app.example');
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('access-control-allow-origin'), 'https://app.example');
   } finally {

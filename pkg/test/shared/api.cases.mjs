@@ -391,9 +391,9 @@ export const cases = {
     assert.deepEqual(first(bare({ poll: bare(poll) })), { type: 'wake_at', at: 3000 }, 'no prototype');
   },
 
-  'tracker config: a plain config (taken apart in JavaScript) builds what the general reading does'({ lc, assert }) {
-    // A config whose prototype is not Object.prototype is not plain: the module reads it key by
-    // key, the general way.
+  'tracker config: a config on another prototype builds what the same plain config does'({ lc, assert }) {
+    // A config made with Object.create (its prototype not Object.prototype) is read as a plain
+    // one (config.js): the same tracker, or the same error.
     const general = (v) =>
       v !== null && typeof v === 'object' && !Array.isArray(v)
         ? Object.assign(
