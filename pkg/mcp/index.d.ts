@@ -204,7 +204,7 @@ export interface CallOutcome {
   status: Status | null;
   /** The tool result, when one came back. */
   result?: Json;
-  /** The JSON-RPC error, when one came back. */
+  /** The JSON-RPC error, when one came back: the task's, or for `lost` the answer that lost it (`-32602`, "Task not found"). */
   error?: RpcError;
   /** The run record at settlement. */
   record: McpRunRecord;

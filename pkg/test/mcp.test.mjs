@@ -352,6 +352,8 @@ test('watchTask on an unknown id ends lost (-32602)', async () => {
   const out = await until(clock, watchTask(s, 'nope', { config: FAST, ...on(clock) }).outcome);
   assert.equal(out.outcome, 'lost');
   assert.equal(out.record.cancel, 'unavailable');
+  // Why: the server's answer is the call's error (O-6), so a host can say "Task nope not found".
+  assert.deepEqual(out.error, { code: -32602, message: 'Task nope not found' });
 });
 
 test('an AbortSignal stops watching, never the task: no cancel is sent, outcome rejects watch_stopped', async () => {

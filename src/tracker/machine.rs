@@ -1401,6 +1401,10 @@ impl Tracker {
             }
             _ => {}
         }
+        if gone && self.error.is_none() {
+            // O-6: the answer that made the handle lost is why; the host shows it.
+            self.error = Some(rpc_error_to_value(&error));
+        }
         self.after_failure(now, request, gone)
     }
 
