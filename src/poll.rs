@@ -11,7 +11,8 @@
 //! 3. **Floors, never ceilings** (P-3, P-4). The floor is `max(min_interval_ms, server interval)`,
 //!    where the server interval is the latest `pollIntervalMs` (2026) / `pollInterval` (2025). A
 //!    delay is `max(jittered backoff, floor)`: jitter only ever moves a delay *upward* from a
-//!    floor. A 429 `Retry-After` sets an absolute `not_before`; no poll is scheduled before it.
+//!    floor. A 429 `Retry-After` sets an absolute `not_before`; no poll is scheduled or sent before it
+//!    (one already armed moves to it).
 //! 4. **Progress resets the backoff** (P-5). When the observed status changes
 //!    ([`PollSchedule::handle_progress`]) the backoff restarts at its initial delay (the call is
 //!    moving, so look again soon). The floors and the poll budget are not reset.
@@ -456,7 +457,13 @@ impl PollSchedule {
     /// on the host), then call [`PollSchedule::next`].
     pub fn handle_retry_after(&mut self, now: u64, delay_ms: u64) {
         let until = now.saturating_add(delay_ms);
-        self.not_before = Some(self.not_before.map_or(until, |nb| nb.max(until)));
+        let not_before = self.not_before.map_or(until, |nb| nb.max(until));
+        self.not_before = Some(not_before);
+        // P-4 holds the poll already armed too (a 429 on a cancel while a poll waits); a
+        // deadline before it still ends watching on time (`next_wake`).
+        if self.armed.is_some_and(|at| at < not_before) {
+            self.armed = Some(not_before);
+        }
     }
 
     /// A poll failed (no answer, an error answer): until the next answer the backoff of rule 1
@@ -920,6 +927,28 @@ mod tests {
         assert_eq!(s.handle_timeout(3_001), Due::DeadlinePassed);
         s.disarm();
         assert_eq!(s.handle_timeout(3_000), Due::DeadlinePassed);
+    }
+
+    /// P-4: a `Retry-After` that arrives while a poll is armed (a 429 on a cancel) holds that
+    /// poll back too; one that ends sooner never pulls it in. A deadline before it still ends
+    /// watching at the deadline.
+    #[test]
+    fn retry_after_holds_the_armed_poll() {
+        let mut s = PollSchedule::new(policy(Jitter::None), 0).unwrap();
+        assert_eq!(s.arm(0), None);
+        assert_eq!(s.armed(), Some(1_000));
+        s.handle_retry_after(100, 24_000);
+        assert_eq!(s.armed(), Some(24_100));
+        assert_eq!(s.handle_timeout(1_000), Due::Nothing, "not at the old time");
+        s.handle_retry_after(200, 10);
+        assert_eq!(s.armed(), Some(24_100), "a shorter one changes nothing");
+        assert_eq!(s.handle_timeout(24_100), Due::Poll);
+        let mut d = PollSchedule::new(policy(Jitter::None), 0).unwrap();
+        d.set_deadline(Some(5_000));
+        assert_eq!(d.arm(0), None);
+        d.handle_retry_after(0, 60_000);
+        assert_eq!(d.next_wake(), Some(5_000));
+        assert_eq!(d.handle_timeout(5_000), Due::DeadlinePassed);
     }
 
     /// Rule 9 (P-3, P-12): a floor raised after the poll was armed holds it, counted from the

@@ -253,3 +253,49 @@ fn a_raised_floor_counts_from_a_failed_poll() {
         failed_at + 28_000
     );
 }
+
+/// Found by the CI fuzz smoke run: a 2025 task is created in `input_required`, so its
+/// `tasks/result` is open (I-8) while a poll is armed; a cancel answered 429 with `Retry-After`
+/// set the floor but left that armed poll where it was, and it went out 24 s early. P-4: no
+/// poll before `Retry-After`, one already armed included.
+#[test]
+fn retry_after_on_a_cancel_holds_a_poll_armed_while_the_result_is_open() {
+    use longcall::tracker::{Failure, RequestKind};
+    let mut t = Tracker::new(Model::Task2025, no_jitter(None)).unwrap();
+    let mut created = task(Status::InputRequired, None);
+    created.input_requests = vec![longcall::view::InputRequest {
+        key: "k0".into(),
+        request: serde_json::json!({"q": 0}),
+    }];
+    t.handle_input(0, Input::TaskCreated { task: created })
+        .unwrap();
+    let mut working = task(Status::Working, None);
+    working.input_requests = Vec::new();
+    t.handle_input(0, Input::TaskNotified { task: working })
+        .unwrap();
+    let _ = t.drain(); // earlier outputs are not under test
+    t.handle_input(0, Input::CancelPressed).unwrap();
+    let _ = t.drain(); // the cancel request
+    let failure = Failure::Http {
+        status: 429,
+        code: Some("rate_limit_exceeded".into()),
+        retry_after_ms: Some(24_415),
+    };
+    t.handle_input(
+        0,
+        Input::RequestFailed {
+            request: RequestKind::Cancel,
+            failure,
+        },
+    )
+    .unwrap();
+    let _ = t.drain();
+    let wake = t.poll_timeout().expect("a poll is armed");
+    assert!(
+        wake >= 24_415,
+        "poll armed at {wake}, before Retry-After ends at 24415"
+    );
+    t.handle_timeout(650);
+    let early = t.drain();
+    assert_eq!(gets(&early), 0, "a poll went out at 650: {early:?}");
+}
