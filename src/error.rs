@@ -10,19 +10,18 @@ use thiserror::Error;
 
 use crate::model::Model;
 use crate::status::Status;
+use crate::text::Text;
 
 /// Everything that can go wrong when the core is handed bad input.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A model name that is not `task-2026`, `task-2025` or `job`.
-    #[error("unknown model {}: expected \"task-2026\", \"task-2025\" or \"job\"", Quoted(.raw))]
     UnknownModel {
         /// The text as received.
         raw: String,
     },
     /// A status string that no model speaks. It is never read as "pending".
-    #[error("unknown {model} status {}", Quoted(.raw))]
     UnknownStatus {
         /// The model the status was read for.
         model: Model,
@@ -30,7 +29,6 @@ pub enum Error {
         raw: String,
     },
     /// A real status, but of another model (`canceled` for an MCP task, `working` for a job).
-    #[error("status \"{status}\" does not belong to the {model} model")]
     StatusNotInModel {
         /// The model the status was read for.
         model: Model,
@@ -38,7 +36,6 @@ pub enum Error {
         status: Status,
     },
     /// A configuration value out of range.
-    #[error("invalid configuration: {field}: {reason}")]
     InvalidConfig {
         /// The field, as named in the configuration.
         field: String,
@@ -46,7 +43,6 @@ pub enum Error {
         reason: String,
     },
     /// An argument that does not make sense (an empty id, a batch with no ids, ...).
-    #[error("invalid input: {field}: {reason}")]
     InvalidInput {
         /// The argument or field.
         field: String,
@@ -54,7 +50,6 @@ pub enum Error {
         reason: String,
     },
     /// A value of one model handed to a machine of another.
-    #[error("this {expected} machine cannot take input of the {got} model")]
     WrongModel {
         /// The machine's model.
         expected: Model,
@@ -62,7 +57,6 @@ pub enum Error {
         got: Model,
     },
     /// The cancel button was pressed in a state that does not allow it; nothing goes on the wire.
-    #[error("cancel refused while the button is {state}: {reason}")]
     CancelRefused {
         /// The button state at the time of the press.
         state: crate::cancel::ButtonState,
@@ -70,7 +64,6 @@ pub enum Error {
         reason: &'static str,
     },
     /// A wire message that is not valid JSON or does not have the shape of any known message.
-    #[error("malformed {what}: {reason}")]
     Malformed {
         /// What was being read.
         what: &'static str,
@@ -78,7 +71,6 @@ pub enum Error {
         reason: String,
     },
     /// A wire message or field over a size limit.
-    #[error("{what} is too large: {actual} > {limit}")]
     TooLarge {
         /// What was being read.
         what: &'static str,
@@ -88,13 +80,11 @@ pub enum Error {
         actual: usize,
     },
     /// JSON nested deeper than the reader allows.
-    #[error("JSON nested deeper than {limit} levels")]
     TooDeep {
         /// The nesting limit.
         limit: usize,
     },
     /// A snapshot of a version this build does not know.
-    #[error("snapshot of {kind} has version {found}; this build reads version {supported}")]
     SnapshotVersion {
         /// The kind of state in the snapshot.
         kind: String,
@@ -104,13 +94,11 @@ pub enum Error {
         supported: u32,
     },
     /// A snapshot that cannot be read back.
-    #[error("invalid snapshot: {reason}")]
     SnapshotInvalid {
         /// What was wrong.
         reason: String,
     },
     /// An id or key that must be unique was used again (a task id, an input-request key).
-    #[error("duplicate {what}: {} is already in use", Quoted(.id))]
     Duplicate {
         /// What kind of id (`task_id`, `input_key`).
         what: &'static str,
@@ -118,7 +106,6 @@ pub enum Error {
         id: String,
     },
     /// A configured limit would be exceeded (tasks per principal, ...).
-    #[error("limit reached: {what} is at most {limit}")]
     LimitReached {
         /// The limit, as named in the configuration.
         what: &'static str,
@@ -198,24 +185,95 @@ impl fmt::Display for QuotedOpt<'_> {
     }
 }
 
-/// How many characters of an outside string a message shows.
-const QUOTE_LIMIT: usize = 64;
-
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"")?;
-        for (i, c) in self.0.chars().enumerate() {
-            if i == QUOTE_LIMIT {
-                return f.write_str("\u{2026}\"");
+        f.write_str(&Text::new().q(self.0).done())
+    }
+}
+
+impl Error {
+    /// The message a person reads (also this error's `Display`). It is built without
+    /// `core::fmt`, so a build that only needs messages does not link the formatter.
+    #[must_use]
+    pub fn message(&self) -> String {
+        let t = Text::new();
+        match self {
+            Error::UnknownModel { raw } => t
+                .s("unknown model ")
+                .q(raw)
+                .s(": expected \"task-2026\", \"task-2025\" or \"job\""),
+            Error::UnknownStatus { model, raw } => {
+                t.s("unknown ").s(model.as_str()).s(" status ").q(raw)
             }
-            match c {
-                '"' => f.write_str("\\\"")?,
-                '\\' => f.write_str("\\\\")?,
-                c if (c as u32) < 0x20 || c == '\u{7f}' => write!(f, "\\u{{{:x}}}", c as u32)?,
-                c => fmt::Write::write_char(f, c)?,
+            Error::StatusNotInModel { model, status } => t
+                .s("status \"")
+                .s(status.as_str())
+                .s("\" does not belong to the ")
+                .s(model.as_str())
+                .s(" model"),
+            Error::InvalidConfig { field, reason } => {
+                t.s("invalid configuration: ").s(field).s(": ").s(reason)
             }
+            Error::InvalidInput { field, reason } => {
+                t.s("invalid input: ").s(field).s(": ").s(reason)
+            }
+            Error::WrongModel { expected, got } => t
+                .s("this ")
+                .s(expected.as_str())
+                .s(" machine cannot take input of the ")
+                .s(got.as_str())
+                .s(" model"),
+            Error::CancelRefused { state, reason } => t
+                .s("cancel refused while the button is ")
+                .s(state.as_str())
+                .s(": ")
+                .s(reason),
+            Error::Malformed { what, reason } => t.s("malformed ").s(what).s(": ").s(reason),
+            Error::TooLarge {
+                what,
+                limit,
+                actual,
+            } => t
+                .s(what)
+                .s(" is too large: ")
+                .n(*actual as u64)
+                .s(" > ")
+                .n(*limit as u64),
+            Error::TooDeep { limit } => t
+                .s("JSON nested deeper than ")
+                .n(*limit as u64)
+                .s(" levels"),
+            Error::SnapshotVersion {
+                kind,
+                found,
+                supported,
+            } => t
+                .s("snapshot of ")
+                .s(kind)
+                .s(" has version ")
+                .n(*found)
+                .s("; this build reads version ")
+                .n(u64::from(*supported)),
+            Error::SnapshotInvalid { reason } => t.s("invalid snapshot: ").s(reason),
+            Error::Duplicate { what, id } => t
+                .s("duplicate ")
+                .s(what)
+                .s(": ")
+                .q(id)
+                .s(" is already in use"),
+            Error::LimitReached { what, limit } => t
+                .s("limit reached: ")
+                .s(what)
+                .s(" is at most ")
+                .n(*limit as u64),
         }
-        f.write_str("\"")
+        .done()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
     }
 }
 
@@ -224,14 +282,121 @@ mod tests {
     use super::*;
     use alloc::format;
 
-    /// Rules S-2.
+    /// Every variant's message, against the same text written with `format!` (the spelling
+    /// these messages had while `thiserror` wrote them): [`Error::message`] builds them from
+    /// pieces, and a piece out of place shows here.
     #[test]
-    fn quoted_escapes_and_cuts() {
-        assert_eq!(format!("{}", Quoted("a\"b\\c\n")), r#""a\"b\\c\u{a}""#);
-        let long = "x".repeat(100);
-        let q = format!("{}", Quoted(&long));
-        assert_eq!(q.chars().count(), 64 + 3);
-        assert!(q.ends_with("\u{2026}\""));
+    fn messages_read_as_format_would_write_them() {
+        use crate::cancel::ButtonState;
+        let q = |s: &str| format!("{}", Quoted(s));
+        let long = "\u{1}".repeat(70);
+        let cases = [
+            (
+                Error::UnknownModel { raw: long.clone() },
+                format!(
+                    "unknown model {}: expected \"task-2026\", \"task-2025\" or \"job\"",
+                    q(&long)
+                ),
+            ),
+            (
+                Error::UnknownStatus {
+                    model: Model::Task2025,
+                    raw: "x\"y".into(),
+                },
+                format!("unknown {} status {}", Model::Task2025, q("x\"y")),
+            ),
+            (
+                Error::StatusNotInModel {
+                    model: Model::Task2026,
+                    status: Status::Canceled,
+                },
+                format!(
+                    "status \"{}\" does not belong to the {} model",
+                    Status::Canceled,
+                    Model::Task2026
+                ),
+            ),
+            (
+                Error::invalid_config("cap_ms", "too small"),
+                "invalid configuration: cap_ms: too small".into(),
+            ),
+            (
+                Error::invalid_input("id", "empty"),
+                "invalid input: id: empty".into(),
+            ),
+            (
+                Error::WrongModel {
+                    expected: Model::Job,
+                    got: Model::Task2026,
+                },
+                "this job machine cannot take input of the task-2026 model".into(),
+            ),
+            (
+                Error::CancelRefused {
+                    state: ButtonState::TooLate,
+                    reason: "it runs",
+                },
+                format!(
+                    "cancel refused while the button is {}: it runs",
+                    ButtonState::TooLate
+                ),
+            ),
+            (
+                Error::Malformed {
+                    what: "answer",
+                    reason: "not JSON".into(),
+                },
+                "malformed answer: not JSON".into(),
+            ),
+            (
+                Error::TooLarge {
+                    what: "answer",
+                    limit: 1_048_576,
+                    actual: usize::MAX,
+                },
+                format!("answer is too large: {} > 1048576", usize::MAX),
+            ),
+            (
+                Error::TooDeep { limit: 64 },
+                "JSON nested deeper than 64 levels".into(),
+            ),
+            (
+                Error::SnapshotVersion {
+                    kind: "tracker".into(),
+                    found: u64::MAX,
+                    supported: 1,
+                },
+                format!(
+                    "snapshot of tracker has version {}; this build reads version 1",
+                    u64::MAX
+                ),
+            ),
+            (
+                Error::SnapshotInvalid {
+                    reason: "no model".into(),
+                },
+                "invalid snapshot: no model".into(),
+            ),
+            (
+                Error::Duplicate {
+                    what: "task_id",
+                    id: "t\n1".into(),
+                },
+                format!("duplicate task_id: {} is already in use", q("t\n1")),
+            ),
+            (
+                Error::LimitReached {
+                    what: "max_tasks",
+                    limit: 0,
+                },
+                "limit reached: max_tasks is at most 0".into(),
+            ),
+        ];
+        assert_eq!(cases.len(), ERROR_CODES.len(), "one case per variant");
+        for (error, expected) in cases {
+            assert_eq!(error.message(), expected, "{}", error.code());
+            assert_eq!(format!("{error}"), expected);
+        }
     }
 
     #[test]

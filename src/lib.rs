@@ -90,6 +90,7 @@ pub mod server;
 pub mod snapshot;
 pub mod status;
 mod tagged;
+mod text;
 pub mod time;
 pub mod tracker;
 pub mod vector;

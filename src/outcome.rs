@@ -105,13 +105,21 @@ impl<'de> Deserialize<'de> for Payload {
 
 impl core::fmt::Display for Payload {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match (self.result, self.error) {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Payload {
+    /// How this payload reads in a violation's detail (also its `Display`).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match (self.result, self.error) {
             (None, false) => "no result and no error",
             (Some(false), false) => "a result",
             (Some(true), false) => "an isError result",
             (None, true) => "an error",
             (Some(_), true) => "both a result and an error",
-        })
+        }
     }
 }
 

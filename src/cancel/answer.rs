@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Model;
 use crate::status::{JobStatus, TaskStatus};
+use crate::text::Text;
 use crate::view::codes;
 use crate::violation::Rule;
 
@@ -62,20 +63,29 @@ pub enum CancelAnswer {
     NoAnswer,
 }
 
-impl core::fmt::Display for CancelAnswer {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+impl CancelAnswer {
+    /// Appends how this answer reads in a violation's detail (also its `Display`).
+    pub(crate) fn describe(&self, t: Text) -> Text {
         match self {
-            CancelAnswer::Ack => f.write_str("the empty ack"),
-            CancelAnswer::Task { status } => write!(f, "the task, {status}"),
-            CancelAnswer::RpcError { code } => write!(f, "JSON-RPC error {code}"),
-            CancelAnswer::Job { status } => write!(f, "the job, {status}"),
+            CancelAnswer::Ack => t.s("the empty ack"),
+            CancelAnswer::Task { status } => t.s("the task, ").s(status.as_str()),
+            CancelAnswer::RpcError { code } => t.s("JSON-RPC error ").i(*code),
+            CancelAnswer::Job { status } => t.s("the job, ").s(status.as_str()),
             CancelAnswer::JobError {
                 http_status, code, ..
-            } => {
-                write!(f, "HTTP {http_status} {}", code.as_str())
-            }
-            CancelAnswer::NoAnswer => f.write_str("no answer"),
+            } => t
+                .s("HTTP ")
+                .n(u64::from(*http_status))
+                .s(" ")
+                .s(code.as_str()),
+            CancelAnswer::NoAnswer => t.s("no answer"),
         }
+    }
+}
+
+impl core::fmt::Display for CancelAnswer {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.describe(Text::new()).done())
     }
 }
 

@@ -1,7 +1,6 @@
 //! The tracker state machine. See the module docs of [`crate::tracker`] for the run loop.
 
 use alloc::collections::VecDeque;
-use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -14,13 +13,14 @@ use super::{Failure, Input, Output, Polled, Request, RequestKind, StopReason};
 
 mod saved;
 use crate::cancel::{classify_answer, ButtonState, CancelAnswer, CancelButton, CancelVerdict};
-use crate::error::{Error, Quoted};
+use crate::error::Error;
 use crate::lifecycle::{self, Observation, Seed};
 use crate::model::Model;
 use crate::outcome::{self, Outcome, Payload};
 use crate::poll::{Due, PollPolicy, PollSchedule, ScheduleEnd};
 use crate::snapshot::Snapshot;
 use crate::status::Status;
+use crate::text::Text;
 use crate::view::{codes, InputRequest, JobView, RpcError, TaskView, ToolResult, Ttl};
 use crate::violation::{Rule, Violation};
 use crate::wire::jsonrpc::rpc_error_to_value;
@@ -68,10 +68,12 @@ impl TrackerConfig {
         match self.deadline_ms {
             Some(deadline) if deadline <= now => Err(Error::invalid_config(
                 "deadline_ms",
-                &alloc::format!(
-                    "{deadline} has passed (now is {now}): it is an absolute time, \
-                     now + how long to watch, not a duration"
-                ),
+                &Text::new()
+                    .n(deadline)
+                    .s(" has passed (now is ")
+                    .n(now)
+                    .s("): it is an absolute time, now + how long to watch, not a duration")
+                    .done(),
             )),
             _ => Ok(()),
         }
@@ -884,7 +886,12 @@ impl Tracker {
             (Some(_), Source::Notification) => Ok(false),
             (Some(h), _) => Err(Error::InvalidInput {
                 field: "id".into(),
-                reason: format!("this tracker watches {}, not {}", Quoted(h), Quoted(id)),
+                reason: Text::new()
+                    .s("this tracker watches ")
+                    .q(h)
+                    .s(", not ")
+                    .q(id)
+                    .done(),
             }),
         }
     }
@@ -925,7 +932,11 @@ impl Tracker {
                     if let Ok(Seed::Violation) = lifecycle::seed(self.model, status) {
                         self.violate(
                             Rule::BadSeed,
-                            format!("{} task created {status}", self.model),
+                            Text::new()
+                                .s(self.model.as_str())
+                                .s(" task created ")
+                                .s(status.as_str())
+                                .done(),
                         );
                     }
                 }
@@ -938,12 +949,26 @@ impl Tracker {
                     self.set_status(status);
                 }
                 Ok(Observation::Regression) => {
-                    self.violate(Rule::IllegalTransition, format!("{prev} then {status}"));
+                    self.violate(
+                        Rule::IllegalTransition,
+                        Text::new()
+                            .s(prev.as_str())
+                            .s(" then ")
+                            .s(status.as_str())
+                            .done(),
+                    );
                 }
                 Ok(Observation::TerminalConflict) => {
                     self.violate(
                         Rule::TerminalConflict,
-                        format!("{status} after terminal {prev}; {prev} stands"),
+                        Text::new()
+                            .s(status.as_str())
+                            .s(" after terminal ")
+                            .s(prev.as_str())
+                            .s("; ")
+                            .s(prev.as_str())
+                            .s(" stands")
+                            .done(),
                     );
                 }
                 Err(_) => {}
@@ -977,10 +1002,11 @@ impl Tracker {
                     keys.set(&req.key, KeyState::Reused);
                     self.violate(
                         Rule::InputKeyReused,
-                        format!(
-                            "input key {} asked again after it was answered",
-                            Quoted(&req.key)
-                        ),
+                        Text::new()
+                            .s("input key ")
+                            .q(&req.key)
+                            .s(" asked again after it was answered")
+                            .done(),
                     );
                 }
                 // Answered and the task has not moved on: the eventually consistent echo of
@@ -1028,7 +1054,14 @@ impl Tracker {
         match outcome::classify(self.model, status, payload) {
             Ok((outcome, rule)) => {
                 if let Some(rule) = rule {
-                    self.violate(rule, format!("{status} with {payload}"));
+                    self.violate(
+                        rule,
+                        Text::new()
+                            .s(status.as_str())
+                            .s(" with ")
+                            .s(payload.as_str())
+                            .done(),
+                    );
                 }
                 self.settle(outcome, Some(status));
             }
@@ -1131,7 +1164,8 @@ impl Tracker {
         if let Some(w) = self.watching_mut() {
             w.cancel = CancelProgress::InFlight;
         }
-        let idempotency_key = (self.model == Model::Job).then(|| format!("{handle}:cancel"));
+        let idempotency_key =
+            (self.model == Model::Job).then(|| Text::new().s(&handle).s(":cancel").done());
         self.send(Request::Cancel {
             handle,
             idempotency_key,
@@ -1162,7 +1196,13 @@ impl Tracker {
         if let Some(rule) = verdict.violation() {
             self.violate(
                 rule,
-                format!("{} cancel answered with {answer}", self.model),
+                answer
+                    .describe(
+                        Text::new()
+                            .s(self.model.as_str())
+                            .s(" cancel answered with "),
+                    )
+                    .done(),
             );
         }
         if let Some(w) = self.watching_mut() {

@@ -66,7 +66,7 @@ pub fn code(value: f64) -> Option<u8> {
 fn not_a_string(field: &str, value: &JsValue) -> Error {
     Error::InvalidInput {
         field: field.into(),
-        reason: format!("expected a string, got {}", describe(value)),
+        reason: String::from("expected a string, got ") + &describe(value),
     }
 }
 

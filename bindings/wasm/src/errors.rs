@@ -68,11 +68,13 @@ pub fn without_position(message: &str) -> String {
 /// Sume method), so only its field is converted.
 fn spelled_for_js(err: &Error) -> String {
     match err {
-        Error::InvalidConfig { .. } => camel(&err.to_string()),
-        Error::InvalidInput { field, reason } => {
-            format!("invalid input: {}: {reason}", camel(field))
+        Error::InvalidConfig { .. } => camel(&err.message()),
+        Error::InvalidInput { field, reason } => Error::InvalidInput {
+            field: camel(field),
+            reason: reason.clone(),
         }
-        _ => err.to_string(),
+        .message(),
+        _ => err.message(),
     }
 }
 

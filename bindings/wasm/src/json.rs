@@ -54,7 +54,7 @@ pub fn bounded_string(value: &JsValue, field: &str) -> Result<String, Error> {
     let Some(s) = value.dyn_ref::<js_sys::JsString>() else {
         return Err(Error::invalid_input(
             field,
-            &format!("expected a string, got {}", describe(value)),
+            &(String::from("expected a string, got ") + &describe(value)),
         ));
     };
     too_large(s)?;
@@ -183,7 +183,7 @@ pub const MAX_REASON_CHARS: usize = 120;
 /// line/column position goes when the error is thrown: [`crate::errors::without_position`]).
 pub fn short_reason(message: &str) -> String {
     match message.char_indices().nth(MAX_REASON_CHARS) {
-        Some((cut, _)) => format!("{}\u{2026}", message.get(..cut).unwrap_or(message)),
+        Some((cut, _)) => String::from(message.get(..cut).unwrap_or(message)) + "\u{2026}",
         None => message.into(),
     }
 }
@@ -202,12 +202,12 @@ pub fn uint(value: &JsValue, field: &str) -> Result<u64, Error> {
         Some(n) => num(n).ok_or_else(|| {
             Error::invalid_input(
                 field,
-                &format!("expected an integer from 0 to 2^53-1, got {}", js_number(n)),
+                &(String::from("expected an integer from 0 to 2^53-1, got ") + &js_number(n)),
             )
         }),
         None => Err(Error::invalid_input(
             field,
-            &format!("expected a number, got {}", describe(value)),
+            &(String::from("expected a number, got ") + &describe(value)),
         )),
     }
 }
