@@ -131,13 +131,16 @@ export interface WaitRun {
   /**
    * Resolves once the wave is satisfied (its `waitFor` holds: a job whose watching stopped, at a
    * deadline say, counts as ended) or has nothing left to do. `settled` holds the jobs that
-   * settled; `failedRounds` counts the rounds with no usable answer (an HTTP error such as a 404
+   * settled, `stopped` those whose watching stopped first (`{type: 'stopped', reason}`; they go
+   * on at the server), so a satisfied wave whose jobs are all in `stopped` saw none finish;
+   * `failedRounds` counts the rounds with no usable answer (an HTTP error such as a 404
    * from a server without the route, a body that is not a wave answer, no answer at all), and
    * `lastFailure` says the last one's HTTP status (0: no answer, what `fetch` threw in `cause`).
    */
   done: Promise<{
     satisfied: boolean;
     settled: Map<string, TrackerOutput>;
+    stopped: Map<string, TrackerOutput>;
     rounds: number;
     failedRounds: number;
     lastFailure: { httpStatus: number; cause?: unknown } | null;

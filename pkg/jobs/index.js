@@ -436,6 +436,10 @@ export class JobHost {
     const w = new lc.Wave(config);
     /** @type {Map<string, object>} */
     const settled = new Map();
+    // Jobs whose watching stopped unsettled (a deadline, max polls): they count as ended for
+    // `waitFor`, so a satisfied wave may hold no finished job at all, and `done` must say so.
+    /** @type {Map<string, object>} */
+    const stopped = new Map();
     // Rounds with no usable answer (an HTTP error, a body that is not the wave's, no answer):
     // the wave goes on, and the caller learns why from `done`.
     let failedRounds = 0;
@@ -452,6 +456,7 @@ export class JobHost {
         if (o.type === 'wait') void round(o.callId, o.call);
         else if (o.type === 'job') {
           if (o.output.type === 'settled') settled.set(o.id, o.output);
+          else if (o.output.type === 'stopped') stopped.set(o.id, o.output);
           call(onJob, o.id, o.output);
         } else if (o.type === 'wake_at') {
           clearTimeout(timer);
@@ -461,7 +466,7 @@ export class JobHost {
       if (w.isSatisfied || (!w.roundInFlight && w.pollTimeout === undefined)) {
         over = true;
         clearTimeout(timer);
-        finish({ satisfied: w.isSatisfied, settled, rounds: w.roundsSent, failedRounds, lastFailure });
+        finish({ satisfied: w.isSatisfied, settled, stopped, rounds: w.roundsSent, failedRounds, lastFailure });
       }
     };
     const round = async (callId, body) => {

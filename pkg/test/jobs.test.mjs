@@ -660,6 +660,9 @@ test('a wave whose rounds all fail says so: failed rounds and the last HTTP stat
     });
     const done = await run.done;
     assert.deepEqual([...done.settled.keys()], []);
+    // Satisfied, since a job past the deadline counts as ended; `stopped` says none finished.
+    assert.equal(done.satisfied, true);
+    assert.deepEqual([...done.stopped], [['job_1', { type: 'stopped', reason: 'deadline' }]]);
     assert.ok(done.failedRounds >= 1 && done.failedRounds === done.rounds, JSON.stringify(done));
     assert.deepEqual(done.lastFailure, { httpStatus: 404 });
   } finally {
