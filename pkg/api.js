@@ -8,7 +8,7 @@ import { bind, isLongcallError } from './runtime.js';
 import { makeFast } from './fast.js';
 import { FAST_METHODS, NUMERIC_FUNCTIONS, TEXT_ARGUMENTS } from './numeric.js';
 import { routeStructured } from './structured.js';
-import { configAt } from './config.js';
+import { callToolArgs, configAt } from './config.js';
 
 // Before bind(), which guards the methods it installs (freed, unbound, coded errors).
 routeStructured(glue.Tracker, () => fastOutputs());
@@ -20,7 +20,7 @@ const state = bind(glue, {
   textArguments: { Tracker: TEXT_ARGUMENTS },
   prepare: {
     Tracker: { new: configAt(1) },
-    Endpoint: { callTool: configAt(4), submitJob: configAt(1), watch: configAt(2) },
+    Endpoint: { callTool: callToolArgs, submitJob: configAt(1), watch: configAt(2) },
   },
 });
 const a = state.api;

@@ -95,3 +95,26 @@ export function trackerConfig(config) {
 export const configAt = (at) => (args) => {
   args[at] = trackerConfig(args[at]);
 };
+
+/** The keys of `Endpoint.callTool`'s options object, in the order of its positional arguments. */
+const CALL_TOOL_OPTIONS = ['ttlMs', 'config', 'wire', 'now'];
+
+/**
+ * `Endpoint.callTool(model, name, args, {ttlMs, config, wire, now})`: the options object laid out
+ * as the positional arguments the module takes (an object is no TTL, so the two forms cannot be
+ * mistaken), an unknown key refused by name; then the configuration read as `configAt(4)` does.
+ */
+export function callToolArgs(args) {
+  const options = args[3];
+  if (args.length === 4 && options !== null && typeof options === 'object') {
+    for (const key of Object.keys(options))
+      if (!CALL_TOOL_OPTIONS.includes(key))
+        throw coded(
+          'invalid_input',
+          `Endpoint.callTool: unknown option "${key.slice(0, 40)}"; expected one of ${CALL_TOOL_OPTIONS.join(', ')}`,
+        );
+    args.length = 3;
+    for (const key of CALL_TOOL_OPTIONS) args.push(options[key] ?? null);
+  }
+  args[4] = trackerConfig(args[4]);
+}

@@ -222,13 +222,25 @@ export interface EndpointWireOptions {
   jobDialect?: JobDialect;
 }
 
+/** The options of {@link Endpoint.callTool}; an unknown key is `invalid_input`, naming it. */
+export interface CallToolOptions {
+  /** The task TTL to ask for (ms). */
+  ttlMs?: number | null;
+  /** The tracker's poll policy, seed and watch deadline. */
+  config?: TrackerConfig | null;
+  /** The endpoint's wire options. */
+  wire?: EndpointWireOptions | null;
+  /** The time now (ms): with it, a `config.deadlineMs` already passed is refused. */
+  now?: number | null;
+}
+
 /**
  * One call through the core's endpoint: hand it what arrived exactly as it arrived, send what
  * its `transmit` events say, show the rest. Every `handle*` method and user input returns the
  * batch of events it caused, ending with `wake_at` (call `handleTimeout(at)` then, or earlier on
  * input) or `idle`. The core decides every poll, prompt, cancel and what an answer means.
  * @example
- * const ep = Endpoint.callTool('task-2026', 'render', { month: '2026-10' });
+ * const ep = Endpoint.callTool('task-2026', 'render', { month: '2026-10' }, { config: { poll: { capMs: 10_000 } } });
  * for (const e of ep.pollEvents()) if (e.type === 'transmit' && e.kind === 'rpc') post(e.text, e.headers, e.id);
  */
 export class Endpoint {
@@ -238,6 +250,13 @@ export class Endpoint {
    * `config.deadlineMs` already passed is refused before anything is sent. @throws
    * {LongcallError} `unknown_model`, `wrong_model`, `invalid_input`, `invalid_config`, `malformed`.
    */
+  static callTool(
+    model: TaskModel,
+    name: string,
+    args?: { [key: string]: Json } | null,
+    options?: CallToolOptions,
+  ): Endpoint;
+  /** The same call with its options as positional arguments. */
   static callTool(
     model: TaskModel,
     name: string,

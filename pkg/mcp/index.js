@@ -780,15 +780,12 @@ export async function callTool(sender, opts) {
   checkHooks(opts, 'callTool');
   if (!opts || typeof opts.name !== 'string')
     throw new McpCallError('invalid_input', 'callTool: opts.name (the tool) is required');
-  const ep = lc.Endpoint.callTool(
-    sender.model,
-    opts.name,
-    opts.arguments ?? {},
-    opts.ttlMs ?? null,
-    opts.config ?? null,
-    opts.wire ?? null,
-    (opts.now ?? Date.now)(),
-  );
+  const ep = lc.Endpoint.callTool(sender.model, opts.name, opts.arguments ?? {}, {
+    ttlMs: opts.ttlMs,
+    config: opts.config,
+    wire: opts.wire,
+    now: (opts.now ?? Date.now)(),
+  });
   const w = new Watch(sender, ep, opts);
   const first = w.exchanged(1);
   w.apply(() => ep.pollEvents());

@@ -262,9 +262,12 @@ async function send({ id, text, headers }) {
 
 document.getElementById('start').addEventListener('click', (ev) => {
   ev.target.disabled = true;
-  ep = Endpoint.callTool('task-2026', 'slow_compute', { seconds: TASK_SECONDS, label: 'cancel-page' }, null, {
-    poll: { jitter: 'none', initialMs: 500 },
-  });
+  ep = Endpoint.callTool(
+    'task-2026',
+    'slow_compute',
+    { seconds: TASK_SECONDS, label: 'cancel-page' },
+    { config: { poll: { jitter: 'none', initialMs: 500 } } },
+  );
   drive(ep.pollEvents());
 });
 

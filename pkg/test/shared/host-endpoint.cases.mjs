@@ -87,6 +87,32 @@ export const cases = {
     assert.ok(out.some((e) => e.type === 'button' && e.state === 'available'));
   },
 
+  'callTool takes its options as an object or positionally, to the same call'({ lc, assert }) {
+    const wire = { maxBytes: 65_536 };
+    const a = lc.Endpoint.callTool('task-2026', 'render', { n: 1 }, { ttlMs: 60_000, config: CONFIG, wire, now: 5 });
+    const b = lc.Endpoint.callTool('task-2026', 'render', { n: 1 }, 60_000, CONFIG, wire, 5);
+    const first = a.pollEvents();
+    assert.deepEqual(first, b.pollEvents());
+    // The TTL goes where the revision asks for one (2025: `task.ttl`).
+    const ttl = lc.Endpoint.callTool('task-2025', 'render', {}, { ttlMs: 60_000 });
+    assert.equal(JSON.parse(ttl.pollEvents()[0].text).params.task.ttl, 60_000);
+    ttl.free();
+    const created = answer(1, { resultType: 'task', ...task('working') });
+    assert.deepEqual(a.handleMessage(5, created), b.handleMessage(5, created));
+    for (const ep of [a, b]) ep.free();
+    assert.throws(() => lc.Endpoint.callTool('task-2026', 'render', {}, { ttl: 5 }), {
+      code: 'invalid_input',
+      message: 'Endpoint.callTool: unknown option "ttl"; expected one of ttlMs, config, wire, now',
+    });
+    assert.throws(() => lc.Endpoint.callTool('task-2026', 'render', {}, { config: { poll: { capMS: 5 } } }), {
+      code: 'invalid_config',
+    });
+    // A deadline already passed is refused before anything is sent, as with `now` positional.
+    assert.throws(() => lc.Endpoint.callTool('task-2026', 'render', {}, { config: { deadlineMs: 4 }, now: 5 }), {
+      code: 'invalid_config',
+    });
+  },
+
   'refusals are Errors with a code'({ lc, assert }) {
     assert.equal(
       codeOf(() => lc.Endpoint.callTool('job', 'x', {}, null, null, null)),
