@@ -62,8 +62,9 @@
 //!    never fatal; an entry the tracker refuses (a status of another model) is reported the same
 //!    way.
 //! 6. **Satisfaction** (B-3), emitted once as [`WaveOutput::Satisfied`]: `any` by the first job
-//!    that settles (over all chunks; a job the host released does not count); `all` once every job
-//!    settled or was given up. After that no round is started.
+//!    that settles (over all chunks; a job the host released does not count), or with no `by`
+//!    once every job was given up before one settled; `all` once every job settled or was given
+//!    up. After that no round is started.
 //! 7. **Release** (B-9, C-8). [`WaveInput::Release`] says a job is no longer needed. Queued: the wave
 //!    presses its cancel button (a `jobs_cancel` with the job's own idempotency key) and keeps the
 //!    id in the rounds until the cancel answer and an observation decide. Started: the wave stops
@@ -954,6 +955,9 @@ impl Wave {
         let by = match self.config.wait_for {
             WaitFor::Any => match &self.first_settled {
                 Some(id) => Some(id.clone()),
+                // Every job given up before one settled: nothing can satisfy the wave any more,
+                // and an unsatisfied wave would keep arming rounds with no id to send.
+                None if !self.jobs.iter().any(Entry::needed) => None,
                 None => return,
             },
             WaitFor::All => {

@@ -222,6 +222,49 @@ fn any_is_satisfied_by_the_first_job_that_settles_over_all_chunks() {
     );
 }
 
+/// Rules B-3, B-6: an `any` wave whose every job is given up (here, at its deadline) before one
+/// settled has nothing left to wait for: it is satisfied with no job named, and arms no more
+/// rounds (it used to stay unsatisfied, due at once, for ever).
+#[test]
+fn any_whose_jobs_are_all_given_up_is_satisfied_by_none() {
+    let mut w = Wave::new(cfg(WaitFor::Any)).unwrap();
+    for id in ["a", "b"] {
+        w.handle_input(
+            0,
+            WaveInput::AddJob {
+                job: job(id, Status::Queued),
+                deadline: Some(1_000),
+            },
+        )
+        .unwrap();
+    }
+    let _ = w.drain();
+    let (at, calls) = round(&mut w);
+    w.handle_input(
+        at + 10,
+        WaveInput::WaitFailed {
+            call_id: calls[0].0,
+            failure: Failure::Http {
+                status: 404,
+                code: None,
+                retry_after_ms: None,
+            },
+        },
+    )
+    .unwrap();
+    let _ = w.drain();
+    w.handle_timeout(1_000);
+    let outs = w.drain();
+    assert!(
+        outs.contains(&WaveOutput::Satisfied { by: None }),
+        "{outs:?}"
+    );
+    assert!(w.is_satisfied());
+    assert_eq!(w.needed_ids().count(), 0);
+    assert_eq!(w.poll_timeout(), None, "nothing left to wake for");
+    assert_eq!(outs.last(), Some(&WaveOutput::Idle), "{outs:?}");
+}
+
 /// Rules B-3, B-6.
 #[test]
 fn all_is_satisfied_once_every_job_settled_or_given_up() {

@@ -646,7 +646,23 @@ test('JobHost refuses a baseUrl that is not a URL and a store without its three 
   assert.ok(new JobHost({ baseUrl: 'http://127.0.0.1:3000/v1/' }));
 });
 
-test('a wave whose rounds all fail says so: failed rounds and the last HTTP status', async () => {
+test("wait's options are checked by name, with a near one suggested", () => {
+  const host = new JobHost({ baseUrl: 'http://127.0.0.1:9' });
+  assert.throws(() => host.wait([{ id: 'j', status: 'queued' }], { waitfor: 'all' }), {
+    code: 'invalid_input',
+    message:
+      'wait: unknown option "waitfor" (did you mean "waitFor"?); expected one of deadline, path, onJob, waitFor, timeoutSeconds, includeResults, minRoundIntervalMs, seed, backoff',
+  });
+});
+
+for (const waitFor of ['all', 'any'])
+  test(`a wave (waitFor ${waitFor}) whose rounds all fail says so and ends at its deadline`, async () => {
+    await waveOf404s(waitFor);
+  });
+
+// An `any` wave used to stay unsatisfied once every job was given up, due at once for ever: `done`
+// never resolved and the host spun on zero-delay timers.
+async function waveOf404s(waitFor) {
   const srv = createHttpServer((req, res) => {
     req.resume();
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -655,10 +671,22 @@ test('a wave whose rounds all fail says so: failed rounds and the last HTTP stat
   try {
     const host = new JobHost({ baseUrl: `http://127.0.0.1:${srv.address().port}` });
     const run = host.wait([{ id: 'job_1', status: 'queued' }], {
+      waitFor,
       deadline: Date.now() + 1500,
       minRoundIntervalMs: 100,
     });
-    const done = await run.done;
+    // Should it spin again, free the wave so the spin ends and the test fails rather than hangs.
+    let timer;
+    const done = await Promise.race([
+      run.done,
+      new Promise((_, fail) => {
+        timer = setTimeout(() => {
+          run.wave.free();
+          fail(new Error(`the ${waitFor} wave did not end at its deadline`));
+        }, 5_000);
+      }),
+    ]);
+    clearTimeout(timer);
     assert.deepEqual([...done.settled.keys()], []);
     // Satisfied, since a job past the deadline counts as ended; `stopped` says none finished.
     assert.equal(done.satisfied, true);
@@ -668,4 +696,4 @@ test('a wave whose rounds all fail says so: failed rounds and the last HTTP stat
   } finally {
     srv.close();
   }
-});
+}
