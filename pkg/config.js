@@ -9,6 +9,7 @@
 // 2^53-1, then the policy's limits). Known keys are read wherever they are (inherited, not
 // enumerable); unknown ones are looked for among the object's own enumerable keys.
 import { CONFIG_KEYS, JITTERS, POLL_KEYS } from './codes.js';
+import { checkOptions } from './options.js';
 import { coded, isLongcallError } from './runtime.js';
 
 const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
@@ -107,12 +108,7 @@ const CALL_TOOL_OPTIONS = ['ttlMs', 'config', 'wire', 'now'];
 export function callToolArgs(args) {
   const options = args[3];
   if (args.length === 4 && options !== null && typeof options === 'object') {
-    for (const key of Object.keys(options))
-      if (!CALL_TOOL_OPTIONS.includes(key))
-        throw coded(
-          'invalid_input',
-          `Endpoint.callTool: unknown option "${key.slice(0, 40)}"; expected one of ${CALL_TOOL_OPTIONS.join(', ')}`,
-        );
+    checkOptions(options, CALL_TOOL_OPTIONS, 'Endpoint.callTool', coded);
     args.length = 3;
     for (const key of CALL_TOOL_OPTIONS) args.push(options[key] ?? null);
   }

@@ -5,9 +5,9 @@ import type {
   EndpointWireOptions,
   JobDialect,
   JobKind,
+  JobStatus,
   Json,
   Outcome,
-  Status,
   StopReason,
   TrackerConfig,
   TrackerOutput,
@@ -35,7 +35,7 @@ export interface JobHooks {
   /** What the cancel button shows now (the core's state; show a label for each). A job resumed from its record gets the state the core held first. */
   onButton?(state: ButtonState, job: Job): void;
   /** The job's status changed. */
-  onStatus?(status: Status, job: Job): void;
+  onStatus?(status: JobStatus, job: Job): void;
   /** The job settled (also the value `settled` resolves to). */
   onSettled?(end: JobSettled, job: Job): void;
   /** Watching ended without an outcome (the job goes on). */
@@ -52,7 +52,7 @@ export interface JobHooks {
 export interface JobSettled {
   type: 'settled';
   outcome: Outcome;
-  status: Status | null;
+  status: JobStatus | null;
   result?: Json;
   error?: Json;
 }
@@ -83,13 +83,13 @@ export interface Job {
   readonly intent: string | null;
   /** The job id, once the server gave one. */
   readonly id: string | undefined;
-  readonly status: Status | undefined;
+  readonly status: JobStatus | undefined;
   readonly button: ButtonState;
   readonly outcome: Outcome | undefined;
   /** Resolves once, when the job settled or watching stopped. */
   readonly settled: Promise<JobSettled | JobStopped>;
   /** Resolves when the job id is known (`null` if the job ended without one). */
-  readonly created: Promise<{ id: string; status: Status } | null>;
+  readonly created: Promise<{ id: string; status: JobStatus } | null>;
   /**
    * The user pressed cancel: resolves with the button state once the cancel was answered
    * (`cancelled`, `too_late`, `acknowledged_pending`, ...; also when the job ended first;
@@ -169,8 +169,9 @@ export class JobHost {
   /** Watches a job id kept elsewhere; its first poll assumes no status. */
   watch(jobId: string, hooks?: JobHooks): Job;
   /** Watches many created jobs together through `jobs_wait` rounds (`POST /jobs/wait` by default). */
+  /** @throws {JobHostError} `invalid_input` for an unknown option (naming it); the core's codes for a job it cannot take. */
   wait(
-    jobs: { id: string; status: Status }[],
+    jobs: { id: string; status: JobStatus }[],
     options?: WaveConfig & {
       deadline?: number | null;
       path?: string;

@@ -327,6 +327,19 @@ class Job {
 const HOST_OPTIONS = ['baseUrl', 'headers', 'dialect', 'store', 'fetch', 'config', 'wire', 'now'];
 const HOOKS = ['onButton', 'onStatus', 'onSettled', 'onStopped', 'onEvent'];
 const JOB_KEYS = ['model', 'kind', 'arguments'];
+// `wait`'s own options, then the core's `WaveConfig` (checked here for a "did you mean"; the core
+// refuses the same keys without one).
+const WAIT_OPTIONS = [
+  'deadline',
+  'path',
+  'onJob',
+  'waitFor',
+  'timeoutSeconds',
+  'includeResults',
+  'minRoundIntervalMs',
+  'seed',
+  'backoff',
+];
 const jobError = (code, message) => new JobHostError(code, message);
 
 /** See index.d.ts `JobHost`. */
@@ -432,7 +445,8 @@ export class JobHost {
    * through the core's `Wave`. `jobs`: `{id, status}` each (a created {@link Job}'s `created`).
    */
   wait(jobs, options = {}) {
-    const { deadline = null, path = '/jobs/wait', onJob, ...config } = options;
+    checkOptions(options, WAIT_OPTIONS, 'wait', jobError);
+    const { deadline = null, path = '/jobs/wait', onJob, ...config } = options ?? {};
     const w = new lc.Wave(config);
     /** @type {Map<string, object>} */
     const settled = new Map();

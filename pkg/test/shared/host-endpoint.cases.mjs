@@ -102,7 +102,8 @@ export const cases = {
     for (const ep of [a, b]) ep.free();
     assert.throws(() => lc.Endpoint.callTool('task-2026', 'render', {}, { ttl: 5 }), {
       code: 'invalid_input',
-      message: 'Endpoint.callTool: unknown option "ttl"; expected one of ttlMs, config, wire, now',
+      message:
+        'Endpoint.callTool: unknown option "ttl" (did you mean "ttlMs"?); expected one of ttlMs, config, wire, now',
     });
     assert.throws(() => lc.Endpoint.callTool('task-2026', 'render', {}, { config: { poll: { capMS: 5 } } }), {
       code: 'invalid_config',
