@@ -86,6 +86,7 @@ use crate::model::Model;
 use crate::poll::{PollPolicy, PollSchedule, PollStep};
 use crate::snapshot::Snapshot;
 use crate::status::Status;
+use crate::text::Text;
 use crate::tracker::{Failure, Input, Output, Request, StopReason, Tracker, TrackerConfig};
 use crate::view::JobView;
 
@@ -555,6 +556,19 @@ impl Wave {
             return Err(Error::invalid_input(
                 "job",
                 "this id is already in the wave",
+            ));
+        }
+        // B-6: a deadline is a time. One already passed (a duration, most likely) would give the
+        // job up before its first round, and the wave would report it as waited for.
+        if let Some(deadline) = deadline.filter(|&d| d <= now) {
+            return Err(Error::invalid_input(
+                "deadline",
+                &Text::new()
+                    .n(deadline)
+                    .s(" has passed (now is ")
+                    .n(now)
+                    .s("): it is an absolute time, now + how long to wait, not a duration")
+                    .done(),
             ));
         }
         let seq = self.jobs.len() as u64;

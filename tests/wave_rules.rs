@@ -222,6 +222,36 @@ fn any_is_satisfied_by_the_first_job_that_settles_over_all_chunks() {
     );
 }
 
+/// Rules B-6: a deadline is a time; one already passed (a duration, most likely) is refused when
+/// the job is added, and the wave is left as it was.
+#[test]
+fn a_deadline_already_passed_is_refused() {
+    let mut w = Wave::new(cfg(WaitFor::All)).unwrap();
+    for deadline in [1_500, 10_000] {
+        let e = w
+            .handle_input(
+                10_000,
+                WaveInput::AddJob {
+                    job: job("a", Status::Queued),
+                    deadline: Some(deadline),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(e.code(), "invalid_input");
+        assert!(e.message().contains("has passed (now is 10000)"), "{e}");
+    }
+    assert_eq!(w.ids().count(), 0);
+    w.handle_input(
+        10_000,
+        WaveInput::AddJob {
+            job: job("a", Status::Queued),
+            deadline: Some(10_001),
+        },
+    )
+    .unwrap();
+    assert_eq!(w.ids().count(), 1);
+}
+
 /// Rules B-3, B-6: an `any` wave whose every job is given up (here, at its deadline) before one
 /// settled has nothing left to wait for: it is satisfied with no job named, and arms no more
 /// rounds (it used to stay unsatisfied, due at once, for ever).

@@ -170,9 +170,9 @@ export class JobHost {
   watch(jobId: string, hooks?: JobHooks): Job;
   /** Watches many created jobs together through `jobs_wait` rounds (`POST /jobs/wait` by default). */
   /**
-   * @throws {JobHostError} `invalid_input` for an unknown option (naming it), `invalid_config`
-   * for a `deadline` already passed (it is a time, not a duration); the core's codes for a job
-   * it cannot take.
+   * @throws {JobHostError} `invalid_input` for an unknown option (naming it). The core's
+   * `invalid_input` for a `deadline` already passed (it is a time, not a duration) and its codes
+   * for a job it cannot take.
    */
   wait(
     jobs: { id: string; status: JobStatus }[],

@@ -447,14 +447,6 @@ export class JobHost {
   wait(jobs, options = {}) {
     checkOptions(options, WAIT_OPTIONS, 'wait', jobError);
     const { deadline = null, path = '/jobs/wait', onJob, ...config } = options ?? {};
-    const start = this.now();
-    // A deadline is a time, as `submit`'s is: one already passed (a duration, most likely) would
-    // end the wave before its first round.
-    if (typeof deadline === 'number' && deadline <= start)
-      throw jobError(
-        'invalid_config',
-        `wait: deadline ${deadline} has passed (now is ${start}): it is an absolute time, now + how long to wait, not a duration`,
-      );
     const w = new lc.Wave(config);
     /** @type {Map<string, object>} */
     const settled = new Map();
@@ -518,8 +510,17 @@ export class JobHost {
           w.handleWaitFailed(now, callId, 'status' in a ? { kind: 'http', status: a.status } : { kind: 'transport' }),
       );
     };
-    for (const j of jobs) run(w.addJob(start, { id: j.id, status: j.status }, deadline));
-    run(w.handleTimeout(start));
+    const now = this.now();
+    try {
+      for (const j of jobs) run(w.addJob(now, { id: j.id, status: j.status }, deadline));
+    } catch (e) {
+      // A job the core refuses (a deadline already passed, a status of another model): no wave.
+      over = true;
+      clearTimeout(timer);
+      w.free();
+      throw e;
+    }
+    run(w.handleTimeout(now));
     return { done, wave: w };
   }
 }

@@ -648,11 +648,12 @@ test('JobHost refuses a baseUrl that is not a URL and a store without its three 
 
 test("wait's options are checked by name, and its deadline as a time", () => {
   const host = new JobHost({ baseUrl: 'http://127.0.0.1:9', now: () => 10_000 });
-  // A deadline is a time: a duration (or a time already passed) is refused before any round.
+  // A deadline is a time: a duration (or a time already passed) is refused by the core's wave
+  // (B-6) before any round.
   assert.throws(() => host.wait([{ id: 'j', status: 'queued' }], { deadline: 1_500 }), {
-    code: 'invalid_config',
+    code: 'invalid_input',
     message:
-      'wait: deadline 1500 has passed (now is 10000): it is an absolute time, now + how long to wait, not a duration',
+      'invalid input: deadline: 1500 has passed (now is 10000): it is an absolute time, now + how long to wait, not a duration',
   });
   assert.throws(() => host.wait([{ id: 'j', status: 'queued' }], { waitfor: 'all' }), {
     code: 'invalid_input',
