@@ -52,9 +52,9 @@ fn admission_classify(status: u16) -> longcall::admission::Advice {
 fn cancel_decision(bencher: divan::Bencher) {
     use longcall::cancel::{classify_answer, CancelAnswer, CancelButton, JobErrorCode};
     use longcall::{Model, Status};
-    let mut button = CancelButton::new(Model::Job);
-    let _ = button.handle_status(Status::Queued);
-    let _ = button.press();
+    let mut pressed = CancelButton::new(Model::Job);
+    let _ = pressed.handle_status(Status::Queued);
+    let _ = pressed.press();
     let answer = CancelAnswer::JobError {
         http_status: 409,
         code: JobErrorCode::JobGenerationAlreadyStarted,
@@ -62,7 +62,8 @@ fn cancel_decision(bencher: divan::Bencher) {
     };
     bencher.bench_local(|| {
         let verdict = classify_answer(divan::black_box(Model::Job), divan::black_box(answer));
-        // `too_late` is not final, so every iteration takes the same path.
+        // A button with its request out each time (an answer is taken once per request).
+        let mut button = pressed.clone();
         button.handle_verdict(divan::black_box(verdict))
     });
 }

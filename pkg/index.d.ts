@@ -706,14 +706,18 @@ export interface CancelButtonCore {
   handleStatus(status: Status): ButtonState;
   /** Returns when the cancel must be sent now. @throws {LongcallError} `cancel_refused` (nothing goes on the wire). */
   press(): void;
-  /** The cancel answer's verdict; returns the new state. @throws {LongcallError} `invalid_input`. */
+  /**
+   * The cancel answer's verdict; returns the new state. Only while a cancel is out (pressed, not
+   * yet answered): an answer to a cancel the button did not send changes nothing and throws.
+   * @throws {LongcallError} `invalid_input` (not a verdict, or no cancel out).
+   */
   handleVerdict(verdict: CancelVerdict): ButtonState;
   /**
    * A Sume `jobs_cancel` answer as read off the HTTP response: a 2xx status with the job's
    * status, or the error status with the envelope's `error.code` (an unknown code, or none, as a
    * 502 HTML page has, reads as `other`); `0` for no answer at all (`fetch` threw). Returns the
    * new state (`available` again when the cancel did not go through).
-   * @throws {LongcallError} `invalid_input` (not an HTTP status, or a 2xx without a status), `unknown_status` (a 2xx with a status no job has).
+   * @throws {LongcallError} `invalid_input` (not an HTTP status, a 2xx without a status, or no cancel out), `unknown_status` (a 2xx with a status no job has).
    */
   handleJobAnswer(httpStatus: number, statusOrCode: string | null | undefined): ButtonState;
   /** The handle no longer resolves. */

@@ -195,12 +195,23 @@ fn button_step(
                 assert_eq!(*b, before, "a refused press changed the button");
             }
         },
-        BEvent::Verdict(v) => {
-            if v == CancelVerdict::Cancelled {
-                *cancelled_seen = true; // the answer carries the cancelled status
+        BEvent::Verdict(v) => match b.handle_verdict(v) {
+            Ok(_) => {
+                assert!(
+                    before.awaiting_answer(),
+                    "an answer taken with no request out"
+                );
+                if v == CancelVerdict::Cancelled {
+                    *cancelled_seen = true; // the answer carries the cancelled status
+                }
             }
-            b.handle_verdict(v);
-        }
+            // C-21: no request out, so the answer is nobody's and changes nothing.
+            Err(e) => {
+                assert!(!before.awaiting_answer());
+                assert_eq!(e.code(), "invalid_input");
+                assert_eq!(*b, before, "a refused answer changed the button");
+            }
+        },
         BEvent::Status(s) => {
             b.handle_status(s).unwrap();
             if !*terminal_seen {
@@ -232,8 +243,9 @@ fn button_step(
             "button cancelled without a cancelled status, after {ev:?}"
         );
     }
-    if b.state() == ButtonState::Requesting && !matches!(ev, BEvent::Verdict(_)) {
-        // A verdict without a press can show `requesting` (finding O1 in fuzz/README.md).
+    if b.state() == ButtonState::Requesting {
+        // Only a press leads there (C-21: a verdict without one is refused; finding O1 in
+        // fuzz/README.md was a verdict with no press showing `requesting`).
         assert!(b.pressed() || before.state() == ButtonState::Requesting);
     }
     if b.last_status().is_none()

@@ -67,7 +67,7 @@ fn per_event_paths_do_not_allocate() {
         }
         button.handle_status(Status::Queued).unwrap();
         button.press().unwrap();
-        button.handle_verdict(CancelVerdict::TooLate);
+        button.handle_verdict(CancelVerdict::TooLate).unwrap();
         let _ = button.handle_status(Status::Completed);
         for status in [202, 402, 429, 503] {
             let a = SubmitAnswer {

@@ -16,6 +16,9 @@
 //! * Observations settle it once pressed: a cancelled status → `cancelled`; any other terminal
 //!   status → `finished_first` (the call finished before the cancel took effect). A cancelled
 //!   status seen while still `requesting` (its answer lost) shows `cancelled` too (C-19).
+//! * An answer is taken only while a cancel request is waiting for one (pressed, not yet
+//!   answered): an answer to a cancel the button did not send is refused with `invalid_input`
+//!   and changes nothing (C-21), so a host bug cannot make it show `cancelled`.
 //! * `cancelled`, `finished_first` and `not_applicable` are final for the button.
 //! * "Cancelled" is shown only once a cancelled status was observed (or the 2025/job answer itself
 //!   carried it).
@@ -140,13 +143,15 @@ impl ButtonState {
 /// b.handle_status(Status::Queued).unwrap();
 /// assert_eq!(b.state(), ButtonState::Available);
 /// b.press().unwrap(); // now send jobs_cancel
-/// b.handle_verdict(CancelVerdict::TooLate); // 409 job_generation_already_started
+/// b.handle_verdict(CancelVerdict::TooLate).unwrap(); // 409 job_generation_already_started
 /// assert_eq!(b.state(), ButtonState::TooLate);
+/// // An answer nobody asked for (the cancel was answered already) is refused.
+/// assert_eq!(b.handle_verdict(CancelVerdict::Cancelled).unwrap_err().code(), "invalid_input");
 /// assert_eq!(b.press().unwrap_err().code(), "cancel_refused");
 /// b.handle_status(Status::Completed).unwrap();
 /// assert_eq!(b.state(), ButtonState::FinishedFirst);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CancelButton {
     model: Model,
     state: ButtonState,
@@ -155,28 +160,65 @@ pub struct CancelButton {
     /// A cancel request went out at least once. Its answer may have been lost on the way back
     /// while the cancel took effect, so a cancelled status observed later shows `cancelled`
     /// even after the button reopened.
-    #[serde(default)]
     sent: bool,
     /// The cancel was answered, and the answer left it to the next observation (C-20): a status
     /// then decides even when it is not terminal. (Written only when set, so a snapshot taken
     /// without it reads the same.)
-    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
     undecided: bool,
+    /// The cancel request is out and its answer has not come (C-21).
+    awaiting: bool,
 }
+
+impl CancelButton {
+    /// Whether a request is out, as the state alone tells it: `requesting` with no answer yet.
+    /// A snapshot writes `awaiting` only where it says otherwise (the handle was lost, or a
+    /// terminal status came, while the request was out), so snapshots written before the field
+    /// existed restore, and save again, unchanged (S-4).
+    fn awaiting_by_state(&self) -> bool {
+        self.state == ButtonState::Requesting && !self.undecided
+    }
+}
+
+impl Serialize for CancelButton {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let awaiting = self.awaiting != self.awaiting_by_state();
+        let n = 5 + usize::from(self.undecided) + usize::from(awaiting);
+        let mut st = s.serialize_struct("CancelButton", n)?;
+        st.serialize_field("model", &self.model)?;
+        st.serialize_field("state", &self.state)?;
+        st.serialize_field("last_status", &self.last_status)?;
+        st.serialize_field("pressed", &self.pressed)?;
+        st.serialize_field("sent", &self.sent)?;
+        if self.undecided {
+            st.serialize_field("undecided", &true)?;
+        }
+        if awaiting {
+            st.serialize_field("awaiting", &self.awaiting)?;
+        }
+        st.end()
+    }
+}
+
+/// Why an answer is refused when no cancel request is out (the tracker says the same).
+pub(crate) const NO_CANCEL_OUT: &str = "no cancel request is waiting for an answer";
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
 // compile an array form nobody writes.
 impl<'de> Deserialize<'de> for CancelButton {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut f = crate::tagged::members(d, "struct CancelButton")?;
-        Ok(CancelButton {
+        let mut b = CancelButton {
             model: f.req("model")?,
             state: f.req("state")?,
             last_status: f.opt("last_status")?,
             pressed: f.req("pressed")?,
             sent: f.def("sent")?,
             undecided: f.def("undecided")?,
-        })
+            awaiting: false,
+        };
+        b.awaiting = f.opt("awaiting")?.unwrap_or(b.awaiting_by_state());
+        Ok(b)
     }
 }
 
@@ -195,6 +237,7 @@ impl CancelButton {
             pressed: false,
             sent: false,
             undecided: false,
+            awaiting: false,
         }
     }
 
@@ -214,6 +257,15 @@ impl CancelButton {
     #[must_use]
     pub const fn pressed(&self) -> bool {
         self.pressed
+    }
+
+    /// Whether a cancel request is out and waiting for its answer: [`handle_verdict`] takes
+    /// an answer only then.
+    ///
+    /// [`handle_verdict`]: CancelButton::handle_verdict
+    #[must_use]
+    pub const fn awaiting_answer(&self) -> bool {
+        self.awaiting
     }
 
     /// The last status observed.
@@ -267,6 +319,7 @@ impl CancelButton {
                 self.state = ButtonState::Requesting;
                 self.pressed = true;
                 self.sent = true;
+                self.awaiting = true;
                 Ok(())
             }
             Some(reason) => Err(Error::CancelRefused {
@@ -277,9 +330,19 @@ impl CancelButton {
     }
 
     /// The cancel request was answered. Returns the new state.
-    pub fn handle_verdict(&mut self, verdict: CancelVerdict) -> ButtonState {
+    ///
+    /// Only while a request is out ([`awaiting_answer`]): an answer to a cancel this button did
+    /// not send (never pressed, or answered already) is an `invalid_input` error and changes
+    /// nothing (C-21). An answer that arrives after a terminal status settled the button is
+    /// taken and changes nothing either: the answer and the status raced.
+    ///
+    /// [`awaiting_answer`]: CancelButton::awaiting_answer
+    pub fn handle_verdict(&mut self, verdict: CancelVerdict) -> Result<ButtonState, Error> {
+        if !core::mem::take(&mut self.awaiting) {
+            return Err(Error::invalid_input("verdict", NO_CANCEL_OUT));
+        }
         if self.state.is_final() {
-            return self.state;
+            return Ok(self.state);
         }
         self.undecided = matches!(
             verdict,
@@ -294,7 +357,7 @@ impl CancelButton {
             CancelVerdict::RequestFailed => self.reopen(),
             CancelVerdict::Rejected | CancelVerdict::BreaksRevision => ButtonState::Requesting,
         };
-        self.state
+        Ok(self.state)
     }
 
     /// The handle no longer resolves (`-32602` on a poll, 404, TTL passed unsettled).
@@ -349,6 +412,7 @@ mod tests {
                 pressed: false,
                 sent: false,
                 undecided: false,
+                awaiting: false,
             };
             let r = b.press();
             assert_eq!(r.is_ok(), state == B::Available);
@@ -365,7 +429,7 @@ mod tests {
         b.handle_status(Status::Working).unwrap();
         b.press().unwrap();
         assert_eq!(
-            b.handle_verdict(CancelVerdict::Acknowledged),
+            b.handle_verdict(CancelVerdict::Acknowledged).unwrap(),
             B::AcknowledgedPending
         );
         assert_eq!(
@@ -388,7 +452,7 @@ mod tests {
         let mut b = CancelButton::new(Model::Task2026);
         b.handle_status(Status::InputRequired).unwrap();
         b.press().unwrap();
-        b.handle_verdict(CancelVerdict::Acknowledged);
+        b.handle_verdict(CancelVerdict::Acknowledged).unwrap();
         assert_ne!(b.state(), B::Cancelled);
         assert_eq!(b.handle_status(Status::Cancelled).unwrap(), B::Cancelled);
     }
@@ -449,7 +513,7 @@ mod tests {
                 B::Requesting,
                 "no answer yet"
             );
-            assert_eq!(b.handle_verdict(verdict), B::Requesting);
+            assert_eq!(b.handle_verdict(verdict).unwrap(), B::Requesting);
             let restored: CancelButton =
                 crate::snapshot::restore(&crate::snapshot::save(&b).unwrap()).unwrap();
             assert_eq!(restored, b, "the snapshot keeps that the answer came");
@@ -482,15 +546,87 @@ mod tests {
         }
     }
 
+    /// Rules C-21: an answer is taken only while a cancel request is out. Never pressed, or
+    /// answered already: refused, nothing changes. After a terminal status: taken, no change.
+    #[test]
+    fn an_answer_nobody_asked_for_is_refused() {
+        for model in Model::ALL {
+            let open = if model == Model::Job {
+                Status::Queued
+            } else {
+                Status::Working
+            };
+            for verdict in CancelVerdict::ALL {
+                let mut b = CancelButton::new(model);
+                b.handle_status(open).unwrap();
+                let before = b.clone();
+                let e = b.handle_verdict(verdict).unwrap_err();
+                assert_eq!(e.code(), "invalid_input", "{model} {verdict:?}");
+                assert_eq!(b, before, "a refusal changes nothing");
+
+                b.press().unwrap();
+                assert!(b.awaiting_answer());
+                b.handle_verdict(verdict).unwrap();
+                assert!(!b.awaiting_answer());
+                let answered = b.clone();
+                assert!(b.handle_verdict(CancelVerdict::Cancelled).is_err());
+                assert_eq!(b, answered, "a second answer changes nothing");
+            }
+        }
+        // The answer raced a terminal status: taken, and the button stays as the status left it.
+        let mut b = CancelButton::new(Model::Job);
+        b.handle_status(Status::Queued).unwrap();
+        b.press().unwrap();
+        assert_eq!(
+            b.handle_status(Status::Completed).unwrap(),
+            B::FinishedFirst
+        );
+        assert_eq!(
+            b.handle_verdict(CancelVerdict::Cancelled).unwrap(),
+            B::FinishedFirst
+        );
+    }
+
+    /// A snapshot keeps whether a request is out: from the state where it tells (`requesting`,
+    /// no answer yet), written out where it does not (the handle lost, or a terminal status
+    /// seen, with the request out; answered and still `requesting`).
+    #[test]
+    fn a_request_out_survives_a_snapshot() {
+        let round_trip = |b: &CancelButton| {
+            let text = crate::snapshot::save(b).unwrap();
+            let restored: CancelButton = crate::snapshot::restore(&text).unwrap();
+            assert_eq!(&restored, b, "{text}");
+            text
+        };
+        let mut b = CancelButton::new(Model::Task2026);
+        b.handle_status(Status::Working).unwrap();
+        b.press().unwrap();
+        assert!(!round_trip(&b).contains("awaiting"), "told by the state");
+        let mut lost = b.clone();
+        lost.handle_lost();
+        assert!(round_trip(&lost).contains("\"awaiting\":true"));
+        let mut raced = b.clone();
+        raced.handle_status(Status::Completed).unwrap();
+        assert!(round_trip(&raced).contains("\"awaiting\":true"));
+        b.handle_verdict(CancelVerdict::Rejected).unwrap();
+        assert!(!round_trip(&b).contains("awaiting"), "undecided tells it");
+    }
+
     #[test]
     fn failed_request_reopens_the_window() {
         let mut b = CancelButton::new(Model::Job);
         b.handle_status(Status::Queued).unwrap();
         b.press().unwrap();
-        assert_eq!(b.handle_verdict(CancelVerdict::RequestFailed), B::Available);
+        assert_eq!(
+            b.handle_verdict(CancelVerdict::RequestFailed).unwrap(),
+            B::Available
+        );
         assert!(!b.pressed());
         b.press().unwrap();
-        assert_eq!(b.handle_verdict(CancelVerdict::Cancelled), B::Cancelled);
+        assert_eq!(
+            b.handle_verdict(CancelVerdict::Cancelled).unwrap(),
+            B::Cancelled
+        );
     }
 
     #[test]
@@ -498,7 +634,10 @@ mod tests {
         let mut b = CancelButton::new(Model::Task2025);
         b.handle_status(Status::Working).unwrap();
         b.press().unwrap();
-        assert_eq!(b.handle_verdict(CancelVerdict::Rejected), B::Requesting);
+        assert_eq!(
+            b.handle_verdict(CancelVerdict::Rejected).unwrap(),
+            B::Requesting
+        );
         assert_eq!(
             b.handle_status(Status::Completed).unwrap(),
             B::FinishedFirst
@@ -510,7 +649,10 @@ mod tests {
         let mut b = CancelButton::new(Model::Job);
         b.handle_status(Status::Queued).unwrap();
         b.press().unwrap();
-        assert_eq!(b.handle_verdict(CancelVerdict::NotFound), B::Unavailable);
+        assert_eq!(
+            b.handle_verdict(CancelVerdict::NotFound).unwrap(),
+            B::Unavailable
+        );
         assert!(b.press().is_err());
     }
 }

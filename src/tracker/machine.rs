@@ -12,6 +12,7 @@ use super::record::{RunRecord, MAX_RECORDED_VIOLATIONS};
 use super::{Failure, Input, Output, Polled, Request, RequestKind, StopReason};
 
 mod saved;
+use crate::cancel::button::NO_CANCEL_OUT;
 use crate::cancel::{classify_answer, ButtonState, CancelAnswer, CancelButton, CancelVerdict};
 use crate::error::Error;
 use crate::lifecycle::{self, Observation, Seed};
@@ -1179,10 +1180,7 @@ impl Tracker {
         }
         if self.cancel() != CancelProgress::InFlight {
             // An answer nobody asked for must not move the button: a host bug could make it lie.
-            return Err(Error::invalid_input(
-                "input",
-                "no cancel request is waiting for an answer",
-            ));
+            return Err(Error::invalid_input("input", NO_CANCEL_OUT));
         }
         let mut verdict = classify_answer(self.model, answer);
         let known_terminal = self.status.is_some_and(Status::is_terminal);
@@ -1216,7 +1214,9 @@ impl Tracker {
             }
         }
         let before = self.button.state();
-        self.button.handle_verdict(verdict);
+        // Never refused: the check above (the request in flight) holds exactly when the button
+        // awaits this answer, as both were marked at the press.
+        let _ = self.button.handle_verdict(verdict);
         self.sync_button(before);
         // An answer that carries the status is an observation too.
         let carried = match answer {
@@ -1496,10 +1496,7 @@ impl Tracker {
             return Err(Error::invalid_input("input", "no handle yet"));
         }
         if request == RequestKind::Cancel && self.cancel() != CancelProgress::InFlight {
-            return Err(Error::invalid_input(
-                "input",
-                "no cancel request is waiting for an answer",
-            ));
+            return Err(Error::invalid_input("input", NO_CANCEL_OUT));
         }
         Ok(())
     }

@@ -51,16 +51,21 @@ impl CancelButton {
         js(self.inner.press())
     }
 
-    /// `handleVerdict(verdict)`: the cancel answer's verdict (from `classifyCancelAnswer`).
+    /// `handleVerdict(verdict)`: the cancel answer's verdict (from `classifyCancelAnswer`);
+    /// returns the new state. Throws `invalid_input` when no cancel is out (not pressed, or
+    /// answered already): an answer to a cancel the button did not send changes nothing.
     #[wasm_bindgen(js_name = handleVerdict)]
     pub fn handle_verdict(&mut self, verdict: JsValue) -> JsResult<JsValue> {
         let v = js(args::verdict(&verdict))?;
-        Ok(JsValue::from_str(self.inner.handle_verdict(v).as_str()))
+        Ok(JsValue::from_str(
+            js(self.inner.handle_verdict(v))?.as_str(),
+        ))
     }
 
     /// `handleJobAnswer(httpStatus, statusOrCode)`: a Sume `jobs_cancel` answer as read off the
     /// HTTP response (2xx with the job's status, or the error status with `error.code`; an
-    /// unknown or missing code is `other`); returns the new state.
+    /// unknown or missing code is `other`); returns the new state. Throws `invalid_input`
+    /// when no cancel is out, as `handleVerdict` does.
     #[wasm_bindgen(js_name = handleJobAnswer)]
     pub fn handle_job_answer(
         &mut self,
@@ -73,7 +78,7 @@ impl CancelButton {
         ))?;
         let verdict = cancel::classify_answer(self.inner.model(), answer);
         Ok(JsValue::from_str(
-            self.inner.handle_verdict(verdict).as_str(),
+            js(self.inner.handle_verdict(verdict))?.as_str(),
         ))
     }
 

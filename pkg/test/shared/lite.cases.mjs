@@ -58,11 +58,23 @@ export const cases = {
       const a = new lc.CancelButton(model),
         b = new l.CancelButton(model);
       const first = model === 'job' ? 'queued' : 'working';
+      for (const v of ['too_late', 'acknowledged', 'cancelled']) {
+        const [x, y] = [new lc.CancelButton(model), new l.CancelButton(model)];
+        assert.equal(y.handleStatus(first), x.handleStatus(first));
+        // An answer to a cancel nobody sent: refused by both, nothing changes.
+        assert.throws(() => y.handleVerdict(v), { code: 'invalid_input' });
+        assert.throws(() => x.handleVerdict(v), { code: 'invalid_input' });
+        assert.equal(y.state, 'available');
+        y.press();
+        x.press();
+        assert.equal(y.handleVerdict(v), x.handleVerdict(v), v);
+        x.free();
+        y.free();
+      }
       assert.equal(b.handleStatus(first), a.handleStatus(first));
       b.press();
       a.press();
-      for (const v of ['too_late', 'acknowledged', 'request_failed'])
-        assert.equal(b.handleVerdict(v), a.handleVerdict(v), v);
+      assert.equal(b.handleVerdict('request_failed'), a.handleVerdict('request_failed'));
       assert.throws(() => b.handleVerdict('nope'), { code: 'invalid_input' });
       assert.throws(() => b.handleVerdict(42), { code: 'invalid_input' });
       assert.equal(b.handleLost(), a.handleLost());
