@@ -361,9 +361,14 @@ fn all_is_satisfied_once_every_job_settled_or_given_up() {
     let outs = w.drain();
     assert_eq!(
         job_outputs(&outs, "late"),
-        [&Output::Stopped {
-            reason: StopReason::Deadline
-        }]
+        [
+            &Output::Button {
+                state: ButtonState::Unavailable
+            },
+            &Output::Stopped {
+                reason: StopReason::Deadline
+            }
+        ]
     );
     assert_eq!(w.given_up("late"), Some(GiveUp::Deadline));
     assert_eq!(
@@ -531,10 +536,15 @@ fn release_of_a_started_job_stops_waiting_without_pretending() {
     let o = job_outputs(&outs, "job_00");
     assert_eq!(
         o,
-        [&Output::Stopped {
-            reason: StopReason::HostStopped
-        }],
-        "no cancel, no settle"
+        [
+            &Output::Button {
+                state: ButtonState::Unavailable
+            },
+            &Output::Stopped {
+                reason: StopReason::HostStopped
+            }
+        ],
+        "no cancel, no settle; the button cannot be pressed any more (C-17)"
     );
     assert_eq!(w.tracker("job_00").unwrap().outcome(), None);
     assert_eq!(w.given_up("job_00"), Some(GiveUp::Released));

@@ -1631,6 +1631,11 @@ impl Tracker {
         }
         self.ended = Some(Ended::Stopped(reason));
         self.schedule.disarm();
+        // C-17: a stopped tracker sends nothing more, so its button can no longer be pressed
+        // nor move; left `available`, it would offer a cancel that a press then refuses.
+        let before = self.button.state();
+        self.button.handle_lost();
+        self.sync_button(before);
         self.queue.push_back(Output::Stopped { reason });
     }
 
