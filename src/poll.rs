@@ -17,7 +17,9 @@
 //!    ([`PollSchedule::handle_progress`]) the backoff restarts at its initial delay (the call is
 //!    moving, so look again soon). The floors and the poll budget are not reset.
 //! 5. **Bounded** (P-6). `max_polls` and an absolute watch deadline end *watching*, never the job:
-//!    [`PollStep::Stop`] says why. No poll is ever scheduled after the watch deadline.
+//!    [`PollStep::Stop`] says why. No poll is ever scheduled after the watch deadline. (When
+//!    the next poll would fall after it, the tracker keeps watching, with nothing armed, until
+//!    the deadline itself: a notification may still settle the call.)
 //! 6. **TTL** (P-7; the time the host received the handle plus `ttlMs`, the latest stated; `None`
 //!    means unlimited). The anchor is the host's own clock, not the server's `createdAt`: clock
 //!    skew between the two cannot then expire a handle early, and a late look only costs one

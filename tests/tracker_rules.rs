@@ -383,12 +383,20 @@ fn deadline_ends_watching_not_the_call() {
     )
     .unwrap();
     let _ = t.drain(); // earlier outputs are not under test
-    let (_, outs) = poll_once(
+    let (at, outs) = poll_once(
         &mut t,
         Input::JobPolled {
             job: job(Status::Processing),
         },
     );
+    // No poll fits before the deadline, yet watching lasts until it: a notification may still
+    // come. Nothing is sent; the next wake-up is the deadline itself.
+    assert!(at < 1_500 && sends(&outs).is_empty(), "{outs:?}");
+    assert_eq!(outs.last(), Some(&Output::WakeAt { at: 1_500 }));
+    t.handle_timeout(1_499);
+    assert_eq!(t.drain(), [Output::WakeAt { at: 1_500 }], "not before it");
+    t.handle_timeout(1_500);
+    let outs = t.drain();
     assert!(
         outs.contains(&Output::Stopped {
             reason: StopReason::Deadline
