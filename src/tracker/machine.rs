@@ -937,6 +937,7 @@ impl Tracker {
                                 .s(self.model.as_str())
                                 .s(" task created ")
                                 .s(status.as_str())
+                                .s(": it must start working")
                                 .done(),
                         );
                     }
