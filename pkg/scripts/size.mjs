@@ -3,7 +3,7 @@
 // does). Prints raw / gzip -9 / brotli (max quality) in bytes, each entry's distance to its
 // target, and exits 1 when an entry's wasm + JS gzip exceeds its regression gate:
 //   entry            target (the package's goal)   gate (fails npm test above it)
-//   longcall/lite    30,000                          LONGCALL_LITE_GZIP_GATE (default 30,600)
+//   longcall/lite    30,000                          LONGCALL_LITE_GZIP_GATE (default 30,700)
 //   longcall         100,000                         LONGCALL_GZIP_GATE (default 207,000)
 //   longcall/server  reported only                   LONGCALL_SERVER_GZIP_GATE (default 139,300)
 // The gates sit just above today's figures so a regression fails; the targets are where the
@@ -21,7 +21,7 @@ const ENTRIES = [
     js: 'lite-web.js',
     wasm: 'dist/longcall_lite_bg.wasm',
     target: 30_000,
-    gate: Number(process.env.LONGCALL_LITE_GZIP_GATE ?? 30_600),
+    gate: Number(process.env.LONGCALL_LITE_GZIP_GATE ?? 30_700),
   },
   {
     entry: 'longcall',
