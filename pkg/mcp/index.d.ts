@@ -156,7 +156,10 @@ export interface WatchOptions {
   config?: TrackerConfig | null;
   /** The endpoint's reading options (message limits, revision check). */
   wire?: EndpointWireOptions | null;
-  /** Aborting stops watching (never the task): `outcome` rejects with code `watch_stopped`. */
+  /**
+   * Aborting stops watching (never the task): `outcome` rejects with code `watch_stopped`, and
+   * the button turns `unavailable` (`onButton`), as a watch that stopped can send no cancel.
+   */
   signal?: AbortSignal;
   /**
    * Asked once per input key (2026: answered with tasks/update, or for an MRTR input of the
@@ -229,7 +232,12 @@ export interface CallHandle {
   snapshot(): string;
 }
 
-/** An Error with a stable `code` (`create_unanswered`, `watch_stopped`, `sender_closed`, `transport`, `invalid_input`, `snapshot_*`, ...). */
+/**
+ * An Error with a stable `code` (`create_unanswered`, `watch_stopped`, `sender_closed`,
+ * `transport`, `cancel_refused`, `invalid_input`, and the core's own refusals: `invalid_config`,
+ * `malformed`, `snapshot_*`, ... with the core's error as `cause`). Every refusal of
+ * `callTool`, `watchTask`, `resume` and the senders is one.
+ */
 export class McpCallError extends Error {
   /** `extra.cause` becomes the standard `cause`; its other fields are copied onto the error. */
   constructor(code: string, message: string, extra?: object);

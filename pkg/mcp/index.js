@@ -99,6 +99,13 @@ export function httpSender(options = {}) {
     declareTasks = true,
   } = options ?? {};
   if (!url) throw new McpCallError('invalid_input', 'httpSender: url is required');
+  // Refused here, not at the first call, where fetch's throw would read as "no answer: the tool
+  // may have started" for a request that never left.
+  if (!URL.canParse(String(url)))
+    throw new McpCallError(
+      'invalid_input',
+      `httpSender: url is not an absolute URL: ${JSON.stringify(String(url).slice(0, 80))}`,
+    );
   return {
     model: 'task-2026',
     async send(message, headers, { signal } = {}) {
@@ -216,8 +223,10 @@ function sdkLikeSender(sdk, { requestTimeoutMs = 60000, resultTimeoutMs = 600000
   } catch (e) {
     // The Client did not declare `capabilities.elicitation` (both SDK lines refuse the handler,
     // naming the capability): fine until a task asks for input (the watch reports
-    // `input_unsupported` then). Anything else is a real failure.
-    if (!/elicitation/i.test(String(e?.message ?? ''))) throw e;
+    // `input_unsupported` then). Anything else: most often a Client of the other SDK line,
+    // whose handler registration takes another argument.
+    if (!/elicitation/i.test(String(e?.message ?? '')))
+      throw new McpCallError('invalid_input', `${sdk.otherLine}: ${e?.message ?? e}`, { cause: e });
     inputChannel = false;
   }
   const sender = {
@@ -249,6 +258,7 @@ function sdkLikeSender(sdk, { requestTimeoutMs = 60000, resultTimeoutMs = 600000
       routes.set(taskId, fn);
       return () => routes.delete(taskId);
     };
+  else sender.inputUnsupported = 'the Client did not declare capabilities.elicitation';
   return sender;
 }
 
@@ -315,6 +325,8 @@ export function sdkSender(client, opts = {}) {
       previousElicitation: () => client._requestHandlers?.get?.('elicitation/create'),
       setElicitation: (fn) =>
         client.setRequestHandler(types.ElicitRequestSchema, (request, extra) => fn(request, extra, extra?.requestId)),
+      otherLine:
+        'sdkSender: this Client did not take an SDK 1.x request handler (for a Client from @modelcontextprotocol/client 2.x, use sdk2Sender(client))',
     },
     options,
   );
@@ -344,6 +356,8 @@ export function sdk2Sender(client, options = {}) {
       previousElicitation: () => client._getRequestHandler?.('elicitation/create'),
       setElicitation: (fn) =>
         client.setRequestHandler('elicitation/create', (request, ctx) => fn(request, ctx, ctx?.mcpReq?.id)),
+      otherLine:
+        'sdk2Sender: this Client did not take an SDK 2.x request handler (for a Client from @modelcontextprotocol/sdk 1.x, use sdkSender(client, {types}))',
     },
     options,
   );
@@ -739,12 +753,30 @@ function checkHooks(opts, where) {
     throw new McpCallError('invalid_input', `${where}: signal must be an AbortSignal`);
 }
 
-function checkSender(sender) {
+function checkSender(sender, opts, where) {
   if (!sender || typeof sender.send !== 'function' || (sender.model !== 'task-2026' && sender.model !== 'task-2025')) {
     throw new McpCallError(
       'invalid_input',
       "expected a sender {model: 'task-2026'|'task-2025', send(message, headers, opts)}",
     );
+  }
+  // An onInput that could never be called: a task asking for input would wait for an answer
+  // this host cannot give.
+  if (typeof opts?.onInput === 'function' && sender.inputUnsupported)
+    throw new McpCallError(
+      'invalid_input',
+      `${where}: onInput is given, but this sender cannot receive input requests (${sender.inputUnsupported}): declare it (new Client(info, {capabilities: {elicitation: {}}})) before connecting, or leave onInput out`,
+    );
+}
+
+// The core's refusals (a deadline already passed, arguments that are no JSON, a snapshot it
+// cannot read) as this module's own error, so `instanceof McpCallError` catches every refusal of
+// its functions; the core's error is the `cause`, its code and message kept.
+function fromCore(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    throw new McpCallError(e?.code ?? 'invalid_input', String(e?.message ?? e), { cause: e });
   }
 }
 
@@ -775,17 +807,19 @@ function checkSender(sender) {
  * @param {CallOptions} opts
  */
 export async function callTool(sender, opts) {
-  checkSender(sender);
   checkOptions(opts, CALL_OPTIONS, 'callTool', mcpError);
   checkHooks(opts, 'callTool');
+  checkSender(sender, opts, 'callTool');
   if (!opts || typeof opts.name !== 'string')
     throw new McpCallError('invalid_input', 'callTool: opts.name (the tool) is required');
-  const ep = lc.Endpoint.callTool(sender.model, opts.name, opts.arguments ?? {}, {
-    ttlMs: opts.ttlMs,
-    config: opts.config,
-    wire: opts.wire,
-    now: (opts.now ?? Date.now)(),
-  });
+  const ep = fromCore(() =>
+    lc.Endpoint.callTool(sender.model, opts.name, opts.arguments ?? {}, {
+      ttlMs: opts.ttlMs,
+      config: opts.config,
+      wire: opts.wire,
+      now: (opts.now ?? Date.now)(),
+    }),
+  );
   const w = new Watch(sender, ep, opts);
   const first = w.exchanged(1);
   w.apply(() => ep.pollEvents());
@@ -803,9 +837,9 @@ export async function callTool(sender, opts) {
  * @param {Omit<CallOptions, 'name'|'arguments'|'ttlMs'>} [opts]
  */
 export function watchTask(sender, taskId, opts = {}) {
-  checkSender(sender);
   checkOptions(opts, WATCH_OPTIONS, 'watchTask', mcpError);
   checkHooks(opts, 'watchTask');
+  checkSender(sender, opts, 'watchTask');
   if (typeof taskId !== 'string' || !taskId)
     throw new McpCallError('invalid_input', 'watchTask: taskId must be a non-empty string');
   return watchId(sender, taskId, opts);
@@ -813,7 +847,7 @@ export function watchTask(sender, taskId, opts = {}) {
 
 // Watches a task by its id; `name` is the tool that created it, when known (a resume).
 function watchId(sender, taskId, opts, name = null) {
-  const ep = lc.Endpoint.watch(sender.model, taskId, opts.config ?? null, opts.wire ?? null);
+  const ep = fromCore(() => lc.Endpoint.watch(sender.model, taskId, opts.config ?? null, opts.wire ?? null));
   const w = new Watch(sender, ep, opts, name);
   w.apply(() => ep.pollEvents());
   w.route();
@@ -829,11 +863,11 @@ function watchId(sender, taskId, opts, name = null) {
  * @param {Omit<CallOptions, 'name'|'arguments'|'ttlMs'>} [opts]
  */
 export function resume(snapshot, sender, opts = {}) {
-  checkSender(sender);
   checkOptions(opts, WATCH_OPTIONS, 'resume', mcpError);
   checkHooks(opts, 'resume');
+  checkSender(sender, opts, 'resume');
   const now = opts.now ?? Date.now;
-  const ep = lc.Endpoint.restore(snapshot, now());
+  const ep = fromCore(() => lc.Endpoint.restore(snapshot, now()));
   if (ep.model !== sender.model)
     throw new McpCallError('wrong_model', `snapshot is ${ep.model}, sender speaks ${sender.model}`);
   const rec = ep.runRecord();

@@ -145,7 +145,9 @@ export function fakeSdk1Client(handlers, { capabilities = { elicitation: {} } } 
     sent: [], // {id, method, params} and {method: 'notifications/cancelled', params}
     _requestHandlers: new Map(),
     setRequestHandler(schema, handler) {
-      const method = schema.shape.method;
+      // 1.32.2 takes a schema; a method name (the 2.x form) is refused.
+      const method = schema?.shape?.method;
+      if (typeof method !== 'string') throw new Error('Schema is missing a method literal');
       if (method === 'elicitation/create' && !capabilities.elicitation) {
         throw new Error(`Client does not support elicitation capability (required for ${method})`);
       }
@@ -236,6 +238,11 @@ export function fakeSdk2Client(handlers, { capabilities = { elicitation: {} } } 
     sent: [],
     SdkError,
     setRequestHandler(method, handler) {
+      // 2.4.0 takes a method name; a schema (the 1.x form) is refused.
+      if (typeof method !== 'string')
+        throw new TypeError(
+          `'${method}' is not a spec request method; pass schemas as the second argument to setRequestHandler().`,
+        );
       if (method === 'elicitation/create' && !capabilities.elicitation) {
         throw new SdkError(
           'CAPABILITY_NOT_SUPPORTED',

@@ -162,6 +162,15 @@ for (const [line, make, sender] of [
     assert.match(said[0].detail, /a4.*elicitation/);
   });
 
+  test(`${line}: a Client without elicitation refuses an onInput before anything is sent`, async () => {
+    const c = make(server25('a6'), { capabilities: {} });
+    await assert.rejects(
+      callTool(sender(c), { name: 'job', onInput: () => ({ action: 'accept', content: {} }) }),
+      (e) => e.code === 'invalid_input' && /onInput is given.*capabilities\.elicitation/.test(e.message),
+    );
+    assert.deepEqual(c.sent, []);
+  });
+
   test(`${line}: the host's own elicitation handler still answers elicitations about no watched task`, async () => {
     const clock = fakeClock();
     const c = make(server25('a5', { pollsToDone: 3 }));
@@ -258,6 +267,17 @@ test('sdk2Sender refuses what is not a 2.x Client; sdkSender without types point
   assert.throws(
     () => sdkSender(fakeSdk2Client({})),
     (e) => e.code === 'invalid_input' && /sdk2Sender/.test(e.message),
+  );
+  // Each line's Client given to the other line's sender: the handler registration fails in the
+  // SDK's words, and the sender says which one fits.
+  assert.throws(
+    () => sdkSender(fakeSdk2Client({}), { types: fakeSdk1Client({}).types }),
+    (e) => e.code === 'invalid_input' && /use sdk2Sender\(client\)/.test(e.message) && e.cause instanceof Error,
+  );
+  assert.throws(
+    () => sdk2Sender(fakeSdk1Client({})),
+    (e) =>
+      e.code === 'invalid_input' && /use sdkSender\(client, \{types\}\)/.test(e.message) && e.cause instanceof Error,
   );
 });
 

@@ -259,6 +259,36 @@ test('a misspelt option is refused by name before anything is sent, never droppe
   assert.equal((await h.outcome).outcome, 'succeeded');
 });
 
+test("every refusal is an McpCallError, the core's too (its error the cause)", async () => {
+  const s = fake('task-2026', { 'tools/call': (m) => ok(m, { content: [], resultType: 'complete' }) });
+  const refused = async (call, code, message) => {
+    const e = await Promise.resolve()
+      .then(call)
+      .then(
+        () => null,
+        (err) => err,
+      );
+    assert.ok(e instanceof McpCallError, `${e?.name}: ${e?.message}`);
+    assert.equal(e.code, code);
+    assert.match(e.message, message);
+    return e;
+  };
+  // A deadline already passed (the core refuses it) and arguments that are no JSON.
+  const late = await refused(
+    () => callTool(s, { name: 'greet', config: { deadlineMs: 1000 }, now: () => 5000 }),
+    'invalid_config',
+    /deadlineMs/,
+  );
+  assert.equal(late.cause?.code, 'invalid_config');
+  await refused(() => callTool(s, { name: 'greet', arguments: { n: 1n } }), 'malformed', /JSON/);
+  await refused(() => resume('not a snapshot', s), 'snapshot_invalid', /snapshot/);
+  await refused(() => watchTask(s, 't-1', { config: { seed: -1 } }), 'malformed', /seed/);
+  assert.deepEqual(s.sent, []);
+  // A URL fetch cannot take is refused when the sender is made, not read later as a call that
+  // got no answer and "may have started".
+  await refused(() => httpSender({ url: 'not a url' }), 'invalid_input', /url is not an absolute URL/);
+});
+
 test('a lost tools/call answer rejects create_unanswered and is never resubmitted', async () => {
   const clock = fakeClock();
   const s = fake(

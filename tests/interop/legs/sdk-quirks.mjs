@@ -4,8 +4,9 @@
 // server, stdio): behaviours of servers the adapter had not met. A task whose tasks/get omits
 // `ttl` settles (the core reads it and reports the missing field) instead of polling forever; the
 // host's own elicitation handler still answers ordinary elicitations; a Client that declared no
-// elicitation can use the sender; a Client closed mid-watch stops the watch; no
-// `notifications/cancelled` names an answered request
+// elicitation can use the sender, and an `onInput` given with it is refused at once; the sender
+// of the other SDK line, given this line's Client, says which sender fits; a Client closed
+// mid-watch stops the watch; no `notifications/cancelled` names an answered request
 // (recorded transcript, results/sdk-quirks-<line>.jsonl). Leg protocol: see lib/leg.mjs.
 import path from 'node:path';
 import fs from 'node:fs';
@@ -38,6 +39,8 @@ const LINES = [
     Client: Client1,
     Stdio: Stdio1,
     sender: (c) => sdkSender(c, { types: types1 }),
+    otherSender: (c) => sdk2Sender(c),
+    fits: /use sdkSender/,
     hostHandler: (c, fn) => c.setRequestHandler(types1.ElicitRequestSchema, fn),
   },
   {
@@ -45,6 +48,8 @@ const LINES = [
     Client: Client2,
     Stdio: Stdio2,
     sender: (c) => sdk2Sender(c),
+    otherSender: (c) => sdkSender(c, { types: types1 }),
+    fits: /use sdk2Sender/,
     hostHandler: (c, fn) => c.setRequestHandler('elicitation/create', fn),
   },
 ];
@@ -97,6 +102,16 @@ for (const L of LINES) {
     L.hostHandler(conn.client, async (request) => {
       hostSaw.push(request.params.message);
       return { action: 'accept', content: { ok: true } };
+    });
+    await sc("the other SDK line's sender, given this Client, names the one that fits", 5000, async () => {
+      let e = null;
+      try {
+        L.otherSender(conn.client);
+      } catch (err) {
+        e = err;
+      }
+      assert(e?.code === 'invalid_input' && L.fits.test(e.message), `${e?.code}: ${e?.message}`);
+      return e.message;
     });
     const sender = L.sender(conn.client);
 
@@ -176,6 +191,20 @@ for (const L of LINES) {
         .outcome;
       assert(out.outcome === 'succeeded', `outcome ${out.outcome}`);
       return 'succeeded';
+    });
+    await sc('a Client without elicitation: an onInput is refused before anything is sent', 5000, async () => {
+      const sender = L.sender(c2.client);
+      const e = await callTool(sender, {
+        name: 'quick_task',
+        arguments: { ms: 200 },
+        config: CONFIG,
+        onInput: () => ({ action: 'accept', content: {} }),
+      }).then(
+        () => null,
+        (err) => err,
+      );
+      assert(e?.code === 'invalid_input' && /elicitation/.test(e.message), `${e?.code}: ${e?.message}`);
+      return e.message;
     });
   } catch (e) {
     emit(`${L.line}: connect (no elicitation)`, 'fail', e?.message ?? e);
