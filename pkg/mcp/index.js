@@ -204,7 +204,7 @@ const PASSTHROUGH_STANDARD = { '~standard': { version: 1, vendor: 'longcall', va
  * null (a local failure: timeout, closed connection);
  * `httpBody(e)` returns the body text when `e` is an HTTP error status the SDK raised (both lines
  * raise one for a 4xx/5xx answer to a 2025 request, with the body's text), else null;
- * `previousElicitation()` returns the `elicitation/create` handler registered before, if any;
+ * `previousElicitation()` returns the `elicitation/create` handler registered now, if any;
  * `setElicitation(fn)` registers ours (throws when the Client did not declare elicitation).
  */
 function sdkLikeSender(sdk, { requestTimeoutMs = 60000, resultTimeoutMs = 600000 } = {}) {
@@ -253,12 +253,22 @@ function sdkLikeSender(sdk, { requestTimeoutMs = 60000, resultTimeoutMs = 600000
       }
     },
   };
+  // The handler as the Client keeps it (the SDKs wrap ours): a host that registers its own after
+  // this replaces it, and the task prompts would never reach onInput.
+  const mine = inputChannel ? sdk.previousElicitation() : undefined;
   if (inputChannel)
     sender.routeInput = (taskId, fn) => {
       routes.set(taskId, fn);
       return () => routes.delete(taskId);
     };
-  else sender.inputUnsupported = 'the Client did not declare capabilities.elicitation';
+  Object.defineProperty(sender, 'inputUnsupported', {
+    get: () =>
+      !inputChannel
+        ? 'the Client did not declare capabilities.elicitation: declare it (new Client(info, {capabilities: {elicitation: {}}})) before connecting'
+        : mine !== undefined && sdk.previousElicitation() !== mine
+          ? "an elicitation/create handler registered after the sender was made replaced the sender's own: register yours before making the sender, which passes it every elicitation about no watched task"
+          : undefined,
+  });
   return sender;
 }
 
@@ -411,14 +421,19 @@ class Watch {
   // A 2025 task asks for input over the SDK's elicitation handler; a sender without one (a Client
   // that did not declare elicitation) cannot deliver it: said once, the watch goes on.
   checkInputChannel(status) {
-    if (status !== 'input_required' || this.model !== 'task-2025' || this.sender.routeInput || this.inputUnsupported)
+    if (
+      status !== 'input_required' ||
+      this.model !== 'task-2025' ||
+      (this.sender.routeInput && !this.sender.inputUnsupported) ||
+      this.inputUnsupported
+    )
       return;
     this.inputUnsupported = true;
     this.report({
       source: 'adapter',
       rule: 'input_unsupported',
       level: 'must',
-      detail: `task ${this.ep.id ?? '?'} asks for input, but the sender cannot receive input requests (declare capabilities.elicitation on the Client)`,
+      detail: `task ${this.ep.id ?? '?'} asks for input, but the sender cannot receive input requests (${this.sender.inputUnsupported ?? 'declare capabilities.elicitation on the Client'})`,
     });
   }
 
@@ -762,10 +777,11 @@ function checkSender(sender, opts, where) {
   }
   // An onInput that could never be called: a task asking for input would wait for an answer
   // this host cannot give.
-  if (typeof opts?.onInput === 'function' && sender.inputUnsupported)
+  const unsupported = typeof opts?.onInput === 'function' ? sender.inputUnsupported : undefined;
+  if (unsupported)
     throw new McpCallError(
       'invalid_input',
-      `${where}: onInput is given, but this sender cannot receive input requests (${sender.inputUnsupported}): declare it (new Client(info, {capabilities: {elicitation: {}}})) before connecting, or leave onInput out`,
+      `${where}: onInput is given, but this sender cannot receive input requests (${unsupported}); or leave onInput out`,
     );
 }
 

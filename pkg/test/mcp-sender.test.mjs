@@ -171,6 +171,27 @@ for (const [line, make, sender] of [
     assert.deepEqual(c.sent, []);
   });
 
+  test(`${line}: a handler registered after the sender replaced its own: onInput refused, input_unsupported said`, async () => {
+    const clock = fakeClock();
+    const c = make(server25('a7', { inputAt: 1, pollsToDone: 2 }));
+    const s = sender(c);
+    const host = async () => ({ action: 'decline' });
+    if (line === '1.x') c.setRequestHandler(c.types.ElicitRequestSchema, host);
+    else c.setRequestHandler('elicitation/create', host);
+    await assert.rejects(
+      callTool(s, { name: 'job', onInput: () => ({ action: 'accept', content: {} }) }),
+      (e) => e.code === 'invalid_input' && /registered after the sender was made/.test(e.message),
+    );
+    assert.deepEqual(c.sent, []);
+    // Without onInput the call goes on, and a task that asks for input is reported once.
+    const vs = [];
+    const { out } = await run(s, clock, { onViolation: (v) => vs.push(v) });
+    assert.equal(out.outcome, 'succeeded');
+    const said = vs.filter((v) => v.rule === 'input_unsupported');
+    assert.equal(said.length, 1, JSON.stringify(vs));
+    assert.match(said[0].detail, /a7.*registered after the sender/);
+  });
+
   test(`${line}: the host's own elicitation handler still answers elicitations about no watched task`, async () => {
     const clock = fakeClock();
     const c = make(server25('a5', { pollsToDone: 3 }));

@@ -4,7 +4,8 @@
 // server, stdio): behaviours of servers the adapter had not met. A task whose tasks/get omits
 // `ttl` settles (the core reads it and reports the missing field) instead of polling forever; the
 // host's own elicitation handler still answers ordinary elicitations; a Client that declared no
-// elicitation can use the sender, and an `onInput` given with it is refused at once; the sender
+// elicitation can use the sender, and an `onInput` given with it is refused at once, as it is once
+// a handler registered after the sender replaced the sender's own; the sender
 // of the other SDK line, given this line's Client, says which sender fits; a Client closed
 // mid-watch stops the watch; no `notifications/cancelled` names an answered request
 // (recorded transcript, results/sdk-quirks-<line>.jsonl). Leg protocol: see lib/leg.mjs.
@@ -152,6 +153,28 @@ for (const L of LINES) {
       assert(text.includes('"action":"accept"') && text.includes('"ok":true'), `tool said ${text}`);
       return text;
     });
+
+    await sc(
+      "a handler registered after the sender replaces the sender's own: an onInput is refused",
+      5000,
+      async () => {
+        L.hostHandler(conn.client, async () => ({ action: 'decline' }));
+        const e = await callTool(sender, {
+          name: 'quick_task',
+          arguments: { ms: 200 },
+          config: CONFIG,
+          onInput: () => ({ action: 'accept', content: {} }),
+        }).then(
+          () => null,
+          (err) => err,
+        );
+        assert(
+          e?.code === 'invalid_input' && /registered after the sender/.test(e.message),
+          `${e?.code}: ${e?.message}`,
+        );
+        return e.message;
+      },
+    );
 
     await sc('the Client closed mid-watch: the watch stops, saying so, instead of polling on', 20000, async () => {
       const h = await callTool(sender, { name: 'quick_task', arguments: { ms: 4000 }, config: CONFIG });
