@@ -378,7 +378,8 @@ export type CancelAnswer =
   | { kind: 'task'; status: TaskStatus }
   | { kind: 'rpc_error'; code: number }
   | { kind: 'job'; status: JobStatus }
-  | { kind: 'job_error'; http_status: number; code: JobErrorCode; cancelable?: boolean | null }
+  /** `code`: the envelope's `error.code` as the wire had it; one longcall does not know reads as `other`. */
+  | { kind: 'job_error'; http_status: number; code: JobErrorCode | (string & {}); cancelable?: boolean | null }
   | { kind: 'no_answer' };
 /** How a request failed. */
 export type Failure =

@@ -70,12 +70,15 @@ macro_rules! job_error_codes {
             Other,
         }
 
-        // serde spells `None` `none` (the wire's `""` is `as_str`'s).
-        crate::tagged::unit_enum!(
-            JobErrorCode,
-            "enum JobErrorCode",
-            [$((JobErrorCode::$variant, $code),)+ (JobErrorCode::None, "none"), (JobErrorCode::Other, "other")]
-        );
+        // serde spells `None` `none` (the wire's `""` is `as_str`'s). Any other string reads
+        // as `parse` reads the wire: a code longcall does not know is `Other`, never an error,
+        // so a server's new code cannot make an answer unreadable (C-22).
+        impl<'de> serde::Deserialize<'de> for JobErrorCode {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let code = alloc::string::String::deserialize(d)?;
+                Ok(if code == "none" { JobErrorCode::None } else { JobErrorCode::parse(&code) })
+            }
+        }
 
         impl JobErrorCode {
             /// Every code, in declaration order.

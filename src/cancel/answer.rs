@@ -319,6 +319,32 @@ mod tests {
         }
     }
 
+    /// Rule C-22: a code longcall does not know reads as `other` wherever an answer is read,
+    /// the structured inputs too; only a code that is no string is refused.
+    #[test]
+    fn an_unknown_job_error_code_reads_as_other() {
+        let read = |code: serde_json::Value| {
+            serde_json::from_value::<CancelAnswer>(serde_json::json!(
+                {"kind": "job_error", "http_status": 409, "code": code}
+            ))
+        };
+        for (code, want) in [
+            ("job_already_finishing", JobErrorCode::Other),
+            ("", JobErrorCode::None),
+            ("none", JobErrorCode::None),
+            ("job_not_cancelable", JobErrorCode::JobNotCancelable),
+        ] {
+            let got = read(code.into()).unwrap();
+            let want = A::JobError {
+                http_status: 409,
+                code: want,
+                cancelable: None,
+            };
+            assert_eq!(got, want, "{code:?}");
+        }
+        assert!(read(42.into()).is_err());
+    }
+
     #[test]
     fn seed_and_spec_answers() {
         let c = classify_answer;
