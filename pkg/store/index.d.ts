@@ -171,7 +171,9 @@ export function claimInto(
  * calls deleted, every other output handed to `onOutput` in order (already safe to act on).
  * With `lease`, a call another host holds, or whose lease has less than the margin left (rule
  * R-10), is unloaded (rule R-9); resolves to those calls. A function `lease` is read at every
- * round, so each write is fenced with the time it is made.
+ * round, so each write is fenced with the time it is made. An `onOutput` that throws loses
+ * nothing: the round's other outputs are still handed over and its records written, then the
+ * promise rejects with the first error.
  */
 export function pump(
   list: WatchList,

@@ -474,7 +474,9 @@ const pumping = new WeakMap();
  * a fresh fence, before anything they released is acted on (R-10).
  *
  * Calls made while a pump of the same list runs join it (one pump per list at a time, so
- * records are confirmed in the order written).
+ * records are confirmed in the order written). An `onOutput` that throws loses nothing: the
+ * round's other outputs are still handed to it and its records written, then the pump rejects
+ * with the first error; what the list still holds waits for the next pump.
  * @param {WatchList} list
  * @param {{write(saved: object[], removed: number[], lease?: object): Promise<number[]>}} store
  * @param {(out: object) => void} onOutput
@@ -497,12 +499,21 @@ export function pump(list, store, onOutput, lease) {
         const persist = new Set(again);
         again = [];
         const removed = [];
+        // The outputs are out of the list now: one that onOutput throws on must not take the
+        // rest with it (a `create` lost here is a submit never sent), nor the round's writes.
+        let thrown = null;
         for (const o of outs) {
           if (o.type === 'persist') persist.add(o.call);
           else if (o.type === 'removed') {
             persist.delete(o.call);
             removed.push(o.call);
-          } else onOutput(o);
+          } else {
+            try {
+              onOutput(o);
+            } catch (e) {
+              thrown ??= { e };
+            }
+          }
         }
         // Read after onOutput ran: a record read now covers what it fed in as well.
         const saved = [];
@@ -537,6 +548,8 @@ export function pump(list, store, onOutput, lease) {
             if (e?.code !== 'invalid_input') throw e; // removed or unloaded while written
           }
         }
+        // Every output of the round handed over and its records written: now the first throw.
+        if (thrown) throw thrown.e;
       }
     } finally {
       pumping.delete(list);

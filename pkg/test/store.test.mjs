@@ -187,6 +187,36 @@ function contract(name, open) {
       await s.close();
     });
 
+    it('an onOutput that throws loses no output: the rest are handed over, then the pump rejects', async () => {
+      const s = await open();
+      const list = await openWatchList(s, 0);
+      for (const call of [1, 2, 3]) list.addNew(call, { model: 'job', request: {}, idempotencyKey: `k${call}` });
+      const seen = [];
+      const bug = new Error('a bug in the handler');
+      const onOutput = (o) => {
+        seen.push([o.type, o.call]);
+        if (seen.length === 1) throw bug;
+      };
+      await assert.rejects(pump(list, s, onOutput), (e) => e === bug);
+      assert.deepEqual(
+        seen,
+        [
+          ['create', 1],
+          ['create', 2],
+          ['create', 3],
+        ],
+        'every submit handed over',
+      );
+      // Each call goes on: its answer is taken, and the next pump hands over what follows.
+      list.handle(10, 2, { type: 'job_created', job: { id: 'j2', status: 'queued' } });
+      const next = [];
+      await pump(list, s, (o) => next.push(o.type));
+      assert.ok(next.includes('call'), JSON.stringify(next));
+      assert.ok(list.pollTimeout !== undefined, 'a poll is armed');
+      list.free();
+      await s.close();
+    });
+
     it('renews live leases and releases', async () => {
       const s = await open();
       await s.write([saved(1, 1, { wake: 0 })], []);
