@@ -173,6 +173,21 @@ export const cases = {
       assert.equal(press('queued').handleJobAnswer(200, 'canceled'), 'cancelled');
       const other = press('queued').handleJobAnswer(409, 'job_already_finishing');
       assert.ok(mod.BUTTON_STATES.includes(other), other);
+      if (mod === lc) {
+        // The structured readers read an unknown code the same way (C-22), however long.
+        const verdict = (code) => lc.classifyCancelAnswer('job', { kind: 'job_error', httpStatus: 409, code });
+        assert.equal(verdict('job_already_finishing'), verdict('other'));
+        assert.equal(verdict('x'.repeat(1_000_000)), verdict('other'));
+        const t = new lc.Tracker('job');
+        t.handleInput(0, { type: 'job_created', job: { id: 'j', status: 'queued' } });
+        t.handleInput(1, { type: 'cancel_pressed' });
+        const outs = t.handleInput(2, {
+          type: 'cancel_answered',
+          answer: { kind: 'job_error', httpStatus: 409, code: 'job_already_finishing', cancelable: null },
+        });
+        assert.ok(Array.isArray(outs));
+        t.free();
+      }
       const html = press('queued').handleJobAnswer(502, undefined);
       assert.ok(mod.BUTTON_STATES.includes(html), html);
       assert.equal(errorOf(() => press('queued').handleJobAnswer(200, 'nope')).code, 'unknown_status');
