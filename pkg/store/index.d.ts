@@ -69,11 +69,11 @@ export class WatchList {
   timeout(now: number): void;
   /** The record of `call` at `version` is written. */
   persisted(call: number, version: number): void;
-  /** Ends a call for good (a `removed` output follows). */
+  /** Ends a call for good (a `removed` output follows; `pump` deletes the record on it and does not hand it to `onOutput`). */
   remove(call: number): boolean;
   /** Drops a call from this list only; its record stays (a lease taken elsewhere). */
   unload(call: number): boolean;
-  /** Every output queued now, in order. */
+  /** Every output queued now, in order. `pump` drains for you: a host that pumps must not drain too, or the `persist` outputs it takes are never written and the calls behind them wait. */
   drain(): WatchOutput[];
   saveCall(call: number): SavedCall;
   record(call: number): Camelized<RunRecord> | null;
