@@ -181,3 +181,29 @@ export function pump(
   onOutput: (out: WatchOutput) => void,
   lease?: Lease | (() => Lease),
 ): Promise<number[]>;
+
+/** An answer of the Sume Open API, as {@link readJobAnswer} takes it. */
+export interface JobAnswer {
+  /** Which request it answers. */
+  request: 'submit' | 'status' | 'result' | 'cancel';
+  /** The job id asked about (unused for a submit). */
+  handle?: string;
+  /** The HTTP status; 0 when no answer came (fetch threw, a local timeout). */
+  status: number;
+  /** The response headers (`Retry-After` is read from them). */
+  headers?: [string, string][];
+  /** The parsed JSON body; null when there was none (a proxy's HTML page). */
+  body?: Json | null;
+}
+
+/**
+ * The tracker input a Sume Open API answer stands for, as {@link WatchList.handle} (and
+ * `Tracker.handleInput`) take it: `job_created`, `job_polled` (`nsfw` read as `failed`),
+ * `cancel_answered`, or `request_failed` with the envelope's code and `Retry-After` (a date
+ * read against `now`, ms). `longcall/jobs` does this for you; a host that drives a watch list
+ * itself hands each answer here instead of reading the envelopes on its own.
+ * @throws {LongcallError} `invalid_input` (a submit that failed: admission decides what follows,
+ * not a tracker), `malformed` (an answer it cannot read, the member named).
+ * @example readJobAnswer({ request: 'status', handle: 'job_1', status: 200, body: { data: { sume_status: 'processing' } } }, Date.now()).type // 'job_polled'
+ */
+export function readJobAnswer(answer: JobAnswer, now: number): TrackerInput;

@@ -49,7 +49,7 @@ const state = bind(glue, {
 });
 state.initSync(readFileSync(new URL('../dist/longcall_watch_bg.wasm', import.meta.url)));
 
-export const { WatchList } = state.api;
+export const { WatchList, readJobAnswer } = state.api;
 
 /** An Error with a stable `code`, like the core's errors. */
 export class StoreError extends Error {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobBook } from 'longcall/server';
 import { createTasksServer } from '../examples/mcp-tasks-server.mjs';
-import { openWatchList, pgStore, pump, sqliteStore, StoreError, WatchList } from '../store/index.js';
+import { openWatchList, pgStore, pump, readJobAnswer, sqliteStore, StoreError, WatchList } from '../store/index.js';
 import { kindOf } from './support/fleet-calls.mjs';
 import { NODE22, PKG } from './support/paths.mjs';
 import { startPostgres } from './support/postgres.mjs';
@@ -291,6 +291,66 @@ test('the watch list keeps the lifetimes of every class: free() twice, freed, un
     () => WatchList.restore('not a snapshot'),
     (e) => typeof e.code === 'string' && e instanceof Error,
   );
+});
+
+test('readJobAnswer: Sume Open API answers as the inputs a watch list takes', () => {
+  const read = (answer) => readJobAnswer(answer, 1000);
+  const created = read({
+    request: 'submit',
+    status: 200,
+    body: { data: { request_id: 'job_1', sume_status: 'queued' } },
+  });
+  assert.deepEqual(created, { type: 'job_created', job: { id: 'job_1', status: 'queued' } });
+  // nsfw settles failed, with the reason in the error body (D-3, D-4).
+  const nsfw = read({ request: 'status', handle: 'job_1', status: 200, body: { data: { sume_status: 'nsfw' } } });
+  assert.deepEqual([nsfw.type, nsfw.job.status, nsfw.job.error.code], ['job_polled', 'failed', 'content_policy']);
+  const late = read({
+    request: 'cancel',
+    handle: 'job_1',
+    status: 409,
+    body: { error: { code: 'job_generation_already_started', message: 'started', details: { cancelable: false } } },
+  });
+  assert.deepEqual(late, {
+    type: 'cancel_answered',
+    answer: { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started', cancelable: false },
+  });
+  const slow = read({
+    request: 'status',
+    handle: 'job_1',
+    status: 429,
+    headers: [['retry-after', '2']],
+    body: { error: { code: 'rate_limit_exceeded', message: 'slow down' } },
+  });
+  assert.deepEqual(slow, {
+    type: 'request_failed',
+    request: 'get',
+    failure: { kind: 'http', status: 429, code: 'rate_limit_exceeded', retryAfterMs: 2000 },
+  });
+  assert.deepEqual(read({ request: 'status', handle: 'job_1', status: 0 }).failure, { kind: 'transport' });
+  // A failed submit is admission's to decide; a misspelt member is named.
+  assert.throws(() => read({ request: 'submit', status: 402, body: { error: { code: 'insufficient_credits' } } }), {
+    code: 'invalid_input',
+    message: /admission/,
+  });
+  assert.throws(() => read({ request: 'status', handle: 'job_1', status: 200, retry: 1 }), {
+    code: 'malformed',
+    message: /unknown key "retry"/,
+  });
+  // The inputs go into a watch list as they are: the 409 after a press shows too late.
+  const list = new WatchList({ durable: false });
+  list.addHandle(0, 1, 'job', 'job_1', { poll: { jitter: 'none' } });
+  list.handle(5, 1, { type: 'job_polled', job: { id: 'job_1', status: 'queued' } });
+  list.handle(10, 1, { type: 'cancel_pressed' });
+  list.handle(20, 1, late);
+  const outs = list
+    .drain()
+    .filter((o) => o.type === 'call')
+    .map((o) => o.output);
+  assert.ok(
+    outs.some((o) => o.type === 'button' && o.state === 'too_late'),
+    JSON.stringify(outs),
+  );
+  list.free();
 });
 
 test('the watch list speaks camelCase, names an unknown key and carries the intent as it is', () => {

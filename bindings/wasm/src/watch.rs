@@ -8,11 +8,17 @@
 //! package (`idempotencyKey`, `nextWakeAt`, `maxCreateResends`); a key the core's type does not
 //! have is refused by name. The caller's own JSON (an intent's request, a prompt) is carried as
 //! it is.
+//!
+//! `readJobAnswer(answer, now)` reads a Sume Open API answer into the input a watch list takes,
+//! for a host that moves the list's requests itself.
 
 use longcall::snapshot;
 use longcall::tracker::Input;
 use longcall::watch::{CallId, Intent, WatchConfig, WatchList as Core};
+use longcall::wire::sume_open::{answer_input, OpenAnswer};
+use longcall::Error;
 use serde::Serialize;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::args;
@@ -220,4 +226,50 @@ impl WatchList {
     pub fn open_prompts(&self, call_id: JsValue) -> JsResult<JsValue> {
         to_js(&self.core.open_prompts(js(call(&call_id))?))
     }
+}
+
+/// The members of a `readJobAnswer` answer.
+const JOB_ANSWER_KEYS: [&str; 5] = ["request", "handle", "status", "headers", "body"];
+
+/// `readJobAnswer(answer, now)`: an answer of the Sume Open API as the tracker input it stands
+/// for (camelCase, as `WatchList.handle` and `Tracker.handleInput` take it), for a host that
+/// moves a watch list's requests itself. `answer` is
+/// `{request, handle, status, headers, body}`: `request` is `"submit"`, `"status"`, `"result"`
+/// or `"cancel"`, `handle` the job id asked about, `status` the HTTP status (0 when no answer
+/// came), `headers` `[[name, value], ...]` and `body` the parsed JSON (null when it was none, as
+/// a proxy's HTML page). The input is `job_created`, `job_polled` (`nsfw` read as `failed`, the
+/// result's `data` kept), `cancel_answered` or `request_failed` (the envelope's code, and
+/// `Retry-After`, a date read against `now`). A submit that failed is admission's to decide,
+/// not a tracker's: `invalid_input`. Throws `invalid_input` and `malformed` for an answer it
+/// cannot read, naming the member.
+#[wasm_bindgen(js_name = readJobAnswer)]
+pub fn read_job_answer_js(answer: JsValue, now: JsValue) -> JsResult<JsValue> {
+    let r = js((|| {
+        let now = json::uint(&now, "now")?;
+        let given: Value = json::from_js(&answer, "answer")?;
+        let Value::Object(members) = &given else {
+            return Err(Error::invalid_input("answer", "expected an object"));
+        };
+        // Keys are the wire's own words here (one word each), read as given: the body is the
+        // server's JSON, never renamed.
+        if let Some(k) = members
+            .keys()
+            .find(|k| !JOB_ANSWER_KEYS.contains(&k.as_str()))
+        {
+            return Err(Error::Malformed {
+                what: "argument",
+                reason: format!(
+                    "answer: unknown key {}; expected one of {}",
+                    json::short_reason(&format!("\"{k}\"")),
+                    JOB_ANSWER_KEYS.join(", ")
+                ),
+            });
+        }
+        let answer: OpenAnswer = serde_json::from_value(given).map_err(|e| Error::Malformed {
+            what: "argument",
+            reason: format!("answer: {}", json::short_reason(&e.to_string())),
+        })?;
+        answer_input(&answer, now)
+    })())?;
+    js_sys::JSON::parse(&js(crate::case::write(&r))?)
 }
