@@ -34,6 +34,18 @@ function assert(cond, msg) {
   if (!cond) throw new Error(msg);
 }
 
+/** A call given an `onInput` the sender cannot serve: its refusal (null if it went through). */
+const onInputRefusal = (sender) =>
+  callTool(sender, {
+    name: 'quick_task',
+    arguments: { ms: 200 },
+    config: CONFIG,
+    onInput: () => ({ action: 'accept', content: {} }),
+  }).then(
+    () => null,
+    (err) => err,
+  );
+
 const LINES = [
   {
     line: '1.x',
@@ -159,15 +171,7 @@ for (const L of LINES) {
       5000,
       async () => {
         L.hostHandler(conn.client, async () => ({ action: 'decline' }));
-        const e = await callTool(sender, {
-          name: 'quick_task',
-          arguments: { ms: 200 },
-          config: CONFIG,
-          onInput: () => ({ action: 'accept', content: {} }),
-        }).then(
-          () => null,
-          (err) => err,
-        );
+        const e = await onInputRefusal(sender);
         assert(
           e?.code === 'invalid_input' && /registered after the sender/.test(e.message),
           `${e?.code}: ${e?.message}`,
@@ -216,16 +220,7 @@ for (const L of LINES) {
       return 'succeeded';
     });
     await sc('a Client without elicitation: an onInput is refused before anything is sent', 5000, async () => {
-      const sender = L.sender(c2.client);
-      const e = await callTool(sender, {
-        name: 'quick_task',
-        arguments: { ms: 200 },
-        config: CONFIG,
-        onInput: () => ({ action: 'accept', content: {} }),
-      }).then(
-        () => null,
-        (err) => err,
-      );
+      const e = await onInputRefusal(L.sender(c2.client));
       assert(e?.code === 'invalid_input' && /elicitation/.test(e.message), `${e?.code}: ${e?.message}`);
       return e.message;
     });
