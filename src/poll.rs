@@ -494,7 +494,9 @@ impl PollSchedule {
 
     /// Decides the next poll like [`PollSchedule::next`] and holds it as the armed poll:
     /// [`PollSchedule::handle_timeout`] says when it is due, [`PollSchedule::next_wake`] when to
-    /// wake. A stop disarms nothing and is returned (rule 9).
+    /// wake. A stop disarms nothing and is returned (rule 9), except one for a deadline still
+    /// ahead: no poll fits before it, yet watching lasts until it (P-6), so nothing is armed and
+    /// `next_wake` is the deadline, where `handle_timeout` says it passed.
     ///
     /// Call where [`PollSchedule::next`] would be called, by a host that lets the schedule keep
     /// its timer (the tracker does).
@@ -503,6 +505,10 @@ impl PollSchedule {
         match self.next(now) {
             PollStep::At(at) => {
                 self.armed = Some(at);
+                None
+            }
+            PollStep::Stop(ScheduleEnd::Deadline) if self.deadline.is_some_and(|d| now < d) => {
+                self.armed = None;
                 None
             }
             PollStep::Stop(reason) => Some(reason),
@@ -918,10 +924,19 @@ mod tests {
         assert_eq!(s.handle_timeout(1_000), Due::Poll);
         assert_eq!(s.armed(), None, "a due poll is the caller's to send");
         assert_eq!(s.handle_timeout(1_001), Due::Nothing);
-        // Answered at 1 100; the next poll is armed at 3 100, past the deadline: a stop.
+        // Answered at 1 100; the next poll would be at 3 100, past the deadline: nothing is
+        // armed, and watching lasts until the deadline itself (P-6), where it ends.
         s.handle_poll_answered();
         s.handle_poll_ended(1_100);
-        assert_eq!(s.arm(1_100), Some(ScheduleEnd::Deadline));
+        assert_eq!(s.arm(1_100), None);
+        assert_eq!((s.armed(), s.next_wake()), (None, Some(3_000)));
+        assert_eq!(s.handle_timeout(2_999), Due::Nothing);
+        assert_eq!(s.handle_timeout(3_000), Due::DeadlinePassed);
+        assert_eq!(
+            s.arm(3_000),
+            Some(ScheduleEnd::Deadline),
+            "at the deadline, a stop"
+        );
         // A poll due exactly at the deadline still goes out; after it, nothing does.
         s.rearm(3_000);
         assert_eq!(s.handle_timeout(3_000), Due::Poll);

@@ -1562,12 +1562,6 @@ impl Tracker {
             None => {}
             Some(ScheduleEnd::TtlElapsed) => self.lose(),
             Some(ScheduleEnd::MaxPolls) => self.stop(StopReason::MaxPolls),
-            // No poll fits before the deadline, yet watching lasts until it (P-6): a
-            // notification may still settle the call. Nothing is armed, and the deadline's own
-            // timer (`next_wake`) ends watching when it comes.
-            Some(ScheduleEnd::Deadline) if self.schedule.deadline().is_some_and(|d| now < d) => {
-                self.schedule.disarm();
-            }
             Some(ScheduleEnd::Deadline) => self.stop(StopReason::Deadline),
         }
     }
