@@ -40,7 +40,8 @@ use crate::status::Status;
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ButtonState {
-    /// No handle yet (or the handle no longer resolves).
+    /// No handle yet, the handle no longer resolves, or the tracker stopped watching (C-17):
+    /// nothing can be pressed.
     Unavailable = 0,
     /// Press it: a cancel can be sent now.
     Available = 1,
