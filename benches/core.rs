@@ -494,7 +494,7 @@ fn tracker_task_lifecycle(bencher: divan::Bencher, upto: &str) {
             task.status = longcall::Status::InputRequired;
             task.input_requests = vec![InputRequest {
                 key: "k".into(),
-                request: serde_json::json!({ "q": 1 }),
+                request: serde_json::json!({ "q": 1 }).into(),
             }];
             let _ = t.handle_input(now + 100, Input::TaskPolled { task: task.clone() });
             n += drain(&mut t);
@@ -504,7 +504,7 @@ fn tracker_task_lifecycle(bencher: divan::Bencher, upto: &str) {
                 now + 200,
                 Input::InputAnswered {
                     key: "k".into(),
-                    response: serde_json::json!({ "ok": true }),
+                    response: serde_json::json!({ "ok": true }).into(),
                 },
             );
             n += drain(&mut t);
@@ -518,7 +518,7 @@ fn tracker_task_lifecycle(bencher: divan::Bencher, upto: &str) {
             task.input_requests.clear();
             task.result = Some(ToolResult {
                 is_error: false,
-                value: serde_json::json!({ "ok": 1 }),
+                value: serde_json::json!({ "ok": 1 }).into(),
             });
             let _ = t.handle_input(now + 4_000, Input::TaskPolled { task });
             n += drain(&mut t);

@@ -79,6 +79,7 @@ pub mod cancel;
 pub mod endpoint;
 pub mod error;
 pub mod job_vocab;
+mod json;
 pub mod lifecycle;
 pub mod mapping;
 pub mod model;
@@ -103,6 +104,7 @@ pub mod wave;
 pub mod wire;
 
 pub use error::Error;
+pub use json::Json;
 pub use model::Model;
 pub use status::Status;
 pub use violation::{Level, Rule, Violation};

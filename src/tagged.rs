@@ -352,12 +352,12 @@ mod tests {
             },
             Request::Update {
                 handle: "h".into(),
-                responses: vec![("k".into(), json!(null))],
+                responses: vec![("k".into(), json!(null).into())],
             },
             Request::FetchResult { handle: "h".into() },
             Request::ContinueCall {
-                responses: vec![("k".into(), json!({"a": 1}))],
-                request_state: Some(json!("s")),
+                responses: vec![("k".into(), json!({"a": 1}).into())],
+                request_state: Some(json!("s").into()),
             },
         ]);
         round_trips(&[
@@ -365,7 +365,7 @@ mod tests {
                 error: RpcError {
                     code: -1,
                     message: "m".into(),
-                    data: Some(json!(1)),
+                    data: Some(json!(1).into()),
                 },
             },
             Failure::Http {
@@ -384,12 +384,12 @@ mod tests {
             Output::Send { request: get },
             Output::AskUser {
                 key: "k".into(),
-                request: json!({"a": 1}),
+                request: json!({"a": 1}).into(),
                 call: true,
             },
             Output::AskUser {
                 key: "k".into(),
-                request: json!(null),
+                request: json!(null).into(),
                 call: false,
             },
             Output::Button {
@@ -404,14 +404,14 @@ mod tests {
             Output::Settled {
                 outcome: Outcome::Succeeded,
                 status: Some(Status::Completed),
-                result: Some(json!({"isError": false})),
+                result: Some(json!({"isError": false}).into()),
                 error: None,
             },
             Output::Settled {
                 outcome: Outcome::Succeeded,
                 status: None,
                 result: None,
-                error: Some(json!({"code": 1})),
+                error: Some(json!({"code": 1}).into()),
             },
             Output::Stopped {
                 reason: StopReason::Deadline,
@@ -441,7 +441,7 @@ mod tests {
             Event::Transmit(http),
             Event::AskUser {
                 key: "k".into(),
-                request: json!({}),
+                request: json!({}).into(),
                 call: true,
             },
             Event::Button {
@@ -456,8 +456,8 @@ mod tests {
             Event::Settled {
                 outcome: Outcome::Succeeded,
                 status: Some(Status::Completed),
-                result: Some(json!(1)),
-                error: Some(json!(2)),
+                result: Some(json!(1).into()),
+                error: Some(json!(2).into()),
             },
             Event::Stopped {
                 reason: StopReason::MaxPolls,

@@ -6,9 +6,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::status::Status;
+use crate::Json;
 
 /// A JSON-RPC error object `{code, message, data?}`. Compare codes, never message text.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -20,7 +20,7 @@ pub struct RpcError {
     pub message: String,
     /// Optional structured data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
+    pub data: Option<Json>,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -58,7 +58,7 @@ pub struct ToolResult {
     /// `isError: true`: the tool ran and reported a business failure.
     pub is_error: bool,
     /// The whole result object as received.
-    pub value: Value,
+    pub value: Json,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -79,7 +79,7 @@ pub struct InputRequest {
     /// The key, unique over the task's life. Echo it back exactly.
     pub key: String,
     /// The request (`elicitation/create`, `sampling/createMessage`, `roots/list`).
-    pub request: Value,
+    pub request: Json,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -228,7 +228,7 @@ impl TaskView {
     /// let t = TaskView::new("task_1", Status::InputRequired)
     ///     .with_ttl_ms(60_000)
     ///     .with_poll_interval_ms(2_000)
-    ///     .with_input_request(InputRequest { key: "k1".into(), request: serde_json::json!({}) });
+    ///     .with_input_request(InputRequest { key: "k1".into(), request: serde_json::json!({}).into() });
     /// assert_eq!((t.ttl_ms, t.poll_interval_ms, t.input_requests.len()), (Ttl::Ms(60_000), Some(2_000), 1));
     /// ```
     #[must_use]
@@ -299,10 +299,10 @@ pub struct JobView {
     pub status: Status,
     /// The job's result, when completed and included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
+    pub result: Option<Json>,
     /// The job's error body, when failed or expired.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<Value>,
+    pub error: Option<Json>,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -331,7 +331,7 @@ pub struct ApiError {
     pub message: String,
     /// `error.details`, e.g. `{cancelable: false}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
+    pub details: Option<Json>,
     /// `request_id`, to show with the error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,

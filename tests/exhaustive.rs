@@ -384,14 +384,14 @@ fn task_view(model: Model, status: Status, interval: Option<u64>) -> TaskView {
         input_requests: if status == Status::InputRequired {
             vec![InputRequest {
                 key: "k1".into(),
-                request: json!({}),
+                request: json!({}).into(),
             }]
         } else {
             Vec::new()
         },
         result: (model == Model::Task2026 && status == Status::Completed).then(|| ToolResult {
             is_error: false,
-            value: json!(1),
+            value: json!(1).into(),
         }),
         error: (model == Model::Task2026 && status == Status::Failed).then(|| RpcError {
             code: -32603,
@@ -511,7 +511,7 @@ fn tracker_step(s: &mut TState, ev: &TEvent, model: Model) {
         TEvent::Fetched(e) => Input::ResultFetched {
             result: ToolResult {
                 is_error: *e,
-                value: json!(2),
+                value: json!(2).into(),
             },
         },
     };

@@ -265,7 +265,7 @@ fn retry_after_on_a_cancel_holds_a_poll_armed_while_the_result_is_open() {
     let mut created = task(Status::InputRequired, None);
     created.input_requests = vec![longcall::view::InputRequest {
         key: "k0".into(),
-        request: serde_json::json!({"q": 0}),
+        request: serde_json::json!({"q": 0}).into(),
     }];
     t.handle_input(0, Input::TaskCreated { task: created })
         .unwrap();

@@ -192,7 +192,7 @@ fn as_client(model: Model, lines: &[Line]) -> Vec<(usize, Rule)> {
                                         l.t,
                                         Input::InputAnswered {
                                             key: key.clone(),
-                                            response: response.clone(),
+                                            response: response.clone().into(),
                                         },
                                     );
                                 }

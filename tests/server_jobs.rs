@@ -95,7 +95,7 @@ fn queue_full_is_429_with_limits_and_the_same_key_succeeds_later() {
     assert_eq!((e.http_status, e.code.as_str()), (429, "queue_full"));
     assert_eq!(
         e.details,
-        Some(json!({"queued": 2, "queue_limit": 2, "concurrency_limit": 1}))
+        Some(json!({"queued": 2, "queue_limit": 2, "concurrency_limit": 1}).into())
     );
     assert_eq!(b.len(), 2, "no job created");
     // Another workspace is not affected.
@@ -120,7 +120,10 @@ fn credits_gate_admission_and_refund_unbilled_jobs() {
         (e.http_status, e.code.as_str()),
         (402, "insufficient_credits")
     );
-    assert_eq!(e.details, Some(json!({"required": 5, "available": 2})));
+    assert_eq!(
+        e.details,
+        Some(json!({"required": 5, "available": 2}).into())
+    );
     assert!(b.get(&a, "j3").is_err(), "no job created");
     b.cancel(1, &a, "j1", None).unwrap();
     assert_eq!(b.credits("w"), Some(7), "a canceled job costs nothing");
@@ -394,7 +397,7 @@ fn wait_all_any_and_results() {
     let w = b.wait(4, &a, &want, WaitFor::All, true).unwrap();
     assert!(!w.satisfied, "a timeout answer is this partial snapshot");
     match &w.jobs[0] {
-        WaitEntry::Job { job } => assert_eq!(job.result, Some(json!({"url": "A"}))),
+        WaitEntry::Job { job } => assert_eq!(job.result, Some(json!({"url": "A"}).into())),
         e => panic!("{e:?}"),
     }
     b.fail(5, "b", json!({"code": "x"}));
@@ -443,7 +446,7 @@ fn worker_writes_follow_the_job_table() {
             }
         );
     }
-    assert_eq!(b.get(&a, "j").unwrap().result, Some(json!({"n": 1})));
+    assert_eq!(b.get(&a, "j").unwrap().result, Some(json!({"n": 1}).into()));
     assert_eq!(b.expire(5, "nope"), WriteOutcome::UnknownId);
     // Queued jobs can fail or expire.
     b.submit(6, &a, "q", None).unwrap();

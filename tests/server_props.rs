@@ -90,7 +90,7 @@ fn apply(r: &mut TaskRegistry, now: &mut u64, op: &Op) -> String {
     let n = *now;
     let tool = |e: bool| ToolResult {
         is_error: e,
-        value: json!({"isError": e}),
+        value: json!({"isError": e}).into(),
     };
     match op {
         Op::Create(p, t) => format!("{:?}", r.create(n, PRINCIPALS[*p], TASK_IDS[*t], None)),

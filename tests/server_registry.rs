@@ -26,7 +26,7 @@ fn reg_with(model: Model, f: impl FnOnce(&mut RegistryConfig)) -> TaskRegistry {
 fn tool(is_error: bool) -> ToolResult {
     ToolResult {
         is_error,
-        value: json!({"content": [{"type": "text", "text": "hi"}], "isError": is_error}),
+        value: json!({"content": [{"type": "text", "text": "hi"}], "isError": is_error}).into(),
     }
 }
 

@@ -499,7 +499,7 @@ fn status_bodies_round_trip_through_the_reader() {
             id: "j".into(),
             status: *status,
             result: None,
-            error: reason.map(|r| json!({"code": r})),
+            error: reason.map(|r| json!({"code": r}).into()),
         };
         let b = sume_open::status_body(&job);
         assert_eq!(b["data"]["sume_status"], *text);

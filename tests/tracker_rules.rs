@@ -181,7 +181,7 @@ fn task_2026_ack_then_completed_is_finished_first() {
     let mut done = task(Status::Completed);
     done.result = Some(ToolResult {
         is_error: false,
-        value: json!({"content": []}),
+        value: json!({"content": []}).into(),
     });
     let (_, outs) = poll_once(&mut t, Input::TaskPolled { task: done });
     assert_eq!(settled(&outs), Some(Outcome::Succeeded));
@@ -203,7 +203,7 @@ fn input_key_is_asked_once_and_answered_once() {
     let mut ir = task(Status::InputRequired);
     ir.input_requests = vec![InputRequest {
         key: "k1".into(),
-        request: json!({"method": "elicitation/create"}),
+        request: json!({"method": "elicitation/create"}).into(),
     }];
     let (_, outs) = poll_once(&mut t, Input::TaskPolled { task: ir.clone() });
     let asks = outs
@@ -218,7 +218,7 @@ fn input_key_is_asked_once_and_answered_once() {
         at + 1,
         Input::InputAnswered {
             key: "k1".into(),
-            response: json!({"action": "accept"}),
+            response: json!({"action": "accept"}).into(),
         },
     )
     .unwrap();
@@ -230,7 +230,7 @@ fn input_key_is_asked_once_and_answered_once() {
         at + 2,
         Input::InputAnswered {
             key: "k1".into(),
-            response: json!({}),
+            response: json!({}).into(),
         },
     );
     assert_eq!(again.unwrap_err().code(), "invalid_input");
@@ -272,7 +272,7 @@ fn first_terminal_status_stands() {
     let mut flipped = task(Status::Completed);
     flipped.result = Some(ToolResult {
         is_error: false,
-        value: json!({}),
+        value: json!({}).into(),
     });
     t.handle_input(at + 1, Input::TaskNotified { task: flipped })
         .unwrap();
@@ -362,7 +362,7 @@ fn task_2025_failed_fetches_the_result_before_settling() {
         Input::ResultFetched {
             result: ToolResult {
                 is_error: true,
-                value: json!({"isError": true}),
+                value: json!({"isError": true}).into(),
             },
         },
     )
@@ -486,7 +486,7 @@ fn handle_polled_equals_structured_polls() {
                         t.poll_interval_ms = interval;
                         t.result = payload.result.map(|is_error| ToolResult {
                             is_error,
-                            value: json!({}),
+                            value: json!({}).into(),
                         });
                         t.error = payload.error.then(|| RpcError {
                             code: -32603,

@@ -343,7 +343,7 @@ impl World {
         } else if pick % 3 == 0 {
             let done = ToolResult {
                 is_error: false,
-                value: json!({"content": []}),
+                value: json!({"content": []}).into(),
             };
             let _ = self.registry.complete(now, &id, done);
         } else if pick % 3 == 1 {

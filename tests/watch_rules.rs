@@ -653,7 +653,7 @@ fn r7_a_prompt_is_asked_once_across_a_restart() {
     let mut asking = task("task_1", Status::InputRequired);
     asking.input_requests = vec![InputRequest {
         key: "confirm".into(),
-        request: json!({"method": "elicitation/create"}),
+        request: json!({"method": "elicitation/create"}).into(),
     }];
     list.handle_input(
         2_000,
@@ -693,7 +693,7 @@ fn r7_a_prompt_is_asked_once_across_a_restart() {
         call,
         Input::InputAnswered {
             key: "confirm".into(),
-            response: json!({"action": "accept"}),
+            response: json!({"action": "accept"}).into(),
         },
     )
     .unwrap();

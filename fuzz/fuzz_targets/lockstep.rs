@@ -60,7 +60,7 @@ impl Server {
                     .iter()
                     .map(|k| InputRequest {
                         key: k.clone(),
-                        request: json!({}),
+                        request: json!({}).into(),
                     })
                     .collect()
             } else {
@@ -69,7 +69,7 @@ impl Server {
             result: (self.model == Model::Task2026 && self.status == Status::Completed).then(
                 || ToolResult {
                     is_error: false,
-                    value: json!(1),
+                    value: json!(1).into(),
                 },
             ),
             error: (self.model == Model::Task2026 && self.status == Status::Failed).then(|| {
@@ -191,13 +191,13 @@ impl Server {
                     Completed => Input::ResultFetched {
                         result: ToolResult {
                             is_error: false,
-                            value: json!(1),
+                            value: json!(1).into(),
                         },
                     },
                     Failed => Input::ResultFetched {
                         result: ToolResult {
                             is_error: true,
-                            value: json!(1),
+                            value: json!(1).into(),
                         },
                     },
                     // tasks/result of a cancelled task: a JSON-RPC error.

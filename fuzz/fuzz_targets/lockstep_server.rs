@@ -48,7 +48,7 @@ fn server_step(srv: &mut TaskServer, next_key: &mut u32, pick: u8) {
                 HANDLE,
                 ToolResult {
                     is_error: pick & 8 != 0,
-                    value: json!(1),
+                    value: json!(1).into(),
                 },
             );
         }

@@ -6,9 +6,9 @@
 use arbitrary::Arbitrary;
 use longcall::cancel::{CancelAnswer, JobErrorCode};
 use longcall::poll::{Jitter, PollPolicy};
+use longcall::status::{JobStatus, TaskStatus};
 use longcall::tracker::{Failure, Input, RequestKind, TrackerConfig};
 use longcall::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
-use longcall::status::{JobStatus, TaskStatus};
 use longcall::{Model, Status};
 use serde_json::json;
 
@@ -97,7 +97,7 @@ impl Obs {
                 if self.keys & (1 << k) != 0 {
                     input_requests.push(InputRequest {
                         key: format!("k{k}"),
-                        request: json!({"q": k}),
+                        request: json!({"q": k}).into(),
                     });
                 }
             }
@@ -117,7 +117,7 @@ impl Obs {
             input_requests,
             result: self.result.map(|is_error| ToolResult {
                 is_error,
-                value: json!({}),
+                value: json!({}).into(),
             }),
             error: self.error.then(|| RpcError {
                 code: -32603,
@@ -135,8 +135,8 @@ impl Obs {
                 HANDLE.into()
             },
             status: status_of(model, self.status),
-            result: self.result.map(|_| json!({"ok": true})),
-            error: self.error.then(|| json!({"code": "x"})),
+            result: self.result.map(|_| json!({"ok": true}).into()),
+            error: self.error.then(|| json!({"code": "x"}).into()),
         }
     }
 }
@@ -271,7 +271,7 @@ impl Op {
             Op::CallResult(is_error) => Input::CallResult {
                 result: ToolResult {
                     is_error: *is_error,
-                    value: json!(1),
+                    value: json!(1).into(),
                 },
             },
             Op::CallError => Input::CallError {
@@ -285,7 +285,7 @@ impl Op {
             Op::Fetched(is_error) => Input::ResultFetched {
                 result: ToolResult {
                     is_error: *is_error,
-                    value: json!(2),
+                    value: json!(2).into(),
                 },
             },
             Op::CancelPressed => Input::CancelPressed,
@@ -304,7 +304,7 @@ impl Op {
             },
             Op::InputAnswered(k) => Input::InputAnswered {
                 key: format!("k{}", k % 5),
-                response: json!({"a": k}),
+                response: json!({"a": k}).into(),
             },
             Op::StopWatching => Input::StopWatching,
             Op::Advance(_) | Op::Wake | Op::Snapshot => return None,

@@ -98,6 +98,7 @@ use crate::tracker::{
 use crate::view::JobView;
 use crate::violation::{Rule, Violation};
 use crate::wire::{detect, mcp2026, sume, sume_open, Id, Limits, Message};
+use crate::Json;
 
 /// How often a submit is sent at most (the first try included) before watching stops with
 /// `create_unanswered` (rule E-11). Every try carries the same idempotency key.
@@ -286,7 +287,7 @@ pub enum Event {
         /// The key.
         key: String,
         /// What the server asks.
-        request: Value,
+        request: Json,
         /// True for an MRTR input of the `tools/call` itself.
         #[serde(default, skip_serializing_if = "core::ops::Not::not")]
         call: bool,
@@ -320,10 +321,10 @@ pub enum Event {
         status: Option<Status>,
         /// The tool result (or job result).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        result: Option<Value>,
+        result: Option<Json>,
         /// The JSON-RPC error (or job error).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        error: Option<Value>,
+        error: Option<Json>,
     },
     /// Watching ended without an outcome (the call goes on).
     Stopped {
@@ -674,7 +675,7 @@ impl CallEndpoint {
                 outcome: Outcome::Failed,
                 status: None,
                 result: None,
-                error: envelope,
+                error: envelope.map(Json::from),
             });
             return;
         }
@@ -1091,12 +1092,17 @@ impl CallEndpoint {
     }
 
     /// The user answered input `key` (a task input, or an MRTR input of the call).
-    pub fn answer_input(&mut self, now: u64, key: &str, response: Value) -> Result<(), Error> {
+    pub fn answer_input(
+        &mut self,
+        now: u64,
+        key: &str,
+        response: impl Into<Json>,
+    ) -> Result<(), Error> {
         self.tracker.handle_input(
             now,
             Input::InputAnswered {
                 key: key.into(),
-                response,
+                response: response.into(),
             },
         )?;
         self.prompts
@@ -1111,7 +1117,9 @@ impl CallEndpoint {
     /// [`CallEndpoint::answer_input`]. Empty once the call ended.
     pub fn open_prompts(&self) -> impl Iterator<Item = (&str, &Value, bool)> {
         self.prompts.iter().filter_map(|p| match p {
-            Event::AskUser { key, request, call } => Some((key.as_str(), request, *call)),
+            Event::AskUser { key, request, call } => {
+                Some((key.as_str(), request.as_value(), *call))
+            }
             _ => None,
         })
     }
@@ -1552,7 +1560,7 @@ mod tests {
         assert!(out.contains(&Event::Settled {
             outcome: Outcome::Succeeded,
             status: Some(Status::Completed),
-            result: Some(json!({"content": []})),
+            result: Some(json!({"content": []}).into()),
             error: None,
         }));
     }

@@ -15,6 +15,7 @@ use crate::tracker::{Failure, Input, Request, RequestKind};
 use crate::view::RpcError;
 use crate::wire::task::call_tool_result;
 use crate::wire::{mcp2025, mcp2026, Answer, Id, Message};
+use crate::Json;
 use crate::{Error, Model, Violation};
 
 /// Which request an answer belongs to: the creating `tools/call` or a tracker request.
@@ -122,7 +123,7 @@ pub fn read_answer(model: Model, asked: Asked, message: &Message) -> Result<Read
                         request_state,
                     } => Input::CallInputRequired {
                         input_requests,
-                        request_state,
+                        request_state: request_state.map(Json::from),
                     },
                 }
             }
@@ -313,7 +314,11 @@ pub fn build_request(model: Model, request: &Request, id: Id) -> Result<Built, E
                     "tasks/update exists only in the 2026 revision",
                 ));
             }
-            let map = crate::tagged::object(responses.iter().cloned());
+            let map = crate::tagged::object(
+                responses
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.as_value().clone())),
+            );
             (handle, mcp2026::update_request(id, handle, map))
         }
         Request::ContinueCall { .. } => return Err(Error::invalid_input(
@@ -387,13 +392,23 @@ pub fn build_continuation(
             "expected a continue_call request",
         ));
     };
-    let map = crate::tagged::object(responses.iter().cloned());
+    let map = crate::tagged::object(
+        responses
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_value().clone())),
+    );
     let arguments = if arguments.is_null() {
         json!({})
     } else {
         arguments
     };
-    let message = mcp2026::continue_call_request(id, name, arguments, map, request_state.clone());
+    let message = mcp2026::continue_call_request(
+        id,
+        name,
+        arguments,
+        map,
+        request_state.as_ref().map(|s| s.as_value().clone()),
+    );
     Ok(Built {
         headers: headers(Model::Task2026, "tools/call", Some(name)),
         message: message.to_value(),

@@ -48,6 +48,7 @@ use crate::error::{Error, Quoted};
 use crate::model::Model;
 use crate::view::{codes, RpcError};
 use crate::wire::{mcp2025, mcp2026, Id, Limits, Message};
+use crate::Json;
 
 /// JSON-RPC's parse error (E-53).
 pub const PARSE_ERROR: i64 = -32700;
@@ -179,7 +180,7 @@ fn rejection(rule: GateRule, code: i64, message: String, data: Option<Value>) ->
         error: RpcError {
             code,
             message,
-            data,
+            data: data.map(Json::from),
         },
     }
 }
@@ -577,7 +578,7 @@ mod tests {
         let r = method_not_served("foo/bar");
         assert_eq!(
             (r.rule.id(), r.error.code, r.http_status, r.error.data),
-            ("E-55", -32601, 404, Some(json!("foo/bar")))
+            ("E-55", -32601, 404, Some(json!("foo/bar").into()))
         );
         let t = unknown_tool("nope");
         assert_eq!(

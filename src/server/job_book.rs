@@ -53,6 +53,7 @@ use crate::ownership::{job_access, Access, Owner};
 use crate::snapshot::Snapshot;
 use crate::status::Status;
 use crate::view::{ApiError, JobView};
+use crate::Json;
 
 pub use crate::job_vocab::{WaitFor, MAX_WAIT_IDS};
 
@@ -155,8 +156,8 @@ struct Job {
     status: Status,
     submitted_at: u64,
     updated_at: u64,
-    result: Option<Value>,
-    error: Option<Value>,
+    result: Option<Json>,
+    error: Option<Json>,
     reserved: u64,
 }
 
@@ -220,7 +221,7 @@ fn api_error(http_status: u16, code: &str, message: &str, details: Option<Value>
         http_status,
         code: code.into(),
         message: message.into(),
-        details,
+        details: details.map(Json::from),
         request_id: None,
     }
 }
@@ -474,8 +475,8 @@ impl JobBook {
         job.status = to;
         job.updated_at = job.updated_at.max(now);
         match to {
-            Status::Completed => job.result = body,
-            _ => job.error = body,
+            Status::Completed => job.result = body.map(Json::from),
+            _ => job.error = body.map(Json::from),
         }
         if to != Status::Completed && job.reserved > 0 {
             if let Some(balance) = self.credits.get_mut(&job.owner.workspace) {

@@ -55,6 +55,7 @@ use crate::view::ApiError;
 use crate::wire::sume_open::{
     self, HttpRequest, Kind, CONTENT_POLICY_REJECTED, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER,
 };
+use crate::Json;
 
 /// How a catalog model's jobs end (D-15).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -264,7 +265,7 @@ fn error(status: u16, code: &str, message: &str, details: Option<Value>) -> ApiE
         http_status: status,
         code: code.into(),
         message: message.into(),
-        details,
+        details: details.map(Json::from),
         request_id: None,
     }
 }
@@ -922,7 +923,8 @@ impl OpenApiServer {
             .and_then(|(m, _, _)| self.config.catalog.get(*m))
             .is_some_and(|m| m.ending == Ending::Nsfw);
         if nsfw && v.status == Status::Failed {
-            v.error = Some(json!({"code": sume_open::CONTENT_POLICY, "public_reason": "nsfw"}));
+            v.error =
+                Some(json!({"code": sume_open::CONTENT_POLICY, "public_reason": "nsfw"}).into());
         }
         v
     }

@@ -372,7 +372,7 @@ pub struct Sweep {
 /// reg.create(0, "alice", "t1", None).unwrap();
 /// assert_eq!(reg.get(1, "alice", "t1").unwrap().status, Status::Working);
 /// assert_eq!(reg.get(1, "bob", "t1").unwrap_err().code, -32602); // not yours = unknown
-/// let done = ToolResult { is_error: true, value: serde_json::json!({"isError": true}) };
+/// let done = ToolResult { is_error: true, value: serde_json::json!({"isError": true}).into() };
 /// assert!(reg.complete(2, "t1", done).is_applied());
 /// assert_eq!(reg.get(3, "alice", "t1").unwrap().status, Status::Completed); // 2026: isError stays completed
 /// ```
@@ -665,7 +665,7 @@ impl TaskRegistry {
         e.used_keys.insert(key.into());
         e.pending.push(InputRequest {
             key: key.into(),
-            request,
+            request: request.into(),
         });
         e.touch(now);
         Ok(WriteOutcome::Applied)

@@ -7,8 +7,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::Json;
 use serde::{Deserialize, Deserializer};
-use serde_json::Value;
 
 use super::{Failure, Input, RequestKind};
 use crate::cancel::CancelAnswer;
@@ -70,10 +70,10 @@ struct Flat {
     request: Option<RequestKind>,
     failure: Option<Failure>,
     key: Option<String>,
-    response: Option<Value>,
+    response: Option<Json>,
     size: Option<u64>,
     input_requests: Option<Vec<InputRequest>>,
-    request_state: Option<Value>,
+    request_state: Option<Json>,
     limit: Option<u64>,
 }
 
@@ -96,10 +96,10 @@ impl<'de> Deserialize<'de> for Input {
             request: m.opt("request")?,
             failure: m.opt("failure")?,
             key: m.opt("key")?,
-            response: m.present("response"),
+            response: m.present("response").map(Json::from),
             size: m.opt("size")?,
             input_requests: m.opt("input_requests")?,
-            request_state: m.present("request_state"),
+            request_state: m.present("request_state").map(Json::from),
             limit: m.opt("limit")?,
         };
         Ok(match f.kind {
@@ -187,7 +187,7 @@ mod tests {
         };
         let result = ToolResult {
             is_error: true,
-            value: json!({"isError": true}),
+            value: json!({"isError": true}).into(),
         };
         let error = RpcError {
             code: -32602,
@@ -219,7 +219,7 @@ mod tests {
             Input::CancelPressed,
             Input::InputAnswered {
                 key: "k".into(),
-                response: Value::Null,
+                response: serde_json::Value::Null.into(),
             },
             Input::StopWatching,
         ];

@@ -4,8 +4,8 @@ use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::Json;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::keys::{InputKeys, KeyState};
 use super::record::{RunRecord, MAX_RECORDED_VIOLATIONS};
@@ -102,9 +102,9 @@ pub(super) struct MrtrRound {
     /// Keys asked in this round, in the server's order.
     asked: Vec<String>,
     /// Answers given so far (each key once).
-    answers: Vec<(String, Value)>,
+    answers: Vec<(String, Json)>,
     /// The server's `requestState`, echoed unchanged.
-    request_state: Option<Value>,
+    request_state: Option<Json>,
     /// The continuation was sent; its answer is awaited.
     sent: bool,
 }
@@ -202,7 +202,7 @@ enum CancelProgress {
 struct Inputs {
     keys: InputKeys,
     /// Answers sent but not acknowledged, re-sent on failure.
-    unacked: Vec<(String, Value)>,
+    unacked: Vec<(String, Json)>,
     /// A `tasks/update` is out.
     in_flight: bool,
     /// The last `tasks/update` failed: the unacknowledged answers go again with the next poll.
@@ -259,8 +259,8 @@ pub struct Tracker {
     call: Call,
     ended: Option<Ended>,
     /// The result and error exactly as the server sent them with the terminal status.
-    result: Option<Value>,
-    error: Option<Value>,
+    result: Option<Json>,
+    error: Option<Json>,
     last_observed_at: Option<u64>,
     polls_sent: u32,
     violations: Vec<Violation>,
@@ -734,7 +734,7 @@ impl Tracker {
         if task.status.is_terminal() && self.outcome().is_none() {
             self.keep_payload(
                 task.result.map(|r| r.value),
-                task.error.map(|e| rpc_error_to_value(&e)),
+                task.error.map(|e| Json::from(rpc_error_to_value(&e))),
             );
         }
         let polled = Polled {
@@ -1095,7 +1095,7 @@ impl Tracker {
         };
         self.keep_payload(
             result.map(|r| r.value),
-            error.map(|e| rpc_error_to_value(&e)),
+            error.map(|e| Json::from(rpc_error_to_value(&e))),
         );
         self.settle(outcome, None);
         Ok(())
@@ -1105,8 +1105,8 @@ impl Tracker {
         &mut self,
         now: u64,
         payload: Payload,
-        result: Option<Value>,
-        error: Option<Value>,
+        result: Option<Json>,
+        error: Option<Json>,
     ) -> Result<(), Error> {
         if self.model != Model::Task2025 {
             return Err(Error::invalid_input(
@@ -1244,7 +1244,7 @@ impl Tracker {
     fn on_call_input_required(
         &mut self,
         inputs: Vec<InputRequest>,
-        request_state: Option<Value>,
+        request_state: Option<Json>,
     ) -> Result<(), Error> {
         if self.model != Model::Task2026 {
             return Err(Error::invalid_input(
@@ -1322,7 +1322,7 @@ impl Tracker {
         }
     }
 
-    fn on_call_input_answered(&mut self, key: String, response: Value) -> Result<(), Error> {
+    fn on_call_input_answered(&mut self, key: String, response: Json) -> Result<(), Error> {
         let Call::Creating {
             round: Some(round), ..
         } = &mut self.call
@@ -1359,7 +1359,7 @@ impl Tracker {
 
     // --- input ----------------------------------------------------------------------------
 
-    fn on_input_answered(&mut self, now: u64, key: String, response: Value) -> Result<(), Error> {
+    fn on_input_answered(&mut self, now: u64, key: String, response: Json) -> Result<(), Error> {
         if self.round().is_some() {
             return self.on_call_input_answered(key, response);
         }
@@ -1437,14 +1437,14 @@ impl Tracker {
             }
             RequestKind::FetchResult if !gone => {
                 // tasks/result answered the underlying JSON-RPC error: that is the payload.
-                let error = Some(rpc_error_to_value(&error));
+                let error = Some(Json::from(rpc_error_to_value(&error)));
                 return self.on_fetched(now, Payload::ERROR, None, error);
             }
             _ => {}
         }
         if gone && self.error.is_none() {
             // O-6: the answer that made the handle lost is why; the host shows it.
-            self.error = Some(rpc_error_to_value(&error));
+            self.error = Some(Json::from(rpc_error_to_value(&error)));
         }
         self.after_failure(now, request, gone)
     }
@@ -1610,7 +1610,7 @@ impl Tracker {
     }
 
     /// Keeps the payload values that came with a terminal status (never clears one).
-    fn keep_payload(&mut self, result: Option<Value>, error: Option<Value>) {
+    fn keep_payload(&mut self, result: Option<Json>, error: Option<Json>) {
         if result.is_some() {
             self.result = result;
         }

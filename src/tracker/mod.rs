@@ -60,7 +60,8 @@
 //!   decides the status (`isError` → failed, else completed): it settles at once. A JSON-RPC error
 //!   there waits for one `tasks/get` (a cancelled task's `tasks/result` is undefined).
 //! * **E-12 Payloads.** `Settled` and the run record carry the result or error exactly as the
-//!   server sent it, so no host extracts it.
+//!   server sent it, so no host extracts it. They are [`crate::Json`]: the record and the output
+//!   share one value rather than each holding a copy.
 //! * **E-3 Over-limit answers** stop watching with `answer_too_large` (never a hang).
 //! * **E-8 MRTR.** An `InputRequiredResult` on `tools/call` asks each key of the round once (call
 //!   inputs, their own namespace); when all are answered the continuation `tools/call` carries
@@ -79,8 +80,8 @@ pub use record::{RunRecord, MAX_RECORDED_VIOLATIONS};
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::Json;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::cancel::{ButtonState, CancelAnswer};
 use crate::outcome::Outcome;
@@ -116,7 +117,7 @@ pub enum Input {
         input_requests: Vec<InputRequest>,
         /// The server's `requestState`, echoed unchanged (absent when it sent none).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        request_state: Option<Value>,
+        request_state: Option<Json>,
     },
     /// The creating request answered with a JSON-RPC error.
     CallError {
@@ -173,7 +174,7 @@ pub enum Input {
         /// The key, exactly as the server sent it.
         key: String,
         /// The answer (`ElicitResult`, `CreateMessageResult`, ...).
-        response: Value,
+        response: Json,
     },
     /// The host stops watching (an AbortSignal, a closed page). The call itself goes on: this is
     /// not a cancel and sends nothing (C-17).
@@ -281,7 +282,7 @@ pub enum Request {
         /// The task id.
         handle: String,
         /// Key → response, each key answered once.
-        responses: Vec<(String, Value)>,
+        responses: Vec<(String, Json)>,
     },
     /// 2025 `tasks/result {taskId}` (blocks server-side until terminal).
     FetchResult {
@@ -293,10 +294,10 @@ pub enum Request {
     /// server's state, so it continues the call and is not a resubmission.
     ContinueCall {
         /// Key -> response, every key of the round answered once.
-        responses: Vec<(String, Value)>,
+        responses: Vec<(String, Json)>,
         /// The server's `requestState`, unchanged.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        request_state: Option<Value>,
+        request_state: Option<Json>,
     },
 }
 
@@ -356,7 +357,7 @@ pub enum Output {
         /// The key; answer it with [`Input::InputAnswered`].
         key: String,
         /// What the server asks.
-        request: Value,
+        request: Json,
         /// True for a 2026 MRTR input of the `tools/call` itself (asked before any task
         /// exists; its keys are a namespace of their own), false for a task's input.
         #[serde(default, skip_serializing_if = "core::ops::Not::not")]
@@ -386,11 +387,11 @@ pub enum Output {
         /// The result exactly as the server sent it: the tool result (`CallToolResult`) of a
         /// task or plain call, or a job's `result`. Absent when none came.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        result: Option<Value>,
+        result: Option<Json>,
         /// The error exactly as the server sent it: the JSON-RPC error of a failed task or call
         /// (2025: what `tasks/result` answered), or a job's `error`. Absent when none came.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        error: Option<Value>,
+        error: Option<Json>,
     },
     /// Watching ended without an outcome. The call goes on.
     Stopped {

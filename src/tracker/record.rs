@@ -11,6 +11,7 @@ use crate::model::Model;
 use crate::outcome::Outcome;
 use crate::status::Status;
 use crate::violation::Violation;
+use crate::Json;
 
 /// Most violations a record keeps; later ones are only counted.
 pub const MAX_RECORDED_VIOLATIONS: usize = 32;
@@ -49,10 +50,10 @@ pub struct RunRecord {
     /// The settled result as the server sent it (see [`super::Output::Settled`]), kept so a
     /// resumed host can show it without asking again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<serde_json::Value>,
+    pub result: Option<Json>,
     /// The settled error as the server sent it (see [`super::Output::Settled`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<serde_json::Value>,
+    pub error: Option<Json>,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also

@@ -8,13 +8,13 @@ use alloc::vec::Vec;
 use core::mem;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::{CallId, Intent, SavedCall, WatchConfig, WatchOutput};
 use crate::error::Error;
 use crate::model::Model;
 use crate::snapshot::{self, Snapshot};
 use crate::tracker::{Failure, Input, Output, RequestKind, StopReason, Tracker, TrackerConfig};
+use crate::Json;
 
 /// Requests released (or about to be) and not answered yet, as bits: what R-6 reconciles.
 const GET: u8 = 1;
@@ -71,7 +71,7 @@ struct Entry {
     acted_at: u64,
     /// Prompts asked and not answered.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    prompts: Vec<(String, Value)>,
+    prompts: Vec<(String, Json)>,
     /// The call's ending, kept to report it again after a resume.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ending: Option<Box<WatchOutput>>,
@@ -313,7 +313,7 @@ impl WatchList {
 
     /// Input prompts asked and not answered yet, `(key, request)`: after a resume, what the host
     /// shows again. Empty once the call ended.
-    pub fn open_prompts(&self, call: CallId) -> &[(String, Value)] {
+    pub fn open_prompts(&self, call: CallId) -> &[(String, Json)] {
         self.calls.get(&call).map_or(&[], |e| e.prompts.as_slice())
     }
 

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use super::limits::{check, malformed, Limits};
 use crate::error::Error;
 use crate::view::RpcError;
+use crate::Json;
 
 /// A JSON-RPC request id: a number or a string (or `null` in an error answer to an unreadable
 /// request). Ids are echoed, never interpreted.
@@ -246,7 +247,7 @@ pub fn rpc_error_from_value(value: Value) -> Result<RpcError, Error> {
     Ok(RpcError {
         code,
         message,
-        data: e.remove("data"),
+        data: e.remove("data").map(Json::from),
     })
 }
 
@@ -257,7 +258,7 @@ pub fn rpc_error_to_value(error: &RpcError) -> Value {
     e.insert("code".into(), Value::from(error.code));
     e.insert("message".into(), Value::String(error.message.clone()));
     if let Some(d) = &error.data {
-        e.insert("data".into(), d.clone());
+        e.insert("data".into(), d.as_value().clone());
     }
     Value::Object(e)
 }

@@ -122,7 +122,7 @@ impl Task {
 /// ```
 /// use longcall::view::ToolResult;
 /// use longcall::wire::{mcp2025, Message};
-/// let stored = ToolResult { is_error: false, value: serde_json::json!({"content": []}) };
+/// let stored = ToolResult { is_error: false, value: serde_json::json!({"content": []}).into() };
 /// let result = mcp2025::task_result("t1", &stored);
 /// let m = Message::Response { id: 1.into(), result };
 /// let read = mcp2025::read_task_result(&m).unwrap();
@@ -132,7 +132,7 @@ impl Task {
 /// ```
 #[must_use]
 pub fn task_result(task_id: &str, result: &ToolResult) -> Value {
-    let mut value = result.value.clone();
+    let mut value = result.value.as_value().clone();
     if let Value::Object(map) = &mut value {
         let meta = map
             .entry("_meta")

@@ -130,7 +130,7 @@ impl Task {
             input_requests = Some(crate::tagged::object(
                 view.input_requests
                     .iter()
-                    .map(|r| (r.key.clone(), r.request.clone())),
+                    .map(|r| (r.key.clone(), r.request.as_value().clone())),
             ));
         }
         Task {
@@ -143,7 +143,7 @@ impl Task {
             poll_interval_ms: view.poll_interval_ms,
             result_type: result_type.map(String::from),
             input_requests,
-            result: view.result.as_ref().map(|r| r.value.clone()),
+            result: view.result.as_ref().map(|r| r.value.as_value().clone()),
             error: view.error.clone(),
             meta: None,
             extra: Map::new(),
@@ -311,7 +311,7 @@ pub fn read_tools_call(result: &Value) -> Result<Parsed<CallAnswer>, Error> {
                     }
                     input_requests.push(InputRequest {
                         key: key.clone(),
-                        request: request.clone(),
+                        request: request.clone().into(),
                     });
                 }
             }
@@ -425,7 +425,7 @@ pub fn missing_capability_error(message: &str) -> RpcError {
     RpcError {
         code: codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
         message: message.into(),
-        data: Some(json!({"requiredCapabilities": {"extensions": {EXTENSION: {}}}})),
+        data: Some(json!({"requiredCapabilities": {"extensions": {EXTENSION: {}}}}).into()),
     }
 }
 

@@ -36,6 +36,7 @@ use crate::job_vocab::JobErrorCode;
 use crate::model::Model;
 use crate::status::Status;
 use crate::view::{ApiError, JobView};
+use crate::Json;
 
 pub use crate::time::parse_retry_after_ms as retry_after_ms;
 
@@ -86,8 +87,8 @@ pub fn read_job(value: &Value) -> Result<JobView, Error> {
     Ok(JobView {
         id: raw.id.into_owned(),
         status: Status::parse(Model::Job, &raw.status)?,
-        result: raw.result,
-        error: raw.error,
+        result: raw.result.map(Json::from),
+        error: raw.error.map(Json::from),
     })
 }
 
@@ -186,7 +187,7 @@ pub fn read_error(http_status: u16, body: &Value) -> Result<ApiError, Error> {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .into(),
-        details: err.get("details").cloned(),
+        details: err.get("details").cloned().map(Json::from),
         request_id: body
             .get("request_id")
             .and_then(Value::as_str)

@@ -84,6 +84,7 @@ use crate::model::Model;
 use crate::status::{JobStatus, Status};
 use crate::tracker::Failure;
 use crate::view::{ApiError, JobView};
+use crate::Json;
 
 /// The reason code of a job the content policy refused (D-4).
 pub const CONTENT_POLICY: &str = "content_policy";
@@ -510,11 +511,11 @@ fn read_status_data(job_id: &str, d: &Map<String, Value>) -> Result<JobView, Err
         id: job_id.into(),
         status: open.status(),
         result: if open == OpenStatus::Completed {
-            d.get("result").cloned()
+            d.get("result").cloned().map(Json::from)
         } else {
             None
         },
-        error,
+        error: error.map(Json::from),
     })
 }
 
@@ -535,7 +536,7 @@ pub fn read_result(job_id: &str, body: &Value) -> Result<JobView, Error> {
     Ok(JobView {
         id: job_id.into(),
         status: Status::Completed,
-        result: Some(Value::Object(d.clone())),
+        result: Some(Value::Object(d.clone()).into()),
         error: None,
     })
 }
@@ -600,7 +601,7 @@ pub fn read_error(
             http_status,
             code: text(err.and_then(|e| e.get("code"))).unwrap_or_default(),
             message: text(err.and_then(|e| e.get("message"))).unwrap_or_default(),
-            details: err.and_then(|e| e.get("details")).cloned(),
+            details: err.and_then(|e| e.get("details")).cloned().map(Json::from),
             request_id,
         },
         retryable: err
@@ -710,7 +711,7 @@ pub fn status_body(job: &JobView) -> Value {
     j.insert("id".into(), Value::from(job.id.as_str()));
     j.insert("status".into(), Value::from(open.as_str()));
     if let Some(e) = &job.error {
-        j.insert("error".into(), e.clone());
+        j.insert("error".into(), e.as_value().clone());
     }
     json!({"data": {"request_id": job.id, "sume_status": open.as_str(), "job": Value::Object(j)}})
 }
@@ -721,7 +722,7 @@ pub fn error_body(error: &ApiError, retryable: bool) -> Value {
     e.insert("code".into(), Value::from(error.code.as_str()));
     e.insert("message".into(), Value::from(error.message.as_str()));
     if let Some(d) = &error.details {
-        e.insert("details".into(), d.clone());
+        e.insert("details".into(), d.as_value().clone());
     }
     if let Some(r) = &error.request_id {
         e.insert("request_id".into(), Value::from(r.as_str()));

@@ -245,7 +245,10 @@ pub(crate) fn to_view(raw: RawTask<'_>, kind: Kind) -> Result<Parsed<TaskView>, 
                         format!("inputRequests[{}] has no string method", Quoted(&key)),
                     ));
                 }
-                view.input_requests.push(InputRequest { key, request });
+                view.input_requests.push(InputRequest {
+                    key,
+                    request: request.into(),
+                });
             }
         }
         None if wants(Status::InputRequired) => v.push(Violation::new(
@@ -317,7 +320,10 @@ pub(crate) fn tool_result(value: Value, v: &mut Vec<Violation>) -> ToolResult {
             false
         }
     };
-    ToolResult { is_error, value }
+    ToolResult {
+        is_error,
+        value: value.into(),
+    }
 }
 
 /// M-17: the direct answer to a `tools/call` (not a task) as a tool result: [`tool_result`], and a

@@ -33,6 +33,7 @@ use longcall::view::JobView;
 use longcall::wave::{Wave, WaveConfig, WaveInput, WaveOutput};
 use longcall::wire::sume;
 use longcall::wire::sume_open::{self, HttpRequest, Kind};
+use longcall::Json;
 use longcall::Status;
 use serde_json::{json, Value};
 
@@ -163,7 +164,7 @@ struct Seen {
     stopped: bool,
     submit_tries: u32,
     cancel_answer: Option<Value>,
-    result: Option<Value>,
+    result: Option<Json>,
 }
 
 /// What the scenario does besides sending what the endpoint says.
@@ -371,7 +372,7 @@ fn one_call(base: &str, name: &str, scenario: &'static str, run: u64) -> Line {
     let credits = counters["credits"][&key].as_u64();
     let (ok, detail) = match scenario {
         "completed" => {
-            let url = seen.result.as_ref().and_then(sume_open::artifact_url);
+            let url = seen.result.as_deref().and_then(sume_open::artifact_url);
             (
                 seen.outcome == Some(Outcome::Succeeded)
                     && seen.status == Some(Status::Completed)

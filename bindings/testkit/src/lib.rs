@@ -518,7 +518,7 @@ impl<S: SimServer> Driver<S> {
         for k in asked {
             self.feed(Input::InputAnswered {
                 key: k,
-                response: json!("yes"),
+                response: json!("yes").into(),
             });
         }
     }
@@ -622,7 +622,7 @@ impl TaskServer {
             id,
             ToolResult {
                 is_error,
-                value: json!(1),
+                value: json!(1).into(),
             },
         );
     }
@@ -660,7 +660,15 @@ pub fn task_answer(
             },
         },
         Request::Update { responses, .. } => {
-            match reg.update(now, principal, task_id, responses.clone()) {
+            match reg.update(
+                now,
+                principal,
+                task_id,
+                responses
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.as_value().clone()))
+                    .collect(),
+            ) {
                 Ok(_) => Input::UpdateAcked,
                 Err(e) => rpc(RequestKind::Update, e),
             }

@@ -426,7 +426,7 @@ mod tests {
         assert_eq!(v["request"]["idempotencyKey"], "k");
         let ask = Output::AskUser {
             key: "k".into(),
-            request: json!({"requested_schema": {}}),
+            request: json!({"requested_schema": {}}).into(),
             call: false,
         };
         let v: Value = serde_json::from_str(&write(&ask).unwrap()).unwrap();

@@ -597,7 +597,7 @@ impl Endpoint {
             .map(|(key, request, call)| {
                 event_value(&Event::AskUser {
                     key: key.into(),
-                    request: request.clone(),
+                    request: request.clone().into(),
                     call,
                 })
             })

@@ -107,7 +107,10 @@ fn tool_result(value: &JsValue) -> Result<ToolResult, Error> {
         ));
     }
     let is_error = value.get("isError").and_then(Value::as_bool) == Some(true);
-    Ok(ToolResult { is_error, value })
+    Ok(ToolResult {
+        is_error,
+        value: value.into(),
+    })
 }
 
 /// `{key: response}` or `[[key, response], ...]` (answer order kept).
@@ -421,7 +424,7 @@ pub fn render_task_result_2025(task_id: JsValue, answer: JsValue) -> JsResult<Js
             let value = field("result").get("value").cloned().unwrap_or(Value::Null);
             let stored = ToolResult {
                 is_error: value.get("isError").and_then(Value::as_bool) == Some(true),
-                value,
+                value: value.into(),
             };
             to_js(&serde_json::json!({ "result": mcp2025::task_result(&task_id, &stored) }))
         }

@@ -282,7 +282,7 @@ mod tests {
             },
             Output::AskUser {
                 key: "k".into(),
-                request: serde_json::Value::Null,
+                request: serde_json::Value::Null.into(),
                 call: false,
             },
             Output::Button {

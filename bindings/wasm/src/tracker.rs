@@ -25,6 +25,7 @@ use longcall::tracker::{Output, Polled, Request, Tracker as Core};
 use longcall::view::Ttl;
 #[cfg(feature = "full")]
 use longcall::view::{JobView, TaskView, ToolResult};
+use longcall::Json;
 use longcall::{Error, Model, Rule, Status};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -708,7 +709,7 @@ fn output_json(o: &Output, out: &mut String) {
     let v = json_value;
     #[cfg(not(feature = "full"))]
     let v = |out: &mut String, _: &Value| out.push_str("null");
-    let pairs = |out: &mut String, list: &[(String, Value)]| json_pairs(out, list, v);
+    let pairs = |out: &mut String, list: &[(String, Json)]| json_pairs(out, list, v);
     match o {
         Output::AskUser { key, request, call } => {
             out.push_str(r#"{"type":"ask_user","key":"#);
@@ -845,13 +846,13 @@ fn json_value(out: &mut String, v: &Value) {
 }
 
 /// Appends `[[key, value], ...]`, each value written by `v`.
-fn json_pairs(out: &mut String, list: &[(String, Value)], v: impl Fn(&mut String, &Value)) {
+fn json_pairs(out: &mut String, list: &[(String, Json)], v: impl Fn(&mut String, &Value)) {
     out.push('[');
     for (i, (k, r)) in list.iter().enumerate() {
         out.push_str(if i == 0 { "[" } else { ",[" });
         json_string(out, k);
         out.push(',');
-        v(out, r);
+        v(out, r.as_value());
         out.push(']');
     }
     out.push(']');
@@ -894,7 +895,7 @@ fn shape_of(o: &Output) -> f64 {
 #[cfg(feature = "full")]
 fn parts_json(o: &Output) -> String {
     let mut out = String::from("[");
-    let opt_value = |out: &mut String, v: &Option<Value>| match v {
+    let opt_value = |out: &mut String, v: &Option<Json>| match v {
         Some(v) => {
             out.push_str("true,");
             json_value(out, v);
@@ -1032,7 +1033,7 @@ impl Tracker {
                 let [response]: [Value; 1] = nested(text, 1)?;
                 Input::InputAnswered {
                     key: id.as_string()?,
-                    response,
+                    response: response.into(),
                 }
             }
             (1, _) => {
@@ -1062,7 +1063,7 @@ impl Tracker {
                                 _ => return None,
                             },
                             // Three levels down in the whole input.
-                            value: nested::<[Value; 1]>(value, 3)?.into_iter().next()?,
+                            value: nested::<[Value; 1]>(value, 3)?.into_iter().next()?.into(),
                         }),
                     },
                     error: None,
@@ -1241,18 +1242,19 @@ mod tests {
         let outputs = [
             Output::AskUser {
                 key: tricky.into(),
-                request: json!({"method": "elicitation/create", "n": 1.5, "a": [null, true]}),
+                request: json!({"method": "elicitation/create", "n": 1.5, "a": [null, true]})
+                    .into(),
                 call: false,
             },
             Output::AskUser {
                 key: tricky.into(),
-                request: json!({"method": "elicitation/create"}),
+                request: json!({"method": "elicitation/create"}).into(),
                 call: true,
             },
             Output::Send {
                 request: Request::ContinueCall {
-                    responses: vec![(tricky.into(), json!({"action": "accept"}))],
-                    request_state: Some(json!({"s": tricky})),
+                    responses: vec![(tricky.into(), json!({"action": "accept"}).into())],
+                    request_state: Some(json!({"s": tricky}).into()),
                 },
             },
             Output::Violation {
@@ -1280,8 +1282,8 @@ mod tests {
                 request: Request::Update {
                     handle: "t".into(),
                     responses: vec![
-                        ("k1".into(), json!({"action": "accept"})),
-                        (tricky.into(), json!(null)),
+                        ("k1".into(), json!({"action": "accept"}).into()),
+                        (tricky.into(), json!(null).into()),
                     ],
                 },
             },
@@ -1302,14 +1304,16 @@ mod tests {
             Output::Settled {
                 outcome: Outcome::ToolError,
                 status: Some(Status::Completed),
-                result: Some(json!({"isError": false, "structured_content": {"a_b": tricky}})),
+                result: Some(
+                    json!({"isError": false, "structured_content": {"a_b": tricky}}).into(),
+                ),
                 error: None,
             },
             Output::Settled {
                 outcome: Outcome::Failed,
                 status: None,
                 result: None,
-                error: Some(json!({"code": -32603, "message": tricky, "data": {"x_y": 1}})),
+                error: Some(json!({"code": -32603, "message": tricky, "data": {"x_y": 1}}).into()),
             },
             Output::Stopped {
                 reason: longcall::tracker::StopReason::CreateUnanswered,

@@ -8,8 +8,8 @@ use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::Json;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
 
 use super::{Call, CancelProgress, Ended, Inputs, MrtrRound, ResultFetch, Tracker, Watch};
 use crate::cancel::CancelButton;
@@ -61,7 +61,7 @@ struct SavedRef<'a> {
     next_poll_at: Option<u64>,
     in_flight: InFlight,
     keys: &'a InputKeys,
-    unacked: &'a [(String, Value)],
+    unacked: &'a [(String, Json)],
     resend_update: bool,
     fetched: Option<Payload>,
     fetch_sent: bool,
@@ -69,8 +69,8 @@ struct SavedRef<'a> {
     started_per_409: bool,
     born_terminal: bool,
     mrtr: Option<&'a MrtrRound>,
-    result: &'a Option<Value>,
-    error: &'a Option<Value>,
+    result: &'a Option<Json>,
+    error: &'a Option<Json>,
     outcome: Option<Outcome>,
     stopped: Option<StopReason>,
     last_observed_at: Option<u64>,
@@ -93,7 +93,7 @@ struct Saved {
     next_poll_at: Option<u64>,
     in_flight: InFlight,
     keys: InputKeys,
-    unacked: Vec<(String, Value)>,
+    unacked: Vec<(String, Json)>,
     resend_update: bool,
     fetched: Option<Payload>,
     // `fetch_sent` is derived: sent and not answered is `in_flight.fetch`.
@@ -105,9 +105,9 @@ struct Saved {
     // Absent in older snapshots: the default.
     mrtr: Option<MrtrRound>,
     // Absent in older snapshots: the default.
-    result: Option<Value>,
+    result: Option<Json>,
     // Absent in older snapshots: the default.
-    error: Option<Value>,
+    error: Option<Json>,
     outcome: Option<Outcome>,
     stopped: Option<StopReason>,
     last_observed_at: Option<u64>,

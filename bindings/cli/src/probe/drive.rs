@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use longcall::endpoint::codec;
 use longcall::tracker::Request;
 use longcall::wire::Id;
+use longcall::Json;
 use longcall::Model;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -393,14 +394,14 @@ impl<'a> Driver<'a> {
                     return Ok(false);
                 };
                 let open: Vec<String> = slot.open().cloned().collect();
-                let mut responses: Vec<(String, Value)> = open
+                let mut responses: Vec<(String, Json)> = open
                     .iter()
                     .enumerate()
                     .filter(|(i, _)| pick >> (i % 64) & 1 == 1)
                     .map(|(_, k)| {
                         (
                             k.clone(),
-                            answer_for(slot.schemas.get(k).unwrap_or(&Value::Null)),
+                            answer_for(slot.schemas.get(k).unwrap_or(&Value::Null)).into(),
                         )
                     })
                     .collect();
@@ -408,7 +409,7 @@ impl<'a> Driver<'a> {
                     self.unknown_keys += 1;
                     responses.push((
                         format!("probe-unasked-{}", self.unknown_keys),
-                        json!({"action": "decline"}),
+                        json!({"action": "decline"}).into(),
                     ));
                 }
                 if responses.is_empty() {
@@ -488,7 +489,7 @@ impl<'a> Driver<'a> {
                     handle,
                     responses: vec![(
                         format!("probe-unasked-{}", self.unknown_keys),
-                        json!({"action": "decline"}),
+                        json!({"action": "decline"}).into(),
                     )],
                 }
             }

@@ -392,7 +392,14 @@ impl World {
             let (_, call, key) = first;
             let response = json!({"action": "accept", "content": {"confirm": true}});
             // Refused when the call no longer waits for it (cancelled meanwhile): nothing to do.
-            let _ = list.handle_input(now, call, Input::InputAnswered { key, response });
+            let _ = list.handle_input(
+                now,
+                call,
+                Input::InputAnswered {
+                    key,
+                    response: response.into(),
+                },
+            );
         }
     }
 

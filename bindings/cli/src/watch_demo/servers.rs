@@ -293,7 +293,7 @@ impl Servers {
                     &id,
                     ToolResult {
                         is_error: false,
-                        value: json!({"content": [{"type": "text", "text": format!("{id} done")}]}),
+                        value: json!({"content": [{"type": "text", "text": format!("{id} done")}]}).into(),
                     },
                 ),
                 Ending::ToolError => reg.complete(
@@ -301,7 +301,7 @@ impl Servers {
                     &id,
                     ToolResult {
                         is_error: true,
-                        value: json!({"content": [{"type": "text", "text": "no such file"}], "isError": true}),
+                        value: json!({"content": [{"type": "text", "text": "no such file"}], "isError": true}).into(),
                     },
                 ),
                 Ending::Error => reg.fail(
