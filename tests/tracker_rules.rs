@@ -148,6 +148,52 @@ fn job_cancel_too_late_keeps_waiting_and_never_shows_cancelled() {
     )));
 }
 
+/// Rule C-20: a job cancel answered with the job still queued decided nothing, so the button
+/// waits for the next status, and that status decides even when it repeats the one the tracker
+/// holds: still queued, the cancel did not take and the button is live again.
+#[test]
+fn job_cancel_answer_that_decides_nothing_waits_for_the_next_status() {
+    let mut t = Tracker::new(Model::Job, config()).unwrap();
+    t.handle_input(
+        0,
+        Input::JobCreated {
+            job: job(Status::Queued),
+        },
+    )
+    .unwrap();
+    t.handle_input(10, Input::CancelPressed).unwrap();
+    let _ = t.drain(); // earlier outputs are not under test
+    let still_queued = CancelAnswer::Job {
+        status: longcall::status::JobStatus::Queued,
+    };
+    t.handle_input(
+        20,
+        Input::CancelAnswered {
+            answer: still_queued,
+        },
+    )
+    .unwrap();
+    let outs = t.drain();
+    assert_eq!(violations(&outs), [Rule::CancelAnswerBreaksRevision]);
+    // The status the answer carried is the answer's own word, not the next observation.
+    assert_eq!(t.button(), ButtonState::Requesting);
+    let (_, outs) = poll_once(
+        &mut t,
+        Input::JobPolled {
+            job: job(Status::Queued),
+        },
+    );
+    assert_eq!(t.button(), ButtonState::Available, "{outs:?}");
+    assert!(outs.iter().any(|o| matches!(
+        o,
+        Output::Button {
+            state: ButtonState::Available
+        }
+    )));
+    t.handle_input(30_000, Input::CancelPressed).unwrap();
+    assert_eq!(t.button(), ButtonState::Requesting);
+}
+
 /// Rules C-2, C-16.
 #[test]
 fn task_2026_ack_then_completed_is_finished_first() {

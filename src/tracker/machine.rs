@@ -945,7 +945,14 @@ impl Tracker {
                 self.set_status(status);
             }
             Some(prev) => match lifecycle::observe(self.model, prev, status) {
-                Ok(Observation::Repeat) => {}
+                // The button hears a repeated status too: after a cancel answer that decided
+                // nothing, the next status decides even when it is the same one (C-20). Not the
+                // status that answer carried itself: that answer is what is in doubt.
+                Ok(Observation::Repeat) => {
+                    if source != Source::CancelAnswer {
+                        let _ = self.button.handle_status(status);
+                    }
+                }
                 Ok(Observation::Advance | Observation::Skipped) => {
                     self.schedule.handle_progress();
                     self.set_status(status);
