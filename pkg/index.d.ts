@@ -715,10 +715,13 @@ export interface CancelButtonCore {
   handleVerdict(verdict: CancelVerdict): ButtonState;
   /**
    * A Sume `jobs_cancel` answer as read off the HTTP response: a 2xx status with the job's
-   * status, or the error status with the envelope's `error.code` (an unknown code, or none, as a
-   * 502 HTML page has, reads as `other`); `0` for no answer at all (`fetch` threw). Returns the
-   * new state (`available` again when the cancel did not go through).
-   * @throws {LongcallError} `invalid_input` (not an HTTP status, a 2xx without a status, or no cancel out), `unknown_status` (a 2xx with a status no job has).
+   * status (`data.sume_status`), or the error status with the envelope's `error.code` (an
+   * unknown code, or none, as a 502 HTML page has, reads as `other`); `0` for no answer at all
+   * (`fetch` threw). A 2xx whose body names no status (an empty body, a proxy's HTML page) is
+   * given `undefined`: it decides nothing, so the button stays `requesting` and the next status
+   * decides, never `cancelled` on its own. Returns the new state (`available` again when the
+   * cancel did not go through).
+   * @throws {LongcallError} `invalid_input` (not an HTTP status, or no cancel out), `unknown_status` (a 2xx with a status no job has).
    */
   handleJobAnswer(httpStatus: number, statusOrCode: string | null | undefined): ButtonState;
   /** The handle no longer resolves. */

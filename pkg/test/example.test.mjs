@@ -3,8 +3,9 @@
 // strict TypeScript (checkJs), and it runs in headless Chromium at 390 px
 // * against the example's scripted job API on loopback through every path: a queued job
 //   cancelled; a started job answered 409, shown as too late, then finished first (never
-//   "Cancelled"); a 502 HTML page, a dropped connection and a 409 with an unlisted code each
-//   bring the button back to "Cancel" with a note that the cancel did not go through; a job submitted with the Render button finishes;
+//   "Cancelled"); a 502 HTML page, a 200 HTML page (a proxy's: it names no status), a dropped
+//   connection and a 409 with an unlisted code each bring the button back to "Cancel" with a
+//   note that the cancel did not go through, never through "Cancelled"; a job submitted with the Render button finishes;
 // * against the reference job server (`longcall serve-jobs`, proxied by serve.mjs on the page's
 //   origin): a queued job cancelled and refunded; a processing job 409, "still running", then
 //   finished, never "cancelled"; a completed job's cancel refused with nothing sent.
@@ -124,7 +125,7 @@ for (const example of ['cancel-button', 'lite-button'])
       }
     });
 
-    for (const job of ['html502', 'drop', 'unlisted']) {
+    for (const job of ['html502', 'html200', 'drop', 'unlisted']) {
       test(`${job}: the button does not stay at "requesting"`, { timeout: 30_000 }, async () => {
         const r = await flow(job, { until: () => window.__states.length > 2 });
         assert.notEqual(r.states.at(-1), 'requesting', r.states.join(' -> '));

@@ -32,7 +32,9 @@ pub use crate::job_vocab::JobErrorCode;
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum CancelAnswer {
-    /// 2026: the empty ack `{resultType: "complete"}`.
+    /// A success that names no status: 2026's empty ack `{resultType: "complete"}`, or a job
+    /// cancel answered 2xx with a body that says nothing of the job (an empty body, a proxy's
+    /// page), which decides nothing (C-20).
     Ack,
     /// 2025: the task after cancellation.
     Task {
@@ -67,7 +69,7 @@ impl CancelAnswer {
     /// Appends how this answer reads in a violation's detail (also its `Display`).
     pub(crate) fn describe(&self, t: Text) -> Text {
         match self {
-            CancelAnswer::Ack => t.s("the empty ack"),
+            CancelAnswer::Ack => t.s("a success that names no status"),
             CancelAnswer::Task { status } => t.s("the task, ").s(status.as_str()),
             CancelAnswer::RpcError { code } => t.s("JSON-RPC error ").i(*code),
             CancelAnswer::Job { status } => t.s("the job, ").s(status.as_str()),

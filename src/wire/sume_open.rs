@@ -56,8 +56,12 @@
 //!   `submit()` call, so calling it again after a timeout pays twice.)
 //! * **D-9 Cancel.** The Open API cancel has no body and no key: the cancel table makes it
 //!   idempotent (a canceled job answers canceled again). Its answers read into the same
-//!   [`CancelAnswer`] as `jobs_cancel`: 2xx is the canceled job (from `data.sume_status` when
-//!   present, else `canceled`); 409 `job_generation_already_started` means keep watching, the
+//!   [`CancelAnswer`] as `jobs_cancel`: 2xx is the job with the status its `data.sume_status`
+//!   names. A 2xx that names none (no body, a proxy's HTML page, another JSON shape) reads as
+//!   a bare acknowledgement ([`CancelAnswer::Ack`]), never as `canceled`: a button that said
+//!   cancelled on such a page would hide a job that runs and bills. For a job that answer
+//!   decides nothing, so the next status does (C-20). 409
+//!   `job_generation_already_started` means keep watching, the
 //!   job completes and bills; 409 `job_not_cancelable` means it had ended; 404 `not_found`
 //!   means the handle is lost.
 //! * **D-10 Result.** `GET /result` is asked only after `completed`; its `data` is the result
@@ -81,7 +85,7 @@ use crate::admission::{classify_answer, Advice, ErrorCode, PermanentReason, Subm
 use crate::cancel::{CancelAnswer, JobErrorCode};
 use crate::error::Error;
 use crate::model::Model;
-use crate::status::{JobStatus, Status};
+use crate::status::Status;
 use crate::tracker::Failure;
 use crate::view::{ApiError, JobView};
 use crate::Json;
@@ -655,13 +659,17 @@ pub fn is_retryable(error: &OpenError) -> bool {
     error.retryable != Some(false) && RETRYABLE_STATUSES.contains(&error.api.http_status)
 }
 
-/// Reads a cancel answer (D-9): HTTP status and body (`None` when it was not JSON).
+/// Reads a cancel answer (D-9): HTTP status and body (`None` when it was not JSON). A 2xx
+/// whose body names no `data.sume_status` is [`CancelAnswer::Ack`]: the cancel's effect is not
+/// known until a status is observed.
 ///
 /// ```
 /// use longcall::cancel::{CancelAnswer, JobErrorCode};
 /// use longcall::wire::sume_open::cancel_answer;
 /// use longcall::status::JobStatus;
-/// assert_eq!(cancel_answer(200, None).unwrap(), CancelAnswer::Job { status: JobStatus::Canceled });
+/// let canceled = serde_json::json!({"data": {"request_id": "job_1", "sume_status": "canceled"}});
+/// assert_eq!(cancel_answer(200, Some(&canceled)).unwrap(), CancelAnswer::Job { status: JobStatus::Canceled });
+/// assert_eq!(cancel_answer(200, None).unwrap(), CancelAnswer::Ack);
 /// let started = serde_json::json!({"error": {"code": "job_generation_already_started"}});
 /// assert_eq!(cancel_answer(409, Some(&started)).unwrap(), CancelAnswer::JobError {
 ///     http_status: 409, code: JobErrorCode::JobGenerationAlreadyStarted, cancelable: Some(false) });
@@ -673,7 +681,7 @@ pub fn cancel_answer(http_status: u16, body: Option<&Value>) -> Result<CancelAns
             .and_then(|d| d.get("sume_status"))
         {
             Some(Value::String(s)) => OpenStatus::parse(s)?.status().expect_job()?,
-            _ => JobStatus::Canceled,
+            _ => return Ok(CancelAnswer::Ack),
         };
         return Ok(CancelAnswer::Job { status });
     }

@@ -63,9 +63,9 @@ impl CancelButton {
     }
 
     /// `handleJobAnswer(httpStatus, statusOrCode)`: a Sume `jobs_cancel` answer as read off the
-    /// HTTP response (2xx with the job's status, or the error status with `error.code`; an
-    /// unknown or missing code is `other`); returns the new state. Throws `invalid_input`
-    /// when no cancel is out, as `handleVerdict` does.
+    /// HTTP response (2xx with the job's status, or `undefined` when its body names none; or
+    /// the error status with `error.code`, an unknown or missing code being `other`); returns
+    /// the new state. Throws `invalid_input` when no cancel is out, as `handleVerdict` does.
     #[wasm_bindgen(js_name = handleJobAnswer)]
     pub fn handle_job_answer(
         &mut self,

@@ -88,6 +88,11 @@ pub fn job_cancel_answer(
         .filter(|n| (100..=599).contains(n))
         .ok_or_else(|| longcall::Error::invalid_input("httpStatus", "expected an HTTP status"))?;
     if (200..300).contains(&http_status) {
+        // A success whose body names no status (empty, a proxy's HTML page) decides nothing:
+        // the next status does (D-9, C-20), as the Open API reader has it.
+        if status_or_code.is_undefined() || status_or_code.is_null() {
+            return Ok(CancelAnswer::Ack);
+        }
         let status = crate::args::status(Model::Job, status_or_code, "status")?.expect_job()?;
         return Ok(CancelAnswer::Job { status });
     }

@@ -54,8 +54,8 @@ const showOn = (button, note) => ({
   /** @param {import('longcall').ButtonState} state */
   onButton: (state) => {
     // Back to `available` from `requesting`: the cancel got no answer that settles it (a 5xx, a
-    // dropped connection, a code the core does not know). Nothing was cancelled; it may be
-    // pressed again.
+    // dropped connection, a code the core does not know, a 200 that names no status). Nothing
+    // was cancelled; it may be pressed again.
     if (button.dataset.state === 'requesting' && state === 'available')
       note.textContent = 'The cancel did not go through; the job goes on. Try again.';
     else if (state === 'requesting') note.textContent = '';

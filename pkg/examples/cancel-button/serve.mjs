@@ -5,7 +5,8 @@
 // either
 // * a small scripted one speaking the Sume Open API, so every path of the page can be seen: each
 //   job NAME plays one script: `queued` (cancel succeeds), `late` (409 too late, then it
-//   finishes), `html502` (the cancel gets a 502 HTML page), `drop` (the connection drops),
+//   finishes), `html502` (the cancel gets a 502 HTML page), `html200` (the cancel gets a 200
+//   HTML page, as a proxy's sign-in page, and the job goes on), `drop` (the connection drops),
 //   `unlisted` (a 409 with a code longcall does not know), anything else (finishes after three
 //   polls); each NAME plays its script once per run of this server (restart it to see it again);
 //   a submit (`?model=NAME`'s Render button) creates one job per idempotency key, which plays
@@ -34,7 +35,7 @@ function script(name) {
       if (pressed) afterPress += 1;
       if (cancelled) return job('canceled');
       if (name === 'late' && pressed) return job(afterPress >= 2 ? 'completed' : 'processing');
-      if (['queued', 'late', 'html502', 'drop', 'unlisted'].includes(name)) return job('queued');
+      if (['queued', 'late', 'html502', 'html200', 'drop', 'unlisted'].includes(name)) return job('queued');
       return job(polls > 3 ? 'completed' : 'queued');
     },
     result() {
@@ -45,6 +46,7 @@ function script(name) {
       pressed = true;
       if (name === 'late') return error(409, 'job_generation_already_started');
       if (name === 'html502') return { status: 502, html: '<html><body>Bad gateway</body></html>' };
+      if (name === 'html200') return { status: 200, html: '<html><body>Please sign in</body></html>' };
       if (name === 'drop') return { drop: true };
       if (name === 'unlisted') return error(409, 'job_already_finishing');
       cancelled = true;

@@ -76,7 +76,8 @@ export async function watchJob(baseUrl, jobId, button, note) {
   /** @param {import('longcall/lite').ButtonState} state */
   const show = (state) => {
     // Back to `available` from `requesting`: the cancel got no answer that settles it (a 5xx, a
-    // dropped connection, a code the core does not know). Nothing was cancelled.
+    // dropped connection, a code the core does not know, a 200 that names no status). Nothing
+    // was cancelled.
     if (button.dataset.state === 'requesting' && state === 'available')
       note.textContent = 'The cancel did not go through; the job goes on. Try again.';
     else if (state === 'requesting') note.textContent = '';
@@ -119,10 +120,14 @@ export async function watchJob(baseUrl, jobId, button, note) {
     else act(t.fastRequestFailed(Date.now(), GET, a.status, a.retryAfterMs));
   };
 
-  /** The cancel's answer as it arrived: the job's status on a 2xx, else the error's code. */
+  /**
+   * The cancel's answer as it arrived: the job's status on a 2xx (undefined when the body names
+   * none, as a proxy's HTML page: that proves nothing, and the next poll decides), else the
+   * error's code.
+   */
   const sendCancel = async () => {
     const a = await ask(`${jobUrl}/cancel`, { method: 'POST' });
-    const said = a.status >= 200 && a.status < 300 ? (a.body?.data?.sume_status ?? 'canceled') : a.body?.error?.code;
+    const said = a.status >= 200 && a.status < 300 ? a.body?.data?.sume_status : a.body?.error?.code;
     act(t.fastJobCancelAnswered(Date.now(), a.status, said));
   };
 
@@ -138,6 +143,8 @@ export async function watchJob(baseUrl, jobId, button, note) {
   act(t.fastCreated(jobId, Date.now(), STATUSES.indexOf(/** @type {any} */ (status)), Number.NaN));
 
   const end = await ended;
+  // The tracker is gone after free(): nothing may reach it any more.
+  button.onclick = null;
   t.free();
   if (end.type === 'settled' && end.outcome === 'succeeded') {
     const r = await ask(`${jobUrl}/result`);

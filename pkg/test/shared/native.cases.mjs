@@ -191,7 +191,30 @@ export const cases = {
       const html = press('queued').handleJobAnswer(502, undefined);
       assert.ok(mod.BUTTON_STATES.includes(html), html);
       assert.equal(errorOf(() => press('queued').handleJobAnswer(200, 'nope')).code, 'unknown_status');
-      assert.equal(errorOf(() => press('queued').handleJobAnswer(200, undefined)).code, 'invalid_input');
+      // A 2xx that names no status (an empty body, a proxy's HTML page) decides nothing: the
+      // button waits and the next status decides (D-9, C-20), never `cancelled` on a 200 alone.
+      for (const none of [undefined, null]) {
+        const b = press('queued');
+        assert.equal(b.handleJobAnswer(200, none), 'requesting');
+        assert.equal(b.handleStatus('queued'), 'available');
+      }
+      const q = new mod.Tracker('job', { poll: { jitter: 'none' } });
+      q.fastCreated('job_1', 0, 5, NaN);
+      assert.ok(q.fastCancelPressed(10) > 0);
+      const said = mod.decodeFast(q, q.fastJobCancelAnswered(20, 200, undefined));
+      assert.ok(
+        said.some((o) => o.type === 'violation' && o.violation.rule === 'cancel_answer_breaks_revision'),
+        JSON.stringify(said),
+      );
+      assert.ok(!said.some((o) => o.type === 'button'), JSON.stringify(said));
+      const wake = said.find((o) => o.type === 'wake_at').at;
+      assert.ok(mod.decodeFast(q, q.fastTimeout(wake)).some((o) => o.type === 'send'));
+      const next = mod.decodeFast(q, q.fastPolled(wake + 50, 5, NaN, 0));
+      assert.ok(
+        next.some((o) => o.type === 'button' && o.state === 'available'),
+        JSON.stringify(next),
+      );
+      q.free();
       // No answer at all (fetch threw): the cancel did not go through, the button is live again.
       assert.equal(press('queued').handleJobAnswer(0, undefined), 'available');
       assert.equal(errorOf(() => press('queued').handleJobAnswer(-1, undefined)).code, 'invalid_input');
