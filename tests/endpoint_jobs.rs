@@ -173,6 +173,35 @@ fn open_api_vectors_replay_through_the_endpoint() {
     assert!(results_asked >= 2, "results asked: {results_asked}");
 }
 
+/// D-11, E-11: a submit answered with an id no path can carry (`..`, `.`) names no job: the
+/// answer is unreadable, and the submit goes again with the same key, never watched as that id.
+#[test]
+fn a_submit_answered_with_an_id_no_path_can_carry_is_reconciled() {
+    for id in ["..", "."] {
+        let mut ep = CallEndpoint::submit_job(
+            submit("intent-dots"),
+            open_api_config(json!({"poll": {"jitter": "none"}})),
+        )
+        .unwrap();
+        let first = sent(&drain(&mut ep)).remove(0);
+        let body = format!(r#"{{"data":{{"request_id":"{id}","sume_status":"queued"}}}}"#);
+        ep.handle_http(0, first.0, answer(200, body.as_bytes()));
+        let out = drain(&mut ep);
+        assert!(ep.tracker().handle().is_none(), "{id}: {out:?}");
+        assert!(out.contains(&Event::Admission {
+            advice: Advice::Reconcile,
+            http_status: 200,
+            request_id: None,
+        }));
+        let Some(Event::WakeAt { at }) = out.last().cloned() else {
+            panic!("{id}: {out:?}");
+        };
+        ep.handle_timeout(at);
+        let again = sent(&drain(&mut ep)).remove(0);
+        assert_eq!((&again.2, &again.3), (&first.2, &first.3), "{id}");
+    }
+}
+
 /// E-11, A-3, A-5, A-7: a 429 with Retry-After and a 503 are re-sent with the same request and
 /// key, not before Retry-After; the created job is then watched with the Open API's status path.
 #[test]

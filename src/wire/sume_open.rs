@@ -320,8 +320,13 @@ fn encode_segment(text: &str) -> String {
 }
 
 /// D-11: refuses ids the path cannot carry.
+/// Whether `id` can name a job in a path: not empty, `.` or `..` (D-11).
+fn names_a_job(id: &str) -> bool {
+    !matches!(id, "" | "." | "..")
+}
+
 fn job_path(job_id: &str, tail: &str) -> Result<String, Error> {
-    if matches!(job_id, "" | "." | "..") {
+    if !names_a_job(job_id) {
         return Err(Error::invalid_input(
             "job_id",
             "an empty id, \".\" or \"..\" cannot name a job",
@@ -440,16 +445,19 @@ pub fn read_catalog(body: &Value) -> Result<Kind, Error> {
 /// use longcall::wire::sume_open::read_submit;
 /// let j = read_submit(&serde_json::json!({"data": {"request_id": "job_1"}})).unwrap();
 /// assert_eq!((j.id.as_str(), j.status), ("job_1", longcall::Status::Queued));
+/// // An id no status path can carry is no job (D-11).
+/// assert!(read_submit(&serde_json::json!({"data": {"request_id": ".."}})).is_err());
 /// ```
 pub fn read_submit(body: &Value) -> Result<JobView, Error> {
     let d = data(body, "submit answer")?;
     let id = d
         .get("request_id")
         .and_then(Value::as_str)
-        .filter(|id| !id.is_empty())
+        .filter(|id| names_a_job(id))
         .ok_or_else(|| Error::Malformed {
             what: "submit answer",
-            reason: "data.request_id must be a non-empty string".into(),
+            reason: "data.request_id must be a string that can name a job (not empty, . or ..)"
+                .into(),
         })?;
     match d.get("sume_status") {
         None | Some(Value::Null) => Ok(JobView {
