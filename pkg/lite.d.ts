@@ -66,7 +66,7 @@ export function isLongcallError(e: unknown): e is LongcallError;
 export function observeCode(modelCode: number, fromCode: number, toCode: number): ObservationCode | 255;
 /** Numbers-only cancel window: 0 open, 1 started, 2 terminal, 255 for codes it cannot read. Never throws. */
 export function cancelWindowCode(modelCode: number, statusCode: number): 0 | 1 | 2 | 255;
-/** The {@link JOB_ERROR_CODES} index of a Sume error code; a code longcall does not know (or no string at all) is `other`. Never throws. */
+/** The {@link JOB_ERROR_CODES} index of a Sume error code; a code longcall does not know (or no string at all) is `other`. Never throws once `init()` has resolved (before, `not_initialized`). */
 export function jobErrorCode(code: unknown): number;
 /** The module's memory (what {@link fastOutputs} reads). */
 export function wasmMemory(): WebAssembly.Memory;

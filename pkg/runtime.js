@@ -51,9 +51,11 @@ function loadFailed(what, e, file, wrongModule) {
   const text = String(e?.message ?? e);
   const hint = /Content.Security.Policy|unsafe-eval/i.test(text)
     ? " (the page's Content-Security-Policy must allow WebAssembly: add 'wasm-unsafe-eval' to script-src)"
-    : wrongModule
-      ? ` (is this ${file}? each entry point loads its own .wasm)`
-      : '';
+    : /found 3c 21|found 3c 68/i.test(text)
+      ? ` (the URL answered an HTML page, not ${file}: pass init() the .wasm's URL; under Vite's dev server, exclude longcall from optimizeDeps)`
+      : wrongModule
+        ? ` (is this ${file}? each entry point loads its own .wasm)`
+        : '';
   const err = new Error(`the longcall module could not be ${what}${hint}: ${text}`, { cause: e });
   err.code = 'not_initialized';
   return err;

@@ -69,6 +69,15 @@ lc.initSync(bytes); await lc.init();
 console.log(JSON.stringify([failed, lc.observe('job', 'queued', 'completed')]));`);
     assert.deepEqual(out, ['not_initialized', 'skipped']);
   });
+  test('a URL that answers an HTML page (a dev server): the error says so, and how to fix it', () => {
+    const [code, message] = viaWeb(`const page = '<!doctype html><html><body>app</body></html>';
+try { await lc.init(new Response(page, { headers: { 'content-type': 'text/html' } })); } catch (e) {
+  console.log(JSON.stringify([e.code, e.message]));
+}`);
+    assert.equal(code, 'not_initialized');
+    assert.match(message, /the URL answered an HTML page, not longcall_bg\.wasm: pass init\(\) the \.wasm's URL/);
+    assert.match(message, /exclude longcall from optimizeDeps/);
+  });
   test('the .wasm of another entry point: named in the error, and never reported loaded', () => {
     // The full module under the small build's glue does not link (a LinkError).
     const script = `import { readFileSync } from 'node:fs';
