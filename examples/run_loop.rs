@@ -14,7 +14,8 @@ fn now() -> u64 {
 }
 fn sleep_until(_at: u64) {}
 fn prompt(request: &serde_json::Value) -> serde_json::Value {
-    serde_json::json!({"action": "decline", "asked": request})
+    let _ = request; // show it, and return the person's answer (an `ElicitResult`)
+    serde_json::json!({"action": "decline"})
 }
 
 fn main() -> Result<(), longcall::Error> {
@@ -23,8 +24,8 @@ fn main() -> Result<(), longcall::Error> {
     loop {
         match ep.poll_event() {
             Event::Transmit(Transmit::Rpc { id, text, headers }) => match post(&text, &headers) {
-                Some(bytes) => ep.handle_message(now(), &bytes), // exactly as it arrived
-                None => ep.handle_transport_failure(now(), id),  // never re-sent
+                Some(bytes) => ep.handle_answer(now(), id, &bytes), // exactly as it arrived
+                None => ep.handle_transport_failure(now(), id),     // never re-sent
             },
             Event::AskUser { key, request, .. } => {
                 ep.answer_input(now(), &key, prompt(&request))?
@@ -47,8 +48,9 @@ fn main() -> Result<(), longcall::Error> {
                 sleep_until(at);
                 ep.handle_timeout(at);
             }
+            // Nothing armed and nothing in flight (an async host waits for its answers instead).
             Event::Idle => return Ok(()),
-            _ => {} // status, violations, job transmits: show or log them
+            _ => {} // status, violations: show or log them (a job call sends `Transmit::Http`)
         }
     }
 }

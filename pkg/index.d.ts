@@ -291,8 +291,15 @@ export class Endpoint {
   snapshot(): string;
   /** The events queued now. */
   pollEvents(): EndpointEvent[];
-  /** A JSON-RPC message arrived (an answer or a notification), as it arrived. */
+  /** A JSON-RPC message arrived (an answer or a notification), as it arrived. On a transport that pairs answers with requests, prefer {@link handleAnswer}. */
   handleMessage(now: number, message: string | Uint8Array): EndpointEvent[];
+  /**
+   * The answer to request `id` on a transport that pairs them (the body of the HTTP response to
+   * its POST), as it arrived. When it does not answer `id` (the server echoed another id, or
+   * `null` for a request it could not read), request `id` got no answer, as with
+   * {@link handleTransportFailure}, so nothing waits for an answer that cannot come.
+   */
+  handleAnswer(now: number, id: number, message: string | Uint8Array): EndpointEvent[];
   /** A job API answered the transmit `requestRef`. */
   handleHttp(
     now: number,
@@ -675,7 +682,7 @@ export function wasmMemory(): WebAssembly.Memory;
  * Call it again after each `fast*` call (the array is replaced only when the memory grew).
  */
 export function fastOutputs(): Float64Array;
-/** The {@link JOB_ERROR_CODES} index of a Sume error code; a code longcall does not know (or no string at all) is `other`. Never throws. */
+/** The {@link JOB_ERROR_CODES} index of a Sume error code; a code longcall does not know (or no string at all) is `other`. Never throws once `init()` has resolved (before, `not_initialized`). */
 export function jobErrorCode(code: unknown): number;
 /** Decodes `n` numbers-only outputs of `tracker` into the objects the camelCase methods return. @throws {LongcallError} `invalid_input` for `n` not in 0..64. */
 export function decodeFast(tracker: Tracker, n: number): TrackerOutput[];

@@ -10,10 +10,9 @@
 //   const { outcome, result } = await h.outcome;
 //
 // What this file still decides (transport only, nothing about the protocol's meaning):
-// * an exchange that ended without an answer (the sender threw) is a transport failure, and so is
-//   a request the answer handed back did not answer (`handleTransportFailure` is a no-op for a
-//   request the endpoint already matched); what an answer that arrived means, readable or not, is
-//   the core's (rule E-2);
+// * an exchange that ended without an answer (the sender threw) is a transport failure; what an
+//   answer that arrived means, readable or not, and whether it answered the request it came back
+//   for, is the core's (`handleAnswer`, rules E-1, E-2);
 // * the senders' framing: httpSender picks the JSON-RPC answer to its request out of a JSON or SSE
 //   body (an HTTP answer with no JSON-RPC answer in it is no answer) and adds the session `_meta`
 //   (protocol version, client info); the SDK senders turn the SDK's thrown server errors back into
@@ -549,9 +548,7 @@ class Watch {
           this.transportError = unnamed && { error: unnamed, detail: unnamedDetail(unnamed) };
           const bytes = typeof answer === 'string' || answer instanceof Uint8Array ? answer : JSON.stringify(answer);
           safe(this.opts.onExchange, { method: message.method, sentAt: t0, answeredAt: this.now(), answer });
-          this.apply(() => this.ep.handleMessage(this.now(), bytes));
-          // Whatever this exchange did not answer got no answer (a no-op once the endpoint matched it).
-          if (!this.done) this.apply(() => this.ep.handleTransportFailure(this.now(), id));
+          this.apply(() => this.ep.handleAnswer(this.now(), id, bytes));
         },
         (e) => {
           ended();

@@ -842,7 +842,36 @@ impl CallEndpoint {
             && (self.submit.is_some() || self.pending.iter().any(|p| p.request.is_none()))
     }
 
-    /// A JSON-RPC message arrived (an answer or a notification), exactly as it arrived.
+    /// The answer to request `id` on a transport that pairs answers with requests (the JSON
+    /// body of the HTTP response to its POST), exactly as it arrived. It is read as
+    /// [`CallEndpoint::handle_message`] reads it; when it does not answer `id` (the server
+    /// echoed another id, or `null` for a request it could not read), request `id` got no
+    /// answer and goes as [`CallEndpoint::handle_transport_failure`] has it (E-1), so nothing
+    /// waits for an answer that cannot come.
+    ///
+    /// ```
+    /// use longcall::endpoint::{CallEndpoint, Config, Event, Transmit};
+    /// use longcall::Model;
+    ///
+    /// let args = serde_json::json!({});
+    /// let mut ep = CallEndpoint::call_tool(Model::Task2026, "render", args, None, Config::default())?;
+    /// let Event::Transmit(Transmit::Rpc { id, .. }) = ep.poll_event() else { unreachable!() };
+    /// // A server that could not read the request answers with a `null` id.
+    /// let parse_error = br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+    /// ep.handle_answer(0, id, parse_error);
+    /// // The tools/call went unanswered: it is never sent again, and watching ends.
+    /// let events: Vec<Event> = std::iter::from_fn(|| Some(ep.poll_event())).take(8).collect();
+    /// assert!(events.iter().any(|e| matches!(e, Event::Stopped { .. })), "{events:?}");
+    /// # Ok::<(), longcall::Error>(())
+    /// ```
+    pub fn handle_answer(&mut self, now: u64, id: u64, bytes: &[u8]) {
+        self.handle_message(now, bytes);
+        // A no-op when the message answered `id`: it is no longer in flight.
+        self.handle_transport_failure(now, id);
+    }
+
+    /// A JSON-RPC message arrived (an answer or a notification), exactly as it arrived. On a
+    /// transport that pairs answers with requests, prefer [`CallEndpoint::handle_answer`].
     pub fn handle_message(&mut self, now: u64, bytes: &[u8]) {
         if bytes.len() > self.config.limits.max_bytes {
             return self.too_large(now, bytes.len());
@@ -1563,6 +1592,41 @@ mod tests {
             result: Some(json!({"content": []}).into()),
             error: None,
         }));
+    }
+
+    /// Rule E-1: on a paired transport, what came back for a poll and answers another id (a
+    /// string echoed for a number, `null` for a request the server could not read) leaves the
+    /// poll unanswered, so it is asked again; `handle_message` only reports such an answer.
+    #[test]
+    fn a_paired_answer_that_answers_another_id_leaves_its_request_unanswered() {
+        let parse_error =
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+        let string_id = format!(
+            r#"{{"jsonrpc":"2.0","id":"1","result":{}}}"#,
+            task("working", "")
+        );
+        for text in [string_id.as_str(), parse_error] {
+            let echoed = &text[..40];
+            let mut ep = CallEndpoint::watch(Model::Task2026, "t1", config()).unwrap();
+            let _ = drain(&mut ep);
+            let mut unpaired = ep.clone();
+            unpaired.handle_message(10, text.as_bytes());
+            let out = drain(&mut unpaired);
+            assert_eq!(out.last(), Some(&Event::Idle), "{echoed}: {out:?}");
+            ep.handle_answer(10, 1, text.as_bytes());
+            let out = drain(&mut ep);
+            assert!(out.iter().any(|e| matches!(
+                e,
+                Event::Violation { violation } if violation.rule == Rule::UnknownAnswerId
+            )));
+            let Some(Event::WakeAt { at }) = out.last().cloned() else {
+                panic!("{echoed}: nothing armed: {out:?}");
+            };
+            ep.handle_timeout(at);
+            let again = sent(&drain(&mut ep));
+            assert_eq!(again.len(), 1, "{echoed}");
+            assert_eq!(again[0].1["method"], "tasks/get", "{echoed}");
+        }
     }
 
     /// Rule E-4.

@@ -3,8 +3,8 @@
 //! ```js
 //! const ep = Endpoint.callTool('task-2026', 'render', { month: '2026-10' }, null, config);
 //! let events = ep.pollEvents();            // [{type: 'transmit', kind: 'rpc', id, text, headers}, ..., {type: 'idle'}]
-//! // POST `text` with `headers`; hand the answer back exactly as it arrived (text or bytes):
-//! events = ep.handleMessage(Date.now(), answerText);
+//! // POST `text` with `headers`; hand the answer to request `id` back exactly as it arrived:
+//! events = ep.handleAnswer(Date.now(), id, answerText);
 //! ```
 //!
 //! Every `handle*` method and user input returns the batch of events it caused, drained up to and
@@ -384,6 +384,24 @@ impl Endpoint {
         let now = js(json::uint(&now, "now"))?;
         let bytes = js(bytes_arg(&message, "message"))?;
         self.core.handle_message(now, &bytes);
+        self.batch()
+    }
+
+    /// `handleAnswer(now, id, message)`: the answer to request `id` on a transport that pairs
+    /// them (the body of the HTTP response to its POST), as a string or a `Uint8Array`, exactly
+    /// as it arrived; when it does not answer `id`, request `id` got no answer (rule E-1).
+    /// Returns the events.
+    #[wasm_bindgen(js_name = handleAnswer)]
+    pub fn handle_answer(
+        &mut self,
+        now: JsValue,
+        id: JsValue,
+        message: JsValue,
+    ) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        let id = js(json::uint(&id, "id"))?;
+        let bytes = js(bytes_arg(&message, "message"))?;
+        self.core.handle_answer(now, id, &bytes);
         self.batch()
     }
 

@@ -255,9 +255,8 @@ async function send({ id, text, headers }) {
     return;
   }
   log(`${headers['Mcp-Method'] ?? 'request'} ${id} → HTTP ${res.status}`);
-  drive(ep.handleMessage(Date.now(), body));
-  // The exchange is over: if that body did not answer request `id`, nothing will.
-  drive(ep.handleTransportFailure(Date.now(), id));
+  // The answer to request `id`: if that body does not answer it, the core counts it unanswered.
+  drive(ep.handleAnswer(Date.now(), id, body));
 }
 
 document.getElementById('start').addEventListener('click', (ev) => {

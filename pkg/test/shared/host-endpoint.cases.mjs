@@ -68,6 +68,25 @@ export const cases = {
     assert.equal(out.at(-1).type, 'wake_at');
   },
 
+  'an answer that answers another request leaves its own unanswered (E-1)'({ lc, assert }) {
+    // A server that could not read the poll answers with a null id.
+    const parseError = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';
+    const unpaired = lc.Endpoint.watch('task-2026', 't9', CONFIG, null);
+    unpaired.pollEvents();
+    assert.equal(unpaired.handleMessage(1, parseError).at(-1).type, 'idle');
+    const ep = lc.Endpoint.watch('task-2026', 't9', CONFIG, null);
+    const [poll] = ep.pollEvents();
+    const out = ep.handleAnswer(1, poll.id, parseError);
+    assert.ok(
+      out.some((e) => e.type === 'violation' && e.violation.rule === 'unknown_answer_id'),
+      JSON.stringify(out),
+    );
+    const wake = out.at(-1);
+    assert.equal(wake.type, 'wake_at', JSON.stringify(out));
+    const again = ep.handleTimeout(wake.at);
+    assert.equal(JSON.parse(again.find((e) => e.type === 'transmit').text).method, 'tasks/get');
+  },
+
   'snapshot and restore: a tools/call in flight is never sent again (E-5)'({ lc, assert }) {
     const ep = lc.Endpoint.callTool('task-2026', 'paid', {}, null, null, null);
     ep.pollEvents();
