@@ -1144,11 +1144,9 @@ impl CallEndpoint {
     /// [`CallEndpoint::restore`], show these again: the person who saw them is gone with the old
     /// process, and the core does not ask a key twice. Answer each with
     /// [`CallEndpoint::answer_input`]. Empty once the call ended.
-    pub fn open_prompts(&self) -> impl Iterator<Item = (&str, &Value, bool)> {
+    pub fn open_prompts(&self) -> impl Iterator<Item = (&str, &Json, bool)> {
         self.prompts.iter().filter_map(|p| match p {
-            Event::AskUser { key, request, call } => {
-                Some((key.as_str(), request.as_value(), *call))
-            }
+            Event::AskUser { key, request, call } => Some((key.as_str(), request, *call)),
             _ => None,
         })
     }

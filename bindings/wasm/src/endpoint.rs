@@ -615,7 +615,7 @@ impl Endpoint {
             .map(|(key, request, call)| {
                 event_value(&Event::AskUser {
                     key: key.into(),
-                    request: request.clone().into(),
+                    request: request.clone(),
                     call,
                 })
             })
