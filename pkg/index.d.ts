@@ -212,7 +212,7 @@ export interface EndpointWireOptions {
   maxBytes?: number;
   /** Deepest nesting (default 64). */
   maxDepth?: number;
-  /** Longest string in bytes (default 1 MiB). */
+  /** Longest string in bytes (default 4 MiB: as long as the message may be). */
   maxStringBytes?: number;
   /** Check each `tasks/*` answer's revision (default true). */
   detectRevision?: boolean;

@@ -59,7 +59,7 @@ fn ten_megabyte_string() {
         "{e:?}"
     );
     // An unterminated giant string too.
-    let open = format!("\"{}", "x".repeat(2 * 1024 * 1024));
+    let open = format!("\"{}", "x".repeat(5 * 1024 * 1024));
     assert_eq!(code(read_json(&open)), "too_large");
 }
 

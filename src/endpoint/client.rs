@@ -43,8 +43,8 @@
 //!   floor, a cancel reopens, an unreadable `tools/call` answer is the call unanswered (never
 //!   re-sent). A message whose id cannot be read is matched only when exactly one request is in
 //!   flight.
-//! * **E-3 Limits.** Every message is read under [`Config::limits`] (4 MiB, 64 levels, 1 MiB
-//!   strings by default). An answer over them cannot be read at all, so watching stops with
+//! * **E-3 Limits.** Every message is read under [`Config::limits`] (4 MiB, 64 levels, strings
+//!   as long as the message by default). An answer over them cannot be read at all, so watching stops with
 //!   [`StopReason::AnswerTooLarge`] (the host still holds the bytes; raise the limits and watch
 //!   the handle again): never a hang, never a guess.
 //! * **E-4 Revision.** The endpoint speaks the revision it was made with. Each answer to a
@@ -1686,6 +1686,32 @@ mod tests {
             reason: StopReason::AnswerTooLarge
         }));
         assert_eq!(out.last(), Some(&Event::Idle));
+    }
+
+    /// Rule E-3: under the default limits a result that fits a message is read whatever the
+    /// length of its strings: a 1.5 MB base64 image settles the call with it.
+    #[test]
+    fn a_long_image_string_within_the_message_limit_is_read() {
+        let mut ep = CallEndpoint::watch(Model::Task2026, "t1", config()).unwrap();
+        let _ = drain(&mut ep);
+        let data = "A".repeat(1_500_000);
+        let result = format!(
+            r#","result":{{"content":[{{"type":"image","mimeType":"image/png","data":"{data}"}}]}}"#
+        );
+        ep.handle_message(1, answer(1, &task("completed", &result)).as_bytes());
+        let out = drain(&mut ep);
+        let settled = out.iter().find_map(|e| match e {
+            Event::Settled {
+                outcome, result, ..
+            } => Some((*outcome, result.clone())),
+            _ => None,
+        });
+        let (outcome, result) = settled.expect("settled");
+        assert_eq!(outcome, Outcome::Succeeded);
+        assert_eq!(
+            result.unwrap()["content"][0]["data"].as_str().map(str::len),
+            Some(1_500_000)
+        );
     }
 
     /// Rules R-7: a prompt released and not answered is listed after a restore (the person who

@@ -29,16 +29,18 @@ pub struct Limits {
     pub max_bytes: usize,
     /// Deepest nesting of arrays and objects (default 64).
     pub max_depth: usize,
-    /// Longest single string (key or value) in bytes as written, escapes included (default 1 MiB).
+    /// Longest single string (key or value) in bytes as written, escapes included (default 4
+    /// MiB, the message's own limit: a tool result's base64 image is one long string, and a
+    /// result that fits a message must not be dropped for it).
     pub max_string_bytes: usize,
 }
 
 impl Limits {
-    /// 4 MiB messages, 64 levels, 1 MiB strings.
+    /// 4 MiB messages, 64 levels, strings as long as the message.
     pub const DEFAULT: Limits = Limits {
         max_bytes: 4 * 1024 * 1024,
         max_depth: 64,
-        max_string_bytes: 1024 * 1024,
+        max_string_bytes: 4 * 1024 * 1024,
     };
 }
 
