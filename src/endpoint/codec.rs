@@ -15,8 +15,7 @@ use crate::tracker::{Failure, Input, Request, RequestKind};
 use crate::view::RpcError;
 use crate::wire::task::call_tool_result;
 use crate::wire::{mcp2025, mcp2026, Answer, Id, Message};
-use crate::Json;
-use crate::{Error, Model, Violation};
+use crate::{Error, Json, Model, Violation};
 
 /// Which request an answer belongs to: the creating `tools/call` or a tracker request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

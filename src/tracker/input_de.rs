@@ -7,12 +7,12 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::Json;
 use serde::{Deserialize, Deserializer};
 
 use super::{Failure, Input, RequestKind};
 use crate::cancel::CancelAnswer;
 use crate::view::{InputRequest, JobView, RpcError, TaskView, ToolResult};
+use crate::Json;
 
 #[derive(Clone, Copy)]
 enum Kind {

@@ -4,7 +4,6 @@ use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::Json;
 use serde::{Deserialize, Serialize};
 
 use super::keys::{InputKeys, KeyState};
@@ -25,6 +24,7 @@ use crate::text::Text;
 use crate::view::{codes, InputRequest, JobView, RpcError, TaskView, ToolResult, Ttl};
 use crate::violation::{Rule, Violation};
 use crate::wire::jsonrpc::rpc_error_to_value;
+use crate::Json;
 
 /// How a tracker polls and how long it watches.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -734,7 +734,7 @@ impl Tracker {
         if task.status.is_terminal() && self.outcome().is_none() {
             self.keep_payload(
                 task.result.map(|r| r.value),
-                task.error.map(|e| Json::from(rpc_error_to_value(&e))),
+                task.error.map(|e| error_json(&e)),
             );
         }
         let polled = Polled {
@@ -1100,10 +1100,7 @@ impl Tracker {
             (Some(_), _) => Outcome::Succeeded,
             _ => Outcome::ProtocolFailure,
         };
-        self.keep_payload(
-            result.map(|r| r.value),
-            error.map(|e| Json::from(rpc_error_to_value(&e))),
-        );
+        self.keep_payload(result.map(|r| r.value), error.map(|e| error_json(&e)));
         self.settle(outcome, None);
         Ok(())
     }
@@ -1444,14 +1441,14 @@ impl Tracker {
             }
             RequestKind::FetchResult if !gone => {
                 // tasks/result answered the underlying JSON-RPC error: that is the payload.
-                let error = Some(Json::from(rpc_error_to_value(&error)));
+                let error = Some(error_json(&error));
                 return self.on_fetched(now, Payload::ERROR, None, error);
             }
             _ => {}
         }
         if gone && self.error.is_none() {
             // O-6: the answer that made the handle lost is why; the host shows it.
-            self.error = Some(Json::from(rpc_error_to_value(&error)));
+            self.error = Some(error_json(&error));
         }
         self.after_failure(now, request, gone)
     }
@@ -1673,4 +1670,9 @@ impl Tracker {
             })
         }
     }
+}
+
+/// A JSON-RPC error as the payload a settled call carries (E-12).
+fn error_json(error: &RpcError) -> Json {
+    Json::from(rpc_error_to_value(error))
 }

@@ -80,7 +80,6 @@ pub use record::{RunRecord, MAX_RECORDED_VIOLATIONS};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::Json;
 use serde::Serialize;
 
 use crate::cancel::{ButtonState, CancelAnswer};
@@ -88,6 +87,7 @@ use crate::outcome::Outcome;
 use crate::status::Status;
 use crate::view::{InputRequest, JobView, RpcError, TaskView, ToolResult, Ttl};
 use crate::violation::Violation;
+use crate::Json;
 
 /// Something that happened, handed to [`Tracker::handle_input`].
 ///

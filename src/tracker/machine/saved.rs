@@ -8,7 +8,6 @@ use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::Json;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{Call, CancelProgress, Ended, Inputs, MrtrRound, ResultFetch, Tracker, Watch};
@@ -20,6 +19,7 @@ use crate::status::Status;
 use crate::tracker::keys::InputKeys;
 use crate::tracker::{Output, StopReason};
 use crate::violation::Violation;
+use crate::Json;
 
 /// Requests on the wire that have not been answered yet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
