@@ -313,12 +313,10 @@ pub fn build_request(model: Model, request: &Request, id: Id) -> Result<Built, E
                     "tasks/update exists only in the 2026 revision",
                 ));
             }
-            let map = crate::tagged::object(
-                responses
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.as_value().clone())),
-            );
-            (handle, mcp2026::update_request(id, handle, map))
+            (
+                handle,
+                mcp2026::update_request(id, handle, answers(responses)),
+            )
         }
         Request::ContinueCall { .. } => return Err(Error::invalid_input(
             "request",
@@ -391,11 +389,7 @@ pub fn build_continuation(
             "expected a continue_call request",
         ));
     };
-    let map = crate::tagged::object(
-        responses
-            .iter()
-            .map(|(k, v)| (k.clone(), v.as_value().clone())),
-    );
+    let map = answers(responses);
     let arguments = if arguments.is_null() {
         json!({})
     } else {
@@ -412,6 +406,15 @@ pub fn build_continuation(
         headers: headers(Model::Task2026, "tools/call", Some(name)),
         message: message.to_value(),
     })
+}
+
+/// The `inputResponses` object of `tasks/update` and of the MRTR continuation: key -> answer.
+fn answers(responses: &[(String, Json)]) -> Map<String, Value> {
+    crate::tagged::object(
+        responses
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_value().clone())),
+    )
 }
 
 #[cfg(test)]
