@@ -38,12 +38,12 @@ function number(v, name) {
   return Number.isNaN(v) ? -1 : v;
 }
 
-function jitter(v) {
+function jitter(v, name) {
   if (absent(v)) return NaN;
   const at = JITTERS.indexOf(v);
   if (at < 0)
     throw malformed(
-      'jitter',
+      name,
       `expected ${JITTERS.slice(0, -1)
         .map((j) => `"${j}"`)
         .join(', ')} or "${JITTERS.at(-1)}"`,
@@ -76,9 +76,12 @@ export function trackerConfig(config) {
       object(poll, 'poll');
       onlyKnown(poll, POLL_KEYS, 'poll.');
       for (let i = 0; i < POLL_KEYS.length; i++) {
-        const key = (reading = POLL_KEYS[i]);
+        const key = POLL_KEYS[i];
         const v = poll[key];
-        out[i] = key === 'jitter' ? jitter(v) : key === 'followServerInterval' ? boolean(v, key) : number(v, key);
+        // Named by its path, as the module names the values it refuses (`poll.capMs`).
+        const name = (reading = `poll.${key}`);
+        out[i] =
+          key === 'jitter' ? jitter(v, name) : key === 'followServerInterval' ? boolean(v, name) : number(v, name);
       }
     }
     // Then the numbers of the config itself (`seed`, `deadlineMs`).

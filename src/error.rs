@@ -167,6 +167,25 @@ impl Error {
             reason: reason.into(),
         }
     }
+
+    /// This error with its configuration field named from an enclosing configuration
+    /// (`poll.cap_ms`, not `cap_ms`), so a nested policy's refusal says where to look. Other
+    /// errors come back as they are.
+    #[must_use]
+    pub fn within(self, parent: &str) -> Error {
+        match self {
+            Error::InvalidConfig { field, reason } => {
+                let mut path = String::from(parent);
+                path.push('.');
+                path.push_str(&field);
+                Error::InvalidConfig {
+                    field: path,
+                    reason,
+                }
+            }
+            other => other,
+        }
+    }
 }
 
 /// Text from outside quoted for a message: escaped, and cut short, so a hostile 10 MB string

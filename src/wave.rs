@@ -507,7 +507,8 @@ impl Wave {
                 "must be at least 1 ms, so a server that answers instantly is not hammered",
             ));
         }
-        let backoff = PollSchedule::new(config.backoff, config.seed)?;
+        let backoff =
+            PollSchedule::new(config.backoff, config.seed).map_err(|e| e.within("backoff"))?;
         Ok(Wave {
             config,
             backoff,

@@ -744,3 +744,20 @@ fn payload_free_entries_equal_handle_input() {
         }
     }
 }
+
+#[test]
+fn a_bad_poll_policy_is_named_by_its_path_in_the_config() {
+    let config = TrackerConfig {
+        poll: PollPolicy {
+            multiplier_percent: 90,
+            ..PollPolicy::default()
+        },
+        ..TrackerConfig::default()
+    };
+    let e = Tracker::new(Model::Job, config).unwrap_err();
+    assert_eq!(e.code(), "invalid_config");
+    assert_eq!(
+        e.to_string(),
+        "invalid configuration: poll.multiplier_percent: must be at least 100 (a backoff that shrinks is not a backoff)"
+    );
+}

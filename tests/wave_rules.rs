@@ -789,6 +789,13 @@ fn bad_config_is_a_typed_error() {
     ] {
         assert_eq!(Wave::new(bad).unwrap_err().code(), "invalid_config");
     }
+    // The backoff's own limits name their path from the wave's configuration.
+    let mut bad = WaveConfig::default();
+    bad.backoff.cap_ms = bad.backoff.initial_ms - 1;
+    assert_eq!(
+        Wave::new(bad).unwrap_err().to_string(),
+        "invalid configuration: backoff.cap_ms: must not be below initial_ms"
+    );
     let c: WaveConfig = serde_json::from_str(r#"{"wait_for":"any"}"#).unwrap();
     assert_eq!(
         (

@@ -278,7 +278,8 @@ impl Tracker {
     /// Errors: an invalid poll policy.
     #[must_use = "a tracker does nothing until it is driven"]
     pub fn new(model: Model, config: TrackerConfig) -> Result<Tracker, Error> {
-        let mut schedule = PollSchedule::new(config.poll, config.seed)?;
+        let mut schedule =
+            PollSchedule::new(config.poll, config.seed).map_err(|e| e.within("poll"))?;
         schedule.set_deadline(config.deadline_ms);
         Ok(Tracker {
             model,

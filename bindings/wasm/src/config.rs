@@ -30,18 +30,19 @@ pub const POLL_KEYS: [&str; 7] = [
     "maxPolls",
     "followServerInterval",
 ];
-/// The numbers' order: the `poll` keys, then `seed` and `deadlineMs`. NaN is a key not given;
-/// `jitter` is a position in [`JITTERS`], `followServerInterval` 0 or 1.
+/// The numbers' order, by their paths in the object (as messages name them): the `poll` keys,
+/// then `seed` and `deadlineMs`. NaN is a key not given; `jitter` is a position in [`JITTERS`],
+/// `followServerInterval` 0 or 1.
 pub const FIELDS: [&str; 9] = [
-    POLL_KEYS[0],
-    POLL_KEYS[1],
-    POLL_KEYS[2],
-    POLL_KEYS[3],
-    POLL_KEYS[4],
-    POLL_KEYS[5],
-    POLL_KEYS[6],
-    CONFIG_KEYS[1],
-    CONFIG_KEYS[2],
+    "poll.initialMs",
+    "poll.multiplierPercent",
+    "poll.capMs",
+    "poll.jitter",
+    "poll.minIntervalMs",
+    "poll.maxPolls",
+    "poll.followServerInterval",
+    "seed",
+    "deadlineMs",
 ];
 /// The poll jitters by code (`pkg/config.js` sends a name's position in `JITTERS`).
 pub const JITTERS: [Jitter; 4] = [
@@ -146,6 +147,16 @@ mod tests {
     }
 
     #[test]
+    fn fields_are_the_paths_of_the_keys() {
+        let paths: Vec<String> = POLL_KEYS
+            .iter()
+            .map(|k| format!("poll.{k}"))
+            .chain(CONFIG_KEYS[1..].iter().map(|k| (*k).to_string()))
+            .collect();
+        assert_eq!(paths, FIELDS);
+    }
+
+    #[test]
     fn every_field_lands_where_its_name_says() {
         let c =
             tracker_config(&[200.0, 150.0, 8000.0, 2.0, 100.0, 9.0, 0.0, 7.0, 90000.0]).unwrap();
@@ -170,7 +181,7 @@ mod tests {
             msg(with(0, 1.5)),
             (
                 "malformed",
-                "malformed config: initialMs: expected an integer from 0 to 2^53-1".into()
+                "malformed config: poll.initialMs: expected an integer from 0 to 2^53-1".into()
             )
         );
         assert_eq!(
@@ -182,14 +193,17 @@ mod tests {
         );
         assert_eq!(
             msg(with(5, 2f64.powi(32))),
-            ("malformed", "malformed config: maxPolls: too large".into())
+            (
+                "malformed",
+                "malformed config: poll.maxPolls: too large".into()
+            )
         );
         assert_eq!(msg(with(3, 4.0)).0, "malformed");
         assert_eq!(
             msg(with(6, 2.0)),
             (
                 "malformed",
-                "malformed config: followServerInterval: expected 0 or 1".into()
+                "malformed config: poll.followServerInterval: expected 0 or 1".into()
             )
         );
         for bad in [-1.0, f64::INFINITY, f64::NEG_INFINITY, -0.5] {

@@ -575,7 +575,7 @@ export const cases = {
     // The core's range checks name the field the caller set, and the field they compare with.
     assert.throws(() => new lc.Tracker('job', { poll: { initialMs: 10, capMs: 1 } }), {
       code: 'invalid_config',
-      message: 'invalid configuration: capMs: must not be below initialMs',
+      message: 'invalid configuration: poll.capMs: must not be below initialMs',
     });
     // Values stay as written: a `type` tag's names, a status.
     assert.throws(() => t.handleInput(0, { type: 'task_pold' }), {

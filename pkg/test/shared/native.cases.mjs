@@ -57,22 +57,25 @@ export const cases = {
       ],
       [7, 'malformed: malformed config: config: expected an object, got number'],
       [{ poll: [] }, 'malformed: malformed config: poll: expected an object, got array'],
-      [{ poll: { initialMs: '5' } }, 'malformed: malformed config: initialMs: expected a number, got string'],
+      [{ poll: { initialMs: '5' } }, 'malformed: malformed config: poll.initialMs: expected a number, got string'],
       [
         { poll: { jitter: 'sideways' } },
-        'malformed: malformed config: jitter: expected "none", "full", "equal" or "decorrelated"',
+        'malformed: malformed config: poll.jitter: expected "none", "full", "equal" or "decorrelated"',
       ],
       [
         { poll: { followServerInterval: 1 } },
-        'malformed: malformed config: followServerInterval: expected a boolean, got number',
+        'malformed: malformed config: poll.followServerInterval: expected a boolean, got number',
       ],
-      [{ poll: { initialMs: 1.5 } }, 'malformed: malformed config: initialMs: expected an integer from 0 to 2^53-1'],
+      [
+        { poll: { initialMs: 1.5 } },
+        'malformed: malformed config: poll.initialMs: expected an integer from 0 to 2^53-1',
+      ],
       [{ deadlineMs: NaN }, 'malformed: malformed config: deadlineMs: expected an integer from 0 to 2^53-1'],
       [{ seed: 2 ** 53 }, 'invalid_config: invalid configuration: seed: must be at most 2^53-1'],
-      [{ poll: { maxPolls: 2 ** 32 } }, 'malformed: malformed config: maxPolls: too large'],
+      [{ poll: { maxPolls: 2 ** 32 } }, 'malformed: malformed config: poll.maxPolls: too large'],
       [
         { poll: { initialMs: 10, capMs: 1 } },
-        'invalid_config: invalid configuration: capMs: must not be below initialMs',
+        'invalid_config: invalid configuration: poll.capMs: must not be below initialMs',
       ],
       [
         {
