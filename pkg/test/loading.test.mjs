@@ -2,7 +2,9 @@
 // `init(input)` takes a URL, a Response (or a promise of one), bytes or a compiled module; an
 // export called before it throws `not_initialized`. The same small app (test/loading/app.js) is
 // built three ways and opened in headless Chromium: a plain <script type="module"> with an import
-// map, esbuild (ESM and IIFE, the .wasm copied and its URL passed to init), and a Vite build.
+// map, esbuild (ESM and IIFE, the .wasm copied and its URL passed to init; ESM with the .wasm
+// imported from `longcall/wasm` and copied by esbuild's file loader), and Vite (with no
+// configuration; with the .wasm imported as `longcall/wasm?url`).
 // The cancel-button example, bundled with esbuild and its .wasm moved, gets the URL from its page.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -229,6 +231,54 @@ describe('a page app built three ways, in Chromium', () => {
       }
     });
   }
+
+  // The .wasm files imported through the package's `longcall/wasm` and `longcall/lite/wasm`
+  // entries: the bundler copies them and hands over their URLs, nothing is copied by hand.
+  // (`suffix`: what the bundler wants on the import, `?url` for Vite.)
+  function importWasmUrls(suffix) {
+    writeFileSync(
+      join(tmp, 'wasm-urls.js'),
+      `import full from 'longcall/wasm${suffix}';
+import lite from 'longcall/lite/wasm${suffix}';
+globalThis.LONGCALL_WASM = { full: new URL(full, import.meta.url), lite: new URL(lite, import.meta.url) };`,
+    );
+    // Imports run in order: the URLs are set before app.js reads them.
+    writeFileSync(join(tmp, 'main.js'), "import './wasm-urls.js';\nimport './app.js';\n");
+  }
+
+  test('esbuild with the file loader: the .wasm imported from longcall/wasm, copied by esbuild', async () => {
+    importWasmUrls('');
+    const out = join(tmp, 'esbuild-file-loader');
+    execFileSync(
+      join(PKG, 'node_modules/.bin/esbuild'),
+      ['main.js', '--bundle', '--format=esm', '--loader:.wasm=file', `--outdir=${out}`, '--log-level=warning'],
+      { cwd: tmp, stdio: 'pipe' },
+    );
+    writeFileSync(
+      join(out, 'index.html'),
+      '<!doctype html><meta charset="utf-8"><title>loading</title><script type="module" src="./main.js"></script>',
+    );
+    assert.deepEqual(await open(out, '/index.html'), EXPECTED);
+  });
+
+  test('Vite build importing longcall/wasm?url and longcall/lite/wasm?url', { timeout: 120_000 }, async () => {
+    importWasmUrls('?url');
+    const root = join(tmp, 'vite-url');
+    mkdirSync(root, { recursive: true });
+    for (const f of ['main.js', 'wasm-urls.js', 'app.js']) copyFileSync(join(tmp, f), join(root, f));
+    writeFileSync(
+      join(root, 'index.html'),
+      '<!doctype html><meta charset="utf-8"><title>loading</title><script type="module" src="./main.js"></script>',
+    );
+    const { build } = await import('vite');
+    await build({
+      root,
+      logLevel: 'warn',
+      configFile: false,
+      build: { outDir: join(root, 'dist'), emptyOutDir: true },
+    });
+    assert.deepEqual(await open(join(root, 'dist'), '/index.html'), EXPECTED);
+  });
 
   test('the cancel-button example bundled with esbuild: the .wasm moved, named by its meta tag', async () => {
     const out = join(tmp, 'example-esbuild');

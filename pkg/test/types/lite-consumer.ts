@@ -9,8 +9,12 @@ import {
   type TrackerOutput,
 } from 'longcall/lite';
 import { TaskRegistry, renderTask2026 } from 'longcall/server';
+import liteWasm from 'longcall/lite/wasm';
+import fullWasm from 'longcall/wasm';
 
 const t = new Tracker('job', { poll: { jitter: 'none' } });
+// The .wasm entries are URLs (strings) a bundler hands over, for init().
+const _urls: string[] = [liteWasm, fullWasm];
 const n: number = t.fastCreated('job_1', 0, 5, NaN);
 const kind = OUTPUT_KINDS[fastOutputs()[t.fastOffset]];
 const decoded: TrackerOutput[] = decodeFast(t, n);
