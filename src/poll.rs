@@ -58,6 +58,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::snapshot::Snapshot;
+use crate::time::later;
 
 /// The largest `count` [`plan`] accepts.
 pub const MAX_PLAN_COUNT: u32 = 10_000;
@@ -444,7 +445,7 @@ impl PollSchedule {
         self.server_interval_ms = interval_ms;
         // A raised floor also holds the poll already armed (rule 9).
         if let (Some(at), Some(ended)) = (self.armed, self.poll_ended_at) {
-            let floor = ended.saturating_add(self.floor_ms());
+            let floor = later(ended, self.floor_ms());
             if at < floor {
                 self.armed = Some(floor);
             }
@@ -458,7 +459,7 @@ impl PollSchedule {
     /// Call when a poll is answered with `Retry-After` (convert seconds or an HTTP-date to ms
     /// on the host), then call [`PollSchedule::next`].
     pub fn handle_retry_after(&mut self, now: u64, delay_ms: u64) {
-        let until = now.saturating_add(delay_ms);
+        let until = later(now, delay_ms);
         let not_before = self.not_before.map_or(until, |nb| nb.max(until));
         self.not_before = Some(not_before);
         // P-4 holds the poll already armed too (a 429 on a cancel while a poll waits); a
@@ -625,10 +626,10 @@ impl PollSchedule {
         };
         let delay = sleep.max(floor);
         let not_before = self.not_before.unwrap_or(0);
-        let mut at = now.saturating_add(delay).max(not_before);
+        let mut at = later(now, delay).max(not_before);
         if let Some(ttl) = self.ttl_deadline {
             if at > ttl {
-                at = ttl.max(now.saturating_add(floor)).max(not_before);
+                at = ttl.max(later(now, floor)).max(not_before);
             }
         }
         if let Some(deadline) = self.deadline {

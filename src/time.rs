@@ -10,11 +10,37 @@
 //!
 //! Nothing here reads a clock: a `Retry-After` date is turned into a delay against the `now_ms`
 //! the host passes in.
+//!
+//! The times the core hands out are at most [`LATEST`] ([`later`]), so a JavaScript host reads
+//! back exactly the time it was given and can pass it in again.
 
 use alloc::format;
 use alloc::string::String;
 
 use crate::error::Error;
+
+/// The latest time (and the longest delay) the core hands out: 2^53 - 1 ms, some 285,000 years,
+/// the largest integer a JavaScript number holds exactly. A wake-up further away (a server's
+/// absurd `pollIntervalMs` or `Retry-After`) is due then, which no clock reaches.
+pub const LATEST: u64 = (1 << 53) - 1;
+
+/// `now + delay`, at most [`LATEST`]. (A `now` already past it is the host's own clock, kept:
+/// the sum only saturates, so a wake-up is never due before its delay.)
+///
+/// ```
+/// use longcall::time::{later, LATEST};
+/// assert_eq!(later(1_000, 500), 1_500);
+/// assert_eq!(later(1_000, u64::MAX), LATEST);
+/// ```
+#[must_use]
+pub fn later(now: u64, delay: u64) -> u64 {
+    let at = now.saturating_add(delay);
+    if now <= LATEST {
+        at.min(LATEST)
+    } else {
+        at
+    }
+}
 
 fn bad(what: &'static str, reason: &str) -> Error {
     Error::Malformed {
@@ -309,7 +335,7 @@ pub fn parse_retry_after_ms(value: &str, now_ms: u64) -> Result<u64, Error> {
         let secs = v.bytes().fold(0u64, |acc, c| {
             acc.saturating_mul(10).saturating_add(u64::from(c - b'0'))
         });
-        return Ok(secs.saturating_mul(1000));
+        return Ok(secs.saturating_mul(1000).min(LATEST));
     }
     let at = parse_http_date_ms(v).map_err(|_| {
         bad(
@@ -323,6 +349,22 @@ pub fn parse_retry_after_ms(value: &str, now_ms: u64) -> Result<u64, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_retry_after_of_ages_is_the_latest_delay() {
+        assert_eq!(
+            parse_retry_after_ms("99999999999999999999", 0).unwrap(),
+            LATEST
+        );
+        assert_eq!(parse_retry_after_ms("9007199254741", 0).unwrap(), LATEST);
+        assert_eq!(
+            parse_retry_after_ms("9007199254740", 0).unwrap(),
+            9_007_199_254_740_000
+        );
+        assert_eq!(later(LATEST - 1, 5), LATEST);
+        // A host clock already past it is kept, never moved back.
+        assert_eq!(later(u64::MAX - 10, 5), u64::MAX - 5);
+    }
 
     #[test]
     fn epoch_and_known_points() {
@@ -382,7 +424,7 @@ mod tests {
         assert!(parse_retry_after_ms("1.5", 0).is_err());
         assert_eq!(
             parse_retry_after_ms("99999999999999999999999", 0).unwrap(),
-            u64::MAX
+            LATEST
         );
     }
 }

@@ -87,6 +87,7 @@ use crate::poll::{PollPolicy, PollSchedule, PollStep};
 use crate::snapshot::Snapshot;
 use crate::status::Status;
 use crate::text::Text;
+use crate::time::later;
 use crate::tracker::{Failure, Input, Output, Request, StopReason, Tracker, TrackerConfig};
 use crate::view::JobView;
 
@@ -864,7 +865,7 @@ impl Wave {
             self.queue.push_back(WaveOutput::Wait { call_id, call });
         }
         self.rounds_sent = self.rounds_sent.saturating_add(1);
-        self.next_round_at = now.saturating_add(self.config.min_round_interval_ms);
+        self.next_round_at = later(now, self.config.min_round_interval_ms);
         self.round = Some(Round {
             sent_at: now,
             calls,
@@ -895,9 +896,7 @@ impl Wave {
             return;
         }
         let failed = round.failed;
-        let earliest = round
-            .sent_at
-            .saturating_add(self.config.min_round_interval_ms);
+        let earliest = later(round.sent_at, self.config.min_round_interval_ms);
         self.round = None;
         if failed {
             match self.backoff.next(now) {

@@ -761,3 +761,24 @@ fn a_bad_poll_policy_is_named_by_its_path_in_the_config() {
         "invalid configuration: poll.multiplier_percent: must be at least 100 (a backoff that shrinks is not a backoff)"
     );
 }
+
+#[test]
+fn a_server_asking_for_forever_gets_the_latest_time_a_host_can_hold() {
+    use longcall::time::LATEST;
+    for interval in [LATEST, u64::MAX] {
+        let mut t = Tracker::new(Model::Task2026, config()).unwrap();
+        let mut created = task(Status::Working);
+        created.poll_interval_ms = Some(interval);
+        t.handle_input(1_000, Input::TaskCreated { task: created })
+            .unwrap();
+        let outs = t.drain();
+        // Due at LATEST (2^53 - 1, which a JavaScript number holds), not past it.
+        assert_eq!(wake(&outs), Some(LATEST), "interval {interval}");
+        assert_eq!(t.poll_timeout(), Some(LATEST));
+        // Passing it back in is a time like any other: nothing early, the poll at it.
+        t.handle_timeout(LATEST - 1);
+        assert!(sends(&t.drain()).is_empty());
+        t.handle_timeout(LATEST);
+        assert_eq!(sends(&t.drain()).len(), 1);
+    }
+}

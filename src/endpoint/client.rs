@@ -92,6 +92,7 @@ use crate::model::Model;
 use crate::outcome::{Outcome, Payload};
 use crate::snapshot::{self, Snapshot};
 use crate::status::Status;
+use crate::time::later;
 use crate::tracker::{
     Failure, Input, Output, Polled, Request, RequestKind, StopReason, Tracker, TrackerConfig,
 };
@@ -703,7 +704,7 @@ impl CallEndpoint {
         let delay = poll
             .retry_delay_ms(s.tries)
             .max(advice.not_before_ms().unwrap_or(0));
-        s.retry_at = Some(now.saturating_add(delay));
+        s.retry_at = Some(later(now, delay));
     }
 
     /// Calls tool `name` with `arguments` (2026 or 2025; `ttl_ms` is the 2025 `task.ttl`). The

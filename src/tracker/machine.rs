@@ -21,6 +21,7 @@ use crate::poll::{Due, PollPolicy, PollSchedule, ScheduleEnd};
 use crate::snapshot::Snapshot;
 use crate::status::Status;
 use crate::text::Text;
+use crate::time::later;
 use crate::view::{codes, InputRequest, JobView, RpcError, TaskView, ToolResult, Ttl};
 use crate::violation::{Rule, Violation};
 use crate::wire::jsonrpc::rpc_error_to_value;
@@ -786,9 +787,7 @@ impl Tracker {
         match p.ttl_ms {
             Ttl::NotGiven => {}
             Ttl::Unlimited => self.schedule.set_ttl_deadline(None),
-            Ttl::Ms(ttl) => self
-                .schedule
-                .set_ttl_deadline(Some(anchor.saturating_add(ttl))),
+            Ttl::Ms(ttl) => self.schedule.set_ttl_deadline(Some(later(anchor, ttl))),
         }
         self.observe_status(p.status, source);
         let status = self.status.unwrap_or(p.status);

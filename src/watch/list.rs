@@ -13,6 +13,7 @@ use super::{CallId, Intent, SavedCall, WatchConfig, WatchOutput};
 use crate::error::Error;
 use crate::model::Model;
 use crate::snapshot::{self, Snapshot};
+use crate::time::later;
 use crate::tracker::{Failure, Input, Output, RequestKind, StopReason, Tracker, TrackerConfig};
 use crate::Json;
 
@@ -786,7 +787,7 @@ fn reconcile_create(now: u64, call: CallId, entry: &mut Entry, max_resends: u8, 
         } else {
             0
         };
-        entry.resend_at = Some(now.saturating_add(delay));
+        entry.resend_at = Some(later(now, delay));
         // Released now or at its time; `pump` sees no tracker output for it, so it is told the
         // record changed.
         release_resend(now, call, entry);

@@ -57,6 +57,20 @@ function mustCode(assert, fn, what) {
 const job = (id = 'job_1', status = 'queued') => ({ type: 'job_created', job: { id, status } });
 
 export const cases = {
+  'a server asking for a wait of ages: the wake-up is the latest time a number holds, and can be passed back'({
+    lc,
+    assert,
+  }) {
+    const t = new lc.Tracker('task-2026', null);
+    const out = t.handleInput(1_000, {
+      type: 'task_created',
+      task: { taskId: 't', status: 'working', pollIntervalMs: Number.MAX_SAFE_INTEGER },
+    });
+    assert.deepEqual(out.at(-1), { type: 'wake_at', at: Number.MAX_SAFE_INTEGER });
+    assert.equal(t.pollTimeout, Number.MAX_SAFE_INTEGER);
+    assert.equal(t.handleTimeout(t.pollTimeout)[0].type, 'send');
+    t.free();
+  },
   'seed, outcome, window, cancel answers'({ lc, assert }) {
     assert.equal(lc.seed('task-2025', 'completed'), 'violation');
     assert.equal(lc.seed('job', 'queued'), 'normal');
