@@ -75,18 +75,38 @@ pub const MAX_PLAN_COUNT: u32 = 10_000;
 /// assert_eq!(a.between(5, 5), 5);
 /// assert_eq!(a.between(9, 3), 9); // lo >= hi: lo, no panic
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Rng {
     state: u64,
+}
+
+// The state runs over all of u64, so a snapshot writes it as decimal text: a JavaScript host
+// that parses a snapshot (`JSON.parse`) would round a number past 2^53 and restore another
+// schedule. Read as text or as a number (what earlier snapshots wrote).
+impl Serialize for Rng {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Rng", 1)?;
+        st.serialize_field("state", &crate::text::Text::new().n(self.state).done())?;
+        st.end()
+    }
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
 // compile an array form nobody writes.
 impl<'de> Deserialize<'de> for Rng {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
         let mut f = crate::tagged::members(d, "struct Rng")?;
+        let state = match f.req::<serde_json::Value, D::Error>("state")? {
+            serde_json::Value::Number(n) => n.as_u64(),
+            serde_json::Value::String(text) => text.parse().ok(),
+            _ => None,
+        };
         Ok(Rng {
-            state: f.req("state")?,
+            state: state.ok_or_else(|| {
+                D::Error::custom("state: expected an integer from 0 to 2^64-1, as text")
+            })?,
         })
     }
 }

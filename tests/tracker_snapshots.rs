@@ -6,11 +6,34 @@
 //! a cancel still out, stopped, resumed from a handle, born terminal, an update to re-send, a
 //! floor raised under an armed poll, ...), with what that tracker then did for each following
 //! input. A restored tracker must save the same text, answer every input the same way (outputs
-//! and error codes) and end in the same snapshot.
+//! and error codes) and end in the same snapshot. The one change of encoding since: the jitter
+//! generator's state is written as decimal text (`"state":"3"`), which a JavaScript host can
+//! parse without rounding; [`as_written_now`] applies it to the old texts.
 
 use longcall::snapshot::{restore, save};
 use longcall::tracker::{Input, Tracker};
 use serde_json::{json, Value};
+
+/// An old snapshot's text as the tracker writes it now: each `"state":<digits>` (only the jitter
+/// generator's state is a number; the button's is a name) as `"state":"<digits>"`.
+fn as_written_now(old: &str) -> String {
+    let key = "\"state\":";
+    let mut out = String::new();
+    let mut rest = old;
+    while let Some(at) = rest.find(key) {
+        let (head, tail) = rest.split_at(at + key.len());
+        out.push_str(head);
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 {
+            out.push('"');
+            out.push_str(&tail[..digits]);
+            out.push('"');
+        }
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    out
+}
 
 #[test]
 fn old_tracker_snapshots_restore_and_go_on_identically() {
@@ -21,7 +44,11 @@ fn old_tracker_snapshots_restore_and_go_on_identically() {
         let about = case["about"].as_str().unwrap();
         let snapshot = case["snapshot"].as_str().unwrap();
         let mut t: Tracker = restore(snapshot).unwrap();
-        assert_eq!(save(&t).unwrap(), snapshot, "{about}: saved again");
+        assert_eq!(
+            save(&t).unwrap(),
+            as_written_now(snapshot),
+            "{about}: saved again"
+        );
         for (i, step) in case["steps"].as_array().unwrap().iter().enumerate() {
             let s = &step["step"];
             let r = if let Some(input) = s.get("input") {
@@ -38,7 +65,7 @@ fn old_tracker_snapshots_restore_and_go_on_identically() {
         }
         assert_eq!(
             save(&t).unwrap(),
-            case["then"].as_str().unwrap(),
+            as_written_now(case["then"].as_str().unwrap()),
             "{about}: at the end"
         );
     }

@@ -57,6 +57,18 @@ function mustCode(assert, fn, what) {
 const job = (id = 'job_1', status = 'queued') => ({ type: 'job_created', job: { id, status } });
 
 export const cases = {
+  'a snapshot survives JSON.parse and JSON.stringify, as a store that keeps JSON values does'({ lc, assert }) {
+    const t = new lc.Tracker('job', { seed: 12_345 });
+    t.handleInput(0, { type: 'job_created', job: { id: 'job_1', status: 'queued' } });
+    t.handleTimeout(t.pollTimeout);
+    const text = t.snapshot();
+    // The jitter generator's state runs past 2^53: a number there would come back rounded.
+    assert.ok(/"state":"\d{17,20}"/.test(text), text);
+    const restored = lc.Tracker.restore(JSON.stringify(JSON.parse(text)));
+    assert.equal(restored.snapshot(), text);
+    t.free();
+    restored.free();
+  },
   'a server asking for a wait of ages: the wake-up is the latest time a number holds, and can be passed back'({
     lc,
     assert,
