@@ -393,8 +393,13 @@ pub struct PollSchedule {
 impl<'de> Deserialize<'de> for PollSchedule {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut f = crate::tagged::members(d, "struct PollSchedule")?;
+        // A saved policy obeys the limits a new one does: `cap_ms: 0` is no schedule.
+        let policy: PollPolicy = f.req("policy")?;
+        policy
+            .validate()
+            .map_err(|e| serde::de::Error::custom(e.within("policy").message()))?;
         Ok(PollSchedule {
-            policy: f.req("policy")?,
+            policy,
             rng: f.req("rng")?,
             attempt: f.req("attempt")?,
             backoff_ms: f.req("backoff_ms")?,

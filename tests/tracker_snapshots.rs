@@ -70,3 +70,62 @@ fn old_tracker_snapshots_restore_and_go_on_identically() {
         );
     }
 }
+
+/// A snapshot edited into what no sequence of inputs makes is refused (`snapshot_invalid`,
+/// saying what is wrong), never restored to misbehave later.
+#[test]
+fn edited_snapshots_that_no_run_could_make_are_refused() {
+    use longcall::cancel::CancelButton;
+    use longcall::tracker::TrackerConfig;
+    use longcall::Model;
+
+    let mut t = Tracker::new(Model::Job, TrackerConfig::default()).unwrap();
+    let created = json!({"type": "job_created", "job": {"id": "job_1", "status": "queued"}});
+    t.handle_input(0, serde_json::from_value(created).unwrap())
+        .unwrap();
+    let good: Value = serde_json::from_str(&save(&t).unwrap()).unwrap();
+    assert!(restore::<Tracker>(&good.to_string()).is_ok());
+    let edited = |edit: &dyn Fn(&mut Value)| {
+        let mut v = good.clone();
+        edit(&mut v["state"]);
+        restore::<Tracker>(&v.to_string()).unwrap_err()
+    };
+    type Edit<'a> = &'a dyn Fn(&mut Value);
+    let cases: [(Edit, &str); 5] = [
+        (
+            &|s| s["schedule"]["policy"]["cap_ms"] = json!(0),
+            "policy.cap_ms: must not be below initial_ms",
+        ),
+        (
+            &|s| s["schedule"]["policy"]["multiplier_percent"] = json!(0),
+            "policy.multiplier_percent",
+        ),
+        (
+            &|s| s["status"] = json!("working"),
+            "status is not a status of the model",
+        ),
+        (
+            &|s| {
+                s["button"]["model"] = json!("task-2026");
+                s["button"]["last_status"] = Value::Null;
+            },
+            "the button is of another model",
+        ),
+        (
+            &|s| s["button"]["state"] = json!("cancelled"),
+            "shows cancelled sent a cancel",
+        ),
+    ];
+    for (edit, says) in cases {
+        let e = edited(edit);
+        assert_eq!(e.code(), "snapshot_invalid", "{e}");
+        assert!(e.to_string().contains(says), "{e}");
+    }
+    // The button alone too: `requesting` that was never pressed.
+    let mut b: Value =
+        serde_json::from_str(&save(&CancelButton::new(Model::Job)).unwrap()).unwrap();
+    b["state"]["state"] = json!("requesting");
+    let e = restore::<CancelButton>(&b.to_string()).unwrap_err();
+    assert_eq!(e.code(), "snapshot_invalid");
+    assert!(e.to_string().contains("was pressed"), "{e}");
+}

@@ -219,7 +219,36 @@ impl<'de> Deserialize<'de> for CancelButton {
             awaiting: false,
         };
         b.awaiting = f.opt("awaiting")?.unwrap_or(b.awaiting_by_state());
+        b.check().map_err(serde::de::Error::custom)?;
         Ok(b)
+    }
+}
+
+impl CancelButton {
+    /// What every button that ran holds, checked on restore so an edited snapshot cannot make it
+    /// say what no sequence of inputs could: a press always sends, so `pressed`, a request out
+    /// or answered (`requesting`, `acknowledged_pending`) and `cancelled` all need `sent`.
+    fn check(&self) -> Result<(), &'static str> {
+        if let Some(s) = self.last_status {
+            if window(self.model, s).is_err() {
+                return Err("last_status is not a status of the model");
+            }
+        }
+        let needs_press = matches!(
+            self.state,
+            ButtonState::Requesting | ButtonState::AcknowledgedPending
+        );
+        if needs_press && !self.pressed {
+            return Err("a button requesting or acknowledged was pressed");
+        }
+        let needs_sent =
+            self.pressed || self.awaiting || self.undecided || self.state == ButtonState::Cancelled;
+        if needs_sent && !self.sent {
+            return Err(
+                "a button that was pressed, waits for an answer or shows cancelled sent a cancel",
+            );
+        }
+        Ok(())
     }
 }
 

@@ -219,6 +219,17 @@ impl Serialize for Tracker {
 impl<'de> Deserialize<'de> for Tracker {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = Saved::deserialize(d)?;
+        // One call, one model: the status and the button are of the tracker's.
+        if s.status
+            .is_some_and(|st| !Status::of(s.model).contains(&st))
+        {
+            return Err(serde::de::Error::custom(
+                "status is not a status of the model",
+            ));
+        }
+        if s.button.model() != s.model {
+            return Err(serde::de::Error::custom("the button is of another model"));
+        }
         let mut schedule = s.schedule;
         schedule.disarm();
         schedule.forget_poll_end();
