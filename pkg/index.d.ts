@@ -216,7 +216,10 @@ export interface EndpointWireOptions {
   maxStringBytes?: number;
   /** Check each `tasks/*` answer's revision (default true). */
   detectRevision?: boolean;
-  /** A job API's routes: `[method, path]`, `{id}` replaced by the job id. */
+  /**
+   * A job API's routes: `[method, path]`, `{id}` replaced by the job id. For the `mcp_tools`
+   * dialect only: with `open_api`, whose routes are the Open API's, they are `invalid_config`.
+   */
   jobRoutes?: { get?: [string, string]; cancel?: [string, string] };
   /** The job API's dialect (default `mcp_tools`). */
   jobDialect?: JobDialect;

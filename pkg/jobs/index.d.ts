@@ -153,6 +153,11 @@ export interface WaitRun {
  * (fetch only). In a browser, `await init()` from `longcall` first.
  */
 export class JobHost {
+  /**
+   * Checks every option now, `config` and `wire` by the engine that will take them (a misspelt
+   * `poll.intialMs` or `jobRoutes` with the `open_api` dialect throws here, with the core's
+   * code), so in a browser `await init()` from `longcall` before constructing one.
+   */
   constructor(options: JobHostOptions);
   /**
    * Submits the job of `intent` (its idempotency key: one per user decision, kept by the

@@ -389,6 +389,9 @@ export class JobHost {
     this.config = config;
     this.wire = { ...wire, jobDialect: dialect };
     this.now = now;
+    // The configuration and wire options, checked now by the engine that will take them (a
+    // misspelt `poll.intialMs` fails here, not at the first submit).
+    lc.Endpoint.watch('job', 'job', config, this.wire).free();
   }
 
   /** @param {string} path */

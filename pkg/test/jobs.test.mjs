@@ -626,7 +626,7 @@ test('a deadline given as a duration is refused before the paid submit goes out 
   assert.equal(store.size, 0);
 });
 
-test('JobHost refuses a baseUrl that is not a URL and a store without its three methods', () => {
+test('JobHost refuses at construction: a baseUrl that is not a URL, a store without its three methods, bad config and wire options', () => {
   assert.throws(() => new JobHost({ baseUrl: 'not a url' }), {
     name: 'JobHostError',
     code: 'invalid_input',
@@ -641,6 +641,22 @@ test('JobHost refuses a baseUrl that is not a URL and a store without its three 
     code: 'invalid_input',
     message: 'JobHost: dialect "openapi" is not one of mcp_tools, open_api',
   });
+  // The tracker configuration and wire options are the core's to check, at construction.
+  assert.throws(() => new JobHost({ baseUrl: 'http://127.0.0.1:3000', config: { poll: { intialMs: 5 } } }), {
+    code: 'invalid_config',
+    message: /^invalid configuration: poll\.intialMs: unknown key/,
+  });
+  assert.throws(() => new JobHost({ baseUrl: 'http://127.0.0.1:3000', wire: { maxByte: 5 } }), {
+    code: 'malformed',
+    message: /unknown field `maxByte`/,
+  });
+  // Routes are for the mcp_tools dialect; the Open API's are its own.
+  const routes = { get: ['GET', '/custom/{id}'] };
+  assert.throws(() => new JobHost({ baseUrl: 'http://127.0.0.1:3000', wire: { jobRoutes: routes } }), {
+    code: 'invalid_config',
+    message: 'invalid configuration: jobRoutes: only the dialect of the MCP job tools takes routes; the Open API has its own',
+  });
+  assert.ok(new JobHost({ baseUrl: 'http://127.0.0.1:3000', dialect: 'mcp_tools', wire: { jobRoutes: routes } }));
   // A Map is a store; no store at all is fine too (nothing is kept).
   assert.ok(new JobHost({ baseUrl: 'http://127.0.0.1:3000', store: new Map() }));
   assert.ok(new JobHost({ baseUrl: 'http://127.0.0.1:3000/v1/' }));

@@ -168,6 +168,15 @@ fn config(tracker: &[f64], wire: &JsValue) -> Result<Config, Error> {
         c.job_dialect = d;
     }
     if let Some(r) = w.job_routes {
+        // The Open API's routes are its own (`/v1/jobs/{id}/status`, ...): routes given for it
+        // would be ignored, and an option is never ignored without a word.
+        if c.job_dialect == JobDialect::OpenApi {
+            return Err(Error::invalid_config(
+                "jobRoutes",
+                // (No value names here: a configuration message is camelCased whole.)
+                "only the dialect of the MCP job tools takes routes; the Open API has its own",
+            ));
+        }
         let d = JobRoutes::default();
         c.job_routes = JobRoutes {
             get: r.get.unwrap_or(d.get),
