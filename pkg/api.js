@@ -4,7 +4,7 @@
 // export: list it here and type it in index.d.ts (test/exports.test.mjs fails if the glue, this
 // file and index.d.ts disagree).
 import * as glue from './dist/longcall.js';
-import { bind, isLongcallError } from './runtime.js';
+import { bind, isLongcallError, timerDelay } from './runtime.js';
 import { makeFast } from './fast.js';
 import { FAST_METHODS, NUMERIC_FUNCTIONS, TEXT_ARGUMENTS } from './numeric.js';
 import { routeStructured } from './structured.js';
@@ -35,7 +35,7 @@ export function init(input) {
 }
 /** Instantiates the module synchronously from its bytes or a compiled `WebAssembly.Module`. */
 export const initSync = state.initSync;
-export { isLongcallError };
+export { isLongcallError, timerDelay };
 
 export const {
   // lifecycle

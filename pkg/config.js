@@ -14,7 +14,7 @@ import { coded, isLongcallError } from './runtime.js';
 
 const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 const malformed = (name, reason) => coded('malformed', `malformed config: ${name}: ${reason}`);
-const absent = (v) => v === undefined || v === null;
+const absent = (v) => v == null;
 
 function object(v, name) {
   if (v === null || typeof v !== 'object' || Array.isArray(v))
@@ -41,13 +41,7 @@ function number(v, name) {
 function jitter(v, name) {
   if (absent(v)) return NaN;
   const at = JITTERS.indexOf(v);
-  if (at < 0)
-    throw malformed(
-      name,
-      `expected ${JITTERS.slice(0, -1)
-        .map((j) => `"${j}"`)
-        .join(', ')} or "${JITTERS.at(-1)}"`,
-    );
+  if (at < 0) throw malformed(name, `expected one of ${JITTERS.join(', ')}`);
   return at;
 }
 

@@ -106,6 +106,19 @@ export function initSync(input: ArrayBuffer | ArrayBufferView | WebAssembly.Modu
 export function isLongcallError(e: unknown): e is LongcallError;
 
 /**
+ * The `setTimeout` delay for a `wake_at` output at `at` when the time is `now` (ms): `at - now`,
+ * never below 0 and never above setTimeout's limit of 2^31-1 ms (about 24.8 days; a longer delay
+ * fires at once, so a server's 30-day `Retry-After` passed through would spin the host). A
+ * wake-up further away fires early: `handleTimeout` then changes nothing and gives the same
+ * `wake_at`, which arms the next timer.
+ *
+ * ```js
+ * if (o.type === 'wake_at') timer = setTimeout(wake, timerDelay(o.at, Date.now()));
+ * ```
+ */
+export function timerDelay(at: number, now: number): number;
+
+/**
  * Reads a wire status for a model and returns its exact spelling.
  * @throws {LongcallError} `unknown_model`, `unknown_status` (never read as "pending"),
  *   `status_not_in_model` (`canceled` for a task, `working` for a job), `invalid_input` (not a string).

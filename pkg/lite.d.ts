@@ -61,6 +61,8 @@ export function init(input?: WasmSource | Promise<WasmSource>): Promise<void>;
 export function initSync(input: ArrayBuffer | ArrayBufferView | WebAssembly.Module): void;
 /** True for an error thrown by longcall (an `Error` with a string `code`). */
 export function isLongcallError(e: unknown): e is LongcallError;
+/** The `setTimeout` delay for a `wake_at` output (see `longcall`'s {@link timerDelay}): never below 0, never above 2^31-1 ms. */
+export function timerDelay(at: number, now: number): number;
 
 /** Numbers-only observation check: {@link OBSERVATIONS} index, or 255 for codes it cannot read. Never throws. */
 export function observeCode(modelCode: number, fromCode: number, toCode: number): ObservationCode | 255;

@@ -3,7 +3,7 @@
 // numbers-only tracker, and not the structured surface (JSON inputs, snapshots, servers, codecs,
 // vectors) of `longcall`. Nothing runs at import time: call `init()` first (runtime.js).
 import * as glue from './dist/longcall_lite.js';
-import { bind, isLongcallError } from './runtime.js';
+import { bind, isLongcallError, timerDelay } from './runtime.js';
 import { makeFast } from './fast.js';
 import { FAST_METHODS, NUMERIC_FUNCTIONS, TEXT_ARGUMENTS } from './numeric.js';
 import { configAt } from './config.js';
@@ -22,7 +22,7 @@ export function init(input) {
   return state.init(input ?? (import.meta.url ? new URL('./dist/longcall_lite_bg.wasm', import.meta.url) : null));
 }
 export const initSync = state.initSync;
-export { isLongcallError };
+export { isLongcallError, timerDelay };
 
 export const { observeCode, cancelWindowCode, jobErrorCode, CancelButton, Tracker, wasmMemory } = state.api;
 export {

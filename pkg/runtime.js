@@ -27,6 +27,19 @@ export function coded(code, message) {
   return e;
 }
 
+// setTimeout's longest delay (2^31-1 ms, about 24.8 days): a longer one fires at once, with a
+// warning, so a server's 30-day Retry-After would spin a host that passed it through.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The `setTimeout` delay for a `wake_at` output: `at - now`, never below 0 and never above
+ * setTimeout's limit of 2^31-1 ms. A wake-up further away fires early; `handleTimeout` before
+ * the time changes nothing and gives the same `wake_at` again, which arms the next timer.
+ */
+export function timerDelay(at, now) {
+  return Math.min(Math.max(0, at - now), MAX_TIMER_MS);
+}
+
 /** True for an `Error` thrown by longcall: its `code` is one of `ERROR_CODES`. */
 export function isLongcallError(e) {
   return e instanceof Error && ERROR_CODES.includes(e.code);
@@ -51,7 +64,7 @@ function loadFailed(what, e, file, wrongModule) {
   const text = String(e?.message ?? e);
   const hint = /Content.Security.Policy|unsafe-eval/i.test(text)
     ? " (the page's Content-Security-Policy must allow WebAssembly: add 'wasm-unsafe-eval' to script-src)"
-    : /found 3c 21|found 3c 68/i.test(text)
+    : /found 3c (21|68)/i.test(text)
       ? ` (the URL answered an HTML page, not ${file}: pass init() the .wasm's URL; under Vite's dev server, exclude longcall from optimizeDeps)`
       : wrongModule
         ? ` (is this ${file}? each entry point loads its own .wasm)`

@@ -247,7 +247,7 @@ class Job {
         clearTimeout(this.#timer);
         this.#timer = setTimeout(
           () => this.#guard(() => this.#run(this.#ep.handleTimeout(this.#host.now()))),
-          Math.max(0, e.at - this.#host.now()),
+          lc.timerDelay(e.at, this.#host.now()),
         );
         break;
       case 'settled':
@@ -477,7 +477,7 @@ export class JobHost {
           call(onJob, o.id, o.output);
         } else if (o.type === 'wake_at') {
           clearTimeout(timer);
-          timer = setTimeout(() => run(w.handleTimeout(this.now())), Math.max(0, o.at - this.now()));
+          timer = setTimeout(() => run(w.handleTimeout(this.now())), lc.timerDelay(o.at, this.now()));
         }
       }
       if (w.isSatisfied || (!w.roundInFlight && w.pollTimeout === undefined)) {

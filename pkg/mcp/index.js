@@ -503,14 +503,14 @@ class Watch {
   arm(at) {
     this.disarm();
     if (this.done) return;
-    const delay = Math.max(0, at - this.now());
-    // Timers may fire a millisecond early: the endpoint gets the real time and asks again if so.
+    // Timers may fire a millisecond early, and a wake-up beyond setTimeout's limit fires early
+    // by design: the endpoint gets the real time and asks again if so.
     this.timer = this.timers.setTimeout(
       () => {
         this.timer = null;
         if (!this.done) this.apply(() => this.ep.handleTimeout(this.now()));
       },
-      Math.max(1, delay),
+      Math.max(1, lc.timerDelay(at, this.now())),
     );
   }
 

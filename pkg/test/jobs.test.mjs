@@ -720,3 +720,33 @@ async function waveOf404s(waitFor) {
     srv.close();
   }
 }
+
+test("a Retry-After beyond setTimeout's limit: one capped timer, never a spin", async () => {
+  const polls = [];
+  const fetch = async (url) => {
+    polls.push(String(url));
+    // 30 days: past setTimeout's 2^31-1 ms, which would fire at once, again and again.
+    return new Response('{"error":{"code":"rate_limit_exceeded"}}', {
+      status: 429,
+      headers: { 'content-type': 'application/json', 'retry-after': '2592000' },
+    });
+  };
+  const delays = [];
+  const real = globalThis.setTimeout;
+  globalThis.setTimeout = (fn, ms, ...rest) => {
+    delays.push(ms);
+    return real(fn, ms, ...rest);
+  };
+  let job;
+  try {
+    job = new JobHost({ baseUrl: 'http://127.0.0.1:9', fetch }).watch('job_1');
+    await sleep(300);
+  } finally {
+    globalThis.setTimeout = real;
+    job?.stop();
+  }
+  assert.equal(polls.length, 1, 'polled once, then waits for the Retry-After');
+  assert.ok(delays.length <= 5, `${delays.length} timers armed in 300 ms: a spin arms hundreds`);
+  assert.equal(Math.max(...delays), 2 ** 31 - 1);
+  assert.equal((await job.settled).type, 'stopped');
+});

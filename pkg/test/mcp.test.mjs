@@ -734,3 +734,36 @@ test('resume of a snapshot taken with the tools/call in flight: create_unanswere
   await assert.rejects(until(clock, r.outcome), (e) => e.code === 'create_unanswered');
   assert.deepEqual(methods(s), []);
 });
+
+test("a poll interval beyond setTimeout's limit: the timer is capped and re-armed, never a spin", async () => {
+  const clock = fakeClock();
+  const delays = [];
+  const timers = {
+    setTimeout: (fn, ms) => {
+      delays.push(ms);
+      return clock.timers.setTimeout(fn, ms);
+    },
+    clearTimeout: clock.timers.clearTimeout,
+  };
+  const INTERVAL = 3_000_000_000; // about 35 days, past 2^31-1 ms
+  const long = (status) => task26('t1', status, { pollIntervalMs: INTERVAL, ttlMs: null });
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...long('working'), resultType: 'task' }),
+      'tasks/get': (m) => ok(m, { ...long('completed'), resultType: 'complete', result: { content: [] } }),
+    },
+    clock,
+  );
+  const h = await callTool(s, { name: 'job', arguments: {}, now: clock.now, timers });
+  await clock.settle();
+  const MAX = 2 ** 31 - 1;
+  assert.equal(Math.max(...delays), MAX, 'the first wake-up is capped at setTimeout’s limit');
+  await clock.advance(MAX);
+  assert.deepEqual(methods(s), ['tools/call'], 'the early wake-up sends nothing');
+  assert.ok(delays.length <= 3, `${delays.length} timers armed: a spin arms thousands`);
+  assert.ok(delays.every((d) => d <= MAX));
+  await clock.advance(INTERVAL - MAX);
+  assert.equal((await until(clock, h.outcome)).outcome, 'succeeded');
+  assert.deepEqual(methods(s), ['tools/call', 'tasks/get']);
+});

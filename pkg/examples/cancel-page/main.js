@@ -8,7 +8,7 @@
 // the core's `jobErrorCode`); with a real job API the Endpoint's `handleHttp` would read it;
 // (b) the MCP task panel decides nothing beyond transport: an exchange that ended without an
 // answer to its request is a transport failure.
-import { init, Endpoint, Wave, jobErrorCode, JOB_ERROR_CODES } from '../../web.js';
+import { init, Endpoint, Wave, jobErrorCode, JOB_ERROR_CODES, timerDelay } from '../../web.js';
 import { init as initServer, JobBook } from '../../server-web.js';
 
 // Nothing is fetched until asked: load both modules before the first call.
@@ -77,7 +77,7 @@ function applyWave(outputs) {
     } else if (o.type === 'ignored') console.warn('ignored', o.id, o.reason);
     else if (o.type === 'wake_at') {
       clearTimeout(waveTimer);
-      waveTimer = setTimeout(() => applyWave(wave.handleTimeout(Date.now())), Math.max(0, o.at - Date.now()));
+      waveTimer = setTimeout(() => applyWave(wave.handleTimeout(Date.now())), timerDelay(o.at, Date.now()));
     }
   }
 }
@@ -228,7 +228,7 @@ function drive(events) {
         break;
       case 'wake_at':
         clearTimeout(wake);
-        wake = setTimeout(() => drive(ep.handleTimeout(Date.now())), Math.max(0, e.at - Date.now()));
+        wake = setTimeout(() => drive(ep.handleTimeout(Date.now())), timerDelay(e.at, Date.now()));
         break;
       case 'violation':
         log(`violation ${e.violation.rule}: ${e.violation.detail}`);

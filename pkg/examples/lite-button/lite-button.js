@@ -6,7 +6,7 @@
 //
 // What lite does not have: MCP wire messages and input requests (`ask_user` needs the JSON
 // reader of `longcall`); a page that calls MCP tools uses `longcall` (or `longcall/mcp`).
-import { REQUEST_KINDS, STATUSES, Tracker, decodeFast, init } from 'longcall/lite';
+import { REQUEST_KINDS, STATUSES, Tracker, decodeFast, init, timerDelay } from 'longcall/lite';
 
 /** @type {Record<import('longcall/lite').ButtonState, string>} */
 const LABEL = {
@@ -102,7 +102,7 @@ export async function watchJob(baseUrl, jobId, button, note) {
       else if (o.type === 'send' && o.request.kind === 'cancel') sendCancel();
       else if (o.type === 'wake_at') {
         clearTimeout(timer);
-        timer = setTimeout(() => act(t.fastTimeout(Date.now())), Math.max(0, o.at - Date.now()));
+        timer = setTimeout(() => act(t.fastTimeout(Date.now())), timerDelay(o.at, Date.now()));
       } else if (o.type === 'settled' || o.type === 'stopped') {
         clearTimeout(timer);
         finish(o);

@@ -4,6 +4,14 @@
 const lite = () => import('longcall/lite');
 
 export const cases = {
+  async "timerDelay: a wake_at's setTimeout delay, never negative, never past setTimeout's limit"({ lc, assert }) {
+    const l = await lite();
+    for (const timerDelay of [lc.timerDelay, l.timerDelay]) {
+      assert.equal(timerDelay(1_500, 1_000), 500);
+      assert.equal(timerDelay(1_000, 1_500), 0, 'a time already passed: at once');
+      assert.equal(timerDelay(2 ** 53 - 1, 0), 2 ** 31 - 1, 'capped: a longer delay would fire at once');
+    }
+  },
   async 'lite exports only its own surface, and the same code tables'({ lc, assert }) {
     const l = await lite();
     const want = [
@@ -34,6 +42,7 @@ export const cases = {
       'isLongcallError',
       'jobErrorCode',
       'observeCode',
+      'timerDelay',
       'wasmMemory',
     ].sort();
     assert.deepEqual(Object.keys(l).sort(), want);

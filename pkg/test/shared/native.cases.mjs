@@ -60,7 +60,7 @@ export const cases = {
       [{ poll: { initialMs: '5' } }, 'malformed: malformed config: poll.initialMs: expected a number, got string'],
       [
         { poll: { jitter: 'sideways' } },
-        'malformed: malformed config: poll.jitter: expected "none", "full", "equal" or "decorrelated"',
+        'malformed: malformed config: poll.jitter: expected one of none, full, equal, decorrelated',
       ],
       [
         { poll: { followServerInterval: 1 } },
