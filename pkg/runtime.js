@@ -18,7 +18,8 @@ import { ERROR_CODES } from './codes.js';
 /** The error codes of the JavaScript layer (the core's own codes come from the module). */
 export const HOST_ERROR_CODES = Object.freeze(['not_initialized', 'freed', 'unbound']);
 
-const MAX_MESSAGE = 200;
+// Long enough for a refusal that lists every expected key; the module quotes input short already.
+const MAX_MESSAGE = 300;
 
 /** An `Error` with a `code`, as every export throws. */
 export function coded(code, message) {

@@ -222,7 +222,14 @@ export interface CallHandle {
   readonly button: ButtonState;
   /** Resolves with the verified outcome; rejects with code `watch_stopped` or `create_unanswered`. */
   readonly outcome: Promise<CallOutcome>;
-  /** Presses the core's cancel button: resolves with the button state once answered; a refusal rejects with an {@link McpCallError} of code `cancel_refused` (the core's refusal is its `cause`). */
+  /**
+   * Presses the core's cancel button: resolves with the button state once the cancel was
+   * answered (`cancelled`, `acknowledged_pending`, `finished_first`, ...), or `available` again
+   * when it did not go through (the server unreachable, an error answer): the task goes on, and
+   * the person may press again; check the state, a resolved promise is not a cancel. A refusal
+   * rejects with an {@link McpCallError} of code `cancel_refused` (nothing is sent; the core's
+   * refusal is its `cause`).
+   */
   cancel(): Promise<ButtonState>;
   /** Stops watching (never the task). */
   stop(): void;

@@ -767,3 +767,23 @@ test("a poll interval beyond setTimeout's limit: the timer is capped and re-arme
   assert.equal((await until(clock, h.outcome)).outcome, 'succeeded');
   assert.deepEqual(methods(s), ['tools/call', 'tasks/get']);
 });
+
+test('a cancel that gets no answer resolves with the button open again, never as cancelled', async () => {
+  const clock = fakeClock();
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'task' }),
+      'tasks/get': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'complete' }),
+      'tasks/cancel': () => {
+        throw new Error('ECONNREFUSED');
+      },
+    },
+    clock,
+  );
+  const h = await callTool(s, { name: 'slow', config: FAST, ...on(clock) });
+  assert.equal(await until(clock, h.cancel()), 'available');
+  assert.equal(h.button, 'available');
+  assert.equal(methods(s).filter((m) => m === 'tasks/cancel').length, 1);
+  h.stop();
+});
