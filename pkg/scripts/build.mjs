@@ -10,8 +10,8 @@
 // Usage: npm --prefix pkg run build   (LONGCALL_BUILDS=longcall_lite,... builds only those, keeping
 // the others in dist/: for quick iterations on one module)
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lazyFinalization } from './lazy-finalization.mjs';
@@ -86,6 +86,18 @@ const bindgen = (input, outDir, outName) =>
     '--remove-name-section',
     '--remove-producers-section',
   ]);
+// Panic locations name their source files, and a dependency's file is named by its path on the
+// building machine (Cargo's home, then `registry/src/index.crates.io-<hash>/serde_json-1.0.154/...`):
+// remapped to `crates/...`, the module carries no machine's paths and is the same wherever it is
+// built. The standard library's paths are remapped by its own
+// build already (`/rustc/<commit>/...`). Given as Cargo configuration for the wasm target only,
+// so the host's builds and their cache are untouched.
+const cargoHome = process.env.CARGO_HOME ?? join(homedir(), '.cargo');
+const registries = join(cargoHome, 'registry', 'src');
+const remaps = existsSync(registries)
+  ? readdirSync(registries).map((dir) => JSON.stringify(`--remap-path-prefix=${join(registries, dir)}=crates`))
+  : [];
+const remapConfig = ['--config', `target.${TARGET}.rustflags=[${remaps.join(',')}]`];
 const only = process.env.LONGCALL_BUILDS?.split(',').filter(Boolean);
 if (!only) rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
@@ -109,7 +121,7 @@ const BUILDS = [
 ];
 for (const [name, features, opt] of BUILDS) {
   if (only && !only.includes(name)) continue;
-  run('cargo', ['build', ...locked_, '-p', CRATE, '--target', TARGET, '--profile', PROFILE, ...features]);
+  run('cargo', ['build', ...locked_, ...remapConfig, '-p', CRATE, '--target', TARGET, '--profile', PROFILE, ...features]);
   if (!existsSync(raw)) fail(`cargo did not produce ${raw}`);
   const cargoSize = statSync(raw).size;
   bindgen(raw, DIST, name);
@@ -141,7 +153,7 @@ for (const [name, features, opt] of BUILDS) {
 const NODE = 'longcall_node';
 if (!only || only.includes(NODE)) {
   const features = BUILDS[0][1];
-  run('cargo', ['build', ...locked_, '-p', CRATE, '--target', TARGET, '--profile', 'wasm-speed', ...features]);
+  run('cargo', ['build', ...locked_, ...remapConfig, '-p', CRATE, '--target', TARGET, '--profile', 'wasm-speed', ...features]);
   const tmp = mkdtempSync(join(tmpdir(), 'longcall-node-'));
   try {
     bindgen(cargoOut('wasm-speed'), tmp, 'longcall');
