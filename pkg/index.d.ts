@@ -223,9 +223,9 @@ export interface HttpAnswerHead {
 export interface EndpointWireOptions {
   /** Largest message in bytes (default 4 MiB); an answer over it stops watching (`answer_too_large`). */
   maxBytes?: number;
-  /** Deepest nesting (default 64). */
+  /** Deepest nesting (default 64); an answer nested deeper stops watching (`answer_too_large`). */
   maxDepth?: number;
-  /** Longest string in bytes (default 4 MiB: as long as the message may be). */
+  /** Longest string in bytes (default 4 MiB: as long as the message may be); a longer one stops watching (`answer_too_large`). */
   maxStringBytes?: number;
   /** Check each `tasks/*` answer's revision (default true). */
   detectRevision?: boolean;

@@ -660,7 +660,9 @@ class Watch {
         ? `tools/call ${this.name ?? ''} got no answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
         : this.closed
           ? `stopped watching: the sender's client is closed${said}; ${id ? `${goesOn} with a connected one` : 'nothing was sent'}`
-          : `stopped watching (${reason})${transport ? `, last exchange unanswered${said}` : ''}; ${goesOn}`;
+          : reason === 'answer_too_large'
+            ? `stopped watching (answer_too_large): an answer was over the reading limits (wire.maxBytes, maxStringBytes, maxDepth); ${goesOn}, with the limits raised`
+            : `stopped watching (${reason})${transport ? `, last exchange unanswered${said}` : ''}; ${goesOn}`;
     this.failure = new McpCallError(reason === 'create_unanswered' ? 'create_unanswered' : 'watch_stopped', why, {
       reason,
       taskId: id ?? null,

@@ -787,3 +787,25 @@ test('a cancel that gets no answer resolves with the button open again, never as
   assert.equal(methods(s).filter((m) => m === 'tasks/cancel').length, 1);
   h.stop();
 });
+
+test('an answer over the reading limits: the error names the options to raise', async () => {
+  const clock = fakeClock();
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'task' }),
+      'tasks/get': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'complete', statusMessage: 'x'.repeat(500) }),
+    },
+    clock,
+  );
+  const h = await callTool(s, { name: 'slow', config: FAST, wire: { maxBytes: 400 }, ...on(clock) });
+  await assert.rejects(until(clock, h.outcome), (e) => {
+    assert.equal(e.code, 'watch_stopped');
+    assert.equal(e.reason, 'answer_too_large');
+    assert.match(
+      e.message,
+      /over the reading limits \(wire\.maxBytes, maxStringBytes, maxDepth\); the task t1 goes on/,
+    );
+    return true;
+  });
+});
