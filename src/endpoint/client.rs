@@ -181,11 +181,13 @@ impl<'de> Deserialize<'de> for JobRoutes {
     }
 }
 
+// The routes of the MCP job tools over HTTP, beside the submit's `POST /jobs` (what the
+// reference server, `longcall serve-jobs`, answers).
 impl Default for JobRoutes {
     fn default() -> Self {
         JobRoutes {
-            get: ("GET".into(), "/v1/jobs/{id}".into()),
-            cancel: ("POST".into(), "/v1/jobs/{id}/cancel".into()),
+            get: ("GET".into(), "/jobs/{id}".into()),
+            cancel: ("POST".into(), "/jobs/{id}/cancel".into()),
         }
     }
 }
@@ -1947,7 +1949,7 @@ mod tests {
         else {
             panic!("{out:?}")
         };
-        assert_eq!((method.as_str(), path.as_str()), ("GET", "/v1/jobs/job_1"));
+        assert_eq!((method.as_str(), path.as_str()), ("GET", "/jobs/job_1"));
         let body = br#"{"id":"job_1","status":"queued"}"#;
         ep.handle_http(
             1,

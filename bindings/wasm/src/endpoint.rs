@@ -693,6 +693,6 @@ mod tests {
         let batch = drain_events(&mut ep);
         assert_eq!(batch[0]["kind"], "http");
         assert_eq!(batch[0]["requestRef"], 1);
-        assert_eq!(batch[0]["path"], "/v1/jobs/job_1");
+        assert_eq!(batch[0]["path"], "/jobs/job_1");
     }
 }
