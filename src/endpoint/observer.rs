@@ -1607,6 +1607,22 @@ fn unreadable_file(reason: String) -> Error {
     }
 }
 
+/// A line's direction and time, which every rule reads: a line without them cannot be placed, so
+/// it is refused rather than skipped (a skipped line could hide a broken MUST).
+fn envelope(line: usize, v: &Value) -> Result<(), Error> {
+    if !matches!(v.get("dir").and_then(Value::as_str), Some("c2s" | "s2c")) {
+        return Err(unreadable_file(format!(
+            "line {line}: `dir` must be \"c2s\" (client to server) or \"s2c\""
+        )));
+    }
+    if v.get("t_ms").and_then(Value::as_u64).is_none() {
+        return Err(unreadable_file(format!(
+            "line {line}: `t_ms` must be a whole number of milliseconds"
+        )));
+    }
+    Ok(())
+}
+
 /// Reads a transcript or job log (JSON Lines, one object per line; the format is detected: lines
 /// with `msg` are an MCP transcript, lines with `body` a job log) and observes it. `revision`
 /// overrides the detected MCP revision.
@@ -1616,8 +1632,8 @@ fn unreadable_file(reason: String) -> Error {
 /// `mcpProtocolVersion`). The job log line is `{"t_ms", "dir", "http": {"method", "path",
 /// "status", "retry_after_ms"? | "retry_after"?}, "body"}`.
 ///
-/// Errors: a file that is not JSON Lines, is empty, or is neither format ([`Error::Malformed`]
-/// naming the line).
+/// Errors: a file that is not JSON Lines, is empty, has a line without its `dir` (`c2s` or
+/// `s2c`) or `t_ms` (a whole number), or is neither format ([`Error::Malformed`] naming the line).
 ///
 /// ```
 /// use longcall::endpoint::observer::{check_text, Format};
@@ -1628,6 +1644,9 @@ fn unreadable_file(reason: String) -> Error {
 /// assert_eq!(r.format, Format::JobLog);
 /// assert!(r.findings.is_empty()); // the third line answers nothing: a note
 /// assert!(check_text("not json", None).is_err());
+/// // A misspelt direction is refused, never skipped: the line might have broken a rule.
+/// let typo = r#"{"t_ms":0,"dir":"c2S","http":{"method":"GET","path":"/jobs/j"},"body":null}"#;
+/// assert_eq!(check_text(typo, None).unwrap_err().code(), "malformed");
 /// ```
 pub fn check_text(text: &str, revision: Option<Model>) -> Result<Report, Error> {
     let mut lines = Vec::new();
@@ -1637,7 +1656,10 @@ pub fn check_text(text: &str, revision: Option<Model>) -> Result<Report, Error> 
         }
         // The guarded reader: size, depth and string limits are checked before serde runs.
         match crate::wire::read_json(raw) {
-            Ok(v @ Value::Object(_)) => lines.push((i + 1, v)),
+            Ok(v @ Value::Object(_)) => {
+                envelope(i + 1, &v)?;
+                lines.push((i + 1, v));
+            }
             Ok(_) => {
                 return Err(unreadable_file(format!(
                     "line {}: not a JSON object (expected JSON Lines)",

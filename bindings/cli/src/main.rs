@@ -63,8 +63,13 @@ struct Cli {
 enum Command {
     /// Lint MCP wire transcripts and job logs (JSON Lines) against the lifecycle rules.
     ///
-    /// MUST violations fail (exit 1), SHOULD violations warn. Exit 2: a file is missing or not
-    /// JSON Lines.
+    /// MUST violations fail (exit 1), SHOULD violations warn. Exit 2: a file is missing, is not
+    /// JSON Lines, or has a line without `dir` ("c2s"/"s2c") or `t_ms`.
+    ///
+    /// An MCP transcript line: {"seq", "t_ms", "dir", "http"?: {"mcpMethod", "mcpName",
+    /// "mcpProtocolVersion"}, "msg": JSON-RPC message}. A job log line: {"t_ms", "dir",
+    /// "http": {"method", "path"} on requests, {"status", "retry_after"?} on answers, "body"}.
+    /// `longcall serve-jobs --log FILE` writes job logs; bindings/cli/README.md has examples.
     Check {
         /// Transcript or job-log files (`*.jsonl`); directories are searched for `*.jsonl`.
         #[arg(required = true)]
