@@ -522,3 +522,42 @@ fn a_deadline_passed_while_creating_keeps_the_created_call() {
     ep.handle_message(NOW + 5, created);
     stopped_at_deadline(&mut ep, "t-9");
 }
+
+/// An endpoint snapshot edited into what no run makes (a tracker of another model, ids the wire
+/// cannot carry or given out twice) is refused, never restored to send a job route for a task.
+#[test]
+fn edited_endpoint_snapshots_that_no_run_could_make_are_refused() {
+    let mut ep = CallEndpoint::watch(longcall::Model::Job, "job_1", Config::default()).unwrap();
+    while !matches!(ep.poll_event(), Event::WakeAt { .. } | Event::Idle) {}
+    let good: Value = serde_json::from_str(&ep.snapshot().unwrap()).unwrap();
+    assert!(CallEndpoint::restore(&good.to_string(), 0).is_ok());
+    let cases: [(&str, Value, &str); 4] = [
+        (
+            "/state/model",
+            json!("task-2026"),
+            "the tracker is of another model",
+        ),
+        (
+            "/state/next_id",
+            json!(0),
+            "next_id: expected an integer from 1 to 2^63-1",
+        ),
+        (
+            "/state/next_id",
+            json!(u64::MAX),
+            "next_id: expected an integer from 1 to 2^63-1",
+        ),
+        (
+            "/state/pending",
+            json!([{"id": 99, "request": null}]),
+            "an id not given out yet",
+        ),
+    ];
+    for (at, value, says) in cases {
+        let mut v = good.clone();
+        *v.pointer_mut(at).unwrap() = value;
+        let e = CallEndpoint::restore(&v.to_string(), 0).err().unwrap();
+        assert_eq!(e.code(), "snapshot_invalid", "{at}: {e}");
+        assert!(e.to_string().contains(says), "{at}: {e}");
+    }
+}

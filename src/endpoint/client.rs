@@ -434,8 +434,9 @@ pub struct CallEndpoint {
 // compile an array form nobody writes.
 impl<'de> Deserialize<'de> for CallEndpoint {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
         let mut f = crate::tagged::members(d, "struct CallEndpoint")?;
-        Ok(CallEndpoint {
+        let ep = CallEndpoint {
             model: f.req("model")?,
             tracker: f.req("tracker")?,
             config: f.req("config")?,
@@ -446,7 +447,23 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             submit: f.opt("submit")?,
             prompts: f.def("prompts")?,
             progress: f.opt("progress")?,
-        })
+        };
+        // What every endpoint that ran holds: one model, and ids the wire carries (a JSON-RPC id
+        // is written as an i64) given out in order, so a new request never reuses one.
+        if ep.tracker.model() != ep.model {
+            return Err(D::Error::custom("the tracker is of another model"));
+        }
+        if ep.next_id == 0 || ep.next_id > (1 << 63) - 1 {
+            return Err(D::Error::custom(
+                "next_id: expected an integer from 1 to 2^63-1",
+            ));
+        }
+        if ep.pending.iter().any(|p| p.id >= ep.next_id) {
+            return Err(D::Error::custom(
+                "a pending request has an id not given out yet (next_id)",
+            ));
+        }
+        Ok(ep)
     }
 }
 
