@@ -352,6 +352,10 @@ pub fn build_call(
     ttl_ms: Option<u64>,
 ) -> Result<Built, Error> {
     let model = task_model(model)?;
+    if name.is_empty() {
+        // No server has a tool without a name, and `Mcp-Name` would go out empty.
+        return Err(Error::invalid_input("name", "a tool name is not empty"));
+    }
     if !(arguments.is_object() || arguments.is_null()) {
         return Err(Error::invalid_input("arguments", "expected an object"));
     }
@@ -578,5 +582,7 @@ mod tests {
         .is_err());
         let b = build_call(Model::Task2025, Id::Number(1), "x", Value::Null, Some(5)).unwrap();
         assert_eq!(b.message["params"]["task"]["ttl"], 5);
+        let e = build_call(Model::Task2026, Id::Number(1), "", Value::Null, None).unwrap_err();
+        assert_eq!(e.message(), "invalid input: name: a tool name is not empty");
     }
 }
