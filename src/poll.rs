@@ -80,7 +80,7 @@ pub struct Rng {
     state: u64,
 }
 
-// The state runs over all of u64, so a snapshot writes it as decimal text: a JavaScript host
+// The state runs over all of u64, so a snapshot writes it as decimal text (S-7): a JavaScript host
 // that parses a snapshot (`JSON.parse`) would round a number past 2^53 and restore another
 // schedule. Read as text or as a number (what earlier snapshots wrote).
 impl Serialize for Rng {

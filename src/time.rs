@@ -19,7 +19,7 @@ use alloc::string::String;
 
 use crate::error::Error;
 
-/// The latest time (and the longest delay) the core hands out: 2^53 - 1 ms, some 285,000 years,
+/// The latest time (and the longest delay) the core hands out (S-8): 2^53 - 1 ms, some 285,000 years,
 /// the largest integer a JavaScript number holds exactly. A wake-up further away (a server's
 /// absurd `pollIntervalMs` or `Retry-After`) is due then, which no clock reaches.
 pub const LATEST: u64 = (1 << 53) - 1;

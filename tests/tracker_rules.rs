@@ -762,6 +762,7 @@ fn a_bad_poll_policy_is_named_by_its_path_in_the_config() {
     );
 }
 
+/// S-8: a server asking for forever gets the latest time a JavaScript host can hold.
 #[test]
 fn a_server_asking_for_forever_gets_the_latest_time_a_host_can_hold() {
     use longcall::time::LATEST;

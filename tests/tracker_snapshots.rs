@@ -71,7 +71,7 @@ fn old_tracker_snapshots_restore_and_go_on_identically() {
     }
 }
 
-/// A snapshot edited into what no sequence of inputs makes is refused (`snapshot_invalid`,
+/// S-7: a snapshot edited into what no sequence of inputs makes is refused (`snapshot_invalid`,
 /// saying what is wrong), never restored to misbehave later.
 #[test]
 fn edited_snapshots_that_no_run_could_make_are_refused() {
@@ -113,7 +113,7 @@ fn edited_snapshots_that_no_run_could_make_are_refused() {
         ),
         (
             &|s| s["button"]["state"] = json!("cancelled"),
-            "shows cancelled sent a cancel",
+            "cancelled, but no cancel was sent",
         ),
     ];
     for (edit, says) in cases {
@@ -127,5 +127,5 @@ fn edited_snapshots_that_no_run_could_make_are_refused() {
     b["state"]["state"] = json!("requesting");
     let e = restore::<CancelButton>(&b.to_string()).unwrap_err();
     assert_eq!(e.code(), "snapshot_invalid");
-    assert!(e.to_string().contains("was pressed"), "{e}");
+    assert!(e.to_string().contains("but nothing was pressed"), "{e}");
 }

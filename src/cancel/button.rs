@@ -225,7 +225,7 @@ impl<'de> Deserialize<'de> for CancelButton {
 }
 
 impl CancelButton {
-    /// What every button that ran holds, checked on restore so an edited snapshot cannot make it
+    /// What every button that ran holds (S-7), checked on restore so an edited snapshot cannot make it
     /// say what no sequence of inputs could: a press always sends, so `pressed`, a request out
     /// or answered (`requesting`, `acknowledged_pending`) and `cancelled` all need `sent`.
     fn check(&self) -> Result<(), &'static str> {
@@ -239,14 +239,12 @@ impl CancelButton {
             ButtonState::Requesting | ButtonState::AcknowledgedPending
         );
         if needs_press && !self.pressed {
-            return Err("a button requesting or acknowledged was pressed");
+            return Err("the state is requesting or acknowledged_pending, but nothing was pressed");
         }
         let needs_sent =
             self.pressed || self.awaiting || self.undecided || self.state == ButtonState::Cancelled;
         if needs_sent && !self.sent {
-            return Err(
-                "a button that was pressed, waits for an answer or shows cancelled sent a cancel",
-            );
+            return Err("pressed, waiting for an answer or cancelled, but no cancel was sent");
         }
         Ok(())
     }

@@ -448,7 +448,7 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             prompts: f.def("prompts")?,
             progress: f.opt("progress")?,
         };
-        // What every endpoint that ran holds: one model, and ids the wire carries (a JSON-RPC id
+        // What every endpoint that ran holds (S-7): one model, and ids the wire carries (a JSON-RPC id
         // is written as an i64) given out in order, so a new request never reuses one.
         if ep.tracker.model() != ep.model {
             return Err(D::Error::custom("the tracker is of another model"));

@@ -219,7 +219,7 @@ impl Serialize for Tracker {
 impl<'de> Deserialize<'de> for Tracker {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = Saved::deserialize(d)?;
-        // One call, one model: the status and the button are of the tracker's.
+        // One call, one model (S-7): the status and the button are of the tracker's.
         if s.status
             .is_some_and(|st| !Status::of(s.model).contains(&st))
         {
