@@ -52,7 +52,7 @@ function recode(e) {
   // The glue's own guard against re-entering an instance from inside one of its calls (a
   // toJSON or getter that calls back into the same object).
   if (/recursive use of an object/.test(text))
-    return coded('invalid_input', 'this instance is busy: it was called again from inside one of its own calls');
+    return coded('invalid_input', 'this instance is busy: called again from inside one of its own calls');
   return coded('invalid_input', text);
 }
 

@@ -783,3 +783,41 @@ fn a_server_asking_for_forever_gets_the_latest_time_a_host_can_hold() {
         assert_eq!(sends(&t.drain()).len(), 1);
     }
 }
+
+/// O-6, D-6: a job poll's 404 is the job lost when it says `not_found` (or names no code); a
+/// 404 naming another code is a route the server does not have, and polling goes on.
+#[test]
+fn a_job_404_is_lost_only_when_it_is_the_jobs() {
+    for (code, lost) in [
+        (Some("not_found"), true),
+        (None, true),
+        (Some("route_not_found"), false),
+    ] {
+        let mut t = Tracker::new(Model::Job, config()).unwrap();
+        t.handle_input(
+            0,
+            Input::JobCreated {
+                job: job(Status::Queued),
+            },
+        )
+        .unwrap();
+        let at = t.poll_timeout().unwrap();
+        t.handle_timeout(at);
+        let _ = t.drain(); // earlier outputs are not under test
+        let failure = Failure::Http {
+            status: 404,
+            code: code.map(String::from),
+            retry_after_ms: None,
+        };
+        let request = longcall::tracker::RequestKind::Get;
+        t.handle_input(at, Input::RequestFailed { request, failure })
+            .unwrap();
+        let outs = t.drain();
+        if lost {
+            assert_eq!(settled(&outs), Some(Outcome::Lost), "{code:?}");
+        } else {
+            assert_eq!(settled(&outs), None, "{code:?}");
+            assert!(wake(&outs).is_some(), "{code:?}: the next poll is armed");
+        }
+    }
+}

@@ -12,7 +12,9 @@ use super::{Failure, Input, Output, Polled, Request, RequestKind, StopReason};
 
 mod saved;
 use crate::cancel::button::NO_CANCEL_OUT;
-use crate::cancel::{classify_answer, ButtonState, CancelAnswer, CancelButton, CancelVerdict};
+use crate::cancel::{
+    classify_answer, ButtonState, CancelAnswer, CancelButton, CancelVerdict, JobErrorCode,
+};
 use crate::error::Error;
 use crate::lifecycle::{self, Observation, Seed};
 use crate::model::Model;
@@ -1478,12 +1480,21 @@ impl Tracker {
             self.schedule
                 .handle_retry_after(now, retry_after_ms.unwrap_or(0));
         }
-        let gone = self.model == Model::Job && matches!(failure, Failure::Http { status: 404, .. });
+        // The error code, read once: a cancel's answer, and whether a 404 is the job's.
+        let code = match failure {
+            Failure::Http { code, .. } => JobErrorCode::parse(code.as_deref().unwrap_or("")),
+            _ => JobErrorCode::None,
+        };
+        // O-6, D-6: a job 404 is the job lost, unless its body names another error code (a
+        // route the server does not have is not a job it does not know: polling goes on).
+        let gone = self.model == Model::Job
+            && matches!(failure, Failure::Http { status: 404, .. })
+            && matches!(code, JobErrorCode::NotFound | JobErrorCode::None);
         if request == RequestKind::Cancel {
             let answer = match failure {
-                Failure::Http { status, code, .. } => CancelAnswer::JobError {
+                Failure::Http { status, .. } => CancelAnswer::JobError {
                     http_status: *status,
-                    code: crate::cancel::JobErrorCode::parse(code.as_deref().unwrap_or("")),
+                    code,
                     cancelable: None,
                 },
                 Failure::Rpc { error } => CancelAnswer::RpcError { code: error.code },
