@@ -121,7 +121,18 @@ const BUILDS = [
 ];
 for (const [name, features, opt] of BUILDS) {
   if (only && !only.includes(name)) continue;
-  run('cargo', ['build', ...locked_, ...remapConfig, '-p', CRATE, '--target', TARGET, '--profile', PROFILE, ...features]);
+  run('cargo', [
+    'build',
+    ...locked_,
+    ...remapConfig,
+    '-p',
+    CRATE,
+    '--target',
+    TARGET,
+    '--profile',
+    PROFILE,
+    ...features,
+  ]);
   if (!existsSync(raw)) fail(`cargo did not produce ${raw}`);
   const cargoSize = statSync(raw).size;
   bindgen(raw, DIST, name);
@@ -153,7 +164,18 @@ for (const [name, features, opt] of BUILDS) {
 const NODE = 'longcall_node';
 if (!only || only.includes(NODE)) {
   const features = BUILDS[0][1];
-  run('cargo', ['build', ...locked_, ...remapConfig, '-p', CRATE, '--target', TARGET, '--profile', 'wasm-speed', ...features]);
+  run('cargo', [
+    'build',
+    ...locked_,
+    ...remapConfig,
+    '-p',
+    CRATE,
+    '--target',
+    TARGET,
+    '--profile',
+    'wasm-speed',
+    ...features,
+  ]);
   const tmp = mkdtempSync(join(tmpdir(), 'longcall-node-'));
   try {
     bindgen(cargoOut('wasm-speed'), tmp, 'longcall');

@@ -654,7 +654,8 @@ test('JobHost refuses at construction: a baseUrl that is not a URL, a store with
   const routes = { get: ['GET', '/custom/{id}'] };
   assert.throws(() => new JobHost({ baseUrl: 'http://127.0.0.1:3000', wire: { jobRoutes: routes } }), {
     code: 'invalid_config',
-    message: 'invalid configuration: jobRoutes: only the dialect of the MCP job tools takes routes; the Open API has its own',
+    message:
+      'invalid configuration: jobRoutes: only the dialect of the MCP job tools takes routes; the Open API has its own',
   });
   assert.ok(new JobHost({ baseUrl: 'http://127.0.0.1:3000', dialect: 'mcp_tools', wire: { jobRoutes: routes } }));
   // A Map is a store; no store at all is fine too (nothing is kept).
