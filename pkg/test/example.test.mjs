@@ -125,6 +125,24 @@ for (const example of ['cancel-button', 'lite-button'])
       }
     });
 
+    test('a status the API does not list: polling goes on, and the job is seen finished', {
+      timeout: 40_000,
+    }, async () => {
+      const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+      const logs = [];
+      page.on('pageerror', (e) => logs.push(String(e)));
+      try {
+        await page.goto(`${server.base}/examples/${example}/?job=unknown`);
+        await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
+          timeout: 35_000,
+        });
+        assert.match(await page.textContent('#note'), /^Finished: (succeeded|https:)/);
+        assert.deepEqual(logs, []);
+      } finally {
+        await page.close();
+      }
+    });
+
     for (const job of ['html502', 'html200', 'drop', 'unlisted']) {
       test(`${job}: the button does not stay at "requesting"`, { timeout: 30_000 }, async () => {
         const r = await flow(job, { until: () => window.__states.length > 2 });

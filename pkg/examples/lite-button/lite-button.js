@@ -114,10 +114,12 @@ export async function watchJob(baseUrl, jobId, button, note) {
   /** A poll's answer: the job's status as a code, or the failure as the core reads failures. */
   const poll = async () => {
     const a = await ask(`${jobUrl}/status`);
-    const status = a.body?.data?.sume_status;
-    if (a.status >= 200 && a.status < 300 && typeof status === 'string')
-      act(t.fastPolled(Date.now(), STATUSES.indexOf(/** @type {any} */ (status)), Number.NaN, 0));
-    else act(t.fastRequestFailed(Date.now(), GET, a.status, a.retryAfterMs));
+    const ok = a.status >= 200 && a.status < 300;
+    const code = STATUSES.indexOf(/** @type {any} */ (a.body?.data?.sume_status));
+    if (ok && code >= 0) act(t.fastPolled(Date.now(), code, Number.NaN, 0));
+    // A 2xx that names no status the core knows says nothing: read as no answer (0), so the
+    // poll goes again after its backoff rather than never.
+    else act(t.fastRequestFailed(Date.now(), GET, ok ? 0 : a.status, a.retryAfterMs));
   };
 
   /**
