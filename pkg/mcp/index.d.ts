@@ -66,7 +66,7 @@ export interface Sender {
 
 /** Options of {@link httpSender}. */
 export interface HttpSenderOptions {
-  /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`. */
+  /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`; in a page, a path of its own origin (`/mcp`) too. */
   url: string | URL;
   /** The fetch to use (default `globalThis.fetch`). */
   fetch?: typeof fetch;

@@ -100,10 +100,11 @@ export function httpSender(options = {}) {
   if (!url) throw new McpCallError('invalid_input', 'httpSender: url is required');
   // Refused here, not at the first call, where fetch's throw would read as "no answer: the tool
   // may have started" for a request that never left.
-  if (!URL.canParse(String(url)))
+  // In a page, a path of its own origin ('/mcp', behind a dev server's proxy) is a URL too.
+  if (!URL.canParse(String(url), globalThis.location?.href))
     throw new McpCallError(
       'invalid_input',
-      `httpSender: url is not an absolute URL: ${JSON.stringify(String(url).slice(0, 80))}`,
+      `httpSender: url is not a URL${globalThis.location ? '' : ' (outside a page, give it whole)'}: ${JSON.stringify(String(url).slice(0, 80))}`,
     );
   return {
     model: 'task-2026',

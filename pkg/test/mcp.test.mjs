@@ -286,7 +286,23 @@ test("every refusal is an McpCallError, the core's too (its error the cause)", a
   assert.deepEqual(s.sent, []);
   // A URL fetch cannot take is refused when the sender is made, not read later as a call that
   // got no answer and "may have started".
-  await refused(() => httpSender({ url: 'not a url' }), 'invalid_input', /url is not an absolute URL/);
+  await refused(() => httpSender({ url: 'not a url' }), 'invalid_input', /url is not a URL \(outside a page/);
+  // In a page, a path of its own origin is a URL (a dev server's proxy, README "In a page").
+  const seen = [];
+  globalThis.location = { href: 'http://127.0.0.1:5173/app/' };
+  try {
+    const sender = httpSender({
+      url: '/mcp',
+      fetch: async (url) => {
+        seen.push(url);
+        throw new Error('offline');
+      },
+    });
+    await assert.rejects(sender.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }, {}));
+  } finally {
+    delete globalThis.location;
+  }
+  assert.deepEqual(seen, ['/mcp'], 'fetch resolves it against the page');
 });
 
 test('a lost tools/call answer rejects create_unanswered and is never resubmitted', async () => {
