@@ -746,7 +746,7 @@ export interface CancelButtonCore {
    * cancel did not go through).
    * @throws {LongcallError} `invalid_input` (not an HTTP status, or no cancel out), `unknown_status` (a 2xx with a status no job has).
    */
-  handleJobAnswer(httpStatus: number, statusOrCode: string | null | undefined): ButtonState;
+  handleJobAnswer(httpStatus: number, statusOrCode?: string | null): ButtonState;
   /** The handle no longer resolves. */
   handleLost(): ButtonState;
   /** Frees the module memory now (otherwise the garbage collector does it). */
@@ -822,7 +822,7 @@ export interface TrackerCore {
   /** Numbers-only cancel answer: kind 0 ack, 1 task (a=status), 2 rpc error (a=code), 3 job (a=status), 4 job error (a=HTTP status, b=JobErrorCode index), 5 no answer. */
   fastCancelAnswered(now: number, kind: number, a: number, b: number): number;
   /** Numbers-only Sume cancel answer as read off the HTTP response (see {@link CancelButtonCore.handleJobAnswer}). */
-  fastJobCancelAnswered(now: number, httpStatus: number, statusOrCode: string | null | undefined): number;
+  fastJobCancelAnswered(now: number, httpStatus: number, statusOrCode?: string | null): number;
   /** Numbers-only `tasks/update` ack. */
   fastUpdateAcked(now: number): number;
   /** Numbers-only failure: request code ({@link REQUEST_KINDS}), HTTP status (0 transport), Retry-After ms (NaN none). */

@@ -29,6 +29,8 @@ const state: ButtonState = t.button;
 t.handle(0, { type: 'cancel_pressed' });
 const b = new CancelButton('job');
 const after: ButtonState = b.handleVerdict('too_late');
+// No answer at all (fetch threw): the status alone, as the README says.
+const _unanswered: ButtonState = b.handleJobAnswer(0);
 // @ts-expect-error: verdicts are literal unions
 b.handleVerdict('too-late');
 
