@@ -98,6 +98,20 @@ const remaps = existsSync(registries)
   ? readdirSync(registries).map((dir) => JSON.stringify(`--remap-path-prefix=${join(registries, dir)}=crates`))
   : [];
 const remapConfig = ['--config', `target.${TARGET}.rustflags=[${remaps.join(',')}]`];
+/** The wasm crate built with `profile` and `features`, where `cargoOut(profile)` says. */
+const cargoBuild = (profile, features) =>
+  run('cargo', [
+    'build',
+    ...locked_,
+    ...remapConfig,
+    '-p',
+    CRATE,
+    '--target',
+    TARGET,
+    '--profile',
+    profile,
+    ...features,
+  ]);
 const only = process.env.LONGCALL_BUILDS?.split(',').filter(Boolean);
 if (!only) rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
@@ -121,18 +135,7 @@ const BUILDS = [
 ];
 for (const [name, features, opt] of BUILDS) {
   if (only && !only.includes(name)) continue;
-  run('cargo', [
-    'build',
-    ...locked_,
-    ...remapConfig,
-    '-p',
-    CRATE,
-    '--target',
-    TARGET,
-    '--profile',
-    PROFILE,
-    ...features,
-  ]);
+  cargoBuild(PROFILE, features);
   if (!existsSync(raw)) fail(`cargo did not produce ${raw}`);
   const cargoSize = statSync(raw).size;
   bindgen(raw, DIST, name);
@@ -164,18 +167,7 @@ for (const [name, features, opt] of BUILDS) {
 const NODE = 'longcall_node';
 if (!only || only.includes(NODE)) {
   const features = BUILDS[0][1];
-  run('cargo', [
-    'build',
-    ...locked_,
-    ...remapConfig,
-    '-p',
-    CRATE,
-    '--target',
-    TARGET,
-    '--profile',
-    'wasm-speed',
-    ...features,
-  ]);
+  cargoBuild('wasm-speed', features);
   const tmp = mkdtempSync(join(tmpdir(), 'longcall-node-'));
   try {
     bindgen(cargoOut('wasm-speed'), tmp, 'longcall');
