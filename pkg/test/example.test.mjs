@@ -21,6 +21,20 @@ import { serveExample } from '../examples/cancel-button/serve.mjs';
 
 const FILE = 'examples/cancel-button/cancel-button.js';
 
+/** A page at a phone's width (390 px) opened at `url`, its uncaught errors in `logs`. */
+async function phonePage(browser, url) {
+  const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+  const logs = [];
+  page.on('pageerror', (e) => logs.push(String(e)));
+  try {
+    await page.goto(url);
+  } catch (e) {
+    await page.close();
+    throw e;
+  }
+  return { page, logs };
+}
+
 /** Records each state the page's cancel button shows in `window.__states`, from now on. */
 function recordStates(page) {
   return page.evaluate(() => {
@@ -67,11 +81,8 @@ for (const example of ['cancel-button', 'lite-button'])
     });
 
     async function flow(job, { until, within = 15_000 }) {
-      const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
-      const logs = [];
-      page.on('pageerror', (e) => logs.push(String(e)));
+      const { page, logs } = await phonePage(browser, `${server.base}/examples/${example}/?job=${job}`);
       try {
-        await page.goto(`${server.base}/examples/${example}/?job=${job}`);
         await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
         await recordStates(page);
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
@@ -106,11 +117,8 @@ for (const example of ['cancel-button', 'lite-button'])
       timeout: 45_000,
       skip: example !== 'cancel-button' && "submitting is longcall/jobs' (the cancel-button page)",
     }, async () => {
-      const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
-      const logs = [];
-      page.on('pageerror', (e) => logs.push(String(e)));
+      const { page, logs } = await phonePage(browser, `${server.base}/examples/cancel-button/?model=demo-image`);
       try {
-        await page.goto(`${server.base}/examples/cancel-button/?model=demo-image`);
         await page.click('#render');
         await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
         // Four polls on the default schedule: about 10 s.
@@ -128,11 +136,8 @@ for (const example of ['cancel-button', 'lite-button'])
     test('a status the API does not list: polling goes on, and the job is seen finished', {
       timeout: 40_000,
     }, async () => {
-      const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
-      const logs = [];
-      page.on('pageerror', (e) => logs.push(String(e)));
+      const { page, logs } = await phonePage(browser, `${server.base}/examples/${example}/?job=unknown`);
       try {
-        await page.goto(`${server.base}/examples/${example}/?job=unknown`);
         await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
           timeout: 35_000,
         });
@@ -296,11 +301,11 @@ describe('the example page against longcall serve-jobs', { skip: !existsSync(CLI
   test('a job submitted from the page, reloaded mid-watch: the same job, no second submit', {
     timeout: 40_000,
   }, async () => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
-    const logs = [];
-    page.on('pageerror', (e) => logs.push(String(e)));
+    const { page, logs } = await phonePage(
+      browser,
+      `${queued.page.base}/examples/cancel-button/?model=demo-image&key=${KEY}`,
+    );
     try {
-      await page.goto(`${queued.page.base}/examples/cancel-button/?model=demo-image&key=${KEY}`);
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 390, `the page is ${width} px wide at 390`);
       const before = await counters(queued);
