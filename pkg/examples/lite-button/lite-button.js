@@ -115,7 +115,7 @@ export async function watchJob(baseUrl, jobId, button, note) {
   const poll = async () => {
     const a = await ask(`${jobUrl}/status`);
     const ok = a.status >= 200 && a.status < 300;
-    const code = STATUSES.indexOf(/** @type {any} */ (a.body?.data?.sume_status));
+    const code = STATUSES.indexOf(a.body?.data?.sume_status);
     if (ok && code >= 0) act(t.fastPolled(Date.now(), code, Number.NaN, 0));
     // A 2xx that names no status the core knows says nothing: read as no answer (0), so the
     // poll goes again after its backoff rather than never.
@@ -142,7 +142,7 @@ export async function watchJob(baseUrl, jobId, button, note) {
     note.textContent = `Could not read job ${jobId}: HTTP ${first.status || 'no answer'}`;
     return { type: 'stopped', reason: 'host_stopped' };
   }
-  act(t.fastCreated(jobId, Date.now(), STATUSES.indexOf(/** @type {any} */ (status)), Number.NaN));
+  act(t.fastCreated(jobId, Date.now(), STATUSES.indexOf(status), Number.NaN));
 
   const end = await ended;
   // The tracker is gone after free(): nothing may reach it any more.

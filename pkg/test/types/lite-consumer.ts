@@ -5,6 +5,7 @@ import {
   fastOutputs,
   decodeFast,
   OUTPUT_KINDS,
+  STATUSES,
   type ButtonState,
   type TrackerOutput,
 } from 'longcall/lite';
@@ -24,6 +25,12 @@ for (const o of decoded)
   }
 // @ts-expect-error: lite has no classifyCancelAnswer (its types list only what it has)
 import('longcall/lite').then((m) => m.classifyCancelAnswer);
+// A status read off the wire is a string: the code tables' indexOf takes it with no cast, and
+// their entries keep their names.
+const wireStatus: string = JSON.parse('"queued"');
+const code: number = STATUSES.indexOf(wireStatus);
+const known: boolean = STATUSES.includes(wireStatus);
+const queued: 'queued' = STATUSES[5];
 const state: ButtonState = t.button;
 // @ts-expect-error: the lite tracker has no structured path
 t.handle(0, { type: 'cancel_pressed' });
