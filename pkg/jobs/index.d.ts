@@ -3,6 +3,7 @@ import type {
   ButtonState,
   EndpointEvent,
   EndpointWireOptions,
+  ErrorCode,
   JobDialect,
   JobKind,
   JobStatus,
@@ -189,7 +190,11 @@ export class JobHost {
   ): WaitRun;
 }
 
-/** An Error with a stable `code` from the host itself (`invalid_input`, `closed`). */
+/**
+ * An Error with a stable `code`: the host's own (`invalid_input`, `closed`), or the core's
+ * refusal it passes on (`cancel_refused` from {@link Job.cancel}, with the core's error as
+ * `cause`).
+ */
 export class JobHostError extends Error {
-  readonly code: string;
+  readonly code: 'closed' | ErrorCode;
 }

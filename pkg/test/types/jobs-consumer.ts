@@ -1,5 +1,5 @@
 // Type-checks a consumer of `longcall/jobs` (compiled by test/types.test.mjs through tsconfig.json).
-import { JobHost, type Job, type JobStore } from 'longcall/jobs';
+import { JobHost, JobHostError, type Job, type JobStore } from 'longcall/jobs';
 import type { ButtonState } from 'longcall';
 
 const store: JobStore = new Map<string, string>();
@@ -23,4 +23,13 @@ export async function example(baseUrl: string): Promise<string> {
   // @ts-expect-error a kind the core does not know
   await host.submit('intent-2', { model: 'demo-image', kind: 'audio' });
   return end.status ?? 'none';
+}
+
+// A JobHostError's code is a literal union: a switch over it is checked.
+export function why(e: unknown): string {
+  if (!(e instanceof JobHostError)) return 'other';
+  if (e.code === 'closed' || e.code === 'cancel_refused') return e.code;
+  // @ts-expect-error: not a code a JobHostError can have
+  if (e.code === 'cancel-refused') return 'never';
+  return e.message;
 }
