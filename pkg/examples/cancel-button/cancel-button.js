@@ -37,7 +37,7 @@ const wasmUrl = () => {
 
 /**
  * A job host on the Sume Open API at `api.baseUrl`.
- * @param {{baseUrl: string, apiKey?: string}} api
+ * @param {{baseUrl: string, apiKey?: string | undefined}} api
  */
 async function jobHost(api) {
   await init(wasmUrl());
@@ -85,7 +85,7 @@ async function follow(job, button, note) {
 
 /**
  * Watches job `jobId` (created elsewhere) and drives `button`; `note` says what happened.
- * @param {{baseUrl: string, apiKey?: string}} api
+ * @param {{baseUrl: string, apiKey?: string | undefined}} api
  * @param {string} jobId
  * @param {HTMLButtonElement} button
  * @param {HTMLElement} note
@@ -99,7 +99,7 @@ export async function watchJob(api, jobId, button, note) {
  * Submits `job` once per decision of the person, or continues the one already decided (after a
  * reload): its intent key is made at the first press and kept until the job settled, so neither
  * a retry nor a reload pays twice.
- * @param {{baseUrl: string, apiKey?: string}} api
+ * @param {{baseUrl: string, apiKey?: string | undefined}} api
  * @param {{model: string, kind: import('longcall').JobKind, arguments?: {[key: string]: import('longcall').Json}}} job
  * @param {HTMLButtonElement} button
  * @param {HTMLElement} note
