@@ -16,7 +16,7 @@
 import { ERROR_CODES } from './codes.js';
 
 /** The error codes of the JavaScript layer (the core's own codes come from the module). */
-export const HOST_ERROR_CODES = Object.freeze(['not_initialized', 'freed', 'unbound']);
+export const HOST_ERROR_CODES = /* @__PURE__ */ Object.freeze(['not_initialized', 'freed', 'unbound']);
 
 // Long enough for a refusal that lists every expected key; the module quotes input short already.
 const MAX_MESSAGE = 300;
@@ -217,7 +217,8 @@ function guardClass(name, Cls, check, { numeric: numericMethods, text: textArgum
     if (key === 'free') {
       const free = d.value;
       d.value = function () {
-        if (!(this instanceof Cls)) throw coded('unbound', `${name}.free was called without its ${name}`);
+        // Unbound is refused as any method is; freed again is nothing.
+        if (!(this instanceof Cls)) self(this, key);
         if (this.__wbg_ptr) free.call(this);
       };
     } else if (typeof d.value === 'function' && key in numericMethods) {
@@ -270,9 +271,8 @@ function guardClass(name, Cls, check, { numeric: numericMethods, text: textArgum
     } else continue;
     Object.defineProperty(proto, key, d);
   }
-  if (typeof Symbol.dispose === 'symbol' && proto[Symbol.dispose]) {
-    Object.defineProperty(proto, Symbol.dispose, { value: proto.free, configurable: true, writable: true });
-  }
+  // `using` frees through the same guard (the glue points Symbol.dispose at its own free).
+  if (Symbol.dispose && proto[Symbol.dispose]) proto[Symbol.dispose] = proto.free;
   // Static methods (`restore`): a module that is not loaded yet, and coded errors.
   for (const key of Object.getOwnPropertyNames(Cls)) {
     const d = Object.getOwnPropertyDescriptor(Cls, key);
@@ -303,6 +303,10 @@ function guardClass(name, Cls, check, { numeric: numericMethods, text: textArgum
     });
   // The constructor: a proxy, so `instanceof` and static members stay those of the class.
   const guarded = new Proxy(Cls, {
+    // `Tracker(...)` without `new` (a class cannot be called): a coded error that says so.
+    apply() {
+      throw coded('unbound', `${name} was called without new (write new ${name}(...))`);
+    },
     construct(target, args, newTarget) {
       check();
       try {

@@ -101,6 +101,25 @@ export const cases = {
         'freed',
       );
       assert.ok(new mod.Tracker('job') instanceof mod.Tracker, 'instanceof still works');
+      // `using` (Symbol.dispose) frees through the same guard: twice is nothing, then `freed`.
+      if (typeof Symbol.dispose === 'symbol') {
+        const d = new mod.Tracker('job');
+        assert.equal(d[Symbol.dispose], d.free, 'dispose is the guarded free');
+        d[Symbol.dispose]();
+        d[Symbol.dispose]();
+        assert.equal(
+          codeOf(assert, () => d.fastTimeout(0), 'fast after dispose'),
+          'freed',
+        );
+      }
+      // A class called without `new`: coded, and its message says how to construct it.
+      for (const Cls of [mod.Tracker, mod.CancelButton]) {
+        assert.equal(
+          codeOf(assert, () => Cls('job'), `${Cls.name} without new`),
+          'unbound',
+        );
+        assert.throws(() => Cls('job'), /without new \(write new (Tracker|CancelButton)\(/);
+      }
     }
     const restored = lc.Tracker.restore(new lc.Tracker('job').snapshot());
     assert.ok(restored instanceof lc.Tracker);
