@@ -502,6 +502,7 @@ impl Snapshot for CallEndpoint {
 
 impl CallEndpoint {
     fn new(model: Model, config: Config) -> Result<CallEndpoint, Error> {
+        config.limits.check().map_err(|e| e.within("limits"))?;
         Ok(CallEndpoint {
             model,
             tracker: Tracker::new(model, config.tracker.clone())?,
@@ -1706,6 +1707,41 @@ mod tests {
             reason: StopReason::AnswerTooLarge
         }));
         assert_eq!(out.last(), Some(&Event::Idle));
+    }
+
+    /// Rule E-3: a limit of 0, which no answer passes, is refused when the endpoint is made and
+    /// when a snapshot holding one is restored, naming the limit.
+    #[test]
+    fn a_zero_limit_is_refused_by_name() {
+        for (field, set) in [
+            (
+                "max_bytes",
+                (|l: &mut Limits| l.max_bytes = 0) as fn(&mut Limits),
+            ),
+            ("max_depth", |l| l.max_depth = 0),
+            ("max_string_bytes", |l| l.max_string_bytes = 0),
+        ] {
+            let mut c = config();
+            set(&mut c.limits);
+            let e = CallEndpoint::watch(Model::Task2026, "t1", c).unwrap_err();
+            assert_eq!(e.code(), "invalid_config");
+            assert_eq!(
+                e.to_string(),
+                alloc::format!("invalid configuration: limits.{field}: must be at least 1")
+            );
+        }
+        let text = CallEndpoint::watch(Model::Task2026, "t1", config())
+            .unwrap()
+            .snapshot()
+            .unwrap();
+        let zero = text.replace("\"max_depth\":64", "\"max_depth\":0");
+        assert_ne!(zero, text);
+        let e = CallEndpoint::restore(&zero, 5).unwrap_err();
+        assert_eq!(e.code(), "snapshot_invalid");
+        assert!(
+            e.to_string().contains("max_depth: must be at least 1"),
+            "{e}"
+        );
     }
 
     /// Rule E-3: under the default limits a result that fits a message is read whatever the

@@ -42,6 +42,29 @@ impl Limits {
         max_depth: 64,
         max_string_bytes: 4 * 1024 * 1024,
     };
+
+    /// Refuses limits that no message passes (rule E-3): a limit of 0 would refuse every
+    /// answer, so a call would stop at its first one instead of being watched.
+    ///
+    /// ```
+    /// use longcall::wire::Limits;
+    /// let none = Limits { max_bytes: 0, ..Limits::DEFAULT };
+    /// assert_eq!(none.check().unwrap_err().to_string(), "invalid configuration: max_bytes: must be at least 1");
+    /// assert!(Limits::DEFAULT.check().is_ok());
+    /// ```
+    ///
+    /// Errors: [`Error::InvalidConfig`] naming the first limit that is 0.
+    pub fn check(&self) -> Result<(), Error> {
+        let limits = [
+            ("max_bytes", self.max_bytes),
+            ("max_depth", self.max_depth),
+            ("max_string_bytes", self.max_string_bytes),
+        ];
+        match limits.iter().find(|(_, n)| *n == 0) {
+            Some((field, _)) => Err(Error::invalid_config(field, "must be at least 1")),
+            None => Ok(()),
+        }
+    }
 }
 
 // Read member by member (`tagged::in_order`): a missing member takes its default, other
@@ -59,6 +82,8 @@ impl<'de> serde::Deserialize<'de> for Limits {
             }
             Ok(())
         })?;
+        l.check()
+            .map_err(|e| serde::de::Error::custom(e.message()))?;
         Ok(l)
     }
 }

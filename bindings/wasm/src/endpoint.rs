@@ -161,6 +161,8 @@ fn config(tracker: &[f64], wire: &JsValue) -> Result<Config, Error> {
         max_depth: w.max_depth.unwrap_or(d.max_depth),
         max_string_bytes: w.max_string_bytes.unwrap_or(d.max_string_bytes),
     };
+    // Named as the caller wrote it (`wire.maxBytes`), before the endpoint names its own field.
+    c.limits.check().map_err(|e| e.within("wire"))?;
     if let Some(b) = w.detect_revision {
         c.detect_revision = b;
     }

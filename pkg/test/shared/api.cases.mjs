@@ -603,6 +603,12 @@ export const cases = {
       code: 'invalid_config',
       message: 'invalid configuration: poll.capMs: must not be below initialMs',
     });
+    // A reader limit no answer passes is named as the wire option the caller set.
+    for (const key of ['maxBytes', 'maxDepth', 'maxStringBytes'])
+      assert.throws(() => lc.Endpoint.watch('task-2026', 't1', null, { [key]: 0 }), {
+        code: 'invalid_config',
+        message: `invalid configuration: wire.${key}: must be at least 1`,
+      });
     // Values stay as written: a `type` tag's names, a status.
     assert.throws(() => t.handleInput(0, { type: 'task_pold' }), {
       message: /unknown variant `task_pold`, expected one of `task_created`, `call_result`/,
