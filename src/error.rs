@@ -49,11 +49,12 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// A value of one model handed to a machine of another.
+    /// A value of one model handed to a machine of another, or a model given to a function
+    /// that takes another (a job model to `build_call`, which builds MCP task requests).
     WrongModel {
-        /// The machine's model.
+        /// The model the machine is, or the function takes.
         expected: Model,
-        /// The input's model.
+        /// The model of what it was given.
         got: Model,
     },
     /// The cancel button was pressed in a state that does not allow it; nothing goes on the wire.
@@ -236,12 +237,13 @@ impl Error {
             Error::InvalidInput { field, reason } => {
                 t.s("invalid input: ").s(field).s(": ").s(reason)
             }
+            // Read the same whichever side is the machine: a job input to a task tracker, or
+            // the job model given to a function of task requests (`buildCall`).
             Error::WrongModel { expected, got } => t
-                .s("this ")
+                .s("wrong model: expected ")
                 .s(expected.as_str())
-                .s(" machine cannot take input of the ")
-                .s(got.as_str())
-                .s(" model"),
+                .s(", got ")
+                .s(got.as_str()),
             Error::CancelRefused { state, reason } => t
                 .s("cancel refused while the button is ")
                 .s(state.as_str())
@@ -348,7 +350,7 @@ mod tests {
                     expected: Model::Job,
                     got: Model::Task2026,
                 },
-                "this job machine cannot take input of the task-2026 model".into(),
+                "wrong model: expected job, got task-2026".into(),
             ),
             (
                 Error::CancelRefused {

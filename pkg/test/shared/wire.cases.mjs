@@ -181,6 +181,11 @@ export const cases = {
       codeOf(() => lc.readResult('job', 'get', raw)),
       'wrong_model',
     );
+    // The message reads right when the model given is the wrong one (not a machine's).
+    assert.throws(() => lc.buildCall('job', 1, 'render', {}), {
+      code: 'wrong_model',
+      message: 'wrong model: expected task-2026, got job',
+    });
     assert.equal(
       codeOf(() => lc.readResult('task-2025', 'get', '{not json')),
       'malformed',
