@@ -69,8 +69,6 @@ export const {
   Tracker,
   Wave,
   jobErrorCode,
-  // vectors
-  replay,
   wasmMemory,
   // MCP wire (bindings/wasm/src/wire.rs): JSON-RPC answers -> tracker inputs, tracker requests ->
   // JSON-RPC requests + HTTP headers, both revisions. The `longcall/mcp` adapter is built on these.

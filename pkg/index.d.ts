@@ -582,24 +582,6 @@ export interface Owner {
 }
 /** Whether a caller may see a task or job. */
 export type Access = 'owner' | 'hidden';
-/** A scenario vector (format: src/vector.rs). */
-export interface Vector {
-  name: string;
-  about?: string;
-  model: Model;
-  config?: CoreTrackerConfig;
-  steps: { at: number; input?: Input; timeout?: boolean; error?: ErrorCode; expect: Output[] }[];
-  record?: Partial<RunRecord>;
-}
-/** What {@link replay} reports. */
-export interface ReplayReport {
-  name: string;
-  passed: boolean;
-  record: RunRecord;
-  record_ok: boolean;
-  steps: { index: number; error: ErrorCode | null; outputs: Output[]; ok: boolean }[];
-}
-
 /**
  * How the first status seen for a call relates to the model's seeds.
  * @throws {LongcallError} `unknown_model`, `unknown_status`, `status_not_in_model`, `invalid_input`.
@@ -679,11 +661,6 @@ export function errorCodes(): ErrorCode[];
 export function codeTables(): { [table: string]: string[] };
 /** Every protocol rule a peer can break, with its level. */
 export function violationRules(): { rule: Rule; level: Level }[];
-/**
- * Runs a scenario vector (JSON text or the parsed object) inside the module.
- * @throws {LongcallError} `invalid_input` (not a vector), `invalid_config`.
- */
-export function replay(vector: string | Vector): ReplayReport;
 /** The module's memory (what {@link fastOutputs} views). */
 export function wasmMemory(): WebAssembly.Memory;
 /**

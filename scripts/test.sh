@@ -14,8 +14,8 @@ if [ -n "${CI:-}" ]; then LOCKED=(--locked); fi
 step_fmt()        { cargo fmt --all --check; }
 step_clippy() {
   cargo clippy "${LOCKED[@]}" --workspace --all-targets -- -D warnings
-  # The four npm modules are feature subsets of bindings/wasm: each must build clean on its own.
-  for f in client full server watch; do
+  # The five npm modules are feature subsets of bindings/wasm: each must build clean on its own.
+  for f in client full server watch vectors; do
     cargo clippy "${LOCKED[@]}" -p longcall-wasm --no-default-features --features "$f" --target wasm32-unknown-unknown -- -D warnings
   done
   # The core's API docs build without broken links.

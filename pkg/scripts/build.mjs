@@ -1,10 +1,11 @@
-// Builds pkg/dist/ from the Rust sources, four times (bindings/wasm/Cargo.toml's features): the
+// Builds pkg/dist/ from the Rust sources, five times (bindings/wasm/Cargo.toml's features): the
 // structured client module (`longcall`), the small one behind `longcall/lite` (rules, the cancel
 // button and the numbers-only tracker, no JSON reading), the reference servers behind
-// `longcall/server` and the watch list behind `longcall/store`; then `longcall` once more,
+// `longcall/server`, the watch list behind `longcall/store` and the scenario-vector runner behind
+// `longcall/vectors`; then `longcall` once more,
 // compiled for speed, for its Node entry (`longcall_node`, below). For each:
 //   cargo build -p longcall-wasm --target wasm32-unknown-unknown --profile wasm --no-default-features [--features ...]
-//   wasm-bindgen --target web --out-name longcall|longcall_lite|longcall_server|longcall_watch (names and producers sections removed)
+//   wasm-bindgen --target web --out-name longcall|longcall_lite|longcall_server|longcall_watch|longcall_vectors (names and producers sections removed)
 //   wasm-opt -Oz [more passes for the small module] (npm binaryen 132; NOT Debian's binaryen 108,
 //   whose output crashes at load); then short import and export names (minify-names.mjs)
 // Usage: npm --prefix pkg run build   (LONGCALL_BUILDS=longcall_lite,... builds only those, keeping
@@ -132,6 +133,7 @@ const BUILDS = [
   ['longcall_lite', ['--no-default-features', '--features', 'client'], LITE_OPT],
   ['longcall_server', ['--no-default-features', '--features', 'server'], []],
   ['longcall_watch', ['--no-default-features', '--features', 'watch'], []],
+  ['longcall_vectors', ['--no-default-features', '--features', 'vectors'], []],
 ];
 for (const [name, features, opt] of BUILDS) {
   if (only && !only.includes(name)) continue;
@@ -149,8 +151,9 @@ for (const [name, features, opt] of BUILDS) {
   console.error(`trim-glue: ${name}: ${trimGlue(join(DIST, `${name}.js`))} pieces trimmed`);
   // Instances freed by the code that made them are never registered for collection
   // (lazy-finalization.mjs): about 0.5 us off a tracker's lifecycle. Not in the small module,
-  // whose size gate the 0.1 KB gzip of it would cross.
-  if (name !== 'longcall_lite') {
+  // whose size gate the 0.1 KB gzip of it would cross, nor in the vector runner, which has no
+  // classes.
+  if (name !== 'longcall_lite' && name !== 'longcall_vectors') {
     const lazy = lazyFinalization(join(DIST, `${name}.js`));
     console.error(`lazy-finalization: ${name}: ${lazy} registries`);
   }

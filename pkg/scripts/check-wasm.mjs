@@ -10,7 +10,14 @@ import { GLUE_MODULE } from './minify-names.mjs';
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 let failed = false;
 const shapes = {};
-for (const name of ['longcall', 'longcall_node', 'longcall_lite', 'longcall_server', 'longcall_watch']) {
+for (const name of [
+  'longcall',
+  'longcall_node',
+  'longcall_lite',
+  'longcall_server',
+  'longcall_watch',
+  'longcall_vectors',
+]) {
   const path = join(PKG, `dist/${name}_bg.wasm`);
   let bytes;
   try {

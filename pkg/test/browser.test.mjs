@@ -11,18 +11,15 @@ import { loadCaseFiles } from './support/cases.mjs';
 import { PKG, ROOT } from './support/paths.mjs';
 
 const pkg = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
-const entry = pkg.exports['.'].browser;
-const liteEntry = pkg.exports['./lite'].browser;
-const serverEntry = pkg.exports['./server'].browser;
 const pkgUrl = `/${relative(ROOT, PKG)}`;
+// Every entry point with a browser build, as the exports map names it.
+const imports = Object.fromEntries(
+  Object.entries(pkg.exports)
+    .filter(([, conditions]) => typeof conditions === 'object' && conditions.browser)
+    .map(([sub, { browser }]) => [sub.replace(/^\./, 'longcall'), `${pkgUrl}/${browser.replace(/^\.\//, '')}`]),
+);
 const runnerHtml = `<!doctype html><meta charset="utf-8"><title>loading</title>
-<script type="importmap">${JSON.stringify({
-  imports: {
-    longcall: `${pkgUrl}/${entry.replace(/^\.\//, '')}`,
-    'longcall/lite': `${pkgUrl}/${liteEntry.replace(/^\.\//, '')}`,
-    'longcall/server': `${pkgUrl}/${serverEntry.replace(/^\.\//, '')}`,
-  },
-})}</script>
+<script type="importmap">${JSON.stringify({ imports })}</script>
 <script type="module" src="${pkgUrl}/test/browser/runner.mjs"></script>`;
 
 const files = await loadCaseFiles();

@@ -54,6 +54,7 @@ test('exports map: types first, node and browser entries, files exist', () => {
 for (const [sub, glueFile, api, dtsFile] of [
   ['lite', 'dist/longcall_lite.js', 'lite.js', 'lite.d.ts'],
   ['server', 'dist/longcall_server.js', 'server.js', 'server.d.ts'],
+  ['vectors', 'dist/longcall_vectors.js', 'vectors.js', 'vectors.d.ts'],
 ]) {
   test(`longcall/${sub}: every glue export is public in ${api}, ${dtsFile} declares exactly them`, async () => {
     const mod = await import(`longcall/${sub}`);

@@ -15,7 +15,7 @@ pub fn to_js(err: &Error) -> JsValue {
     let message = spelled_for_js(err);
     // Only a JSON reader's message has a position, and the small build (`client` alone) reads
     // no JSON: it skips the scan.
-    #[cfg(any(feature = "full", feature = "server", feature = "watch"))]
+    #[cfg(feature = "std")]
     let message = without_position(&message);
     let js = js_sys::Error::new(&message);
     // Reflect.set on a fresh Error object cannot fail; if it ever did, the message still stands.

@@ -15,7 +15,7 @@
 use crate::prelude::*;
 
 use longcall::Error;
-#[cfg(any(feature = "full", feature = "server", feature = "watch"))]
+#[cfg(feature = "std")]
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 #[cfg(feature = "full")]
@@ -32,14 +32,14 @@ pub const MAX_JSON_UNITS: u32 = 4 << 20;
 pub const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
 
 /// Reads a structured argument; `field` names it in errors.
-#[cfg(any(feature = "full", feature = "server", feature = "watch"))]
+#[cfg(feature = "std")]
 pub fn from_js<T: DeserializeOwned>(value: &JsValue, field: &str) -> Result<T, Error> {
     let text = stringify(value, field)?;
     parse(&text, field)
 }
 
 /// Reads a JSON text argument (a JavaScript string), or the plain value given instead.
-#[cfg(any(feature = "full", feature = "server", feature = "watch"))]
+#[cfg(feature = "std")]
 pub fn from_text_or_value<T: DeserializeOwned>(value: &JsValue, field: &str) -> Result<T, Error> {
     if value.is_string() {
         let text = bounded_string(value, field)?;
@@ -73,7 +73,7 @@ fn too_large(s: &js_sys::JsString) -> Result<(), Error> {
 }
 
 /// A structured argument as JSON text (`JSON.stringify` in the engine, size-checked).
-#[cfg(any(feature = "full", feature = "server", feature = "watch"))]
+#[cfg(feature = "std")]
 pub fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
     if value.is_undefined() || value.is_function() || value.is_symbol() {
         return Err(Error::invalid_input(
@@ -107,7 +107,7 @@ pub fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
 /// Text goes to a `serde_json::Value` first, then into `T`: every type is then read by the one
 /// `Value` deserializer the module needs anyway (camelCase keys, snapshots), not by a text
 /// reader's copy of it as well (measured in `pkg/README.md`, "Size").
-#[cfg(any(feature = "full", feature = "server", feature = "watch"))]
+#[cfg(feature = "std")]
 pub fn parse<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
     let bad = |e: serde_json::Error| Error::Malformed {
         what: "argument",

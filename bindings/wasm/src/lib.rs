@@ -88,7 +88,7 @@ pub mod server;
 pub mod tables;
 #[cfg(feature = "client")]
 pub mod tracker;
-#[cfg(feature = "full")]
+#[cfg(feature = "vectors")]
 pub mod vector;
 #[cfg(feature = "watch")]
 pub mod watch;

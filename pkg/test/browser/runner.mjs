@@ -3,10 +3,11 @@
 import * as lc from 'longcall';
 import { init as initLite } from 'longcall/lite';
 import { init as initServer } from 'longcall/server';
+import { init as initVectors } from 'longcall/vectors';
 import { assert } from '../../test/shared/assert.mjs';
 
 // The browser entries load nothing until asked.
-await Promise.all([lc.init(), initLite(), initServer()]);
+await Promise.all([lc.init(), initLite(), initServer(), initVectors()]);
 
 async function readText(path) {
   const res = await fetch(`/${path}`);

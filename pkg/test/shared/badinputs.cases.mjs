@@ -5,6 +5,7 @@
 // longcall, for the APIs that take objects; the text-taking APIs (restore, replay) get the text.
 // Not run here: `wire` (the JS wire API is readAnswer/readNotification, tested with junk by
 // wire.cases.mjs) and `poll_schedule` snapshots (no JS class).
+import { replay } from 'longcall/vectors';
 import { BAD_INPUTS } from './files.index.mjs';
 import { camelKeys } from './spelling.mjs';
 
@@ -59,7 +60,7 @@ const TARGETS = {
     const fresh = c.kind === 'tracker' ? new lc.Tracker('job', null) : new lc.CancelButton('task-2026');
     return { bad: () => cls.restore(textOf(c)), follow: () => cls.restore(fresh.snapshot()) };
   },
-  vector_parse: (lc, c) => ({ bad: () => lc.replay(textOf(c)), follow: () => lc.replay(JSON.stringify(c.follow_up)) }),
+  vector_parse: (_lc, c) => ({ bad: () => replay(textOf(c)), follow: () => replay(JSON.stringify(c.follow_up)) }),
   batch_ids: (lc, c) => ({
     bad: () => lc.planWaits({ ids: valueOf(c) }),
     follow: () => lc.planWaits({ ids: c.follow_up }),

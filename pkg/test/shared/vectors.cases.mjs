@@ -4,6 +4,7 @@
 // native run passes: bindings/wasm/tests/vectors.rs). Runs in Node and
 // Chromium. Each vector also runs through `replay`, and once more restoring the tracker from its
 // snapshot before every step.
+import { replay } from 'longcall/vectors';
 import { VECTORS } from './files.index.mjs';
 import { camelKey, camelKeys } from './spelling.mjs';
 
@@ -40,6 +41,19 @@ export const cases = {
   'there are vectors to run'({ assert }) {
     assert.ok(VECTORS.length >= 2, `found ${VECTORS.length}`);
   },
+  'replay refuses what is not a vector with a coded error, and runs on'({ assert }) {
+    assert.throws(() => replay('x'.repeat(5 << 20)), { code: 'too_large' });
+    assert.throws(() => replay('{"name": 1}'), { code: 'malformed', message: /name: invalid type/ });
+    let thrown = null;
+    try {
+      replay(Symbol('v'));
+    } catch (e) {
+      thrown = e;
+    }
+    assert.ok(thrown instanceof Error && typeof thrown.code === 'string', `a Symbol: ${String(thrown)}`);
+    const v = { name: 'n', model: 'job', steps: [{ at: 0, timeout: true, expect: [{ type: 'idle' }] }] };
+    assert.equal(replay(v).name, 'n');
+  },
 };
 
 // Vectors whose steps carry `open_api` (a Sume Open API HTTP answer, named `open-api-*.json`) are
@@ -56,10 +70,10 @@ for (const path of VECTORS) {
       drive(lc, assert, JSON.parse(await readText(path)), { restoreEachStep: true });
     };
   }
-  cases[`vector ${path} through replay()`] = async ({ lc, assert, readText }) => {
+  cases[`vector ${path} through replay()`] = async ({ assert, readText }) => {
     const text = await readText(path);
-    const report = lc.replay(text);
+    const report = replay(text);
     assert.ok(report.passed, JSON.stringify(report.steps.filter((s) => !s.ok)));
-    assert.deepEqual(lc.replay(JSON.parse(text)), report, 'text and object give the same report');
+    assert.deepEqual(replay(JSON.parse(text)), report, 'text and object give the same report');
   };
 }
