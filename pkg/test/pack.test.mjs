@@ -66,6 +66,18 @@ console.log(JSON.stringify([typeof JobHost, h.url('/v1/jobs/j/status')]));`,
   assert.deepEqual(JSON.parse(out), ['function', 'http://127.0.0.1:1/v1/jobs/j/status']);
 });
 
+test('installed package: longcall/vectors replays a bundled vector in Node', () => {
+  writeFileSync(
+    join(app, 'vectors.mjs'),
+    `import { replay } from 'longcall/vectors';
+const v = { name: 'poll', model: 'job', config: { poll: { jitter: 'none' } }, steps: [{ at: 0, input: { type: 'job_created', job: { id: 'j', status: 'queued' } }, expect: [{ type: 'status', status: 'queued' }, { type: 'button', state: 'available' }, { type: 'wake_at', at: 1000 }] }] };
+const r = replay(v);
+console.log(JSON.stringify([r.name, r.passed]));`,
+  );
+  const out = execFileSync(process.execPath, ['vectors.mjs'], { cwd: app, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out), ['poll', true]);
+});
+
 test('installed package works from Node ESM', () => {
   writeFileSync(
     join(app, 'main.mjs'),

@@ -10,6 +10,7 @@ import {
   type TrackerOutput,
 } from 'longcall/lite';
 import { TaskRegistry, renderTask2026 } from 'longcall/server';
+import { replay, type ReplayReport } from 'longcall/vectors';
 import liteWasm from 'longcall/lite/wasm';
 import fullWasm from 'longcall/wasm';
 
@@ -46,3 +47,7 @@ const view = reg.create(0, 'alice', 't1');
 const wire = renderTask2026(view, 'task');
 
 export { kind, decoded, state, after, wire };
+
+// The vector runner is its own entry point; its report is typed.
+const report: ReplayReport = replay({ name: 'n', model: 'job', steps: [] });
+const _passed: boolean = report.passed;
