@@ -209,7 +209,7 @@ export interface JobSubmit {
   /** The model's kind. */
   kind: JobKind;
   /** The arguments, sent as they are (an object). */
-  arguments?: { [key: string]: Json };
+  arguments?: { [key: string]: Json } | undefined;
   /** The key of the user's intent: the same on every try and after a restore. */
   idempotencyKey: string;
 }
@@ -222,32 +222,32 @@ export interface HttpAnswerHead {
 /** The endpoint's reading and job-API options (the tracker's are the `config` argument). */
 export interface EndpointWireOptions {
   /** Largest message in bytes (default 4 MiB); an answer over it stops watching (`answer_too_large`). */
-  maxBytes?: number;
+  maxBytes?: number | undefined;
   /** Deepest nesting (default 64); an answer nested deeper stops watching (`answer_too_large`). */
-  maxDepth?: number;
+  maxDepth?: number | undefined;
   /** Longest string in bytes (default 4 MiB: as long as the message may be); a longer one stops watching (`answer_too_large`). */
-  maxStringBytes?: number;
+  maxStringBytes?: number | undefined;
   /** Check each `tasks/*` answer's revision (default true). */
-  detectRevision?: boolean;
+  detectRevision?: boolean | undefined;
   /**
    * A job API's routes: `[method, path]`, `{id}` replaced by the job id. For the `mcp_tools`
    * dialect only: with `open_api`, whose routes are the Open API's, they are `invalid_config`.
    */
-  jobRoutes?: { get?: [string, string]; cancel?: [string, string] };
+  jobRoutes?: { get?: [string, string]; cancel?: [string, string] } | undefined;
   /** The job API's dialect (default `mcp_tools`). */
-  jobDialect?: JobDialect;
+  jobDialect?: JobDialect | undefined;
 }
 
 /** The options of {@link Endpoint.callTool}; an unknown key is `invalid_input`, naming it. */
 export interface CallToolOptions {
   /** The task TTL to ask for (ms). */
-  ttlMs?: number | null;
+  ttlMs?: number | null | undefined;
   /** The tracker's poll policy, seed and watch deadline. */
-  config?: TrackerConfig | null;
+  config?: TrackerConfig | null | undefined;
   /** The endpoint's wire options. */
-  wire?: EndpointWireOptions | null;
+  wire?: EndpointWireOptions | null | undefined;
   /** The time now (ms): with it, a `config.deadlineMs` already passed is refused. */
-  now?: number | null;
+  now?: number | null | undefined;
 }
 
 /**
@@ -495,24 +495,26 @@ export interface CoreTrackerConfig {
  * refused with `invalid_config` naming it.
  */
 export interface TrackerConfig {
-  poll?: {
-    initialMs?: number;
-    multiplierPercent?: number;
-    capMs?: number;
-    jitter?: Jitter;
-    minIntervalMs?: number;
-    maxPolls?: number | null;
-    /** Poll at about a stated server interval rather than backing off from it (default true; rule P-13). */
-    followServerInterval?: boolean;
-  };
+  poll?:
+    | {
+        initialMs?: number | undefined;
+        multiplierPercent?: number | undefined;
+        capMs?: number | undefined;
+        jitter?: Jitter | undefined;
+        minIntervalMs?: number | undefined;
+        maxPolls?: number | null | undefined;
+        /** Poll at about a stated server interval rather than backing off from it (default true; rule P-13). */
+        followServerInterval?: boolean | undefined;
+      }
+    | undefined;
   /** The jitter's seed (any integer; the same seed, the same schedule). */
-  seed?: number;
+  seed?: number | undefined;
   /**
    * When watching stops (`stopped`, reason `deadline`): an absolute time on the clock the `now`
    * arguments come from (`Date.now()` for `longcall/mcp` and `longcall/jobs` unless given), not
    * a duration: `Date.now() + 10 * 60_000` for ten minutes. Never the task or job itself.
    */
-  deadlineMs?: number | null;
+  deadlineMs?: number | null | undefined;
 }
 /** What a host shows or stores about a watched call. */
 export interface RunRecord {
@@ -829,12 +831,12 @@ export type WaveOutput =
   | { type: 'idle' };
 /** How a {@link Wave} waits; missing keys take their defaults (all, 50 s, results included, 500 ms between rounds). */
 export interface WaveConfig {
-  waitFor?: WaitFor;
-  timeoutSeconds?: number;
-  includeResults?: boolean;
-  minRoundIntervalMs?: number;
-  seed?: number;
-  backoff?: TrackerConfig['poll'];
+  waitFor?: WaitFor | undefined;
+  timeoutSeconds?: number | undefined;
+  includeResults?: boolean | undefined;
+  minRoundIntervalMs?: number | undefined;
+  seed?: number | undefined;
+  backoff?: TrackerConfig['poll'] | undefined;
 }
 /**
  * Many paid jobs watched together with `jobs_wait` rounds, one core tracker per job. Send each

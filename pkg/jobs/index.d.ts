@@ -113,18 +113,18 @@ export interface JobHostOptions {
   /** The job API's base URL (`http://127.0.0.1:PORT`, or `location.origin`). */
   baseUrl: string | URL;
   /** Headers on every request (`authorization`). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** `open_api` (default: the Sume Open API) or `mcp_tools` (the MCP job tools over HTTP). */
-  dialect?: JobDialect;
+  dialect?: JobDialect | undefined;
   /** Where each intent's record goes; without one a job does not survive a restart. */
-  store?: JobStore;
-  fetch?: typeof fetch;
+  store?: JobStore | undefined;
+  fetch?: typeof fetch | undefined;
   /** The tracker's poll policy, seed and watch deadline. */
-  config?: TrackerConfig | null;
+  config?: TrackerConfig | null | undefined;
   /** The endpoint's limits and job routes. */
-  wire?: Omit<EndpointWireOptions, 'jobDialect'>;
+  wire?: Omit<EndpointWireOptions, 'jobDialect'> | undefined;
   /** The clock (ms); `Date.now` by default. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** What {@link JobHost.wait} gives back. */

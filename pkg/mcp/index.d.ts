@@ -69,15 +69,15 @@ export interface HttpSenderOptions {
   /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`; in a page, a path of its own origin (`/mcp`) too. */
   url: string | URL;
   /** The fetch to use (default `globalThis.fetch`). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Extra headers on every request (auth). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Sent as `_meta["io.modelcontextprotocol/clientInfo"]`. */
-  clientInfo?: { name: string; version: string };
+  clientInfo?: { name: string; version: string } | undefined;
   /** Per-request timeout in ms (default 30000). A timeout is no answer, never a cancel. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** `false` strips the tasks extension from `_meta` (to see a server's -32021). Default true. */
-  declareTasks?: boolean;
+  declareTasks?: boolean | undefined;
 }
 
 /** A fetch-based Streamable HTTP sender for the 2026-07-28 tasks extension. */
@@ -86,9 +86,9 @@ export function httpSender(options: HttpSenderOptions): Sender;
 /** Timeouts of the SDK senders. A timeout is no answer (the send throws), never a cancel of the task. */
 export interface SdkTimeouts {
   /** Timeout of `tools/call`, `tasks/get`, `tasks/cancel` (default 60000 ms). */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | undefined;
   /** Timeout of the blocking 2025 `tasks/result` (default 600000 ms; reset on progress). */
-  resultTimeoutMs?: number;
+  resultTimeoutMs?: number | undefined;
 }
 
 /** Options of {@link sdkSender}. */
@@ -153,14 +153,14 @@ export interface Exchange {
 /** Options shared by {@link callTool}, {@link watchTask} and {@link resume}. */
 export interface WatchOptions {
   /** The core's tracker config (poll policy, seed, deadline). */
-  config?: TrackerConfig | null;
+  config?: TrackerConfig | null | undefined;
   /** The endpoint's reading options (message limits, revision check). */
-  wire?: EndpointWireOptions | null;
+  wire?: EndpointWireOptions | null | undefined;
   /**
    * Aborting stops watching (never the task): `outcome` rejects with code `watch_stopped`, and
    * the button turns `unavailable` (`onButton`), as a watch that stopped can send no cancel.
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Asked once per input key (2026: answered with tasks/update, or for an MRTR input of the
    * `tools/call` itself, `info.call`, with the continuation call; 2025: the SDK's elicitation
@@ -169,21 +169,23 @@ export interface WatchOptions {
    * client's result as the wire carries it (an elicitation's `{ action, content? }`, the SDK's
    * `ElicitResult` as it is); `undefined` declines.
    */
-  onInput?: (key: string, request: Json, info: { call: boolean }) => object | undefined | Promise<object | undefined>;
+  onInput?:
+    | ((key: string, request: Json, info: { call: boolean }) => object | undefined | Promise<object | undefined>)
+    | undefined;
   /** The cancel button changed. */
-  onButton?: (state: ButtonState) => void;
+  onButton?: ((state: ButtonState) => void) | undefined;
   /** The status held changed. */
-  onStatus?: (status: Status) => void;
+  onStatus?: ((status: Status) => void) | undefined;
   /** The task's `statusMessage` changed ("Rendering frame 40 of 90"): words to show the person. */
-  onProgress?: (message: string) => void;
+  onProgress?: ((message: string) => void) | undefined;
   /** A rule the peer broke (the call goes on). */
-  onViolation?: (v: WatchViolation) => void;
+  onViolation?: ((v: WatchViolation) => void) | undefined;
   /** Every request/answer pair. */
-  onExchange?: (e: Exchange) => void;
+  onExchange?: ((e: Exchange) => void) | undefined;
   /** Clock in ms (default Date.now). */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Timers for the watch's wake-ups (default the global ones). With `now`, a fake clock drives the watch in tests. */
-  timers?: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(handle: unknown): void };
+  timers?: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(handle: unknown): void } | undefined;
 }
 
 /** Options of {@link callTool}. */
@@ -191,9 +193,9 @@ export interface CallOptions extends WatchOptions {
   /** The tool. */
   name: string;
   /** Its arguments: JSON values, as the SDK's own `callTool` takes them (`Record<string, unknown>`). */
-  arguments?: { [key: string]: unknown };
+  arguments?: { [key: string]: unknown } | undefined;
   /** 2025 only: the TTL to ask for (the server may override). */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
 }
 
 /** The run record plus what the adapter adds. */

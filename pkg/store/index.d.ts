@@ -11,13 +11,13 @@ import type { Camelized, Json, Model, RunRecord, TrackerConfig, TrackerInput, Tr
 export interface Intent {
   model: Model;
   request: Json;
-  idempotencyKey?: string | null;
+  idempotencyKey?: string | null | undefined;
 }
 
 /** `WatchList` configuration: `durable` (default true) holds outputs behind `persist`. */
 export interface WatchConfig {
-  durable?: boolean;
-  maxCreateResends?: number;
+  durable?: boolean | undefined;
+  maxCreateResends?: number | undefined;
 }
 
 /** What a watch list asks of its host; each names its call. */

@@ -6,9 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { PKG } from './support/paths.mjs';
 
-// Twice: with the DOM library (a page), and without it (a Node project: ES library and
-// @types/node only), where the WebAssembly types must still resolve.
-for (const config of ['tsconfig.json', 'tsconfig.node.json']) {
+// With the DOM library (a page), without it (a Node project: ES library and @types/node only),
+// where the WebAssembly types must still resolve, and with exactOptionalPropertyTypes, where
+// options built from possibly-undefined values must still pass.
+for (const config of ['tsconfig.json', 'tsconfig.node.json', 'tsconfig.strictest.json']) {
   test(`index.d.ts type-checks a consumer (tsc --noEmit --strict, ${config})`, () => {
     const tsc = join(PKG, 'node_modules/.bin/tsc');
     const r = spawnSync(tsc, ['-p', join(PKG, 'test/types', config)], { encoding: 'utf8' });
