@@ -523,6 +523,89 @@ fn a_deadline_passed_while_creating_keeps_the_created_call() {
     stopped_at_deadline(&mut ep, "t-9");
 }
 
+/// E-62: the host stops watching while the create is out (a person closes the page, an
+/// AbortSignal fires): the stop waits for the create's answer, so the paid job or the task it
+/// names is kept and can be found again; a stop kept in a snapshot holds across a restore.
+#[test]
+fn a_stop_while_creating_keeps_the_created_call() {
+    let stopped = Event::Stopped {
+        reason: StopReason::HostStopped,
+    };
+    let mut ep = CallEndpoint::submit_job(submit("intent-s"), open_api_config(json!({}))).unwrap();
+    let (request_ref, ..) = sent(&drain(&mut ep))[0].clone();
+    ep.stop_watching(10);
+    assert_eq!(
+        drain(&mut ep),
+        vec![Event::Idle],
+        "the submit's answer is awaited"
+    );
+    assert!(!ep.tracker().is_done());
+    // The stop asked is kept in a snapshot.
+    let saved = ep.snapshot().unwrap();
+    assert!(saved.contains("\"stop_asked\":true"), "{saved}");
+    ep.handle_http(
+        20,
+        request_ref,
+        answer(
+            200,
+            br#"{"data":{"request_id":"job_7","sume_status":"queued"}}"#,
+        ),
+    );
+    let out = drain(&mut ep);
+    assert!(out.contains(&stopped), "{out:?}");
+    assert!(sent(&out).is_empty(), "no poll after the stop: {out:?}");
+    assert_eq!(ep.tracker().handle(), Some("job_7"));
+    // Restored before the answer came, the submit is sent again with its key (E-11), and the
+    // stop still waits for that answer.
+    let mut ep = CallEndpoint::restore(&saved, 30).unwrap();
+    let again = sent(&drain(&mut ep));
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert!(again[0]
+        .3
+        .contains(&("Idempotency-Key".into(), "intent-s".into())));
+    ep.handle_http(
+        40,
+        again[0].0,
+        answer(
+            200,
+            br#"{"data":{"request_id":"job_7","sume_status":"queued"}}"#,
+        ),
+    );
+    assert!(drain(&mut ep).contains(&stopped));
+    assert_eq!(ep.tracker().handle(), Some("job_7"));
+
+    // MCP: the task the tools/call created is kept; a tools/call with no answer still ends
+    // `create_unanswered` (never resubmitted), stop or no stop.
+    let call = || {
+        CallEndpoint::call_tool(
+            longcall::Model::Task2026,
+            "render",
+            json!({}),
+            None,
+            Config::default(),
+        )
+        .unwrap()
+    };
+    let mut ep = call();
+    drain(&mut ep);
+    ep.stop_watching(10);
+    assert_eq!(drain(&mut ep), vec![Event::Idle]);
+    let created = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t-7","status":"working","createdAt":"2026-11-29T15:07:54Z","lastUpdatedAt":"2026-11-29T15:07:54Z","ttlMs":null,"pollIntervalMs":500}}"#;
+    ep.handle_message(20, created);
+    let out = drain(&mut ep);
+    assert!(out.contains(&stopped), "{out:?}");
+    assert_eq!(ep.tracker().handle(), Some("t-7"));
+    let mut ep = call();
+    drain(&mut ep);
+    ep.stop_watching(10);
+    ep.handle_transport_failure(20, 1);
+    let out = drain(&mut ep);
+    let unanswered = Event::Stopped {
+        reason: StopReason::CreateUnanswered,
+    };
+    assert!(out.contains(&unanswered), "{out:?}");
+}
+
 /// An endpoint snapshot edited into what no run makes (a tracker of another model, ids the wire
 /// cannot carry or given out twice) is refused, never restored to send a job route for a task.
 #[test]

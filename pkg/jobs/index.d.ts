@@ -100,7 +100,11 @@ export interface Job {
    * (nothing is sent; the core's error is its `cause`), or `closed` after {@link Job.close}.
    */
   cancel(): Promise<ButtonState>;
-  /** Stops watching (the job goes on); `settled` resolves with `stopped`. */
+  /**
+   * Stops watching (the job goes on); `settled` resolves with `stopped`. While the submit is
+   * unanswered, the stop waits for its answer, so the job it names is kept in the store and
+   * `JobHost.resume(intent)` finds it (rule E-62).
+   */
   stop(): void;
   /**
    * Ends this host's loop and leaves the record in the store, as a process exit would;

@@ -159,6 +159,9 @@ export interface WatchOptions {
   /**
    * Aborting stops watching (never the task): `outcome` rejects with code `watch_stopped`, and
    * the button turns `unavailable` (`onButton`), as a watch that stopped can send no cancel.
+   * Aborted while the `tools/call` is out, the stop waits for its answer, so the task it creates
+   * is named (`h.id`, `taskId`) and can be resumed (rule E-62); aborted before `callTool`,
+   * nothing is sent and `callTool` rejects with `watch_stopped`.
    */
   signal?: AbortSignal | undefined;
   /**
@@ -233,7 +236,7 @@ export interface CallHandle {
    * refusal is its `cause`).
    */
   cancel(): Promise<ButtonState>;
-  /** Stops watching (never the task). */
+  /** Stops watching (never the task); while the `tools/call` is out, once it is answered (rule E-62). */
   stop(): void;
   /** The run record now. */
   record(): McpRunRecord;

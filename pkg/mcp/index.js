@@ -655,7 +655,10 @@ class Watch {
     // closed sender is.
     const transport = reason === 'host_stopped' && !this.closed ? null : this.transportError;
     const said = transport ? ` (${transport.detail})` : '';
-    const goesOn = `the task${id ? ` ${id}` : ''} goes on: resume from a snapshot or watchTask(sender, id)`;
+    // No id: the call ended before the server named a task (an MRTR round), so none goes on.
+    const goesOn = id
+      ? `the task ${id} goes on: resume from a snapshot or watchTask(sender, id)`
+      : 'no task was created';
     const why =
       reason === 'create_unanswered'
         ? `tools/call ${this.name ?? ''} got no answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
@@ -828,6 +831,13 @@ export async function callTool(sender, opts) {
   checkSender(sender, opts, 'callTool');
   if (!opts || typeof opts.name !== 'string')
     throw new McpCallError('invalid_input', 'callTool: opts.name (the tool) is required');
+  // Aborted before the call: nothing is sent. (Aborted while the tools/call is out, the core
+  // waits for its answer, so the task it creates is kept: rule E-62.)
+  if (opts.signal?.aborted)
+    throw new McpCallError('watch_stopped', 'callTool: the signal was aborted before the call; nothing was sent', {
+      reason: 'host_stopped',
+      taskId: null,
+    });
   const ep = fromCore(() =>
     lc.Endpoint.callTool(sender.model, opts.name, opts.arguments ?? {}, {
       ttlMs: opts.ttlMs,

@@ -222,7 +222,7 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.equal((await counters()).jobs_per_idempotency_key[intent], 1);
   });
 
-  test('a stop before the submit was answered: the same intent submits again with its key, one job', {
+  test('a stop before the submit was answered waits for it: the job it names is kept (E-62)', {
     timeout: 20_000,
   }, async () => {
     const store = new Map();
@@ -233,15 +233,18 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
       return fetch(url, init);
     };
     const first = await host('jobs-stop-early', { store, fetch: wrapped }).submit(intent, prompt('stop-early'));
-    first.stop(); // the submit is on its way; its answer comes after watching stopped
-    assert.deepEqual(await first.settled, { type: 'stopped', reason: 'host_stopped' });
-    assert.equal(store.size, 0, 'no job id to watch: no record to resume');
+    first.stop(); // the submit is on its way
+    const early = await Promise.race([first.settled.then(() => 'settled'), sleep(150).then(() => 'waiting')]);
+    assert.equal(early, 'waiting', "the stop waits for the submit's answer");
     held.resolve();
-    while ((await counters()).jobs_per_idempotency_key[intent] !== 1) await sleep(20);
-    const s = seen();
-    const again = await host('jobs-stop-early', { store }).submit(intent, prompt('stop-early'), s.hooks);
+    assert.deepEqual(await first.settled, { type: 'stopped', reason: 'host_stopped' });
+    const { id } = await first.created;
+    assert.ok(id, 'the job the submit made is known');
+    assert.ok(store.has(intent), 'the job goes on: its record stays');
+    const again = await host('jobs-stop-early', { store }).resume(intent);
     assert.equal((await again.settled).outcome, 'succeeded');
-    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1, 'the server answered with the job it had');
+    assert.equal(again.id, id);
+    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1, 'one job for the intent');
   });
 
   test('a record stopped before any job id (as earlier versions kept it) reads as no record', async () => {
@@ -249,8 +252,11 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
       jobDialect: 'open_api',
     });
     ep.pollEvents(); // the submit goes out...
-    ep.stopWatching(Date.now()); // ...and watching stops before its answer
-    const store = new Map([['intent-old', ep.snapshot()]]);
+    ep.stopWatching(Date.now()); // ...and watching is asked to stop before its answer
+    // What earlier versions kept: watching stopped at once, with no job id.
+    const old = ep.snapshot().replace('"stopped":null', '"stopped":"host_stopped"').replace(',"stop_asked":true', '');
+    assert.notEqual(old, ep.snapshot());
+    const store = new Map([['intent-old', old]]);
     ep.free();
     assert.equal(await host('jobs-old', { store }).resume('intent-old'), null);
     assert.equal(store.size, 0, 'the record that could never be watched is gone');

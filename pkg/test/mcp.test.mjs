@@ -424,6 +424,42 @@ test('an AbortSignal stops watching, never the task: no cancel is sent, outcome 
   assert.ok(!methods(s).includes('tasks/cancel'));
 });
 
+test('an abort while the tools/call is out waits for its answer: the task it created is kept (E-62)', async () => {
+  const clock = fakeClock();
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t5', 'working'), resultType: 'task' }),
+      'tasks/get': (m) => ok(m, { ...task26('t5', 'working'), resultType: 'complete' }),
+    },
+    clock,
+  );
+  const ac = new AbortController();
+  const call = callTool(s, { name: 'slow', config: FAST, ...on(clock), signal: ac.signal });
+  ac.abort(); // the tools/call is on its way
+  const h = await call;
+  assert.equal(h.id, 't5', 'the created task is known');
+  await assert.rejects(
+    until(clock, h.outcome),
+    (e) => e.code === 'watch_stopped' && e.taskId === 't5' && /the task t5 goes on/.test(e.message),
+  );
+  await clock.advance(80);
+  assert.deepEqual(methods(s), ['tools/call'], 'no poll and no cancel after the stop');
+  // Resumable: the snapshot names the task.
+  assert.match(h.snapshot(), /"t5"/);
+});
+
+test('a signal aborted before callTool sends nothing', async () => {
+  const s = fake('task-2026', { 'tools/call': (m) => ok(m, { ...task26('t6', 'working'), resultType: 'task' }) });
+  const ac = new AbortController();
+  ac.abort();
+  await assert.rejects(
+    callTool(s, { name: 'slow', signal: ac.signal }),
+    (e) => e.code === 'watch_stopped' && e.reason === 'host_stopped' && /nothing was sent/.test(e.message),
+  );
+  assert.equal(s.sent.length, 0);
+});
+
 test('snapshot then resume in a new process-like watch: continues from the handle, no tools/call', async () => {
   let done = false;
   const clock = fakeClock();

@@ -428,6 +428,10 @@ pub struct CallEndpoint {
     /// The last `statusMessage` given as [`Event::Progress`] (E-61).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     progress: Option<String>,
+    /// The host asked to stop while the create was out (E-62): the stop takes effect once the
+    /// create is answered, so the handle it names is kept.
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    stop_asked: bool,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -447,6 +451,7 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             submit: f.opt("submit")?,
             prompts: f.def("prompts")?,
             progress: f.opt("progress")?,
+            stop_asked: f.def("stop_asked")?,
         };
         // What every endpoint that ran holds (S-7): one model, and ids the wire carries (a JSON-RPC id
         // is written as an i64) given out in order, so a new request never reuses one.
@@ -514,6 +519,7 @@ impl CallEndpoint {
             submit: None,
             prompts: VecDeque::new(),
             progress: None,
+            stop_asked: false,
         })
     }
 
@@ -853,6 +859,7 @@ impl CallEndpoint {
             self.tracker.handle_timeout(now);
         }
         self.pump();
+        self.stop_if_asked(now);
     }
 
     /// The create (a job submit, a `tools/call`) is out and its answer has not named the call
@@ -894,6 +901,11 @@ impl CallEndpoint {
     /// A JSON-RPC message arrived (an answer or a notification), exactly as it arrived. On a
     /// transport that pairs answers with requests, prefer [`CallEndpoint::handle_answer`].
     pub fn handle_message(&mut self, now: u64, bytes: &[u8]) {
+        self.on_message(now, bytes);
+        self.stop_if_asked(now);
+    }
+
+    fn on_message(&mut self, now: u64, bytes: &[u8]) {
         if bytes.len() > self.config.limits.max_bytes {
             return self.too_large(now, bytes.len());
         }
@@ -975,6 +987,17 @@ impl CallEndpoint {
         answer: HttpAnswer<'_>,
         headers: &[(String, String)],
     ) {
+        self.on_http(now, request_ref, answer, headers);
+        self.stop_if_asked(now);
+    }
+
+    fn on_http(
+        &mut self,
+        now: u64,
+        request_ref: u64,
+        answer: HttpAnswer<'_>,
+        headers: &[(String, String)],
+    ) {
         if self.submit.is_some()
             && self
                 .pending
@@ -1047,6 +1070,11 @@ impl CallEndpoint {
     /// The request `request_ref` got no answer (a connection error, a local timeout). A job
     /// submit with no answer is reconciled with the same key (rule E-11).
     pub fn handle_transport_failure(&mut self, now: u64, request_ref: u64) {
+        self.on_transport_failure(now, request_ref);
+        self.stop_if_asked(now);
+    }
+
+    fn on_transport_failure(&mut self, now: u64, request_ref: u64) {
         let Some(index) = self.pending.iter().position(|p| p.id == request_ref) else {
             return;
         };
@@ -1172,10 +1200,25 @@ impl CallEndpoint {
         })
     }
 
-    /// The host stops watching (the call goes on).
+    /// The host stops watching (the call goes on). While the create is out (a job submit or a
+    /// `tools/call` not answered yet), the stop waits for its answer (E-62): the call is watched
+    /// until the answer names it, then stops with its handle kept; a create that gets no answer
+    /// ends `create_unanswered`, as without a stop. A snapshot keeps the stop asked.
     pub fn stop_watching(&mut self, now: u64) {
+        if self.creating() && !self.tracker.is_done() {
+            self.stop_asked = true;
+            return;
+        }
+        self.stop_asked = false;
         let _ = self.tracker.handle_input(now, Input::StopWatching);
         self.pump();
+    }
+
+    /// E-62: the stop asked while the create was out, once the create is answered.
+    fn stop_if_asked(&mut self, now: u64) {
+        if self.stop_asked && !self.creating() {
+            self.stop_watching(now);
+        }
     }
 
     // --- inside -------------------------------------------------------------------------
