@@ -234,7 +234,7 @@ fn task_2026_ack_then_completed_is_finished_first() {
     assert_eq!(t.button(), ButtonState::FinishedFirst);
 }
 
-/// Rules I-1, I-2, I-7.
+/// Rules I-1, I-2, I-7, I-9.
 #[test]
 fn input_key_is_asked_once_and_answered_once() {
     let mut t = Tracker::new(Model::Task2026, config()).unwrap();
@@ -260,6 +260,20 @@ fn input_key_is_asked_once_and_answered_once() {
     // The same key on the next poll is not a new question.
     let (at, outs) = poll_once(&mut t, Input::TaskPolled { task: ir.clone() });
     assert!(!outs.iter().any(|o| matches!(o, Output::AskUser { .. })));
+    // Rule I-9: an answer that is not an object is refused, nothing sent, the key still open.
+    for bare in [json!("yes"), json!(42), json!(["accept"]), json!(null)] {
+        let e = t
+            .handle_input(
+                at,
+                Input::InputAnswered {
+                    key: "k1".into(),
+                    response: bare.into(),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(e.code(), "invalid_input");
+        assert!(sends(&t.drain()).is_empty());
+    }
     t.handle_input(
         at + 1,
         Input::InputAnswered {

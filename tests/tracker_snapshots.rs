@@ -8,7 +8,9 @@
 //! input. A restored tracker must save the same text, answer every input the same way (outputs
 //! and error codes) and end in the same snapshot. The one change of encoding since: the jitter
 //! generator's state is written as decimal text (`"state":"3"`), which a JavaScript host can
-//! parse without rounding; [`as_written_now`] applies it to the old texts.
+//! parse without rounding; [`as_written_now`] applies it to the old texts. One input of the
+//! file changed since: the MRTR round's second answer, a bare number the tracker now refuses
+//! (rule I-9), is an object (the answer already in that snapshot restores as it was).
 
 use longcall::snapshot::{restore, save};
 use longcall::tracker::{Input, Tracker};

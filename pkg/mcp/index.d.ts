@@ -140,6 +140,13 @@ export type WatchViolation =
   | { source: 'adapter'; rule: string; level: 'must' | 'should'; detail: string };
 
 /** One request and its answer, with host times (ms). */
+/**
+ * What `onInput` answers: the client's result as the wire carries it, an object (an
+ * elicitation's `{ action, content? }`). A promise of anything else does not type-check; at run
+ * time a value that is not an object is reported (`on_input_failed`) and declines.
+ */
+export type InputAnswer = object & { then?: never };
+
 export interface Exchange {
   method: string;
   sentAt: number;
@@ -167,13 +174,18 @@ export interface WatchOptions {
   /**
    * Asked once per input key (2026: answered with tasks/update, or for an MRTR input of the
    * `tools/call` itself, `info.call`, with the continuation call; 2025: the SDK's elicitation
-   * handler). Default: decline. One that throws or rejects (the person closed the dialog) is
-   * reported (`on_input_failed`) and declines, so the server hears an answer. The answer is the
+   * handler). Default: decline. One that throws or rejects (the person closed the dialog), or
+   * answers something that is not an object, is reported (`on_input_failed`) and declines, so
+   * the server hears an answer. The answer is the
    * client's result as the wire carries it (an elicitation's `{ action, content? }`, the SDK's
    * `ElicitResult` as it is); `undefined` declines.
    */
   onInput?:
-    | ((key: string, request: Json, info: { call: boolean }) => object | undefined | Promise<object | undefined>)
+    | ((
+        key: string,
+        request: Json,
+        info: { call: boolean },
+      ) => InputAnswer | undefined | Promise<InputAnswer | undefined>)
     | undefined;
   /** The cancel button changed. */
   onButton?: ((state: ButtonState) => void) | undefined;

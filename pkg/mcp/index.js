@@ -586,17 +586,21 @@ class Watch {
   // task waits in input_required for good.
   async userAnswer(key, request, call) {
     if (!this.opts.onInput) return DECLINE;
+    let answer;
     try {
-      return (await this.opts.onInput(key, request, { call })) ?? DECLINE;
+      answer = (await this.opts.onInput(key, request, { call })) ?? DECLINE;
     } catch (e) {
-      this.report({
-        source: 'adapter',
-        rule: 'on_input_failed',
-        level: 'should',
-        detail: `${String(e?.message ?? e)}; answered with a decline`,
-      });
-      return DECLINE;
+      return this.declined(String(e?.message ?? e));
     }
+    // An answer is an object (rule I-9); the SDK's own handler would be sent anything.
+    if (typeof answer !== 'object' || Array.isArray(answer))
+      return this.declined(`onInput answered ${Array.isArray(answer) ? 'an array' : typeof answer}, not an object`);
+    return answer;
+  }
+
+  declined(why) {
+    this.report({ source: 'adapter', rule: 'on_input_failed', level: 'should', detail: `${why}; answered with a decline` });
+    return DECLINE;
   }
 
   // The endpoint asked (once per key: a task input, or an MRTR input of the call itself); the

@@ -191,6 +191,31 @@ test('an onInput that throws (a dialog closed) is reported and declines, so the 
   });
 });
 
+test('an onInput that answers something other than an object is reported and declines (I-9)', async () => {
+  for (const [bare, what] of [
+    ['yes', 'string'],
+    [42, 'number'],
+    [['accept'], 'an array'],
+  ]) {
+    const clock = fakeClock();
+    const { s, answered } = asksOnce(clock, { ...task26('t1', 'cancelled'), resultType: 'complete' });
+    const seen = [];
+    const h = await callTool(s, {
+      name: 'job',
+      config: FAST,
+      ...on(clock),
+      onInput: async () => bare,
+      onViolation: (v) => seen.push(v),
+    });
+    await until(clock, h.outcome);
+    assert.deepEqual(answered(), { k: { action: 'decline' } }, `${what}: declined, never sent as it is`);
+    assert.deepEqual(
+      seen.map((v) => [v.rule, v.detail]),
+      [['on_input_failed', `onInput answered ${what}, not an object; answered with a decline`]],
+    );
+  }
+});
+
 test('onProgress: each new statusMessage once, on the fast tasks/get path and the general one (E-61)', async () => {
   let polls = 0;
   const clock = fakeClock();

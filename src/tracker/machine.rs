@@ -1366,6 +1366,14 @@ impl Tracker {
     // --- input ----------------------------------------------------------------------------
 
     fn on_input_answered(&mut self, now: u64, key: String, response: Json) -> Result<(), Error> {
+        // I-9: what answers an input request is the client's result, an object on the wire
+        // (an elicitation's `{action, content}`); a bare string or number is no answer.
+        if !response.is_object() {
+            return Err(Error::invalid_input(
+                "response",
+                "an input answer is a JSON object (an elicitation's {action, content})",
+            ));
+        }
         if self.round().is_some() {
             return self.on_call_input_answered(key, response);
         }

@@ -518,7 +518,7 @@ impl<S: SimServer> Driver<S> {
         for k in asked {
             self.feed(Input::InputAnswered {
                 key: k,
-                response: json!("yes").into(),
+                response: json!({"action": "accept", "content": {"answer": "yes"}}).into(),
             });
         }
     }

@@ -75,3 +75,12 @@ export function senders(client1: SdkClientLike, types: object, client2: SdkClien
   });
   return [one, two, ...(one.routeInput ? [] : [two])];
 }
+
+// onInput answers an object: a promise of a string or a number does not type-check.
+export async function badAnswers(sender: Sender) {
+  // @ts-expect-error: an answer is an object, not a string
+  await callTool(sender, { name: 'render', onInput: async () => 'yes' });
+  // @ts-expect-error: nor a number
+  await callTool(sender, { name: 'render', onInput: () => 42 });
+  await callTool(sender, { name: 'render', onInput: async () => ({ action: 'accept', content: { ok: true } }) });
+}
