@@ -209,7 +209,7 @@ export interface CallOptions extends WatchOptions {
   name: string;
   /** Its arguments: JSON values, as the SDK's own `callTool` takes them (`Record<string, unknown>`). */
   arguments?: { [key: string]: unknown } | undefined;
-  /** 2025 only: the TTL to ask for (the server may override). */
+  /** 2025 only: the TTL to ask for (the server may override); with a 2026 sender, `invalid_input` (rule M-18). */
   ttlMs?: number | undefined;
 }
 

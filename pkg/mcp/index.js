@@ -599,7 +599,12 @@ class Watch {
   }
 
   declined(why) {
-    this.report({ source: 'adapter', rule: 'on_input_failed', level: 'should', detail: `${why}; answered with a decline` });
+    this.report({
+      source: 'adapter',
+      rule: 'on_input_failed',
+      level: 'should',
+      detail: `${why}; answered with a decline`,
+    });
     return DECLINE;
   }
 
@@ -807,7 +812,7 @@ function fromCore(fn) {
  * @typedef {object} CallOptions
  * @property {string} name the tool
  * @property {object} [arguments]
- * @property {number} [ttlMs] 2025 only: the TTL asked for (the server may override)
+ * @property {number} [ttlMs] 2025 only: the TTL asked for (the server may override); refused for 2026
  * @property {object} [config] the core's TrackerConfig ({poll, seed, deadlineMs}, camelCase)
  * @property {object} [wire] the endpoint's reading options ({maxBytes, maxDepth, maxStringBytes, detectRevision})
  * @property {AbortSignal} [signal] stops watching (never the task)

@@ -474,6 +474,15 @@ test('an abort while the tools/call is out waits for its answer: the task it cre
   assert.match(h.snapshot(), /"t5"/);
 });
 
+test('a TTL for a 2026 call is refused before anything is sent, never dropped (M-18)', async () => {
+  const s = fake('task-2026', { 'tools/call': (m) => ok(m, { ...task26('t7', 'working'), resultType: 'task' }) });
+  await assert.rejects(callTool(s, { name: 'slow', ttlMs: 5000 }), {
+    code: 'invalid_input',
+    message: /ttlMs: a 2026 tools\/call asks no TTL/,
+  });
+  assert.equal(s.sent.length, 0);
+});
+
 test('a signal aborted before callTool sends nothing', async () => {
   const s = fake('task-2026', { 'tools/call': (m) => ok(m, { ...task26('t6', 'working'), resultType: 'task' }) });
   const ac = new AbortController();

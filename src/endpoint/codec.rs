@@ -359,6 +359,13 @@ pub fn build_call(
     if !(arguments.is_object() || arguments.is_null()) {
         return Err(Error::invalid_input("arguments", "expected an object"));
     }
+    // M-18: the 2026 tools/call has no TTL to ask; one given is refused, never dropped.
+    if model == Model::Task2026 && ttl_ms.is_some() {
+        return Err(Error::invalid_input(
+            "ttl_ms",
+            "a 2026 tools/call asks no TTL (the server names the task's ttlMs); only 2025 asks one",
+        ));
+    }
     let arguments = if arguments.is_null() {
         json!({})
     } else {
@@ -584,5 +591,11 @@ mod tests {
         assert_eq!(b.message["params"]["task"]["ttl"], 5);
         let e = build_call(Model::Task2026, Id::Number(1), "", Value::Null, None).unwrap_err();
         assert_eq!(e.message(), "invalid input: name: a tool name is not empty");
+        // Rule M-18: a TTL for a 2026 call is refused, not dropped.
+        let e = build_call(Model::Task2026, Id::Number(1), "x", Value::Null, Some(5)).unwrap_err();
+        assert_eq!(e.code(), "invalid_input");
+        assert!(e
+            .message()
+            .starts_with("invalid input: ttl_ms: a 2026 tools/call asks no TTL"));
     }
 }

@@ -108,14 +108,19 @@ export const cases = {
 
   'callTool takes its options as an object or positionally, to the same call'({ lc, assert }) {
     const wire = { maxBytes: 65_536 };
-    const a = lc.Endpoint.callTool('task-2026', 'render', { n: 1 }, { ttlMs: 60_000, config: CONFIG, wire, now: 5 });
-    const b = lc.Endpoint.callTool('task-2026', 'render', { n: 1 }, 60_000, CONFIG, wire, 5);
+    const a = lc.Endpoint.callTool('task-2026', 'render', { n: 1 }, { ttlMs: null, config: CONFIG, wire, now: 5 });
+    const b = lc.Endpoint.callTool('task-2026', 'render', { n: 1 }, null, CONFIG, wire, 5);
     const first = a.pollEvents();
     assert.deepEqual(first, b.pollEvents());
     // The TTL goes where the revision asks for one (2025: `task.ttl`).
     const ttl = lc.Endpoint.callTool('task-2025', 'render', {}, { ttlMs: 60_000 });
     assert.equal(JSON.parse(ttl.pollEvents()[0].text).params.task.ttl, 60_000);
     ttl.free();
+    // A 2026 tools/call asks no TTL: one given is refused, never dropped (M-18).
+    assert.throws(() => lc.Endpoint.callTool('task-2026', 'render', {}, { ttlMs: 60_000 }), {
+      code: 'invalid_input',
+      message: /^invalid input: ttlMs: a 2026 tools\/call asks no TTL/,
+    });
     const created = answer(1, { resultType: 'task', ...task('working') });
     assert.deepEqual(a.handleMessage(5, created), b.handleMessage(5, created));
     for (const ep of [a, b]) ep.free();
