@@ -50,3 +50,18 @@ function closest(key, known) {
   }
   return at < 0 ? '' : `did you mean ${JSON.stringify(known[at])}?`;
 }
+
+/**
+ * True when `value` is an http(s) URL, or in a page a path of the page's origin (`/mcp` behind
+ * a dev server's proxy). `URL.canParse` alone is not enough: it reads `localhost:3000` as a URL
+ * of the scheme `localhost:`, which fetch then refuses at the first request, where it would read
+ * as a request that got no answer.
+ * @param {unknown} value
+ */
+export function isHttpUrl(value) {
+  try {
+    return /^https?:$/.test(new URL(String(value), globalThis.location?.href).protocol);
+  } catch {
+    return false;
+  }
+}

@@ -17,7 +17,7 @@
 // `jobs_wait` answer that is not a 2xx JSON object with `jobs`, or whose entries the core
 // refuses, is a failed wait round; request bodies are sent as `application/json`.
 import * as lc from 'longcall';
-import { checkOptions } from '../options.js';
+import { checkOptions, isHttpUrl } from '../options.js';
 import { mergeHeaders } from '../headers.js';
 
 // The first artifact's URL of a settled result, in either dialect's shape (the core reads it).
@@ -365,10 +365,10 @@ export class JobHost {
     } = options ?? {};
     if (baseUrl == null) throw new JobHostError('invalid_input', 'JobHost: baseUrl is required');
     // A page may give a path of its own origin ('/v1'); anything else must be a whole URL.
-    if (!URL.canParse(String(baseUrl), globalThis.location?.href))
+    if (!isHttpUrl(baseUrl))
       throw new JobHostError(
         'invalid_input',
-        `JobHost: baseUrl ${JSON.stringify(String(baseUrl).slice(0, 80))} is not a URL (e.g. "https://api.example.com")`,
+        `JobHost: baseUrl ${JSON.stringify(String(baseUrl).slice(0, 80))} is not an http(s) URL (e.g. "https://api.example.com")`,
       );
     // Checked here, by the name the caller wrote (the core would name its own `wire.jobDialect`).
     if (!lc.JOB_DIALECTS.includes(dialect))

@@ -31,7 +31,7 @@
 // unvalidated; throw only when none did; once `send` has settled, the signal it was given is no
 // longer followed.
 import * as lc from 'longcall';
-import { checkOptions } from '../options.js';
+import { checkOptions, isHttpUrl } from '../options.js';
 import { mergeHeaders } from '../headers.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -101,10 +101,10 @@ export function httpSender(options = {}) {
   // Refused here, not at the first call, where fetch's throw would read as "no answer: the tool
   // may have started" for a request that never left.
   // In a page, a path of its own origin ('/mcp', behind a dev server's proxy) is a URL too.
-  if (!URL.canParse(String(url), globalThis.location?.href))
+  if (!isHttpUrl(url))
     throw new McpCallError(
       'invalid_input',
-      `httpSender: url is not a URL${globalThis.location ? '' : ' (outside a page, give it whole)'}: ${JSON.stringify(String(url).slice(0, 80))}`,
+      `httpSender: url is not an http(s) URL${globalThis.location ? '' : ' (outside a page, give it whole)'}: ${JSON.stringify(String(url).slice(0, 80))}`,
     );
   return {
     model: 'task-2026',

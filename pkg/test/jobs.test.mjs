@@ -636,7 +636,12 @@ test('JobHost refuses at construction: a baseUrl that is not a URL, a store with
   assert.throws(() => new JobHost({ baseUrl: 'not a url' }), {
     name: 'JobHostError',
     code: 'invalid_input',
-    message: 'JobHost: baseUrl "not a url" is not a URL (e.g. "https://api.example.com")',
+    message: 'JobHost: baseUrl "not a url" is not an http(s) URL (e.g. "https://api.example.com")',
+  });
+  // A host and port without a scheme parses as a URL of the scheme "localhost:": refused too.
+  assert.throws(() => new JobHost({ baseUrl: 'localhost:3000' }), {
+    code: 'invalid_input',
+    message: /baseUrl "localhost:3000" is not an http\(s\) URL/,
   });
   const { delete: _gone, ...noDelete } = { get() {}, set() {}, delete() {} };
   assert.throws(() => new JobHost({ baseUrl: 'http://127.0.0.1:3000', store: noDelete }), {

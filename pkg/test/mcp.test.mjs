@@ -311,7 +311,12 @@ test("every refusal is an McpCallError, the core's too (its error the cause)", a
   assert.deepEqual(s.sent, []);
   // A URL fetch cannot take is refused when the sender is made, not read later as a call that
   // got no answer and "may have started".
-  await refused(() => httpSender({ url: 'not a url' }), 'invalid_input', /url is not a URL \(outside a page/);
+  await refused(
+    () => httpSender({ url: 'not a url' }),
+    'invalid_input',
+    /url is not an http\(s\) URL \(outside a page/,
+  );
+  await refused(() => httpSender({ url: 'localhost:3000/mcp' }), 'invalid_input', /url is not an http\(s\) URL/);
   // In a page, a path of its own origin is a URL (a dev server's proxy, README "In a page").
   const seen = [];
   globalThis.location = { href: 'http://127.0.0.1:5173/app/' };
