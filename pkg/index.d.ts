@@ -202,6 +202,13 @@ export type EndpointEvent =
   | { type: 'admission'; advice: Camelized<Advice>; httpStatus: number; requestId?: string }
   | { type: 'wake_at'; at: number }
   | { type: 'idle' };
+/**
+ * A JSON object the caller hands over as it is (a tool's or a job's arguments). Typed `object`,
+ * so an `interface` fits as well as a type literal (TypeScript gives an interface no index
+ * signature); the module refuses anything but a JSON object.
+ */
+export type JsonObject = object;
+
 /** A job to create with {@link Endpoint.submitJob}. */
 export interface JobSubmit {
   /** The catalog model. */
@@ -209,7 +216,7 @@ export interface JobSubmit {
   /** The model's kind. */
   kind: JobKind;
   /** The arguments, sent as they are (an object). */
-  arguments?: { [key: string]: Json } | undefined;
+  arguments?: JsonObject | undefined;
   /** The key of the user's intent: the same on every try and after a restore. */
   idempotencyKey: string;
 }
@@ -266,17 +273,12 @@ export class Endpoint {
    * `config.deadlineMs` already passed is refused before anything is sent. @throws
    * {LongcallError} `unknown_model`, `wrong_model`, `invalid_input`, `invalid_config`, `malformed`.
    */
-  static callTool(
-    model: TaskModel,
-    name: string,
-    args?: { [key: string]: Json } | null,
-    options?: CallToolOptions,
-  ): Endpoint;
+  static callTool(model: TaskModel, name: string, args?: JsonObject | null, options?: CallToolOptions): Endpoint;
   /** The same call with its options as positional arguments. */
   static callTool(
     model: TaskModel,
     name: string,
-    args?: { [key: string]: Json } | null,
+    args?: JsonObject | null,
     ttlMs?: number | null,
     config?: TrackerConfig | null,
     wire?: EndpointWireOptions | null,
@@ -981,7 +983,7 @@ export function buildCall(
   model: TaskModel,
   id: number | string,
   name: string,
-  args?: { [key: string]: Json } | null,
+  args?: JsonObject | null,
   ttlMs?: number | null,
 ): BuiltRequest;
 

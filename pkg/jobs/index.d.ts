@@ -8,6 +8,7 @@ import type {
   JobKind,
   JobStatus,
   Json,
+  JsonObject,
   Outcome,
   StopReason,
   TrackerConfig,
@@ -171,7 +172,7 @@ export class JobHost {
    */
   submit(
     intent: string,
-    job: { model: string; kind: JobKind; arguments?: { [key: string]: Json } },
+    job: { model: string; kind: JobKind; arguments?: JsonObject | undefined },
     hooks?: JobHooks,
   ): Promise<Job>;
   /** The job of `intent` from the store, continued (watched again if watching had stopped); `null` when there is no record. */

@@ -3,6 +3,7 @@ import type {
   ButtonState,
   Camelized,
   Json,
+  JsonObject,
   Outcome,
   RunRecord,
   Status,
@@ -207,8 +208,8 @@ export interface WatchOptions {
 export interface CallOptions extends WatchOptions {
   /** The tool. */
   name: string;
-  /** Its arguments: JSON values, as the SDK's own `callTool` takes them (`Record<string, unknown>`). */
-  arguments?: { [key: string]: unknown } | undefined;
+  /** Its arguments: a JSON object, as the SDK's own `callTool` takes them (an interface fits too). */
+  arguments?: JsonObject | undefined;
   /** 2025 only: the TTL to ask for (the server may override); with a 2026 sender, `invalid_input` (rule M-18). */
   ttlMs?: number | undefined;
 }

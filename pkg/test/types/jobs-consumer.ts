@@ -33,3 +33,12 @@ export function why(e: unknown): string {
   if (e.code === 'cancel-refused') return 'never';
   return e.message;
 }
+
+// Arguments typed by an interface fit (an interface has no index signature).
+interface RenderArgs {
+  prompt: string;
+  seed?: number;
+}
+export async function withInterface(host: JobHost, args: RenderArgs) {
+  return host.submit('intent-i', { model: 'demo-image', kind: 'image', arguments: args });
+}

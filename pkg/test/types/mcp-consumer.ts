@@ -84,3 +84,10 @@ export async function badAnswers(sender: Sender) {
   await callTool(sender, { name: 'render', onInput: () => 42 });
   await callTool(sender, { name: 'render', onInput: async () => ({ action: 'accept', content: { ok: true } }) });
 }
+
+interface GreetArgs {
+  name: string;
+}
+export async function interfaceArgs(sender: Sender, args: GreetArgs) {
+  return callTool(sender, { name: 'greet', arguments: args });
+}
