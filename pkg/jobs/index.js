@@ -342,6 +342,16 @@ const WAIT_OPTIONS = [
 ];
 const jobError = (code, message) => new JobHostError(code, message);
 
+/** The `error.code` of an API error body (`{"error": {"code": "not_found"}}`), as `{code}`, or {}. */
+function errorCode(body) {
+  try {
+    const code = JSON.parse(new TextDecoder().decode(body))?.error?.code;
+    return typeof code === 'string' ? { code } : {};
+  } catch {
+    return {};
+  }
+}
+
 /** See index.d.ts `JobHost`. */
 export class JobHost {
   /**
@@ -484,11 +494,13 @@ export class JobHost {
         over = true;
         clearTimeout(timer);
         finish({ satisfied: w.isSatisfied, settled, stopped, rounds: w.roundsSent, failedRounds, lastFailure });
+        w.free();
       }
     };
     const round = async (callId, body) => {
       const text = JSON.stringify(body);
       const a = await exchange(this.fetch, this.url(path), 'POST', mergeHeaders(text, this.headers), text);
+      if (over) return; // ended (stopped, say) while the round was out: the wave is freed
       const now = this.now();
       let answer = null;
       if ('status' in a && a.status >= 200 && a.status < 300) {
@@ -506,7 +518,8 @@ export class JobHost {
       }
       if (out === null) {
         failedRounds++;
-        lastFailure = 'status' in a ? { httpStatus: a.status } : { httpStatus: 0, cause: a.error };
+        lastFailure =
+          'status' in a ? { httpStatus: a.status, ...errorCode(a.body) } : { httpStatus: 0, cause: a.error };
       }
       run(
         out ??
@@ -524,6 +537,17 @@ export class JobHost {
       throw e;
     }
     run(w.handleTimeout(now));
-    return { done, wave: w };
+    // Stops watching every job still watched: each ends in `stopped` (`host_stopped`), and `done`
+    // resolves. The jobs go on at the server.
+    const stop = () => {
+      if (over) return;
+      const at = this.now();
+      for (const j of jobs) {
+        if (over) return;
+        if (settled.has(j.id) || stopped.has(j.id)) continue;
+        run(w.handleJobInput(at, j.id, { type: 'stop_watching' }));
+      }
+    };
+    return { done, stop };
   }
 }

@@ -716,7 +716,7 @@ async function waveOf404s(waitFor) {
       run.done,
       new Promise((_, fail) => {
         timer = setTimeout(() => {
-          run.wave.free();
+          run.stop();
           fail(new Error(`the ${waitFor} wave did not end at its deadline`));
         }, 5_000);
       }),
@@ -732,6 +732,41 @@ async function waveOf404s(waitFor) {
     srv.close();
   }
 }
+
+test('a wave with no deadline ends when stopped; a refused round names the API error code', async () => {
+  const srv = createHttpServer((req, res) => {
+    req.resume();
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end('{"error":{"code":"not_found","message":"job not found","retryable":false}}');
+  });
+  await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
+  try {
+    const host = new JobHost({ baseUrl: `http://127.0.0.1:${srv.address().port}` });
+    const run = host.wait(
+      [
+        { id: 'job_1', status: 'queued' },
+        { id: 'job_typo', status: 'queued' },
+      ],
+      { waitFor: 'all', minRoundIntervalMs: 50 },
+    );
+    await sleep(300);
+    run.stop();
+    const done = await run.done;
+    assert.deepEqual(
+      [...done.stopped],
+      [
+        ['job_1', { type: 'stopped', reason: 'host_stopped' }],
+        ['job_typo', { type: 'stopped', reason: 'host_stopped' }],
+      ],
+    );
+    assert.ok(done.failedRounds >= 1, JSON.stringify(done));
+    assert.deepEqual(done.lastFailure, { httpStatus: 404, code: 'not_found' });
+    run.stop(); // after the end: nothing
+  } finally {
+    srv.close();
+  }
+});
 
 test("a Retry-After beyond setTimeout's limit: one capped timer, never a spin", async () => {
   const polls = [];
