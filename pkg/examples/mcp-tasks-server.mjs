@@ -5,8 +5,9 @@
 // SDK clients send it) built on the longcall core's TaskRegistry. An example for
 // server authors: read it top to bottom.
 //
-//   node pkg/examples/mcp-tasks-server.mjs [--port N] [--serve-2025] [--allow-origin URL]...
-//                                          [--max-lifetime-ms N] [--help]
+//   node node_modules/longcall/examples/mcp-tasks-server.mjs [--port N] [--serve-2025]
+//        [--allow-origin URL]... [--max-lifetime-ms N] [--help]
+//   (in this repository: node pkg/examples/mcp-tasks-server.mjs)
 //   -> prints `LISTENING http://127.0.0.1:PORT/mcp` on stdout when ready
 //
 // What lives where:
