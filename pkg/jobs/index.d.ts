@@ -170,7 +170,9 @@ export class JobHost {
   /**
    * Checks every option now, `config` and `wire` by the engine that will take them (a misspelt
    * `poll.intialMs` or `jobRoutes` with the `open_api` dialect throws here, with the core's
-   * code), so in a browser `await init()` from `longcall` before constructing one.
+   * code), so in a browser `await init()` from `longcall` before constructing one. One check
+   * waits for `submit`: a `config.deadlineMs` that has passed (an absolute time, often a
+   * duration given by mistake) is refused when a job would be made with it.
    */
   constructor(options: JobHostOptions);
   /**
