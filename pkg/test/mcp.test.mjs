@@ -50,6 +50,17 @@ function fake(model, handlers, clock) {
 const methods = (s) => s.sent.map((x) => x.message.method);
 /** The watch options that put it on `clock`. */
 const on = (clock) => ({ now: clock.now, timers: clock.timers });
+/** A 2026 server whose tools/call creates task `id`, which stays `working`; `more` adds methods. */
+const working = (id, clock, more = {}) =>
+  fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26(id, 'working'), resultType: 'task' }),
+      'tasks/get': (m) => ok(m, { ...task26(id, 'working'), resultType: 'complete' }),
+      ...more,
+    },
+    clock,
+  );
 /** Runs the fake clock until `p` settles (bounded), then returns its value or throws its error. */
 async function until(clock, p) {
   const s = watchPromise(p);
@@ -160,26 +171,26 @@ function asksOnce(clock, after) {
   return { s, answered: () => answered };
 }
 
-test('an onInput that throws (a dialog closed) is reported and declines, so the task can end', async () => {
+/**
+ * `asksOnce` with `onInput` answering: what the update carried (`sent`), the violations seen
+ * (`[rule, detail]`), the outcome, and the fake server.
+ */
+async function answeredBy(onInput) {
   const clock = fakeClock();
   const { s, answered } = asksOnce(clock, { ...task26('t1', 'cancelled'), resultType: 'complete' });
   const seen = [];
-  const h = await callTool(s, {
-    name: 'job',
-    config: FAST,
-    ...on(clock),
-    onInput: () => {
-      throw new Error('user closed dialog');
-    },
-    onViolation: (v) => seen.push(v),
-  });
+  const h = await callTool(s, { name: 'job', config: FAST, ...on(clock), onInput, onViolation: (v) => seen.push(v) });
   const out = await until(clock, h.outcome);
-  assert.deepEqual(answered(), { k: { action: 'decline' } });
+  return { s, sent: answered(), seen: seen.map((v) => [v.rule, v.detail]), out };
+}
+
+test('an onInput that throws (a dialog closed) is reported and declines, so the task can end', async () => {
+  const { s, sent, seen, out } = await answeredBy(() => {
+    throw new Error('user closed dialog');
+  });
+  assert.deepEqual(sent, { k: { action: 'decline' } });
   assert.equal(out.status, 'cancelled');
-  assert.deepEqual(
-    seen.map((v) => [v.rule, v.detail]),
-    [['on_input_failed', 'user closed dialog; answered with a decline']],
-  );
+  assert.deepEqual(seen, [['on_input_failed', 'user closed dialog; answered with a decline']]);
   // A hook that is not a function is refused before anything is sent.
   await assert.rejects(callTool(s, { name: 'job', onInput: { action: 'accept' } }), {
     code: 'invalid_input',
@@ -197,22 +208,9 @@ test('an onInput that answers something other than an object is reported and dec
     [42, 'number'],
     [['accept'], 'an array'],
   ]) {
-    const clock = fakeClock();
-    const { s, answered } = asksOnce(clock, { ...task26('t1', 'cancelled'), resultType: 'complete' });
-    const seen = [];
-    const h = await callTool(s, {
-      name: 'job',
-      config: FAST,
-      ...on(clock),
-      onInput: async () => bare,
-      onViolation: (v) => seen.push(v),
-    });
-    await until(clock, h.outcome);
-    assert.deepEqual(answered(), { k: { action: 'decline' } }, `${what}: declined, never sent as it is`);
-    assert.deepEqual(
-      seen.map((v) => [v.rule, v.detail]),
-      [['on_input_failed', `onInput answered ${what}, not an object; answered with a decline`]],
-    );
+    const { sent, seen } = await answeredBy(async () => bare);
+    assert.deepEqual(sent, { k: { action: 'decline' } }, `${what}: declined, never sent as it is`);
+    assert.deepEqual(seen, [['on_input_failed', `onInput answered ${what}, not an object; answered with a decline`]]);
   }
 });
 
@@ -434,14 +432,7 @@ test('watchTask on an unknown id ends lost (-32602)', async () => {
 
 test('an AbortSignal stops watching, never the task: no cancel is sent, outcome rejects watch_stopped', async () => {
   const clock = fakeClock();
-  const s = fake(
-    'task-2026',
-    {
-      'tools/call': (m) => ok(m, { ...task26('t3', 'working'), resultType: 'task' }),
-      'tasks/get': (m) => ok(m, { ...task26('t3', 'working'), resultType: 'complete' }),
-    },
-    clock,
-  );
+  const s = working('t3', clock);
   const ac = new AbortController();
   const h = await callTool(s, { name: 'slow', config: FAST, ...on(clock), signal: ac.signal });
   await clock.advance(60);
@@ -456,14 +447,7 @@ test('an AbortSignal stops watching, never the task: no cancel is sent, outcome 
 
 test('an abort while the tools/call is out waits for its answer: the task it created is kept (E-62)', async () => {
   const clock = fakeClock();
-  const s = fake(
-    'task-2026',
-    {
-      'tools/call': (m) => ok(m, { ...task26('t5', 'working'), resultType: 'task' }),
-      'tasks/get': (m) => ok(m, { ...task26('t5', 'working'), resultType: 'complete' }),
-    },
-    clock,
-  );
+  const s = working('t5', clock);
   const ac = new AbortController();
   const call = callTool(s, { name: 'slow', config: FAST, ...on(clock), signal: ac.signal });
   ac.abort(); // the tools/call is on its way
@@ -861,17 +845,11 @@ test("a poll interval beyond setTimeout's limit: the timer is capped and re-arme
 
 test('a cancel that gets no answer resolves with the button open again, never as cancelled', async () => {
   const clock = fakeClock();
-  const s = fake(
-    'task-2026',
-    {
-      'tools/call': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'task' }),
-      'tasks/get': (m) => ok(m, { ...task26('t1', 'working'), resultType: 'complete' }),
-      'tasks/cancel': () => {
-        throw new Error('ECONNREFUSED');
-      },
+  const s = working('t1', clock, {
+    'tasks/cancel': () => {
+      throw new Error('ECONNREFUSED');
     },
-    clock,
-  );
+  });
   const h = await callTool(s, { name: 'slow', config: FAST, ...on(clock) });
   assert.equal(await until(clock, h.cancel()), 'available');
   assert.equal(h.button, 'available');
