@@ -287,14 +287,11 @@ impl<'a> Driver<'a> {
                 // MRTR: the server may ask for input before it creates anything.
                 for _round in 0..3 {
                     let id = Id::Number(self.session.next_id());
-                    let mut built = codec::build_call(
-                        model,
-                        id,
-                        &tool.name,
-                        tool.arguments.clone(),
-                        Some(60_000),
-                    )
-                    .map_err(|e| e.to_string())?;
+                    // A TTL is asked on the 2025 wire only (rule M-18).
+                    let ttl = (model == Model::Task2025).then_some(60_000);
+                    let mut built =
+                        codec::build_call(model, id, &tool.name, tool.arguments.clone(), ttl)
+                            .map_err(|e| e.to_string())?;
                     if !responses.is_empty() {
                         if let Some(p) = built
                             .message
