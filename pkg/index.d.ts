@@ -823,6 +823,8 @@ export interface Tracker extends TrackerCore {}
 export type WaveOutput =
   | { type: 'wait'; callId: number; call: WaitCall }
   | { type: 'job'; id: string; output: TrackerOutput }
+  /** A `jobs_wait` call got no usable answer; the next round waits for the backoff. `reason`: why a 2xx answer could not be read. */
+  | { type: 'call_failed'; callId: number; failure: Camelized<Failure>; reason: string | null }
   | {
       type: 'ignored';
       id: string;
@@ -842,8 +844,8 @@ export interface WaveConfig {
 }
 /**
  * Many paid jobs watched together with `jobs_wait` rounds, one core tracker per job. Send each
- * `wait` output's `call` as the `jobs_wait` body (the Sume wire's own spelling) and answer it
- * with {@link Wave.handleWaitAnswer} or {@link Wave.handleWaitFailed}; call
+ * `wait` output's `call` as the `jobs_wait` body (the Sume wire's own spelling) and hand its HTTP answer, as it
+ * arrived, to {@link Wave.handleWaitHttp} ({@link Wave.handleWaitFailed} when none came); call
  * {@link Wave.handleTimeout} at each `wake_at`. Every method returns the outputs it queued.
  * @example
  * const w = new Wave({ waitFor: 'all' });
@@ -857,7 +859,16 @@ export class Wave {
   addJob(now: number, job: Camelized<JobView>, deadline?: number | null): WaveOutput[];
   /** Time passed; starts a round when one is due. */
   handleTimeout(now: number): WaveOutput[];
-  /** A `jobs_wait` call answered with its job entries (a timeout answer is a partial snapshot). */
+  /**
+   * A `jobs_wait` call answered over HTTP, as it arrived (`body` text or bytes): the core reads
+   * it. A 2xx `jobs_wait` answer is applied; anything else is a failed call (a `call_failed`
+   * output), and a 429's `Retry-After` delays the next round.
+   * @example
+   * const r = await fetch(`${base}/jobs/wait`, { method: 'POST', body: JSON.stringify(o.call) });
+   * w.handleWaitHttp(Date.now(), o.callId, { status: r.status, headers: [...r.headers] }, await r.text());
+   */
+  handleWaitHttp(now: number, callId: number, answer: HttpAnswerHead, body: string | Uint8Array): WaveOutput[];
+  /** A `jobs_wait` call answered with its job entries, already read (a timeout answer is a partial snapshot). */
   handleWaitAnswer(now: number, callId: number, jobs: Camelized<JobView>[]): WaveOutput[];
   /** A `jobs_wait` call failed without a usable answer. */
   handleWaitFailed(now: number, callId: number, failure: Camelized<Failure>): WaveOutput[];

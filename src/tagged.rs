@@ -494,6 +494,20 @@ mod tests {
                 id: "a".into(),
                 released: Released::CancelRequested,
             },
+            WaveOutput::CallFailed {
+                call_id: 2,
+                failure: Failure::Http {
+                    status: 429,
+                    code: Some("rate_limit_exceeded".into()),
+                    retry_after_ms: Some(5),
+                },
+                reason: None,
+            },
+            WaveOutput::CallFailed {
+                call_id: 3,
+                failure: Failure::Transport,
+                reason: Some("why".into()),
+            },
             WaveOutput::Ignored {
                 id: "a".into(),
                 reason: IgnoredReason::NotInWave,

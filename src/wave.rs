@@ -73,6 +73,10 @@
 //!    running and keep waiting with `jobs_wait` slices); release it again to stop waiting.
 //! 8. Snapshots (S-4, [`Snapshot`], kind `wave`) hold absolute times and restore exactly, in-flight
 //!    round included.
+//! 9. **The wave reads the wire** (B-11). [`Wave::handle_wait_http`] takes a `jobs_wait` answer as
+//!    it arrived: a 2xx whose body is a `jobs_wait` answer is applied; any other answer is a
+//!    failed call with the error envelope's code and `Retry-After`. Every failed call is
+//!    reported ([`WaveOutput::CallFailed`]), so hosts only move bytes.
 
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::{String, ToString};
@@ -81,6 +85,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::batch::{self, WaitCall, WaitFor};
+use crate::endpoint::HttpAnswer;
 use crate::error::Error;
 use crate::model::Model;
 use crate::poll::{PollPolicy, PollSchedule, PollStep};
@@ -90,6 +95,7 @@ use crate::text::Text;
 use crate::time::later;
 use crate::tracker::{Failure, Input, Output, Request, StopReason, Tracker, TrackerConfig};
 use crate::view::JobView;
+use crate::wire::sume;
 
 /// How a wave waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -323,6 +329,17 @@ pub enum WaveOutput {
         /// What the wave did.
         released: Released,
     },
+    /// A `jobs_wait` call got no usable answer (B-7, B-11): its ids stay as they were and the
+    /// next round waits for the backoff (a 429's `Retry-After` at least). For the host's log and
+    /// its user; nothing to do.
+    CallFailed {
+        /// The `call_id` of the [`WaveOutput::Wait`] that failed.
+        call_id: u64,
+        /// How: the HTTP status with the error envelope's code, or no answer.
+        failure: Failure,
+        /// Why a 2xx answer could not be read as a `jobs_wait` answer; `None` otherwise.
+        reason: Option<String>,
+    },
     /// An answer entry the wave did not apply. Never fatal.
     Ignored {
         /// The id of the entry.
@@ -540,11 +557,75 @@ impl Wave {
         match input {
             WaveInput::AddJob { job, deadline } => self.add_job(now, job, deadline),
             WaveInput::WaitAnswered { call_id, jobs } => self.wait_answered(now, call_id, jobs),
-            WaveInput::WaitFailed { call_id, failure } => self.wait_failed(now, call_id, failure),
+            WaveInput::WaitFailed { call_id, failure } => {
+                self.wait_failed(now, call_id, failure, None)
+            }
             WaveInput::Release { id } => self.release(now, id),
             WaveInput::CancelPressed { id } => self.job_input(now, &id, Input::CancelPressed),
             WaveInput::Job { id, input } => self.job_input(now, &id, input),
         }
+    }
+
+    /// A `jobs_wait` call answered over HTTP, as it arrived (B-11): the wave reads it. A 2xx
+    /// whose body is a `jobs_wait` answer is applied as [`WaveInput::WaitAnswered`] would be;
+    /// anything else is a failed call, reported as [`WaveOutput::CallFailed`] with the error
+    /// envelope's code, and a 429's `Retry-After` (`answer.retry_after_ms`) is a floor for the
+    /// next round. A call that got no answer at all is [`WaveInput::WaitFailed`] with
+    /// [`Failure::Transport`].
+    ///
+    /// Refused (nothing changes): a `call_id` that is not an unanswered call of the round in
+    /// flight.
+    ///
+    /// Call on every HTTP answer to a [`WaveOutput::Wait`], then drain [`Wave::poll_output`].
+    ///
+    /// ```
+    /// use longcall::endpoint::HttpAnswer;
+    /// use longcall::view::JobView;
+    /// use longcall::wave::{Wave, WaveConfig, WaveInput, WaveOutput};
+    /// use longcall::Status;
+    ///
+    /// let mut w = Wave::new(WaveConfig::default())?;
+    /// let job = JobView { id: "job_a".into(), status: Status::Queued, result: None, error: None };
+    /// w.handle_input(0, WaveInput::AddJob { job, deadline: None })?;
+    /// w.handle_timeout(0);
+    /// let call_id = w.drain().iter().find_map(|o| match o {
+    ///     WaveOutput::Wait { call_id, .. } => Some(*call_id),
+    ///     _ => None,
+    /// }).unwrap();
+    /// let body = br#"{"error":{"code":"rate_limit_exceeded","message":"slow down"}}"#;
+    /// w.handle_wait_http(10, call_id, HttpAnswer { status: 429, retry_after_ms: Some(5_000), body })?;
+    /// assert!(matches!(w.poll_output(), WaveOutput::CallFailed { .. }));
+    /// assert!(w.poll_timeout() >= Some(5_010)); // not before the server's Retry-After
+    /// # Ok::<(), longcall::Error>(())
+    /// ```
+    pub fn handle_wait_http(
+        &mut self,
+        now: u64,
+        call_id: u64,
+        answer: HttpAnswer<'_>,
+    ) -> Result<(), Error> {
+        let body = crate::wire::read_json(answer.body);
+        let mut reason = None;
+        if (200..300).contains(&answer.status) {
+            match body
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(sume::read_wait)
+            {
+                Ok(wait) => return self.wait_answered(now, call_id, wait.jobs),
+                Err(e) => reason = Some(e.to_string()),
+            }
+        }
+        let code = body
+            .ok()
+            .and_then(|b| sume::read_error(answer.status, &b).ok())
+            .map(|e| e.code);
+        let failure = Failure::Http {
+            status: answer.status,
+            code,
+            retry_after_ms: answer.retry_after_ms,
+        };
+        self.wait_failed(now, call_id, failure, reason)
     }
 
     fn add_job(&mut self, now: u64, job: JobView, deadline: Option<u64>) -> Result<(), Error> {
@@ -698,8 +779,19 @@ impl Wave {
         Ok(())
     }
 
-    fn wait_failed(&mut self, now: u64, call_id: u64, failure: Failure) -> Result<(), Error> {
+    fn wait_failed(
+        &mut self,
+        now: u64,
+        call_id: u64,
+        failure: Failure,
+        reason: Option<String>,
+    ) -> Result<(), Error> {
         self.finish_call(call_id)?;
+        self.queue.push_back(WaveOutput::CallFailed {
+            call_id,
+            failure: failure.clone(),
+            reason,
+        });
         if let Failure::Http {
             status: 429,
             retry_after_ms,
@@ -1013,6 +1105,7 @@ impl<'de> Deserialize<'de> for WaveOutput {
             "wait",
             "job",
             "released",
+            "call_failed",
             "ignored",
             "satisfied",
             "wake_at",
@@ -1031,6 +1124,11 @@ impl<'de> Deserialize<'de> for WaveOutput {
             "released" => WaveOutput::Released {
                 id: f.req("id")?,
                 released: f.req("released")?,
+            },
+            "call_failed" => WaveOutput::CallFailed {
+                call_id: f.req("call_id")?,
+                failure: f.req("failure")?,
+                reason: f.opt("reason")?,
             },
             "ignored" => WaveOutput::Ignored {
                 id: f.req("id")?,

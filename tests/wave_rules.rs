@@ -3,6 +3,7 @@
 
 use longcall::batch::{WaitCall, WaitFor};
 use longcall::cancel::{ButtonState, CancelAnswer, JobErrorCode};
+use longcall::endpoint::HttpAnswer;
 use longcall::outcome::Outcome;
 use longcall::snapshot;
 use longcall::tracker::{Failure, Input, Output, Request, StopReason};
@@ -730,6 +731,120 @@ fn a_429_retry_after_is_a_floor_and_5xx_backs_off() {
     .unwrap();
     let next = wake(&w.drain()).unwrap();
     assert!(next >= t1 + 500, "{next}");
+}
+
+fn call_failures(outs: &[WaveOutput]) -> Vec<(u64, Failure, Option<String>)> {
+    outs.iter()
+        .filter_map(|o| match o {
+            WaveOutput::CallFailed {
+                call_id,
+                failure,
+                reason,
+            } => Some((*call_id, failure.clone(), reason.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn http(status: u16, retry_after_ms: Option<u64>, body: &[u8]) -> HttpAnswer<'_> {
+    HttpAnswer {
+        status,
+        retry_after_ms,
+        body,
+    }
+}
+
+/// Rules B-11, B-4: a 2xx `jobs_wait` answer as it arrived is applied: the entry settles its
+/// job, the ids it lacks keep their status, and nothing is reported failed.
+#[test]
+fn an_http_answer_is_read_by_the_wave() {
+    let mut w = wave_of(WaitFor::All, 2);
+    let (t0, calls) = round(&mut w);
+    let body =
+        br#"{"jobs":[{"id":"job_00","status":"completed","result":{"url":"u"}}],"timed_out":true}"#;
+    w.handle_wait_http(t0 + 5, calls[0].0, http(200, None, body))
+        .unwrap();
+    let outs = w.drain();
+    assert!(call_failures(&outs).is_empty(), "{outs:?}");
+    assert!(
+        job_outputs(&outs, "job_00")
+            .iter()
+            .any(|o| matches!(o, Output::Settled { .. })),
+        "{outs:?}"
+    );
+    assert_eq!(w.needed_ids().collect::<Vec<_>>(), ["job_01"]);
+    assert!(
+        w.handle_wait_http(t0 + 6, calls[0].0, http(200, None, body))
+            .is_err(),
+        "a call answered once is not answered again"
+    );
+}
+
+/// Rules B-11, B-7: an answer that is not a usable `jobs_wait` answer is a failed call, reported
+/// with its status, the envelope's code and why; a 429's `Retry-After` is a floor.
+#[test]
+fn an_http_answer_that_is_not_a_wait_answer_is_a_failed_call() {
+    let mut w = wave_of(WaitFor::All, 25);
+    let (t0, calls) = round(&mut w);
+    let envelope = br#"{"error":{"code":"rate_limit_exceeded","message":"slow down"}}"#;
+    w.handle_wait_http(t0 + 10, calls[0].0, http(429, Some(10_000), envelope))
+        .unwrap();
+    // A proxy's HTML page with a 200, where the answer should be.
+    w.handle_wait_http(
+        t0 + 10,
+        calls[1].0,
+        http(200, None, b"<html>gateway</html>"),
+    )
+    .unwrap();
+    let outs = w.drain();
+    let failed = call_failures(&outs);
+    assert_eq!(failed.len(), 2, "{outs:?}");
+    assert_eq!(
+        failed[0],
+        (
+            calls[0].0,
+            Failure::Http {
+                status: 429,
+                code: Some("rate_limit_exceeded".into()),
+                retry_after_ms: Some(10_000),
+            },
+            None
+        )
+    );
+    assert_eq!(failed[1].0, calls[1].0);
+    assert_eq!(
+        failed[1].1,
+        Failure::Http {
+            status: 200,
+            code: None,
+            retry_after_ms: None
+        }
+    );
+    assert!(failed[1].2.as_deref().is_some_and(|r| !r.is_empty()));
+    let next = wake(&outs).unwrap();
+    assert!(next >= t0 + 10_010, "not before Retry-After: {next}");
+    // Nothing was applied: every id is waited again.
+    let (_, calls) = round(&mut w);
+    assert_eq!(all_ids(&calls).len(), 25);
+    // A 2xx JSON body that is not the answer (no `jobs`) fails the same way, and a 5xx
+    // without an envelope has no code.
+    w.handle_wait_http(next + 1, calls[0].0, http(200, None, br#"{"ok":true}"#))
+        .unwrap();
+    w.handle_wait_http(next + 1, calls[1].0, http(503, None, b""))
+        .unwrap();
+    let failed = call_failures(&w.drain());
+    assert!(
+        failed[0].2.as_deref().is_some_and(|r| r.contains("jobs")),
+        "{failed:?}"
+    );
+    assert_eq!(
+        failed[1].1,
+        Failure::Http {
+            status: 503,
+            code: None,
+            retry_after_ms: None
+        }
+    );
 }
 
 /// Rules S-4.

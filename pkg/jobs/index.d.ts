@@ -139,12 +139,13 @@ export interface WaitRun {
    * deadline say, counts as ended) or has nothing left to do. `settled` holds the jobs that
    * settled, `stopped` those whose watching stopped first (`{type: 'stopped', reason}`; they go
    * on at the server), so a satisfied wave whose jobs are all in `stopped` saw none finish;
-   * `failedRounds` counts the rounds with no usable answer (an HTTP error such as a 404
-   * from a server without the route or that knows no job of an id, a body that is not a wave
-   * answer, no answer at all), and `lastFailure` says the last one's HTTP status and the API's
-   * error `code` when the body names one (`not_found`), or 0 for no answer, with what `fetch`
-   * threw in `cause`. Rounds that fail are tried again with backoff: bound a wave with
-   * `deadline` (or `backoff.maxPolls`), or end it with {@link WaitRun.stop}.
+   * `failedRounds` counts the `jobs_wait` calls with no usable answer (an HTTP error such as a
+   * 404 from a server without the route or that knows no job of an id, a body that is not a
+   * wave answer, no answer at all; the core reads each answer), and `lastFailure` says the last
+   * one's HTTP status and the API's error `code` when the body names one (`not_found`), why a
+   * 2xx answer could not be read (`reason`), or 0 for no answer, with what `fetch` threw in
+   * `cause`. Calls that fail are tried again with backoff, never before a 429's `Retry-After`:
+   * bound a wave with `deadline` (or `backoff.maxPolls`), or end it with {@link WaitRun.stop}.
    */
   done: Promise<{
     satisfied: boolean;
@@ -152,7 +153,7 @@ export interface WaitRun {
     stopped: Map<string, TrackerOutput>;
     rounds: number;
     failedRounds: number;
-    lastFailure: { httpStatus: number; code?: string; cause?: unknown } | null;
+    lastFailure: { httpStatus: number; code?: string; reason?: string; cause?: unknown } | null;
   }>;
   /**
    * Stops watching every job still watched (each goes to `stopped` with `host_stopped`; the jobs

@@ -13,9 +13,9 @@
 //   const end = await job.settled; // {type: 'settled', outcome, status, result, error} or {type: 'stopped', reason}
 //
 // What this file still decides (transport only): a `fetch` that throws is "no answer"
-// (`handleTransportFailure`), and what it threw is kept as the `cause` of what that led to; a
-// `jobs_wait` answer that is not a 2xx JSON object with `jobs`, or whose entries the core
-// refuses, is a failed wait round; request bodies are sent as `application/json`.
+// (`handleTransportFailure`), and what it threw is kept as the `cause` of what that led to;
+// request bodies are sent as `application/json`. `jobs_wait` answers go to the core's `Wave` as
+// they arrived (`handleWaitHttp`).
 import * as lc from 'longcall';
 import { checkOptions, isHttpUrl } from '../options.js';
 import { mergeHeaders } from '../headers.js';
@@ -343,15 +343,6 @@ const WAIT_OPTIONS = [
 const jobError = (code, message) => new JobHostError(code, message);
 
 /** The `error.code` of an API error body (`{"error": {"code": "not_found"}}`), as `{code}`, or {}. */
-function errorCode(body) {
-  try {
-    const code = JSON.parse(new TextDecoder().decode(body))?.error?.code;
-    return typeof code === 'string' ? { code } : {};
-  } catch {
-    return {};
-  }
-}
-
 /** See index.d.ts `JobHost`. */
 export class JobHost {
   /**
@@ -481,7 +472,18 @@ export class JobHost {
       if (over) return;
       for (const o of outputs) {
         if (o.type === 'wait') void round(o.callId, o.call);
-        else if (o.type === 'job') {
+        else if (o.type === 'call_failed') {
+          failedRounds++;
+          const f = o.failure;
+          lastFailure =
+            f.kind === 'http'
+              ? {
+                  httpStatus: f.status,
+                  ...(f.code == null ? {} : { code: f.code }),
+                  ...(o.reason ? { reason: o.reason } : {}),
+                }
+              : { httpStatus: 0, cause: transportCause };
+        } else if (o.type === 'job') {
           if (o.output.type === 'settled') settled.set(o.id, o.output);
           else if (o.output.type === 'stopped') stopped.set(o.id, o.output);
           call(onJob, o.id, o.output);
@@ -497,34 +499,19 @@ export class JobHost {
         w.free();
       }
     };
+    // What `fetch` threw for the last call that got no answer (the core only hears "none").
+    let transportCause;
+    // The answer goes to the core as it arrived: it reads the body, the error code and
+    // `Retry-After`, and says when a call failed (`call_failed`).
     const round = async (callId, body) => {
       const text = JSON.stringify(body);
       const a = await exchange(this.fetch, this.url(path), 'POST', mergeHeaders(text, this.headers), text);
       if (over) return; // ended (stopped, say) while the round was out: the wave is freed
       const now = this.now();
-      let answer = null;
-      if ('status' in a && a.status >= 200 && a.status < 300) {
-        try {
-          answer = JSON.parse(new TextDecoder().decode(a.body));
-        } catch {
-          /* not JSON: a failed round */
-        }
-      }
-      let out = null;
-      try {
-        if (Array.isArray(answer?.jobs)) out = w.handleWaitAnswer(now, callId, answer.jobs);
-      } catch {
-        /* entries the core refuses to read (an unknown status): no usable answer */
-      }
-      if (out === null) {
-        failedRounds++;
-        lastFailure =
-          'status' in a ? { httpStatus: a.status, ...errorCode(a.body) } : { httpStatus: 0, cause: a.error };
-      }
-      run(
-        out ??
-          w.handleWaitFailed(now, callId, 'status' in a ? { kind: 'http', status: a.status } : { kind: 'transport' }),
-      );
+      if ('error' in a) {
+        transportCause = a.error;
+        run(w.handleWaitFailed(now, callId, { kind: 'transport' }));
+      } else run(w.handleWaitHttp(now, callId, { status: a.status, headers: a.headers }, a.body));
     };
     const now = this.now();
     try {

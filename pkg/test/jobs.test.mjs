@@ -768,6 +768,41 @@ test('a wave with no deadline ends when stopped; a refused round names the API e
   }
 });
 
+// Rule B-11: the wave reads each jobs_wait answer as it arrived. A 429's Retry-After used to be
+// dropped here (the next call came after the short backoff), and a 200 that is not the answer
+// said only "200".
+test('a wave honours a 429 Retry-After on jobs_wait and says why a 2xx answer was unusable', async () => {
+  const calls = [];
+  const answers = [
+    () =>
+      new Response('{"error":{"code":"rate_limit_exceeded","message":"slow down"}}', {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '1' },
+      }),
+    () => new Response('<html>bad gateway</html>', { status: 200, headers: { 'content-type': 'text/html' } }),
+    () => Response.json({ jobs: [{ id: 'job_1', status: 'completed', result: { artifacts: [] } }] }),
+  ];
+  const fetch = async (url, init) => {
+    calls.push({ at: Date.now(), url: String(url), body: JSON.parse(init.body) });
+    return answers[Math.min(calls.length, answers.length) - 1]();
+  };
+  const host = new JobHost({ baseUrl: 'http://jobs.invalid', fetch });
+  const run = host.wait([{ id: 'job_1', status: 'queued' }], {
+    minRoundIntervalMs: 10,
+    backoff: { initialMs: 50, jitter: 'none' },
+  });
+  const done = await run.done;
+  assert.equal(calls.length, 3, JSON.stringify(calls));
+  assert.deepEqual(calls[0].body.job_ids, ['job_1']);
+  assert.ok(calls[1].at - calls[0].at >= 1000, `second call ${calls[1].at - calls[0].at} ms after the 429`);
+  assert.ok(calls[2].at - calls[1].at < 1000, 'the unusable 200 backs off by the policy, not by the old Retry-After');
+  assert.equal(done.satisfied, true);
+  assert.equal(done.settled.get('job_1')?.outcome, 'succeeded');
+  assert.equal(done.failedRounds, 2);
+  assert.equal(done.lastFailure.httpStatus, 200);
+  assert.match(done.lastFailure.reason, /JSON/);
+});
+
 test("a Retry-After beyond setTimeout's limit: one capped timer, never a spin", async () => {
   const polls = [];
   const fetch = async (url) => {

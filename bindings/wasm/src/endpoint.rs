@@ -199,6 +199,40 @@ fn string_arg(value: &JsValue, field: &str) -> Result<String, Error> {
 
 /// What arrived, as bytes: a string (its UTF-8) or a `Uint8Array`. Not size-checked here: the
 /// endpoint's own limits decide what an over-limit answer means (rule E-3), never this glue.
+/// An HTTP answer as `handleHttpAnswer` (and `Wave.handleWaitHttp`) take it: `{status,
+/// headers?}` and the body, with `Retry-After` (seconds or an HTTP date, measured from `now`)
+/// read from the headers.
+pub(crate) struct HttpArgs {
+    status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    retry_after_ms: Option<u64>,
+    body: Vec<u8>,
+}
+
+impl HttpArgs {
+    pub(crate) fn read(now: u64, answer: &JsValue, body: &JsValue) -> Result<HttpArgs, Error> {
+        let (status, headers) = answer_arg(answer)?;
+        let retry_after_ms = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
+            .and_then(|(_, v)| longcall::time::parse_retry_after_ms(v, now).ok());
+        Ok(HttpArgs {
+            status,
+            headers,
+            retry_after_ms,
+            body: bytes_arg(body, "body")?,
+        })
+    }
+
+    pub(crate) fn answer(&self) -> HttpAnswer<'_> {
+        HttpAnswer {
+            status: self.status,
+            retry_after_ms: self.retry_after_ms,
+            body: &self.body,
+        }
+    }
+}
+
 fn bytes_arg(value: &JsValue, field: &str) -> Result<Vec<u8>, Error> {
     if let Some(s) = value.dyn_ref::<js_sys::JsString>() {
         return Ok(String::from(s).into_bytes());
@@ -462,30 +496,13 @@ impl Endpoint {
         answer: JsValue,
         body: JsValue,
     ) -> JsResult<JsValue> {
-        let (now, request_ref, status, headers, body) = js((|| {
-            let (status, headers) = answer_arg(&answer)?;
-            Ok((
-                json::uint(&now, "now")?,
-                json::uint(&request_ref, "requestRef")?,
-                status,
-                headers,
-                bytes_arg(&body, "body")?,
-            ))
+        let (now, request_ref, answer) = js((|| {
+            let now = json::uint(&now, "now")?;
+            let request_ref = json::uint(&request_ref, "requestRef")?;
+            Ok((now, request_ref, HttpArgs::read(now, &answer, &body)?))
         })())?;
-        let retry_after_ms = headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
-            .and_then(|(_, v)| longcall::time::parse_retry_after_ms(v, now).ok());
-        self.core.handle_http_headers(
-            now,
-            request_ref,
-            HttpAnswer {
-                status,
-                retry_after_ms,
-                body: &body,
-            },
-            &headers,
-        );
+        self.core
+            .handle_http_headers(now, request_ref, answer.answer(), &answer.headers);
         self.batch()
     }
 

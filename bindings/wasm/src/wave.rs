@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use crate::endpoint::HttpArgs;
 use crate::errors::{js, JsResult};
 use crate::json::{self, bounded_string};
 
@@ -87,8 +88,31 @@ impl Wave {
         self.drain_outputs()
     }
 
+    /// `handleWaitHttp(now, callId, {status, headers?}, body)`: a `jobs_wait` call answered
+    /// over HTTP, exactly as it arrived (`body` a string or a `Uint8Array`); the core reads it
+    /// (rule B-11): a 2xx `jobs_wait` answer is applied, anything else is a failed call,
+    /// reported as a `call_failed` output with its status and error code, and a 429's
+    /// `Retry-After` (seconds or an HTTP date) delays the next round.
+    #[wasm_bindgen(js_name = handleWaitHttp)]
+    pub fn handle_wait_http(
+        &mut self,
+        now: JsValue,
+        call_id: JsValue,
+        answer: JsValue,
+        body: JsValue,
+    ) -> JsResult<JsValue> {
+        let (now, call_id, answer) = js((|| {
+            let now = json::uint(&now, "now")?;
+            let call_id = json::uint(&call_id, "callId")?;
+            Ok((now, call_id, HttpArgs::read(now, &answer, &body)?))
+        })())?;
+        js(self.core.handle_wait_http(now, call_id, answer.answer()))?;
+        self.drain_outputs()
+    }
+
     /// `handleWaitFailed(now, callId, failure)`: a `jobs_wait` call failed without a usable
-    /// answer (`{kind: 'transport'}` or `{kind: 'http', status, retryAfterMs?}`).
+    /// answer (`{kind: 'transport'}` when no answer came; an HTTP answer is better given
+    /// whole to `handleWaitHttp`).
     #[wasm_bindgen(js_name = handleWaitFailed)]
     pub fn handle_wait_failed(
         &mut self,
