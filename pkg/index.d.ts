@@ -199,9 +199,22 @@ export type EndpointEvent =
   | { type: 'violation'; violation: Violation }
   | { type: 'settled'; outcome: Outcome; status: Status | null; result?: Json; error?: Json }
   | { type: 'stopped'; reason: StopReason }
+  | EndpointRequestFailed
+  /** The server answered again after `request_failed`. */
+  | { type: 'recovered' }
   | { type: 'admission'; advice: Camelized<Advice>; httpStatus: number; requestId?: string }
   | { type: 'wake_at'; at: number }
   | { type: 'idle' };
+/**
+ * A poll (a result fetch, an input update) got no usable answer and the call is still watched:
+ * the core asks again at the next `wake_at` (its backoff, never before a `Retry-After`). Said for
+ * each failure; `recovered` follows the first answer after.
+ */
+export interface EndpointRequestFailed {
+  type: 'request_failed';
+  request: RequestKind;
+  failure: Camelized<Failure>;
+}
 /**
  * A JSON object the caller hands over as it is (a tool's or a job's arguments). Typed `object`,
  * so an `interface` fits as well as a type literal (TypeScript gives an interface no index

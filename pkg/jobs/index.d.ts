@@ -2,6 +2,7 @@
 import type {
   ButtonState,
   EndpointEvent,
+  EndpointRequestFailed,
   EndpointWireOptions,
   ErrorCode,
   JobDialect,
@@ -42,6 +43,17 @@ export interface JobHooks {
   onSettled?(end: JobSettled, job: Job): void;
   /** Watching ended without an outcome (the job goes on). */
   onStopped?(end: JobStopped, job: Job): void;
+  /**
+   * A status poll got no usable answer (the server is down, a 503, a proxy's error page) and
+   * the core polls again later, by its backoff. Called for each failed poll: show that the
+   * server is not answering. With no answer at all, `cause` is what `fetch` threw.
+   * @example
+   * onRequestFailed: (f) => (note.textContent = f.failure.kind === 'http' ? `Server error ${f.failure.status}` : 'Server unreachable, retrying…'),
+   * onRecovered: () => (note.textContent = ''),
+   */
+  onRequestFailed?(failed: EndpointRequestFailed & { cause?: unknown }, job: Job): void;
+  /** The server answered again after {@link JobHooks.onRequestFailed}. */
+  onRecovered?(job: Job): void;
   /**
    * Any other event: `admission` (a submit refused, sent again with the same key), `violation`.
    * An `admission` with `httpStatus` 0 (the submit got no answer) carries in `cause` what `fetch`

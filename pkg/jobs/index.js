@@ -256,6 +256,17 @@ class Job {
         break;
       case 'idle':
         break;
+      case 'request_failed':
+        // No answer: say what the transport said, as for a submit.
+        call(
+          this.#hooks.onRequestFailed,
+          e.failure.kind === 'transport' && this.#transportError ? { ...e, cause: this.#transportError } : e,
+          this,
+        );
+        break;
+      case 'recovered':
+        call(this.#hooks.onRecovered, this);
+        break;
       case 'admission':
         // httpStatus 0: the submit got no answer; say what the transport said.
         call(
@@ -325,7 +336,7 @@ class Job {
 }
 
 const HOST_OPTIONS = ['baseUrl', 'headers', 'dialect', 'store', 'fetch', 'config', 'wire', 'now'];
-const HOOKS = ['onButton', 'onStatus', 'onSettled', 'onStopped', 'onEvent'];
+const HOOKS = ['onButton', 'onStatus', 'onSettled', 'onStopped', 'onRequestFailed', 'onRecovered', 'onEvent'];
 const JOB_KEYS = ['model', 'kind', 'arguments'];
 // `wait`'s own options, then the core's `WaveConfig` (checked here for a "did you mean"; the core
 // refuses the same keys without one).

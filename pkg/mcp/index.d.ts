@@ -11,6 +11,7 @@ import type {
   TrackerConfig,
   Violation,
   RpcError,
+  EndpointRequestFailed,
   EndpointWireOptions,
 } from '../index.js';
 
@@ -194,6 +195,14 @@ export interface WatchOptions {
   onStatus?: ((status: Status) => void) | undefined;
   /** The task's `statusMessage` changed ("Rendering frame 40 of 90"): words to show the person. */
   onProgress?: ((message: string) => void) | undefined;
+  /**
+   * A `tasks/get` (or a result fetch, an input update) got no usable answer and the core asks
+   * again later, by its backoff: called for each, so the page can say the server is not
+   * answering. With no answer at all, `cause` is what the sender threw.
+   */
+  onRequestFailed?: ((failed: EndpointRequestFailed & { cause?: unknown }) => void) | undefined;
+  /** The server answered again after `onRequestFailed`. */
+  onRecovered?: (() => void) | undefined;
   /** A rule the peer broke (the call goes on). */
   onViolation?: ((v: WatchViolation) => void) | undefined;
   /** Every request/answer pair. */

@@ -471,6 +471,16 @@ class Watch {
       case 'progress':
         safe(opts.onProgress, e.message);
         break;
+      case 'request_failed':
+        // No answer: say what the sender threw, as `callTool`'s own errors do.
+        safe(
+          opts.onRequestFailed,
+          e.failure.kind === 'transport' && this.transportError ? { ...e, cause: this.transportError.error } : e,
+        );
+        break;
+      case 'recovered':
+        safe(opts.onRecovered);
+        break;
       case 'status':
         safe(opts.onStatus, e.status);
         this.route();
@@ -750,6 +760,8 @@ const WATCH_OPTIONS = [
   'onButton',
   'onStatus',
   'onProgress',
+  'onRequestFailed',
+  'onRecovered',
   'onViolation',
   'onExchange',
   'now',

@@ -257,7 +257,7 @@ describe('the example page against longcall serve-jobs', { skip: !existsSync(CLI
       assert.equal(await r.page.getAttribute('#cancel', 'data-state'), 'available');
       await r.page.click('#cancel');
       await r.page.waitForSelector('#cancel[data-state="too_late"]', { timeout: 10_000 });
-      assert.equal(await r.page.textContent('#cancel'), 'Too late: still running');
+      assert.equal(await r.page.textContent('#cancel'), 'Still running: too late to cancel');
       release();
       await r.page.waitForSelector('#cancel[data-state="finished_first"]', { timeout: 20_000 });
       assert.deepEqual(await r.states(), ['available', 'requesting', 'too_late', 'finished_first'], r.logs.join('\n'));

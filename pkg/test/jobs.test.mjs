@@ -768,6 +768,46 @@ test('a wave with no deadline ends when stopped; a refused round names the API e
   }
 });
 
+// Rule E-63: a watch whose polls fail used to say nothing at all (the button sat on its last
+// state while the host retried for ever); each failure is said, and so is the first answer after.
+test('a watch says each failed poll, with what fetch threw, and the first answer after', async () => {
+  const answers = [
+    () => {
+      throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
+    },
+    () =>
+      new Response('{"error":{"code":"service_unavailable","message":"down"}}', {
+        status: 503,
+        headers: { 'content-type': 'application/json' },
+      }),
+    () => Response.json({ id: 'job_1', status: 'processing' }),
+    () => Response.json({ id: 'job_1', status: 'completed', result: { artifacts: [] } }),
+  ];
+  let polls = 0;
+  const fetch = async () => answers[Math.min(polls++, answers.length - 1)]();
+  const host = new JobHost({
+    baseUrl: 'http://jobs.invalid',
+    dialect: 'mcp_tools',
+    fetch,
+    config: { poll: { initialMs: 20, capMs: 40, minIntervalMs: 10, jitter: 'none' } },
+  });
+  const seen = [];
+  const job = host.watch('job_1', {
+    onRequestFailed: (f) => seen.push(['failed', f.request, f.failure, f.cause?.message]),
+    onRecovered: () => seen.push(['recovered']),
+    onStatus: (status) => seen.push(['status', status]),
+  });
+  const end = await job.settled;
+  assert.equal(end.outcome, 'succeeded');
+  assert.deepEqual(seen, [
+    ['failed', 'get', { kind: 'transport' }, 'fetch failed'],
+    ['failed', 'get', { kind: 'http', status: 503, code: 'service_unavailable', retryAfterMs: null }, undefined],
+    ['recovered'],
+    ['status', 'processing'],
+    ['status', 'completed'],
+  ]);
+});
+
 // Rule B-11: the wave reads each jobs_wait answer as it arrived. A 429's Retry-After used to be
 // dropped here (the next call came after the short backoff), and a 200 that is not the answer
 // said only "200".

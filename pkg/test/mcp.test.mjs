@@ -333,6 +333,31 @@ test("every refusal is an McpCallError, the core's too (its error the cause)", a
   assert.deepEqual(seen, ['/mcp'], 'fetch resolves it against the page');
 });
 
+// Rule E-63: a tasks/get that fails is said (with what the sender threw), and so is the first
+// answer after; the watch goes on by its backoff.
+test('a failed tasks/get is said to onRequestFailed, the next answer to onRecovered', async () => {
+  const clock = fakeClock();
+  let polls = 0;
+  const s = working('t-1', clock, {
+    'tasks/get': (m) => {
+      polls++;
+      if (polls === 1) throw new Error('socket hang up');
+      if (polls < 3) return ok(m, { ...task26('t-1', 'working'), resultType: 'complete' });
+      return ok(m, { ...task26('t-1', 'completed'), resultType: 'complete', result: { content: [] } });
+    },
+  });
+  const seen = [];
+  const h = await callTool(s, {
+    name: 'slow',
+    ...on(clock),
+    onRequestFailed: (f) => seen.push(['failed', f.request, f.failure.kind, f.cause?.message]),
+    onRecovered: () => seen.push(['recovered']),
+  });
+  const out = await until(clock, h.outcome);
+  assert.equal(out.outcome, 'succeeded');
+  assert.deepEqual(seen, [['failed', 'get', 'transport', 'socket hang up'], ['recovered']]);
+});
+
 test('a lost tools/call answer rejects create_unanswered and is never resubmitted', async () => {
   const clock = fakeClock();
   const s = fake(

@@ -334,6 +334,19 @@ pub enum Event {
         /// Why.
         reason: StopReason,
     },
+    /// A poll (a result fetch, an input update) got no usable answer and the call is still
+    /// watched: the core tries again at the next [`Event::WakeAt`] (its backoff, never before a
+    /// `Retry-After`). Emitted for each such failure so a page can say the server is not
+    /// answering; [`Event::Recovered`] follows the first answer after (E-63). A cancel that
+    /// fails shows on the button; a create that fails, as an admission or a stop.
+    RequestFailed {
+        /// The request that failed.
+        request: RequestKind,
+        /// How: an HTTP status (with the job API's error code), a JSON-RPC error, or no answer.
+        failure: Failure,
+    },
+    /// The server answered again after [`Event::RequestFailed`] (E-63).
+    Recovered,
     /// A submit was refused or got no answer; what admission advises (rule E-11). The
     /// endpoint acts on it itself (a re-send with the same key, or a settle); the host may show
     /// it (a `queue_full` is a good moment to cancel queued jobs no longer wanted, A-2).
@@ -432,6 +445,9 @@ pub struct CallEndpoint {
     /// create is answered, so the handle it names is kept.
     #[serde(default, skip_serializing_if = "core::ops::Not::not")]
     stop_asked: bool,
+    /// The last request failed and nothing answered since (E-63).
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    failing: bool,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -452,6 +468,7 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             prompts: f.def("prompts")?,
             progress: f.opt("progress")?,
             stop_asked: f.def("stop_asked")?,
+            failing: f.def("failing")?,
         };
         // What every endpoint that ran holds (S-7): one model, and ids the wire carries (a JSON-RPC id
         // is written as an i64) given out in order, so a new request never reuses one.
@@ -520,6 +537,7 @@ impl CallEndpoint {
             prompts: VecDeque::new(),
             progress: None,
             stop_asked: false,
+            failing: false,
         })
     }
 
@@ -799,13 +817,18 @@ impl CallEndpoint {
                 Some(r @ (Request::Cancel { .. } | Request::Update { .. })) => {
                     ep.emit_request(r);
                 }
-                Some(r) => ep.feed(
-                    now,
-                    Input::RequestFailed {
+                // A poll whose answer went with the old host: asked again at the floor. The
+                // server did not fail, so no `RequestFailed` is said (E-63).
+                Some(r) => {
+                    let lost = Input::RequestFailed {
                         request: r.kind(),
                         failure: Failure::Transport,
-                    },
-                ),
+                    };
+                    if let Err(e) = ep.tracker.handle_input(now, lost) {
+                        ep.violate(Rule::UnreadableAnswer, e.to_string());
+                    }
+                    ep.pump();
+                }
             }
         }
         Ok(ep)
@@ -961,7 +984,7 @@ impl CallEndpoint {
             Ok(r) => {
                 self.violations(r.violations);
                 let message = status_message(&r.input);
-                if let Err(e) = self.tracker.handle_input(now, r.input) {
+                if let Err(e) = self.apply_answer(now, r.input) {
                     self.unreadable(now, Some(pending), &e);
                     return;
                 }
@@ -1283,12 +1306,43 @@ impl CallEndpoint {
 
     fn feed(&mut self, now: u64, input: Input) {
         let message = status_message(&input);
-        match self.tracker.handle_input(now, input) {
+        match self.apply_answer(now, input) {
             Ok(()) => self.progress(message),
             // Only answers reach here; one the tracker refuses broke a rule (E-2).
             Err(e) => self.violate(Rule::UnreadableAnswer, e.to_string()),
         }
         self.pump();
+    }
+
+    /// Gives the tracker an answer, or a request's failure, and says when the server stopped
+    /// answering a watched call and when it answered again (E-63).
+    fn apply_answer(&mut self, now: u64, input: Input) -> Result<(), Error> {
+        let failed = match &input {
+            Input::RequestFailed { request, failure }
+                if !matches!(request, RequestKind::Cancel | RequestKind::ContinueCall) =>
+            {
+                Some((*request, failure.clone()))
+            }
+            _ => None,
+        };
+        let answered = !matches!(
+            input,
+            Input::RequestFailed { .. } | Input::CreateUnanswered | Input::AnswerTooLarge { .. }
+        );
+        self.tracker.handle_input(now, input)?;
+        match failed {
+            Some((request, failure)) if !self.tracker.is_done() => {
+                self.failing = true;
+                self.queue
+                    .push_back(Event::RequestFailed { request, failure });
+            }
+            None if answered && self.failing => {
+                self.failing = false;
+                self.queue.push_back(Event::Recovered);
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// E-61: a task's `statusMessage` that differs from the last one given, while watching.
@@ -2066,5 +2120,118 @@ mod tests {
         let (headers, body) = t.unwrap();
         assert!(headers.contains(&("Idempotency-Key".into(), "job_1:cancel".into())));
         assert!(body.as_deref().unwrap().contains("job_1:cancel"));
+    }
+
+    /// The `request_ref` of the HTTP request `events` send.
+    fn http_ref(events: &[Event]) -> u64 {
+        events
+            .iter()
+            .find_map(|e| match e {
+                Event::Transmit(Transmit::Http { request_ref, .. }) => Some(*request_ref),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no HTTP request in {events:?}"))
+    }
+
+    fn wake(events: &[Event]) -> u64 {
+        match events.last() {
+            Some(Event::WakeAt { at }) => *at,
+            other => panic!("expected a wake_at last, got {other:?}"),
+        }
+    }
+
+    /// Rules E-63.
+
+    #[test]
+    fn failed_polls_are_said_and_so_is_the_first_answer_after() {
+        let mut ep = CallEndpoint::watch(Model::Job, "job_1", config()).unwrap();
+        let first = http_ref(&drain(&mut ep));
+        // No answer: said, and polled again later.
+        ep.handle_transport_failure(10, first);
+        let out = drain(&mut ep);
+        assert_eq!(
+            out[0],
+            Event::RequestFailed {
+                request: RequestKind::Get,
+                failure: Failure::Transport
+            }
+        );
+        let at = wake(&out);
+        ep.handle_timeout(at);
+        let second = http_ref(&drain(&mut ep));
+        // A 503 with the job API's envelope: said with its code.
+        let body = br#"{"error":{"code":"service_unavailable","message":"down"}}"#;
+        let answer = HttpAnswer {
+            status: 503,
+            retry_after_ms: None,
+            body,
+        };
+        ep.handle_http(at + 5, second, answer);
+        let out = drain(&mut ep);
+        assert_eq!(
+            out[0],
+            Event::RequestFailed {
+                request: RequestKind::Get,
+                failure: Failure::Http {
+                    status: 503,
+                    code: Some("service_unavailable".into()),
+                    retry_after_ms: None
+                }
+            }
+        );
+        // Still failing across a restart; the next answer is said as the recovery, before
+        // what it tells.
+        let mut ep = CallEndpoint::restore(&ep.snapshot().unwrap(), at + 6).unwrap();
+        let at = wake(&drain(&mut ep));
+        ep.handle_timeout(at);
+        let third = http_ref(&drain(&mut ep));
+        let answer = HttpAnswer {
+            status: 200,
+            retry_after_ms: None,
+            body: br#"{"id":"job_1","status":"processing"}"#,
+        };
+        ep.handle_http(at + 5, third, answer);
+        let out = drain(&mut ep);
+        assert_eq!(out[0], Event::Recovered);
+        assert!(out.contains(&Event::Status {
+            status: Status::Processing
+        }));
+        // Said once: the next answer is not a recovery.
+        let at = wake(&out);
+        ep.handle_timeout(at);
+        let fourth = http_ref(&drain(&mut ep));
+        let answer = HttpAnswer {
+            status: 200,
+            retry_after_ms: None,
+            body: br#"{"id":"job_1","status":"processing"}"#,
+        };
+        ep.handle_http(at + 5, fourth, answer);
+        assert!(!drain(&mut ep).contains(&Event::Recovered));
+    }
+
+    /// Rules E-63, O-6: a failure that ends the watch is not said as one to retry.
+    #[test]
+    fn a_failure_that_settles_the_call_is_not_a_request_failed() {
+        let mut ep = CallEndpoint::watch(Model::Job, "job_1", config()).unwrap();
+        let first = http_ref(&drain(&mut ep));
+        let body = br#"{"error":{"code":"not_found","message":"no such job"}}"#;
+        let answer = HttpAnswer {
+            status: 404,
+            retry_after_ms: None,
+            body,
+        };
+        ep.handle_http(10, first, answer);
+        let out = drain(&mut ep);
+        assert!(
+            !out.iter().any(|e| matches!(e, Event::RequestFailed { .. })),
+            "{out:?}"
+        );
+        assert!(out.iter().any(|e| matches!(
+            e,
+            Event::Settled {
+                outcome: Outcome::Lost,
+                ..
+            }
+        )));
     }
 }

@@ -39,6 +39,8 @@ impl<'de> Deserialize<'de> for Event {
             "violation",
             "settled",
             "stopped",
+            "request_failed",
+            "recovered",
             "admission",
             "wake_at",
             "idle",
@@ -72,6 +74,11 @@ impl<'de> Deserialize<'de> for Event {
             "stopped" => Event::Stopped {
                 reason: f.req("reason")?,
             },
+            "request_failed" => Event::RequestFailed {
+                request: f.req("request")?,
+                failure: f.req("failure")?,
+            },
+            "recovered" => Event::Recovered,
             "admission" => Event::Admission {
                 advice: f.req("advice")?,
                 http_status: f.req("http_status")?,

@@ -4,16 +4,17 @@
 import { init } from 'longcall';
 import { JobHost } from 'longcall/jobs';
 
+/** What the button says in each state the core gives it. */
 /** @type {Record<import('longcall').ButtonState, string>} */
 const LABEL = {
-  unavailable: 'Cancel',
-  available: 'Cancel',
-  requesting: 'Cancelling…',
-  acknowledged_pending: 'Cancel requested',
-  too_late: 'Too late: still running',
-  cancelled: 'Cancelled',
-  finished_first: 'Finished first',
-  not_applicable: 'Done',
+  unavailable: 'Cancel', // no status yet: disabled until the first answer
+  available: 'Cancel', // queued: a cancel would stop it before it bills
+  requesting: 'Cancelling…', // the cancel is out
+  acknowledged_pending: 'Cancel requested', // accepted; the job has not ended yet
+  too_late: 'Still running: too late to cancel', // started (seen so, or a 409): it runs and bills
+  cancelled: 'Cancelled', // the server says so
+  finished_first: 'Finished first', // it ended before the cancel could
+  not_applicable: 'Done', // ended with no cancel pressed
 };
 
 /** Each job's record in `localStorage` until it settles: a reload continues the same job. */
@@ -62,6 +63,14 @@ const showOn = (button, note) => ({
     button.textContent = LABEL[state];
     button.disabled = state !== 'available';
     button.dataset.state = state;
+  },
+  // A status poll got no usable answer (the server is down, a 503): the core polls again by
+  // its backoff, and says so once the server answers again.
+  onRequestFailed: () => {
+    note.textContent = 'The job server is not answering; trying again…';
+  },
+  onRecovered: () => {
+    note.textContent = '';
   },
 });
 

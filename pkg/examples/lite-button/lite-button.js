@@ -14,7 +14,7 @@ const LABEL = {
   available: 'Cancel',
   requesting: 'Cancelling…',
   acknowledged_pending: 'Cancel requested',
-  too_late: 'Too late: still running',
+  too_late: 'Still running: too late to cancel',
   cancelled: 'Cancelled',
   finished_first: 'Finished first',
   not_applicable: 'Done',
