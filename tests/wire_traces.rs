@@ -341,3 +341,50 @@ fn every_recorded_result_reads_as_its_whole_answer() {
     }
     assert!(read >= 20, "only {read} answers read");
 }
+
+/// Rules M-19: a task of the other revision, read as this one, is reported naming that revision,
+/// and its spellings are never used.
+#[test]
+fn a_task_of_the_other_revision_says_so() {
+    let times = r#""createdAt":"2026-11-30T10:00:00Z","lastUpdatedAt":"2026-11-30T10:00:00Z""#;
+    let as_2025: Value = serde_json::from_str(&format!(
+        r#"{{"taskId":"t","status":"working",{times},"ttl":60000,"pollInterval":1000,"resultType":"complete"}}"#
+    ))
+    .unwrap();
+    let read = mcp2026::read_get(&as_2025).unwrap();
+    assert_eq!(
+        read.value.poll_interval_ms, None,
+        "the 2025 spelling is not used"
+    );
+    let said: Vec<&str> = read.violations.iter().map(|v| v.detail.as_str()).collect();
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(said[0].starts_with("ttlMs is missing"), "{said:?}");
+    assert!(said[1].starts_with("pollIntervalMs is missing"), "{said:?}");
+    assert!(
+        said.iter()
+            .all(|d| d.contains("task-2025's ttl, pollInterval")),
+        "{said:?}"
+    );
+
+    let as_2026: Value = serde_json::from_str(&format!(
+        r#"{{"taskId":"t","status":"working",{times},"ttlMs":null,"pollIntervalMs":500}}"#
+    ))
+    .unwrap();
+    let read = mcp2025::read_get(&as_2026).unwrap();
+    assert_eq!(read.value.poll_interval_ms, None);
+    let said: Vec<&str> = read.violations.iter().map(|v| v.detail.as_str()).collect();
+    assert!(
+        said.iter()
+            .any(|d| d.starts_with("ttl is missing") && d.contains("task-2026's")),
+        "{said:?}"
+    );
+
+    // The task's own spelling beside the other's: nothing to say.
+    let both: Value = serde_json::from_str(&format!(
+        r#"{{"taskId":"t","status":"working",{times},"ttlMs":5,"ttl":5,"pollIntervalMs":7,"resultType":"complete"}}"#
+    ))
+    .unwrap();
+    let read = mcp2026::read_get(&both).unwrap();
+    assert_eq!(read.value.poll_interval_ms, Some(7));
+    assert!(read.violations.is_empty(), "{:?}", read.violations);
+}

@@ -150,16 +150,36 @@ pub(crate) fn to_view(raw: RawTask<'_>, kind: Kind) -> Result<Parsed<TaskView>, 
     let created_at_ms = timestamp(raw.created_at.as_deref(), "createdAt", &mut v);
     let last_updated_at_ms = timestamp(raw.last_updated_at.as_deref(), "lastUpdatedAt", &mut v);
 
-    let (ttl, ttl_name, poll) = if model == Model::Task2025 {
-        (raw.ttl, "ttl", raw.poll_interval)
+    // This revision's members, then the other revision's spellings of the same two (M-19).
+    let (ttl, ttl_name, poll, poll_name) = if model == Model::Task2025 {
+        (raw.ttl, "ttl", raw.poll_interval, "pollInterval")
     } else {
-        (raw.ttl_ms, "ttlMs", raw.poll_interval_ms)
+        (raw.ttl_ms, "ttlMs", raw.poll_interval_ms, "pollIntervalMs")
+    };
+    let (other_ttl, other_poll, other) = if model == Model::Task2025 {
+        let names = "task-2026's ttlMs, pollIntervalMs";
+        (raw.ttl_ms.is_some(), raw.poll_interval_ms.is_some(), names)
+    } else {
+        let names = "task-2025's ttl, pollInterval";
+        (raw.ttl.is_some(), raw.poll_interval.is_some(), names)
+    };
+    // A task of the other revision read as this one: said, so its interval is not lost in silence.
+    let hint = if other_ttl || other_poll {
+        format!("; the task has {other}: is the server on that wire?")
+    } else {
+        String::new()
     };
     let ttl_ms = Ttl::from_member(ttl);
     if ttl_ms == Ttl::NotGiven {
         v.push(Violation::new(
             Rule::MissingField,
-            format!("{ttl_name} is missing (required, null for unlimited)"),
+            format!("{ttl_name} is missing (required, null for unlimited){hint}"),
+        ));
+    }
+    if poll.is_none() && other_poll {
+        v.push(Violation::new(
+            Rule::MissingField,
+            format!("{poll_name} is missing and the interval the server gave is not used{hint}"),
         ));
     }
 
