@@ -41,7 +41,10 @@ export interface JobHooks {
   onStatus?(status: JobStatus, job: Job): void;
   /** The job settled (also the value `settled` resolves to). */
   onSettled?(end: JobSettled, job: Job): void;
-  /** Watching ended without an outcome (the job goes on). */
+  /**
+   * Watching ended without an outcome (the job goes on): a stop, a deadline, a submit never
+   * answered, `close()`, or a store write that failed (`host_stopped` with the store's `error`).
+   */
   onStopped?(end: JobStopped, job: Job): void;
   /**
    * A status poll got no usable answer (the server is down, a 503, a proxy's error page) and
@@ -108,7 +111,8 @@ export interface Job {
    * The user pressed cancel: resolves with the button state once the cancel was answered
    * (`cancelled`, `too_late`, `acknowledged_pending`, ...; also when the job ended first;
    * `available` again when the cancel did not go through, e.g. a 502 or an unlisted 409: the job
-   * goes on, and the person may press again).
+   * goes on, and the person may press again). Pressed while the submit is unanswered, the press
+   * waits for the answer that names the job (a queued job is then cancelled).
    * Rejects with a {@link JobHostError} of code `cancel_refused` when the core refuses the press
    * (nothing is sent; the core's error is its `cause`), or `closed` after {@link Job.close}.
    */
@@ -121,7 +125,8 @@ export interface Job {
   stop(): void;
   /**
    * Ends this host's loop and leaves the record in the store, as a process exit would;
-   * `settled` resolves with `{type: 'stopped', reason: 'host_stopped'}`.
+   * `settled` resolves with `{type: 'stopped', reason: 'host_stopped'}`, and `onStopped` hears it
+   * (unless the job had ended already).
    */
   close(): void;
 }

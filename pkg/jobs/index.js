@@ -143,6 +143,14 @@ class Job {
    */
   cancel() {
     if (this.#closed) return Promise.reject(new JobHostError('closed', 'this job is closed'));
+    // Pressed while the submit is unanswered (the core's button is `unavailable` until the
+    // answer names the job): the press waits for that answer, then goes to the core as any press.
+    if (!this.#ep.id && !this.#end) return this.created.then(() => this.#press());
+    return this.#press();
+  }
+
+  #press() {
+    if (this.#closed) return Promise.reject(new JobHostError('closed', 'this job is closed'));
     let events;
     try {
       events = this.#ep.pressCancel(this.#host.now());
@@ -176,9 +184,15 @@ class Job {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#flushCancel(this.#ep.button);
-    // Nothing more will happen here: whoever awaits `settled` hears that watching stopped.
-    this.#end ??= { type: 'stopped', reason: 'host_stopped' };
+    // Nothing more will happen here: whoever awaits `settled` or listens on `onStopped` hears
+    // that watching stopped (unless the job had ended already).
+    if (!this.#end) this.#stopped({ type: 'stopped', reason: 'host_stopped' });
     this.#resolve(this.#end);
+  }
+
+  #stopped(end) {
+    this.#end = end;
+    call(this.#hooks.onStopped, end, this);
   }
 
   /** Writes the snapshot now (queued behind earlier writes). */
@@ -303,7 +317,7 @@ class Job {
     // The store refused the record (nothing more goes out: a request not recorded could be
     // lost), or the host is set up wrong (#guard): stopped, with the error, the record kept.
     if (this.#closed) return;
-    this.#end ??= { type: 'stopped', reason: 'host_stopped', error: err };
+    if (!this.#end) this.#stopped({ type: 'stopped', reason: 'host_stopped', error: err });
     this.close();
   }
 

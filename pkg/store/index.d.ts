@@ -138,9 +138,13 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** Errors from a store: `code` is `invalid_input` or `unsupported`. */
+/**
+ * Errors from a store: `code` is `invalid_input`, `unsupported` (no `node:sqlite` in this Node),
+ * or `cannot_open` (the SQLite file cannot be opened, e.g. its folder does not exist; the message
+ * names the path).
+ */
 export class StoreError extends Error {
-  readonly code: 'invalid_input' | 'unsupported';
+  readonly code: 'invalid_input' | 'unsupported' | 'cannot_open';
 }
 
 /** The embedded store on Node's built-in `node:sqlite` (Node 22.13 or later): one file. */

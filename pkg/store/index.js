@@ -156,7 +156,13 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
       e,
     );
   }
-  const db = new sqlite.DatabaseSync(path);
+  let db;
+  try {
+    db = new sqlite.DatabaseSync(path);
+  } catch (e) {
+    // SQLite's own message names no file ("unable to open database file").
+    throw new StoreError('cannot_open', `sqliteStore cannot open ${JSON.stringify(String(path))}: ${e?.message}`, e);
+  }
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
   db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
     call INTEGER PRIMARY KEY,

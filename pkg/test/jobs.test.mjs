@@ -113,6 +113,16 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.equal(c.jobs[job.id].status, 'canceled');
   });
 
+  // It used to be refused (`no handle to cancel`) while the submit was unanswered.
+  test('a cancel pressed while the submit is out waits for the job, then cancels it', { timeout: 20_000 }, async () => {
+    const s = seen();
+    const job = await host('jobs-cancel-early').submit('intent-cancel-early', prompt('cancel early'), s.hooks);
+    const pressed = job.cancel();
+    assert.equal(job.id, undefined, 'pressed before the submit was answered');
+    assert.equal(await pressed, 'cancelled');
+    assert.equal((await job.settled).outcome, 'cancelled');
+  });
+
   test('a cancel after generation started: 409, too late, then completed', { timeout: 20_000 }, async () => {
     const s = seen();
     // The host's status polls wait from the start until the press was answered: the press
@@ -195,8 +205,12 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
       delete: () => {},
     };
     const before = (await counters()).submits;
-    const job = await host('jobs-store-refused', { store: refusing }).submit('intent-refused', prompt('refused'));
+    const heard = [];
+    const job = await host('jobs-store-refused', { store: refusing }).submit('intent-refused', prompt('refused'), {
+      onStopped: (e) => heard.push(e),
+    });
     const end = await job.settled;
+    assert.deepEqual(heard, [end], 'onStopped hears it, as it hears every other stop');
     assert.equal(end.type, 'stopped');
     assert.equal(end.reason, 'host_stopped');
     assert.equal(end.error.message, 'disk full');

@@ -396,6 +396,13 @@ if (hasSqlite) {
   const dir = mkdtempSync(join(tmpdir(), 'longcall-sqlite-'));
   dirs.push(dir);
   contract('sqlite', () => sqliteStore(join(dir, `s${n++}.db`)));
+  it('sqlite store: a file it cannot open is a coded error that names the path', async () => {
+    const path = join(dir, 'no-such-folder', 'w.db');
+    await assert.rejects(
+      sqliteStore(path),
+      (e) => e instanceof StoreError && e.code === 'cannot_open' && e.message.includes(path) && e.cause != null,
+    );
+  });
 } else {
   it('sqlite store: reports that node:sqlite is missing with a coded error', async () => {
     await assert.rejects(sqliteStore(':memory:'), (e) => e.code === 'unsupported');
