@@ -77,6 +77,8 @@
 //!    it arrived: a 2xx whose body is a `jobs_wait` answer is applied; any other answer is a
 //!    failed call with the error envelope's code and `Retry-After`. Every failed call is
 //!    reported ([`WaveOutput::CallFailed`]), so hosts only move bytes.
+//! 10. **An id the server does not know is found** (B-12). A call refused `404 not_found` asked
+//!     one id: that job is lost. It asked several: each is asked alone from the next round.
 
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::{String, ToString};
@@ -93,7 +95,9 @@ use crate::snapshot::Snapshot;
 use crate::status::Status;
 use crate::text::Text;
 use crate::time::later;
-use crate::tracker::{Failure, Input, Output, Request, StopReason, Tracker, TrackerConfig};
+use crate::tracker::{
+    Failure, Input, Output, Request, RequestKind, StopReason, Tracker, TrackerConfig,
+};
 use crate::view::JobView;
 use crate::wire::sume;
 
@@ -369,6 +373,9 @@ struct Entry {
     tracker: Tracker,
     released: bool,
     given_up: Option<GiveUp>,
+    /// Asked in a call of its own (B-12): a call it was in was refused `not_found`.
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    alone: bool,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -382,6 +389,7 @@ impl<'de> Deserialize<'de> for Entry {
             tracker: f.req("tracker")?,
             released: f.req("released")?,
             given_up: f.opt("given_up")?,
+            alone: f.def("alone")?,
         })
     }
 }
@@ -672,6 +680,7 @@ impl Wave {
             tracker,
             released: false,
             given_up: None,
+            alone: false,
         });
         // Satisfaction is decided at the next timeout, not here: more jobs may follow.
         self.pump(self.jobs.len().saturating_sub(1), None);
@@ -747,7 +756,12 @@ impl Wave {
     }
 
     fn wait_answered(&mut self, now: u64, call_id: u64, jobs: Vec<JobView>) -> Result<(), Error> {
-        self.finish_call(call_id)?;
+        // An id asked alone that the server answered for is one it knows: back to shared calls.
+        if let [id] = self.finish_call(call_id)?.as_slice() {
+            if let Some(entry) = self.index.get(id).and_then(|&i| self.jobs.get_mut(i)) {
+                entry.alone = false;
+            }
+        }
         for job in jobs {
             let Some(&i) = self.index.get(&job.id) else {
                 self.queue.push_back(WaveOutput::Ignored {
@@ -786,12 +800,18 @@ impl Wave {
         failure: Failure,
         reason: Option<String>,
     ) -> Result<(), Error> {
-        self.finish_call(call_id)?;
+        let ids = self.finish_call(call_id)?;
+        let unknown = matches!(&failure, Failure::Http { status: 404, code: Some(code), .. } if code == "not_found");
         self.queue.push_back(WaveOutput::CallFailed {
             call_id,
             failure: failure.clone(),
             reason,
         });
+        if unknown {
+            self.not_found(now, &ids, failure);
+            self.close_round_if_done(now);
+            return Ok(());
+        }
         if let Failure::Http {
             status: 429,
             retry_after_ms,
@@ -806,6 +826,42 @@ impl Wave {
         }
         self.close_round_if_done(now);
         Ok(())
+    }
+
+    /// A call of `ids` refused `404 not_found` (B-12): the server does not know one of them. Asked
+    /// alone, that job is lost (its tracker settles it, O-6); asked with others, each is asked
+    /// alone from the next round, which finds it. Not a failure to back off from.
+    fn not_found(&mut self, now: u64, ids: &[String], failure: Failure) {
+        if let [id] = ids {
+            let Some(&i) = self.index.get(id) else { return };
+            let Some(entry) = self.jobs.get_mut(i) else {
+                return;
+            };
+            if !entry.needed() {
+                return;
+            }
+            let lost = Input::RequestFailed {
+                request: RequestKind::Get,
+                failure,
+            };
+            match entry.tracker.handle_input(now, lost) {
+                Ok(()) => self.pump(i, None),
+                Err(e) => self.queue.push_back(WaveOutput::Ignored {
+                    id: id.clone(),
+                    reason: IgnoredReason::Refused {
+                        code: e.code().to_string(),
+                        message: e.to_string(),
+                    },
+                }),
+            }
+            self.check_satisfied();
+            return;
+        }
+        for id in ids {
+            if let Some(entry) = self.index.get(id).and_then(|&i| self.jobs.get_mut(i)) {
+                entry.alone = true;
+            }
+        }
     }
 
     fn release(&mut self, now: u64, id: String) -> Result<(), Error> {
@@ -935,18 +991,40 @@ impl Wave {
             return;
         }
         order.sort_unstable();
-        let plan = batch::plan_waits(
-            order.iter().map(|&(_, _, id)| id),
-            |_| false,
-            self.config.wait_for,
-            Some(self.config.timeout_seconds),
-            self.config.include_results,
-        );
+        let alone = |id: &str| {
+            self.index
+                .get(id)
+                .and_then(|&i| self.jobs.get(i))
+                .is_some_and(|e| e.alone)
+        };
+        // The ids asked together, then each id asked alone (B-12) in a call of its own.
+        let plan = |ids: &mut dyn Iterator<Item = &str>| {
+            batch::plan_waits(
+                ids,
+                |_| false,
+                self.config.wait_for,
+                Some(self.config.timeout_seconds),
+                self.config.include_results,
+            )
+        };
+        let shared = order.iter().map(|&(_, _, id)| id).filter(|id| !alone(id));
+        let mut planned = Vec::new();
         // Ids are non-empty (the tracker refuses an empty one in `add_job`), so planning cannot
         // fail; if it ever did, no round goes out and the next timeout tries again.
-        let Ok(plan) = plan else { return };
-        let mut calls = Vec::with_capacity(plan.calls.len());
-        for call in plan.calls {
+        if shared.clone().next().is_some() {
+            let Ok(p) = plan(&mut shared.clone()) else {
+                return;
+            };
+            planned.extend(p.calls);
+        }
+        for &(_, _, id) in order.iter().filter(|&&(_, _, id)| alone(id)) {
+            let Ok(p) = plan(&mut core::iter::once(id)) else {
+                return;
+            };
+            planned.extend(p.calls);
+        }
+        let mut calls = Vec::with_capacity(planned.len());
+        for call in planned {
             let call_id = self.next_call_id;
             self.next_call_id = self.next_call_id.saturating_add(1);
             calls.push(PendingCall {
@@ -965,7 +1043,8 @@ impl Wave {
         });
     }
 
-    fn finish_call(&mut self, call_id: u64) -> Result<(), Error> {
+    /// Marks call `call_id` answered; returns the ids it asked.
+    fn finish_call(&mut self, call_id: u64) -> Result<Vec<String>, Error> {
         let call = self
             .round
             .as_mut()
@@ -973,7 +1052,7 @@ impl Wave {
         match call {
             Some(c) => {
                 c.done = true;
-                Ok(())
+                Ok(c.ids.clone())
             }
             None => Err(Error::invalid_input(
                 "call_id",

@@ -847,6 +847,84 @@ fn an_http_answer_that_is_not_a_wait_answer_is_a_failed_call() {
     );
 }
 
+/// Rules B-12, O-6: a call refused `not_found` is split so the unknown id is found and lost;
+/// the ids the server knows go back to one call.
+#[test]
+fn an_unknown_id_is_found_alone_and_lost() {
+    let not_found = br#"{"error":{"code":"not_found","message":"job not found"}}"#;
+    let mut w = wave_of(WaitFor::All, 3);
+    let (t0, calls) = round(&mut w);
+    assert_eq!(calls.len(), 1);
+    w.handle_wait_http(t0 + 5, calls[0].0, http(404, None, not_found))
+        .unwrap();
+    let outs = w.drain();
+    assert_eq!(call_failures(&outs).len(), 1);
+    assert_eq!(
+        wake(&outs),
+        Some(t0 + 500),
+        "no backoff: the next round finds the id"
+    );
+    let (t1, calls) = round(&mut w);
+    let asked: Vec<Vec<String>> = calls.iter().map(|(_, c)| c.job_ids.clone()).collect();
+    assert_eq!(asked, [["job_00"], ["job_01"], ["job_02"]], "each alone");
+    let answer = |id: &str| format!(r#"{{"jobs":[{{"id":"{id}","status":"queued"}}]}}"#);
+    w.handle_wait_http(
+        t1 + 5,
+        calls[0].0,
+        http(200, None, answer("job_00").as_bytes()),
+    )
+    .unwrap();
+    w.handle_wait_http(t1 + 5, calls[1].0, http(404, None, not_found))
+        .unwrap();
+    w.handle_wait_http(
+        t1 + 5,
+        calls[2].0,
+        http(200, None, answer("job_02").as_bytes()),
+    )
+    .unwrap();
+    let outs = w.drain();
+    let lost = job_outputs(&outs, "job_01");
+    assert!(
+        lost.iter().any(|o| matches!(
+            o,
+            Output::Settled {
+                outcome: Outcome::Lost,
+                ..
+            }
+        )),
+        "{outs:?}"
+    );
+    assert_eq!(w.needed_ids().collect::<Vec<_>>(), ["job_00", "job_02"]);
+    // The two it knows are asked together again.
+    let (_, calls) = round(&mut w);
+    assert_eq!(all_ids(&calls), ["job_00", "job_02"]);
+    assert_eq!(calls.len(), 1);
+    // The split holds across a snapshot.
+    let text = snapshot::save(&w).unwrap();
+    let back: Wave = snapshot::restore(&text).unwrap();
+    assert_eq!(back, w);
+}
+
+/// Rules B-12, B-7: a 404 without the `not_found` code (a server without the route) is an
+/// ordinary failed call: backed off, nothing split, nothing lost.
+#[test]
+fn a_404_without_not_found_is_only_a_failed_call() {
+    let mut w = wave_of(WaitFor::All, 2);
+    let (t0, calls) = round(&mut w);
+    w.handle_wait_http(
+        t0 + 5,
+        calls[0].0,
+        http(404, None, b"Cannot POST /jobs/wait"),
+    )
+    .unwrap();
+    let outs = w.drain();
+    assert!(wake(&outs).unwrap() >= t0 + 500);
+    assert!(outs.iter().all(|o| !matches!(o, WaveOutput::Job { .. })));
+    let (_, calls) = round(&mut w);
+    assert_eq!(calls.len(), 1, "asked together still");
+    assert_eq!(w.needed_ids().count(), 2);
+}
+
 /// Rules S-4.
 #[test]
 fn snapshot_round_trip_mid_round() {

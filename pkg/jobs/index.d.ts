@@ -157,8 +157,9 @@ export interface WaitRun {
    * settled, `stopped` those whose watching stopped first (`{type: 'stopped', reason}`; they go
    * on at the server), so a satisfied wave whose jobs are all in `stopped` saw none finish;
    * `failedRounds` counts the `jobs_wait` calls with no usable answer (an HTTP error such as a
-   * 404 from a server without the route or that knows no job of an id, a body that is not a
-   * wave answer, no answer at all; the core reads each answer), and `lastFailure` says the last
+   * 404 from a server without the route, a body that is not a wave answer, no answer at all;
+   * the core reads each answer; a `404 not_found` names an id the server does not know, and the
+   * wave finds it: that job settles `lost`), and `lastFailure` says the last
    * one's HTTP status and the API's error `code` when the body names one (`not_found`), why a
    * 2xx answer could not be read (`reason`), or 0 for no answer, with what `fetch` threw in
    * `cause`. Calls that fail are tried again with backoff, never before a 429's `Retry-After`:

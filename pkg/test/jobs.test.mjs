@@ -313,6 +313,24 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.ok((await counters()).polls - polls <= 10 * rounds, 'one jobs_wait per round, not a poll per job');
   });
 
+  // Rule B-12: serve-jobs refuses a whole jobs_wait `404 not_found` for one id it does not
+  // know. The wave used to retry it until a deadline and end `stopped`; it now finds the id.
+  test('a wave with an id the server does not know finds it lost and waits for the rest', {
+    timeout: 30_000,
+  }, async () => {
+    const h = host('jobs-wave-unknown');
+    const job = await h.submit('intent-wave-unknown', prompt('wave unknown'));
+    const created = await job.created;
+    job.close();
+    const run = h.wait([created, { id: 'job_does_not_exist', status: 'queued' }], { waitFor: 'all' });
+    const done = await run.done;
+    assert.equal(done.satisfied, true);
+    assert.equal(done.settled.get(created.id)?.outcome, 'succeeded');
+    assert.equal(done.settled.get('job_does_not_exist')?.outcome, 'lost');
+    assert.deepEqual([...done.stopped], []);
+    assert.deepEqual(done.lastFailure, { httpStatus: 404, code: 'not_found' });
+  });
+
   test('a 503 then a 429 on submit: sent again with the same key, not before Retry-After', {
     timeout: 20_000,
   }, async () => {
@@ -751,8 +769,8 @@ test('a wave with no deadline ends when stopped; a refused round names the API e
   const srv = createHttpServer((req, res) => {
     req.resume();
     res
-      .writeHead(404, { 'content-type': 'application/json' })
-      .end('{"error":{"code":"not_found","message":"job not found","retryable":false}}');
+      .writeHead(503, { 'content-type': 'application/json' })
+      .end('{"error":{"code":"service_unavailable","message":"try later","retryable":true}}');
   });
   await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
   try {
@@ -775,7 +793,7 @@ test('a wave with no deadline ends when stopped; a refused round names the API e
       ],
     );
     assert.ok(done.failedRounds >= 1, JSON.stringify(done));
-    assert.deepEqual(done.lastFailure, { httpStatus: 404, code: 'not_found' });
+    assert.deepEqual(done.lastFailure, { httpStatus: 503, code: 'service_unavailable' });
     run.stop(); // after the end: nothing
   } finally {
     srv.close();
