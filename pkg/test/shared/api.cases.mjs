@@ -261,6 +261,12 @@ export const cases = {
         task({ status: 'input_required', inputRequests: [{ key: 5, request: null }] }),
         task({ status: 'input_required', inputRequests: {} }),
         task({ status: 'input_required', inputRequests: [{ key: 'k', request: { q: 1 } }] }),
+        // Keys and payloads past ASCII and the BMP, the short way and the general one alike.
+        task({
+          status: 'input_required',
+          inputRequests: [{ key: 'ké😀:1', request: { q: '😀-é', n: [1, '2:3'] } }],
+        }),
+        { type: 'input_answered', key: 'ké😀:1', response: { a: '😀' } },
         { type: 'input_answered', key: 'x', response: { ok: true } },
         { type: 'input_answered', key: 'k', response: undefined },
         { type: 'input_answered', key: 'k', response: 10n },
