@@ -271,8 +271,8 @@ function guardClass(name, Cls, check, { numeric: numericMethods, text: textArgum
     } else continue;
     Object.defineProperty(proto, key, d);
   }
-  // `using` frees through the same guard (the glue points Symbol.dispose at its own free).
-  if (Symbol.dispose && proto[Symbol.dispose]) proto[Symbol.dispose] = proto.free;
+  // `using` frees through the same guard (build.mjs takes the glue's own line out).
+  if (Symbol.dispose) proto[Symbol.dispose] = proto.free;
   // Static methods (`restore`): a module that is not loaded yet, and coded errors.
   for (const key of Object.getOwnPropertyNames(Cls)) {
     const d = Object.getOwnPropertyDescriptor(Cls, key);
@@ -301,21 +301,20 @@ function guardClass(name, Cls, check, { numeric: numericMethods, text: textArgum
       configurable: true,
       writable: true,
     });
-  // The constructor: a proxy, so `instanceof` and static members stay those of the class.
-  const guarded = new Proxy(Cls, {
+  // The constructor: a function whose prototype is the class's, so `instanceof` and static
+  // members stay those of the class (cheaper to call than a proxy's construct trap).
+  function guarded(...args) {
     // `Tracker(...)` without `new` (a class cannot be called): a coded error that says so.
-    apply() {
-      throw coded('unbound', `${name} was called without new (write new ${name}(...))`);
-    },
-    construct(target, args, newTarget) {
-      check();
-      try {
-        own(prepare, 'new')?.(args);
-        return Reflect.construct(target, args, newTarget);
-      } catch (e) {
-        throw recode(e);
-      }
-    },
-  });
+    if (!new.target) throw coded('unbound', `${name} was called without new (write new ${name}(...))`);
+    check();
+    try {
+      own(prepare, 'new')?.(args);
+      return Reflect.construct(Cls, args, new.target);
+    } catch (e) {
+      throw recode(e);
+    }
+  }
+  guarded.prototype = proto;
+  Object.setPrototypeOf(guarded, Cls);
   return guarded;
 }

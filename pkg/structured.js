@@ -25,9 +25,10 @@ const interval = (v) => (v === undefined || v === null ? Number.NaN : Number.isS
 // True when the own enumerable keys of `o` (what JSON.stringify writes) are all `required` and
 // any of `optional`, nothing else.
 function exactly(o, required, optional) {
-  const keys = Object.keys(o);
   let found = 0;
-  for (const k of keys) {
+  // for-in, not Object.keys (no array made): it also sees inherited enumerable keys, which a
+  // plain object has none of unless Object.prototype was written to (the general path then).
+  for (const k in o) {
     if (required.includes(k)) found++;
     else if (!optional.includes(k)) return false;
   }
@@ -168,7 +169,7 @@ export function routeStructured(Cls, fastOutputs) {
     let mine = t[MINE];
     if (mine === undefined) {
       mine = { at: offset.call(t), handle: undefined };
-      Object.defineProperty(t, MINE, { value: mine });
+      t[MINE] = mine;
     }
     return mine;
   }

@@ -5,7 +5,9 @@
 //   shape is deprecated; runtime.js always passes `{ module }` or `{ module_or_path }`;
 // * the fallback for a `TextEncoder` without `encodeInto`, which every engine that runs these
 //   modules (reference types, multi-value) has;
-// * and it says the wrong-MIME-type warning in fewer words.
+// * it says the wrong-MIME-type warning in fewer words;
+// * and each class's `Symbol.dispose` line: runtime.js points `Symbol.dispose` of every class at
+//   its guarded `free` itself.
 //
 // The glue is read as wasm-bindgen (pinned, see build.mjs) writes it; a glue without these
 // branches fails the build instead of shipping unchanged unnoticed.
@@ -32,6 +34,14 @@ export function trimGlue(gluePath) {
     if (!branch.test(js)) throw new Error(`trim-glue: ${gluePath}: no ${branch.source.slice(0, 60)}...`);
     js = js.replace(branch, kept);
   }
+  // One per class (a module without classes has none).
+  const classes = /^export class \w+ \{$/gm;
+  const dispose = /^if \(Symbol\.dispose\) (\w+)\.prototype\[Symbol\.dispose\] = \1\.prototype\.free;\n/gm;
+  const found = js.match(dispose)?.length ?? 0;
+  const declared = [...js.matchAll(classes)].length;
+  if (found !== declared)
+    throw new Error(`trim-glue: ${gluePath}: ${found} Symbol.dispose lines for ${declared} classes`);
+  js = js.replace(dispose, '');
   writeFileSync(gluePath, js);
-  return BRANCHES.length;
+  return BRANCHES.length + found;
 }
