@@ -346,6 +346,23 @@ pub fn parse_retry_after_ms(value: &str, now_ms: u64) -> Result<u64, Error> {
     Ok(at.saturating_sub(now_ms))
 }
 
+/// The `Retry-After` of an answer's `headers` (any case), in ms from `now_ms`; `None` when the
+/// answer has none or one [`parse_retry_after_ms`] cannot read.
+///
+/// ```
+/// use longcall::time::retry_after_header_ms;
+/// let headers = [("retry-after".to_string(), "3".to_string())];
+/// assert_eq!(retry_after_header_ms(&headers, 0), Some(3_000));
+/// assert_eq!(retry_after_header_ms(&[], 0), None);
+/// ```
+#[must_use]
+pub fn retry_after_header_ms(headers: &[(String, String)], now_ms: u64) -> Option<u64> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
+        .and_then(|(_, v)| parse_retry_after_ms(v, now_ms).ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -577,8 +577,8 @@ impl Wave {
     /// A `jobs_wait` call answered over HTTP, as it arrived (B-11): the wave reads it. A 2xx
     /// whose body is a `jobs_wait` answer is applied as [`WaveInput::WaitAnswered`] would be;
     /// anything else is a failed call, reported as [`WaveOutput::CallFailed`] with the error
-    /// envelope's code, and a 429's `Retry-After` (`answer.retry_after_ms`) is a floor for the
-    /// next round. A call that got no answer at all is [`WaveInput::WaitFailed`] with
+    /// envelope's code, and a 429's `Retry-After` (from `headers`, seconds or an HTTP date,
+    /// unless `answer` carries it) is a floor for the next round. A call that got no answer at all is [`WaveInput::WaitFailed`] with
     /// [`Failure::Transport`].
     ///
     /// Refused (nothing changes): a `call_id` that is not an unanswered call of the round in
@@ -601,7 +601,9 @@ impl Wave {
     ///     _ => None,
     /// }).unwrap();
     /// let body = br#"{"error":{"code":"rate_limit_exceeded","message":"slow down"}}"#;
-    /// w.handle_wait_http(10, call_id, HttpAnswer { status: 429, retry_after_ms: Some(5_000), body })?;
+    /// let headers = [("Retry-After".to_string(), "5".to_string())];
+    /// let answer = HttpAnswer { status: 429, retry_after_ms: None, body };
+    /// w.handle_wait_http(10, call_id, answer, &headers)?;
     /// assert!(matches!(w.poll_output(), WaveOutput::CallFailed { .. }));
     /// assert!(w.poll_timeout() >= Some(5_010)); // not before the server's Retry-After
     /// # Ok::<(), longcall::Error>(())
@@ -611,7 +613,11 @@ impl Wave {
         now: u64,
         call_id: u64,
         answer: HttpAnswer<'_>,
+        headers: &[(String, String)],
     ) -> Result<(), Error> {
+        let retry_after_ms = answer
+            .retry_after_ms
+            .or_else(|| crate::time::retry_after_header_ms(headers, now));
         let body = crate::wire::read_json(answer.body);
         let mut reason = None;
         if (200..300).contains(&answer.status) {
@@ -631,7 +637,7 @@ impl Wave {
         let failure = Failure::Http {
             status: answer.status,
             code,
-            retry_after_ms: answer.retry_after_ms,
+            retry_after_ms,
         };
         self.wait_failed(now, call_id, failure, reason)
     }

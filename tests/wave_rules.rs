@@ -746,6 +746,16 @@ fn call_failures(outs: &[WaveOutput]) -> Vec<(u64, Failure, Option<String>)> {
         .collect()
 }
 
+/// A `jobs_wait` answer as it arrived, without headers.
+fn answer_http(
+    w: &mut Wave,
+    now: u64,
+    call_id: u64,
+    answer: HttpAnswer<'_>,
+) -> Result<(), longcall::Error> {
+    w.handle_wait_http(now, call_id, answer, &[])
+}
+
 fn http(status: u16, retry_after_ms: Option<u64>, body: &[u8]) -> HttpAnswer<'_> {
     HttpAnswer {
         status,
@@ -762,8 +772,7 @@ fn an_http_answer_is_read_by_the_wave() {
     let (t0, calls) = round(&mut w);
     let body =
         br#"{"jobs":[{"id":"job_00","status":"completed","result":{"url":"u"}}],"timed_out":true}"#;
-    w.handle_wait_http(t0 + 5, calls[0].0, http(200, None, body))
-        .unwrap();
+    answer_http(&mut w, t0 + 5, calls[0].0, http(200, None, body)).unwrap();
     let outs = w.drain();
     assert!(call_failures(&outs).is_empty(), "{outs:?}");
     assert!(
@@ -774,8 +783,7 @@ fn an_http_answer_is_read_by_the_wave() {
     );
     assert_eq!(w.needed_ids().collect::<Vec<_>>(), ["job_01"]);
     assert!(
-        w.handle_wait_http(t0 + 6, calls[0].0, http(200, None, body))
-            .is_err(),
+        answer_http(&mut w, t0 + 6, calls[0].0, http(200, None, body)).is_err(),
         "a call answered once is not answered again"
     );
 }
@@ -787,10 +795,13 @@ fn an_http_answer_that_is_not_a_wait_answer_is_a_failed_call() {
     let mut w = wave_of(WaitFor::All, 25);
     let (t0, calls) = round(&mut w);
     let envelope = br#"{"error":{"code":"rate_limit_exceeded","message":"slow down"}}"#;
-    w.handle_wait_http(t0 + 10, calls[0].0, http(429, Some(10_000), envelope))
+    // Retry-After as the header says it: the wave reads it.
+    let headers = [("Retry-After".to_string(), "10".to_string())];
+    w.handle_wait_http(t0 + 10, calls[0].0, http(429, None, envelope), &headers)
         .unwrap();
     // A proxy's HTML page with a 200, where the answer should be.
-    w.handle_wait_http(
+    answer_http(
+        &mut w,
         t0 + 10,
         calls[1].0,
         http(200, None, b"<html>gateway</html>"),
@@ -828,10 +839,14 @@ fn an_http_answer_that_is_not_a_wait_answer_is_a_failed_call() {
     assert_eq!(all_ids(&calls).len(), 25);
     // A 2xx JSON body that is not the answer (no `jobs`) fails the same way, and a 5xx
     // without an envelope has no code.
-    w.handle_wait_http(next + 1, calls[0].0, http(200, None, br#"{"ok":true}"#))
-        .unwrap();
-    w.handle_wait_http(next + 1, calls[1].0, http(503, None, b""))
-        .unwrap();
+    answer_http(
+        &mut w,
+        next + 1,
+        calls[0].0,
+        http(200, None, br#"{"ok":true}"#),
+    )
+    .unwrap();
+    answer_http(&mut w, next + 1, calls[1].0, http(503, None, b"")).unwrap();
     let failed = call_failures(&w.drain());
     assert!(
         failed[0].2.as_deref().is_some_and(|r| r.contains("jobs")),
@@ -855,8 +870,7 @@ fn an_unknown_id_is_found_alone_and_lost() {
     let mut w = wave_of(WaitFor::All, 3);
     let (t0, calls) = round(&mut w);
     assert_eq!(calls.len(), 1);
-    w.handle_wait_http(t0 + 5, calls[0].0, http(404, None, not_found))
-        .unwrap();
+    answer_http(&mut w, t0 + 5, calls[0].0, http(404, None, not_found)).unwrap();
     let outs = w.drain();
     assert_eq!(call_failures(&outs).len(), 1);
     assert_eq!(
@@ -868,15 +882,16 @@ fn an_unknown_id_is_found_alone_and_lost() {
     let asked: Vec<Vec<String>> = calls.iter().map(|(_, c)| c.job_ids.clone()).collect();
     assert_eq!(asked, [["job_00"], ["job_01"], ["job_02"]], "each alone");
     let answer = |id: &str| format!(r#"{{"jobs":[{{"id":"{id}","status":"queued"}}]}}"#);
-    w.handle_wait_http(
+    answer_http(
+        &mut w,
         t1 + 5,
         calls[0].0,
         http(200, None, answer("job_00").as_bytes()),
     )
     .unwrap();
-    w.handle_wait_http(t1 + 5, calls[1].0, http(404, None, not_found))
-        .unwrap();
-    w.handle_wait_http(
+    answer_http(&mut w, t1 + 5, calls[1].0, http(404, None, not_found)).unwrap();
+    answer_http(
+        &mut w,
         t1 + 5,
         calls[2].0,
         http(200, None, answer("job_02").as_bytes()),
@@ -911,7 +926,8 @@ fn an_unknown_id_is_found_alone_and_lost() {
 fn a_404_without_not_found_is_only_a_failed_call() {
     let mut w = wave_of(WaitFor::All, 2);
     let (t0, calls) = round(&mut w);
-    w.handle_wait_http(
+    answer_http(
+        &mut w,
         t0 + 5,
         calls[0].0,
         http(404, None, b"Cannot POST /jobs/wait"),

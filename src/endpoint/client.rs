@@ -271,8 +271,8 @@ pub enum Transmit {
 pub struct HttpAnswer<'a> {
     /// The HTTP status.
     pub status: u16,
-    /// `Retry-After` in milliseconds (convert seconds or an HTTP date with
-    /// [`crate::wire::sume::retry_after_ms`]).
+    /// `Retry-After` in milliseconds, when the host read it; with the answer's headers given
+    /// (`handle_http_headers`, `Wave::handle_wait_http`) the core reads it from them.
     pub retry_after_ms: Option<u64>,
     /// The body bytes.
     pub body: &'a [u8],
@@ -1000,9 +1000,9 @@ impl CallEndpoint {
         self.handle_http_headers(now, request_ref, answer, &[]);
     }
 
-    /// [`CallEndpoint::handle_http`] with the answer's headers, for the Open API dialect: its
-    /// `x-sume-request-id` and a `Retry-After` given as an HTTP date are read from them
-    /// (D-5, D-7). Any other dialect ignores `headers`.
+    /// [`CallEndpoint::handle_http`] with the answer's headers, as they arrived: `Retry-After`
+    /// (seconds or an HTTP date, measured from `now`) is read from them when `answer` does not
+    /// carry it, and on the Open API its `x-sume-request-id` (D-5, D-7).
     pub fn handle_http_headers(
         &mut self,
         now: u64,
@@ -1010,6 +1010,12 @@ impl CallEndpoint {
         answer: HttpAnswer<'_>,
         headers: &[(String, String)],
     ) {
+        let answer = HttpAnswer {
+            retry_after_ms: answer
+                .retry_after_ms
+                .or_else(|| crate::time::retry_after_header_ms(headers, now)),
+            ..answer
+        };
         self.on_http(now, request_ref, answer, headers);
         self.stop_if_asked(now);
     }
@@ -2233,5 +2239,23 @@ mod tests {
                 ..
             }
         )));
+    }
+
+    /// Rules E-7, P-4: a `Retry-After` the host did not read is read from the answer's headers,
+    /// in every dialect, and is a floor for the next poll.
+    #[test]
+    fn retry_after_is_read_from_the_headers() {
+        let mut ep = CallEndpoint::watch(Model::Job, "job_1", config()).unwrap();
+        let first = http_ref(&drain(&mut ep));
+        let body = br#"{"error":{"code":"rate_limit_exceeded","message":"slow down"}}"#;
+        let answer = HttpAnswer {
+            status: 429,
+            retry_after_ms: None,
+            body,
+        };
+        let headers = [("Retry-After".to_string(), "7".to_string())];
+        ep.handle_http_headers(100, first, answer, &headers);
+        let out = drain(&mut ep);
+        assert!(wake(&out) >= 7_100, "{out:?}");
     }
 }

@@ -619,8 +619,7 @@ pub fn read_error(
         retryable: err
             .and_then(|e| e.get("retryable"))
             .and_then(Value::as_bool),
-        retry_after_ms: header(headers, "retry-after")
-            .and_then(|v| crate::time::parse_retry_after_ms(v, now_ms).ok()),
+        retry_after_ms: crate::time::retry_after_header_ms(headers, now_ms),
     }
 }
 

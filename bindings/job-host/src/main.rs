@@ -31,7 +31,6 @@ use longcall::outcome::Outcome;
 use longcall::tracker::{Failure, Output};
 use longcall::view::JobView;
 use longcall::wave::{Wave, WaveConfig, WaveInput, WaveOutput};
-use longcall::wire::sume;
 use longcall::wire::sume_open::{self, HttpRequest, Kind};
 use longcall::Json;
 use longcall::Status;
@@ -606,49 +605,23 @@ fn wave(base: &str, run: u64, size: usize) -> Line {
         };
         if let Some((call_id, call)) = waits.pop_front() {
             largest = largest.max(call.job_ids.len());
-            let ids: Vec<&str> = call.job_ids.iter().map(String::as_str).collect();
-            let body = sume::wait_request(
-                &ids,
-                match call.wait_for {
-                    longcall::batch::WaitFor::Any => sume::WaitFor::Any,
-                    _ => sume::WaitFor::All,
-                },
-                call.timeout_seconds,
-                call.include_results,
-            )
-            .map(|b| b.to_string())
-            .unwrap_or_default();
+            // The call is the body as the wire spells it; the answer goes to the wave as it
+            // arrived, which reads it (B-11).
+            let body = serde_json::to_string(&call).unwrap_or_default();
             let answer = net.send("POST", "/jobs/wait", &[], Some(&body));
             let now = now_ms();
-            let read = answer
-                .as_ref()
-                .ok()
-                .filter(|a| a.status == 200)
-                .and_then(|a| {
-                    serde_json::from_slice::<Value>(&a.body)
-                        .ok()
-                        .and_then(|b| sume::read_wait(&b).ok())
-                });
-            let _ = match (read, answer) {
-                (Some(r), _) => w.handle_input(
+            let _ = match answer {
+                Ok(a) => w.handle_wait_http(
                     now,
-                    WaveInput::WaitAnswered {
-                        call_id,
-                        jobs: r.jobs,
+                    call_id,
+                    HttpAnswer {
+                        status: a.status,
+                        retry_after_ms: None,
+                        body: &a.body,
                     },
+                    &a.headers,
                 ),
-                (None, Ok(a)) => w.handle_input(
-                    now,
-                    WaveInput::WaitFailed {
-                        call_id,
-                        failure: Failure::Http {
-                            status: a.status,
-                            code: None,
-                            retry_after_ms: None,
-                        },
-                    },
-                ),
-                (None, Err(_)) => w.handle_input(
+                Err(_) => w.handle_input(
                     now,
                     WaveInput::WaitFailed {
                         call_id,

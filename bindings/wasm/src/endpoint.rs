@@ -200,26 +200,19 @@ fn string_arg(value: &JsValue, field: &str) -> Result<String, Error> {
 /// What arrived, as bytes: a string (its UTF-8) or a `Uint8Array`. Not size-checked here: the
 /// endpoint's own limits decide what an over-limit answer means (rule E-3), never this glue.
 /// An HTTP answer as `handleHttpAnswer` (and `Wave.handleWaitHttp`) take it: `{status,
-/// headers?}` and the body, with `Retry-After` (seconds or an HTTP date, measured from `now`)
-/// read from the headers.
+/// headers?}` and the body, as they arrived (the core reads `Retry-After` from the headers).
 pub(crate) struct HttpArgs {
     status: u16,
     pub(crate) headers: Vec<(String, String)>,
-    retry_after_ms: Option<u64>,
     body: Vec<u8>,
 }
 
 impl HttpArgs {
-    pub(crate) fn read(now: u64, answer: &JsValue, body: &JsValue) -> Result<HttpArgs, Error> {
+    pub(crate) fn read(answer: &JsValue, body: &JsValue) -> Result<HttpArgs, Error> {
         let (status, headers) = answer_arg(answer)?;
-        let retry_after_ms = headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
-            .and_then(|(_, v)| longcall::time::parse_retry_after_ms(v, now).ok());
         Ok(HttpArgs {
             status,
             headers,
-            retry_after_ms,
             body: bytes_arg(body, "body")?,
         })
     }
@@ -227,7 +220,7 @@ impl HttpArgs {
     pub(crate) fn answer(&self) -> HttpAnswer<'_> {
         HttpAnswer {
             status: self.status,
-            retry_after_ms: self.retry_after_ms,
+            retry_after_ms: None,
             body: &self.body,
         }
     }
@@ -499,7 +492,7 @@ impl Endpoint {
         let (now, request_ref, answer) = js((|| {
             let now = json::uint(&now, "now")?;
             let request_ref = json::uint(&request_ref, "requestRef")?;
-            Ok((now, request_ref, HttpArgs::read(now, &answer, &body)?))
+            Ok((now, request_ref, HttpArgs::read(&answer, &body)?))
         })())?;
         self.core
             .handle_http_headers(now, request_ref, answer.answer(), &answer.headers);

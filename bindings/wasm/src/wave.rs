@@ -104,9 +104,11 @@ impl Wave {
         let (now, call_id, answer) = js((|| {
             let now = json::uint(&now, "now")?;
             let call_id = json::uint(&call_id, "callId")?;
-            Ok((now, call_id, HttpArgs::read(now, &answer, &body)?))
+            Ok((now, call_id, HttpArgs::read(&answer, &body)?))
         })())?;
-        js(self.core.handle_wait_http(now, call_id, answer.answer()))?;
+        js(self
+            .core
+            .handle_wait_http(now, call_id, answer.answer(), &answer.headers))?;
         self.drain_outputs()
     }
 
