@@ -2139,6 +2139,15 @@ mod tests {
             .unwrap_or_else(|| panic!("no HTTP request in {events:?}"))
     }
 
+    /// An HTTP answer as it arrived, without a `Retry-After` read by the host.
+    fn http(status: u16, body: &[u8]) -> HttpAnswer<'_> {
+        HttpAnswer {
+            status,
+            retry_after_ms: None,
+            body,
+        }
+    }
+
     fn wake(events: &[Event]) -> u64 {
         match events.last() {
             Some(Event::WakeAt { at }) => *at,
@@ -2167,11 +2176,7 @@ mod tests {
         let second = http_ref(&drain(&mut ep));
         // A 503 with the job API's envelope: said with its code.
         let body = br#"{"error":{"code":"service_unavailable","message":"down"}}"#;
-        let answer = HttpAnswer {
-            status: 503,
-            retry_after_ms: None,
-            body,
-        };
+        let answer = http(503, body);
         ep.handle_http(at + 5, second, answer);
         let out = drain(&mut ep);
         assert_eq!(
@@ -2191,11 +2196,7 @@ mod tests {
         let at = wake(&drain(&mut ep));
         ep.handle_timeout(at);
         let third = http_ref(&drain(&mut ep));
-        let answer = HttpAnswer {
-            status: 200,
-            retry_after_ms: None,
-            body: br#"{"id":"job_1","status":"processing"}"#,
-        };
+        let answer = http(200, br#"{"id":"job_1","status":"processing"}"#);
         ep.handle_http(at + 5, third, answer);
         let out = drain(&mut ep);
         assert_eq!(out[0], Event::Recovered);
@@ -2206,11 +2207,7 @@ mod tests {
         let at = wake(&out);
         ep.handle_timeout(at);
         let fourth = http_ref(&drain(&mut ep));
-        let answer = HttpAnswer {
-            status: 200,
-            retry_after_ms: None,
-            body: br#"{"id":"job_1","status":"processing"}"#,
-        };
+        let answer = http(200, br#"{"id":"job_1","status":"processing"}"#);
         ep.handle_http(at + 5, fourth, answer);
         assert!(!drain(&mut ep).contains(&Event::Recovered));
     }
@@ -2221,11 +2218,7 @@ mod tests {
         let mut ep = CallEndpoint::watch(Model::Job, "job_1", config()).unwrap();
         let first = http_ref(&drain(&mut ep));
         let body = br#"{"error":{"code":"not_found","message":"no such job"}}"#;
-        let answer = HttpAnswer {
-            status: 404,
-            retry_after_ms: None,
-            body,
-        };
+        let answer = http(404, body);
         ep.handle_http(10, first, answer);
         let out = drain(&mut ep);
         assert!(
@@ -2248,11 +2241,7 @@ mod tests {
         let mut ep = CallEndpoint::watch(Model::Job, "job_1", config()).unwrap();
         let first = http_ref(&drain(&mut ep));
         let body = br#"{"error":{"code":"rate_limit_exceeded","message":"slow down"}}"#;
-        let answer = HttpAnswer {
-            status: 429,
-            retry_after_ms: None,
-            body,
-        };
+        let answer = http(429, body);
         let headers = [("Retry-After".to_string(), "7".to_string())];
         ep.handle_http_headers(100, first, answer, &headers);
         let out = drain(&mut ep);
