@@ -66,6 +66,11 @@ export interface JobHooks {
 }
 
 /** A settled job: the outcome, and the result or error as the server sent them. */
+/**
+ * `outcome: 'failed'` with `status: null` is a submit the API refused for good (a 400, a 401, a
+ * 404 such as a `baseUrl` with one path segment too many, an unknown model): no job was made and
+ * nothing was billed; `error` is the API's answer as it came (`{error: {code, message}}`).
+ */
 export interface JobSettled {
   type: 'settled';
   outcome: Outcome;
