@@ -213,8 +213,10 @@ export class JobHost {
   resume(intent: string, hooks?: JobHooks): Promise<Job | null>;
   /** Watches a job id kept elsewhere; its first poll assumes no status. */
   watch(jobId: string, hooks?: JobHooks): Job;
-  /** Watches many created jobs together through `jobs_wait` rounds (`POST /jobs/wait` by default). */
   /**
+   * Watches many created jobs together through `jobs_wait` rounds (`POST /jobs/wait` by default).
+   * An empty list sends nothing and `done` resolves at once, with `satisfied: false` (no job
+   * ended).
    * @throws {JobHostError} `invalid_input` for an unknown option (naming it). The core's
    * `invalid_input` for a `deadline` already passed (it is a time, not a duration) and its codes
    * for a job it cannot take.

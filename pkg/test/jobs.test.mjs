@@ -800,6 +800,22 @@ test('a wave with no deadline ends when stopped; a refused round names the API e
   }
 });
 
+test('a wave of no jobs sends nothing and ends at once, unsatisfied', async () => {
+  let calls = 0;
+  const host = new JobHost({
+    baseUrl: 'http://jobs.invalid',
+    fetch: async () => {
+      calls++;
+      return Response.json({ jobs: [] });
+    },
+  });
+  const done = await host.wait([]).done;
+  assert.equal(done.satisfied, false);
+  assert.equal(done.rounds, 0);
+  assert.equal(done.settled.size + done.stopped.size, 0);
+  assert.equal(calls, 0);
+});
+
 // Rule E-63: a watch whose polls fail used to say nothing at all (the button sat on its last
 // state while the host retried for ever); each failure is said, and so is the first answer after.
 test('a watch says each failed poll, with what fetch threw, and the first answer after', async () => {
