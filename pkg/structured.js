@@ -35,6 +35,22 @@ function exactly(o, required, optional) {
   return found === required.length;
 }
 
+// The keys of each shape the short way takes (made once: a literal in `flat` is a new array
+// on every call).
+const NONE = [];
+const TYPE = ['type'];
+const TYPE_TASK = ['type', 'task'];
+const TYPE_JOB = ['type', 'job'];
+const TYPE_ANSWER = ['type', 'answer'];
+const TYPE_KEY_RESPONSE = ['type', 'key', 'response'];
+const TASK = ['taskId', 'status'];
+const TASK_OPTIONAL = ['pollIntervalMs', 'inputRequests', 'result'];
+const ASK = ['key', 'request'];
+const RESULT = ['isError', 'value'];
+const JOB = ['id', 'status'];
+const ANSWER = ['kind'];
+const ANSWER_OPTIONAL = ['status', 'code', 'httpStatus', 'cancelable'];
+
 /**
  * `[body, type, id, statusCode, pollIntervalMs, text, isError, value]` for a flat input (body 0
  * none, 1 task (text: its inputRequests as JSON; isError and value: its result, value as JSON),
@@ -45,11 +61,10 @@ function flat(input) {
   if (!plain(input)) return null;
   const type = input.type;
   if (typeof type !== 'string') return null;
-  if (exactly(input, ['type'], [])) return [0, type, undefined, Number.NaN, Number.NaN];
-  if (exactly(input, ['type', 'task'], [])) {
+  if (exactly(input, TYPE, NONE)) return [0, type, undefined, Number.NaN, Number.NaN];
+  if (exactly(input, TYPE_TASK, NONE)) {
     const task = input.task;
-    if (!plain(task) || !exactly(task, ['taskId', 'status'], ['pollIntervalMs', 'inputRequests', 'result']))
-      return null;
+    if (!plain(task) || !exactly(task, TASK, TASK_OPTIONAL)) return null;
     const status = STATUS_CODE.get(task.status);
     const taskId = task.taskId;
     const ms = interval(task.pollIntervalMs);
@@ -58,8 +73,7 @@ function flat(input) {
     let text;
     if ('inputRequests' in task) {
       const asks = task.inputRequests;
-      if (!Array.isArray(asks) || !asks.every((r) => plain(r) && exactly(r, ['key', 'request'], []) && id(r.key)))
-        return null;
+      if (!Array.isArray(asks) || !asks.every((r) => plain(r) && exactly(r, ASK, NONE) && id(r.key))) return null;
       text = JSON.stringify(asks);
       if (typeof text !== 'string' || text.length > MAX_TEXT) return null;
     }
@@ -68,24 +82,23 @@ function flat(input) {
     let value;
     if ('result' in task) {
       const result = task.result;
-      if (!plain(result) || !exactly(result, ['isError', 'value'], []) || typeof result.isError !== 'boolean')
-        return null;
+      if (!plain(result) || !exactly(result, RESULT, NONE) || typeof result.isError !== 'boolean') return null;
       isError = result.isError ? 1 : 0;
       value = JSON.stringify(result.value);
       if (typeof value !== 'string' || value.length > MAX_TEXT) return null;
     }
     return [1, type, taskId, status, ms, text, isError, value];
   }
-  if (exactly(input, ['type', 'job'], [])) {
+  if (exactly(input, TYPE_JOB, NONE)) {
     const job = input.job;
-    if (!plain(job) || !exactly(job, ['id', 'status'], [])) return null;
+    if (!plain(job) || !exactly(job, JOB, NONE)) return null;
     const status = STATUS_CODE.get(job.status);
     const jobId = job.id;
     return status === undefined || !id(jobId) ? null : [2, type, jobId, status, Number.NaN];
   }
-  if (exactly(input, ['type', 'answer'], [])) {
+  if (exactly(input, TYPE_ANSWER, NONE)) {
     const answer = input.answer;
-    if (!plain(answer) || !exactly(answer, ['kind'], ['status', 'code', 'httpStatus', 'cancelable'])) return null;
+    if (!plain(answer) || !exactly(answer, ANSWER, ANSWER_OPTIONAL)) return null;
     const { kind, code, httpStatus, cancelable } = answer;
     const status = 'status' in answer ? STATUS_CODE.get(answer.status) : -1;
     const http = 'httpStatus' in answer ? httpStatus : Number.NaN;
@@ -98,7 +111,7 @@ function flat(input) {
       (!('cancelable' in answer) || typeof cancelable === 'boolean' || cancelable === null);
     return ok ? [4, type, kind, status, http, can, 'code' in answer ? code : undefined] : null;
   }
-  if (exactly(input, ['type', 'key', 'response'], [])) {
+  if (exactly(input, TYPE_KEY_RESPONSE, NONE)) {
     const key = input.key;
     // undefined, a function or a symbol (no JSON) and a cyclic value or BigInt (a throw, caught
     // by the caller) go the general way, which refuses them.

@@ -169,25 +169,26 @@ impl Tracker {
         &mut self,
         now: f64,
         kind: f64,
-        id: JsValue,
+        id: Option<String>,
         status: f64,
         interval_ms: f64,
-        text: JsValue,
+        text: Option<String>,
         is_error: f64,
-        value: JsValue,
+        value: Option<String>,
     ) -> JsResult<f64> {
-        let result = (!is_error.is_nan()).then_some((is_error, &value));
+        let result = (!is_error.is_nan()).then_some((is_error, value.as_deref()));
         // A time that is not one goes the general way, which refuses it.
         let Some(now) = json::num(now) else {
             return Ok(-1.0);
         };
-        let Some(input) = self.flat(kind, &id, status, interval_ms, &text, result) else {
+        let id = id.as_deref();
+        let Some(input) = self.flat(kind, id, status, interval_ms, text.as_deref(), result) else {
             return Ok(-1.0);
         };
         // The handle given (not the key of an answer) is the one `pkg/structured.js` now holds
         // for this tracker, as after a poll written out in full.
         let given = match &input {
-            _ if id.is_undefined() => None,
+            _ if id.is_none() => None,
             Input::TaskCreated { task }
             | Input::TaskPolled { task }
             | Input::TaskNotified { task } => Some(task.task_id.clone()),
@@ -1005,20 +1006,17 @@ impl Tracker {
     fn flat(
         &self,
         kind: f64,
-        id: &JsValue,
+        id: Option<&str>,
         status: f64,
         interval: f64,
-        text: &JsValue,
-        result: Option<(f64, &JsValue)>,
+        text: Option<&str>,
+        result: Option<(f64, Option<&str>)>,
     ) -> Option<Input> {
         let (_, body) = FLAT_TYPES.get(usize::from(args::code(kind)?))?;
         let kind = args::code(kind)?;
-        let handle = || {
-            if id.is_undefined() {
-                self.sent_handle.clone()
-            } else {
-                id.as_string()
-            }
+        let handle = || match id {
+            None => self.sent_handle.clone(),
+            Some(id) => Some(id.into()),
         };
         let status = || Status::ALL.get(usize::from(args::code(status)?)).copied();
         if result.is_some() && *body != 1 {
@@ -1030,9 +1028,9 @@ impl Tracker {
             (0, _) => Input::StopWatching,
             (3, _) => {
                 // One level down in the whole input.
-                let [response]: [Value; 1] = nested(text, 1)?;
+                let [response]: [Value; 1] = nested(text?, 1)?;
                 Input::InputAnswered {
-                    key: id.as_string()?,
+                    key: id?.into(),
                     response: response.into(),
                 }
             }
@@ -1049,10 +1047,9 @@ impl Tracker {
                     } else {
                         Some(json::num(interval)?)
                     },
-                    input_requests: if text.is_undefined() {
-                        Vec::new()
-                    } else {
-                        input_requests(text)?
+                    input_requests: match text {
+                        None => Vec::new(),
+                        Some(text) => input_requests(text)?,
                     },
                     result: match result {
                         None => None,
@@ -1063,7 +1060,7 @@ impl Tracker {
                                 _ => return None,
                             },
                             // Three levels down in the whole input.
-                            value: nested::<[Value; 1]>(value, 3)?.into_iter().next()?.into(),
+                            value: nested::<[Value; 1]>(value?, 3)?.into_iter().next()?.into(),
                         }),
                     },
                     error: None,
@@ -1123,14 +1120,17 @@ fn with_hint(e: longcall::Error, text: &str) -> longcall::Error {
 /// JSON text read as a value `depth` arrays down, so that the JSON reader's depth limit counts
 /// it where it sits in the whole input; `None` for anything serde would not read.
 #[cfg(feature = "full")]
-fn nested<T: serde::de::DeserializeOwned>(text: &JsValue, depth: usize) -> Option<T> {
-    let text = bounded_string(text, "input").ok()?;
+fn nested<T: serde::de::DeserializeOwned>(text: &str, depth: usize) -> Option<T> {
+    // `pkg/structured.js` sends at most 2^20 UTF-16 units; anything longer goes the general way.
+    if text.len() > 3 << 20 {
+        return None;
+    }
     let mut wrapped = String::with_capacity(text.len() + 2 * depth);
     for _ in 1..depth {
         wrapped.push('[');
     }
     wrapped.push('[');
-    wrapped.push_str(&text);
+    wrapped.push_str(text);
     wrapped.push(']');
     for _ in 1..depth {
         wrapped.push(']');
@@ -1152,7 +1152,7 @@ fn nested<T: serde::de::DeserializeOwned>(text: &JsValue, depth: usize) -> Optio
 /// A task's `inputRequests` (two levels down in the whole input), as serde reads them; an empty
 /// list is for the general path (which refuses it: the core writes none back).
 #[cfg(feature = "full")]
-fn input_requests(text: &JsValue) -> Option<Vec<longcall::view::InputRequest>> {
+fn input_requests(text: &str) -> Option<Vec<longcall::view::InputRequest>> {
     let [list]: [Vec<longcall::view::InputRequest>; 1] = nested(text, 2)?;
     (!list.is_empty()).then_some(list)
 }
