@@ -578,8 +578,8 @@ impl Wave {
     /// whose body is a `jobs_wait` answer is applied as [`WaveInput::WaitAnswered`] would be;
     /// anything else is a failed call, reported as [`WaveOutput::CallFailed`] with the error
     /// envelope's code, and a 429's `Retry-After` (from `headers`, seconds or an HTTP date,
-    /// unless `answer` carries it) is a floor for the next round. A call that got no answer at all is [`WaveInput::WaitFailed`] with
-    /// [`Failure::Transport`].
+    /// unless `answer` carries it) is a floor for the next round. A call that got no answer at
+    /// all is [`WaveInput::WaitFailed`] with [`Failure::Transport`].
     ///
     /// Refused (nothing changes): a `call_id` that is not an unanswered call of the round in
     /// flight.
@@ -807,7 +807,11 @@ impl Wave {
         reason: Option<String>,
     ) -> Result<(), Error> {
         let ids = self.finish_call(call_id)?;
-        let unknown = matches!(&failure, Failure::Http { status: 404, code: Some(code), .. } if code == "not_found");
+        // B-12: the server does not know an id of the call.
+        let unknown = matches!(
+            &failure,
+            Failure::Http { status: 404, code: Some(code), .. } if code == "not_found"
+        );
         self.queue.push_back(WaveOutput::CallFailed {
             call_id,
             failure: failure.clone(),
@@ -997,37 +1001,33 @@ impl Wave {
             return;
         }
         order.sort_unstable();
-        let alone = |id: &str| {
+        let is_alone = |id: &str| {
             self.index
                 .get(id)
                 .and_then(|&i| self.jobs.get(i))
                 .is_some_and(|e| e.alone)
         };
+        let (alone, shared): (Vec<&str>, Vec<&str>) = order
+            .iter()
+            .map(|&(_, _, id)| id)
+            .partition(|id| is_alone(id));
         // The ids asked together, then each id asked alone (B-12) in a call of its own.
-        let plan = |ids: &mut dyn Iterator<Item = &str>| {
-            batch::plan_waits(
+        let groups = core::iter::once(shared)
+            .filter(|ids| !ids.is_empty())
+            .chain(alone.into_iter().map(|id| alloc::vec![id]));
+        let mut planned = Vec::new();
+        for ids in groups {
+            let plan = batch::plan_waits(
                 ids,
                 |_| false,
                 self.config.wait_for,
                 Some(self.config.timeout_seconds),
                 self.config.include_results,
-            )
-        };
-        let shared = order.iter().map(|&(_, _, id)| id).filter(|id| !alone(id));
-        let mut planned = Vec::new();
-        // Ids are non-empty (the tracker refuses an empty one in `add_job`), so planning cannot
-        // fail; if it ever did, no round goes out and the next timeout tries again.
-        if shared.clone().next().is_some() {
-            let Ok(p) = plan(&mut shared.clone()) else {
-                return;
-            };
-            planned.extend(p.calls);
-        }
-        for &(_, _, id) in order.iter().filter(|&&(_, _, id)| alone(id)) {
-            let Ok(p) = plan(&mut core::iter::once(id)) else {
-                return;
-            };
-            planned.extend(p.calls);
+            );
+            // Ids are non-empty (the tracker refuses an empty one in `add_job`), so planning
+            // cannot fail; if it ever did, no round goes out and the next timeout tries again.
+            let Ok(plan) = plan else { return };
+            planned.extend(plan.calls);
         }
         let mut calls = Vec::with_capacity(planned.len());
         for call in planned {
