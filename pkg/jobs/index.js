@@ -271,34 +271,29 @@ class Job {
       case 'idle':
         break;
       case 'request_failed':
-        // No answer: say what the transport said, as for a submit.
-        call(
-          this.#hooks.onRequestFailed,
-          e.failure.kind === 'transport' && this.#transportError ? { ...e, cause: this.#transportError } : e,
-          this,
-        );
+        call(this.#hooks.onRequestFailed, this.#withCause(e, e.failure.kind === 'transport'), this);
         break;
       case 'recovered':
         call(this.#hooks.onRecovered, this);
         break;
       case 'admission':
-        // httpStatus 0: the submit got no answer; say what the transport said.
-        call(
-          this.#hooks.onEvent,
-          e.httpStatus === 0 && this.#transportError ? { ...e, cause: this.#transportError } : e,
-          this,
-        );
+        // httpStatus 0: the submit got no answer.
+        call(this.#hooks.onEvent, this.#withCause(e, e.httpStatus === 0), this);
         break;
       default:
         call(this.#hooks.onEvent, e, this);
     }
   }
 
+  /** `e`, with what `fetch` threw as its `cause` when `e` is about a request that got no answer. */
+  #withCause(e, unanswered) {
+    return unanswered && this.#transportError ? { ...e, cause: this.#transportError } : e;
+  }
+
   #finish(e) {
     if (this.#end) return;
     // A stop the application asked for is not the transport's doing, even after a lost answer.
-    if (e.type === 'stopped' && e.reason !== 'host_stopped' && this.#transportError)
-      e = { ...e, cause: this.#transportError };
+    e = this.#withCause(e, e.type === 'stopped' && e.reason !== 'host_stopped');
     this.#end = e;
     clearTimeout(this.#timer);
     this.#flushCancel(this.#ep.button);
@@ -367,7 +362,6 @@ const WAIT_OPTIONS = [
 ];
 const jobError = (code, message) => new JobHostError(code, message);
 
-/** The `error.code` of an API error body (`{"error": {"code": "not_found"}}`), as `{code}`, or {}. */
 /** See index.d.ts `JobHost`. */
 export class JobHost {
   /**

@@ -199,6 +199,22 @@ fn string_arg(value: &JsValue, field: &str) -> Result<String, Error> {
 
 /// What arrived, as bytes: a string (its UTF-8) or a `Uint8Array`. Not size-checked here: the
 /// endpoint's own limits decide what an over-limit answer means (rule E-3), never this glue.
+fn bytes_arg(value: &JsValue, field: &str) -> Result<Vec<u8>, Error> {
+    if let Some(s) = value.dyn_ref::<js_sys::JsString>() {
+        return Ok(String::from(s).into_bytes());
+    }
+    if let Some(a) = value.dyn_ref::<js_sys::Uint8Array>() {
+        return Ok(a.to_vec());
+    }
+    Err(Error::invalid_input(
+        field,
+        &format!(
+            "expected the message as a string or a Uint8Array, got {}",
+            args::describe(value)
+        ),
+    ))
+}
+
 /// An HTTP answer as `handleHttpAnswer` (and `Wave.handleWaitHttp`) take it: `{status,
 /// headers?}` and the body, as they arrived (the core reads `Retry-After` from the headers).
 pub(crate) struct HttpArgs {
@@ -224,22 +240,6 @@ impl HttpArgs {
             body: &self.body,
         }
     }
-}
-
-fn bytes_arg(value: &JsValue, field: &str) -> Result<Vec<u8>, Error> {
-    if let Some(s) = value.dyn_ref::<js_sys::JsString>() {
-        return Ok(String::from(s).into_bytes());
-    }
-    if let Some(a) = value.dyn_ref::<js_sys::Uint8Array>() {
-        return Ok(a.to_vec());
-    }
-    Err(Error::invalid_input(
-        field,
-        &format!(
-            "expected the message as a string or a Uint8Array, got {}",
-            args::describe(value)
-        ),
-    ))
 }
 
 /// Header pairs from an object or from `[name, value]` pairs (names as they came; the core
