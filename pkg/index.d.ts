@@ -819,8 +819,18 @@ export interface TrackerCore {
   fastJobCancelAnswered(now: number, httpStatus: number, statusOrCode?: string | null): number;
   /** Numbers-only `tasks/update` ack. */
   fastUpdateAcked(now: number): number;
-  /** Numbers-only failure: request code ({@link REQUEST_KINDS}), HTTP status (0 transport), Retry-After ms (NaN none). */
-  fastRequestFailed(now: number, requestCode: number, httpStatus: number, retryAfterMs: number): number;
+  /**
+   * Numbers-only failure: request code ({@link REQUEST_KINDS}), HTTP status (0 transport), Retry-After ms (NaN none), and the
+   * error envelope's `error.code` as a {@link JOB_ERROR_CODES} index (`jobErrorCode(body?.error?.code)`; left out or NaN when the
+   * body had none). A job is lost only on a 404 whose code is `not_found`: a proxy's 404 page is a failed poll, asked again.
+   */
+  fastRequestFailed(
+    now: number,
+    requestCode: number,
+    httpStatus: number,
+    retryAfterMs: number,
+    errorCode?: number,
+  ): number;
   /** Numbers-only stop watching. */
   fastStop(now: number): number;
   /** Writes outputs still queued after a call that filled the 64-output buffer. */

@@ -652,7 +652,7 @@ fn payload_free_entries_equal_handle_input() {
         Press,
         Answer(CancelAnswer),
         Acked,
-        Failed(RequestKind, Option<u16>, Option<u64>),
+        Failed(RequestKind, Option<u16>, JobErrorCode, Option<u64>),
         Stop,
     }
     let script = [
@@ -661,7 +661,12 @@ fn payload_free_entries_equal_handle_input() {
         Step::Created,
         Step::Timeout,
         Step::Press,
-        Step::Failed(RequestKind::Cancel, Some(429), Some(5_000)),
+        Step::Failed(
+            RequestKind::Cancel,
+            Some(429),
+            JobErrorCode::None,
+            Some(5_000),
+        ),
         Step::Answer(CancelAnswer::NoAnswer),
         Step::Press,
         Step::Answer(CancelAnswer::JobError {
@@ -675,12 +680,14 @@ fn payload_free_entries_equal_handle_input() {
         Step::Answer(CancelAnswer::RpcError { code: -32602 }),
         Step::Acked,
         Step::Timeout,
-        Step::Failed(RequestKind::Get, None, None),
-        Step::Failed(RequestKind::Update, Some(500), None),
-        Step::Failed(RequestKind::FetchResult, None, None),
-        Step::Failed(RequestKind::ContinueCall, None, None),
+        Step::Failed(RequestKind::Get, None, JobErrorCode::None, None),
+        Step::Failed(RequestKind::Update, Some(500), JobErrorCode::None, None),
+        Step::Failed(RequestKind::FetchResult, None, JobErrorCode::None, None),
+        Step::Failed(RequestKind::ContinueCall, None, JobErrorCode::None, None),
         Step::Timeout,
-        Step::Failed(RequestKind::Get, Some(404), None),
+        Step::Failed(RequestKind::Get, Some(404), JobErrorCode::None, None),
+        Step::Failed(RequestKind::Get, Some(404), JobErrorCode::Other, None),
+        Step::Failed(RequestKind::Get, Some(404), JobErrorCode::NotFound, None),
         Step::Stop,
         Step::Press,
         Step::Acked,
@@ -731,18 +738,19 @@ fn payload_free_entries_equal_handle_input() {
                         a.handle_input(now, Input::UpdateAcked),
                         b.handle_update_acked(),
                     ),
-                    Step::Failed(request, http, retry) => {
+                    Step::Failed(request, http, code, retry) => {
                         let failure = match http {
                             Some(status) => Failure::Http {
                                 status,
-                                code: None,
+                                code: (code != JobErrorCode::None)
+                                    .then(|| code.as_str().to_owned()),
                                 retry_after_ms: retry,
                             },
                             None => Failure::Transport,
                         };
                         (
                             a.handle_input(now, Input::RequestFailed { request, failure }),
-                            b.handle_request_failed_http(now, request, http, retry),
+                            b.handle_request_failed_http(now, request, http, code, retry),
                         )
                     }
                     Step::Stop => {
@@ -798,13 +806,14 @@ fn a_server_asking_for_forever_gets_the_latest_time_a_host_can_hold() {
     }
 }
 
-/// O-6, D-6: a job poll's 404 is the job lost when it says `not_found` (or names no code); a
-/// 404 naming another code is a route the server does not have, and polling goes on.
+/// O-6, D-6: a job poll's 404 is the job lost only when it says `not_found`; a 404 naming
+/// another code (a route the server does not have) or none (a proxy's HTML page) is a failed
+/// poll, and polling goes on.
 #[test]
 fn a_job_404_is_lost_only_when_it_is_the_jobs() {
     for (code, lost) in [
         (Some("not_found"), true),
-        (None, true),
+        (None, false),
         (Some("route_not_found"), false),
     ] {
         let mut t = Tracker::new(Model::Job, config()).unwrap();

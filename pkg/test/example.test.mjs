@@ -5,7 +5,8 @@
 //   cancelled; a started job answered 409, shown as too late, then finished first (never
 //   "Cancelled"); a 502 HTML page, a 200 HTML page (a proxy's: it names no status), a dropped
 //   connection and a 409 with an unlisted code each bring the button back to "Cancel" with a
-//   note that the cancel did not go through, never through "Cancelled"; a job submitted with the Render button finishes;
+//   note that the cancel did not go through, never through "Cancelled"; a proxy's 404 page on
+//   two status polls does not make the job lost (rule O-6); a job submitted with the Render button finishes;
 // * against the reference job server (`longcall serve-jobs`, proxied by serve.mjs on the page's
 //   origin): a queued job cancelled and refunded; a processing job 409, "still running", then
 //   finished, never "cancelled"; a completed job's cancel refused with nothing sent.
@@ -137,6 +138,21 @@ for (const example of ['cancel-button', 'lite-button'])
       timeout: 40_000,
     }, async () => {
       const { page, logs } = await phonePage(browser, `${server.base}/examples/${example}/?job=unknown`);
+      try {
+        await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
+          timeout: 35_000,
+        });
+        assert.match(await page.textContent('#note'), /^Finished: (succeeded|https:)/);
+        assert.deepEqual(logs, []);
+      } finally {
+        await page.close();
+      }
+    });
+
+    test("a proxy's 404 page on a status poll: the job is not lost, and is seen finished", {
+      timeout: 40_000,
+    }, async () => {
+      const { page, logs } = await phonePage(browser, `${server.base}/examples/${example}/?job=html404`);
       try {
         await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
           timeout: 35_000,

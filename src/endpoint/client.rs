@@ -2234,6 +2234,47 @@ mod tests {
         )));
     }
 
+    /// Rules O-6, E-63: a 404 that is not the job API's `not_found` (a proxy's HTML page) is a
+    /// failed poll in both HTTP dialects: said, polled again, and the job is found after it.
+    #[test]
+    fn a_proxy_404_page_is_a_failed_poll_not_a_lost_job() {
+        for dialect in JobDialect::ALL {
+            let mut c = config();
+            c.job_dialect = dialect;
+            let mut ep = CallEndpoint::watch(Model::Job, "job_1", c).unwrap();
+            let first = http_ref(&drain(&mut ep));
+            let page = b"<html><body><h1>404 Not Found</h1>nginx</body></html>";
+            ep.handle_http(10, first, http(404, page));
+            let out = drain(&mut ep);
+            let said = Event::RequestFailed {
+                request: RequestKind::Get,
+                failure: Failure::Http {
+                    status: 404,
+                    code: None,
+                    retry_after_ms: None,
+                },
+            };
+            assert_eq!(out[0], said, "{dialect:?}");
+            assert!(
+                !out.iter().any(|e| matches!(e, Event::Settled { .. })),
+                "{dialect:?}: {out:?}"
+            );
+            let at = wake(&out);
+            ep.handle_timeout(at);
+            let second = http_ref(&drain(&mut ep));
+            let body: &[u8] = match dialect {
+                JobDialect::McpTools => br#"{"id":"job_1","status":"processing"}"#,
+                JobDialect::OpenApi => br#"{"data":{"id":"job_1","sume_status":"processing"}}"#,
+            };
+            ep.handle_http(at + 5, second, http(200, body));
+            let out = drain(&mut ep);
+            assert_eq!(out[0], Event::Recovered, "{dialect:?}");
+            assert!(out.contains(&Event::Status {
+                status: Status::Processing
+            }));
+        }
+    }
+
     /// Rules E-7, P-4: a `Retry-After` the host did not read is read from the answer's headers,
     /// in every dialect, and is a floor for the next poll.
     #[test]

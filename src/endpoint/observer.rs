@@ -97,7 +97,7 @@ use serde_json::Value;
 
 use super::codec::{read_answer, read_notification, Asked};
 use crate::admission::{self, Advice, ErrorCode, SubmitAnswer, Submitted};
-use crate::cancel::{classify_answer, CancelAnswer, CancelVerdict};
+use crate::cancel::{classify_answer, CancelAnswer, CancelVerdict, JobErrorCode};
 use crate::error::{Error, Quoted};
 use crate::lifecycle::{self, Observation, Seed};
 use crate::model::Model;
@@ -1329,16 +1329,27 @@ impl JobObserver {
             self.cancel_answer(at, id, *open_api, req.status_at_send, status, body);
         }
         if status == 404 {
-            if let Some(id) = req.call.job() {
-                self.sink.note(
-                    at,
-                    format!(
-                        "job {id}: 404 not_found (unknown, or another member's); outcome: lost"
-                    ),
-                );
-                if let Some(w) = self.jobs.get_mut(id) {
-                    w.lost = true;
+            // O-6: only the API's own `not_found` loses the job; a proxy's page or a route the
+            // server lacks is a failed request, and the job is still asked after it.
+            let not_found = crate::wire::sume::read_error(status, body)
+                .is_ok_and(|e| JobErrorCode::parse(&e.code) == JobErrorCode::NotFound);
+            match req.call.job() {
+                Some(id) if not_found => {
+                    self.sink.note(
+                        at,
+                        format!(
+                            "job {id}: 404 not_found (unknown, or another member's); outcome: lost"
+                        ),
+                    );
+                    if let Some(w) = self.jobs.get_mut(id) {
+                        w.lost = true;
+                    }
                 }
+                Some(id) => self.sink.note(
+                    at,
+                    format!("job {id}: a 404 that does not say not_found (not the job API's answer); the job is not lost"),
+                ),
+                None => {}
             }
             return;
         }
@@ -2274,6 +2285,44 @@ mod tests {
             })
             .collect();
         assert_eq!(got, [(6, Rule::IllegalTransition)]);
+    }
+
+    /// Rule O-6: a 404 without the API's `not_found` (a proxy's page) does not make the job
+    /// lost; one with it does.
+    #[test]
+    fn a_job_log_reads_only_the_apis_404_as_lost() {
+        let log = |answer: &str| {
+            [
+                r#"{"t_ms":0,"dir":"c2s","http":{"method":"POST","path":"/v1/image-router/generate","idempotency_key":"k"},"body":{"model":"m"}}"#,
+                r#"{"t_ms":1,"dir":"s2c","http":{"status":200},"body":{"data":{"request_id":"J","sume_status":"queued"}}}"#,
+                r#"{"t_ms":2,"dir":"c2s","http":{"method":"GET","path":"/v1/jobs/J/status"},"body":null}"#,
+                answer,
+            ]
+            .join("\n")
+        };
+        let notes = |answer: &str| -> Vec<String> {
+            let r = check_text(&log(answer), None).unwrap();
+            r.notes.into_iter().map(|n| n.text).collect()
+        };
+        let page =
+            r#"{"t_ms":3,"dir":"s2c","http":{"status":404},"body":"<html>404 Not Found</html>"}"#;
+        let said = notes(page);
+        assert!(
+            !said.iter().any(|n| n.contains("outcome: lost")),
+            "{said:?}"
+        );
+        assert!(
+            said.iter()
+                .any(|n| n.contains("did not reach a terminal status")),
+            "{said:?}"
+        );
+        let api = r#"{"t_ms":3,"dir":"s2c","http":{"status":404},"body":{"error":{"code":"not_found","message":"job not found"}}}"#;
+        let said = notes(api);
+        assert!(said.iter().any(|n| n.contains("outcome: lost")), "{said:?}");
+        assert!(
+            !said.iter().any(|n| n.contains("did not reach")),
+            "{said:?}"
+        );
     }
 
     /// Rules E-52, X-9: a second key's requests for the first key's job, answered like an

@@ -29,6 +29,15 @@ use crate::violation::{Rule, Violation};
 use crate::wire::jsonrpc::rpc_error_to_value;
 use crate::Json;
 
+/// An HTTP error answer to a request, as the machine reads it: its status, its envelope's
+/// error code (read once), and its Retry-After.
+#[derive(Clone, Copy)]
+struct HttpFailure {
+    status: u16,
+    code: JobErrorCode,
+    retry_after_ms: Option<u64>,
+}
+
 /// How a tracker polls and how long it watches.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(default)]
@@ -635,26 +644,25 @@ impl Tracker {
         self.on_request_failed(now, request, failure)
     }
 
-    /// [`Input::RequestFailed`] without a JSON-RPC error: an HTTP error answer with this status
-    /// (no envelope code) and Retry-After, or no answer at all (`http_status` `None`:
-    /// [`Failure::Transport`]).
+    /// [`Input::RequestFailed`] without a JSON-RPC error: an HTTP error answer with this status,
+    /// its envelope's error `code` ([`JobErrorCode::None`] when the body had none, as a proxy's
+    /// HTML page) and Retry-After, or no answer at all (`http_status` `None`:
+    /// [`Failure::Transport`]). Only a 404 whose code is `not_found` loses a job (O-6).
     pub fn handle_request_failed_http(
         &mut self,
         now: u64,
         request: RequestKind,
         http_status: Option<u16>,
+        code: JobErrorCode,
         retry_after_ms: Option<u64>,
     ) -> Result<(), Error> {
         self.refuse_stopped()?;
-        let failure = match http_status {
-            Some(status) => Failure::Http {
-                status,
-                code: None,
-                retry_after_ms,
-            },
-            None => Failure::Transport,
-        };
-        self.on_failure(now, request, &failure)
+        let http = http_status.map(|status| HttpFailure {
+            status,
+            code,
+            retry_after_ms,
+        });
+        self.on_failure(now, request, http)
     }
 
     /// [`Input::StopWatching`]: the host stops watching (C-17: not a cancel, nothing is sent).
@@ -670,7 +678,20 @@ impl Tracker {
     ) -> Result<(), Error> {
         match failure {
             Failure::Rpc { error } => self.on_rpc_failure(now, request, error),
-            failure => self.on_failure(now, request, &failure),
+            Failure::Http {
+                status,
+                code,
+                retry_after_ms,
+            } => {
+                let code = JobErrorCode::parse(code.as_deref().unwrap_or(""));
+                let http = HttpFailure {
+                    status,
+                    code,
+                    retry_after_ms,
+                };
+                self.on_failure(now, request, Some(http))
+            }
+            Failure::Transport => self.on_failure(now, request, None),
         }
     }
 
@@ -1463,13 +1484,13 @@ impl Tracker {
         self.after_failure(now, request, gone)
     }
 
-    /// A request failed with an HTTP error answer or no answer ([`Failure::Http`],
-    /// [`Failure::Transport`]; a JSON-RPC error goes to `on_rpc_failure`).
+    /// A request failed with an HTTP error answer (`http`) or no answer (`None`); a JSON-RPC
+    /// error goes to `on_rpc_failure`.
     fn on_failure(
         &mut self,
         now: u64,
         request: RequestKind,
-        failure: &Failure,
+        http: Option<HttpFailure>,
     ) -> Result<(), Error> {
         if request == RequestKind::ContinueCall {
             self.continuation_awaited()?;
@@ -1479,34 +1500,35 @@ impl Tracker {
         self.check_failure(request)?;
         // Retry-After is a floor for every request that follows, a confirming poll after a
         // failed cancel included.
-        if let Failure::Http {
+        if let Some(HttpFailure {
             status: 429,
             retry_after_ms,
             ..
-        } = failure
+        }) = http
         {
             self.schedule
                 .handle_retry_after(now, retry_after_ms.unwrap_or(0));
         }
-        // The error code, read once: a cancel's answer, and whether a 404 is the job's.
-        let code = match failure {
-            Failure::Http { code, .. } => JobErrorCode::parse(code.as_deref().unwrap_or("")),
-            _ => JobErrorCode::None,
-        };
-        // O-6, D-6: a job 404 is the job lost, unless its body names another error code (a
-        // route the server does not have is not a job it does not know: polling goes on).
+        // O-6: a job 404 is the job lost only when the API says so (`not_found`). A 404 with
+        // another code, or with no envelope at all (a proxy's HTML page, a route the server does
+        // not have), is not a job it does not know: polling goes on, bounded by the deadline.
         let gone = self.model == Model::Job
-            && matches!(failure, Failure::Http { status: 404, .. })
-            && matches!(code, JobErrorCode::NotFound | JobErrorCode::None);
+            && matches!(
+                http,
+                Some(HttpFailure {
+                    status: 404,
+                    code: JobErrorCode::NotFound,
+                    ..
+                })
+            );
         if request == RequestKind::Cancel {
-            let answer = match failure {
-                Failure::Http { status, .. } => CancelAnswer::JobError {
-                    http_status: *status,
+            let answer = match http {
+                Some(HttpFailure { status, code, .. }) => CancelAnswer::JobError {
+                    http_status: status,
                     code,
                     cancelable: None,
                 },
-                Failure::Rpc { error } => CancelAnswer::RpcError { code: error.code },
-                Failure::Transport => CancelAnswer::NoAnswer,
+                None => CancelAnswer::NoAnswer,
             };
             return self.on_cancel_answer(now, answer);
         }

@@ -42,7 +42,7 @@
 //!   or an absent flag leaves the status class of [`crate::admission::TABLE`] (it never makes
 //!   a 4xx retryable). The flag governs sending the **same request** again (a submit, a
 //!   cancel); a status poll is not given up because of it: the watch's deadline bounds
-//!   polling, and only a 404 ends it (lost).
+//!   polling, and only a 404 `not_found` ends it (lost; O-6).
 //! * **D-7 Retry-After** is delta-seconds or an HTTP date measured from `now`
 //!   ([`crate::time::parse_retry_after_ms`]), a floor before the next try. A date is never
 //!   read as zero (the official client reads it as zero and retries at once).

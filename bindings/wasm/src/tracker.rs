@@ -15,7 +15,7 @@
 #[allow(unused_imports)]
 use crate::prelude::*;
 
-use longcall::cancel::CancelAnswer;
+use longcall::cancel::{CancelAnswer, JobErrorCode};
 use longcall::outcome::{Outcome, Payload};
 #[cfg(feature = "full")]
 use longcall::snapshot;
@@ -510,10 +510,19 @@ impl Tracker {
         self.fast_signal(now, Signal::UpdateAcked)
     }
 
-    /// `fastRequestFailed(now, requestKind, httpStatus, retryAfterMs)`: a request failed;
-    /// `httpStatus` 0 is a transport failure; `retryAfterMs` NaN for none.
+    /// `fastRequestFailed(now, requestKind, httpStatus, retryAfterMs, errorCode)`: a request
+    /// failed; `httpStatus` 0 is a transport failure; `retryAfterMs` NaN for none; `errorCode`
+    /// the envelope's `error.code` as a `JOB_ERROR_CODES` index (`jobErrorCode`), NaN or left
+    /// out when the body had none. A job is lost only on a 404 whose code is `not_found` (O-6).
     #[wasm_bindgen(js_name = fastRequestFailed)]
-    pub fn fast_request_failed(&mut self, now: f64, request: f64, http: f64, retry: f64) -> i32 {
+    pub fn fast_request_failed(
+        &mut self,
+        now: f64,
+        request: f64,
+        http: f64,
+        retry: f64,
+        code: f64,
+    ) -> i32 {
         let r = (|| {
             let request = at(&REQUEST_KINDS, request).ok_or_else(|| bad("request"))?;
             let (http, retry) = match json::num(http).and_then(|n| u16::try_from(n).ok()) {
@@ -521,8 +530,13 @@ impl Tracker {
                 Some(status) => (Some(status), opt_ms(retry)?),
                 None => return Err(bad("httpStatus")),
             };
+            let code = if code.is_nan() {
+                JobErrorCode::None
+            } else {
+                at(&JOB_ERROR_CODES, code).ok_or_else(|| bad("errorCode"))?
+            };
             self.core
-                .handle_request_failed_http(fast_now(now)?, request, http, retry)
+                .handle_request_failed_http(fast_now(now)?, request, http, code, retry)
         })();
         self.fast_done(r)
     }

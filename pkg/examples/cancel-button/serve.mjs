@@ -8,7 +8,9 @@
 //   finishes), `html502` (the cancel gets a 502 HTML page), `html200` (the cancel gets a 200
 //   HTML page, as a proxy's sign-in page, and the job goes on), `drop` (the connection drops),
 //   `unlisted` (a 409 with a code longcall does not know), `unknown` (two polls answer a status
-//   the API does not list, then it finishes), anything else (finishes after three polls); each NAME plays its script once per run of this server (restart it to see it again);
+//   the API does not list, then it finishes), `html404` (the second and third polls get a proxy's
+//   404 page, which is not the API saying the job is unknown, then it finishes), anything else (finishes after
+//   three polls); each NAME plays its script once per run of this server (restart it to see it again);
 //   a submit (`?model=NAME`'s Render button) creates one job per idempotency key, which plays
 //   the last script. It answers other origins too (CORS), for a page served by a dev server; or
 // * a real job server, proxied: `serve.mjs 8080 --api http://127.0.0.1:PORT` (`longcall
@@ -34,6 +36,8 @@ function script(name) {
       polls += 1;
       if (pressed) afterPress += 1;
       if (cancelled) return job('canceled');
+      if (name === 'html404' && (polls === 2 || polls === 3))
+        return { status: 404, html: '<html><body>404 Not Found</body></html>' };
       if (name === 'late' && pressed) return job(afterPress >= 2 ? 'completed' : 'processing');
       if (['queued', 'late', 'html502', 'html200', 'drop', 'unlisted'].includes(name)) return job('queued');
       if (name === 'unknown' && polls > 1) return job(polls <= 3 ? 'pending' : 'completed');

@@ -6,7 +6,7 @@
 //
 // What lite does not have: MCP wire messages and input requests (`ask_user` needs the JSON
 // reader of `longcall`); a page that calls MCP tools uses `longcall` (or `longcall/mcp`).
-import { REQUEST_KINDS, STATUSES, Tracker, decodeFast, init, timerDelay } from 'longcall/lite';
+import { REQUEST_KINDS, STATUSES, Tracker, decodeFast, init, jobErrorCode, timerDelay } from 'longcall/lite';
 
 /** @type {Record<import('longcall/lite').ButtonState, string>} */
 const LABEL = {
@@ -111,7 +111,10 @@ export async function watchJob(baseUrl, jobId, button, note) {
   };
 
   const GET = REQUEST_KINDS.indexOf('get');
-  /** A poll's answer: the job's status as a code, or the failure as the core reads failures. */
+  /**
+   * A poll's answer: the job's status as a code, or the failure as the core reads failures (with
+   * the API's error code: only a 404 that says `not_found` loses the job, a proxy's page does not).
+   */
   const poll = async () => {
     const a = await ask(`${jobUrl}/status`);
     const ok = a.status >= 200 && a.status < 300;
@@ -119,7 +122,8 @@ export async function watchJob(baseUrl, jobId, button, note) {
     if (ok && code >= 0) act(t.fastPolled(Date.now(), code, Number.NaN, 0));
     // A 2xx that names no status the core knows says nothing: read as no answer (0), so the
     // poll goes again after its backoff rather than never.
-    else act(t.fastRequestFailed(Date.now(), GET, ok ? 0 : a.status, a.retryAfterMs));
+    else
+      act(t.fastRequestFailed(Date.now(), GET, ok ? 0 : a.status, a.retryAfterMs, jobErrorCode(a.body?.error?.code)));
   };
 
   /**

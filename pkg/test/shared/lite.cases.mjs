@@ -134,6 +134,40 @@ export const cases = {
     assert.deepEqual(outs, []);
   },
 
+  async "numbers-only: a job 404 is lost only when it says not_found (a proxy's page is a failed poll)"({
+    lc,
+    assert,
+  }) {
+    const l = await lite();
+    const GET = l.REQUEST_KINDS.indexOf('get');
+    const queued = l.STATUSES.indexOf('queued');
+    // The same answers in both builds, with the error code as the API's envelope gave it.
+    const after404 = (mod, ...code) => {
+      const t = new mod.Tracker('job', { poll: { jitter: 'none' } });
+      t.fastCreated('job_1', 0, queued, NaN);
+      t.fastTimeout(1000);
+      const n = t.fastRequestFailed(1100, GET, 404, NaN, ...code);
+      const outs = n < 0 ? t.lastError : mod.decodeFast(t, n);
+      const outcome = t.outcome;
+      t.free();
+      return { outs, outcome };
+    };
+    for (const code of [[], [NaN], [l.jobErrorCode(undefined)], [l.jobErrorCode('route_not_found')]]) {
+      const got = after404(l, ...code);
+      assert.deepEqual(got, after404(lc, ...code), `code ${code}`);
+      assert.equal(got.outcome, undefined, `code ${code}: not lost`);
+      assert.equal(got.outs.at(-1).type, 'wake_at', `code ${code}: polled again`);
+    }
+    const lost = after404(l, l.jobErrorCode('not_found'));
+    assert.deepEqual(lost, after404(lc, lc.jobErrorCode('not_found')));
+    assert.equal(lost.outcome, 'lost');
+    // A code that is no index is refused, not read as none.
+    for (const bad of [99, -1, 0.5, 'not_found']) {
+      assert.equal(after404(l, bad).outs, 'invalid_input', `code ${String(bad)}`);
+      assert.equal(after404(lc, bad).outs, 'invalid_input', `code ${String(bad)}`);
+    }
+  },
+
   async 'memory freed by lite trackers serves the next ones'({ assert }) {
     // The small module has an allocator of its own (a free list): a page that makes and frees
     // trackers for hours must not grow its memory. 400 trackers alive at once, each with an id
