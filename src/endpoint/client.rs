@@ -817,21 +817,41 @@ impl CallEndpoint {
                 Some(r @ (Request::Cancel { .. } | Request::Update { .. })) => {
                     ep.emit_request(r);
                 }
-                // A poll whose answer went with the old host: asked again at the floor. The
-                // server did not fail, so no `RequestFailed` is said (E-63).
-                Some(r) => {
-                    let lost = Input::RequestFailed {
-                        request: r.kind(),
-                        failure: Failure::Transport,
-                    };
-                    if let Err(e) = ep.tracker.handle_input(now, lost) {
-                        ep.violate(Rule::UnreadableAnswer, e.to_string());
-                    }
-                    ep.pump();
-                }
+                // A poll whose answer went with the old host: asked again at the floor.
+                Some(r) => ep.lost_in_restart(now, r.kind()),
             }
         }
+        // A request the tracker counts as out that no pending entry carries (a snapshot edited
+        // by hand, or written by a host that lost its list) is lost the same way: otherwise its
+        // answer is awaited forever and the call never wakes.
+        let held: Vec<RequestKind> = ep
+            .pending
+            .iter()
+            .filter_map(|p| p.request.as_ref().map(Request::kind))
+            .collect();
+        let orphans: Vec<RequestKind> = ep
+            .tracker
+            .requests_in_flight()
+            .filter(|k| !held.contains(k))
+            .collect();
+        for request in orphans {
+            ep.lost_in_restart(now, request);
+        }
         Ok(ep)
+    }
+
+    /// A request whose answer went with the old host: told to the tracker as lost in transport,
+    /// so it is asked again at the floor. The server did not fail, so no `RequestFailed` is
+    /// said (E-63).
+    fn lost_in_restart(&mut self, now: u64, request: RequestKind) {
+        let lost = Input::RequestFailed {
+            request,
+            failure: Failure::Transport,
+        };
+        if let Err(e) = self.tracker.handle_input(now, lost) {
+            self.violate(Rule::UnreadableAnswer, e.to_string());
+        }
+        self.pump();
     }
 
     /// The model.
@@ -2088,6 +2108,44 @@ mod tests {
         assert!(out.contains(&Event::Stopped {
             reason: StopReason::CreateUnanswered
         }));
+    }
+
+    /// Rule E-5: a snapshot whose tracker has a poll and a cancel out but whose pending list
+    /// lost them (edited by hand) does not leave the call waiting forever: both count as lost
+    /// in transport, the button reopens and the poll is asked again at the floor.
+    #[test]
+    fn restore_catches_requests_no_pending_entry_carries() {
+        let mut ep = CallEndpoint::watch(Model::Job, "job_1", config()).unwrap();
+        let first = http_ref(&drain(&mut ep));
+        ep.handle_http(10, first, http(200, br#"{"id":"job_1","status":"queued"}"#));
+        let at = wake(&drain(&mut ep));
+        ep.handle_timeout(at);
+        let _ = drain(&mut ep); // the poll is out
+        ep.cancel_pressed(at + 1).unwrap();
+        let _ = drain(&mut ep); // and the cancel
+        let mut snap: Value = serde_json::from_str(&ep.snapshot().unwrap()).unwrap();
+        let state = snap
+            .as_object_mut()
+            .and_then(|o| o.values_mut().find(|v| v.get("pending").is_some()))
+            .expect("a pending list in the snapshot");
+        state["pending"] = json!([]);
+        let mut back = CallEndpoint::restore(&snap.to_string(), at + 5).unwrap();
+        let out = drain(&mut back);
+        assert!(
+            out.contains(&Event::Button {
+                state: ButtonState::Available
+            }),
+            "{out:?}"
+        );
+        let next = wake(&out);
+        back.handle_timeout(next);
+        let out = drain(&mut back);
+        assert!(
+            out.iter().any(
+                |e| matches!(e, Event::Transmit(Transmit::Http { method, .. }) if method == "GET")
+            ),
+            "{out:?}"
+        );
     }
 
     /// Rules E-6, E-7.

@@ -384,6 +384,23 @@ impl Tracker {
         self.ended.is_some()
     }
 
+    /// The requests this tracker counts as out, awaiting an answer: what a host restored from a
+    /// snapshot must hold a request for, or tell as lost ([`crate::endpoint::CallEndpoint::restore`]).
+    pub(crate) fn requests_in_flight(&self) -> impl Iterator<Item = RequestKind> + '_ {
+        let w = self.watching();
+        [
+            (RequestKind::Get, self.poll_in_flight()),
+            (RequestKind::FetchResult, self.fetch_in_flight()),
+            (
+                RequestKind::Cancel,
+                self.cancel() == CancelProgress::InFlight,
+            ),
+            (RequestKind::Update, w.is_some_and(|w| w.inputs.in_flight)),
+        ]
+        .into_iter()
+        .filter_map(|(kind, out)| out.then_some(kind))
+    }
+
     /// The poll policy this tracker follows (its retry schedule also spaces re-sent creates).
     pub(crate) fn poll_policy(&self) -> &crate::poll::PollPolicy {
         self.schedule.policy()
