@@ -1,10 +1,26 @@
 //! The run loop with the endpoint: bytes in, bytes out (the README shows this file).
-use longcall::endpoint::{CallEndpoint, Config, Event, Transmit};
+use longcall::endpoint::{CallEndpoint, Config, Event, HttpAnswer, Transmit};
 use longcall::Model;
 
 /// Your transport: POST `text` with `headers` to the MCP endpoint, return the answer's bytes.
 fn post(text: &str, headers: &[(String, String)]) -> Option<Vec<u8>> {
     let _ = (text, headers);
+    None
+}
+
+/// A job API's answer: its status, headers and bytes.
+type Answer = (u16, Vec<(String, String)>, Vec<u8>);
+
+/// Your HTTP client, for a job API (`CallEndpoint::submit_job`, `watch` of a job): send `method
+/// path` on the API's base URL with `headers` and your own `Authorization`, and return the
+/// answer, a 4xx or 5xx included; `None` only when none came.
+fn fetch(
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body: Option<&str>,
+) -> Option<Answer> {
+    let _ = (method, path, headers, body);
     None
 }
 
@@ -27,6 +43,23 @@ fn main() -> Result<(), longcall::Error> {
                 Some(bytes) => ep.handle_answer(now(), id, &bytes), // exactly as it arrived
                 None => ep.handle_transport_failure(now(), id),     // never re-sent
             },
+            Event::Transmit(Transmit::Http {
+                request_ref,
+                method,
+                path,
+                headers,
+                body,
+            }) => match fetch(&method, &path, &headers, body.as_deref()) {
+                Some((status, got, bytes)) => {
+                    let answer = HttpAnswer {
+                        status,
+                        retry_after_ms: None,
+                        body: &bytes,
+                    };
+                    ep.handle_http_headers(now(), request_ref, answer, &got) // Retry-After read
+                }
+                None => ep.handle_transport_failure(now(), request_ref),
+            },
             Event::AskUser { key, request, .. } => {
                 ep.answer_input(now(), &key, prompt(&request))?
             }
@@ -48,9 +81,10 @@ fn main() -> Result<(), longcall::Error> {
                 sleep_until(at);
                 ep.handle_timeout(at);
             }
-            // Nothing armed and nothing in flight (an async host waits for its answers instead).
+            // No timer armed: what happens next is an answer to what was sent, or the user.
+            // This host waits for each answer inline, so nothing can come: it ends here.
             Event::Idle => return Ok(()),
-            _ => {} // status, violations: show or log them (a job call sends `Transmit::Http`)
+            _ => {} // status, violations, admission: show or log them
         }
     }
 }

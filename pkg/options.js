@@ -65,3 +65,22 @@ export function isHttpUrl(value) {
     return false;
   }
 }
+
+/**
+ * `config` with a jitter seed of its own when the caller gave none. The core draws every poll's
+ * jitter from its seed, and the default seed is the same in every process, so calls started
+ * together (a batch, or a fleet of hosts restarted at once) would poll together, every time. A
+ * host is where randomness lives: it draws one seed per call from the platform's source. A
+ * caller who gives a seed (to replay a schedule) keeps it; a `config` that is not an object is
+ * left for the core to refuse.
+ * @template T
+ * @param {T} config
+ * @returns {T}
+ */
+export function seeded(config) {
+  const plain = config == null || (typeof config === 'object' && !Array.isArray(config));
+  if (!plain || config?.seed != null) return config;
+  const [hi, lo] = crypto.getRandomValues(new Uint32Array(2));
+  // 53 bits: the largest seed a JavaScript number holds exactly.
+  return /** @type {T} */ ({ ...config, seed: (hi >>> 11) * 2 ** 32 + lo });
+}

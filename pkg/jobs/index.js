@@ -17,7 +17,7 @@
 // request bodies are sent as `application/json`. `jobs_wait` answers go to the core's `Wave` as
 // they arrived (`handleWaitHttp`).
 import * as lc from 'longcall';
-import { checkOptions, isHttpUrl } from '../options.js';
+import { checkOptions, isHttpUrl, seeded } from '../options.js';
 import { mergeHeaders } from '../headers.js';
 
 // The first artifact's URL of a settled result, in either dialect's shape (the core reads it).
@@ -435,7 +435,7 @@ export class JobHost {
     });
     const resumed = await this.resume(intent, hooks);
     if (resumed) return resumed;
-    const ep = lc.Endpoint.submitJob({ ...job, idempotencyKey: intent }, this.config, this.wire, this.now());
+    const ep = lc.Endpoint.submitJob({ ...job, idempotencyKey: intent }, seeded(this.config), this.wire, this.now());
     return new Job(this, ep, intent, hooks).start();
   }
 
@@ -449,7 +449,7 @@ export class JobHost {
       // Watching had stopped (a deadline, `stop()`) and the job goes on: watch its id again.
       const id = ep.id;
       ep.free();
-      if (id) return new Job(this, lc.Endpoint.watch('job', id, this.config, this.wire), intent, hooks).start();
+      if (id) return new Job(this, lc.Endpoint.watch('job', id, seeded(this.config), this.wire), intent, hooks).start();
       // Stopped before the server named a job (a record an earlier version kept): no record.
       await this.store.delete(intent);
       return null;
@@ -460,7 +460,7 @@ export class JobHost {
   /** Watches a job id persisted elsewhere (no store record: the id is the application's). */
   watch(jobId, hooks) {
     checkOptions(hooks, HOOKS, 'watch: hooks', jobError);
-    return new Job(this, lc.Endpoint.watch('job', jobId, this.config, this.wire), null, hooks).start();
+    return new Job(this, lc.Endpoint.watch('job', jobId, seeded(this.config), this.wire), null, hooks).start();
   }
 
   /**
@@ -470,7 +470,7 @@ export class JobHost {
   wait(jobs, options = {}) {
     checkOptions(options, WAIT_OPTIONS, 'wait', jobError);
     const { deadline = null, path = '/jobs/wait', onJob, ...config } = options ?? {};
-    const w = new lc.Wave(config);
+    const w = new lc.Wave(seeded(config));
     /** @type {Map<string, object>} */
     const settled = new Map();
     // Jobs whose watching stopped unsettled (a deadline, max polls): they count as ended for

@@ -31,7 +31,7 @@
 // unvalidated; throw only when none did; once `send` has settled, the signal it was given is no
 // longer followed.
 import * as lc from 'longcall';
-import { checkOptions, isHttpUrl } from '../options.js';
+import { checkOptions, isHttpUrl, seeded } from '../options.js';
 import { mergeHeaders } from '../headers.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -862,7 +862,7 @@ export async function callTool(sender, opts) {
   const ep = fromCore(() =>
     lc.Endpoint.callTool(sender.model, opts.name, opts.arguments ?? {}, {
       ttlMs: opts.ttlMs,
-      config: opts.config,
+      config: seeded(opts.config),
       wire: opts.wire,
       now: (opts.now ?? Date.now)(),
     }),
@@ -894,7 +894,7 @@ export function watchTask(sender, taskId, opts = {}) {
 
 // Watches a task by its id; `name` is the tool that created it, when known (a resume).
 function watchId(sender, taskId, opts, name = null) {
-  const ep = fromCore(() => lc.Endpoint.watch(sender.model, taskId, opts.config ?? null, opts.wire ?? null));
+  const ep = fromCore(() => lc.Endpoint.watch(sender.model, taskId, seeded(opts.config ?? null), opts.wire ?? null));
   const w = new Watch(sender, ep, opts, name);
   w.apply(() => ep.pollEvents());
   w.route();

@@ -648,6 +648,36 @@ test('a host set up wrong (a now that gives a Date) stops the job with the error
   assert.ok(store.has('intent-now'), 'the record is kept: the job can be resumed');
 });
 
+test('jobs submitted together poll apart: each call gets a jitter seed of its own unless one is given', async () => {
+  let n = 0;
+  const fetch = async () =>
+    new Response(JSON.stringify({ data: { request_id: `job_${++n}`, sume_status: 'queued' } }), { status: 200 });
+  /** The seed and the first drawn wait of each job a host submits at once. */
+  const schedules = async (config) => {
+    const store = new Map();
+    const host = new JobHost({ baseUrl: 'http://127.0.0.1:9', dialect: 'open_api', fetch, store, config });
+    const jobs = await Promise.all(
+      ['a', 'b', 'c'].map((i) => host.submit(i, { model: 'm', kind: 'image', arguments: {} })),
+    );
+    await Promise.all(jobs.map((j) => j.created));
+    for (const j of jobs) j.stop();
+    return ['a', 'b', 'c'].map((i) => {
+      const { state } = JSON.parse(store.get(i));
+      return [state.config.tracker.seed, state.tracker.schedule.previous_ms];
+    });
+  };
+  const drawn = await schedules(null);
+  assert.equal(new Set(drawn.map(([seed]) => seed)).size, 3, 'three seeds');
+  assert.equal(new Set(drawn.map(([, wait]) => wait)).size, 3, `three first waits: ${drawn}`);
+  // A seed the caller gives is kept: the same schedule, replayable.
+  const given = await schedules({ seed: 42 });
+  assert.deepEqual(
+    given.map(([seed]) => seed),
+    [42, 42, 42],
+  );
+  assert.equal(new Set(given.map(([, wait]) => wait)).size, 1);
+});
+
 test('a deadline given as a duration is refused before the paid submit goes out (E-60)', async () => {
   let fetched = 0;
   const fetch = async () => {

@@ -408,6 +408,20 @@ test('2026 cancel: the core presses, ack then cancelled; pressing after settle i
   assert.equal(methods(s).filter((m) => m === 'tasks/cancel').length, 1);
 });
 
+test('calls started together poll apart: each gets a jitter seed of its own unless one is given', async () => {
+  const clock = fakeClock();
+  const seedOf = async (config) => {
+    const h = await callTool(working('t1', clock), { name: 'slow', config, ...on(clock) });
+    const seed = JSON.parse(h.snapshot()).state.config.tracker.seed;
+    h.stop();
+    return seed;
+  };
+  const drawn = [await seedOf(undefined), await seedOf({ poll: { jitter: 'full' } }), await seedOf(null)];
+  assert.equal(new Set(drawn).size, 3, `three seeds: ${drawn}`);
+  assert.ok(drawn.every((seed) => Number.isSafeInteger(seed) && seed >= 0));
+  assert.deepEqual([await seedOf({ seed: 9 }), await seedOf({ seed: 9 })], [9, 9]);
+});
+
 test('resume puts an input asked before the snapshot and never answered to onInput again (R-7)', async () => {
   const clock = fakeClock();
   const { s, answered } = asksOnce(clock, {

@@ -250,7 +250,12 @@ pub enum Transmit {
         /// HTTP headers (`Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version`).
         headers: Vec<(String, String)>,
     },
-    /// A job API request. Hand the answer to [`CallEndpoint::handle_http`] with `request_ref`.
+    /// A job API request: send `method` `path` on the API's base URL with `headers`, plus the
+    /// host's own credentials (the core never holds an API key: add `Authorization: Bearer
+    /// <key>` yourself). Hand the answer to [`CallEndpoint::handle_http_headers`] (or
+    /// [`CallEndpoint::handle_http`]) with `request_ref`, whatever its status: a 4xx or 5xx is
+    /// an answer, which the core reads. Only when no answer came at all (a connection error, a
+    /// local timeout) call [`CallEndpoint::handle_transport_failure`].
     Http {
         /// The reference to answer with.
         request_ref: u64,
@@ -258,7 +263,8 @@ pub enum Transmit {
         method: String,
         /// The path.
         path: String,
-        /// Headers (`Idempotency-Key` on a cancel).
+        /// Headers: `Idempotency-Key` on a submit; on a cancel too in the MCP job tools dialect
+        /// (the Open API's cancel carries none: D-9).
         headers: Vec<(String, String)>,
         /// The JSON body, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -44,7 +44,9 @@ struct HttpFailure {
 pub struct TrackerConfig {
     /// Backoff, jitter, global minimum and maximum polls.
     pub poll: PollPolicy,
-    /// Seed for the jitter, so every schedule is reproducible.
+    /// Seed for the jitter, so every schedule is reproducible. Give each call (or at least
+    /// each host process) its own, from the host's random source: the default (0) is the same
+    /// everywhere, and calls started together with one seed poll together.
     pub seed: u64,
     /// Absolute time after which the tracker stops watching (never stops the call).
     pub deadline_ms: Option<u64>,
