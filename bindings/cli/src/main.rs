@@ -52,7 +52,10 @@ use longcall::Model;
     about = "Lifecycle rules for MCP tasks and paid jobs: lint transcripts, replay vectors, plan polls.",
     long_about = "Lifecycle rules for MCP tasks (2026-07-28 extension, 2025-11-25 experimental) and \
                   Sume-style paid jobs.\n\nWith no subcommand: check the bundled transcripts and \
-                  replay the bundled vectors, then print a summary."
+                  replay the bundled vectors, then print a summary.",
+    // The reference MCP tasks server lives in the npm package, not here: say where.
+    after_help = "The reference MCP tasks server is the npm package's: node pkg/examples/mcp-tasks-server.mjs \
+                  (prints its URL; add --serve-2025 for the 2025-11-25 wire the MCP SDK clients speak)."
 )]
 struct Cli {
     #[command(subcommand)]
