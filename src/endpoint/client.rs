@@ -1218,6 +1218,11 @@ impl CallEndpoint {
     }
 
     /// The user pressed cancel. Errors: a typed refusal; nothing goes on the wire.
+    ///
+    /// A press before the creating answer named a handle is refused (`cancel_refused`, the
+    /// button `unavailable`): there is nothing to cancel yet. A host that lets the user press
+    /// that early keeps the press and presses again at the first `Button { Available }`, as
+    /// `longcall/jobs`'s `job.cancel()` does.
     pub fn cancel_pressed(&mut self, now: u64) -> Result<(), Error> {
         self.tracker.handle_input(now, Input::CancelPressed)?;
         self.pump();
