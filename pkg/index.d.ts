@@ -258,6 +258,13 @@ export interface EndpointWireOptions {
   jobDialect?: JobDialect | undefined;
 }
 
+/** A tool as a `tools/list` answer lists it: its name, and on the 2025 wire how it may run. */
+export interface ListedTool {
+  name: string;
+  execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' | undefined } | undefined;
+  [member: string]: unknown;
+}
+
 /** The options of {@link Endpoint.callTool}; an unknown key is `invalid_input`, naming it. */
 export interface CallToolOptions {
   /** The task TTL to ask for (ms). */
@@ -282,15 +289,22 @@ export interface CallToolOptions {
 export class Endpoint {
   private constructor();
   /**
-   * Calls tool `name`; the first event is the `tools/call` to send. With `now` (ms), a
+   * Calls tool `name` (or the tool as `tools/list` listed it: on the 2025 wire one whose
+   * `execution.taskSupport` is `forbidden` or absent is called without a task, and its result
+   * settles the call); the first event is the `tools/call` to send. With `now` (ms), a
    * `config.deadlineMs` already passed is refused before anything is sent. @throws
    * {LongcallError} `unknown_model`, `wrong_model`, `invalid_input`, `invalid_config`, `malformed`.
    */
-  static callTool(model: TaskModel, name: string, args?: JsonObject | null, options?: CallToolOptions): Endpoint;
+  static callTool(
+    model: TaskModel,
+    name: string | ListedTool,
+    args?: JsonObject | null,
+    options?: CallToolOptions,
+  ): Endpoint;
   /** The same call with its options as positional arguments. */
   static callTool(
     model: TaskModel,
-    name: string,
+    name: string | ListedTool,
     args?: JsonObject | null,
     ttlMs?: number | null,
     config?: TrackerConfig | null,

@@ -4,6 +4,7 @@ import type {
   Camelized,
   Json,
   JsonObject,
+  ListedTool,
   Outcome,
   RunRecord,
   Status,
@@ -214,9 +215,26 @@ export interface WatchOptions {
 }
 
 /** Options of {@link callTool}. */
-export interface CallOptions extends WatchOptions {
-  /** The tool. */
-  name: string;
+export type CallOptions = CallOptionsBase &
+  (
+    | {
+        /** The tool, by its name. */
+        name: string;
+        tool?: undefined;
+      }
+    | {
+        /**
+         * The tool as `tools/list` listed it. On the 2025 wire, where the client decides, one whose
+         * `execution.taskSupport` is `forbidden` or absent is called without a task (its result
+         * settles the call at once; no `ttlMs`); `optional` and `required` run as tasks.
+         */
+        tool: ListedTool;
+        name?: undefined;
+      }
+  );
+
+/** What {@link CallOptions} has whichever way the tool is given. */
+export interface CallOptionsBase extends WatchOptions {
   /** Its arguments: a JSON object, as the SDK's own `callTool` takes them (an interface fits too). */
   arguments?: JsonObject | undefined;
   /** 2025 only: the TTL to ask for (the server may override); with a 2026 sender, `invalid_input` (rule M-18). */

@@ -767,7 +767,7 @@ const WATCH_OPTIONS = [
   'now',
   'timers',
 ];
-const CALL_OPTIONS = ['name', 'arguments', 'ttlMs', ...WATCH_OPTIONS];
+const CALL_OPTIONS = ['name', 'tool', 'arguments', 'ttlMs', ...WATCH_OPTIONS];
 const mcpError = (code, message) => new McpCallError(code, message);
 const DECLINE = Object.freeze({ action: 'decline' });
 
@@ -822,7 +822,9 @@ function fromCore(fn) {
 
 /**
  * @typedef {object} CallOptions
- * @property {string} name the tool
+ * @property {string} [name] the tool, by its name (or `tool`)
+ * @property {{name: string, execution?: {taskSupport?: string}}} [tool] the tool as `tools/list`
+ *   listed it: on 2025 one that may not run as a task is called without one (E-64)
  * @property {object} [arguments]
  * @property {number} [ttlMs] 2025 only: the TTL asked for (the server may override); refused for 2026
  * @property {object} [config] the core's TrackerConfig ({poll, seed, deadlineMs}, camelCase)
@@ -850,8 +852,12 @@ export async function callTool(sender, opts) {
   checkOptions(opts, CALL_OPTIONS, 'callTool', mcpError);
   checkHooks(opts, 'callTool');
   checkSender(sender, opts, 'callTool');
-  if (!opts || typeof opts.name !== 'string')
-    throw new McpCallError('invalid_input', 'callTool: opts.name (the tool) is required');
+  // The tool by its name, or its `tools/list` entry, whose `taskSupport` the core reads (E-64).
+  if (!opts || (opts.tool == null) === (typeof opts.name !== 'string'))
+    throw new McpCallError(
+      'invalid_input',
+      'callTool: give the tool as opts.name (its name) or opts.tool (its tools/list entry), one of the two',
+    );
   // Aborted before the call: nothing is sent. (Aborted while the tools/call is out, the core
   // waits for its answer, so the task it creates is kept: rule E-62.)
   if (opts.signal?.aborted)
@@ -860,7 +866,7 @@ export async function callTool(sender, opts) {
       taskId: null,
     });
   const ep = fromCore(() =>
-    lc.Endpoint.callTool(sender.model, opts.name, opts.arguments ?? {}, {
+    lc.Endpoint.callTool(sender.model, opts.tool ?? opts.name, opts.arguments ?? {}, {
       ttlMs: opts.ttlMs,
       config: seeded(opts.config),
       wire: opts.wire,

@@ -408,6 +408,46 @@ test('2026 cancel: the core presses, ack then cancelled; pressing after settle i
   assert.equal(methods(s).filter((m) => m === 'tasks/cancel').length, 1);
 });
 
+test('a listed tool runs as a task on the 2025 wire only where its taskSupport allows (E-64)', async () => {
+  const clock = fakeClock();
+  // A server that answers a plain call with its result and a task request with a task.
+  const server = () =>
+    fake(
+      'task-2025',
+      {
+        'tools/call': (m) =>
+          m.params.task
+            ? ok(m, { task: { taskId: 't1', status: 'working', createdAt: T, lastUpdatedAt: T, ttl: 60_000 } })
+            : ok(m, { content: [{ type: 'text', text: 'hi' }] }),
+      },
+      clock,
+    );
+  const echo = { name: 'echo', inputSchema: { type: 'object' } };
+  const s = server();
+  const h = await callTool(s, { tool: echo, arguments: { message: 'hi' }, ...on(clock) });
+  assert.equal(s.sent[0].message.params.task, undefined, 'a plain tools/call');
+  const out = await until(clock, h.outcome);
+  assert.equal(out.outcome, 'succeeded');
+  assert.deepEqual(out.result.content, [{ type: 'text', text: 'hi' }]);
+  assert.equal(out.record.name, 'echo');
+  // A tool that may run as a task is asked for one.
+  const t = server();
+  const task = await callTool(t, {
+    tool: { name: 'render', execution: { taskSupport: 'optional' } },
+    ttlMs: 60_000,
+    config: FAST,
+    ...on(clock),
+  });
+  assert.deepEqual(t.sent[0].message.params.task, { ttl: 60_000 });
+  assert.equal(task.id, 't1');
+  task.stop();
+  // The name or the entry, one of the two; a plain call asks no TTL.
+  for (const opts of [{}, { name: 'echo', tool: echo }]) {
+    await assert.rejects(callTool(server(), opts), { code: 'invalid_input', message: /one of the two/ });
+  }
+  await assert.rejects(callTool(server(), { tool: echo, ttlMs: 5 }), { code: 'invalid_input', message: /asks no TTL/ });
+});
+
 test('calls started together poll apart: each gets a jitter seed of its own unless one is given', async () => {
   const clock = fakeClock();
   const seedOf = async (config) => {

@@ -83,13 +83,16 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::codec::{build_call, build_continuation, build_request, read_answer, read_notification};
+use super::codec::{
+    build_continuation, build_request, build_tools_call, read_answer, read_notification,
+};
 use super::codec::{Asked, Built};
 use crate::admission::Advice;
 use crate::cancel::ButtonState;
 use crate::error::{Error, Quoted};
 use crate::model::Model;
 use crate::outcome::{Outcome, Payload};
+use crate::server::gate::TaskSupport;
 use crate::snapshot::{self, Snapshot};
 use crate::status::Status;
 use crate::time::later;
@@ -768,14 +771,59 @@ impl CallEndpoint {
         ttl_ms: Option<u64>,
         config: Config,
     ) -> Result<CallEndpoint, Error> {
+        CallEndpoint::call(model, name, true, arguments, ttl_ms, config)
+    }
+
+    /// Calls a tool as `tools/list` listed it (`{name, execution?: {taskSupport?}}`). On the
+    /// 2025 wire, where the client decides, a tool whose `taskSupport` is `forbidden` or absent
+    /// is called without a task (rule E-64): its answer settles the call at once (O-9), and
+    /// `ttl_ms` must be `None`. `optional` and `required` ask for a task, as [`call_tool`] does.
+    /// On 2026 the server decides per call, so this is [`call_tool`] of the listed name.
+    ///
+    /// ```
+    /// use longcall::endpoint::{CallEndpoint, Config, Event, Transmit};
+    /// use longcall::Model;
+    /// use serde_json::json;
+    ///
+    /// let echo = json!({"name": "echo", "inputSchema": {"type": "object"}});
+    /// let args = json!({"message": "hi"});
+    /// let mut ep = CallEndpoint::call_listed_tool(Model::Task2025, &echo, args, None, Config::default()).unwrap();
+    /// let Event::Transmit(Transmit::Rpc { text, .. }) = ep.poll_event() else { panic!() };
+    /// assert!(!text.contains("\"task\"")); // a plain call: echo may not run as a task
+    /// ```
+    ///
+    /// Errors: an entry without a non-empty string `name`; else as [`call_tool`].
+    ///
+    /// [`call_tool`]: CallEndpoint::call_tool
+    pub fn call_listed_tool(
+        model: Model,
+        tool: &Value,
+        arguments: Value,
+        ttl_ms: Option<u64>,
+        config: Config,
+    ) -> Result<CallEndpoint, Error> {
+        let (name, support) = crate::wire::mcp2025::listed_tool(tool)?;
+        let as_task = model != Model::Task2025 || support != TaskSupport::Forbidden;
+        CallEndpoint::call(model, &name, as_task, arguments, ttl_ms, config)
+    }
+
+    fn call(
+        model: Model,
+        name: &str,
+        as_task: bool,
+        arguments: Value,
+        ttl_ms: Option<u64>,
+        config: Config,
+    ) -> Result<CallEndpoint, Error> {
         let mut ep = CallEndpoint::new(model, config)?;
         let id = ep.take_id();
-        let built = build_call(
+        let built = build_tools_call(
             model,
             Id::Number(id as i64),
             name,
             arguments.clone(),
             ttl_ms,
+            as_task,
         )?;
         ep.call = Some(CallSpec {
             name: name.into(),
@@ -2096,6 +2144,71 @@ mod tests {
                 ..
             }
         )));
+    }
+
+    /// Rules E-64, O-9: a listed tool that may not run as a task is called plainly on the 2025
+    /// wire, and its result settles the call; one that may asks for a task; 2026 always does.
+    #[test]
+    fn a_listed_tool_runs_as_a_task_only_where_it_may() {
+        let call = |model, tool: Value, ttl| {
+            let mut ep = CallEndpoint::call_listed_tool(model, &tool, json!({}), ttl, config())?;
+            let out = drain(&mut ep);
+            let (id, msg) = sent(&out).remove(0);
+            Ok::<_, Error>((ep, id, msg))
+        };
+        for tool in [
+            json!({"name": "echo"}),
+            json!({"name": "echo", "execution": {"taskSupport": "forbidden"}}),
+            json!({"name": "echo", "execution": {"taskSupport": "sometimes"}}),
+        ] {
+            let (mut ep, id, msg) = call(Model::Task2025, tool.clone(), None).unwrap();
+            assert_eq!(msg["params"]["name"], "echo", "{tool}");
+            assert!(msg["params"].get("task").is_none(), "{tool}: {msg}");
+            let answer = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"hi"}}]}}}}"#
+            );
+            ep.handle_answer(5, id, answer.as_bytes());
+            let out = drain(&mut ep);
+            assert!(
+                out.iter().any(|e| matches!(
+                    e,
+                    Event::Settled {
+                        outcome: Outcome::Succeeded,
+                        ..
+                    }
+                )),
+                "{tool}: {out:?}"
+            );
+            // A TTL is a task's; a plain call has none to ask, and says so.
+            let e = call(Model::Task2025, tool.clone(), Some(60_000))
+                .err()
+                .unwrap();
+            assert_eq!(e.code(), "invalid_input", "{tool}");
+        }
+        for support in ["optional", "required"] {
+            let tool = json!({"name": "render", "execution": {"taskSupport": support}});
+            let (_, _, msg) = call(Model::Task2025, tool, Some(60_000)).unwrap();
+            assert_eq!(msg["params"]["task"], json!({"ttl": 60_000}), "{support}");
+        }
+        // 2026 has no per-tool flag: the server decides, and the call is call_tool's.
+        let (_, _, msg) = call(Model::Task2026, json!({"name": "echo"}), None).unwrap();
+        let (_, _, same) = {
+            let mut ep =
+                CallEndpoint::call_tool(Model::Task2026, "echo", json!({}), None, config())
+                    .unwrap();
+            let (id, msg) = sent(&drain(&mut ep)).remove(0);
+            (ep, id, msg)
+        };
+        assert_eq!(msg, same);
+        for bad in [
+            json!({}),
+            json!({"name": ""}),
+            json!({"name": 5}),
+            json!("echo"),
+        ] {
+            let e = call(Model::Task2025, bad.clone(), None).err().unwrap();
+            assert_eq!(e.code(), "invalid_input", "{bad}");
+        }
     }
 
     /// Rules E-5.

@@ -351,6 +351,19 @@ pub fn build_call(
     arguments: Value,
     ttl_ms: Option<u64>,
 ) -> Result<Built, Error> {
+    build_tools_call(model, id, name, arguments, ttl_ms, true)
+}
+
+/// [`build_call`], or with `as_task` false a 2025 `tools/call` that asks for no task (E-64: a
+/// tool listed `taskSupport: forbidden`); it has no TTL to ask.
+pub(crate) fn build_tools_call(
+    model: Model,
+    id: Id,
+    name: &str,
+    arguments: Value,
+    ttl_ms: Option<u64>,
+    as_task: bool,
+) -> Result<Built, Error> {
     let model = task_model(model)?;
     if name.is_empty() {
         // No server has a tool without a name, and `Mcp-Name` would go out empty.
@@ -371,10 +384,18 @@ pub fn build_call(
     } else {
         arguments
     };
+    if !as_task && ttl_ms.is_some() {
+        return Err(Error::invalid_input(
+            "ttl_ms",
+            "this tool does not run as a task (taskSupport forbidden): a plain tools/call asks no TTL",
+        ));
+    }
     let message = if model == Model::Task2026 {
         mcp2026::tools_call_request(id, name, arguments)
-    } else {
+    } else if as_task {
         mcp2025::tools_call_request(id, name, arguments, ttl_ms)
+    } else {
+        mcp2025::tools_call_plain_request(id, name, arguments)
     };
     Ok(Built {
         headers: headers(model, "tools/call", Some(name)),

@@ -24,6 +24,7 @@ use super::Parsed;
 use crate::cancel::CancelAnswer;
 use crate::error::Error;
 use crate::model::Model;
+use crate::server::gate::TaskSupport;
 use crate::status::Status;
 use crate::time::format_rfc3339_ms;
 use crate::view::{TaskView, ToolResult};
@@ -333,11 +334,46 @@ pub fn tools_call_request(id: Id, name: &str, arguments: Value, ttl_ms: Option<u
         Some(t) => json!({ "ttl": t }),
         None => json!({}),
     };
-    request(
-        id,
-        "tools/call",
-        json!({"name": name, "arguments": arguments, "task": task}),
-    )
+    tools_call(id, name, arguments, Some(task))
+}
+
+/// `tools/call {name, arguments}` without `task`: a plain call of a tool that may not run as
+/// a task (E-64), answered by its `CallToolResult` or an error.
+#[must_use]
+pub fn tools_call_plain_request(id: Id, name: &str, arguments: Value) -> Message {
+    tools_call(id, name, arguments, None)
+}
+
+fn tools_call(id: Id, name: &str, arguments: Value, task: Option<Value>) -> Message {
+    let mut params = Map::new();
+    params.insert("name".into(), name.into());
+    params.insert("arguments".into(), arguments);
+    if let Some(task) = task {
+        params.insert("task".into(), task);
+    }
+    request(id, "tools/call", Value::Object(params))
+}
+
+/// A tool as `tools/list` lists it: its name and how it may run (`execution.taskSupport`).
+/// Absent, or a value the 2025 wire does not have, is `forbidden`: the client may ask for a
+/// task only where the server declared it may (E-64).
+///
+/// Errors: no non-empty string `name`.
+pub fn listed_tool(tool: &Value) -> Result<(String, TaskSupport), Error> {
+    let name = tool
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| {
+            Error::invalid_input("tool", "a tools/list entry has a non-empty string name")
+        })?;
+    let support = tool
+        .get("execution")
+        .and_then(|e| e.get("taskSupport"))
+        .and_then(Value::as_str)
+        .and_then(TaskSupport::parse)
+        .unwrap_or(TaskSupport::Forbidden);
+    Ok((name.into(), support))
 }
 
 fn request(id: Id, method: &str, params: Value) -> Message {

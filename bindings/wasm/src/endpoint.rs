@@ -330,8 +330,9 @@ fn creating_config(config: &[f64], wire: &JsValue, now: &JsValue) -> Result<Conf
 #[wasm_bindgen]
 impl Endpoint {
     /// `Endpoint.callTool(model, name, arguments, ttlMs?, config?, wire?, now?)`: calls tool
-    /// `name` (`'task-2026'` or `'task-2025'`; `ttlMs` is the 2025 `task.ttl`). The first event
-    /// is the `tools/call` to send. `config` is the tracker configuration (as for `Tracker`),
+    /// `name` (`'task-2026'` or `'task-2025'`; `ttlMs` is the 2025 `task.ttl`). `name` may be
+    /// the tool's `tools/list` entry instead: on 2025 one that may not run as a task is called
+    /// without one (rule E-64). The first event is the `tools/call` to send. `config` is the tracker configuration (as for `Tracker`),
     /// `wire` `{maxBytes?, maxDepth?, maxStringBytes?, detectRevision?, jobRoutes?}`. With
     /// `now`, a `config.deadlineMs` already passed is refused before anything is sent (E-60).
     #[wasm_bindgen(js_name = callTool)]
@@ -346,7 +347,12 @@ impl Endpoint {
     ) -> JsResult<Endpoint> {
         let core = js((|| {
             let model = args::model(&model)?;
-            let name = string_arg(&name, "name")?;
+            // The tool by its name, or as `tools/list` listed it (E-64).
+            let listed: Option<Value> = if name.is_object() {
+                Some(from_js(&name, "name")?)
+            } else {
+                None
+            };
             let arguments: Value = if arguments.is_undefined() || arguments.is_null() {
                 Value::Object(Map::new())
             } else {
@@ -354,7 +360,13 @@ impl Endpoint {
             };
             let ttl = json::opt_uint(&ttl_ms, "ttlMs")?;
             let config = creating_config(config, &wire, &now)?;
-            CallEndpoint::call_tool(model, &name, arguments, ttl, config)
+            match listed {
+                Some(tool) => CallEndpoint::call_listed_tool(model, &tool, arguments, ttl, config),
+                None => {
+                    let name = string_arg(&name, "name")?;
+                    CallEndpoint::call_tool(model, &name, arguments, ttl, config)
+                }
+            }
         })())?;
         Ok(Endpoint { core })
     }
