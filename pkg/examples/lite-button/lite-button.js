@@ -4,8 +4,10 @@
 // codes in, output triples out, read with `decodeFast`). The job API is the Sume Open API:
 // `GET /v1/jobs/{id}/status`, `POST /v1/jobs/{id}/cancel`, `GET /v1/jobs/{id}/result`.
 //
-// What lite does not have: MCP wire messages and input requests (`ask_user` needs the JSON
-// reader of `longcall`); a page that calls MCP tools uses `longcall` (or `longcall/mcp`).
+// What lite does not have: it builds and reads no MCP wire messages (a page on lite writes its
+// own `tools/call` and `tasks/get` for a 2026 task, as the package README's lite section shows,
+// and hands the numbers over) and no input requests (`ask_user` needs the JSON reader of
+// `longcall`); a page that calls MCP tools with input uses `longcall` (or `longcall/mcp`).
 import { REQUEST_KINDS, STATUSES, Tracker, decodeFast, init, jobErrorCode, timerDelay } from 'longcall/lite';
 
 /** @type {Record<import('longcall/lite').ButtonState, string>} */
