@@ -262,7 +262,7 @@ test('a misspelt option is refused by name before anything is sent, never droppe
     name: 'McpCallError',
     code: 'invalid_input',
     message:
-      /^callTool: unknown option "args" \(did you mean "arguments"\?\); expected one of name, arguments, ttlMs, /,
+      /^callTool: unknown option "args" \(did you mean "arguments"\?\); expected one of name, tool, arguments, ttlMs, /,
   });
   assert.throws(() => watchTask(s, 't-1', { onstatus: () => {} }), {
     code: 'invalid_input',
