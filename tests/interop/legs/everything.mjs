@@ -3,7 +3,8 @@
 // @modelcontextprotocol/client 2.4.0) against the reference server
 // @modelcontextprotocol/server-everything 2026.8.31 (stdio; its HTTP entry binds every interface,
 // so it is not used), 2025-11-25 tasks: `simulate-research-query` plain, ambiguous (input asked
-// through an elicitation inside tasks/result, answered by onInput) and cancelled. Transcripts
+// through an elicitation inside tasks/result, answered by onInput) and cancelled, and `echo` as
+// tools/list lists it (taskSupport forbidden: called without a task, rule E-64). Transcripts
 // (results/everything-<line>.jsonl, through lib/stdio-recorder.mjs) go through `longcall check`
 // and the audit for cancels of answered requests. Leg protocol: see lib/leg.mjs.
 import path from 'node:path';
@@ -95,6 +96,19 @@ for (const L of LINES) {
       const text = out.result?.content?.[0]?.text ?? '';
       assert(text.includes('python (snake)'), `report ${text.slice(0, 80)}`);
       return `asked once (${asked[0]}), report for "python (snake)"`;
+    });
+
+    await sc('echo as tools/list lists it: no taskSupport, so a plain call (E-64)', 30000, async () => {
+      const { tools } = await client.listTools();
+      const echo = tools.find((t) => t.name === 'echo');
+      assert(echo, `no echo among ${tools.map((t) => t.name).join(', ')}`);
+      const said = echo.execution?.taskSupport ?? 'nothing';
+      const h = await callTool(sender, { tool: echo, arguments: { message: 'hi' }, config: CONFIG });
+      const out = await h.outcome;
+      assert(out.outcome === 'succeeded' && out.status === null, `outcome ${out.outcome}/${out.status}`);
+      const text = out.result?.content?.[0]?.text ?? '';
+      assert(text.includes('hi'), `result ${text.slice(0, 80)}`);
+      return `taskSupport ${said}; settled at once: "${text.slice(0, 40)}"`;
     });
 
     await sc('cancel while working: cancelled', 30000, async () => {
