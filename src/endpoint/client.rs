@@ -2192,14 +2192,9 @@ mod tests {
         }
         // 2026 has no per-tool flag: the server decides, and the call is call_tool's.
         let (_, _, msg) = call(Model::Task2026, json!({"name": "echo"}), None).unwrap();
-        let (_, _, same) = {
-            let mut ep =
-                CallEndpoint::call_tool(Model::Task2026, "echo", json!({}), None, config())
-                    .unwrap();
-            let (id, msg) = sent(&drain(&mut ep)).remove(0);
-            (ep, id, msg)
-        };
-        assert_eq!(msg, same);
+        let mut by_name =
+            CallEndpoint::call_tool(Model::Task2026, "echo", json!({}), None, config()).unwrap();
+        assert_eq!(sent(&drain(&mut by_name))[0].1, msg);
         for bad in [
             json!({}),
             json!({"name": ""}),

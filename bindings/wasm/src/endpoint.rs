@@ -332,7 +332,8 @@ impl Endpoint {
     /// `Endpoint.callTool(model, name, arguments, ttlMs?, config?, wire?, now?)`: calls tool
     /// `name` (`'task-2026'` or `'task-2025'`; `ttlMs` is the 2025 `task.ttl`). `name` may be
     /// the tool's `tools/list` entry instead: on 2025 one that may not run as a task is called
-    /// without one (rule E-64). The first event is the `tools/call` to send. `config` is the tracker configuration (as for `Tracker`),
+    /// without one (rule E-64). The first event is the `tools/call` to send. `config` is the
+    /// tracker configuration (as for `Tracker`),
     /// `wire` `{maxBytes?, maxDepth?, maxStringBytes?, detectRevision?, jobRoutes?}`. With
     /// `now`, a `config.deadlineMs` already passed is refused before anything is sent (E-60).
     #[wasm_bindgen(js_name = callTool)]
