@@ -33,19 +33,23 @@ export interface JobStore {
   delete(intent: string): unknown;
 }
 
-/** What the application is told while a job runs (each optional; a throwing callback is ignored). */
+/** What the application is told while a job runs (each optional; a throwing callback is ignored, but one on the ending keeps the record). */
 export interface JobHooks {
   /** What the cancel button shows now (the core's state; show a label for each). A job resumed from its record gets the state the core held first. */
   onButton?(state: ButtonState, job: Job): void;
   /** The job's status changed. */
   onStatus?(status: JobStatus, job: Job): void;
-  /** The job settled (also the value `settled` resolves to). */
-  onSettled?(end: JobSettled, job: Job): void;
+  /**
+   * The job settled (also the value `settled` resolves to). Called before the store's record is
+   * deleted: a promise it returns (your own save of the outcome) is awaited first, and if it
+   * rejects the record is kept, so a restart reports the ending again.
+   */
+  onSettled?(end: JobSettled, job: Job): void | Promise<unknown>;
   /**
    * Watching ended without an outcome (the job goes on): a stop, a deadline, a submit never
    * answered, `close()`, or a store write that failed (`host_stopped` with the store's `error`).
    */
-  onStopped?(end: JobStopped, job: Job): void;
+  onStopped?(end: JobStopped, job: Job): void | Promise<unknown>;
   /**
    * A status poll got no usable answer (the server is down, a 503, a proxy's error page) and
    * the core polls again later, by its backoff. Called for each failed poll: show that the
@@ -137,7 +141,7 @@ export interface Job {
 }
 
 export interface JobHostOptions {
-  /** The job API's base URL (`http://127.0.0.1:PORT`, or `location.origin`). */
+  /** The job API's base URL (`http://127.0.0.1:PORT`, `location.origin`, or in a page a path of its own origin such as `'/api'`, behind a proxy). */
   baseUrl: string | URL;
   /** Headers on every request (`authorization`). */
   headers?: Record<string, string> | undefined;

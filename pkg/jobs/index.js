@@ -44,6 +44,17 @@ const call = (fn, ...args) => {
     /* a callback's own failure is the application's */
   }
 };
+/** `call`, resolving once what `fn` returned has: true, or false when it threw or rejected. */
+const callAndWait = (fn, ...args) => {
+  try {
+    return Promise.resolve(fn?.(...args)).then(
+      () => true,
+      () => false,
+    );
+  } catch {
+    return Promise.resolve(false);
+  }
+};
 
 /**
  * Sends one request and reads its answer as it arrived; `{error}` (what fetch threw) when no
@@ -207,12 +218,16 @@ class Job {
     return this.#saving;
   }
 
-  #forget() {
+  /** Deletes the record once `told` resolves true: the application has the ending. */
+  #forget(told) {
     const store = this.#host.store;
     if (!store || this.#intent == null) return;
     this.#forgotten = true;
     const intent = this.#intent;
-    this.#saving = this.#saving.then(() => store.delete(intent)).catch(() => {});
+    this.#saving = this.#saving
+      .then(() => told)
+      .then((ok) => ok && store.delete(intent))
+      .catch(() => {});
   }
 
   /**
@@ -302,8 +317,11 @@ class Job {
     // or a stop while it was unanswered): a record with no job id has nothing to watch, and the
     // application submits the same intent again (the same key: the server answers with the job
     // it has).
-    if (e.type === 'settled' || !this.#ep.id) this.#forget();
-    call(e.type === 'settled' ? this.#hooks.onSettled : this.#hooks.onStopped, e, this);
+    // The hook hears the ending before the record goes: one that returns a promise (the
+    // application saving the outcome) is awaited, and if it throws or rejects the record is
+    // kept, so a restart reports the ending again rather than losing it.
+    const told = callAndWait(e.type === 'settled' ? this.#hooks.onSettled : this.#hooks.onStopped, e, this);
+    if (e.type === 'settled' || !this.#ep.id) this.#forget(told);
     const done = () => this.#resolve(e);
     this.#saving.then(done, done);
   }

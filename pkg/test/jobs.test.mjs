@@ -678,6 +678,53 @@ test('jobs submitted together poll apart: each call gets a jitter seed of its ow
   assert.equal(new Set(given.map(([, wait]) => wait)).size, 1);
 });
 
+test('the record is deleted only after an async onSettled has the ending; a rejected one keeps it', async () => {
+  // A job that is completed at once: the submit, then its result.
+  const fetch = async (url) => {
+    const body = String(url).endsWith('/result')
+      ? {
+          data: {
+            request_id: 'job_1',
+            sume_status: 'completed',
+            result: { artifacts: [{ url: 'https://a.invalid/0.png' }] },
+          },
+        }
+      : { data: { request_id: 'job_1', sume_status: 'completed' } };
+    return new Response(JSON.stringify(body), { status: 200 });
+  };
+  const store = new Map();
+  const host = new JobHost({ baseUrl: 'http://127.0.0.1:9', dialect: 'open_api', fetch, store });
+  const seenWithRecord = [];
+  const job = await host.submit('saved', JOB, {
+    onSettled: async (end) => {
+      await sleep(20); // the application's own write of the outcome
+      seenWithRecord.push([end.outcome, store.has('saved')]);
+    },
+  });
+  const end = await job.settled;
+  assert.equal(end.outcome, 'succeeded');
+  assert.deepEqual(seenWithRecord, [['succeeded', true]], 'the record was still there while the hook saved');
+  assert.equal(store.has('saved'), false, 'and gone once it had');
+  // A hook that fails to save: the record stays, and the next submit of the intent reports the
+  // ending again from it, with nothing sent.
+  const failing = await host.submit('unsaved', JOB, { onSettled: () => Promise.reject(new Error('disk full')) });
+  await failing.settled;
+  assert.ok(store.has('unsaved'), 'kept for a restart');
+  let sent = 0;
+  const again = new JobHost({
+    baseUrl: 'http://127.0.0.1:9',
+    dialect: 'open_api',
+    fetch: async (...a) => (sent++, fetch(...a)),
+    store,
+  });
+  const told = [];
+  const resumed = await again.submit('unsaved', JOB, { onSettled: (e) => told.push(e.outcome) });
+  assert.equal((await resumed.settled).outcome, 'succeeded');
+  assert.deepEqual(told, ['succeeded']);
+  assert.equal(sent, 0);
+  assert.equal(store.has('unsaved'), false);
+});
+
 test('a deadline given as a duration is refused before the paid submit goes out (E-60)', async () => {
   let fetched = 0;
   const fetch = async () => {
