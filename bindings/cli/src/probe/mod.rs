@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use longcall::server::gate::TaskSupport;
 use longcall::{Level, Model, Violation};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -228,12 +229,8 @@ fn choose_tools(session: &mut Session, args: &ProbeArgs) -> Result<Vec<Tool>, St
     }
     if wanted.is_empty() {
         for t in &listed {
-            let support = t.pointer("/execution/taskSupport").and_then(Value::as_str);
-            if support == Some("forbidden") {
-                continue;
-            }
-            if let Some(n) = t.get("name").and_then(Value::as_str) {
-                wanted.push((n.to_string(), None));
+            if let Some(n) = runs_as_task(session.model, t) {
+                wanted.push((n, None));
             }
         }
     }
@@ -248,6 +245,14 @@ fn choose_tools(session: &mut Session, args: &ProbeArgs) -> Result<Vec<Tool>, St
         return Err("no tool to drive (tools/list is empty)".into());
     }
     Ok(tools)
+}
+
+/// The name of a `tools/list` entry the probe may drive as a task, as the core reads it (rule
+/// E-64): on 2025 only a tool listed `optional` or `required`, since a client may ask for a task
+/// of no other; on 2026, where the server decides per call, any tool.
+fn runs_as_task(model: Model, tool: &Value) -> Option<String> {
+    let (name, support) = longcall::wire::mcp2025::listed_tool(tool).ok()?;
+    (model != Model::Task2025 || support != TaskSupport::Forbidden).then_some(name)
 }
 
 #[derive(Serialize)]
@@ -823,4 +828,31 @@ fn scenario(
         file.file_name().and_then(|n| n.to_str()).unwrap_or("")
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_2025_tool_runs_as_a_task_only_where_listed_so() {
+        let tool = |execution: Value| json!({"name": "render", "execution": execution});
+        let plain = json!({"name": "echo"});
+        for (entry, on_2025) in [
+            (plain.clone(), false),
+            (tool(json!({"taskSupport": "forbidden"})), false),
+            (tool(json!({"taskSupport": "sometimes"})), false),
+            (tool(json!({"taskSupport": "optional"})), true),
+            (tool(json!({"taskSupport": "required"})), true),
+        ] {
+            assert_eq!(
+                runs_as_task(Model::Task2025, &entry).is_some(),
+                on_2025,
+                "{entry}"
+            );
+            // On 2026 the server decides per call: any listed tool may be driven.
+            assert!(runs_as_task(Model::Task2026, &entry).is_some(), "{entry}");
+        }
+        assert_eq!(runs_as_task(Model::Task2025, &json!({"name": ""})), None);
+    }
 }
