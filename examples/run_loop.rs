@@ -2,7 +2,9 @@
 use longcall::endpoint::{CallEndpoint, Config, Event, HttpAnswer, Transmit};
 use longcall::Model;
 
-/// Your transport: POST `text` with `headers` to the MCP endpoint, return the answer's bytes.
+/// Your transport: POST `text` with `headers` (and `Content-Type: application/json`, `Accept:
+/// application/json, text/event-stream`) to the MCP endpoint; return the answer's bytes, a 4xx
+/// included; `None` only when none came.
 fn post(text: &str, headers: &[(String, String)]) -> Option<Vec<u8>> {
     let _ = (text, headers);
     None
@@ -43,6 +45,8 @@ fn main() -> Result<(), longcall::Error> {
                 Some(bytes) => ep.handle_answer(now(), id, &bytes), // exactly as it arrived
                 None => ep.handle_transport_failure(now(), id),     // never re-sent
             },
+            // The answer to a request of the server's (a 2025 task's input): nothing comes back.
+            Event::Transmit(Transmit::Reply { text, headers }) => drop(post(&text, &headers)),
             Event::Transmit(Transmit::Http {
                 request_ref,
                 method,

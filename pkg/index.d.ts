@@ -180,6 +180,8 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** Something to put on the wire, ready to send (`headers` is an object ready for `fetch`). */
 export type Transmit =
   | { kind: 'rpc'; id: number; text: string; headers: { [name: string]: string } }
+  /** The answer to a request of the server's (a 2025 task's input request): POST it; nothing comes back to hand over. */
+  | { kind: 'reply'; text: string; headers: { [name: string]: string } }
   | {
       kind: 'http';
       requestRef: number;

@@ -22,6 +22,7 @@ use serde_json::Value;
 /// let result = Json::from(json!({"url": "https://cdn.example/v.mp4"}));
 /// assert_eq!(result["url"], "https://cdn.example/v.mp4");
 /// assert_eq!(result, json!({"url": "https://cdn.example/v.mp4"}));
+/// assert_eq!(result.to_string(), r#"{"url":"https://cdn.example/v.mp4"}"#);
 /// assert_eq!(serde_json::to_string(&result)?, r#"{"url":"https://cdn.example/v.mp4"}"#);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
@@ -71,6 +72,13 @@ impl Deref for Json {
 impl fmt::Debug for Json {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_value(), f)
+    }
+}
+
+/// The value as compact JSON text, as `serde_json` writes it.
+impl fmt::Display for Json {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_value(), f)
     }
 }
 

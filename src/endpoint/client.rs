@@ -84,7 +84,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::codec::{
-    build_continuation, build_request, build_tools_call, read_answer, read_notification,
+    build_continuation, build_reply, build_request, build_tools_call, read_answer,
+    read_notification,
 };
 use super::codec::{Asked, Built};
 use crate::admission::Advice;
@@ -101,7 +102,7 @@ use crate::tracker::{
 };
 use crate::view::JobView;
 use crate::violation::{Rule, Violation};
-use crate::wire::{detect, mcp2026, sume, sume_open, Id, Limits, Message};
+use crate::wire::{detect, mcp2025, mcp2026, sume, sume_open, Id, Limits, Message};
 use crate::Json;
 
 /// How often a submit is sent at most (the first try included) before watching stops with
@@ -253,6 +254,17 @@ pub enum Transmit {
         /// HTTP headers (`Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version`).
         headers: Vec<(String, String)>,
     },
+    /// A JSON-RPC response to a request of the server's (rule I-10: a 2025 task asking for
+    /// input on its `tasks/result` stream): POST `text` with `headers` (Streamable HTTP; the
+    /// server answers `202 Accepted` with no body) or write it (stdio). Nothing is handed back:
+    /// what the answer moves on arrives on the `tasks/result` stream. If it cannot be sent,
+    /// drop it: the stream's answer (or its failure) tells the endpoint what happened next.
+    Reply {
+        /// The JSON-RPC response text.
+        text: String,
+        /// HTTP headers (`MCP-Protocol-Version`).
+        headers: Vec<(String, String)>,
+    },
     /// A job API request: send `method` `path` on the API's base URL with `headers`, plus the
     /// host's own credentials (the core never holds an API key: add `Authorization: Bearer
     /// <key>` yourself). Hand the answer to [`CallEndpoint::handle_http_headers`] (or
@@ -387,6 +399,27 @@ fn status_message(input: &Input) -> Option<String> {
     }
 }
 
+/// A request of the server's for input (I-10), asked once under `key`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct ServerInput {
+    key: String,
+    /// The server's request id, which the answer echoes.
+    id: Id,
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    answered: bool,
+}
+
+impl<'de> Deserialize<'de> for ServerInput {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct ServerInput")?;
+        Ok(ServerInput {
+            key: f.req("key")?,
+            id: f.req("id")?,
+            answered: f.def("answered")?,
+        })
+    }
+}
+
 /// A request on the wire, not answered yet.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 struct Pending {
@@ -447,6 +480,9 @@ pub struct CallEndpoint {
     /// host shows them again from [`CallEndpoint::open_prompts`], the core does not ask again.
     #[serde(default, skip_serializing_if = "VecDeque::is_empty")]
     prompts: VecDeque<Event>,
+    /// The server's own requests for input asked so far (I-10, 2025), by key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    server_inputs: Vec<ServerInput>,
     /// The last `statusMessage` given as [`Event::Progress`] (E-61).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     progress: Option<String>,
@@ -475,6 +511,7 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             queue: f.req("queue")?,
             submit: f.opt("submit")?,
             prompts: f.def("prompts")?,
+            server_inputs: f.def("server_inputs")?,
             progress: f.opt("progress")?,
             stop_asked: f.def("stop_asked")?,
             failing: f.def("failing")?,
@@ -544,6 +581,7 @@ impl CallEndpoint {
             queue: VecDeque::new(),
             submit: None,
             prompts: VecDeque::new(),
+            server_inputs: Vec::new(),
             progress: None,
             stop_asked: false,
             failing: false,
@@ -1025,9 +1063,9 @@ impl CallEndpoint {
                 }
                 return;
             }
-            // A request from the server (elicitation on a 2025 stream, a ping): not this
-            // endpoint's to answer.
-            Message::Request { .. } => return,
+            Message::Request { id, method, params } => {
+                return self.server_request(id, method, params.as_ref());
+            }
             Message::Response { id, .. } | Message::Error { id, .. } => id.clone(),
         };
         let Some(index) = self.find(&id) else {
@@ -1284,16 +1322,96 @@ impl CallEndpoint {
         key: &str,
         response: impl Into<Json>,
     ) -> Result<(), Error> {
+        let response = response.into();
+        if self.server_inputs.iter().any(|s| s.key == key) {
+            return self.answer_server_input(key, response);
+        }
         self.tracker.handle_input(
             now,
             Input::InputAnswered {
                 key: key.into(),
-                response: response.into(),
+                response,
             },
         )?;
         self.prompts
             .retain(|p| !matches!(p, Event::AskUser { key: k, .. } if k == key));
         self.pump();
+        Ok(())
+    }
+
+    /// I-10: a 2025 task asks for input with requests of the server's own on its `tasks/result`
+    /// stream, each naming the task in its related-task `_meta`. Each is asked once, keyed by
+    /// its method and id; one naming another task or none (a ping, an elicitation of the
+    /// session) is not this call's to answer, and is left to the host.
+    fn server_request(&mut self, id: &Id, method: &str, params: Option<&Value>) {
+        let ours = self.model == Model::Task2025
+            && self.tracker.handle().is_some()
+            && params.and_then(mcp2025::related_task) == self.tracker.handle();
+        // I-6: once a cancel is pressed, no new prompt.
+        let pressed = !matches!(
+            self.tracker.button(),
+            ButtonState::Available | ButtonState::Unavailable
+        );
+        let key = format!("{method}#{}", id_text(id));
+        if !ours
+            || pressed
+            || self.tracker.is_done()
+            || self.server_inputs.iter().any(|s| s.key == key)
+        {
+            return;
+        }
+        self.server_inputs.push(ServerInput {
+            key: key.clone(),
+            id: id.clone(),
+            answered: false,
+        });
+        let mut request = serde_json::Map::new();
+        request.insert("method".into(), Value::String(method.into()));
+        request.insert("params".into(), params.cloned().unwrap_or(Value::Null));
+        let ask = Event::AskUser {
+            key,
+            request: Value::Object(request).into(),
+            call: false,
+        };
+        self.prompts.push_back(ask.clone());
+        self.queue.push_back(ask);
+    }
+
+    fn answer_server_input(&mut self, key: &str, response: Json) -> Result<(), Error> {
+        // The same refusals as a 2026 answer's (I-2, I-6, I-9).
+        if !response.is_object() {
+            return Err(Error::invalid_input(
+                "response",
+                "an input answer is a JSON object (an elicitation's {action, content})",
+            ));
+        }
+        let settled = self.tracker.is_done();
+        let pressed = !matches!(self.tracker.button(), ButtonState::Available);
+        let Some(input) = self.server_inputs.iter_mut().find(|s| s.key == key) else {
+            return Err(Error::invalid_input(
+                "key",
+                "this input key was never asked",
+            ));
+        };
+        let why = if input.answered {
+            Some("this input key was already answered; a key is answered once")
+        } else if settled {
+            Some("the task already settled")
+        } else if pressed {
+            Some("the task is being cancelled; its input requests are moot")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(Error::invalid_input("key", why));
+        }
+        input.answered = true;
+        let built = build_reply(self.model, input.id.clone(), response.as_value().clone());
+        self.prompts
+            .retain(|p| !matches!(p, Event::AskUser { key: k, .. } if k == key));
+        let (text, headers) = on_the_wire(&built);
+        self.queue
+            .push_back(Event::Transmit(Transmit::Reply { text, headers }));
         Ok(())
     }
 
@@ -1680,15 +1798,18 @@ impl CallEndpoint {
 }
 
 fn rpc(id: u64, built: &Built) -> Transmit {
-    Transmit::Rpc {
-        id,
-        text: built.message.to_string(),
-        headers: built
-            .headers
-            .iter()
-            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-            .collect(),
-    }
+    let (text, headers) = on_the_wire(built);
+    Transmit::Rpc { id, text, headers }
+}
+
+/// A built message as the text and header pairs a transmit carries.
+fn on_the_wire(built: &Built) -> (String, Vec<(String, String)>) {
+    let headers = built
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+        .collect();
+    (built.message.to_string(), headers)
 }
 
 fn id_text(id: &Id) -> String {
@@ -2017,6 +2138,143 @@ mod tests {
             back.open_prompts().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
             [("k2", true)]
         );
+    }
+
+    /// Rule I-10: a 2025 task asks for input with the server's own `elicitation/create` on
+    /// its `tasks/result` stream. It is asked once (a replayed stream repeats it), survives a
+    /// restore, and its answer is a JSON-RPC response to the server's id; a request of another
+    /// task, of none, or after a press is not the call's.
+    #[test]
+    fn a_2025_task_asks_on_its_result_stream_and_is_answered_by_reply() {
+        let mut ep =
+            CallEndpoint::call_tool(Model::Task2025, "confirm", json!({}), None, config()).unwrap();
+        let _ = drain(&mut ep);
+        let task25 = |status: &str| {
+            format!(
+                r#"{{"taskId":"t1","status":"{status}","ttl":null,"createdAt":"2026-11-29T15:00:00Z","lastUpdatedAt":"2026-11-29T15:00:00Z"}}"#
+            )
+        };
+        ep.handle_message(
+            1,
+            answer(1, &format!(r#"{{"task":{}}}"#, task25("working"))).as_bytes(),
+        );
+        // I-8: a poll that finds `input_required` opens `tasks/result`; its id is returned.
+        let open_stream = |ep: &mut CallEndpoint| -> (u64, u64) {
+            let Some(Event::WakeAt { at }) = drain(ep).pop() else {
+                panic!("no wake")
+            };
+            ep.handle_timeout(at);
+            let poll = sent(&drain(ep))[0].0;
+            ep.handle_message(at, answer(poll, &task25("input_required")).as_bytes());
+            let fetch = sent(&drain(ep))
+                .into_iter()
+                .find(|s| s.1["method"] == "tasks/result")
+                .expect("tasks/result is opened");
+            (fetch.0, at)
+        };
+        let _ = open_stream(&mut ep);
+        let elicit = |id: &str, task: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"elicitation/create","params":{{"message":"Delete a.txt?","requestedSchema":{{"type":"object"}},"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":"{task}"}}}}}}}}"#
+            )
+        };
+        let asks = |out: &[Event]| -> Vec<String> {
+            out.iter()
+                .filter_map(|e| match e {
+                    Event::AskUser { key, .. } => Some(key.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        // Another task's request, and one naming no task: the host's own, not asked.
+        ep.handle_message(2, elicit("7", "other").as_bytes());
+        ep.handle_message(
+            2,
+            br#"{"jsonrpc":"2.0","id":8,"method":"elicitation/create","params":{"message":"hi"}}"#,
+        );
+        assert_eq!(asks(&drain(&mut ep)), Vec::<String>::new());
+        ep.handle_message(3, elicit("\"e-1\"", "t1").as_bytes());
+        let out = drain(&mut ep);
+        assert_eq!(asks(&out), ["elicitation/create#\"e-1\""]);
+        let Some(Event::AskUser { request, call, .. }) =
+            out.iter().find(|e| matches!(e, Event::AskUser { .. }))
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            (
+                request["method"].as_str(),
+                request["params"]["message"].as_str(),
+                *call
+            ),
+            (Some("elicitation/create"), Some("Delete a.txt?"), false)
+        );
+        // A replayed stream repeats the request: asked once.
+        ep.handle_message(4, elicit("\"e-1\"", "t1").as_bytes());
+        assert_eq!(asks(&drain(&mut ep)), Vec::<String>::new());
+
+        let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), 5).unwrap();
+        // R-6: the stream did not survive the restart; it is opened again after a poll.
+        let (fetch, at) = open_stream(&mut back);
+        assert_eq!(
+            back.open_prompts().map(|p| p.0).collect::<Vec<_>>(),
+            ["elicitation/create#\"e-1\""]
+        );
+        let key = "elicitation/create#\"e-1\"";
+        assert_eq!(
+            back.answer_input(at + 6, key, json!("yes"))
+                .unwrap_err()
+                .code(),
+            "invalid_input",
+            "I-9: an answer is an object"
+        );
+        let yes = json!({"action": "accept", "content": {"confirm": true}});
+        back.answer_input(at + 6, key, yes.clone()).unwrap();
+        let out = drain(&mut back);
+        let replies: Vec<_> = out
+            .iter()
+            .filter_map(|e| match e {
+                Event::Transmit(Transmit::Reply { text, headers }) => Some((
+                    serde_json::from_str::<Value>(text).unwrap(),
+                    headers.clone(),
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(replies.len(), 1, "{out:?}");
+        assert_eq!(
+            replies[0].0,
+            json!({"jsonrpc": "2.0", "id": "e-1", "result": yes})
+        );
+        assert!(replies[0]
+            .1
+            .contains(&("MCP-Protocol-Version".into(), "2025-11-25".into())));
+        assert!(sent(&out).is_empty(), "nothing else is sent: {out:?}");
+        assert_eq!(back.open_prompts().count(), 0);
+        assert_eq!(
+            back.answer_input(at + 7, key, yes.clone())
+                .unwrap_err()
+                .to_string(),
+            "invalid input: key: this input key was already answered; a key is answered once"
+        );
+
+        // I-6: after a press, no new prompt, and an open one is moot.
+        back.handle_message(at + 8, elicit("9", "t1").as_bytes());
+        let _ = drain(&mut back);
+        back.cancel_pressed(at + 9).unwrap();
+        back.handle_message(at + 10, elicit("10", "t1").as_bytes());
+        assert_eq!(asks(&drain(&mut back)), Vec::<String>::new());
+        assert!(back
+            .answer_input(at + 11, "elicitation/create#9", yes)
+            .is_err());
+
+        // The stream's own answer still settles the call.
+        let done =
+            r#"{"content":[],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}}}"#;
+        back.handle_message(at + 12, answer(fetch, done).as_bytes());
+        assert!(drain(&mut back)
+            .iter()
+            .any(|e| matches!(e, Event::Settled { .. })));
     }
 
     /// Rules E-61: each new `statusMessage` is a progress event, on the fast `tasks/get` path

@@ -342,6 +342,15 @@ pub fn build_request(model: Model, request: &Request, id: Id) -> Result<Built, E
     })
 }
 
+/// The JSON-RPC response that answers a request of the server's (I-10: a 2025 task's
+/// `elicitation/create`), with the user's answer as its result.
+pub(crate) fn build_reply(model: Model, id: Id, result: Value) -> Built {
+    Built {
+        headers: headers(model, "", None),
+        message: Message::Response { id, result }.to_value(),
+    }
+}
+
 /// The creating `tools/call` (2026: capability `_meta`, `Mcp-Name: <tool>`; 2025:
 /// `params.task {ttl?}`).
 pub fn build_call(

@@ -255,18 +255,35 @@ pub struct TaskResult {
     pub related_task: Option<String>,
 }
 
+/// The task a message belongs to: `_meta["io.modelcontextprotocol/related-task"].taskId` of a
+/// result, or of a request's params (a server's `elicitation/create` on a task's `tasks/result`
+/// stream, rule I-10).
+///
+/// ```
+/// use longcall::wire::mcp2025;
+/// let params = serde_json::json!({
+///     "message": "Delete a.txt?",
+///     "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t1"}},
+/// });
+/// assert_eq!(mcp2025::related_task(&params), Some("t1"));
+/// assert_eq!(mcp2025::related_task(&serde_json::json!({"message": "hi"})), None);
+/// ```
+#[must_use]
+pub fn related_task(value: &Value) -> Option<&str> {
+    value
+        .get("_meta")?
+        .get(RELATED_TASK_META)?
+        .get("taskId")?
+        .as_str()
+}
+
 /// Reads a `tasks/result` answer: the underlying result, or the underlying JSON-RPC error.
 /// A result without the related-task `_meta` (a MUST) is a [`Rule::MissingField`] violation.
 pub fn read_task_result(response: &Message) -> Result<Answer<Parsed<TaskResult>>, Error> {
     match response {
         Message::Response { result, .. } => {
             let mut v = Vec::new();
-            let related_task = result
-                .get("_meta")
-                .and_then(|m| m.get(RELATED_TASK_META))
-                .and_then(|r| r.get("taskId"))
-                .and_then(Value::as_str)
-                .map(String::from);
+            let related_task = related_task(result).map(String::from);
             if related_task.is_none() {
                 v.push(Violation::new(
                     Rule::MissingField,
