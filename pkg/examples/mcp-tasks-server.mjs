@@ -677,6 +677,7 @@ extension). Prints "LISTENING <url>" when ready; stops on SIGINT or SIGTERM.
   --port N              listen on port N (default: a free port)
   --serve-2025          also serve 2025-11-25 clients (the SDK 1.x and 2.x clients)
   --allow-origin URL    also serve pages from URL (pages on this machine are always served)
+  --poll-interval-ms N  the poll interval every task states (default 200)
   --max-lifetime-ms N   exit by itself after N ms (default: never)
   --help                this text
 
@@ -689,9 +690,15 @@ Tools: greet (sync), slow_compute {seconds, label} (a task reporting progress), 
     const i = argv.indexOf(name);
     return i >= 0 ? Number(argv[i + 1]) : dflt;
   };
+  const interval = arg('--poll-interval-ms', undefined);
+  if (interval !== undefined && !(Number.isSafeInteger(interval) && interval > 0)) {
+    process.stderr.write('--poll-interval-ms: expected a whole number of milliseconds above 0\n');
+    process.exit(2);
+  }
   const srv = createTasksServer({
     log: (m) => process.stderr.write(`[tasks-server] ${m}\n`),
     serve2025: argv.includes('--serve-2025'),
+    pollIntervalMs: interval,
     allowOrigins: argv.flatMap((a, i) => (a === '--allow-origin' && argv[i + 1] ? [argv[i + 1]] : [])),
   });
   const url = await srv.listen(arg('--port', 0));

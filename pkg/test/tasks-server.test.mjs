@@ -242,3 +242,28 @@ test('--help prints the usage and exits', async () => {
   assert.match(r.stdout, /^Usage: mcp-tasks-server\.mjs/);
   assert.match(r.stdout, /--allow-origin/);
 });
+
+test('--poll-interval-ms sets the interval every task states; a bad value is refused', async () => {
+  const { spawn, spawnSync } = await import('node:child_process');
+  const script = new URL('../examples/mcp-tasks-server.mjs', import.meta.url).pathname;
+  const bad = spawnSync(process.execPath, [script, '--poll-interval-ms', 'soon'], { encoding: 'utf8', timeout: 10_000 });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--poll-interval-ms: expected a whole number/);
+  const child = spawn(process.execPath, [script, '--poll-interval-ms', '1500'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /LISTENING (\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+    });
+    const built = buildCall('task-2026', 1, 'slow_compute', { seconds: 1 }, null);
+    const created = readAnswer('task-2026', 'call', (await post(url, built)).text).input;
+    assert.equal(created.task.pollIntervalMs, 1500);
+  } finally {
+    child.kill();
+  }
+});
