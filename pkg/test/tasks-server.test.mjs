@@ -246,10 +246,15 @@ test('--help prints the usage and exits', async () => {
 test('--poll-interval-ms sets the interval every task states; a bad value is refused', async () => {
   const { spawn, spawnSync } = await import('node:child_process');
   const script = new URL('../examples/mcp-tasks-server.mjs', import.meta.url).pathname;
-  const bad = spawnSync(process.execPath, [script, '--poll-interval-ms', 'soon'], { encoding: 'utf8', timeout: 10_000 });
+  const bad = spawnSync(process.execPath, [script, '--poll-interval-ms', 'soon'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--poll-interval-ms: expected a whole number/);
-  const child = spawn(process.execPath, [script, '--poll-interval-ms', '1500'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [script, '--poll-interval-ms', '1500'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   try {
     const url = await new Promise((resolve, reject) => {
       let out = '';

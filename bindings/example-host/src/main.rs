@@ -1,6 +1,6 @@
-//! A Rust host for [`longcall::endpoint::CallEndpoint`]: calls a tool on an MCP server (2026
-//! Streamable HTTP), polls, answers inputs, cancels on Ctrl-C and prints the settled outcome as
-//! one JSON line.
+//! A Rust host for [`longcall::endpoint::CallEndpoint`]: calls a tool on an MCP server over
+//! Streamable HTTP (the 2026 tasks extension, or the 2025 tasks with `--revision 2025`), polls,
+//! answers inputs, cancels on Ctrl-C and prints the settled outcome as one JSON line.
 //!
 //! ```sh
 //! node pkg/examples/mcp-tasks-server.mjs            # prints LISTENING http://127.0.0.1:PORT/mcp
@@ -10,16 +10,18 @@
 //! ```
 //!
 //! What this file decides: nothing about the call. It moves bytes (POST the endpoint's
-//! transmits, hand the answers back as they arrived), keeps the clock and the timer, reads the
+//! transmits, hand the answers back as they arrived, each event of a stream as it comes), keeps
+//! the clock and the timer, reads the
 //! user's answer from `--answer` (or stdin), and turns Ctrl-C (or `--cancel-after-ms`, for the
 //! interop run) into a cancel press. Every decision is the endpoint's.
 
-use std::io::BufRead;
+use std::io::{BufRead, BufReader};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use longcall::endpoint::{CallEndpoint, Config, Event, Transmit};
+use longcall::Json;
 use longcall::Model;
 use serde_json::{json, Value};
 
@@ -29,11 +31,13 @@ struct Args {
     arguments: Value,
     answer: Option<Value>,
     cancel_after_ms: Option<u64>,
+    model: Model,
 }
 
-const USAGE: &str = "usage: longcall-example-host --url URL --tool NAME [--args JSON] [--answer JSON] [--cancel-after-ms N]
+const USAGE: &str = "usage: longcall-example-host --url URL --tool NAME [--args JSON] [--answer JSON] [--cancel-after-ms N] [--revision 2026|2025]
 
-Calls tool NAME on the MCP server at URL (2026 Streamable HTTP) and watches it to its end:
+Calls tool NAME on the MCP server at URL (Streamable HTTP) and watches it to its end:
+  --revision 2026|2025    the tasks revision to speak (default 2026)
   --args JSON             the tool's arguments (default {})
   --answer JSON           the answer to every input request (default: read a line of JSON from stdin)
   --cancel-after-ms N     press cancel after N ms (Ctrl-C presses it too)
@@ -46,6 +50,7 @@ fn args() -> Result<Args, String> {
         arguments: json!({}),
         answer: None,
         cancel_after_ms: None,
+        model: Model::Task2026,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -63,6 +68,13 @@ fn args() -> Result<Args, String> {
             "--cancel-after-ms" => {
                 a.cancel_after_ms = Some(value.parse().map_err(|e| format!("{flag}: {e}"))?)
             }
+            "--revision" => {
+                a.model = match value.as_str() {
+                    "2026" => Model::Task2026,
+                    "2025" => Model::Task2025,
+                    _ => return Err(format!("{flag}: 2026 or 2025, not {value}")),
+                }
+            }
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -72,22 +84,60 @@ fn args() -> Result<Args, String> {
     Ok(a)
 }
 
-/// POSTs one JSON-RPC request; `None` when no answer came (the endpoint's transport failure).
+/// POSTs one JSON-RPC message and hands every message of the answer to `each` as it arrives:
+/// the one JSON body, or each event of a `text/event-stream` (a 2025 `tasks/result` stays open
+/// while the task asks for input, so its events cannot wait for the end). False when no answer
+/// came (the endpoint's transport failure).
 fn post(
     agent: &ureq::Agent,
     url: &str,
     text: &str,
     headers: &[(String, String)],
-) -> Option<Vec<u8>> {
-    let mut req = agent.post(url).header("content-type", "application/json");
+    each: &mut dyn FnMut(&[u8]),
+) -> bool {
+    let mut req = agent
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
     for (k, v) in headers {
         req = req.header(k.as_str(), v.as_str());
     }
-    let mut resp = req.send(text).ok()?;
-    resp.body_mut().read_to_vec().ok()
+    let Ok(mut resp) = req.send(text) else {
+        return false;
+    };
+    let stream = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !stream {
+        return match resp.body_mut().read_to_vec() {
+            Ok(bytes) => {
+                if !bytes.is_empty() {
+                    each(&bytes);
+                }
+                true
+            }
+            Err(_) => false,
+        };
+    }
+    // Server-sent events: `data:` lines, an event ending at a blank line.
+    let mut data = String::new();
+    let mut any = false;
+    for line in BufReader::new(resp.body_mut().as_reader()).lines() {
+        let Ok(line) = line else { break };
+        if let Some(d) = line.strip_prefix("data:") {
+            data.push_str(d.strip_prefix(' ').unwrap_or(d));
+        } else if line.is_empty() && !data.is_empty() {
+            any = true;
+            each(data.as_bytes());
+            data.clear();
+        }
+    }
+    any
 }
 
-fn user_answer(given: &Option<Value>, key: &str, request: &Value) -> Value {
+fn user_answer(given: &Option<Value>, key: &str, request: &Json) -> Value {
     if let Some(v) = given {
         return v.clone();
     }
@@ -99,8 +149,111 @@ fn user_answer(given: &Option<Value>, key: &str, request: &Value) -> Value {
     serde_json::from_str(&line).unwrap_or_else(|_| json!({"action": "decline"}))
 }
 
+/// The host's own state: its HTTP client, the clock, the user's answers and cancel press.
+struct Host {
+    agent: ureq::Agent,
+    args: Args,
+    start: Instant,
+    interrupted: Arc<AtomicBool>,
+    cancel_sent: bool,
+}
+
+impl Host {
+    fn now(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Does what `event` asks. Every message of an answer goes back to the endpoint as it
+    /// arrives, and what that releases is done before the next (an input asked on an open
+    /// 2025 `tasks/result` stream is answered while the stream waits for it).
+    fn on_event(&mut self, ep: &mut CallEndpoint, event: Event) {
+        match event {
+            Event::Transmit(Transmit::Rpc { id, text, headers }) => {
+                let (agent, url) = (self.agent.clone(), self.args.url.clone());
+                let answered = post(&agent, &url, &text, &headers, &mut |bytes| {
+                    ep.handle_message(self.now(), bytes);
+                    loop {
+                        match ep.poll_event() {
+                            Event::WakeAt { .. } | Event::Idle => break,
+                            e => self.on_event(ep, e),
+                        }
+                    }
+                });
+                if !answered {
+                    ep.handle_transport_failure(self.now(), id);
+                }
+            }
+            // The answer to the server's own request: the server answers 202, nothing to read.
+            Event::Transmit(Transmit::Reply { text, headers }) => {
+                let (agent, url) = (self.agent.clone(), self.args.url.clone());
+                post(&agent, &url, &text, &headers, &mut |_| {});
+            }
+            Event::Transmit(other) => eprintln!("not an MCP transmit: {other:?}"),
+            Event::AskUser { key, request, call } => {
+                let answer = user_answer(&self.args.answer, &key, &request);
+                eprintln!(
+                    "answering {} input {key}",
+                    if call { "call" } else { "task" }
+                );
+                if let Err(e) = ep.answer_input(self.now(), &key, answer) {
+                    eprintln!("answer refused: {e}");
+                }
+            }
+            Event::Status { status } => eprintln!("status: {}", status.as_str()),
+            Event::Button { state } => eprintln!("cancel button: {}", state.as_str()),
+            Event::Violation { violation } => eprintln!("violation: {violation:?}"),
+            Event::Settled {
+                outcome,
+                status,
+                result,
+                error,
+            } => {
+                let line = json!({
+                    "outcome": outcome.as_str(),
+                    "status": status.map(|s| s.as_str()),
+                    "result": result,
+                    "error": error,
+                    "ms": self.now(),
+                    "violations": ep.tracker().record().violation_count,
+                });
+                println!("{line}");
+                std::process::exit(0);
+            }
+            Event::Stopped { reason } => {
+                println!(
+                    "{}",
+                    json!({"stopped": format!("{reason:?}"), "ms": self.now()})
+                );
+                std::process::exit(1);
+            }
+            Event::WakeAt { at } => {
+                // Sleep in short slices so Ctrl-C is a cancel press within 50 ms.
+                while self.now() < at {
+                    let due = self.args.cancel_after_ms.is_some_and(|ms| self.now() >= ms);
+                    if !self.cancel_sent && (self.interrupted.load(Ordering::SeqCst) || due) {
+                        self.cancel_sent = true;
+                        match ep.cancel_pressed(self.now()) {
+                            Ok(()) => eprintln!("cancel pressed"),
+                            Err(e) => eprintln!("cancel refused: {e}"),
+                        }
+                        break;
+                    }
+                    let left = at.saturating_sub(self.now()).min(50);
+                    std::thread::sleep(Duration::from_millis(left));
+                }
+                ep.handle_timeout(self.now());
+            }
+            Event::Idle => {
+                println!("{}", json!({"idle": true, "ms": self.now()}));
+                std::process::exit(1);
+            }
+            other => eprintln!("{other:?}"),
+        }
+    }
+}
+
 fn main() {
-    let a = match args() {
+    let args = match args() {
         Ok(a) => a,
         Err(e) => {
             eprintln!("{e}");
@@ -119,12 +272,10 @@ fn main() {
         .timeout_global(Some(Duration::from_secs(60)))
         .build()
         .into();
-    let start = Instant::now();
-    let now = || start.elapsed().as_millis() as u64;
     let mut ep = match CallEndpoint::call_tool(
-        Model::Task2026,
-        &a.tool,
-        a.arguments.clone(),
+        args.model,
+        &args.tool,
+        args.arguments.clone(),
         None,
         Config::default(),
     ) {
@@ -134,72 +285,15 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut cancel_sent = false;
+    let mut host = Host {
+        agent,
+        args,
+        start: Instant::now(),
+        interrupted,
+        cancel_sent: false,
+    };
     loop {
         let event = ep.poll_event();
-        match event {
-            Event::Transmit(Transmit::Rpc { id, text, headers }) => {
-                match post(&agent, &a.url, &text, &headers) {
-                    Some(bytes) => ep.handle_message(now(), &bytes),
-                    None => ep.handle_transport_failure(now(), id),
-                }
-            }
-            Event::Transmit(other) => eprintln!("not an MCP transmit: {other:?}"),
-            Event::AskUser { key, request, call } => {
-                let answer = user_answer(&a.answer, &key, &request);
-                eprintln!(
-                    "answering {} input {key}",
-                    if call { "call" } else { "task" }
-                );
-                if let Err(e) = ep.answer_input(now(), &key, answer) {
-                    eprintln!("answer refused: {e}");
-                }
-            }
-            Event::Status { status } => eprintln!("status: {}", status.as_str()),
-            Event::Button { state } => eprintln!("cancel button: {}", state.as_str()),
-            Event::Violation { violation } => eprintln!("violation: {violation:?}"),
-            Event::Settled {
-                outcome,
-                status,
-                result,
-                error,
-            } => {
-                let line = json!({
-                    "outcome": outcome.as_str(),
-                    "status": status.map(|s| s.as_str()),
-                    "result": result,
-                    "error": error,
-                    "ms": now(),
-                    "violations": ep.tracker().record().violation_count,
-                });
-                println!("{line}");
-                return;
-            }
-            Event::Stopped { reason } => {
-                println!("{}", json!({"stopped": format!("{reason:?}"), "ms": now()}));
-                std::process::exit(1);
-            }
-            Event::WakeAt { at } => {
-                // Sleep in short slices so Ctrl-C is a cancel press within 50 ms.
-                while now() < at {
-                    let due = a.cancel_after_ms.is_some_and(|ms| now() >= ms);
-                    if !cancel_sent && (interrupted.load(Ordering::SeqCst) || due) {
-                        cancel_sent = true;
-                        match ep.cancel_pressed(now()) {
-                            Ok(()) => eprintln!("cancel pressed"),
-                            Err(e) => eprintln!("cancel refused: {e}"),
-                        }
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(at.saturating_sub(now()).min(50)));
-                }
-                ep.handle_timeout(now());
-            }
-            Event::Idle => {
-                println!("{}", json!({"idle": true, "ms": now()}));
-                std::process::exit(1);
-            }
-            other => eprintln!("{other:?}"),
-        }
+        host.on_event(&mut ep, event);
     }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Leg `rust-host`: the Rust host example (bindings/example-host) drives calls on the reference
-// MCP tasks server (pkg/examples/mcp-tasks-server.mjs, 2026 Streamable HTTP) through the core's
-// CallEndpoint: a task with an input, MRTR then a task, a cancel, a plain result, a failed task.
+// MCP tasks server (pkg/examples/mcp-tasks-server.mjs, Streamable HTTP, both revisions) through
+// the core's CallEndpoint: a task with an input, MRTR then a task, a cancel, a plain result, a
+// failed task; on 2025, inputs asked on the tasks/result stream (rule I-10) and a cancel.
 // Each scenario asserts the one JSON line the host prints when the call settles.
 //
 //   node tests/interop/legs/rust-host.mjs     (after npm --prefix pkg run build)
@@ -31,7 +32,7 @@ const server = await startFixture(
   {
     name: 'reference-tasks-server',
     cmd: process.execPath,
-    args: [join(REPO, 'pkg/examples/mcp-tasks-server.mjs'), '--max-lifetime-ms', '200000'],
+    args: [join(REPO, 'pkg/examples/mcp-tasks-server.mjs'), '--serve-2025', '--max-lifetime-ms', '200000'],
     cwd: REPO,
   },
   { timeoutMs: 15_000 },
@@ -102,6 +103,64 @@ try {
       throw new Error(JSON.stringify(got));
     return `${got.outcome} (${got.error.code}) at ${got.ms} ms`;
   });
+  await scenario('2025: an input asked on the tasks/result stream, answered by reply', 60_000, async () =>
+    expect(
+      await host([
+        '--revision',
+        '2025',
+        '--tool',
+        'confirm_delete',
+        '--args',
+        '{"filename":"a.txt"}',
+        '--answer',
+        '{"action":"accept","content":{"confirm":true}}',
+      ]),
+      { outcome: 'succeeded', status: 'completed', text: 'Deleted a.txt', violations: 0 },
+    ),
+  );
+  await scenario('2025: two inputs on one stream, both answered', 60_000, async () =>
+    expect(
+      await host([
+        '--revision',
+        '2025',
+        '--tool',
+        'multi_input',
+        '--answer',
+        '{"action":"accept","content":{"name":"Ada"}}',
+      ]),
+      { outcome: 'succeeded', text: 'got first=Ada second=Ada', violations: 0 },
+    ),
+  );
+  await scenario('2025: a decline is what the tool reads', 60_000, async () =>
+    expect(
+      await host([
+        '--revision',
+        '2025',
+        '--tool',
+        'confirm_delete',
+        '--args',
+        '{"filename":"b.txt"}',
+        '--answer',
+        '{"action":"decline"}',
+      ]),
+      { outcome: 'succeeded', text: 'Kept b.txt (action=decline)', violations: 0 },
+    ),
+  );
+  await scenario('2025: cancel pressed while working ends cancelled', 60_000, async () =>
+    expect(
+      await host([
+        '--revision',
+        '2025',
+        '--tool',
+        'slow_compute',
+        '--args',
+        '{"seconds":30}',
+        '--cancel-after-ms',
+        '700',
+      ]),
+      { outcome: 'cancelled', status: 'cancelled', violations: 0 },
+    ),
+  );
   await scenario('settle latency after a 2000 ms task (measured, not asserted)', 60_000, async () => {
     const got = await host(['--tool', 'slow_compute', '--args', '{"seconds":2}']);
     if (got.outcome !== 'succeeded') throw new Error(JSON.stringify(got));
