@@ -53,11 +53,16 @@ export interface Sender {
   ): Promise<JsonRpcResponse | string>;
   /**
    * 2025 senders that can receive server-initiated input requests (`elicitation/create` inside
-   * `tasks/result`): routes those about `taskId` to a handler; returns an unroute function.
+   * `tasks/result`): routes those about `taskId` to a handler, given the server's request (its
+   * id, method and params) and resolving with the client's answer (the JSON-RPC result to send
+   * back); returns an unroute function.
    * Absent when the sender cannot receive them: a 2025 task that asks for input is then reported
    * through `onViolation` as `{source: 'adapter', rule: 'input_unsupported'}`, and watching goes on.
    */
-  routeInput?(taskId: string, fn: (key: string, request: Json) => Promise<Json>): () => void;
+  routeInput?(
+    taskId: string,
+    fn: (request: { id: string | number | null; method: string; params?: Json }) => Promise<Json>,
+  ): () => void;
   /**
    * True when what `send` threw says the sender is closed for good (the SDK senders: a closed
    * Client's "Not connected"): the watch then stops at once, `outcome` rejecting with code

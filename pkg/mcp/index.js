@@ -17,9 +17,11 @@
 //   body (an HTTP answer with no JSON-RPC answer in it is no answer) and adds the session `_meta`
 //   (protocol version, client info); the SDK senders turn the SDK's thrown server errors back into
 //   JSON-RPC error answers and keep its local failures (timeout, closed connection) as no answer;
-// * 2025 input requests arrive as SDK elicitation requests and are routed by the task id in their
-//   `related-task` `_meta` to the call's `onInput` (keyed `elicitation/create#<request id>`), and a
-//   2025 sender that cannot receive them is reported once as `input_unsupported`;
+// * 2025 input requests arrive as SDK elicitation requests, are routed by the task id in their
+//   `related-task` `_meta` to the call, and go to its endpoint as the server's requests: the
+//   core asks them (once each, keyed `elicitation/create#<request id>`, rule I-10) and its reply
+//   is what the SDK's handler answers. A 2025 sender that cannot receive them is reported once
+//   as `input_unsupported`;
 // * resuming a snapshot whose watching had stopped (not a lost `tools/call`) watches its handle
 //   again, as the core's `stopped` event tells a host to do.
 //
@@ -215,7 +217,7 @@ function sdkLikeSender(sdk, { requestTimeoutMs = 60000, resultTimeoutMs = 600000
     sdk.setElicitation(async (request, extra, requestId) => {
       const taskId = request?.params?._meta?.[RELATED_TASK]?.taskId;
       const route = taskId !== undefined ? routes.get(taskId) : undefined;
-      if (route) return route(`elicitation/create#${requestId ?? '?'}`, request);
+      if (route) return route({ id: requestId ?? null, method: 'elicitation/create', params: request?.params });
       // Not about a task this sender watches: the host's own handler answers it.
       if (previous) return previous(request, extra);
       return { action: 'decline' };
@@ -390,6 +392,8 @@ class Watch {
     this.cancelWaiters = [];
     this.answered = new Set(); // transmit ids whose exchange ended (answer or none)
     this.asked = new Set(); // input keys put to onInput by this watch
+    this.replies = new Map(); // 2025: the server's request id (as JSON) -> its handler's resolve
+    this.replyFor = new Map(); // 2025: input key -> the server's request id (as JSON)
     this.exchangeWaiters = [];
     this.timer = null;
     this.done = false;
@@ -414,7 +418,7 @@ class Watch {
   route() {
     const id = this.ep.id;
     if (id && this.sender.routeInput && !this.unroute) {
-      this.unroute = this.sender.routeInput(id, (key, request) => this.askDirect(key, request));
+      this.unroute = this.sender.routeInput(id, (request) => this.serverRequest(request));
     }
   }
 
@@ -459,8 +463,10 @@ class Watch {
     switch (e.type) {
       case 'transmit':
         if (e.kind === 'rpc') this.transmit(e);
+        else if (e.kind === 'reply') this.reply(JSON.parse(e.text));
         break;
       case 'ask_user':
+        if (this.serverAsking !== undefined) this.replyFor.set(e.key, this.serverAsking);
         this.asked.add(e.key);
         this.ask(e.key, e.request, Boolean(e.call));
         break;
@@ -623,17 +629,44 @@ class Watch {
   // `onInput` runs on a later turn of the event loop, never inside `callTool` or `resume`: an
   // input asked at once (an MRTR round, a prompt re-asked after a restart) must find the handle
   // those return already assigned, for an `onInput` that reads `h.id` or saves `h.snapshot()`.
+  // A 2025 request of the server's is asked at once: its handle is known, and the SDK's handler
+  // waits for the answer.
   ask(key, request, call) {
-    new Promise((next) => this.timers.setTimeout(next, 0))
+    const server = this.replyFor.has(key);
+    (server ? Promise.resolve() : new Promise((next) => this.timers.setTimeout(next, 0)))
       .then(() => this.userAnswer(key, request, call))
       .then((response) => {
         if (!this.done) this.apply(() => this.ep.answerInput(this.now(), key, response));
+        // 2025: an answer the endpoint refused (a cancel pressed meanwhile, I-6) sent no reply;
+        // the server's request still needs one.
+        this.replied(this.replyFor.get(key), DECLINE);
       });
   }
 
-  // 2025: the SDK's elicitation handler asks; the answer is the handler's return value.
-  async askDirect(key, request) {
-    return this.done ? DECLINE : this.userAnswer(key, request, false);
+  // 2025: a request of the server's about this call's task, as the SDK delivered it. The
+  // endpoint decides whether it is asked (once per request, not after a cancel press: I-10);
+  // its reply is what the SDK's handler answers, and a request it does not ask is declined.
+  serverRequest(request) {
+    if (this.done) return Promise.resolve(DECLINE);
+    const id = JSON.stringify(request.id);
+    return new Promise((resolve) => {
+      this.replies.set(id, resolve);
+      this.serverAsking = id;
+      this.apply(() => this.ep.handleMessage(this.now(), JSON.stringify({ jsonrpc: '2.0', ...request })));
+      this.serverAsking = undefined;
+      if (![...this.replyFor.values()].includes(id)) this.replied(id, DECLINE);
+    });
+  }
+
+  reply(message) {
+    this.replied(JSON.stringify(message?.id ?? null), message?.result ?? DECLINE);
+  }
+
+  replied(id, answer) {
+    const resolve = id === undefined ? undefined : this.replies.get(id);
+    if (!resolve) return;
+    this.replies.delete(id);
+    resolve(answer);
   }
 
   flushCancel(state) {
@@ -644,6 +677,7 @@ class Watch {
 
   finish() {
     this.done = true;
+    for (const id of [...this.replies.keys()]) this.replied(id, DECLINE);
     this.disarm();
     for (const ctl of this.inflight.values()) ctl.abort();
     this.inflight.clear();

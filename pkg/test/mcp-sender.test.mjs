@@ -192,6 +192,41 @@ for (const [line, make, sender] of [
     assert.match(said[0].detail, /a7.*registered after the sender/);
   });
 
+  test(`${line}: the core decides a task's elicitation: an answer after a cancel press is declined, and no prompt after it (I-6, I-10)`, async () => {
+    const clock = fakeClock();
+    const c = make({
+      ...server25('a6', { pollsToDone: 1000 }),
+      'tasks/cancel': () => task25('a6', 'cancelled'),
+    });
+    const asked = [];
+    let h;
+    h = await callTool(sender(c), {
+      name: 'job',
+      config: FAST,
+      now: clock.now,
+      timers: clock.timers,
+      onInput: async (key, req) => {
+        asked.push([key, req.params.message]);
+        h.cancel(); // the person pressed cancel while the dialog was open
+        return { action: 'accept', content: { ok: true } };
+      },
+    });
+    const about = (message) => ({
+      message,
+      requestedSchema: { type: 'object', properties: {} },
+      _meta: { [RELATED]: { taskId: 'a6' } },
+    });
+    // The answer is refused by the endpoint (the task is being cancelled): the server hears a decline.
+    assert.deepEqual(await c.elicit(about('first?'), 41), { action: 'decline' });
+    assert.deepEqual(asked, [['elicitation/create#41', 'first?']]);
+    // A request after the press is not put to the person at all.
+    assert.deepEqual(await c.elicit(about('second?'), 42), { action: 'decline' });
+    assert.equal(asked.length, 1);
+    const out = watchPromise(h.outcome);
+    await clock.runUntil(() => out.done);
+    assert.equal(out.value.outcome, 'cancelled');
+  });
+
   test(`${line}: the host's own elicitation handler still answers elicitations about no watched task`, async () => {
     const clock = fakeClock();
     const c = make(server25('a5', { pollsToDone: 3 }));

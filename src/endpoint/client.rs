@@ -399,27 +399,6 @@ fn status_message(input: &Input) -> Option<String> {
     }
 }
 
-/// A request of the server's for input (I-10), asked once under `key`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-struct ServerInput {
-    key: String,
-    /// The server's request id, which the answer echoes.
-    id: Id,
-    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
-    answered: bool,
-}
-
-impl<'de> Deserialize<'de> for ServerInput {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut f = crate::tagged::members(d, "struct ServerInput")?;
-        Ok(ServerInput {
-            key: f.req("key")?,
-            id: f.req("id")?,
-            answered: f.def("answered")?,
-        })
-    }
-}
-
 /// A request on the wire, not answered yet.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 struct Pending {
@@ -480,9 +459,10 @@ pub struct CallEndpoint {
     /// host shows them again from [`CallEndpoint::open_prompts`], the core does not ask again.
     #[serde(default, skip_serializing_if = "VecDeque::is_empty")]
     prompts: VecDeque<Event>,
-    /// The server's own requests for input asked so far (I-10, 2025), by key.
+    /// The keys of the server's own requests for input asked so far (I-10, 2025); one not
+    /// answered yet is also in `prompts`, its request carrying the server's id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    server_inputs: Vec<ServerInput>,
+    server_keys: Vec<String>,
     /// The last `statusMessage` given as [`Event::Progress`] (E-61).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     progress: Option<String>,
@@ -511,7 +491,7 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             queue: f.req("queue")?,
             submit: f.opt("submit")?,
             prompts: f.def("prompts")?,
-            server_inputs: f.def("server_inputs")?,
+            server_keys: f.def("server_keys")?,
             progress: f.opt("progress")?,
             stop_asked: f.def("stop_asked")?,
             failing: f.def("failing")?,
@@ -581,7 +561,7 @@ impl CallEndpoint {
             queue: VecDeque::new(),
             submit: None,
             prompts: VecDeque::new(),
-            server_inputs: Vec::new(),
+            server_keys: Vec::new(),
             progress: None,
             stop_asked: false,
             failing: false,
@@ -1323,7 +1303,7 @@ impl CallEndpoint {
         response: impl Into<Json>,
     ) -> Result<(), Error> {
         let response = response.into();
-        if self.server_inputs.iter().any(|s| s.key == key) {
+        if self.server_keys.iter().any(|k| k == key) {
             return self.answer_server_input(key, response);
         }
         self.tracker.handle_input(
@@ -1341,8 +1321,8 @@ impl CallEndpoint {
 
     /// I-10: a 2025 task asks for input with requests of the server's own on its `tasks/result`
     /// stream, each naming the task in its related-task `_meta`. Each is asked once, keyed by
-    /// its method and id; one naming another task or none (a ping, an elicitation of the
-    /// session) is not this call's to answer, and is left to the host.
+    /// its method and id, as `{method, params, id}`; one naming another task or none (a ping, an
+    /// elicitation of the session) is not this call's to answer, and is left to the host.
     fn server_request(&mut self, id: &Id, method: &str, params: Option<&Value>) {
         let ours = self.model == Model::Task2025
             && self.tracker.handle().is_some()
@@ -1353,21 +1333,14 @@ impl CallEndpoint {
             ButtonState::Available | ButtonState::Unavailable
         );
         let key = format!("{method}#{}", id_text(id));
-        if !ours
-            || pressed
-            || self.tracker.is_done()
-            || self.server_inputs.iter().any(|s| s.key == key)
-        {
+        if !ours || pressed || self.tracker.is_done() || self.server_keys.contains(&key) {
             return;
         }
-        self.server_inputs.push(ServerInput {
-            key: key.clone(),
-            id: id.clone(),
-            answered: false,
-        });
+        self.server_keys.push(key.clone());
         let mut request = serde_json::Map::new();
         request.insert("method".into(), Value::String(method.into()));
         request.insert("params".into(), params.cloned().unwrap_or(Value::Null));
+        request.insert("id".into(), id.to_value());
         let ask = Event::AskUser {
             key,
             request: Value::Object(request).into(),
@@ -1385,19 +1358,15 @@ impl CallEndpoint {
                 "an input answer is a JSON object (an elicitation's {action, content})",
             ));
         }
-        let settled = self.tracker.is_done();
-        let pressed = !matches!(self.tracker.button(), ButtonState::Available);
-        let Some(input) = self.server_inputs.iter_mut().find(|s| s.key == key) else {
-            return Err(Error::invalid_input(
-                "key",
-                "this input key was never asked",
-            ));
-        };
-        let why = if input.answered {
-            Some("this input key was already answered; a key is answered once")
-        } else if settled {
+        let open = self
+            .prompts
+            .iter()
+            .position(|p| matches!(p, Event::AskUser { key: k, .. } if k == key));
+        let why = if self.tracker.is_done() {
             Some("the task already settled")
-        } else if pressed {
+        } else if open.is_none() {
+            Some("this input key was already answered; a key is answered once")
+        } else if !matches!(self.tracker.button(), ButtonState::Available) {
             Some("the task is being cancelled; its input requests are moot")
         } else {
             None
@@ -1405,10 +1374,14 @@ impl CallEndpoint {
         if let Some(why) = why {
             return Err(Error::invalid_input("key", why));
         }
-        input.answered = true;
-        let built = build_reply(self.model, input.id.clone(), response.as_value().clone());
-        self.prompts
-            .retain(|p| !matches!(p, Event::AskUser { key: k, .. } if k == key));
+        let Some(Event::AskUser { request, .. }) = open.and_then(|i| self.prompts.remove(i)) else {
+            return Err(Error::invalid_input(
+                "key",
+                "this input key was never asked",
+            ));
+        };
+        let id = Id::from_value(request.get("id").unwrap_or(&Value::Null))?;
+        let built = build_reply(self.model, id, response.as_value().clone());
         let (text, headers) = on_the_wire(&built);
         self.queue
             .push_back(Event::Transmit(Transmit::Reply { text, headers }));

@@ -41,7 +41,7 @@ impl From<&str> for Id {
 }
 
 impl Id {
-    fn from_value(v: &Value) -> Result<Id, Error> {
+    pub(crate) fn from_value(v: &Value) -> Result<Id, Error> {
         match v {
             Value::Null => Ok(Id::Null),
             Value::String(s) => Ok(Id::String(s.clone())),
