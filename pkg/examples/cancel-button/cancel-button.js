@@ -7,7 +7,7 @@ import { JobHost } from 'longcall/jobs';
 /** What the button says in each state the core gives it. */
 /** @type {Record<import('longcall').ButtonState, string>} */
 const LABEL = {
-  unavailable: 'Cancel', // no status yet: disabled until the first answer
+  unavailable: 'Cancel', // disabled: no status yet, or no longer watched (lost, stopped)
   available: 'Cancel', // queued: a cancel would stop it before it bills
   requesting: 'Cancelling…', // the cancel is out
   acknowledged_pending: 'Cancel requested', // accepted; the job has not ended yet
