@@ -10,6 +10,8 @@
 // * against the reference job server (`longcall serve-jobs`, proxied by serve.mjs on the page's
 //   origin): a queued job cancelled and refunded; a processing job 409, "still running", then
 //   finished, never "cancelled"; a completed job's cancel refused with nothing sent.
+// The MCP task page (examples/mcp-button/) runs against the reference MCP tasks server: a task to
+// its end with its progress, a 2026 cancel acknowledged then seen cancelled, an input asked once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -165,6 +167,86 @@ for (const example of ['cancel-button', 'lite-button'])
       });
     }
   });
+
+// The MCP task page (examples/mcp-button/, on longcall/mcp's httpSender) against the reference
+// MCP tasks server, which serve.mjs puts behind the page's own `/mcp`.
+describe('the mcp-button page in Chromium at 390 px', () => {
+  let server, browser;
+  before(
+    async () => {
+      server = await serveExample();
+      browser = await launchChromium();
+    },
+    { timeout: 60_000 },
+  );
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  /** Opens the page for `tool`, records its button's states and presses Run. */
+  async function run(tool, args) {
+    const q = new URLSearchParams({ tool, args: JSON.stringify(args) });
+    const { page, logs } = await phonePage(browser, `${server.base}/examples/mcp-button/?${q}`);
+    await recordStates(page);
+    await page.click('#run');
+    return { page, logs };
+  }
+  const finished = () => document.querySelector('#note').textContent.startsWith('Finished');
+
+  test('a task runs to its end, its progress shown, the button ending "Done"', { timeout: 30_000 }, async () => {
+    const { page, logs } = await run('slow_compute', { seconds: 2 });
+    try {
+      await page.waitForFunction(() => document.querySelector('#progress').textContent.includes('of 2 s done'));
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 390, `the page is ${width} px wide at 390`);
+      await page.waitForFunction(finished, null, { timeout: 20_000 });
+      assert.equal(await page.textContent('#note'), 'Finished: succeeded');
+      assert.deepEqual(await page.evaluate(() => window.__states), ['unavailable', 'available', 'not_applicable']);
+      assert.equal(await page.textContent('#cancel'), 'Done');
+      assert.deepEqual(logs, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a 2026 cancel: acknowledged, then cancelled once a poll sees it, never before', {
+    timeout: 30_000,
+  }, async () => {
+    const { page, logs } = await run('slow_compute', { seconds: 30 });
+    try {
+      await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
+      await page.click('#cancel');
+      await page.waitForFunction(finished, null, { timeout: 20_000 });
+      assert.equal(await page.textContent('#note'), 'Finished: cancelled');
+      assert.deepEqual(await page.evaluate(() => window.__states), [
+        'unavailable',
+        'available',
+        'requesting',
+        'acknowledged_pending',
+        'cancelled',
+      ]);
+      assert.deepEqual(logs, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('an input is asked in the page once, and the answer reaches the tool', { timeout: 30_000 }, async () => {
+    const { page, logs } = await run('confirm_delete', { filename: 'a.txt' });
+    try {
+      await page.waitForSelector('#ask:not([hidden]) >> text=Delete a.txt?', { timeout: 10_000 });
+      assert.equal(await page.textContent('#note'), 'Waiting for your answer');
+      await page.click('#ask >> text=Yes');
+      await page.waitForFunction(finished, null, { timeout: 20_000 });
+      assert.equal(await page.textContent('#note'), 'Finished: succeeded');
+      assert.equal(await page.isHidden('#ask'), true);
+      assert.deepEqual(logs, []);
+    } finally {
+      await page.close();
+    }
+  });
+});
 
 describe('the example page against longcall serve-jobs', { skip: !existsSync(CLI) && `no CLI at ${CLI}` }, () => {
   const KEY = 'page-key';

@@ -1,8 +1,9 @@
-// Serves the cancel-button example on 127.0.0.1 with a job API on the same origin, so the page
-// needs no CORS: `node examples/cancel-button/serve.mjs [port]` (from the package folder), then
-// open http://127.0.0.1:PORT/examples/cancel-button/?job=NAME (or ?model=NAME), or the same
-// button on longcall/lite at /examples/lite-button/?job=NAME. The job API is
-// either
+// Serves the example pages on 127.0.0.1 with their servers on the same origin, so no page needs
+// CORS: `node examples/cancel-button/serve.mjs [port]` (from the package folder), then open
+// http://127.0.0.1:PORT/examples/cancel-button/?job=NAME (or ?model=NAME), the same button on
+// longcall/lite at /examples/lite-button/?job=NAME, or an MCP tool run as a task at
+// /examples/mcp-button/?tool=NAME, whose `/mcp` goes to the reference MCP tasks server
+// (examples/mcp-tasks-server.mjs), started here. The job API is either
 // * a small scripted one speaking the Sume Open API, so every path of the page can be seen: each
 //   job NAME plays one script: `queued` (cancel succeeds), `late` (409 too late, then it
 //   finishes), `html502` (the cancel gets a 502 HTML page), `html200` (the cancel gets a 200
@@ -19,6 +20,7 @@ import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, dirname, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createTasksServer } from '../mcp-tasks-server.mjs';
 
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm' };
@@ -82,11 +84,14 @@ async function proxy(api, req, res) {
 
 /**
  * Starts the server; resolves to `{ base, close }`. With `api` (a job server's base URL), the
- * Open API's requests (`/v1/...`, and `/_counters`) go to it instead of the scripted jobs.
+ * Open API's requests (`/v1/...`, and `/_counters`) go to it instead of the scripted jobs. `/mcp`
+ * goes to a reference MCP tasks server of its own.
  * @param {number} [port]
  * @param {{api?: string}} [options]
  */
 export async function serveExample(port = 0, { api } = {}) {
+  const tasks = createTasksServer({ pollIntervalMs: 1000 });
+  const mcp = await tasks.listen(0);
   const jobs = new Map();
   /** Job id by idempotency key: a submit sent again with its key finds the job it made. */
   const submitted = new Map();
@@ -94,6 +99,10 @@ export async function serveExample(port = 0, { api } = {}) {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (api && /^\/(v1\/|_counters$)/.test(path)) {
       await proxy(api, req, res);
+      return;
+    }
+    if (path === '/mcp') {
+      await proxy(mcp, req, res);
       return;
     }
     // The scripted API also answers pages served elsewhere (a Vite dev server on its own port).
@@ -149,11 +158,13 @@ export async function serveExample(port = 0, { api } = {}) {
   await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
   return {
     base: `http://127.0.0.1:${server.address().port}`,
-    close: () =>
-      new Promise((ok) => {
+    close: async () => {
+      await tasks.close();
+      await new Promise((ok) => {
         server.closeAllConnections?.();
         server.close(ok);
-      }),
+      });
+    },
   };
 }
 
@@ -166,4 +177,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       ? `open ${base}/examples/cancel-button/?job=ID&key=API_KEY (job API: ${api})`
       : `open ${base}/examples/cancel-button/?job=queued (or late, html502, drop, unlisted; or ?model=demo-image to submit)`,
   );
+  console.log(`open ${base}/examples/mcp-button/ (or ?tool=confirm_delete&args={"filename":"a.txt"})`);
 }
