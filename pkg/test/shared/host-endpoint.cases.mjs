@@ -51,6 +51,38 @@ export const cases = {
     assert.equal(ep.isDone, true);
   },
 
+  "2025: the server's elicitation on the result stream is asked once and answered by a reply (I-10)"({ lc, assert }) {
+    const ep = lc.Endpoint.watch('task-2025', 't1', CONFIG, null);
+    const get = ep.pollEvents().find((e) => e.type === 'transmit');
+    const t25 = (status) => ({ taskId: 't1', status, ttl: null, createdAt: T, lastUpdatedAt: T });
+    const fetch = ep.handleMessage(1, answer(get.id, t25('input_required'))).find((e) => e.type === 'transmit');
+    assert.equal(JSON.parse(fetch.text).method, 'tasks/result');
+    const elicit = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'e-1',
+      method: 'elicitation/create',
+      params: { message: 'Delete a.txt?', _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't1' } } },
+    });
+    const asked = ep.handleMessage(2, elicit).filter((e) => e.type === 'ask_user');
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0].key, 'elicitation/create#"e-1"');
+    assert.deepEqual(asked[0].request.params.message, 'Delete a.txt?');
+    assert.deepEqual(
+      ep.handleMessage(3, elicit).filter((e) => e.type === 'ask_user'),
+      [],
+      'asked once',
+    );
+    const out = ep.answerInput(4, asked[0].key, { action: 'accept', content: { confirm: true } });
+    const reply = out.find((e) => e.type === 'transmit');
+    assert.equal(reply.kind, 'reply');
+    assert.equal(reply.headers['MCP-Protocol-Version'], '2025-11-25');
+    assert.deepEqual(JSON.parse(reply.text), {
+      jsonrpc: '2.0',
+      id: 'e-1',
+      result: { action: 'accept', content: { confirm: true } },
+    });
+  },
+
   'watch starts with a poll and assumes no status (E-6)'({ lc, assert }) {
     const ep = lc.Endpoint.watch('task-2026', 't9', CONFIG, null);
     const events = ep.pollEvents();
