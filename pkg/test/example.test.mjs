@@ -49,6 +49,26 @@ function recordStates(page) {
   });
 }
 
+/**
+ * The example server (scripted jobs, the reference MCP tasks server behind `/mcp`) and Chromium,
+ * started before the tests of the enclosing `describe` and stopped after them.
+ */
+function examplesInChromium() {
+  const at = {};
+  before(
+    async () => {
+      at.server = await serveExample();
+      at.browser = await launchChromium();
+    },
+    { timeout: 60_000 },
+  );
+  after(async () => {
+    await at.browser?.close();
+    await at.server?.close();
+  });
+  return at;
+}
+
 test('every README example block is its file, verbatim', () => {
   const readme = readFileSync(join(PKG, 'README.md'), 'utf8');
   const blocks = [...readme.matchAll(/<!-- example: (\S+) -->\s*```js\n([\s\S]*?)```/g)];
@@ -70,21 +90,10 @@ test('the example type-checks in strict TypeScript (checkJs)', () => {
 // server): `cancel-button` on longcall/jobs, `lite-button` on longcall/lite's numbers.
 for (const example of ['cancel-button', 'lite-button'])
   describe(`the ${example} page in Chromium at 390 px`, () => {
-    let server, browser;
-    before(
-      async () => {
-        server = await serveExample();
-        browser = await launchChromium();
-      },
-      { timeout: 60_000 },
-    );
-    after(async () => {
-      await browser?.close();
-      await server?.close();
-    });
+    const at = examplesInChromium();
 
     async function flow(job, { until, within = 15_000 }) {
-      const { page, logs } = await phonePage(browser, `${server.base}/examples/${example}/?job=${job}`);
+      const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/${example}/?job=${job}`);
       try {
         await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
         await recordStates(page);
@@ -120,7 +129,7 @@ for (const example of ['cancel-button', 'lite-button'])
       timeout: 45_000,
       skip: example !== 'cancel-button' && "submitting is longcall/jobs' (the cancel-button page)",
     }, async () => {
-      const { page, logs } = await phonePage(browser, `${server.base}/examples/cancel-button/?model=demo-image`);
+      const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/cancel-button/?model=demo-image`);
       try {
         await page.click('#render');
         await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
@@ -142,7 +151,7 @@ for (const example of ['cancel-button', 'lite-button'])
       ['html404', "a proxy's 404 page on a status poll: the job is not lost (O-6)"],
     ]) {
       test(`${what}, and the job is seen finished`, { timeout: 40_000 }, async () => {
-        const { page, logs } = await phonePage(browser, `${server.base}/examples/${example}/?job=${job}`);
+        const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/${example}/?job=${job}`);
         try {
           await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
             timeout: 35_000,
@@ -171,23 +180,12 @@ for (const example of ['cancel-button', 'lite-button'])
 // The MCP task page (examples/mcp-button/, on longcall/mcp's httpSender) against the reference
 // MCP tasks server, which serve.mjs puts behind the page's own `/mcp`.
 describe('the mcp-button page in Chromium at 390 px', () => {
-  let server, browser;
-  before(
-    async () => {
-      server = await serveExample();
-      browser = await launchChromium();
-    },
-    { timeout: 60_000 },
-  );
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const at = examplesInChromium();
 
   /** Opens the page for `tool`, records its button's states and presses Run. */
   async function run(tool, args) {
     const q = new URLSearchParams({ tool, args: JSON.stringify(args) });
-    const { page, logs } = await phonePage(browser, `${server.base}/examples/mcp-button/?${q}`);
+    const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/mcp-button/?${q}`);
     await recordStates(page);
     await page.click('#run');
     return { page, logs };

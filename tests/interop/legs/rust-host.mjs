@@ -103,63 +103,40 @@ try {
       throw new Error(JSON.stringify(got));
     return `${got.outcome} (${got.error.code}) at ${got.ms} ms`;
   });
+  // The 2025 tasks: inputs are the server's own requests on the tasks/result stream (I-10).
+  const on2025 = (...args) => host(['--revision', '2025', ...args]);
+  const yes = '{"action":"accept","content":{"confirm":true}}';
   await scenario('2025: an input asked on the tasks/result stream, answered by reply', 60_000, async () =>
-    expect(
-      await host([
-        '--revision',
-        '2025',
-        '--tool',
-        'confirm_delete',
-        '--args',
-        '{"filename":"a.txt"}',
-        '--answer',
-        '{"action":"accept","content":{"confirm":true}}',
-      ]),
-      { outcome: 'succeeded', status: 'completed', text: 'Deleted a.txt', violations: 0 },
-    ),
+    expect(await on2025('--tool', 'confirm_delete', '--args', '{"filename":"a.txt"}', '--answer', yes), {
+      outcome: 'succeeded',
+      status: 'completed',
+      text: 'Deleted a.txt',
+      violations: 0,
+    }),
   );
   await scenario('2025: two inputs on one stream, both answered', 60_000, async () =>
-    expect(
-      await host([
-        '--revision',
-        '2025',
-        '--tool',
-        'multi_input',
-        '--answer',
-        '{"action":"accept","content":{"name":"Ada"}}',
-      ]),
-      { outcome: 'succeeded', text: 'got first=Ada second=Ada', violations: 0 },
-    ),
+    expect(await on2025('--tool', 'multi_input', '--answer', '{"action":"accept","content":{"name":"Ada"}}'), {
+      outcome: 'succeeded',
+      text: 'got first=Ada second=Ada',
+      violations: 0,
+    }),
   );
   await scenario('2025: a decline is what the tool reads', 60_000, async () =>
     expect(
-      await host([
-        '--revision',
-        '2025',
-        '--tool',
-        'confirm_delete',
-        '--args',
-        '{"filename":"b.txt"}',
-        '--answer',
-        '{"action":"decline"}',
-      ]),
-      { outcome: 'succeeded', text: 'Kept b.txt (action=decline)', violations: 0 },
+      await on2025('--tool', 'confirm_delete', '--args', '{"filename":"b.txt"}', '--answer', '{"action":"decline"}'),
+      {
+        outcome: 'succeeded',
+        text: 'Kept b.txt (action=decline)',
+        violations: 0,
+      },
     ),
   );
   await scenario('2025: cancel pressed while working ends cancelled', 60_000, async () =>
-    expect(
-      await host([
-        '--revision',
-        '2025',
-        '--tool',
-        'slow_compute',
-        '--args',
-        '{"seconds":30}',
-        '--cancel-after-ms',
-        '700',
-      ]),
-      { outcome: 'cancelled', status: 'cancelled', violations: 0 },
-    ),
+    expect(await on2025('--tool', 'slow_compute', '--args', '{"seconds":30}', '--cancel-after-ms', '700'), {
+      outcome: 'cancelled',
+      status: 'cancelled',
+      violations: 0,
+    }),
   );
   await scenario('settle latency after a 2000 ms task (measured, not asserted)', 60_000, async () => {
     const got = await host(['--tool', 'slow_compute', '--args', '{"seconds":2}']);
