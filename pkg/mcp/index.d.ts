@@ -187,12 +187,21 @@ export interface WatchOptions {
    * the server hears an answer. The answer is the
    * client's result as the wire carries it (an elicitation's `{ action, content? }`, the SDK's
    * `ElicitResult` as it is); `undefined` declines.
+   *
+   * `request` is the input request as the server wrote it: on 2026 the `inputRequests` entry
+   * (`{method: 'elicitation/create', params: {message, requestedSchema}}`), on 2025 the server's
+   * own request (`{id, method, params}`). The key is the server's on 2026; on 2025 it is made of
+   * the method and the request's id as JSON (`elicitation/create#"ask-7"`).
+   *
+   * `info.signal` aborts when the question is withdrawn: the call ended, or the server accepted
+   * a cancel (its `reason` an `McpCallError` with code `input_withdrawn`). Close the dialog then;
+   * an answer given after it is not sent.
    */
   onInput?:
     | ((
         key: string,
         request: Json,
-        info: { call: boolean },
+        info: { call: boolean; signal: AbortSignal },
       ) => InputAnswer | undefined | Promise<InputAnswer | undefined>)
     | undefined;
   /** The cancel button changed. */

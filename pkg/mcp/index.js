@@ -392,6 +392,7 @@ class Watch {
     this.cancelWaiters = [];
     this.answered = new Set(); // transmit ids whose exchange ended (answer or none)
     this.asked = new Set(); // input keys put to onInput by this watch
+    this.asking = new Map(); // input key -> the AbortController of its open onInput
     this.replies = new Map(); // 2025: the server's request id (as JSON) -> its handler's resolve
     this.replyFor = new Map(); // 2025: input key -> the server's request id (as JSON)
     this.exchangeWaiters = [];
@@ -471,6 +472,8 @@ class Watch {
         this.ask(e.key, e.request, Boolean(e.call));
         break;
       case 'button':
+        // The server took the cancel: the open questions are moot (I-6), answers would be refused.
+        if (e.state === 'acknowledged_pending') this.withdrawInputs('the server accepted the cancel');
         safe(opts.onButton, e.state);
         if (e.state !== 'requesting') this.flushCancel(e.state);
         break;
@@ -602,11 +605,16 @@ class Watch {
   // task waits in input_required for good.
   async userAnswer(key, request, call) {
     if (!this.opts.onInput) return DECLINE;
+    // Aborted when the question is withdrawn (withdrawInputs): the dialog can close, saying why.
+    const asking = new AbortController();
+    this.asking.set(key, asking);
     let answer;
     try {
-      answer = (await this.opts.onInput(key, request, { call })) ?? DECLINE;
+      answer = (await this.opts.onInput(key, request, { call, signal: asking.signal })) ?? DECLINE;
     } catch (e) {
-      return this.declined(String(e?.message ?? e));
+      return asking.signal.aborted ? DECLINE : this.declined(String(e?.message ?? e));
+    } finally {
+      this.asking.delete(key);
     }
     // An answer is an object (rule I-9); the SDK's own handler would be sent anything.
     if (typeof answer !== 'object' || Array.isArray(answer))
@@ -675,7 +683,15 @@ class Watch {
     for (const res of w) res(state);
   }
 
+  /** Aborts the signal of every open `onInput`, with an `input_withdrawn` error saying why. */
+  withdrawInputs(why) {
+    for (const [key, asking] of this.asking)
+      asking.abort(new McpCallError('input_withdrawn', `input ${key} is no longer asked: ${why}`));
+    this.asking.clear();
+  }
+
   finish() {
+    this.withdrawInputs('the call ended');
     this.done = true;
     for (const id of [...this.replies.keys()]) this.replied(id, DECLINE);
     this.disarm();

@@ -200,6 +200,7 @@ describe('the mcp-button page in Chromium at 390 px', () => {
       assert.ok(width <= 390, `the page is ${width} px wide at 390`);
       await page.waitForFunction(finished, null, { timeout: 20_000 });
       assert.equal(await page.textContent('#note'), 'Finished: succeeded');
+      assert.match(await page.textContent('#progress'), /done after 2s/, "the result's text");
       assert.deepEqual(await page.evaluate(() => window.__states), ['unavailable', 'available', 'not_applicable']);
       assert.equal(await page.textContent('#cancel'), 'Done');
       assert.deepEqual(logs, []);
@@ -220,6 +221,34 @@ describe('the mcp-button page in Chromium at 390 px', () => {
       assert.deepEqual(await page.evaluate(() => window.__states), [
         'unavailable',
         'available',
+        'requesting',
+        'acknowledged_pending',
+        'cancelled',
+      ]);
+      assert.deepEqual(logs, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a question open when the server takes a cancel closes, and nothing answers it', {
+    timeout: 30_000,
+  }, async () => {
+    const { page, logs } = await run('confirm_delete', { filename: 'b.txt' });
+    try {
+      await page.waitForSelector('#ask:not([hidden]) >> text=Delete b.txt?', { timeout: 10_000 });
+      // The button's state when the question closed: withdrawn on the server's ack, not at the end.
+      await page.evaluate(() => {
+        const ask = document.querySelector('#ask');
+        new MutationObserver(() => {
+          if (ask.hidden) window.__closedAt ??= document.querySelector('#cancel').dataset.state;
+        }).observe(ask, { attributes: true, attributeFilter: ['hidden'] });
+      });
+      await page.click('#cancel');
+      await page.waitForFunction(finished, null, { timeout: 20_000 });
+      assert.equal(await page.evaluate(() => window.__closedAt), 'acknowledged_pending');
+      assert.equal(await page.textContent('#note'), 'Finished: cancelled');
+      assert.deepEqual(await page.evaluate(() => window.__states).then((s) => s.slice(-3)), [
         'requesting',
         'acknowledged_pending',
         'cancelled',

@@ -957,3 +957,61 @@ test('an answer over the reading limits: the error names the options to raise', 
     return true;
   });
 });
+
+test("onInput's signal aborts when the server accepts a cancel, or the call ends; the late answer is not sent", async () => {
+  const clock = fakeClock();
+  let cancelled = false;
+  const { s } = asksOnce(clock, {});
+  const server = {
+    ...s,
+    send: (m, headers, opts) => {
+      if (m.method === 'tasks/cancel') {
+        s.sent.push({ message: m, headers, at: clock.now() });
+        cancelled = true;
+        return Promise.resolve(ok(m, { resultType: 'complete' }));
+      }
+      if (m.method === 'tasks/get' && cancelled)
+        return Promise.resolve(ok(m, { ...task26('t1', 'cancelled'), resultType: 'complete' }));
+      return s.send(m, headers, opts);
+    },
+  };
+  const reasons = [];
+  let h;
+  h = await callTool(server, {
+    name: 'job',
+    config: FAST,
+    ...on(clock),
+    // The dialog stays open until the person answers or the question is withdrawn.
+    onInput: (_key, _request, { signal }) =>
+      new Promise((resolve) => {
+        h.cancel();
+        signal.addEventListener('abort', () => {
+          reasons.push([signal.reason.code, signal.reason.message]);
+          resolve({ action: 'accept' }); // too late: not sent
+        });
+      }),
+  });
+  const out = await until(clock, h.outcome);
+  assert.equal(out.outcome, 'cancelled');
+  assert.deepEqual(reasons, [['input_withdrawn', 'input k is no longer asked: the server accepted the cancel']]);
+  assert.equal(methods(s).filter((m) => m === 'tasks/update').length, 0, 'the late answer is not sent');
+
+  // A call that ends while a question is open withdraws it too.
+  const { s: s2 } = asksOnce(clock, {});
+  const ended = [];
+  const h2 = await callTool(s2, {
+    name: 'job',
+    config: FAST,
+    ...on(clock),
+    onInput: (_key, _request, { signal }) =>
+      new Promise((resolve) => {
+        signal.addEventListener('abort', () => {
+          ended.push(signal.reason.message);
+          resolve(undefined);
+        });
+        h2.stop();
+      }),
+  });
+  await assert.rejects(until(clock, h2.outcome), { code: 'watch_stopped' });
+  assert.deepEqual(ended, ['input k is no longer asked: the call ended']);
+});

@@ -25,12 +25,14 @@ const wasmUrl = () => {
 
 /**
  * Shows an elicitation's message with Yes and No in `box`; resolves with the person's answer
- * (an elicitation result: the server reads `action` and `content`).
+ * (an elicitation result: the server reads `action` and `content`), or closes when `signal`
+ * says the question was withdrawn (the server took a cancel, or the call ended).
  * @param {HTMLElement} box
  * @param {import('longcall').Json} request
+ * @param {AbortSignal} signal
  * @returns {Promise<{[key: string]: import('longcall').Json}>}
  */
-function askInPage(box, request) {
+function askInPage(box, request, signal) {
   const params = /** @type {{message?: string, requestedSchema?: {properties?: object}}} */ (
     typeof request === 'object' && request !== null && !Array.isArray(request) ? (request.params ?? {}) : {}
   );
@@ -53,8 +55,22 @@ function askInPage(box, request) {
     };
     yes.onclick = () => done({ action: 'accept', content: { [field]: true } });
     no.onclick = () => done({ action: 'decline' });
+    signal.addEventListener('abort', () => done({ action: 'cancel' }), { once: true });
   });
 }
+
+/**
+ * The text a tool result carries (`content` items of type `text`), for the note.
+ * @param {import('longcall').Json | undefined} result
+ */
+const textOf = (result) => {
+  const content = typeof result === 'object' && result !== null && !Array.isArray(result) ? result.content : null;
+  return Array.isArray(content)
+    ? content
+        .map((c) => (typeof c === 'object' && c !== null && !Array.isArray(c) && c.type === 'text' ? c.text : ''))
+        .join(' ')
+    : '';
+};
 
 /**
  * Calls tool `name` with `args` on the MCP server at `url` as a task and drives the page: the
@@ -90,7 +106,11 @@ export async function runTool(url, name, args, el) {
     onProgress: (message) => {
       progress.textContent = message;
     },
-    onInput: (_key, request) => askInPage(ask, request),
+    onInput: async (_key, request, { signal }) => {
+      const answer = await askInPage(ask, request, signal);
+      if (!signal.aborted) note.textContent = 'Answer sent';
+      return answer;
+    },
     onRequestFailed: () => {
       note.textContent = 'The server is not answering; trying again…';
     },
@@ -105,8 +125,9 @@ export async function runTool(url, name, args, el) {
     });
   };
   try {
-    const { outcome } = await h.outcome;
+    const { outcome, result } = await h.outcome;
     note.textContent = `Finished: ${outcome}`;
+    progress.textContent = textOf(result);
     return outcome;
   } catch (e) {
     // `create_unanswered` (the tool may have started: never call it again blindly) or
