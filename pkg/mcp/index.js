@@ -395,6 +395,7 @@ class Watch {
     this.asking = new Map(); // input key -> the AbortController of its open onInput
     this.replies = new Map(); // 2025: the server's request id (as JSON) -> its handler's resolve
     this.replyFor = new Map(); // 2025: input key -> the server's request id (as JSON)
+    this.serverAsking = undefined; // 2025: the id of the server's request being handed over
     this.exchangeWaiters = [];
     this.timer = null;
     this.done = false;

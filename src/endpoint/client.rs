@@ -1327,13 +1327,10 @@ impl CallEndpoint {
         let ours = self.model == Model::Task2025
             && self.tracker.handle().is_some()
             && params.and_then(mcp2025::related_task) == self.tracker.handle();
-        // I-6: once a cancel is pressed, no new prompt.
-        let pressed = !matches!(
-            self.tracker.button(),
-            ButtonState::Available | ButtonState::Unavailable
-        );
         let key = format!("{method}#{}", id_text(id));
-        if !ours || pressed || self.tracker.is_done() || self.server_keys.contains(&key) {
+        // I-6: once a cancel is pressed, no new prompt.
+        if !ours || self.inputs_moot() || self.tracker.is_done() || self.server_keys.contains(&key)
+        {
             return;
         }
         self.server_keys.push(key.clone());
@@ -1350,6 +1347,14 @@ impl CallEndpoint {
         self.queue.push_back(ask);
     }
 
+    /// A cancel was pressed and has not come back unanswered: input requests are moot (I-6).
+    fn inputs_moot(&self) -> bool {
+        !matches!(
+            self.tracker.button(),
+            ButtonState::Available | ButtonState::Unavailable
+        )
+    }
+
     fn answer_server_input(&mut self, key: &str, response: Json) -> Result<(), Error> {
         // The same refusals as a 2026 answer's (I-2, I-6, I-9).
         if !response.is_object() {
@@ -1358,27 +1363,22 @@ impl CallEndpoint {
                 "an input answer is a JSON object (an elicitation's {action, content})",
             ));
         }
-        let open = self
+        let refuse = |why| Err(Error::invalid_input("key", why));
+        if self.tracker.is_done() {
+            return refuse("the task already settled");
+        }
+        let Some(i) = self
             .prompts
             .iter()
-            .position(|p| matches!(p, Event::AskUser { key: k, .. } if k == key));
-        let why = if self.tracker.is_done() {
-            Some("the task already settled")
-        } else if open.is_none() {
-            Some("this input key was already answered; a key is answered once")
-        } else if !matches!(self.tracker.button(), ButtonState::Available) {
-            Some("the task is being cancelled; its input requests are moot")
-        } else {
-            None
+            .position(|p| matches!(p, Event::AskUser { key: k, .. } if k == key))
+        else {
+            return refuse("this input key was already answered; a key is answered once");
         };
-        if let Some(why) = why {
-            return Err(Error::invalid_input("key", why));
+        if self.inputs_moot() {
+            return refuse("the task is being cancelled; its input requests are moot");
         }
-        let Some(Event::AskUser { request, .. }) = open.and_then(|i| self.prompts.remove(i)) else {
-            return Err(Error::invalid_input(
-                "key",
-                "this input key was never asked",
-            ));
+        let Some(Event::AskUser { request, .. }) = self.prompts.remove(i) else {
+            return refuse("this input key was never asked");
         };
         let id = Id::from_value(request.get("id").unwrap_or(&Value::Null))?;
         let built = build_reply(self.model, id, response.as_value().clone());
