@@ -18,7 +18,7 @@ const SEED = Number(process.env.PROBE_SEED ?? 20261130);
 const OUT = path.join(RESULTS, 'probe');
 fs.mkdirSync(OUT, { recursive: true });
 
-function probe(url, extra = []) {
+function probe(url, extra = [], seconds = 30) {
   const args = [
     'probe',
     url,
@@ -33,7 +33,7 @@ function probe(url, extra = []) {
     '--strict',
     '--json',
     '--max-seconds',
-    '30',
+    String(seconds),
     // Room for ddmin to finish on a slow machine: the hardest mutants need 15-30 s of replays
     // (each replay waits out the server's real poll intervals).
     '--shrink-seconds',
@@ -49,9 +49,9 @@ const proxySpec = (name) => ({
   stream: 'stdout',
   name: `mutant ${name}`,
 });
-const referenceSpec = () => ({
+const referenceSpec = (...flags) => ({
   cmd: process.execPath,
-  args: [path.join(REPO, 'pkg', 'examples', 'mcp-tasks-server.mjs'), '--max-lifetime-ms', '120000'],
+  args: [path.join(REPO, 'pkg', 'examples', 'mcp-tasks-server.mjs'), ...flags, '--max-lifetime-ms', '120000'],
   stream: 'stdout',
   name: 'reference',
 });
@@ -67,6 +67,19 @@ if (!wanted.length) {
       const d = await probe(f.url, ['--out', path.join(OUT, 'reference')]);
       if (d.exit !== 0) throw new Error(`exit ${d.exit}: ${JSON.stringify(d.findings ?? d.unusable).slice(0, 400)}`);
       return `${d.steps} steps, ${d.requests} requests, ${d.tasks} tasks in ${d.seconds.toFixed(1)} s, seed ${d.seed}`;
+    } finally {
+      await f.stop();
+    }
+  });
+  // The 2025 wire over HTTP: every request after initialize names its version (a server that
+  // also speaks 2026 reads one without it as 2026).
+  await scenario('reference server on 2025 (--serve-2025): no finding', 40000, async () => {
+    const f = await startFixture(referenceSpec('--serve-2025'));
+    try {
+      const d = await probe(f.url, ['--revision', '2025', '--out', path.join(OUT, 'reference-2025')], 10);
+      if (d.exit !== 0 || d.revision !== '2025-11-25')
+        throw new Error(`exit ${d.exit}, ${d.revision}: ${JSON.stringify(d.findings ?? d.unusable).slice(0, 400)}`);
+      return `${d.steps} steps, ${d.requests} requests, ${d.tasks} tasks in ${d.seconds.toFixed(1)} s (${d.revision})`;
     } finally {
       await f.stop();
     }

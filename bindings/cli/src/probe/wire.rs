@@ -250,13 +250,20 @@ impl Session {
         if self.model == Model::Task2026 {
             h.insert("MCP-Protocol-Version".into(), "2026-07-28".into());
             h.insert("Mcp-Method".into(), method.into());
+        } else if method != "initialize" {
+            h.extend(version_2025());
         }
         self.send(principal, msg, h)
     }
 
     fn notify(&mut self, method: &str) -> Result<(), String> {
         let msg = json!({"jsonrpc": "2.0", "method": method});
-        self.send(0, msg, Map::new()).map(|_| ())
+        let h = if self.model == Model::Task2025 {
+            version_2025()
+        } else {
+            Map::new()
+        };
+        self.send(0, msg, h).map(|_| ())
     }
 
     /// Sends one message (built by the core's codec) as `principal` and waits for its answer.
@@ -426,4 +433,15 @@ impl Session {
             }
         }
     }
+}
+
+/// Streamable HTTP on 2025: every request after `initialize` (and every notification) names the
+/// negotiated version, or a server that also speaks 2026 reads it as a 2026 request.
+fn version_2025() -> Map<String, Value> {
+    let mut h = Map::new();
+    h.insert(
+        "MCP-Protocol-Version".into(),
+        longcall::wire::mcp2025::PROTOCOL_VERSION.into(),
+    );
+    h
 }
