@@ -940,7 +940,11 @@ impl McpObserver {
                 Some(tid),
                 rule,
                 format!(
-                    "tasks/cancel answered {answer}; {model} does not answer a cancel that way"
+                    "tasks/cancel answered {answer}; {model} does not answer a cancel that way ({})",
+                    match model {
+                        Model::Task2026 => "expected: the empty ack, whatever the task's status",
+                        _ => "expected: the task, cancelled, or -32602 for a task already ended",
+                    }
                 ),
             );
         }
@@ -974,7 +978,9 @@ impl McpObserver {
                 );
             }
             (_, CancelAnswer::Task { status }) => {
-                if terminal_before {
+                // 2025 only: a 2026 cancel answered with a task was reported above, with the
+                // ack it should have been.
+                if terminal_before && model == Model::Task2025 {
                     self.sink.violate(at, Some(tid), Rule::CancelAnswerBreaksRevision, format!("cancelling a task already \"{}\" must be rejected with -32602, but it was answered with a task", before.map_or("", Status::as_str)));
                 }
                 if let Some(w) = self.tasks.get_mut(tid) {
@@ -2077,6 +2083,50 @@ mod tests {
             ],
         );
         assert_eq!(got, vec![(5, Rule::PollTooFast)]);
+    }
+
+    /// Rules E-46, C-3: a 2026 cancel of a completed task answered with a task breaks the
+    /// revision once, and the message names the ack it should have been, not 2025's -32602.
+    #[test]
+    fn a_2026_cancel_answered_with_a_task_is_told_the_ack_it_should_be() {
+        let (call, g2) = (call26(), get26(2));
+        let done = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","taskId":"T","status":"completed","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":null,"result":{"content":[]}}}"#;
+        let cancel = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tasks/cancel","params":{{"taskId":"T",{CAPS}}}}}"#
+        );
+        let answered = r#"{"jsonrpc":"2.0","id":3,"result":{"taskId":"T","status":"cancelled","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":null}}"#;
+        let lines = [
+            (C, 0, call.as_str()),
+            (S, 10, CREATED),
+            (C, 1020, g2.as_str()),
+            (S, 1030, done),
+            (C, 1040, cancel.as_str()),
+            (S, 1050, answered),
+        ];
+        let mut o = McpObserver::new(Model::Task2026);
+        for (i, (dir, t, text)) in lines.iter().enumerate() {
+            o.handle_message(
+                i + 1,
+                *t,
+                *dir,
+                &Message::parse(text.as_bytes()).unwrap(),
+                None,
+            );
+        }
+        o.handle_end(lines.len());
+        let said: Vec<_> = core::iter::from_fn(|| o.poll_event())
+            .filter_map(|e| match e {
+                Event::Violation { violation, .. }
+                    if violation.rule == Rule::CancelAnswerBreaksRevision =>
+                {
+                    Some(violation.detail)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].contains("expected: the empty ack"), "{said:?}");
+        assert!(!said[0].contains("-32602"), "{said:?}");
     }
 
     /// Rules E-9, E-49.
