@@ -391,8 +391,33 @@ pub fn run(args: &ProbeArgs) -> u8 {
         seed,
         probed,
         |cand| replay(&setup, &tools, cand),
-        |best, verdicts, from, file| scenario(&server, seed, best, verdicts, from, file),
+        |best, verdicts, from, file| {
+            let found_by = format!("longcall probe --seed {seed}{}", replay_flags(args));
+            scenario(&server, &found_by, best, verdicts, from, file)
+        },
     )
+}
+
+/// The flags besides the seed that decide what a run does and how it is judged, as a person
+/// repeating it types them (`--auth` values are secrets: their count is what matters).
+fn replay_flags(args: &ProbeArgs) -> String {
+    let mut flags = String::new();
+    if let Some(r) = &args.revision {
+        flags += &format!(" --revision {r}");
+    }
+    if let Some(c) = &args.config {
+        flags += &format!(" --config {}", c.display());
+    }
+    for t in &args.tools {
+        flags += &format!(" --tool '{t}'");
+    }
+    for _ in &args.auth {
+        flags += " --auth ...";
+    }
+    if args.strict {
+        flags += " --strict";
+    }
+    flags
 }
 
 /// The handle (task or job) of the first failing finding, as the step that made it, and the
@@ -622,14 +647,15 @@ pub fn conclude<A: Clone + Serialize>(
         }
         if let Some(s) = &shrunk {
             outln!(
-                "shrunk from {} to {} step(s) in {:.1} s ({} replays, the shortest after {:.1} s): {}\nreproduce: longcall check {}\n",
+                "shrunk from {} to {} step(s) in {:.1} s ({} replays, the shortest after {:.1} s): {}\nreproduce: longcall check {}{}\n",
                 s.from_steps,
                 s.steps,
                 s.seconds,
                 s.replays,
                 s.best_seconds,
                 s.transcript,
-                s.transcript
+                s.transcript,
+                if args.strict { " --strict" } else { "" }
             );
             out!("{}", s.text);
         }
@@ -667,7 +693,7 @@ pub fn unusable(args: &ProbeArgs, seed: u64, why: &str) -> u8 {
 /// transcript holds and what [`judge`] said.
 fn scenario(
     server: &str,
-    seed: u64,
+    found_by: &str,
     run: &Replay,
     verdicts: &[Judged],
     from_steps: usize,
@@ -685,7 +711,7 @@ fn scenario(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Scenario against {server} ({}), found by `longcall probe --seed {seed}` and shrunk from {from_steps} to {} step(s):\n",
+        "Scenario against {server} ({}), found by `{found_by}` and shrunk from {from_steps} to {} step(s):\n",
         match run.model {
             Model::Task2026 => "MCP 2026-07-28 tasks extension",
             _ => "MCP 2025-11-25 tasks",
@@ -833,6 +859,29 @@ fn scenario(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scenario_names_the_flags_that_repeat_its_run() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            probe: ProbeArgs,
+        }
+        let cli = <Cli as clap::Parser>::parse_from([
+            "probe",
+            "http://127.0.0.1:1/mcp",
+            "--revision",
+            "2025",
+            "--auth",
+            "Bearer secret",
+            "--strict",
+        ]);
+        // The key itself is never written into a scenario meant for an issue tracker.
+        assert_eq!(
+            replay_flags(&cli.probe),
+            " --revision 2025 --auth ... --strict"
+        );
+    }
 
     #[test]
     fn a_2025_tool_runs_as_a_task_only_where_listed_so() {
