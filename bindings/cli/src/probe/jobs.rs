@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 
 use super::drive::Rng;
 use super::wire::Principal;
-use super::{conclude, fails, judge, unusable, Judged, ProbeArgs, Probed, Replay};
+use super::{conclude, fails, judge, secs, unusable, Judged, ProbeArgs, Probed, Replay};
 
 /// A model to submit, with its arguments and the route its catalog kind gives (D-8).
 #[derive(Clone, Debug, Serialize)]
@@ -837,7 +837,7 @@ pub fn run(args: &ProbeArgs, seed: u64, base: &str) -> u8 {
             break;
         }
     }
-    let seconds = t0.elapsed().as_secs_f64();
+    let seconds = secs(t0.elapsed());
     let focus = super::focus(
         &findings,
         args.strict,

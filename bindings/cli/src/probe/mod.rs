@@ -269,6 +269,11 @@ struct Shrunk {
     best_seconds: f64,
 }
 
+/// A duration in seconds to the millisecond, as the JSON report gives it (not 5.0372868650000004).
+pub(crate) fn secs(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1000.0).round() / 1000.0
+}
+
 /// `longcall probe`: returns the exit code (0 clean, 1 findings, 2 unusable).
 pub fn run(args: &ProbeArgs) -> u8 {
     let seed = args.seed.unwrap_or_else(|| {
@@ -354,7 +359,7 @@ pub fn run(args: &ProbeArgs) -> u8 {
             break;
         }
     }
-    let probe_seconds = t0.elapsed().as_secs_f64();
+    let probe_seconds = secs(t0.elapsed());
     let focus = focus(
         &findings,
         args.strict,
@@ -542,7 +547,7 @@ pub fn conclude<A: Clone + Serialize>(
                         .any(|f| fails(f, strict) && (f.violation.rule == rule || same_handle(f)));
                     if still && r.applied.len() <= best.applied.len() {
                         if r.applied.len() < best.applied.len() {
-                            best_at = s0.elapsed().as_secs_f64();
+                            best_at = secs(s0.elapsed());
                         }
                         best = r;
                     }
@@ -573,7 +578,7 @@ pub fn conclude<A: Clone + Serialize>(
             scenario: sfile.display().to_string(),
             text,
             replays,
-            seconds: s0.elapsed().as_secs_f64(),
+            seconds: secs(s0.elapsed()),
             best_seconds: best_at,
         });
     }
@@ -859,6 +864,15 @@ fn scenario(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds_are_reported_to_the_millisecond() {
+        assert_eq!(secs(Duration::from_nanos(5_037_286_865)), 5.037);
+        assert_eq!(
+            serde_json::to_string(&secs(Duration::from_micros(1_500))).unwrap(),
+            "0.002"
+        );
+    }
 
     #[test]
     fn a_scenario_names_the_flags_that_repeat_its_run() {
