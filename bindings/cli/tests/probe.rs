@@ -158,6 +158,54 @@ fn unusable_target_is_exit_2_with_the_seed_first() {
     assert!(doc["seed"].is_u64());
 }
 
+/// A server whose `tools/list` fails leaves the probe unusable (exit 2), and what was exchanged
+/// up to there is written beside the runs, named in the message.
+#[test]
+fn an_unusable_tool_list_keeps_the_exchange() {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", server.server_addr().to_ip().unwrap());
+    let serving = std::thread::spawn(move || {
+        for _ in 0..2 {
+            let Ok(mut req) = server.recv() else { return };
+            let mut body = String::new();
+            let _ = req.as_reader().read_to_string(&mut body);
+            let m: Value = serde_json::from_str(&body).unwrap();
+            let answer = if m["method"] == "server/discover" {
+                serde_json::json!({"jsonrpc": "2.0", "id": m["id"], "result": {"supportedVersions": ["2026-07-28"]}})
+            } else {
+                serde_json::json!({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32603, "message": "tools are down"}})
+            };
+            let header = tiny_http::Header::from_bytes("content-type", "application/json").unwrap();
+            let _ = req
+                .respond(tiny_http::Response::from_string(answer.to_string()).with_header(header));
+        }
+    });
+    let out = std::env::temp_dir().join(format!("longcall-probe-unusable-{}", std::process::id()));
+    let o = longcall(&[
+        "probe",
+        &url,
+        "--seed",
+        "7",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    serving.join().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let said = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        said.contains("tools/list failed") && said.contains("tools are down"),
+        "{said}"
+    );
+    let kept = std::fs::read_to_string(out.join("probe-7-unusable.jsonl")).unwrap();
+    let methods: Vec<Value> = kept
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["msg"]["method"].clone())
+        .collect();
+    assert_eq!(methods[0], "server/discover");
+    assert!(methods.contains(&Value::from("tools/list")), "{kept}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 /// Rules stay quiet on the reference job server: `longcall probe --jobs` against
 /// `longcall serve-jobs` on loopback finds nothing, even with SHOULDs failing, and its job log
 /// checks clean under `longcall check` too.

@@ -331,7 +331,18 @@ pub fn run(args: &ProbeArgs) -> u8 {
     };
     let tools = match choose_tools(&mut session, args) {
         Ok(t) => t,
-        Err(e) => return unusable(args, seed, &e),
+        Err(e) => {
+            // What was exchanged up to the failure, so it can be read without a proxy.
+            let _ = std::fs::create_dir_all(&args.out);
+            let file = args.out.join(format!("probe-{seed}-unusable.jsonl"));
+            let kept = std::fs::write(&file, to_jsonl(&session.lines)).is_ok();
+            let why = if kept {
+                format!("{e} (the exchange: {})", file.display())
+            } else {
+                e
+            };
+            return unusable(args, seed, &why);
+        }
     };
     let model = session.model;
     // The handshake and tools/list are not part of the run: replays start without them too.
