@@ -182,60 +182,59 @@ for (const example of ['cancel-button', 'lite-button'])
 describe('the mcp-button page in Chromium at 390 px', () => {
   const at = examplesInChromium();
 
-  /** Opens the page for `tool`, records its button's states and presses Run. */
-  async function run(tool, args) {
+  /**
+   * Opens the page for `tool`, records its button's states, presses Run and hands the page to
+   * `check`; the page may throw no uncaught error meanwhile.
+   */
+  async function run(tool, args, check) {
     const q = new URLSearchParams({ tool, args: JSON.stringify(args) });
     const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/mcp-button/?${q}`);
-    await recordStates(page);
-    await page.click('#run');
-    return { page, logs };
-  }
-  const finished = () => document.querySelector('#note').textContent.startsWith('Finished');
-
-  test('a task runs to its end, its progress shown, the button ending "Done"', { timeout: 30_000 }, async () => {
-    const { page, logs } = await run('slow_compute', { seconds: 2 });
     try {
-      await page.waitForFunction(() => document.querySelector('#progress').textContent.includes('of 2 s done'));
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
-      assert.ok(width <= 390, `the page is ${width} px wide at 390`);
-      await page.waitForFunction(finished, null, { timeout: 20_000 });
-      assert.equal(await page.textContent('#note'), 'Finished: succeeded');
-      assert.match(await page.textContent('#progress'), /done after 2s/, "the result's text");
-      assert.deepEqual(await page.evaluate(() => window.__states), ['unavailable', 'available', 'not_applicable']);
-      assert.equal(await page.textContent('#cancel'), 'Done');
+      await recordStates(page);
+      await page.click('#run');
+      await check(page);
       assert.deepEqual(logs, []);
     } finally {
       await page.close();
     }
-  });
+  }
+  const finished = (page) =>
+    page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
+      timeout: 20_000,
+    });
+  const states = (page) => page.evaluate(() => window.__states);
 
-  test('a 2026 cancel: acknowledged, then cancelled once a poll sees it, never before', {
-    timeout: 30_000,
-  }, async () => {
-    const { page, logs } = await run('slow_compute', { seconds: 30 });
-    try {
+  test('a task runs to its end, its progress shown, the button ending "Done"', { timeout: 30_000 }, () =>
+    run('slow_compute', { seconds: 2 }, async (page) => {
+      await page.waitForFunction(() => document.querySelector('#progress').textContent.includes('of 2 s done'));
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 390, `the page is ${width} px wide at 390`);
+      await finished(page);
+      assert.equal(await page.textContent('#note'), 'Finished: succeeded');
+      assert.match(await page.textContent('#progress'), /done after 2s/, "the result's text");
+      assert.deepEqual(await states(page), ['unavailable', 'available', 'not_applicable']);
+      assert.equal(await page.textContent('#cancel'), 'Done');
+    }),
+  );
+
+  test('a 2026 cancel: acknowledged, then cancelled once a poll sees it, never before', { timeout: 30_000 }, () =>
+    run('slow_compute', { seconds: 30 }, async (page) => {
       await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
       await page.click('#cancel');
-      await page.waitForFunction(finished, null, { timeout: 20_000 });
+      await finished(page);
       assert.equal(await page.textContent('#note'), 'Finished: cancelled');
-      assert.deepEqual(await page.evaluate(() => window.__states), [
+      assert.deepEqual(await states(page), [
         'unavailable',
         'available',
         'requesting',
         'acknowledged_pending',
         'cancelled',
       ]);
-      assert.deepEqual(logs, []);
-    } finally {
-      await page.close();
-    }
-  });
+    }),
+  );
 
-  test('a question open when the server takes a cancel closes, and nothing answers it', {
-    timeout: 30_000,
-  }, async () => {
-    const { page, logs } = await run('confirm_delete', { filename: 'b.txt' });
-    try {
+  test('a question open when the server takes a cancel closes, and nothing answers it', { timeout: 30_000 }, () =>
+    run('confirm_delete', { filename: 'b.txt' }, async (page) => {
       await page.waitForSelector('#ask:not([hidden]) >> text=Delete b.txt?', { timeout: 10_000 });
       // The button's state when the question closed: withdrawn on the server's ack, not at the end.
       await page.evaluate(() => {
@@ -245,34 +244,23 @@ describe('the mcp-button page in Chromium at 390 px', () => {
         }).observe(ask, { attributes: true, attributeFilter: ['hidden'] });
       });
       await page.click('#cancel');
-      await page.waitForFunction(finished, null, { timeout: 20_000 });
+      await finished(page);
       assert.equal(await page.evaluate(() => window.__closedAt), 'acknowledged_pending');
       assert.equal(await page.textContent('#note'), 'Finished: cancelled');
-      assert.deepEqual(await page.evaluate(() => window.__states).then((s) => s.slice(-3)), [
-        'requesting',
-        'acknowledged_pending',
-        'cancelled',
-      ]);
-      assert.deepEqual(logs, []);
-    } finally {
-      await page.close();
-    }
-  });
+      assert.deepEqual((await states(page)).slice(-3), ['requesting', 'acknowledged_pending', 'cancelled']);
+    }),
+  );
 
-  test('an input is asked in the page once, and the answer reaches the tool', { timeout: 30_000 }, async () => {
-    const { page, logs } = await run('confirm_delete', { filename: 'a.txt' });
-    try {
+  test('an input is asked in the page once, and the answer reaches the tool', { timeout: 30_000 }, () =>
+    run('confirm_delete', { filename: 'a.txt' }, async (page) => {
       await page.waitForSelector('#ask:not([hidden]) >> text=Delete a.txt?', { timeout: 10_000 });
       assert.equal(await page.textContent('#note'), 'Waiting for your answer');
       await page.click('#ask >> text=Yes');
-      await page.waitForFunction(finished, null, { timeout: 20_000 });
+      await finished(page);
       assert.equal(await page.textContent('#note'), 'Finished: succeeded');
       assert.equal(await page.isHidden('#ask'), true);
-      assert.deepEqual(logs, []);
-    } finally {
-      await page.close();
-    }
-  });
+    }),
+  );
 });
 
 describe('the example page against longcall serve-jobs', { skip: !existsSync(CLI) && `no CLI at ${CLI}` }, () => {

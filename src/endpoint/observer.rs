@@ -2024,7 +2024,8 @@ mod tests {
     use super::*;
     use alloc::vec;
 
-    fn run(model: Model, lines: &[(Direction, u64, &str)]) -> Vec<(usize, Rule)> {
+    /// Every violation the observer reports on `lines`, by line.
+    fn violations(model: Model, lines: &[(Direction, u64, &str)]) -> Vec<(usize, Violation)> {
         let mut o = McpObserver::new(model);
         for (i, (dir, t, text)) in lines.iter().enumerate() {
             o.handle_message(
@@ -2038,9 +2039,16 @@ mod tests {
         o.handle_end(lines.len());
         core::iter::from_fn(|| o.poll_event())
             .filter_map(|e| match e {
-                Event::Violation { at, violation, .. } => Some((at, violation.rule)),
+                Event::Violation { at, violation, .. } => Some((at, violation)),
                 Event::Note { .. } => None,
             })
+            .collect()
+    }
+
+    fn run(model: Model, lines: &[(Direction, u64, &str)]) -> Vec<(usize, Rule)> {
+        violations(model, lines)
+            .into_iter()
+            .map(|(at, v)| (at, v.rule))
             .collect()
     }
 
@@ -2103,26 +2111,10 @@ mod tests {
             (C, 1040, cancel.as_str()),
             (S, 1050, answered),
         ];
-        let mut o = McpObserver::new(Model::Task2026);
-        for (i, (dir, t, text)) in lines.iter().enumerate() {
-            o.handle_message(
-                i + 1,
-                *t,
-                *dir,
-                &Message::parse(text.as_bytes()).unwrap(),
-                None,
-            );
-        }
-        o.handle_end(lines.len());
-        let said: Vec<_> = core::iter::from_fn(|| o.poll_event())
-            .filter_map(|e| match e {
-                Event::Violation { violation, .. }
-                    if violation.rule == Rule::CancelAnswerBreaksRevision =>
-                {
-                    Some(violation.detail)
-                }
-                _ => None,
-            })
+        let said: Vec<_> = violations(Model::Task2026, &lines)
+            .into_iter()
+            .filter(|(_, v)| v.rule == Rule::CancelAnswerBreaksRevision)
+            .map(|(_, v)| v.detail)
             .collect();
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(said[0].contains("expected: the empty ack"), "{said:?}");
