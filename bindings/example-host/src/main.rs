@@ -11,9 +11,9 @@
 //!
 //! What this file decides: nothing about the call. It moves bytes (POST the endpoint's
 //! transmits, hand the answers back as they arrived, each event of a stream as it comes), keeps
-//! the clock and the timer, reads the
-//! user's answer from `--answer` (or stdin), and turns Ctrl-C (or `--cancel-after-ms`, for the
-//! interop run) into a cancel press. Every decision is the endpoint's.
+//! the clock and the timer, reads the user's answer from `--answer` (or stdin), and turns Ctrl-C
+//! (or `--cancel-after-ms`, for the interop run) into a cancel press. Every decision is the
+//! endpoint's.
 
 use std::io::{BufRead, BufReader};
 use std::sync::atomic::{AtomicBool, Ordering};
