@@ -208,17 +208,34 @@ const NUMBER_TYPES: &[(&str, &str)] = &[
 /// Reads a camelCase JavaScript value (as JSON text) into a core type; a key the type does not
 /// have is `malformed`, naming it.
 pub fn read<T: DeserializeOwned + Serialize>(text: &str, field: &str) -> Result<T, Error> {
+    // Only the typed step is per type; the rest of the reading is compiled once (each copy of
+    // it was about 1 KB of the module, one per type read).
+    let mut read = None;
+    read_value(text, field, &mut |snake| {
+        let value: T = serde_json::from_value(snake)?;
+        let back = to_value(&value);
+        read = Some(value);
+        Ok(back.unwrap_or(Value::Null))
+    })?;
+    read.ok_or_else(|| Error::invalid_input(field, "not read"))
+}
+
+/// The reading of [`read`] around `typed`, which reads the snake_case value into the type and
+/// gives back the type written as a `Value`, to find the keys the type does not have.
+fn read_value(
+    text: &str,
+    field: &str,
+    typed: &mut dyn FnMut(Value) -> Result<Value, serde_json::Error>,
+) -> Result<(), Error> {
     let given: Value = crate::json::parse(text, field)?;
-    let value: T =
-        serde_json::from_value(convert(given.clone(), snake)).map_err(|e| Error::Malformed {
-            what: "argument",
-            reason: format!(
-                "{field}: {}",
-                crate::json::short_reason(&for_caller(&e.to_string(), &given))
-            ),
-        })?;
-    let back = to_value(&value).map_or(Value::Null, |v| convert(v, camel));
-    if let Some(key) = unknown_key(&given, &back, "") {
+    let back = typed(convert(given.clone(), snake)).map_err(|e| Error::Malformed {
+        what: "argument",
+        reason: format!(
+            "{field}: {}",
+            crate::json::short_reason(&for_caller(&e.to_string(), &given))
+        ),
+    })?;
+    if let Some(key) = unknown_key(&given, &convert(back, camel), "") {
         return Err(Error::Malformed {
             what: "argument",
             reason: format!(
@@ -227,7 +244,7 @@ pub fn read<T: DeserializeOwned + Serialize>(text: &str, field: &str) -> Result<
             ),
         });
     }
-    Ok(value)
+    Ok(())
 }
 
 /// A core value as camelCase JSON text.
