@@ -74,6 +74,18 @@ pub fn save<T: Snapshot>(value: &T) -> Result<String, Error> {
 /// Errors: [`Error::TooLarge`] over [`MAX_SNAPSHOT_BYTES`], [`Error::SnapshotVersion`] for another
 /// version, [`Error::SnapshotInvalid`] for another kind or a body that does not fit.
 pub fn restore<T: Snapshot>(text: &str) -> Result<T, Error> {
+    T::deserialize(state_of(text, T::KIND)?).map_err(invalid)
+}
+
+fn invalid(e: serde_json::Error) -> Error {
+    Error::SnapshotInvalid {
+        reason: e.to_string(),
+    }
+}
+
+/// The checked envelope of [`restore`] and the saved state in it: compiled once, not once per
+/// saved type.
+fn state_of(text: &str, kind: &str) -> Result<Value, Error> {
     if text.len() > MAX_SNAPSHOT_BYTES {
         return Err(Error::TooLarge {
             what: "snapshot",
@@ -90,11 +102,11 @@ pub fn restore<T: Snapshot>(text: &str) -> Result<T, Error> {
     // As bytes: the wire's reader, so WebAssembly builds carry one serde_json reader, not two.
     let value: Value = serde_json::from_slice(text.as_bytes()).map_err(not_snapshot)?;
     let header = header(&value).map_err(not_snapshot)?;
-    if header.kind != T::KIND {
+    if header.kind != kind {
         return Err(Error::SnapshotInvalid {
             reason: alloc::format!(
                 "expected a {} snapshot, found {}",
-                T::KIND,
+                kind,
                 Quoted(&header.kind)
             ),
         });
@@ -106,16 +118,12 @@ pub fn restore<T: Snapshot>(text: &str) -> Result<T, Error> {
             supported: VERSION,
         });
     }
-    let invalid = |e: serde_json::Error| Error::SnapshotInvalid {
-        reason: e.to_string(),
-    };
     // The head was read from an object, so `state` is absent only when missing.
     let state = match value {
         Value::Object(mut members) => members.remove("state"),
         _ => None,
     };
-    let state = state.ok_or_else(|| invalid(serde::de::Error::missing_field("state")))?;
-    T::deserialize(state).map_err(invalid)
+    state.ok_or_else(|| invalid(serde::de::Error::missing_field("state")))
 }
 
 #[cfg(test)]
