@@ -63,7 +63,6 @@ export const {
   taskAccess,
   errorCodes,
   violationRules,
-  codeTables,
   // stateful
   CancelButton,
   Tracker,

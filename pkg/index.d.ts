@@ -690,8 +690,6 @@ export function jobAccess(owner: Owner, caller: Owner): Access;
 export function taskAccess(principal: string, caller: string): Access;
 /** Every error code the module itself throws ({@link ERROR_CODES} adds the JavaScript layer's: `not_initialized`, `freed`, `unbound`). */
 export function errorCodes(): ErrorCode[];
-/** Every code table and name list, straight from the core's types (what `codes.js` is generated from). */
-export function codeTables(): { [table: string]: string[] };
 /** Every protocol rule a peer can break, with its level. */
 export function violationRules(): { rule: Rule; level: Level }[];
 /** The module's memory (what {@link fastOutputs} views). */

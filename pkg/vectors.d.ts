@@ -1,6 +1,7 @@
 /**
- * `longcall/vectors`: the core's scenario-vector runner (`replay`), for conformance tools and
- * tests. A WebAssembly module of its own, so pages that load `longcall` never download it.
+ * `longcall/vectors`: the core's scenario-vector runner (`replay`) and its code tables
+ * (`codeTables`), for conformance tools and tests. A WebAssembly module of its own, so pages
+ * that load `longcall` never download it.
  * @packageDocumentation
  */
 import type {
@@ -49,3 +50,15 @@ export interface ReplayReport {
  * if (!report.passed) console.log(report.steps.filter((s) => !s.ok));
  */
 export function replay(vector: string | Vector): ReplayReport;
+
+/**
+ * Every code table and name list, straight from the core's types: what the package's `codes.js`
+ * (the `MODELS`, `STATUSES`, `ERROR_CODES`, ... every entry exports) and its type unions are
+ * generated from, for a tool that checks its own tables against the core. Table names are the
+ * constants' names; `ERROR_CODES` here lists the module's own codes, without the JavaScript
+ * layer's (`not_initialized`, `freed`, `unbound`).
+ * @example
+ * import { codeTables } from 'longcall/vectors';
+ * codeTables().BUTTON_STATES; // ['unavailable', 'available', 'requesting', 'acknowledged_pending', ...]
+ */
+export function codeTables(): { [table: string]: string[] };

@@ -1,7 +1,8 @@
 // The public API of `longcall/vectors`, shared by its two entry points (vectors-node.js,
 // vectors-web.js): `replay`, the core's scenario-vector runner (tests/vectors/, format in
-// src/vector.rs), for conformance tools and tests. A module of its own, so pages that load
-// `longcall` never download it. Nothing runs at import time (runtime.js).
+// src/vector.rs), and `codeTables`, the core's code tables as its types name them, for
+// conformance tools and tests. A module of its own, so pages that load `longcall` never
+// download them. Nothing runs at import time (runtime.js).
 import * as glue from './dist/longcall_vectors.js';
 import { bind, isLongcallError } from './runtime.js';
 
@@ -14,4 +15,4 @@ export function init(input) {
 export const initSync = state.initSync;
 export { isLongcallError };
 
-export const { replay } = state.api;
+export const { replay, codeTables } = state.api;

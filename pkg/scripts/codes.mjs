@@ -1,7 +1,8 @@
 // Generates pkg/codes.js (the code tables of the numbers-only path) and pkg/codes.d.ts (those
 // tables and the unions of names the package's types use: statuses, button states, outcomes,
-// error codes, ...) from the core's own types, through the full module's `codeTables()`
-// (bindings/wasm/src/tables.rs). So no name or number is written by hand in JavaScript.
+// error codes, ...) from the core's own types, through the tools module's `codeTables()`
+// (`longcall/vectors`; bindings/wasm/src/tables.rs). So no name or number is written by hand in
+// JavaScript.
 //   node scripts/codes.mjs          write both files (run by `npm run build`)
 //   node scripts/codes.mjs --check  exit 1 when the committed files differ (run by `npm test`)
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -9,8 +10,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const glue = await import(pathToFileURL(join(PKG, 'dist/longcall.js')).href);
-glue.initSync({ module: readFileSync(join(PKG, 'dist/longcall_bg.wasm')) });
+const glue = await import(pathToFileURL(join(PKG, 'dist/longcall_vectors.js')).href);
+glue.initSync({ module: readFileSync(join(PKG, 'dist/longcall_vectors_bg.wasm')) });
 const { HOST_ERROR_CODES } = await import(pathToFileURL(join(PKG, 'runtime.js')).href);
 const t = glue.codeTables();
 t.ERROR_CODES = [...t.ERROR_CODES, ...HOST_ERROR_CODES];

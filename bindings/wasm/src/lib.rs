@@ -70,7 +70,7 @@ pub mod args;
 pub mod button;
 #[cfg(any(feature = "full", feature = "watch"))]
 pub mod case;
-#[cfg(any(feature = "client", feature = "watch"))]
+#[cfg(any(feature = "client", feature = "watch", feature = "vectors"))]
 pub mod config;
 #[cfg(feature = "full")]
 pub mod decide;
@@ -84,7 +84,7 @@ pub mod json;
 pub mod rules;
 #[cfg(feature = "server")]
 pub mod server;
-#[cfg(feature = "client")]
+#[cfg(any(feature = "client", feature = "vectors"))]
 pub mod tables;
 #[cfg(feature = "client")]
 pub mod tracker;

@@ -1,7 +1,8 @@
 //! The code tables of the numbers-only path, each an array of the core's own values whose
 //! position is the number on the boundary. `pkg/codes.js` and the d.ts unions are generated from
 //! [`code_tables`] (`pkg/scripts/codes.mjs`, run by the build; `npm test` fails on drift), so no
-//! name or number is written a second time in JavaScript.
+//! name or number is written a second time in JavaScript. `code_tables` is in the tools module
+//! (`longcall/vectors`), not in the ones pages download: they get the tables from `codes.js`.
 
 #[allow(unused_imports)]
 use crate::prelude::*;
@@ -75,6 +76,7 @@ pub const OUTPUT_KINDS: [&str; 9] = [
 /// status, or an error status with the envelope's `error.code` (any value: a code longcall does
 /// not know, or none at all, as a 502 HTML page has, reads as `other`, never an error); status 0
 /// for no answer at all (`fetch` threw), as `longcall/jobs` writes it.
+#[cfg(feature = "client")]
 pub fn job_cancel_answer(
     http_status: f64,
     status_or_code: &wasm_bindgen::JsValue,
@@ -107,6 +109,7 @@ pub fn job_cancel_answer(
 
 /// `jobErrorCode(code)`: the {@link JOB_ERROR_CODES} index of a Sume error code; any code
 /// longcall does not know (or a value that is not a string) is `other`. Never throws.
+#[cfg(feature = "client")]
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = jobErrorCode)]
 pub fn job_error_code(code: wasm_bindgen::JsValue) -> u8 {
     let parsed = crate::args::name(&code).map_or(JobErrorCode::Other, |s| JobErrorCode::parse(&s));
@@ -114,6 +117,7 @@ pub fn job_error_code(code: wasm_bindgen::JsValue) -> u8 {
 }
 
 /// Position of `value` in `table`, as the number JavaScript sees.
+#[cfg(feature = "client")]
 pub fn code_of<T: PartialEq>(table: &[T], value: &T) -> f64 {
     table
         .iter()
@@ -122,11 +126,12 @@ pub fn code_of<T: PartialEq>(table: &[T], value: &T) -> f64 {
 }
 
 /// The value at a numeric code, for exact small integers only.
+#[cfg(feature = "client")]
 pub fn at<T: Copy>(table: &[T], code: f64) -> Option<T> {
     table.get(usize::from(crate::args::code(code)?)).copied()
 }
 
-#[cfg(feature = "full")]
+#[cfg(feature = "vectors")]
 mod export {
     use super::*;
     use longcall::cancel::{ButtonState, CancelVerdict, Window};
@@ -267,7 +272,7 @@ mod export {
     }
 }
 
-#[cfg(feature = "full")]
+#[cfg(feature = "vectors")]
 pub use export::{code_tables, tables_json};
 
 #[cfg(test)]
@@ -313,7 +318,7 @@ mod tests {
         assert_eq!(at(&JOB_ERROR_CODES, 0.5), None);
     }
 
-    #[cfg(feature = "full")]
+    #[cfg(feature = "vectors")]
     #[test]
     fn tables_are_complete() {
         let v: serde_json::Value = serde_json::from_str(&tables_json()).unwrap();
