@@ -1,6 +1,7 @@
 //! [`Json`]: a JSON value a peer sent that the core carries without reading it (a tool
 //! result, an error's data, an input request or answer, the server's `requestState`).
 
+use alloc::string::String;
 use alloc::sync::Arc;
 use core::fmt;
 use core::ops::Deref;
@@ -106,6 +107,21 @@ impl<'de> Deserialize<'de> for Json {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
         Value::deserialize(d).map(Json::new)
     }
+}
+
+/// `value` as JSON text, by serde_json's byte writer: the one every other JSON text of the
+/// crate is written by. `Value`'s `Display` writes the same text through a writer of its own,
+/// which would compile a second copy of the `Value`, string and number writers into the
+/// WebAssembly builds.
+///
+/// ```
+/// let v = serde_json::json!({"say": "caf\u{e9} \"ok\"", "n": [1, 2.5, null]});
+/// assert_eq!(longcall::json_text(&v), v.to_string());
+/// ```
+#[must_use]
+pub fn text(value: &Value) -> String {
+    // Writing a `Value` cannot fail: its map keys are strings.
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -104,7 +104,7 @@ pub mod wave;
 pub mod wire;
 
 pub use error::Error;
-pub use json::Json;
+pub use json::{text as json_text, Json};
 pub use model::Model;
 pub use status::Status;
 pub use violation::{Level, Rule, Violation};

@@ -622,7 +622,7 @@ impl CallEndpoint {
                         sume_open::IDEMPOTENCY_KEY_HEADER.into(),
                         submit.idempotency_key.clone()
                     )],
-                    body: Some(Value::Object(body).to_string()),
+                    body: Some(crate::json_text(&Value::Object(body))),
                 }
             }
         };
@@ -1740,7 +1740,7 @@ impl CallEndpoint {
                     .clone()
                     .unwrap_or_else(|| format!("{handle}:cancel"));
                 let body = sume::cancel_request(handle, &key)?;
-                (&routes.cancel, Some(body.to_string()), Some(key))
+                (&routes.cancel, Some(crate::json_text(&body)), Some(key))
             }
             _ => {
                 return Err(Error::invalid_input(
@@ -1782,7 +1782,7 @@ fn on_the_wire(built: &Built) -> (String, Vec<(String, String)>) {
         .iter()
         .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
         .collect();
-    (built.message.to_string(), headers)
+    (crate::json_text(&built.message), headers)
 }
 
 fn id_text(id: &Id) -> String {

@@ -1270,7 +1270,7 @@ impl JobObserver {
         if let Some(o) = rest.as_object_mut() {
             o.remove("idempotency_key");
         }
-        let fingerprint = rest.to_string();
+        let fingerprint = crate::json_text(&rest);
         for s in &self.submits {
             if s.fingerprint != fingerprint || (s.key.is_some() && s.key == key) {
                 continue;

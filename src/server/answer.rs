@@ -38,7 +38,7 @@
 //! ```
 
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec;
 
 use serde_json::{json, Map, Value};
@@ -446,12 +446,13 @@ pub fn answer_text(id: &Id, answer: Result<&Value, &RpcError>) -> (u16, String) 
             },
         ),
     };
-    (status, message.to_value().to_string())
+    (status, crate::json_text(&message.to_value()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::string::ToString;
 
     fn refused(body: &str) -> (Id, i64, &'static str, u16) {
         match read_request(body.as_bytes()) {

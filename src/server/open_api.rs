@@ -593,7 +593,7 @@ impl OpenApiServer {
         HttpAnswer {
             status,
             headers,
-            body: body.to_string(),
+            body: crate::json_text(&body),
         }
     }
 

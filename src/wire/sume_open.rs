@@ -75,7 +75,7 @@
 //! The reference server's side of these rules is [`crate::server::OpenApiServer`].
 
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
@@ -392,7 +392,7 @@ pub fn submit_request(
     let mut req = HttpRequest::new("POST", kind.route().into());
     req.headers
         .push((IDEMPOTENCY_KEY_HEADER.into(), idempotency_key.into()));
-    req.body = Some(Value::Object(body).to_string());
+    req.body = Some(crate::json_text(&Value::Object(body)));
     Ok(req)
 }
 

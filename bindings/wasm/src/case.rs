@@ -250,7 +250,7 @@ fn read_value(
 /// A core value as camelCase JSON text.
 pub fn write<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
     let v = to_value(value).map_err(|e| Error::invalid_input("output", &e.to_string()))?;
-    Ok(camel_value(v).to_string())
+    Ok(longcall::json_text(&camel_value(v)))
 }
 
 /// A core value as a `serde_json::Value`, through JSON text: `serde_json::to_value` would

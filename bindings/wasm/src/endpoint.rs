@@ -313,7 +313,7 @@ pub struct Endpoint {
 
 impl Endpoint {
     fn batch(&mut self) -> JsResult<JsValue> {
-        js_sys::JSON::parse(&drain_events(&mut self.core).to_string())
+        js_sys::JSON::parse(&longcall::json_text(&drain_events(&mut self.core)))
     }
 }
 
@@ -654,7 +654,7 @@ impl Endpoint {
                 })
             })
             .collect();
-        js_sys::JSON::parse(&Value::Array(prompts).to_string())
+        js_sys::JSON::parse(&longcall::json_text(&Value::Array(prompts)))
     }
 }
 

@@ -86,7 +86,7 @@ fn config_over<T: Serialize + DeserializeOwned>(value: &JsValue, default: T) -> 
         }
         base.insert(k, v);
     }
-    text_to(&Value::Object(base).to_string(), "config")
+    text_to(&longcall::json_text(&Value::Object(base)), "config")
 }
 
 fn opt_string(value: &JsValue, field: &str) -> Result<Option<String>, Error> {
@@ -118,7 +118,7 @@ fn responses(value: &JsValue) -> Result<Vec<(String, Value)>, Error> {
     let v: Value = from_js(value, "responses")?;
     match v {
         Value::Object(m) => Ok(m.into_iter().collect()),
-        Value::Array(_) => text_to(&v.to_string(), "responses"),
+        Value::Array(_) => text_to(&longcall::json_text(&v), "responses"),
         _ => Err(Error::invalid_input(
             "responses",
             "expected an object {key: response} or an array of [key, response]",

@@ -38,11 +38,11 @@ fn camel<T: serde::Serialize>(value: &T) -> JsResult<JsValue> {
 }
 
 fn message_arg(value: &JsValue, field: &str) -> Result<Message, Error> {
+    // A message object is read as the text `JSON.stringify` makes of it, as its text would be.
     let text = if value.is_string() {
         bounded_string(value, field)?
     } else {
-        let v: Value = from_js(value, field)?;
-        v.to_string()
+        crate::json::stringify(value, field)?
     };
     Message::parse(text.as_bytes())
 }
