@@ -208,43 +208,50 @@ const NUMBER_TYPES: &[(&str, &str)] = &[
 /// Reads a camelCase JavaScript value (as JSON text) into a core type; a key the type does not
 /// have is `malformed`, naming it.
 pub fn read<T: DeserializeOwned + Serialize>(text: &str, field: &str) -> Result<T, Error> {
-    // Only the typed step is per type; the rest of the reading is compiled once (each copy of
-    // it was about 1 KB of the module, one per type read).
-    let mut read = None;
-    read_value(text, field, &mut |snake| {
-        let value: T = serde_json::from_value(snake)?;
-        let back = to_value(&value);
-        read = Some(value);
-        Ok(back.unwrap_or(Value::Null))
-    })?;
-    read.ok_or_else(|| Error::invalid_input(field, "not read"))
+    // Only the typed steps are per type. The helpers take the caller's value and drop it
+    // themselves, so that each type's copy of this function holds no more than those steps
+    // (with the whole reading inlined here, each was about 1 KB of the module).
+    let (given, snake_case) = given(text, field)?;
+    match serde_json::from_value::<T>(snake_case) {
+        Ok(value) => {
+            known_keys(given, to_value(&value).unwrap_or(Value::Null), field)?;
+            Ok(value)
+        }
+        Err(e) => Err(refused(&e, given, field)),
+    }
 }
 
-/// The reading of [`read`] around `typed`, which reads the snake_case value into the type and
-/// gives back the type written as a `Value`, to find the keys the type does not have.
-fn read_value(
-    text: &str,
-    field: &str,
-    typed: &mut dyn FnMut(Value) -> Result<Value, serde_json::Error>,
-) -> Result<(), Error> {
+/// The caller's value as written, and with its keys in snake_case for the core's reader.
+fn given(text: &str, field: &str) -> Result<(Value, Value), Error> {
     let given: Value = crate::json::parse(text, field)?;
-    let back = typed(convert(given.clone(), snake)).map_err(|e| Error::Malformed {
+    let snake_case = convert(given.clone(), snake);
+    Ok((given, snake_case))
+}
+
+/// serde's refusal of `given`, said as the caller spells it ([`for_caller`]).
+fn refused(e: &serde_json::Error, given: Value, field: &str) -> Error {
+    Error::Malformed {
         what: "argument",
         reason: format!(
             "{field}: {}",
             crate::json::short_reason(&for_caller(&e.to_string(), &given))
         ),
-    })?;
-    if let Some(key) = unknown_key(&given, &convert(back, camel), "") {
-        return Err(Error::Malformed {
+    }
+}
+
+/// `malformed`, naming the first key of `given` that the value read back (`back`, in
+/// snake_case) does not have: a key the type dropped.
+fn known_keys(given: Value, back: Value, field: &str) -> Result<(), Error> {
+    match unknown_key(&given, &convert(back, camel), "") {
+        None => Ok(()),
+        Some(key) => Err(Error::Malformed {
             what: "argument",
             reason: format!(
                 "{field}: unknown key {}",
                 crate::json::short_reason(&format!("\"{key}\""))
             ),
-        });
+        }),
     }
-    Ok(())
 }
 
 /// A core value as camelCase JSON text.
