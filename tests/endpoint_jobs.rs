@@ -5,6 +5,7 @@
 use std::fs;
 
 use longcall::admission::Advice;
+use longcall::cancel::ButtonState;
 use longcall::endpoint::{
     CallEndpoint, Config, Event, HttpAnswer, JobDialect, JobSubmit, Transmit, SUBMIT_TRIES,
 };
@@ -604,6 +605,88 @@ fn a_stop_while_creating_keeps_the_created_call() {
         reason: StopReason::CreateUnanswered,
     };
     assert!(out.contains(&unanswered), "{out:?}");
+}
+
+/// E-65: a cancel pressed while the submit is out is kept by the endpoint, across a restore
+/// too, and made once the answer names the job: the job is cancelled, not left to bill. A
+/// press the named job's button refuses (generation already started) is dropped, and a submit
+/// that names no job leaves the press moot.
+#[test]
+fn a_cancel_pressed_while_creating_is_made_once_the_job_is_named() {
+    let queued = br#"{"data":{"request_id":"job_8","sume_status":"queued"}}"#;
+    let mut ep = CallEndpoint::submit_job(submit("intent-c"), open_api_config(json!({}))).unwrap();
+    let (request_ref, ..) = sent(&drain(&mut ep))[0].clone();
+    ep.cancel_pressed(10).unwrap();
+    assert_eq!(drain(&mut ep), vec![Event::Idle], "nothing to cancel yet");
+    assert_eq!(ep.tracker().button(), ButtonState::Unavailable);
+    let saved = ep.snapshot().unwrap();
+    assert!(saved.contains("\"cancel_asked\":true"), "{saved}");
+    ep.handle_http(20, request_ref, answer(200, queued));
+    let out = drain(&mut ep);
+    let cancels: Vec<_> = sent(&out)
+        .into_iter()
+        .filter(|s| s.1 == "POST" && s.2.ends_with("/cancel"))
+        .collect();
+    assert_eq!(cancels.len(), 1, "the kept press is made: {out:?}");
+    assert_eq!(ep.tracker().button(), ButtonState::Requesting);
+    assert!(!ep.snapshot().unwrap().contains("cancel_asked"));
+
+    // Restored before the submit's answer came (the process died): the submit goes again with
+    // its key, and the press is still made once the answer names the job.
+    let mut ep = CallEndpoint::restore(&saved, 30).unwrap();
+    let again = sent(&drain(&mut ep));
+    assert_eq!(again.len(), 1, "{again:?}");
+    ep.handle_http(40, again[0].0, answer(200, queued));
+    let out = drain(&mut ep);
+    assert!(
+        sent(&out).iter().any(|s| s.2.ends_with("/cancel")),
+        "{out:?}"
+    );
+
+    // Named already processing: the press is refused by the button, and nothing is sent.
+    let mut ep = CallEndpoint::submit_job(submit("intent-d"), open_api_config(json!({}))).unwrap();
+    let (request_ref, ..) = sent(&drain(&mut ep))[0].clone();
+    ep.cancel_pressed(10).unwrap();
+    ep.handle_http(
+        20,
+        request_ref,
+        answer(
+            200,
+            br#"{"data":{"request_id":"job_9","sume_status":"processing"}}"#,
+        ),
+    );
+    let out = drain(&mut ep);
+    assert!(
+        !sent(&out).iter().any(|s| s.2.ends_with("/cancel")),
+        "{out:?}"
+    );
+    assert_eq!(ep.tracker().button(), ButtonState::TooLate);
+
+    // MCP: a tools/call whose answer is the settled result makes the press moot.
+    let mut ep = CallEndpoint::call_tool(
+        longcall::Model::Task2026,
+        "render",
+        json!({}),
+        None,
+        Config::default(),
+    )
+    .unwrap();
+    drain(&mut ep);
+    ep.cancel_pressed(10).unwrap();
+    ep.handle_message(
+        20,
+        br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}"#,
+    );
+    let out = drain(&mut ep);
+    assert!(
+        out.iter().any(|e| matches!(e, Event::Settled { .. })),
+        "{out:?}"
+    );
+    assert!(
+        !out.iter().any(|e| matches!(e, Event::Transmit(_))),
+        "nothing is sent: {out:?}"
+    );
+    assert!(ep.cancel_pressed(30).is_err(), "the call is settled");
 }
 
 /// An endpoint snapshot edited into what no run makes (a tracker of another model, ids the wire

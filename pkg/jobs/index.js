@@ -154,14 +154,8 @@ class Job {
    */
   cancel() {
     if (this.#closed) return Promise.reject(new JobHostError('closed', 'this job is closed'));
-    // Pressed while the submit is unanswered (the core's button is `unavailable` until the
-    // answer names the job): the press waits for that answer, then goes to the core as any press.
-    if (!this.#ep.id && !this.#end) return this.created.then(() => this.#press());
-    return this.#press();
-  }
-
-  #press() {
-    if (this.#closed) return Promise.reject(new JobHostError('closed', 'this job is closed'));
+    // Pressed while the submit is unanswered, the core keeps the press (in the record too) and
+    // makes it once the answer names the job (E-65): the promise waits for that answer.
     let events;
     try {
       events = this.#ep.pressCancel(this.#host.now());

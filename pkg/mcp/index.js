@@ -476,7 +476,9 @@ class Watch {
         // The server took the cancel: the open questions are moot (I-6), answers would be refused.
         if (e.state === 'acknowledged_pending') this.withdrawInputs('the server accepted the cancel');
         safe(opts.onButton, e.state);
-        if (e.state !== 'requesting') this.flushCancel(e.state);
+        // A press the core kept while the create was out (E-65) is made in the same batch as
+        // the create's answer: a cancel is on its way then, whatever this event said.
+        if (e.state !== 'requesting' && this.ep.button !== 'requesting') this.flushCancel(e.state);
         break;
       case 'progress':
         safe(opts.onProgress, e.message);

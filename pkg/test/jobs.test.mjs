@@ -261,6 +261,31 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.equal((await counters()).jobs_per_idempotency_key[intent], 1, 'one job for the intent');
   });
 
+  test('a cancel pressed while the submit was out survives a restart: the job is cancelled (E-65)', {
+    timeout: 20_000,
+  }, async () => {
+    const store = new Map();
+    const intent = 'intent-cancel-restart';
+    // The first process's submit never reaches the server: the process dies with it out.
+    const never = async (url, init) => {
+      if (String(url).endsWith('/generate')) return new Promise(() => {});
+      return fetch(url, init);
+    };
+    const first = await host('jobs-cancel-restart', { store, fetch: never }).submit(intent, prompt('cancel-restart'));
+    const pressed = first.cancel();
+    await sleep(20);
+    assert.match(store.get(intent), /"cancel_asked":true/, 'the press is in the record');
+    first.close(); // the process exits: its record stays
+    assert.equal(await pressed, 'unavailable', 'this process never learned the job');
+    const again = await host('jobs-cancel-restart', { store }).resume(intent);
+    const end = await again.settled;
+    assert.equal(end.outcome, 'cancelled', 'pressed once the resumed submit named the job');
+    const c = await counters();
+    assert.equal(c.jobs_per_idempotency_key[intent], 1, 'one job for the intent');
+    assert.equal(c.jobs[again.id].status, 'canceled');
+    assert.equal(c.credits['jobs-cancel-restart'], CREDITS, 'not billed');
+  });
+
   test('a record stopped before any job id (as earlier versions kept it) reads as no record', async () => {
     const ep = Endpoint.submitJob({ ...prompt('old'), idempotencyKey: 'intent-old' }, CONFIG, {
       jobDialect: 'open_api',

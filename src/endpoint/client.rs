@@ -470,6 +470,10 @@ pub struct CallEndpoint {
     /// create is answered, so the handle it names is kept.
     #[serde(default, skip_serializing_if = "core::ops::Not::not")]
     stop_asked: bool,
+    /// The user pressed cancel while the create was out (E-65): the press goes to the tracker
+    /// once the create's answer names the call.
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    cancel_asked: bool,
     /// The last request failed and nothing answered since (E-63).
     #[serde(default, skip_serializing_if = "core::ops::Not::not")]
     failing: bool,
@@ -494,6 +498,7 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             server_keys: f.def("server_keys")?,
             progress: f.opt("progress")?,
             stop_asked: f.def("stop_asked")?,
+            cancel_asked: f.def("cancel_asked")?,
             failing: f.def("failing")?,
         };
         // What every endpoint that ran holds (S-7): one model, and ids the wire carries (a JSON-RPC id
@@ -564,6 +569,7 @@ impl CallEndpoint {
             server_keys: Vec::new(),
             progress: None,
             stop_asked: false,
+            cancel_asked: false,
             failing: false,
         })
     }
@@ -974,7 +980,7 @@ impl CallEndpoint {
             self.tracker.handle_timeout(now);
         }
         self.pump();
-        self.stop_if_asked(now);
+        self.asked_while_creating(now);
     }
 
     /// The create (a job submit, a `tools/call`) is out and its answer has not named the call
@@ -1017,7 +1023,7 @@ impl CallEndpoint {
     /// transport that pairs answers with requests, prefer [`CallEndpoint::handle_answer`].
     pub fn handle_message(&mut self, now: u64, bytes: &[u8]) {
         self.on_message(now, bytes);
-        self.stop_if_asked(now);
+        self.asked_while_creating(now);
     }
 
     fn on_message(&mut self, now: u64, bytes: &[u8]) {
@@ -1109,7 +1115,7 @@ impl CallEndpoint {
             ..answer
         };
         self.on_http(now, request_ref, answer, headers);
-        self.stop_if_asked(now);
+        self.asked_while_creating(now);
     }
 
     fn on_http(
@@ -1192,7 +1198,7 @@ impl CallEndpoint {
     /// submit with no answer is reconciled with the same key (rule E-11).
     pub fn handle_transport_failure(&mut self, now: u64, request_ref: u64) {
         self.on_transport_failure(now, request_ref);
-        self.stop_if_asked(now);
+        self.asked_while_creating(now);
     }
 
     fn on_transport_failure(&mut self, now: u64, request_ref: u64) {
@@ -1283,13 +1289,18 @@ impl CallEndpoint {
         }
     }
 
-    /// The user pressed cancel. Errors: a typed refusal; nothing goes on the wire.
+    /// The user pressed cancel. Errors: a typed refusal (`cancel_refused`, the reason from the
+    /// button's state); nothing goes on the wire.
     ///
-    /// A press before the creating answer named a handle is refused (`cancel_refused`, the
-    /// button `unavailable`): there is nothing to cancel yet. A host that lets the user press
-    /// that early keeps the press and presses again at the first `Button { Available }`, as
-    /// `longcall/jobs`'s `job.cancel()` does.
+    /// A press while the create (a job submit, a `tools/call`) is out unanswered is kept, in a
+    /// snapshot too, and made once the answer names the call (E-65): the button stays
+    /// `unavailable` until then, and a create that ends without naming one makes the press moot.
     pub fn cancel_pressed(&mut self, now: u64) -> Result<(), Error> {
+        if self.creating() && !self.tracker.is_done() {
+            self.cancel_asked = true;
+            return Ok(());
+        }
+        self.cancel_asked = false;
         self.tracker.handle_input(now, Input::CancelPressed)?;
         self.pump();
         Ok(())
@@ -1413,9 +1424,17 @@ impl CallEndpoint {
         self.pump();
     }
 
-    /// E-62: the stop asked while the create was out, once the create is answered.
-    fn stop_if_asked(&mut self, now: u64) {
-        if self.stop_asked && !self.creating() {
+    /// What the user and the host asked while the create was out, once it is answered: the
+    /// cancel press (E-65), then the stop (E-62). A press the button's state now refuses (the
+    /// job already started, the call settled by its answer) is dropped: the button says why.
+    fn asked_while_creating(&mut self, now: u64) {
+        if self.creating() {
+            return;
+        }
+        if self.cancel_asked {
+            let _ = self.cancel_pressed(now);
+        }
+        if self.stop_asked {
             self.stop_watching(now);
         }
     }
