@@ -5,7 +5,7 @@
 // Progress goes to stderr as it happens; the end to stdout as `ID OUTCOME JSON` (ID is the
 // INTENT when the server never gave a job id). Exit status: 0 when the job succeeded, 1 when it
 // ended otherwise or watching stopped without an outcome, 2 for a usage error.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { JobHost } from 'longcall/jobs';
 
 const [baseUrl, apiKey, intent] = process.argv.slice(2);
@@ -14,21 +14,31 @@ if (!baseUrl || !apiKey || !intent) {
   process.exit(2);
 }
 
+// No file is no record. A file that cannot be read throws: read as "no record", it would make
+// a job of the same intent look new (only the server's idempotency key would then stand
+// between you and a second charge).
 /** @returns {Record<string, string>} */
 const all = () => {
   try {
     return JSON.parse(readFileSync('jobs.json', 'utf8'));
-  } catch {
-    return {};
+  } catch (e) {
+    if (/** @type {NodeJS.ErrnoException} */ (e).code === 'ENOENT') return {};
+    throw e;
   }
+};
+// Written whole, then renamed over the old file: a crash mid-write leaves the old records.
+/** @param {Record<string, string>} records */
+const write = (records) => {
+  writeFileSync('jobs.json.tmp', JSON.stringify(records));
+  renameSync('jobs.json.tmp', 'jobs.json');
 };
 /** @type {import('longcall/jobs').JobStore} */
 const store = {
   get: (key) => all()[key],
-  set: (key, text) => writeFileSync('jobs.json', JSON.stringify({ ...all(), [key]: text })),
+  set: (key, text) => write({ ...all(), [key]: text }),
   delete: (key) => {
     const { [key]: _done, ...rest } = all();
-    writeFileSync('jobs.json', JSON.stringify(rest));
+    write(rest);
   },
 };
 
