@@ -361,7 +361,11 @@ export class Endpoint {
   handleTransportFailure(now: number, id: number): EndpointEvent[];
   /** Time passed (at or after the last `wake_at`). */
   handleTimeout(now: number): EndpointEvent[];
-  /** The user pressed cancel. @throws {LongcallError} `cancel_refused` (nothing is sent). */
+  /**
+   * The user pressed cancel. While the create (a job submit, a `tools/call`) is out unanswered,
+   * the press is kept (in the snapshot too) and made once the answer names the call (rule E-65).
+   * @throws {LongcallError} `cancel_refused` (nothing is sent).
+   */
   pressCancel(now: number): EndpointEvent[];
   /** The user answered input `key` (a task input, or an MRTR input of the call). @throws {LongcallError} on a key never asked. */
   answerInput(now: number, key: string, response: Json): EndpointEvent[];

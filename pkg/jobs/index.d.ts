@@ -120,8 +120,10 @@ export interface Job {
    * The user pressed cancel: resolves with the button state once the cancel was answered
    * (`cancelled`, `too_late`, `acknowledged_pending`, ...; also when the job ended first;
    * `available` again when the cancel did not go through, e.g. a 502 or an unlisted 409: the job
-   * goes on, and the person may press again). Pressed while the submit is unanswered, the press
-   * waits for the answer that names the job (a queued job is then cancelled).
+   * goes on, and the person may press again). Pressed while the submit is unanswered, the core
+   * keeps the press, in the record too, and makes it once the answer names the job (rule E-65:
+   * a queued job is then cancelled, after a restart as well); this promise waits for that, and
+   * resolves `unavailable` when {@link Job.close} comes first.
    * Rejects with a {@link JobHostError} of code `cancel_refused` when the core refuses the press
    * (nothing is sent; the core's error is its `cause`), or `closed` after {@link Job.close}.
    */

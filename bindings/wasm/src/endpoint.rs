@@ -531,7 +531,8 @@ impl Endpoint {
     }
 
     /// `pressCancel(now)`: the user pressed cancel. Throws the core's coded refusal (nothing
-    /// goes on the wire then).
+    /// goes on the wire then). A press while the create is out is kept and made once its
+    /// answer names the call (E-65).
     #[wasm_bindgen(js_name = pressCancel)]
     pub fn press_cancel(&mut self, now: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
