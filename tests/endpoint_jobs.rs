@@ -317,6 +317,142 @@ fn lost_submit_answer_is_reconciled_with_the_same_key() {
     assert_eq!(back.tracker().handle(), Some("job_7"));
 }
 
+/// E-66: a record found under an intent key vouches only for the job it submitted. Checked
+/// before the job is named and after (the submit itself is gone then), in both dialects: the
+/// same submit passes, another model, arguments or key is `duplicate`, and an endpoint with no
+/// submit of its own (it watches an id, or its record is older) cannot tell.
+#[test]
+fn a_record_vouches_only_for_the_job_its_intent_submitted() {
+    let other = |f: fn(&mut JobSubmit)| {
+        let mut s = submit("intent-9");
+        f(&mut s);
+        s
+    };
+    for config in [open_api_config(json!({})), Config::default()] {
+        let mut ep = CallEndpoint::submit_job(submit("intent-9"), config.clone()).unwrap();
+        let first = sent(&drain(&mut ep)).remove(0);
+        let creating = CallEndpoint::restore(&ep.snapshot().unwrap(), 1).unwrap();
+        let body: &[u8] = if config.job_dialect == JobDialect::OpenApi {
+            br#"{"data":{"request_id":"job_9","sume_status":"queued"}}"#
+        } else {
+            br#"{"id":"job_9","status":"queued"}"#
+        };
+        ep.handle_http(5, first.0, answer(200, body));
+        let _ = drain(&mut ep);
+        assert_eq!(ep.tracker().handle(), Some("job_9"));
+        assert_eq!(
+            ep.submit_key(),
+            None,
+            "the submit itself is gone once created"
+        );
+        let created = CallEndpoint::restore(&ep.snapshot().unwrap(), 6).unwrap();
+        for record in [&creating, &created] {
+            assert_eq!(record.check_submit(&submit("intent-9")), Ok(()));
+            let Err(e) = record.check_submit(&other(|s| s.arguments["size"] = json!(2))) else {
+                panic!("another argument passed")
+            };
+            assert_eq!(e.code(), "duplicate");
+            assert_eq!(
+                e.message(),
+                "duplicate idempotency_key: \"intent-9\" is already in use"
+            );
+            for wrong in [
+                other(|s| s.model = "demo-video".into()),
+                submit("intent-10"),
+            ] {
+                assert_eq!(
+                    record.check_submit(&wrong).map_err(|e| e.code()),
+                    Err("duplicate"),
+                    "{wrong:?}"
+                );
+            }
+            // A submit that could not be sent is refused as it would be at the start.
+            assert_eq!(
+                record.check_submit(&submit("")).map_err(|e| e.code()),
+                Err("invalid_input")
+            );
+        }
+        // A record saved before submits were kept this way has none to compare: it cannot tell.
+        let mut old: Value = serde_json::from_str(&ep.snapshot().unwrap()).unwrap();
+        assert!(old["state"]["submit_digest"].is_string());
+        old["state"]
+            .as_object_mut()
+            .unwrap()
+            .remove("submit_digest");
+        let old = CallEndpoint::restore(&old.to_string(), 7).unwrap();
+        assert_eq!(old.check_submit(&other(|s| s.model = "x".into())), Ok(()));
+        // A watched id has no submit to compare: it cannot tell, and accepts.
+        let watched = CallEndpoint::watch(longcall::Model::Job, "job_9", config).unwrap();
+        assert_eq!(
+            watched.check_submit(&other(|s| s.model = "x".into())),
+            Ok(())
+        );
+    }
+    // In the MCP tools dialect the kind is not sent: it is not part of the job there.
+    let ep = CallEndpoint::submit_job(submit("intent-9"), Config::default()).unwrap();
+    assert_eq!(ep.check_submit(&other(|s| s.kind = Kind::Video)), Ok(()));
+    let ep = CallEndpoint::submit_job(submit("intent-9"), open_api_config(json!({}))).unwrap();
+    assert!(ep.check_submit(&other(|s| s.kind = Kind::Video)).is_err());
+}
+
+/// E-6, E-66: a job whose watching stopped is watched again on its handle, first event its poll,
+/// and the new endpoint still vouches only for the job its intent submitted; a call never named,
+/// still watched or already settled is not watched again.
+#[test]
+fn watching_again_keeps_the_submit_the_record_vouches_for() {
+    let mut ep = CallEndpoint::submit_job(submit("intent-11"), Config::default()).unwrap();
+    let unnamed = ep.watch_again(Config::default()).unwrap_err();
+    assert_eq!(unnamed.code(), "invalid_input", "{unnamed}");
+    let first = sent(&drain(&mut ep)).remove(0);
+    ep.handle_http(
+        5,
+        first.0,
+        answer(200, br#"{"id":"job_11","status":"queued"}"#),
+    );
+    let _ = drain(&mut ep);
+    let watched = ep.watch_again(Config::default()).unwrap_err();
+    assert_eq!(watched.code(), "invalid_input", "still watched: {watched}");
+    ep.stop_watching(6);
+    let _ = drain(&mut ep);
+    assert!(ep.tracker().is_done() && ep.tracker().outcome().is_none());
+    let stopped = CallEndpoint::restore(&ep.snapshot().unwrap(), 7).unwrap();
+    let mut again = stopped.watch_again(Config::default()).unwrap();
+    let polls = sent(&drain(&mut again));
+    assert_eq!(polls.len(), 1);
+    assert_eq!(
+        (polls[0].1.as_str(), polls[0].2.as_str()),
+        ("GET", "/jobs/job_11")
+    );
+    assert_eq!(again.tracker().handle(), Some("job_11"));
+    let back = CallEndpoint::restore(&again.snapshot().unwrap(), 8).unwrap();
+    assert_eq!(back.check_submit(&submit("intent-11")), Ok(()));
+    let mut other = submit("intent-11");
+    other.arguments = json!({"prompt": "a lighthouse"});
+    assert_eq!(
+        back.check_submit(&other).map_err(|e| e.code()),
+        Err("duplicate")
+    );
+    // Settled: nothing is left to watch.
+    let poll = polls[0].0;
+    again.handle_http(
+        9,
+        poll,
+        answer(
+            200,
+            br#"{"id":"job_11","status":"completed","result":{"url":"u"}}"#,
+        ),
+    );
+    let _ = drain(&mut again);
+    assert!(again.tracker().outcome().is_some());
+    assert_eq!(
+        again
+            .watch_again(Config::default())
+            .map(|_| ())
+            .map_err(|e| e.code()),
+        Err("invalid_input")
+    );
+}
+
 /// D-10, R-5: a key sent again after its job finished is answered with the job as it is,
 /// `completed` with no result. The endpoint asks `GET /result` before the job is created, so the
 /// job settles with its result; a restart meanwhile sends the submit again (same key); a result

@@ -477,6 +477,11 @@ pub struct CallEndpoint {
     /// The last request failed and nothing answered since (E-63).
     #[serde(default, skip_serializing_if = "core::ops::Not::not")]
     failing: bool,
+    /// The job submit's digest (E-66), kept for the endpoint's whole life where the submit
+    /// itself goes once the job is created: a record found under an intent key must still tell
+    /// its job from another submitted under the same key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    submit_digest: Option<String>,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -500,6 +505,7 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             stop_asked: f.def("stop_asked")?,
             cancel_asked: f.def("cancel_asked")?,
             failing: f.def("failing")?,
+            submit_digest: f.opt("submit_digest")?,
         };
         // What every endpoint that ran holds (S-7): one model, and ids the wire carries (a JSON-RPC id
         // is written as an i64) given out in order, so a new request never reuses one.
@@ -518,6 +524,67 @@ impl<'de> Deserialize<'de> for CallEndpoint {
         }
         Ok(ep)
     }
+}
+
+/// The request a job submit sends, in `dialect` (E-11, D-8).
+fn submit_request(
+    submit: &JobSubmit,
+    dialect: JobDialect,
+) -> Result<sume_open::HttpRequest, Error> {
+    if submit.idempotency_key.is_empty() {
+        return Err(Error::invalid_input(
+            "idempotency_key",
+            "a submit needs the key of its intent",
+        ));
+    }
+    let request = match dialect {
+        JobDialect::OpenApi => sume_open::submit_request(
+            submit.kind,
+            &submit.model,
+            &submit.arguments,
+            &submit.idempotency_key,
+        )?,
+        JobDialect::McpTools => {
+            let Value::Object(args) = &submit.arguments else {
+                return Err(Error::invalid_input("arguments", "an object"));
+            };
+            let mut body = args.clone();
+            body.insert("model".into(), Value::from(submit.model.as_str()));
+            body.insert(
+                "idempotency_key".into(),
+                Value::from(submit.idempotency_key.as_str()),
+            );
+            sume_open::HttpRequest {
+                method: "POST".into(),
+                path: "/jobs".into(),
+                headers: alloc::vec![(
+                    sume_open::IDEMPOTENCY_KEY_HEADER.into(),
+                    submit.idempotency_key.clone()
+                )],
+                body: Some(crate::json_text(&Value::Object(body))),
+            }
+        }
+    };
+    Ok(request)
+}
+
+/// A digest of the request a submit sends, its key included (E-66): 64-bit FNV-1a, in hex
+/// (a string, so a snapshot passed through `JSON.parse` keeps it whole). It tells one job from
+/// another under the same key, a mistake, not an adversary. Equal arguments give equal bodies:
+/// JSON objects are written with their keys sorted.
+fn submit_digest(request: &sume_open::HttpRequest, key: &str) -> String {
+    let body = request.body.as_deref().unwrap_or_default();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in [request.method.as_str(), &request.path, key, body] {
+        for byte in part.bytes().chain([0]) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    // Written digit by digit: `{:016x}` would link the formatter's padding into every build.
+    (0..16)
+        .rev()
+        .map(|i| char::from_digit((hash >> (i * 4)) as u32 & 15, 16).unwrap_or('0'))
+        .collect()
 }
 
 /// A job submit: the request, built once, and its tries.
@@ -571,6 +638,7 @@ impl CallEndpoint {
             stop_asked: false,
             cancel_asked: false,
             failing: false,
+            submit_digest: None,
         })
     }
 
@@ -598,40 +666,8 @@ impl CallEndpoint {
     /// Errors: an empty key, arguments that are not an object, a kind that cannot be
     /// submitted, a bad poll policy.
     pub fn submit_job(submit: JobSubmit, config: Config) -> Result<CallEndpoint, Error> {
-        if submit.idempotency_key.is_empty() {
-            return Err(Error::invalid_input(
-                "idempotency_key",
-                "a submit needs the key of its intent",
-            ));
-        }
-        let request = match config.job_dialect {
-            JobDialect::OpenApi => sume_open::submit_request(
-                submit.kind,
-                &submit.model,
-                &submit.arguments,
-                &submit.idempotency_key,
-            )?,
-            JobDialect::McpTools => {
-                let Value::Object(args) = &submit.arguments else {
-                    return Err(Error::invalid_input("arguments", "an object"));
-                };
-                let mut body = args.clone();
-                body.insert("model".into(), Value::from(submit.model.as_str()));
-                body.insert(
-                    "idempotency_key".into(),
-                    Value::from(submit.idempotency_key.as_str()),
-                );
-                sume_open::HttpRequest {
-                    method: "POST".into(),
-                    path: "/jobs".into(),
-                    headers: alloc::vec![(
-                        sume_open::IDEMPOTENCY_KEY_HEADER.into(),
-                        submit.idempotency_key.clone()
-                    )],
-                    body: Some(crate::json_text(&Value::Object(body))),
-                }
-            }
-        };
+        let request = submit_request(&submit, config.job_dialect)?;
+        let digest = submit_digest(&request, &submit.idempotency_key);
         let mut ep = CallEndpoint::new(Model::Job, config)?;
         ep.submit = Some(SubmitSpec {
             method: request.method,
@@ -642,8 +678,46 @@ impl CallEndpoint {
             tries: 0,
             retry_at: None,
         });
+        ep.submit_digest = Some(digest);
         ep.send_submit();
         Ok(ep)
+    }
+
+    /// Checks that `submit` is the job this endpoint submitted (rule E-66), before a host
+    /// continues a record it found under the submit's intent key: the same key with another
+    /// model or arguments would watch the job the key first named, not the one asked for, so
+    /// it is refused. The endpoint does not change either way.
+    ///
+    /// ```
+    /// use longcall::endpoint::{CallEndpoint, Config, JobSubmit};
+    /// use longcall::wire::sume_open::Kind;
+    ///
+    /// let submit = |prompt: &str| JobSubmit { model: "demo-image".into(), kind: Kind::Image,
+    ///     arguments: serde_json::json!({"prompt": prompt}), idempotency_key: "intent-7".into() };
+    /// let ep = CallEndpoint::submit_job(submit("a harbour"), Config::default()).unwrap();
+    /// let back = CallEndpoint::restore(&ep.snapshot().unwrap(), 0).unwrap();
+    /// assert!(back.check_submit(&submit("a harbour")).is_ok());
+    /// assert_eq!(back.check_submit(&submit("a lighthouse")).unwrap_err().code(), "duplicate");
+    /// ```
+    ///
+    /// An endpoint with no submit of its own to compare (it watches an id, or its snapshot
+    /// was saved before submits were kept this way) cannot tell, and accepts.
+    ///
+    /// Errors: [`Error::Duplicate`] (`idempotency_key`) when the endpoint submitted another
+    /// request: another model, arguments or key, or a kind on another route. A submit that
+    /// cannot be built gets [`CallEndpoint::submit_job`]'s errors.
+    pub fn check_submit(&self, submit: &JobSubmit) -> Result<(), Error> {
+        let request = submit_request(submit, self.config.job_dialect)?;
+        let Some(kept) = &self.submit_digest else {
+            return Ok(());
+        };
+        if *kept == submit_digest(&request, &submit.idempotency_key) {
+            return Ok(());
+        }
+        Err(Error::Duplicate {
+            what: "idempotency_key",
+            id: submit.idempotency_key.clone(),
+        })
     }
 
     /// The idempotency key of the job submit, while the job is not created yet (rule E-11).
@@ -869,6 +943,28 @@ impl CallEndpoint {
         let mut ep = CallEndpoint::new(model, config)?;
         ep.tracker.watch(handle)?;
         ep.pump();
+        Ok(ep)
+    }
+
+    /// Watches this endpoint's call again after watching stopped with the call going on (a
+    /// deadline, the host's stop): a new endpoint on the same handle and model, its first event
+    /// the poll, no status assumed (E-6). It keeps the job submit's digest, so the record it
+    /// writes still vouches for the job its intent submitted (E-66).
+    ///
+    /// Errors: [`Error::InvalidInput`] (`handle`) unless watching stopped on a named call that
+    /// has not settled (one still watched needs no second watcher); a bad poll policy.
+    pub fn watch_again(&self, config: Config) -> Result<CallEndpoint, Error> {
+        let handle = match self.tracker.handle() {
+            Some(handle) if self.tracker.is_done() && self.tracker.outcome().is_none() => handle,
+            _ => {
+                return Err(Error::invalid_input(
+                    "handle",
+                    "only a named call whose watching stopped before it settled is watched again",
+                ))
+            }
+        };
+        let mut ep = CallEndpoint::watch(self.model, handle, config)?;
+        ep.submit_digest.clone_from(&self.submit_digest);
         Ok(ep)
     }
 
