@@ -20,7 +20,7 @@ const state = bind(glue, {
   textArguments: { Tracker: TEXT_ARGUMENTS },
   prepare: {
     Tracker: { new: configAt(1) },
-    Endpoint: { callTool: callToolArgs, submitJob: configAt(1), watch: configAt(2) },
+    Endpoint: { callTool: callToolArgs, submitJob: configAt(1), watch: configAt(2), watchAgain: configAt(0) },
   },
 });
 const a = state.api;

@@ -384,6 +384,20 @@ export class Endpoint {
   readonly button: ButtonState;
   readonly outcome: Outcome | undefined;
   readonly isDone: boolean;
+  /**
+   * After watching stopped with the call going on (a deadline, {@link Endpoint.stopWatching}):
+   * a new endpoint watching the same call, its first event the poll, no status assumed. It keeps
+   * what {@link Endpoint.checkSubmit} compares. Free this one when done with it.
+   * @throws {LongcallError} `invalid_input` unless watching stopped on a named call that has not settled.
+   */
+  watchAgain(config?: TrackerConfig | null, wire?: EndpointWireOptions | null): Endpoint;
+  /**
+   * Before continuing a record found under an intent key: checks that `submit` is the job this
+   * endpoint submitted (rule E-66). An endpoint that watches an id cannot tell and accepts.
+   * @throws {LongcallError} `duplicate` when it submitted another model, other arguments or
+   * another key (the key names the job it first submitted; nothing is sent).
+   */
+  checkSubmit(submit: JobSubmit): void;
   /** The job submit's idempotency key, while the job is not created yet. */
   readonly submitKey: string | undefined;
   /** How often the job submit was sent so far. */

@@ -209,6 +209,8 @@ export class JobHost {
    * Submits the job of `intent` (its idempotency key: one per user decision, kept by the
    * application), or continues it from the store when a record of it is there.
    * @throws {LongcallError} `invalid_input`, `malformed`.
+   * @throws {JobHostError} `duplicate` when the store's record of `intent` is of another job
+   * (another model or other arguments, rule E-66): nothing is sent; a new job needs a new intent.
    */
   submit(
     intent: string,

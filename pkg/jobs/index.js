@@ -434,7 +434,8 @@ export class JobHost {
   /**
    * Submits the job of `intent` (its idempotency key), or continues it from the store when a
    * record of that intent is there: a submit answered before is never sent again, one in flight
-   * goes again with the same key (the server answers with the job it has).
+   * goes again with the same key (the server answers with the job it has). A record of another
+   * job under the same intent is refused (`duplicate`, E-66): the key names that job.
    */
   async submit(intent, job, hooks) {
     if (typeof intent !== 'string' || intent === '')
@@ -445,23 +446,45 @@ export class JobHost {
     checkOptions(job, JOB_KEYS, 'submit: job', jobError, {
       idempotencyKey: 'the intent is the key: submit(intent, job)',
     });
-    const resumed = await this.resume(intent, hooks);
+    const submit = { ...job, idempotencyKey: intent };
+    const resumed = await this.#resume(intent, hooks, submit);
     if (resumed) return resumed;
-    const ep = lc.Endpoint.submitJob({ ...job, idempotencyKey: intent }, seeded(this.config), this.wire, this.now());
+    const ep = lc.Endpoint.submitJob(submit, seeded(this.config), this.wire, this.now());
     return new Job(this, ep, intent, hooks).start();
   }
 
   /** The job of `intent` from the store, continued; `null` when the store has no record of it. */
-  async resume(intent, hooks) {
+  resume(intent, hooks) {
     checkOptions(hooks, HOOKS, 'resume: hooks', jobError);
+    return this.#resume(intent, hooks, null);
+  }
+
+  /** `resume`, checking first that the record is of `submit` when one is given. */
+  async #resume(intent, hooks, submit) {
     const text = this.store ? await this.store.get(intent) : undefined;
     if (text == null) return null;
     const ep = lc.Endpoint.restore(text, this.now());
-    if (ep.isDone && !ep.outcome) {
-      // Watching had stopped (a deadline, `stop()`) and the job goes on: watch its id again.
-      const id = ep.id;
+    try {
+      if (submit) ep.checkSubmit(submit);
+    } catch (e) {
       ep.free();
-      if (id) return new Job(this, lc.Endpoint.watch('job', id, seeded(this.config), this.wire), intent, hooks).start();
+      if (e?.code !== 'duplicate') throw e;
+      throw new JobHostError(
+        'duplicate',
+        'submit: the store holds another job under this intent (another model or other arguments); ' +
+          'a new job needs a new intent key, and resume(intent) continues the one there',
+        { cause: e },
+      );
+    }
+    if (ep.isDone && !ep.outcome) {
+      // Watching had stopped (a deadline, `stop()`) and the job goes on: watch it again.
+      let again = null;
+      try {
+        if (ep.id) again = ep.watchAgain(seeded(this.config), this.wire);
+      } finally {
+        ep.free();
+      }
+      if (again) return new Job(this, again, intent, hooks).start();
       // Stopped before the server named a job (a record an earlier version kept): no record.
       await this.store.delete(intent);
       return null;

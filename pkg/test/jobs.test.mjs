@@ -317,6 +317,44 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.equal(store.size, 0);
   });
 
+  test('an intent whose record is another job is refused, after watching again too; the same job continues (E-66)', {
+    timeout: 20_000,
+  }, async () => {
+    const store = new Map();
+    const intent = 'intent-reused';
+    const job = { ...JOB, arguments: { prompt: 'a harbour', size: 2 } };
+    const first = await host('jobs-reused', { store }).submit(intent, job);
+    const { id } = await first.created;
+    first.stop(); // watching stops, the job goes on: its record stays
+    await first.settled;
+    // Watched again on its id, then the process exits at the first status it reads: the record
+    // is now the one the watching-again endpoint wrote.
+    const rewatched = await host('jobs-reused', { store }).resume(intent, { onStatus: () => rewatched.close() });
+    assert.deepEqual(await rewatched.settled, { type: 'stopped', reason: 'host_stopped' });
+    const before = (await counters()).requests;
+    const other = { ...JOB, arguments: { prompt: 'a lighthouse', size: 2 } };
+    await assert.rejects(host('jobs-reused', { store }).submit(intent, other), (e) => {
+      assert.equal(e.name, 'JobHostError');
+      assert.equal(e.code, 'duplicate');
+      assert.match(e.message, /another job under this intent/);
+      assert.equal(e.cause.code, 'duplicate', "the core's refusal is the cause");
+      return true;
+    });
+    await assert.rejects(host('jobs-reused', { store }).submit(intent, { ...job, model: 'demo-video' }), {
+      code: 'duplicate',
+    });
+    assert.equal((await counters()).requests, before, 'nothing was sent for a refused submit');
+    assert.ok(store.has(intent), 'the record stays for the job it names');
+    // The same job, its arguments written in another order: the record's job, continued.
+    const again = await host('jobs-reused', { store }).submit(intent, {
+      ...JOB,
+      arguments: { size: 2, prompt: 'a harbour' },
+    });
+    assert.equal((await again.settled).outcome, 'succeeded');
+    assert.equal(again.id, id);
+    assert.equal((await counters()).jobs_per_idempotency_key[intent], 1, 'one job for the intent');
+  });
+
   test('created jobs watched together through jobs_wait rounds', { timeout: 30_000 }, async () => {
     const h = host('jobs-wave');
     const created = [];

@@ -146,6 +146,7 @@ fn answer_arg(value: &JsValue) -> Result<(u16, Vec<(String, String)>), Error> {
     Ok((status, header_pairs(m.remove("headers"))?))
 }
 
+#[inline(never)]
 fn config(tracker: &[f64], wire: &JsValue) -> Result<Config, Error> {
     let mut c = Config {
         tracker: crate::config::tracker_config(tracker)?,
@@ -569,6 +570,25 @@ impl Endpoint {
     #[wasm_bindgen(js_name = runRecord)]
     pub fn run_record(&self) -> JsResult<JsValue> {
         js_sys::JSON::parse(&js(crate::case::write(&self.core.tracker().record()))?)
+    }
+
+    /// `watchAgain(config?, wire?)`: after watching stopped with the call going on (a deadline,
+    /// `stopWatching`), a new endpoint watching the same call; its first event is the poll, no
+    /// status assumed (rule E-6). It keeps the job submit's digest (`checkSubmit`, E-66). Throws
+    /// `invalid_input` unless watching stopped on a named call that has not settled.
+    #[wasm_bindgen(js_name = watchAgain)]
+    pub fn watch_again(&self, config: &[f64], wire: JsValue) -> JsResult<Endpoint> {
+        let core = js((|| self.core.watch_again(self::config(config, &wire)?))())?;
+        Ok(Endpoint { core })
+    }
+
+    /// `checkSubmit(submit)`: before continuing a record found under an intent key, checks
+    /// that `submit` (as `Endpoint.submitJob` takes it) is the job this endpoint submitted
+    /// (rule E-66). Throws `duplicate` when it submitted another model, other arguments or
+    /// another key; an endpoint that watches an id cannot tell and accepts.
+    #[wasm_bindgen(js_name = checkSubmit)]
+    pub fn check_submit(&self, submit: JsValue) -> JsResult<()> {
+        js((|| self.core.check_submit(&submit_arg(&submit)?))())
     }
 
     /// The idempotency key of the job submit, while the job is not created yet (rule E-11).

@@ -251,6 +251,56 @@ export const cases = {
     assert.equal(ep.button, 'available');
   },
 
+  'a record vouches only for the job its intent submitted, watched again too (E-66, E-6)'({ lc, assert }) {
+    const submit = {
+      model: 'demo-image',
+      kind: 'image',
+      arguments: { prompt: 'x', size: 2 },
+      idempotencyKey: 'intent-2',
+    };
+    const ep = lc.Endpoint.submitJob(submit, CONFIG, null);
+    const [first] = ep.pollEvents();
+    ep.handleHttpAnswer(5, first.requestRef, { status: 200 }, JSON.stringify({ id: 'job_2', status: 'queued' }));
+    ep.stopWatching(6);
+    const record = lc.Endpoint.restore(ep.snapshot(), 7);
+    ep.free();
+    // The same job, its arguments in another order: the record's job.
+    assert.equal(record.checkSubmit({ ...submit, arguments: { size: 2, prompt: 'x' } }), undefined);
+    assert.equal(
+      codeOf(() => record.checkSubmit({ ...submit, arguments: { prompt: 'y', size: 2 } })),
+      'duplicate',
+    );
+    assert.equal(
+      codeOf(() => record.checkSubmit({ ...submit, idempotencyKey: 'intent-3' })),
+      'duplicate',
+    );
+    assert.equal(
+      codeOf(() => record.checkSubmit({ ...submit, extra: 1 })),
+      'malformed',
+    );
+    const again = record.watchAgain(CONFIG);
+    record.free();
+    const [poll] = again.pollEvents();
+    assert.deepEqual([poll.method, poll.path], ['GET', '/jobs/job_2']);
+    assert.equal(
+      codeOf(() => again.checkSubmit({ ...submit, model: 'demo-video' })),
+      'duplicate',
+    );
+    again.handleHttpAnswer(
+      9,
+      poll.requestRef,
+      { status: 200 },
+      JSON.stringify({ id: 'job_2', status: 'completed', result: {} }),
+    );
+    assert.equal(again.outcome, 'succeeded');
+    assert.equal(
+      codeOf(() => again.watchAgain(CONFIG)),
+      'invalid_input',
+      'settled: nothing to watch',
+    );
+    again.free();
+  },
+
   'a job submit in the MCP tools dialect, and refused arguments (E-10)'({ lc, assert }) {
     const ep = lc.Endpoint.submitJob({ model: 'm', kind: 'video', idempotencyKey: 'k' }, null, null);
     const [first] = ep.pollEvents();
