@@ -223,14 +223,18 @@ export class JobHost {
   watch(jobId: string, hooks?: JobHooks): Job;
   /**
    * Watches many created jobs together through `jobs_wait` rounds (`POST /jobs/wait` by default).
+   * Hand it the {@link Job}s themselves: the wave takes over each one's loop (its own polling
+   * stops, {@link Job.cancel} rejects `closed`), and ends it as the loop would: `settled`
+   * resolves, `onSettled` or `onStopped` is called, and a settled job's record is deleted. An
+   * `{id, status}` is a job watched nowhere else (its ending is only in {@link WaitRun.done}).
    * An empty list sends nothing and `done` resolves at once, with `satisfied: false` (no job
    * ended).
-   * @throws {JobHostError} `invalid_input` for an unknown option (naming it). The core's
-   * `invalid_input` for a `deadline` already passed (it is a time, not a duration) and its codes
-   * for a job it cannot take.
+   * @throws {JobHostError} `invalid_input` for an unknown option (naming it), or a `Job` not
+   * created yet or already ended. The core's `invalid_input` for a `deadline` already passed (it
+   * is a time, not a duration) and its codes for a job it cannot take.
    */
   wait(
-    jobs: { id: string; status: JobStatus }[],
+    jobs: (Job | { id: string; status: JobStatus })[],
     options?: WaveConfig & {
       deadline?: number | null;
       path?: string;

@@ -70,6 +70,11 @@ async function exchange(f, url, method, headers, body) {
   }
 }
 
+// How `JobHost.wait` takes a job from its own loop and settles it (module-private members).
+const WAVE_ENTRY = Symbol('waveEntry');
+const HAND_OVER = Symbol('handOver');
+const WAVE_ENDED = Symbol('waveEnded');
+
 /** One job watched by a {@link JobHost}: see index.d.ts `Job`. */
 class Job {
   #host;
@@ -90,6 +95,8 @@ class Job {
   #cancelWaiters = [];
   // The events being acted on, with the write each waits for; null between batches.
   #acting = null;
+  // Watched by a wave (`JobHost.wait`) instead of its own loop.
+  #inWave = false;
 
   constructor(host, ep, intent, hooks) {
     this.#host = host;
@@ -153,7 +160,13 @@ class Job {
    * with the core's coded refusal (nothing goes on the wire then).
    */
   cancel() {
-    if (this.#closed) return Promise.reject(new JobHostError('closed', 'this job is closed'));
+    if (this.#closed)
+      return Promise.reject(
+        new JobHostError(
+          'closed',
+          this.#inWave ? 'this job is watched by a wave (JobHost.wait)' : 'this job is closed',
+        ),
+      );
     // Pressed while the submit is unanswered, the core keeps the press (in the record too) and
     // makes it once the answer names the job (E-65): the promise waits for that answer.
     let events;
@@ -193,6 +206,32 @@ class Job {
     // that watching stopped (unless the job had ended already).
     if (!this.#end) this.#stopped({ type: 'stopped', reason: 'host_stopped' });
     this.#resolve(this.#end);
+  }
+
+  /** The `{id, status}` a wave watches this job by; throws unless it is created and still watched here. */
+  [WAVE_ENTRY]() {
+    if (this.#closed || this.#end || !this.#ep.id)
+      throw new JobHostError(
+        'invalid_input',
+        'wait: a job handed to a wave must be created and still watched by its own loop (await job.created first)',
+      );
+    return { id: this.#ep.id, status: this.#ep.status };
+  }
+
+  /**
+   * The wave watches this job from now on: its own loop stops (what it has in flight is dropped)
+   * and {@link Job.settled} waits for the wave's word.
+   */
+  [HAND_OVER]() {
+    this.#inWave = true;
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#flushCancel(this.#ep.button);
+  }
+
+  /** The wave settled this job, or stopped watching it: as its own loop would have ended it. */
+  [WAVE_ENDED](output) {
+    this.#finish(output);
   }
 
   #stopped(end) {
@@ -500,7 +539,9 @@ export class JobHost {
 
   /**
    * Watches many jobs together with `jobs_wait` rounds (the MCP job tools' `POST /jobs/wait`),
-   * through the core's `Wave`. `jobs`: `{id, status}` each (a created {@link Job}'s `created`).
+   * through the core's `Wave`. `jobs`: created {@link Job}s, whose own loops the wave takes over
+   * (each one's `settled`, hooks and record end as its loop would end them), or `{id, status}`
+   * of jobs watched nowhere else.
    */
   wait(jobs, options = {}) {
     checkOptions(options, WAIT_OPTIONS, 'wait', jobError);
@@ -522,6 +563,15 @@ export class JobHost {
     const done = new Promise((ok) => {
       finish = ok;
     });
+    // Jobs handed over whole: the wave ends each (its `settled`, its hooks, its record).
+    /** @type {Map<string, Job>} */
+    const handed = new Map();
+    const entries = [...jobs].map((j) => {
+      if (!(j instanceof Job)) return j;
+      const entry = j[WAVE_ENTRY]();
+      handed.set(entry.id, j);
+      return entry;
+    });
     const run = (outputs) => {
       if (over) return;
       for (const o of outputs) {
@@ -541,6 +591,7 @@ export class JobHost {
           if (o.output.type === 'settled') settled.set(o.id, o.output);
           else if (o.output.type === 'stopped') stopped.set(o.id, o.output);
           call(onJob, o.id, o.output);
+          if (o.output.type === 'settled' || o.output.type === 'stopped') handed.get(o.id)?.[WAVE_ENDED](o.output);
         } else if (o.type === 'wake_at') {
           clearTimeout(timer);
           timer = setTimeout(() => run(w.handleTimeout(this.now())), lc.timerDelay(o.at, this.now()));
@@ -569,7 +620,7 @@ export class JobHost {
     };
     const now = this.now();
     try {
-      for (const j of jobs) run(w.addJob(now, { id: j.id, status: j.status }, deadline));
+      for (const j of entries) run(w.addJob(now, { id: j.id, status: j.status }, deadline));
     } catch (e) {
       // A job the core refuses (a deadline already passed, a status of another model): no wave.
       over = true;
@@ -577,13 +628,15 @@ export class JobHost {
       w.free();
       throw e;
     }
+    // Taken from their own loops only once the wave holds them all.
+    for (const j of handed.values()) j[HAND_OVER]();
     run(w.handleTimeout(now));
     // Stops watching every job still watched: each ends in `stopped` (`host_stopped`), and `done`
     // resolves. The jobs go on at the server.
     const stop = () => {
       if (over) return;
       const at = this.now();
-      for (const j of jobs) {
+      for (const j of entries) {
         if (over) return;
         if (settled.has(j.id) || stopped.has(j.id)) continue;
         run(w.handleJobInput(at, j.id, { type: 'stop_watching' }));

@@ -376,6 +376,46 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.ok((await counters()).polls - polls <= 10 * rounds, 'one jobs_wait per round, not a poll per job');
   });
 
+  test('jobs handed to a wave whole: the wave ends each as its own loop would, records included', {
+    timeout: 30_000,
+  }, async () => {
+    const store = new Map();
+    const h = host('jobs-wave-handed', { store });
+    const told = [];
+    const unnamed = await h.submit('intent-handed-late', prompt('handed late'));
+    assert.throws(() => h.wait([unnamed]), {
+      name: 'JobHostError',
+      code: 'invalid_input',
+      message: /await job.created/,
+    });
+    unnamed.close();
+    // Three at once (within serve-jobs' four idle connections), handed over well before they end.
+    const jobs = await Promise.all(
+      [0, 1, 2].map((i) =>
+        h.submit(`intent-handed-${i}`, prompt(`handed ${i}`), {
+          onSettled: (end, j) => told.push([j.intent, end.outcome]),
+        }),
+      ),
+    );
+    await Promise.all(jobs.map((j) => j.created));
+    const polls = (await counters()).polls;
+    const run = h.wait(jobs, { waitFor: 'all', timeoutSeconds: 10 });
+    await assert.rejects(jobs[0].cancel(), { code: 'closed', message: /watched by a wave/ });
+    const ends = await Promise.all(jobs.map((j) => j.settled));
+    for (const end of ends) assert.equal(end.outcome, 'succeeded');
+    const { satisfied, settled, rounds } = await run.done;
+    assert.ok(satisfied);
+    assert.equal(settled.size, 3);
+    assert.deepEqual(
+      told.sort(),
+      [0, 1, 2].map((i) => [`intent-handed-${i}`, 'succeeded']),
+    );
+    assert.ok((await counters()).polls - polls <= 3 * rounds, "the jobs' own loops stopped polling");
+    await sleep(20); // the records go once the hooks resolved
+    assert.deepEqual([...store.keys()], ['intent-handed-late'], "every settled job's record is gone");
+    assert.throws(() => h.wait([jobs[0]]), { code: 'invalid_input' }, 'an ended job');
+  });
+
   // Rule B-12: serve-jobs refuses a whole jobs_wait `404 not_found` for one id it does not
   // know. The wave used to retry it until a deadline and end `stopped`; it now finds the id.
   test('a wave with an id the server does not know finds it lost and waits for the rest', {
