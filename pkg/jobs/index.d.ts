@@ -224,9 +224,12 @@ export class JobHost {
   /**
    * Watches many created jobs together through `jobs_wait` rounds (`POST /jobs/wait` by default).
    * Hand it the {@link Job}s themselves: the wave takes over each one's loop (its own polling
-   * stops, {@link Job.cancel} rejects `closed`), and ends it as the loop would: `settled`
-   * resolves, `onSettled` or `onStopped` is called, and a settled job's record is deleted. An
-   * `{id, status}` is a job watched nowhere else (its ending is only in {@link WaitRun.done}).
+   * stops; its `status`, `outcome` and `onStatus` follow the wave) and ends it as the loop would:
+   * `settled` resolves, `onSettled` or `onStopped` is called, and a settled job's record is
+   * deleted. A job the wave has not ended when it is done (`waitFor: 'any'` satisfied by
+   * another) goes back to its own loop, and so does one whose {@link Job.cancel} is pressed (the
+   * wave lists it in `stopped`; its own loop sends the cancel). An `{id, status}` is a job
+   * watched nowhere else (its ending is only in {@link WaitRun.done}).
    * An empty list sends nothing and `done` resolves at once, with `satisfied: false` (no job
    * ended).
    * @throws {JobHostError} `invalid_input` for an unknown option (naming it), or a `Job` not

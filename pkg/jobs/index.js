@@ -73,7 +73,8 @@ async function exchange(f, url, method, headers, body) {
 // How `JobHost.wait` takes a job from its own loop and settles it (module-private members).
 const WAVE_ENTRY = Symbol('waveEntry');
 const HAND_OVER = Symbol('handOver');
-const WAVE_ENDED = Symbol('waveEnded');
+const WAVE_OUTPUT = Symbol('waveOutput');
+const HAND_BACK = Symbol('handBack');
 
 /** One job watched by a {@link JobHost}: see index.d.ts `Job`. */
 class Job {
@@ -95,8 +96,10 @@ class Job {
   #cancelWaiters = [];
   // The events being acted on, with the write each waits for; null between batches.
   #acting = null;
-  // Watched by a wave (`JobHost.wait`) instead of its own loop.
-  #inWave = false;
+  // Set while a wave (`JobHost.wait`) watches this job instead of its own loop, and kept once
+  // the wave ended it: what the wave last said of it, and how to take it out of the wave.
+  /** @type {{status: string | undefined, button: string, outcome: string | undefined, leave: () => void} | null} */
+  #wave = null;
 
   constructor(host, ep, intent, hooks) {
     this.#host = host;
@@ -120,13 +123,13 @@ class Job {
     return this.#ep.id;
   }
   get status() {
-    return this.#ep.status;
+    return this.#wave ? this.#wave.status : this.#ep.status;
   }
   get button() {
-    return this.#ep.button;
+    return this.#wave ? this.#wave.button : this.#ep.button;
   }
   get outcome() {
-    return this.#ep.outcome;
+    return this.#wave ? this.#wave.outcome : this.#ep.outcome;
   }
 
   /**
@@ -160,13 +163,13 @@ class Job {
    * with the core's coded refusal (nothing goes on the wire then).
    */
   cancel() {
-    if (this.#closed)
-      return Promise.reject(
-        new JobHostError(
-          'closed',
-          this.#inWave ? 'this job is watched by a wave (JobHost.wait)' : 'this job is closed',
-        ),
-      );
+    if (this.#wave && !this.#end) {
+      // In a wave: the job leaves it for its own loop, whose endpoint sends the cancel and reads
+      // its answer (the wave stops waiting for it).
+      this.#wave.leave();
+      this[HAND_BACK]();
+    }
+    if (this.#closed) return Promise.reject(new JobHostError('closed', 'this job is closed'));
     // Pressed while the submit is unanswered, the core keeps the press (in the record too) and
     // makes it once the answer names the job (E-65): the promise waits for that answer.
     let events;
@@ -208,30 +211,70 @@ class Job {
     this.#resolve(this.#end);
   }
 
-  /** The `{id, status}` a wave watches this job by; throws unless it is created and still watched here. */
+  /** The `{id, status}` a wave watches this job by; throws unless its own loop still watches it, created. */
   [WAVE_ENTRY]() {
-    if (this.#closed || this.#end || !this.#ep.id)
-      throw new JobHostError(
-        'invalid_input',
-        'wait: a job handed to a wave must be created and still watched by its own loop (await job.created first)',
-      );
+    const why = this.#end
+      ? 'it has ended'
+      : this.#wave
+        ? 'a wave watches it already'
+        : this.#closed
+          ? 'it is closed'
+          : !this.#ep.id
+            ? 'it is not created yet (await job.created first)'
+            : null;
+    if (why) throw new JobHostError('invalid_input', `wait: job ${this.#ep.id ?? `of intent ${this.#intent}`}: ${why}`);
     return { id: this.#ep.id, status: this.#ep.status };
   }
 
   /**
-   * The wave watches this job from now on: its own loop stops (what it has in flight is dropped)
-   * and {@link Job.settled} waits for the wave's word.
+   * The wave watches this job from now on: its own loop stops (what it has in flight is
+   * dropped); `leave` makes the wave stop waiting for it.
    */
-  [HAND_OVER]() {
-    this.#inWave = true;
+  [HAND_OVER](leave) {
+    this.#wave = { status: this.#ep.status, button: this.#ep.button, outcome: undefined, leave };
     this.#closed = true;
     clearTimeout(this.#timer);
-    this.#flushCancel(this.#ep.button);
   }
 
-  /** The wave settled this job, or stopped watching it: as its own loop would have ended it. */
-  [WAVE_ENDED](output) {
-    this.#finish(output);
+  /** One of the wave's outputs for this job, heard as its own loop's would be. */
+  [WAVE_OUTPUT](o) {
+    const w = this.#wave;
+    if (!w || this.#end) return;
+    switch (o.type) {
+      case 'status':
+        w.status = o.status;
+        call(this.#hooks.onStatus, o.status, this);
+        break;
+      case 'button':
+        w.button = o.state;
+        call(this.#hooks.onButton, o.state, this);
+        break;
+      case 'settled':
+        w.outcome = o.outcome;
+        w.status = o.status ?? w.status;
+        this.#finish(o);
+        break;
+      case 'stopped':
+        this.#finish(o);
+        break;
+      default:
+        call(this.#hooks.onEvent, o, this);
+    }
+  }
+
+  /**
+   * The wave ended (satisfied by other jobs, say) or was left with this job still going: its own
+   * loop takes it back from its record's state (what was in flight when it left is asked again,
+   * E-5).
+   */
+  [HAND_BACK]() {
+    if (this.#end || !this.#wave) return;
+    const ep = lc.Endpoint.restore(this.#ep.snapshot(), this.#host.now());
+    this.#ep.free();
+    this.#ep = ep;
+    this.#wave = null;
+    this.#closed = false;
+    this.#run(ep.pollEvents());
   }
 
   #stopped(end) {
@@ -344,7 +387,7 @@ class Job {
     e = this.#withCause(e, e.type === 'stopped' && e.reason !== 'host_stopped');
     this.#end = e;
     clearTimeout(this.#timer);
-    this.#flushCancel(this.#ep.button);
+    this.#flushCancel(this.button);
     this.#created(this.#ep.id ? { id: this.#ep.id, status: this.#ep.status } : null);
     // Settled, or watching ended before the server named a job (no try of the submit answered,
     // or a stop while it was unanswered): a record with no job id has nothing to watch, and the
@@ -540,8 +583,9 @@ export class JobHost {
   /**
    * Watches many jobs together with `jobs_wait` rounds (the MCP job tools' `POST /jobs/wait`),
    * through the core's `Wave`. `jobs`: created {@link Job}s, whose own loops the wave takes over
-   * (each one's `settled`, hooks and record end as its loop would end them), or `{id, status}`
-   * of jobs watched nowhere else.
+   * (each one's `settled`, hooks and record end as its loop would end them; one not ended when
+   * the wave is done, or cancelled meanwhile, goes back to its loop), or `{id, status}` of jobs
+   * watched nowhere else.
    */
   wait(jobs, options = {}) {
     checkOptions(options, WAIT_OPTIONS, 'wait', jobError);
@@ -591,7 +635,7 @@ export class JobHost {
           if (o.output.type === 'settled') settled.set(o.id, o.output);
           else if (o.output.type === 'stopped') stopped.set(o.id, o.output);
           call(onJob, o.id, o.output);
-          if (o.output.type === 'settled' || o.output.type === 'stopped') handed.get(o.id)?.[WAVE_ENDED](o.output);
+          handed.get(o.id)?.[WAVE_OUTPUT](o.output);
         } else if (o.type === 'wake_at') {
           clearTimeout(timer);
           timer = setTimeout(() => run(w.handleTimeout(this.now())), lc.timerDelay(o.at, this.now()));
@@ -602,6 +646,8 @@ export class JobHost {
         clearTimeout(timer);
         finish({ satisfied: w.isSatisfied, settled, stopped, rounds: w.roundsSent, failedRounds, lastFailure });
         w.free();
+        // Jobs the wave did not end (it was satisfied by others) go back to their own loops.
+        for (const j of handed.values()) j[HAND_BACK]();
       }
     };
     // What `fetch` threw for the last call that got no answer (the core only hears "none").
@@ -629,7 +675,11 @@ export class JobHost {
       throw e;
     }
     // Taken from their own loops only once the wave holds them all.
-    for (const j of handed.values()) j[HAND_OVER]();
+    for (const [id, j] of handed)
+      j[HAND_OVER](() => {
+        handed.delete(id);
+        run(w.handleJobInput(this.now(), id, { type: 'stop_watching' }));
+      });
     run(w.handleTimeout(now));
     // Stops watching every job still watched: each ends in `stopped` (`host_stopped`), and `done`
     // resolves. The jobs go on at the server.

@@ -382,6 +382,7 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     const store = new Map();
     const h = host('jobs-wave-handed', { store });
     const told = [];
+    const statuses = [];
     const unnamed = await h.submit('intent-handed-late', prompt('handed late'));
     assert.throws(() => h.wait([unnamed]), {
       name: 'JobHostError',
@@ -394,13 +395,14 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
       [0, 1, 2].map((i) =>
         h.submit(`intent-handed-${i}`, prompt(`handed ${i}`), {
           onSettled: (end, j) => told.push([j.intent, end.outcome]),
+          onStatus: (status, j) => statuses.push([j.intent, status]),
         }),
       ),
     );
     await Promise.all(jobs.map((j) => j.created));
     const polls = (await counters()).polls;
     const run = h.wait(jobs, { waitFor: 'all', timeoutSeconds: 10 });
-    await assert.rejects(jobs[0].cancel(), { code: 'closed', message: /watched by a wave/ });
+    assert.throws(() => h.wait([jobs[0]]), { code: 'invalid_input', message: /a wave watches it already/ });
     const ends = await Promise.all(jobs.map((j) => j.settled));
     for (const end of ends) assert.equal(end.outcome, 'succeeded');
     const { satisfied, settled, rounds } = await run.done;
@@ -410,10 +412,48 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
       told.sort(),
       [0, 1, 2].map((i) => [`intent-handed-${i}`, 'succeeded']),
     );
+    for (const j of jobs) {
+      assert.deepEqual([j.status, j.outcome], ['completed', 'succeeded'], 'what the wave saw, on the job');
+      assert.deepEqual(statuses.filter(([intent]) => intent === j.intent).at(-1), [j.intent, 'completed']);
+    }
     assert.ok((await counters()).polls - polls <= 3 * rounds, "the jobs' own loops stopped polling");
     await sleep(20); // the records go once the hooks resolved
     assert.deepEqual([...store.keys()], ['intent-handed-late'], "every settled job's record is gone");
-    assert.throws(() => h.wait([jobs[0]]), { code: 'invalid_input' }, 'an ended job');
+    assert.throws(() => h.wait([jobs[0]]), { code: 'invalid_input', message: /it has ended/ });
+  });
+
+  test('a wave satisfied by one job gives the others back to their own loops', { timeout: 30_000 }, async () => {
+    const store = new Map();
+    const h = host('jobs-wave-any', { store });
+    const first = await h.submit('intent-any-first', prompt('any first'));
+    await first.created;
+    await sleep(600); // the first job starts well before the second
+    const second = await h.submit('intent-any-second', prompt('any second'));
+    await second.created;
+    const run = h.wait([first, second], { waitFor: 'any', timeoutSeconds: 10 });
+    const done = await run.done;
+    assert.ok(done.satisfied);
+    assert.deepEqual([...done.settled.keys()], [first.id]);
+    assert.equal((await first.settled).outcome, 'succeeded');
+    const end = await second.settled;
+    assert.equal(end.outcome, 'succeeded', 'its own loop took it back and watched it to its end');
+    assert.deepEqual([second.status, second.outcome], ['completed', 'succeeded']);
+    await sleep(20); // the records go once the hooks resolved
+    assert.equal(store.size, 0, 'both records gone');
+  });
+
+  test('a cancel pressed on a job in a wave: it leaves the wave and its own loop cancels it', {
+    timeout: 20_000,
+  }, async () => {
+    const key = 'jobs-wave-cancel';
+    const job = await host(key).submit('intent-wave-cancel', prompt('wave cancel'));
+    assert.equal((await job.created).status, 'queued');
+    const run = host(key).wait([job], { waitFor: 'all', timeoutSeconds: 10 });
+    assert.equal(await job.cancel(), 'cancelled');
+    assert.equal((await job.settled).outcome, 'cancelled');
+    const done = await run.done;
+    assert.deepEqual(done.stopped.get(job.id), { type: 'stopped', reason: 'host_stopped' }, 'the wave stopped waiting');
+    assert.equal((await counters()).credits[key], CREDITS, 'not billed');
   });
 
   // Rule B-12: serve-jobs refuses a whole jobs_wait `404 not_found` for one id it does not
