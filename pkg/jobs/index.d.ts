@@ -207,7 +207,9 @@ export class JobHost {
   constructor(options: JobHostOptions);
   /**
    * Submits the job of `intent` (its idempotency key: one per user decision, kept by the
-   * application), or continues it from the store when a record of it is there.
+   * application), or continues it from the store when a record of it is there. While this host
+   * watches the job of `intent` (a double click, a component mounted twice), another submit or
+   * resume of it gets the same `Job`, with its `hooks` added: one loop, every hook set told.
    * @throws {LongcallError} `invalid_input`, `malformed`.
    * @throws {JobHostError} `duplicate` when the store's record of `intent` is of another job
    * (another model or other arguments, rule E-66): nothing is sent; a new job needs a new intent.

@@ -75,12 +75,27 @@ const WAVE_ENTRY = Symbol('waveEntry');
 const HAND_OVER = Symbol('handOver');
 const WAVE_OUTPUT = Symbol('waveOutput');
 const HAND_BACK = Symbol('handBack');
+const JOIN = Symbol('join');
+
+/** The host's `duplicate` for a record (or a job) of another submit under the intent, E-66. */
+const duplicateIntent = (e) => {
+  if (e?.code !== 'duplicate') return e;
+  return new JobHostError(
+    'duplicate',
+    'submit: the store holds another job under this intent (another model or other arguments); ' +
+      'a new job needs a new intent key, and resume(intent) continues the one there',
+    { cause: e },
+  );
+};
 
 /** One job watched by a {@link JobHost}: see index.d.ts `Job`. */
 class Job {
   #host;
   #ep;
   #intent;
+  // Each submit or resume of this job's intent that got this Job adds its hooks (a double
+  // click, a component mounted twice): every set hears every event.
+  /** @type {object[]} */
   #hooks;
   #timer = undefined;
   #closed = false;
@@ -105,7 +120,7 @@ class Job {
     this.#host = host;
     this.#ep = ep;
     this.#intent = intent;
-    this.#hooks = hooks ?? {};
+    this.#hooks = [hooks ?? {}];
     /** @type {Promise<object>} */
     this.settled = new Promise((ok) => {
       this.#resolve = ok;
@@ -138,11 +153,11 @@ class Job {
    */
   start(restored = false) {
     if (restored) {
-      call(this.#hooks.onButton, this.#ep.button, this);
+      this.#tell('onButton', this.#ep.button);
       const status = this.#ep.status;
       if (status) {
         if (this.#ep.id) this.#created({ id: this.#ep.id, status });
-        call(this.#hooks.onStatus, status, this);
+        this.#tell('onStatus', status);
       }
     }
     this.#run(this.#ep.pollEvents());
@@ -243,11 +258,11 @@ class Job {
     switch (o.type) {
       case 'status':
         w.status = o.status;
-        call(this.#hooks.onStatus, o.status, this);
+        this.#tell('onStatus', o.status);
         break;
       case 'button':
         w.button = o.state;
-        call(this.#hooks.onButton, o.state, this);
+        this.#tell('onButton', o.state);
         break;
       case 'settled':
         w.outcome = o.outcome;
@@ -258,7 +273,7 @@ class Job {
         this.#finish(o);
         break;
       default:
-        call(this.#hooks.onEvent, o, this);
+        this.#tell('onEvent', o);
     }
   }
 
@@ -277,9 +292,35 @@ class Job {
     this.#run(ep.pollEvents());
   }
 
+  /** Calls hook `name` of every set with `args` and this job. */
+  #tell(name, ...args) {
+    for (const h of this.#hooks) call(h[name], ...args, this);
+  }
+
+  /**
+   * Another submit (or resume) of this job's intent while this host watches it: the same Job,
+   * with `hooks` added (told the button and status now, as a resumed job's are), once `submit`
+   * is found to be its job (E-66).
+   */
+  [JOIN](submit, hooks) {
+    if (submit) {
+      try {
+        this.#ep.checkSubmit(submit);
+      } catch (e) {
+        throw duplicateIntent(e);
+      }
+    }
+    if (hooks) {
+      this.#hooks.push(hooks);
+      call(hooks.onButton, this.button, this);
+      if (this.status) call(hooks.onStatus, this.status, this);
+    }
+    return this;
+  }
+
   #stopped(end) {
     this.#end = end;
-    call(this.#hooks.onStopped, end, this);
+    this.#tell('onStopped', end);
   }
 
   /** Writes the snapshot now (queued behind earlier writes). */
@@ -339,14 +380,14 @@ class Job {
         );
         break;
       case 'button':
-        call(this.#hooks.onButton, e.state, this);
+        this.#tell('onButton', e.state);
         // A press waits for the button the core holds now to leave `requesting` (a hook
         // may have pressed again since this event).
         if (this.#ep.button !== 'requesting') this.#flushCancel(this.#ep.button);
         break;
       case 'status':
         if (this.#ep.id) this.#created({ id: this.#ep.id, status: e.status });
-        call(this.#hooks.onStatus, e.status, this);
+        this.#tell('onStatus', e.status);
         break;
       case 'wake_at':
         clearTimeout(this.#timer);
@@ -362,17 +403,17 @@ class Job {
       case 'idle':
         break;
       case 'request_failed':
-        call(this.#hooks.onRequestFailed, this.#withCause(e, e.failure.kind === 'transport'), this);
+        this.#tell('onRequestFailed', this.#withCause(e, e.failure.kind === 'transport'));
         break;
       case 'recovered':
-        call(this.#hooks.onRecovered, this);
+        this.#tell('onRecovered');
         break;
       case 'admission':
         // httpStatus 0: the submit got no answer.
-        call(this.#hooks.onEvent, this.#withCause(e, e.httpStatus === 0), this);
+        this.#tell('onEvent', this.#withCause(e, e.httpStatus === 0));
         break;
       default:
-        call(this.#hooks.onEvent, e, this);
+        this.#tell('onEvent', e);
     }
   }
 
@@ -396,7 +437,8 @@ class Job {
     // The hook hears the ending before the record goes: one that returns a promise (the
     // application saving the outcome) is awaited, and if it throws or rejects the record is
     // kept, so a restart reports the ending again rather than losing it.
-    const told = callAndWait(e.type === 'settled' ? this.#hooks.onSettled : this.#hooks.onStopped, e, this);
+    const name = e.type === 'settled' ? 'onSettled' : 'onStopped';
+    const told = Promise.all(this.#hooks.map((h) => callAndWait(h[name], e, this))).then((all) => all.every(Boolean));
     if (e.type === 'settled' || !this.#ep.id) this.#forget(told);
     const done = () => this.#resolve(e);
     this.#saving.then(done, done);
@@ -458,6 +500,10 @@ const jobError = (code, message) => new JobHostError(code, message);
 
 /** See index.d.ts `JobHost`. */
 export class JobHost {
+  // The Job of each intent this host watches, from the first submit or resume until it ends.
+  /** @type {Map<string, Promise<Job | null>>} */
+  #live = new Map();
+
   /**
    * @param {{baseUrl: string|URL, headers?: Record<string,string>, dialect?: 'open_api'|'mcp_tools',
    *   store?: {get(k: string): any, set(k: string, v: string): any, delete(k: string): any},
@@ -529,16 +575,36 @@ export class JobHost {
       idempotencyKey: 'the intent is the key: submit(intent, job)',
     });
     const submit = { ...job, idempotencyKey: intent };
-    const resumed = await this.#resume(intent, hooks, submit);
-    if (resumed) return resumed;
-    const ep = lc.Endpoint.submitJob(submit, seeded(this.config), this.wire, this.now());
-    return new Job(this, ep, intent, hooks).start();
+    return this.#once(intent, hooks, submit, async () => {
+      const resumed = await this.#resume(intent, hooks, submit);
+      if (resumed) return resumed;
+      const ep = lc.Endpoint.submitJob(submit, seeded(this.config), this.wire, this.now());
+      return new Job(this, ep, intent, hooks).start();
+    });
   }
 
   /** The job of `intent` from the store, continued; `null` when the store has no record of it. */
   resume(intent, hooks) {
     checkOptions(hooks, HOOKS, 'resume: hooks', jobError);
-    return this.#resume(intent, hooks, null);
+    return this.#once(intent, hooks, null, () => this.#resume(intent, hooks, null));
+  }
+
+  /**
+   * The Job this host already watches for `intent`, joined (`submit` checked against it, `hooks`
+   * added); otherwise what `start` makes, watched as the intent's Job until it ends. So a
+   * double click, or a component mounted twice, gets one Job and one loop.
+   */
+  #once(intent, hooks, submit, start) {
+    const live = this.#live.get(intent);
+    const again = () => this.#once(intent, hooks, submit, start);
+    if (live) return live.then((job) => (job ? job[JOIN](submit, hooks) : again()), again);
+    const starting = start();
+    this.#live.set(intent, starting);
+    const drop = () => {
+      if (this.#live.get(intent) === starting) this.#live.delete(intent);
+    };
+    starting.then((job) => (job ? job.settled.then(drop) : drop()), drop);
+    return starting;
   }
 
   /** `resume`, checking first that the record is of `submit` when one is given. */
@@ -550,13 +616,7 @@ export class JobHost {
       if (submit) ep.checkSubmit(submit);
     } catch (e) {
       ep.free();
-      if (e?.code !== 'duplicate') throw e;
-      throw new JobHostError(
-        'duplicate',
-        'submit: the store holds another job under this intent (another model or other arguments); ' +
-          'a new job needs a new intent key, and resume(intent) continues the one there',
-        { cause: e },
-      );
+      throw duplicateIntent(e);
     }
     if (ep.isDone && !ep.outcome) {
       // Watching had stopped (a deadline, `stop()`) and the job goes on: watch it again.

@@ -355,6 +355,48 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.equal((await counters()).jobs_per_idempotency_key[intent], 1, 'one job for the intent');
   });
 
+  test('the same intent submitted twice at once: one Job, one submit, both sets of hooks', {
+    timeout: 20_000,
+  }, async () => {
+    const key = 'jobs-twice';
+    const h = host(key, { store: new Map() });
+    const intent = 'intent-twice';
+    const heard = [];
+    const hooks = (who) => ({
+      onButton: (state) => heard.push([who, 'button', state]),
+      onSettled: (end) => heard.push([who, 'settled', end.outcome]),
+    });
+    const before = (await counters()).submits;
+    // A double click, or a component mounted twice: both calls before either is answered.
+    const [a, b] = await Promise.all([
+      h.submit(intent, prompt('twice'), hooks('a')),
+      h.submit(intent, prompt('twice'), hooks('b')),
+    ]);
+    assert.equal(a, b, 'the same Job');
+    await assert.rejects(
+      h.submit(intent, prompt('another')),
+      { code: 'duplicate' },
+      'another job under the live intent',
+    );
+    assert.equal((await a.settled).outcome, 'succeeded');
+    assert.equal((await counters()).submits - before, 1, 'one submit went out');
+    for (const who of ['a', 'b'])
+      assert.ok(
+        heard.some((x) => x[0] === who && x[1] === 'settled'),
+        `${who} heard the ending`,
+      );
+    assert.deepEqual(
+      heard.filter((x) => x[0] === 'b')[0],
+      ['b', 'button', 'unavailable'],
+      'b is told the button when it joins',
+    );
+    // Once it ended, the intent is no longer watched here: a submit finds the job through the key.
+    const later = await h.submit(intent, prompt('twice'));
+    assert.notEqual(later, a);
+    assert.equal((await later.settled).outcome, 'succeeded');
+    assert.equal(later.id, a.id);
+  });
+
   test('created jobs watched together through jobs_wait rounds', { timeout: 30_000 }, async () => {
     const h = host('jobs-wave');
     const created = [];
