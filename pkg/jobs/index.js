@@ -77,13 +77,13 @@ const WAVE_OUTPUT = Symbol('waveOutput');
 const HAND_BACK = Symbol('handBack');
 const JOIN = Symbol('join');
 
-/** The host's `duplicate` for a record (or a job) of another submit under the intent, E-66. */
+/** The host's `duplicate` for a record, or a watched job, of another submit under the intent (E-66). */
 const duplicateIntent = (e) => {
   if (e?.code !== 'duplicate') return e;
   return new JobHostError(
     'duplicate',
-    'submit: the store holds another job under this intent (another model or other arguments); ' +
-      'a new job needs a new intent key, and resume(intent) continues the one there',
+    'submit: this intent already names another job (another model or other arguments), in the ' +
+      'store or watched here; a new job needs a new intent key, and resume(intent) continues the one there',
     { cause: e },
   );
 };

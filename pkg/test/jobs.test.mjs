@@ -336,7 +336,7 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     await assert.rejects(host('jobs-reused', { store }).submit(intent, other), (e) => {
       assert.equal(e.name, 'JobHostError');
       assert.equal(e.code, 'duplicate');
-      assert.match(e.message, /another job under this intent/);
+      assert.match(e.message, /this intent already names another job/);
       assert.equal(e.cause.code, 'duplicate', "the core's refusal is the cause");
       return true;
     });
