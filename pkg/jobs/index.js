@@ -76,6 +76,7 @@ const HAND_OVER = Symbol('handOver');
 const WAVE_OUTPUT = Symbol('waveOutput');
 const HAND_BACK = Symbol('handBack');
 const JOIN = Symbol('join');
+const WAVE_SETTLING = Symbol('waveSettling');
 
 /** The host's `duplicate` for a record, or a watched job, of another submit under the intent (E-66). */
 const duplicateIntent = (e) => {
@@ -115,6 +116,9 @@ class Job {
   // the wave ended it: what the wave last said of it, and how to take it out of the wave.
   /** @type {{status: string | undefined, button: string, outcome: string | undefined, leave: () => void} | null} */
   #wave = null;
+  // The last status the hooks were told: the endpoint restored at a wave's hand-back may be a
+  // status behind what the wave saw, and its next poll must not tell that status again.
+  #status = undefined;
 
   constructor(host, ep, intent, hooks) {
     this.#host = host;
@@ -138,7 +142,7 @@ class Job {
     return this.#ep.id;
   }
   get status() {
-    return this.#wave ? this.#wave.status : this.#ep.status;
+    return this.#wave ? this.#wave.status : (this.#status ?? this.#ep.status);
   }
   get button() {
     return this.#wave ? this.#wave.button : this.#ep.button;
@@ -178,7 +182,16 @@ class Job {
    * with the core's coded refusal (nothing goes on the wire then).
    */
   cancel() {
-    if (this.#wave && !this.#end) {
+    if (this.#wave && this.#end)
+      // Ended by a wave (its endpoint never heard the ending): refused as the core refuses a
+      // press on an ended job.
+      return Promise.reject(
+        new JobHostError(
+          'cancel_refused',
+          `cancel refused: the job has ended (${this.#end.outcome ?? this.#end.reason})`,
+        ),
+      );
+    if (this.#wave) {
       // In a wave: the job leaves it for its own loop, whose endpoint sends the cancel and reads
       // its answer (the wave stops waiting for it).
       this.#wave.leave();
@@ -251,6 +264,14 @@ class Job {
     clearTimeout(this.#timer);
   }
 
+  /**
+   * The wave's batch settles this job: its outcome is known before the batch's status event is
+   * told, as with its own loop, whose endpoint has settled when its events are read.
+   */
+  [WAVE_SETTLING](outcome) {
+    if (this.#wave && !this.#end) this.#wave.outcome = outcome;
+  }
+
   /** One of the wave's outputs for this job, heard as its own loop's would be. */
   [WAVE_OUTPUT](o) {
     const w = this.#wave;
@@ -258,6 +279,7 @@ class Job {
     switch (o.type) {
       case 'status':
         w.status = o.status;
+        this.#status = o.status;
         this.#tell('onStatus', o.status);
         break;
       case 'button':
@@ -387,7 +409,10 @@ class Job {
         break;
       case 'status':
         if (this.#ep.id) this.#created({ id: this.#ep.id, status: e.status });
-        this.#tell('onStatus', e.status);
+        if (e.status !== this.#status) {
+          this.#status = e.status;
+          this.#tell('onStatus', e.status);
+        }
         break;
       case 'wake_at':
         clearTimeout(this.#timer);
@@ -455,7 +480,10 @@ class Job {
   async #send(t) {
     if (this.#closed) return;
     const h = this.#host;
+    const ep = this.#ep;
     const a = await exchange(h.fetch, h.url(t.path), t.method, mergeHeaders(t.body, h.headers, t.headers), t.body);
+    // Sent by the endpoint a wave's hand-back replaced: the new one asked again for itself.
+    if (ep !== this.#ep) return;
     this.#transportError = 'error' in a ? a.error : null;
     this.#guard(() => {
       const now = h.now();
@@ -678,6 +706,8 @@ export class JobHost {
     });
     const run = (outputs) => {
       if (over) return;
+      for (const o of outputs)
+        if (o.type === 'job' && o.output.type === 'settled') handed.get(o.id)?.[WAVE_SETTLING](o.output.outcome);
       for (const o of outputs) {
         if (o.type === 'wait') void round(o.callId, o.call);
         else if (o.type === 'call_failed') {

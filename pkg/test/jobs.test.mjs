@@ -432,16 +432,17 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
       message: /await job.created/,
     });
     unnamed.close();
-    // Three at once (within serve-jobs' four idle connections), handed over well before they end.
-    const jobs = await Promise.all(
-      [0, 1, 2].map((i) =>
-        h.submit(`intent-handed-${i}`, prompt(`handed ${i}`), {
-          onSettled: (end, j) => told.push([j.intent, end.outcome]),
-          onStatus: (status, j) => statuses.push([j.intent, status]),
-        }),
-      ),
-    );
-    await Promise.all(jobs.map((j) => j.created));
+    // One submit at a time (serve-jobs, tiny_http, holds a burst of new connections beyond its
+    // idle threads), each handed over well before it ends.
+    const jobs = [];
+    for (let i = 0; i < 3; i++) {
+      const job = await h.submit(`intent-handed-${i}`, prompt(`handed ${i}`), {
+        onSettled: (end, j) => told.push([j.intent, end.outcome]),
+        onStatus: (status, j) => statuses.push([j.intent, status, j.outcome]),
+      });
+      await job.created;
+      jobs.push(job);
+    }
     const polls = (await counters()).polls;
     const run = h.wait(jobs, { waitFor: 'all', timeoutSeconds: 10 });
     assert.throws(() => h.wait([jobs[0]]), { code: 'invalid_input', message: /a wave watches it already/ });
@@ -456,12 +457,17 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     );
     for (const j of jobs) {
       assert.deepEqual([j.status, j.outcome], ['completed', 'succeeded'], 'what the wave saw, on the job');
-      assert.deepEqual(statuses.filter(([intent]) => intent === j.intent).at(-1), [j.intent, 'completed']);
+      assert.deepEqual(
+        statuses.filter(([intent]) => intent === j.intent).at(-1),
+        [j.intent, 'completed', 'succeeded'],
+        'the outcome is known when the last status is told, as with its own loop',
+      );
     }
     assert.ok((await counters()).polls - polls <= 3 * rounds, "the jobs' own loops stopped polling");
     await sleep(20); // the records go once the hooks resolved
     assert.deepEqual([...store.keys()], ['intent-handed-late'], "every settled job's record is gone");
     assert.throws(() => h.wait([jobs[0]]), { code: 'invalid_input', message: /it has ended/ });
+    await assert.rejects(jobs[0].cancel(), { name: 'JobHostError', code: 'cancel_refused' }, 'as for an ended job');
   });
 
   test('a wave satisfied by one job gives the others back to their own loops', { timeout: 30_000 }, async () => {
@@ -470,7 +476,11 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     const first = await h.submit('intent-any-first', prompt('any first'));
     await first.created;
     await sleep(600); // the first job starts well before the second
-    const second = await h.submit('intent-any-second', prompt('any second'));
+    const told = [];
+    const second = await h.submit('intent-any-second', prompt('any second'), {
+      onStatus: (status) => told.push(status),
+      onEvent: (e) => told.push(e.type),
+    });
     await second.created;
     const run = h.wait([first, second], { waitFor: 'any', timeoutSeconds: 10 });
     const done = await run.done;
@@ -480,6 +490,13 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     const end = await second.settled;
     assert.equal(end.outcome, 'succeeded', 'its own loop took it back and watched it to its end');
     assert.deepEqual([second.status, second.outcome], ['completed', 'succeeded']);
+    // Told each status once, in order, across the hand-back (whose endpoint restarts a status
+    // behind the wave), and no violation from an answer to the loop it left.
+    const order = ['queued', 'processing', 'completed'];
+    assert.ok(
+      told.every((x, i) => order.includes(x) && (i === 0 || order.indexOf(x) > order.indexOf(told[i - 1]))),
+      told.join(' '),
+    );
     await sleep(20); // the records go once the hooks resolved
     assert.equal(store.size, 0, 'both records gone');
   });
@@ -488,7 +505,8 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     timeout: 20_000,
   }, async () => {
     const key = 'jobs-wave-cancel';
-    const job = await host(key).submit('intent-wave-cancel', prompt('wave cancel'));
+    const events = [];
+    const job = await host(key).submit('intent-wave-cancel', prompt('wave cancel'), { onEvent: (e) => events.push(e) });
     assert.equal((await job.created).status, 'queued');
     const run = host(key).wait([job], { waitFor: 'all', timeoutSeconds: 10 });
     assert.equal(await job.cancel(), 'cancelled');
@@ -496,6 +514,12 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     const done = await run.done;
     assert.deepEqual(done.stopped.get(job.id), { type: 'stopped', reason: 'host_stopped' }, 'the wave stopped waiting');
     assert.equal((await counters()).credits[key], CREDITS, 'not billed');
+    await sleep(300); // an answer to a poll sent before the wave took the job over
+    assert.deepEqual(
+      events.filter((e) => e.type === 'violation'),
+      [],
+      'an answer to the loop it left is not the server breaking a rule',
+    );
   });
 
   // Rule B-12: serve-jobs refuses a whole jobs_wait `404 not_found` for one id it does not
@@ -1020,7 +1044,8 @@ async function waveOf404s(waitFor) {
     // Satisfied, since a job past the deadline counts as ended; `stopped` says none finished.
     assert.equal(done.satisfied, true);
     assert.deepEqual([...done.stopped], [['job_1', { type: 'stopped', reason: 'deadline' }]]);
-    assert.ok(done.failedRounds >= 1 && done.failedRounds === done.rounds, JSON.stringify(done));
+    // Every round answered failed, but for one still out when the deadline ended the wave.
+    assert.ok(done.failedRounds >= 1 && done.rounds - done.failedRounds <= 1, JSON.stringify(done));
     assert.deepEqual(done.lastFailure, { httpStatus: 404 });
   } finally {
     srv.close();
