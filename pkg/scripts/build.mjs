@@ -6,7 +6,7 @@
 // compiled for speed, for its Node entry (`longcall_node`, below). For each:
 //   cargo build -p longcall-wasm --target wasm32-unknown-unknown --profile wasm --no-default-features [--features ...]
 //   wasm-bindgen --target web --out-name longcall|longcall_lite|longcall_server|longcall_watch|longcall_vectors (names and producers sections removed)
-//   wasm-opt -Oz [more passes for the small module] (npm binaryen 132; NOT Debian's binaryen 108,
+//   wasm-opt -Os [more passes for the small module] (npm binaryen 132; NOT Debian's binaryen 108,
 //   whose output crashes at load); then short import and export names (minify-names.mjs)
 // Usage: npm --prefix pkg run build   (LONGCALL_BUILDS=longcall_lite,... builds only those, keeping
 // the others in dist/: for quick iterations on one module)
@@ -117,17 +117,20 @@ const only = process.env.LONGCALL_BUILDS?.split(',').filter(Boolean);
 if (!only) rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
 
-// wasm-opt passes beyond -Oz, per build. The small module, whose size is its point, also gets
-// flattening and re-relooping before two more -Oz rounds run until nothing changes, and loses the
-// target-features section (only tools read it, and wasm-bindgen has run): about 450 B gzip less
-// than -Oz alone, for ten seconds more. On the large modules those rounds take minutes.
+// wasm-opt -Os for every build: these modules compress better after it than after -Oz, whose
+// smaller raw output gzips worse (measured when it was switched: 48 B gzip off `longcall/lite`,
+// 0.6 KB off `longcall`, 0.2 KB off `longcall/server`). The small module, whose size is its
+// point, also gets flattening and re-relooping before two more rounds run until nothing changes,
+// and loses the target-features section (only tools read it, and wasm-bindgen has run): about
+// 450 B gzip less than one round alone, for ten seconds more. On the large modules those rounds
+// take minutes.
 // wasm-opt inlines every function that has one caller, however large, and in these modules
 // that makes them less compressible: each export's shim swallows the core handler behind it. A
 // limit of 20 instructions takes 0.5 KB gzip off `longcall/lite`, 22 KB off `longcall` and 21
 // KB off `longcall/server` (limits from 10 to 40 measure within 0.1 KB of each other; 0,
 // inlining none, is 0.2 to 0.5 KB worse). The page module's speed does not change (bench).
 const ONE_CALLER_INLINING = ['--one-caller-inline-max-function-size=20'];
-const LITE_OPT = ['--flatten', '--rereloop', '-Oz', '-Oz', '--converge', '--strip-target-features'];
+const LITE_OPT = ['--flatten', '--rereloop', '-Os', '-Os', '--converge', '--strip-target-features'];
 const BUILDS = [
   ['longcall', ['--no-default-features', '--features', 'full'], []],
   ['longcall_lite', ['--no-default-features', '--features', 'client'], LITE_OPT],
@@ -143,7 +146,7 @@ for (const [name, features, opt] of BUILDS) {
   bindgen(raw, DIST, name);
   const wasm = join(DIST, `${name}_bg.wasm`);
   const afterBindgen = statSync(wasm).size;
-  run(wasmOpt, ['-Oz', ...ONE_CALLER_INLINING, ...opt, ...FEATURES, wasm, '-o', wasm]);
+  run(wasmOpt, ['-Os', ...ONE_CALLER_INLINING, ...opt, ...FEATURES, wasm, '-o', wasm]);
   // Short import and export names in the module and its glue (minify-names.mjs): 1.6 KB gzip
   // off `longcall/lite`, 2.2 KB off `longcall`, 1.6 KB off `longcall/server`.
   const names = minifyNames(wasm, join(DIST, `${name}.js`), `./${name}_bg.js`);
