@@ -157,12 +157,14 @@ class Job {
    */
   start(restored = false) {
     if (restored) {
-      this.#tell('onButton', this.#ep.button);
+      // Told in the order a live job's events come: the status, then the button it allows.
       const status = this.#ep.status;
       if (status) {
         if (this.#ep.id) this.#created({ id: this.#ep.id, status });
+        this.#status = status;
         this.#tell('onStatus', status);
       }
+      this.#tell('onButton', this.#ep.button);
     }
     this.#run(this.#ep.pollEvents());
     if (restored && this.#ep.isDone && !this.#end) {
@@ -321,7 +323,7 @@ class Job {
 
   /**
    * Another submit (or resume) of this job's intent while this host watches it: the same Job,
-   * with `hooks` added (told the button and status now, as a resumed job's are), once `submit`
+   * with `hooks` added (told the status and button now, as a resumed job's are), once `submit`
    * is found to be its job (E-66).
    */
   [JOIN](submit, hooks) {
@@ -334,8 +336,8 @@ class Job {
     }
     if (hooks) {
       this.#hooks.push(hooks);
-      call(hooks.onButton, this.button, this);
       if (this.status) call(hooks.onStatus, this.status, this);
+      call(hooks.onButton, this.button, this);
     }
     return this;
   }

@@ -345,11 +345,15 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     });
     assert.equal((await counters()).requests, before, 'nothing was sent for a refused submit');
     assert.ok(store.has(intent), 'the record stays for the job it names');
-    // The same job, its arguments written in another order: the record's job, continued.
-    const again = await host('jobs-reused', { store }).submit(intent, {
-      ...JOB,
-      arguments: { size: 2, prompt: 'a harbour' },
-    });
+    // The same job, its arguments written in another order: the record's job, continued, its
+    // status told before its button as a live job's are.
+    const heard = [];
+    const again = await host('jobs-reused', { store }).submit(
+      intent,
+      { ...JOB, arguments: { size: 2, prompt: 'a harbour' } },
+      { onStatus: () => heard.push('status'), onButton: () => heard.push('button') },
+    );
+    assert.deepEqual(heard.slice(0, 2), ['status', 'button']);
     assert.equal((await again.settled).outcome, 'succeeded');
     assert.equal(again.id, id);
     assert.equal((await counters()).jobs_per_idempotency_key[intent], 1, 'one job for the intent');
