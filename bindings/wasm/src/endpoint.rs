@@ -146,7 +146,6 @@ fn answer_arg(value: &JsValue) -> Result<(u16, Vec<(String, String)>), Error> {
     Ok((status, header_pairs(m.remove("headers"))?))
 }
 
-#[inline(never)]
 fn config(tracker: &[f64], wire: &JsValue) -> Result<Config, Error> {
     let mut c = Config {
         tracker: crate::config::tracker_config(tracker)?,
