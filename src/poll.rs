@@ -39,6 +39,12 @@
 //!    the armed poll and the watch deadline are decided here and nowhere else. A floor raised
 //!    after the poll was armed moves it to *end of the last poll + floor*, where a failed poll
 //!    ends a poll too ([`PollSchedule::handle_poll_ended`]).
+//! 10. **A look asked for** (P-15). A host whose person comes to look (a page reloaded, a job
+//!     resumed from its record, a view back on screen) may ask for the present
+//!     ([`PollSchedule::handle_refresh`]): the armed poll moves to the earliest time the floors
+//!     allow, counted from the end of the last poll (from now when none is known), and never
+//!     before a `Retry-After`. It only ever moves earlier, and the backoff goes on where it was:
+//!     asking again and again polls no faster than the floor.
 //!
 //! The per-step path ([`PollSchedule::next`]) allocates nothing.
 //!
@@ -539,6 +545,22 @@ impl PollSchedule {
             }
             PollStep::Stop(reason) => Some(reason),
         }
+    }
+
+    /// Someone wants the present (rule 10): the armed poll moves to the earliest time the floors
+    /// allow, `max(now, end of the last poll + floor, not_before)`, or `max(now + floor,
+    /// not_before)` when no poll has ended yet. A poll armed sooner stays; with none armed (one is
+    /// out, or watching ended) nothing changes.
+    ///
+    /// Call when a person comes to look at the call; then [`PollSchedule::next_wake`] again.
+    pub fn handle_refresh(&mut self, now: u64) {
+        let Some(at) = self.armed else { return };
+        let floor = self.floor_ms();
+        let earliest = self
+            .poll_ended_at
+            .map_or(later(now, floor), |ended| now.max(later(ended, floor)))
+            .max(self.not_before.unwrap_or(0));
+        self.armed = Some(at.min(earliest));
     }
 
     /// Drops the armed poll (an answer is awaited another way, or watching ended).

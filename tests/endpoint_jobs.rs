@@ -453,6 +453,80 @@ fn watching_again_keeps_the_submit_the_record_vouches_for() {
     );
 }
 
+/// The armed poll's time, from the `WakeAt` that ends `events`.
+fn wake(events: &[Event]) -> u64 {
+    match events.last() {
+        Some(Event::WakeAt { at }) => *at,
+        other => panic!("no wake-up: {other:?}"),
+    }
+}
+
+/// P-15: a job resumed from its record after a reload keeps the backoff's next look, up to a
+/// cap away; a look asked for brings it to the floor after the last poll, and no nearer however
+/// often it is asked. A call with a poll out, or ended, is left alone.
+#[test]
+fn a_look_asked_for_brings_the_next_poll_to_the_floor() {
+    let config = || {
+        open_api_config(
+            json!({"poll": {"jitter": "none", "initialMs": 1000, "capMs": 16000, "minIntervalMs": 500}}),
+        )
+    };
+    let mut ep = CallEndpoint::submit_job(submit("intent-look"), config()).unwrap();
+    let create = sent(&drain(&mut ep)).remove(0);
+    let queued = br#"{"data":{"request_id":"job_look","sume_status":"queued"}}"#;
+    ep.handle_http(0, create.0, answer(200, queued));
+    let mut at = wake(&drain(&mut ep));
+    // Polls answered `queued` each time: the backoff doubles.
+    let mut last_end = 0;
+    for _ in 0..4 {
+        ep.handle_timeout(at);
+        let poll = sent(&drain(&mut ep)).remove(0);
+        last_end = at + 10;
+        ep.handle_http(last_end, poll.0, answer(200, queued));
+        at = wake(&drain(&mut ep));
+    }
+    assert!(
+        at >= last_end + 8000,
+        "the backoff has grown: next look at {at}"
+    );
+    // The page reloads 100 ms after the last poll: the record's schedule stands until asked.
+    let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), last_end + 100).unwrap();
+    assert_eq!(wake(&drain(&mut back)), at);
+    back.handle_refresh(last_end + 100);
+    assert_eq!(
+        wake(&drain(&mut back)),
+        last_end + 500,
+        "the floor after the last poll"
+    );
+    back.handle_refresh(last_end + 200);
+    assert_eq!(
+        wake(&drain(&mut back)),
+        last_end + 500,
+        "asked again: no nearer"
+    );
+    // Long after the floor: at once.
+    let mut later = CallEndpoint::restore(&ep.snapshot().unwrap(), last_end + 3000).unwrap();
+    let _ = drain(&mut later);
+    later.handle_refresh(last_end + 3000);
+    assert_eq!(wake(&drain(&mut later)), last_end + 3000);
+    later.handle_timeout(last_end + 3000);
+    let poll = sent(&drain(&mut later));
+    assert_eq!(poll.len(), 1, "one poll goes out");
+    // With the poll out, a look moves nothing; once ended, nothing either.
+    later.handle_refresh(last_end + 3001);
+    assert!(matches!(
+        drain(&mut later).last(),
+        Some(Event::WakeAt { .. }) | Some(Event::Idle)
+    ));
+    assert!(sent(&drain(&mut later)).is_empty());
+    let done = br#"{"data":{"request_id":"job_look","sume_status":"failed"}}"#;
+    later.handle_http(last_end + 3050, poll[0].0, answer(200, done));
+    let _ = drain(&mut later);
+    assert!(later.tracker().is_done());
+    later.handle_refresh(last_end + 4000);
+    assert!(sent(&drain(&mut later)).is_empty());
+}
+
 /// D-10, R-5: a key sent again after its job finished is answered with the job as it is,
 /// `completed` with no result. The endpoint asks `GET /result` before the job is created, so the
 /// job settles with its result; a restart meanwhile sends the submit again (same key); a result

@@ -125,6 +125,58 @@ proptest! {
         }
     }
 
+    /// A look asked for moves the armed poll only earlier, never before the floor counted from
+    /// the end of the last poll or before `Retry-After`; asked again at once, it moves nothing.
+    ///
+    /// Rule P-15.
+    #[test]
+    fn a_look_asked_for_polls_early_but_never_below_the_floor(
+        p in policy(),
+        seed in any::<u64>(),
+        events in prop::collection::vec(event(), 0..30),
+        look_after in 0u64..200_000,
+    ) {
+        let mut s = PollSchedule::new(p, seed).unwrap();
+        let start = 1_000_000u64;
+        let mut now = start;
+        s.handle_poll_answered();
+        s.handle_poll_ended(now);
+        for e in events {
+            match e {
+                Event::Interval(i) => s.handle_server_interval(i),
+                Event::RetryAfter(d) => s.handle_retry_after(now, d),
+                Event::Progress => s.handle_progress(),
+                Event::Deadline(_) | Event::Ttl(_) => {}
+                Event::Late(l) => now = now.saturating_add(l),
+            }
+        }
+        prop_assume!(s.arm(now).is_none());
+        let Some(armed) = s.armed() else { return Ok(()) };
+        let look = now.saturating_add(look_after);
+        s.handle_refresh(look);
+        let moved = s.armed().unwrap();
+        prop_assert!(moved <= armed, "moved later: {armed} -> {moved}");
+        // The last poll ended at `start`.
+        prop_assert!(moved >= later(start, s.floor_ms()).min(armed), "below the floor: {moved}");
+        prop_assert!(moved >= look.min(armed));
+        // As early as those allow: the present, not the backoff's next look.
+        let earliest = look.max(later(start, s.floor_ms())).max(s.not_before().unwrap_or(0));
+        prop_assert_eq!(moved, armed.min(earliest));
+        if let Some(nb) = s.not_before() {
+            prop_assert!(moved >= nb.min(armed));
+        }
+        s.handle_refresh(look);
+        prop_assert_eq!(s.armed(), Some(moved));
+        // Before any poll ended, the floor counts from the look itself.
+        let mut fresh = PollSchedule::new(p, seed).unwrap();
+        if fresh.arm(look).is_none() {
+            if let Some(first) = fresh.armed() {
+                fresh.handle_refresh(look);
+                prop_assert_eq!(fresh.armed(), Some(first.min(later(look, p.min_interval_ms))));
+            }
+        }
+    }
+
     /// Same seed, same schedule; a snapshot taken at any point continues identically.
     ///
     /// Rules P-2, P-8, S-4.

@@ -1402,6 +1402,13 @@ impl CallEndpoint {
         Ok(())
     }
 
+    /// A person comes to look (a page reloaded, a job resumed from its record, a view back on
+    /// screen): the next poll moves to the earliest time the floors allow (rule P-15). Then drain
+    /// [`CallEndpoint::poll_event`] for the new [`Event::WakeAt`].
+    pub fn handle_refresh(&mut self, now: u64) {
+        self.tracker.handle_refresh(now);
+    }
+
     /// The user answered input `key` (a task input, or an MRTR input of the call).
     pub fn answer_input(
         &mut self,

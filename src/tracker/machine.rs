@@ -467,6 +467,17 @@ impl Tracker {
         }
     }
 
+    /// A person comes to look (a page reloaded, a job resumed from its record, a view back on
+    /// screen): the next poll moves to the earliest time the floors allow (rule P-15), so what
+    /// is shown is the present, not what the schedule last saw. Nothing is sent from here; the
+    /// next [`Output::WakeAt`] says when. A poll already out, or a call not yet named or ended, is
+    /// left as it is.
+    pub fn handle_refresh(&mut self, now: u64) {
+        if !self.is_done() {
+            self.schedule.handle_refresh(now);
+        }
+    }
+
     /// Time passed. Call it at (or after) the time of the last [`Output::WakeAt`]; earlier calls
     /// do nothing.
     pub fn handle_timeout(&mut self, now: u64) {
