@@ -376,6 +376,14 @@ export class Endpoint {
   openPrompts(): Extract<EndpointEvent, { type: 'ask_user' }>[];
   /** Stops watching (the call goes on). */
   stopWatching(now: number): EndpointEvent[];
+  /**
+   * A person comes to look (a page reloaded, a job resumed from its record, a view back on
+   * screen): the next poll moves to the earliest time the floors allow (the minimum and the
+   * server's interval after the last poll, a `Retry-After`), never later than it was (rule
+   * P-15). The backoff goes on, so calling it often polls no faster than the floor. A poll
+   * already out, or a call not yet named or ended, is left as it is.
+   */
+  refresh(now: number): EndpointEvent[];
   /** The run record, camelCase. */
   runRecord(): Camelized<RunRecord>;
   readonly model: Model;

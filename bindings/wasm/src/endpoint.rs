@@ -565,6 +565,14 @@ impl Endpoint {
         self.batch()
     }
 
+    /// `refresh(now)`: a person comes to look (a page reloaded, a job resumed from its record, a
+    /// view back on screen); the next poll moves to the earliest time the floors allow (P-15).
+    pub fn refresh(&mut self, now: JsValue) -> JsResult<JsValue> {
+        let now = js(json::uint(&now, "now"))?;
+        self.core.handle_refresh(now);
+        self.batch()
+    }
+
     /// `runRecord()`: the run record, camelCase.
     #[wasm_bindgen(js_name = runRecord)]
     pub fn run_record(&self) -> JsResult<JsValue> {

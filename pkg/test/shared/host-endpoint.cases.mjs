@@ -337,4 +337,28 @@ export const cases = {
       'invalid_input',
     );
   },
+  'a look asked for brings the next poll to the floor after the last one, and no nearer (P-15)'({ lc, assert }) {
+    const config = { poll: { jitter: 'none', initialMs: 8000, capMs: 8000, minIntervalMs: 500 } };
+    const ep = lc.Endpoint.submitJob(
+      { model: 'demo-image', kind: 'image', arguments: {}, idempotencyKey: 'intent-look' },
+      config,
+      null,
+    );
+    const [create] = ep.pollEvents();
+    const queued = JSON.stringify({ id: 'job_3', status: 'queued' });
+    ep.handleHttpAnswer(100, create.requestRef, { status: 200 }, queued);
+    const wakeOf = (events) => events.find((e) => e.type === 'wake_at')?.at;
+    assert.equal(wakeOf(ep.pollEvents()), 8100, 'the backoff looks again in 8 s');
+    const back = lc.Endpoint.restore(ep.snapshot(), 300);
+    ep.free();
+    assert.equal(wakeOf(back.pollEvents()), 8100, 'restored: the record keeps its schedule');
+    assert.equal(wakeOf(back.refresh(300)), 600, 'asked for: the floor after the last answer');
+    assert.equal(wakeOf(back.refresh(400)), 600, 'asked again: no nearer');
+    assert.equal(wakeOf(back.refresh(5000)), 600, 'never later than it was');
+    assert.equal(
+      codeOf(() => back.refresh(-1)),
+      'invalid_input',
+    );
+    back.free();
+  },
 };
