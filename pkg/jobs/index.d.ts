@@ -135,6 +135,13 @@ export interface Job {
    */
   stop(): void;
   /**
+   * A person looks again (the tab is shown again, a view comes back): the next status poll goes
+   * as soon as the floors allow, instead of where the backoff had put it (up to its cap away; rule
+   * P-15). Calling it often polls no faster than the floor. A job resumed from its record is
+   * refreshed so already. Does nothing while a poll is out, in a wave, or once the job ended.
+   */
+  refresh(): void;
+  /**
    * Ends this host's loop and leaves the record in the store, as a process exit would;
    * `settled` resolves with `{type: 'stopped', reason: 'host_stopped'}`, and `onStopped` hears it
    * (unless the job had ended already).

@@ -166,7 +166,9 @@ class Job {
       }
       this.#tell('onButton', this.#ep.button);
     }
-    this.#run(this.#ep.pollEvents());
+    // Resumed, the job is shown to a person afresh: its status is as old as the record, so the
+    // next poll goes as soon as the floors allow (P-15), not where the old backoff had put it.
+    this.#run(restored ? this.#ep.refresh(this.#host.now()) : this.#ep.pollEvents());
     if (restored && this.#ep.isDone && !this.#end) {
       // Settled before the record could go: its events were drained then; say it again.
       const r = this.#ep.runRecord();
@@ -224,6 +226,12 @@ class Job {
   stop() {
     if (this.#closed) return;
     this.#run(this.#ep.stopWatching(this.#host.now()));
+  }
+
+  /** A person looks again: the next poll goes as soon as the floors allow (P-15). */
+  refresh() {
+    if (this.#closed || this.#wave) return;
+    this.#run(this.#ep.refresh(this.#host.now()));
   }
 
   /**

@@ -1211,3 +1211,40 @@ test("a Retry-After beyond setTimeout's limit: one capped timer, never a spin", 
   assert.equal(Math.max(...delays), 2 ** 31 - 1);
   assert.equal((await job.settled).type, 'stopped');
 });
+
+test('a resumed job, and one refreshed, poll as soon as the floor allows, not where the backoff put it (P-15)', async (t) => {
+  // A job that stays queued; every status poll is noted, and the next one awaited.
+  let polled = () => {};
+  const polls = [];
+  const fetch = async (_url, init) => {
+    if (init?.method === 'GET') {
+      polls.push(Date.now());
+      polled();
+    }
+    return new Response(JSON.stringify({ data: { request_id: 'job_look', sume_status: 'queued' } }), { status: 200 });
+  };
+  const nextPoll = (ms) => Promise.race([new Promise((ok) => (polled = () => ok(true))), sleep(ms).then(() => false)]);
+  // The backoff's next look is a minute away; the floor is 50 ms.
+  const config = { poll: { jitter: 'none', initialMs: 60_000, capMs: 60_000, minIntervalMs: 50 } };
+  const store = new Map();
+  const options = { baseUrl: 'http://127.0.0.1:9', dialect: 'open_api', fetch, store, config };
+  const first = await new JobHost(options).submit('look', JOB);
+  await first.created;
+  first.close(); // the page goes away with the next poll a minute ahead
+  assert.equal(polls.length, 0);
+  const statuses = [];
+  const resumed = await new JobHost(options).resume('look', { onStatus: (s) => statuses.push(s) });
+  t.after(() => resumed.close()); // a failed assertion must not leave its minute-long timer
+  assert.ok(await nextPoll(10_000), 'the resumed job polled at once, not a minute later');
+  assert.deepEqual(statuses, ['queued']);
+  await sleep(20); // the answer is read: the next look is a minute away again
+  // A person coming back brings it to the floor after that poll, no nearer.
+  resumed.refresh();
+  assert.ok(await nextPoll(10_000), 'refreshed: polled');
+  assert.ok(polls[1] - polls[0] >= 50, `never below the floor: ${polls[1] - polls[0]} ms`);
+  assert.ok(!(await nextPoll(300)), 'then the backoff again');
+  resumed.close();
+  resumed.refresh(); // closed: nothing
+  assert.ok(!(await nextPoll(200)));
+  assert.equal(polls.length, 2);
+});
