@@ -55,6 +55,9 @@ export class McpCallError extends Error {
   }
 }
 
+const closedCancel = () =>
+  new McpCallError('sender_closed', "the sender's client is closed: the cancel cannot be sent");
+
 /**
  * What a transport failure says, with the causes it wraps: fetch throws "fetch failed" and puts
  * the socket's words (`connect ECONNREFUSED 127.0.0.1:9`) in `cause`.
@@ -583,14 +586,12 @@ class Watch {
             answeredAt: this.now(),
             error: this.transportError.detail,
           });
-          // A sender closed for good answers nothing more: stop watching now (the task goes on),
-          // instead of polling a closed client for ever.
-          if (safe(this.sender.isClosed, e) === true) {
-            this.closed = true;
-            this.stop();
-            return;
-          }
+          // A sender closed for good sent nothing and answers nothing more: stop watching now (the
+          // task goes on), instead of polling a closed client for ever. The core still hears of the
+          // failure first: a `tools/call` it waits for would otherwise hold the stop back (E-62).
+          if (safe(this.sender.isClosed, e) === true) this.closed = true;
           this.apply(() => this.ep.handleTransportFailure(this.now(), id));
+          if (this.closed) this.stop();
         },
       );
   }
@@ -680,10 +681,12 @@ class Watch {
     resolve(answer);
   }
 
+  // A press waiting for its answer resolves with the button state it came to; when the sender
+  // turned out closed, no answer can come, and the press rejects as a press on a closed one does.
   flushCancel(state) {
     const w = this.cancelWaiters;
     this.cancelWaiters = [];
-    for (const res of w) res(state);
+    for (const { res, rej } of w) this.closed ? rej(closedCancel()) : res(state);
   }
 
   /** Aborts the signal of every open `onInput`, with an `input_withdrawn` error saying why. */
@@ -731,6 +734,16 @@ class Watch {
     const goesOn = id
       ? `the task ${id} goes on: resume from a snapshot or watchTask(sender, id)`
       : 'no task was created';
+    // The tools/call itself met a closed sender: it was not sent, so nothing started.
+    if (reason === 'create_unanswered' && this.closed) {
+      this.failure = new McpCallError(
+        'sender_closed',
+        `callTool: the sender's client is closed${said}: tools/call ${this.name ?? ''} was not sent; connect it and call again`,
+        { reason, taskId: null, ...(transport ? { cause: transport.error } : {}) },
+      );
+      this.reject(this.failure);
+      return;
+    }
     const why =
       reason === 'create_unanswered'
         ? `tools/call ${this.name ?? ''} got no answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
@@ -775,18 +788,20 @@ class Watch {
       outcome: w.outcome,
       /** Presses the core's cancel button; resolves with the button state once the answer is in. */
       cancel() {
-        if (w.closed)
-          return Promise.reject(
-            new McpCallError('sender_closed', "the sender's client is closed: the cancel cannot be sent"),
-          );
+        if (w.closed) return Promise.reject(closedCancel());
         let events;
         try {
           events = w.ep.pressCancel(w.now());
         } catch (e) {
           // The core's refusal (`cancel_refused`), as this adapter's error, the core's as cause.
-          return Promise.reject(new McpCallError(e?.code ?? 'invalid_input', e?.message ?? String(e), { cause: e }));
+          return Promise.reject(
+            new McpCallError(e?.code ?? 'invalid_input', e?.message ?? String(e), {
+              cause: e,
+              taskId: w.ep.id ?? null,
+            }),
+          );
         }
-        const p = new Promise((res) => w.cancelWaiters.push(res));
+        const p = new Promise((res, rej) => w.cancelWaiters.push({ res, rej }));
         w.run(events);
         return p;
       },
@@ -911,6 +926,12 @@ export async function callTool(sender, opts) {
       'invalid_input',
       'callTool: give the tool as opts.name (its name) or opts.tool (its tools/list entry), one of the two',
     );
+  // A name passed as `tool` would run with no `taskSupport` to decide by: said, not guessed.
+  if (opts.tool != null && (typeof opts.tool !== 'object' || Array.isArray(opts.tool)))
+    throw new McpCallError(
+      'invalid_input',
+      `callTool: opts.tool is the tool's tools/list entry ({name, execution}), not ${Array.isArray(opts.tool) ? 'an array' : `a ${typeof opts.tool}`}; give a name as opts.name`,
+    );
   // Aborted before the call: nothing is sent. (Aborted while the tools/call is out, the core
   // waits for its answer, so the task it creates is kept: rule E-62.)
   if (opts.signal?.aborted)
@@ -930,7 +951,7 @@ export async function callTool(sender, opts) {
   const first = w.exchanged(1);
   w.apply(() => ep.pollEvents());
   await first;
-  if (w.failure?.code === 'create_unanswered') throw w.failure;
+  if (w.failure?.reason === 'create_unanswered') throw w.failure;
   w.route();
   return w.handle();
 }
@@ -982,7 +1003,9 @@ export function resume(snapshot, sender, opts = {}) {
     return watchId(sender, ep.id, opts, ep.toolName ?? null);
   }
   const w = new Watch(sender, ep, opts);
-  w.apply(() => ep.pollEvents());
+  // Shown afresh after a restart, the status is as old as the snapshot: the next poll goes as
+  // soon as the floors allow (P-15), not where the old backoff had put it.
+  w.apply(() => ep.refresh(now()));
   // R-7: the prompts the old process showed and nobody answered, shown again through onInput
   // (the core lists them and does not ask a key twice).
   for (const p of ep.openPrompts()) if (!w.asked.has(p.key)) w.event(p);

@@ -145,6 +145,34 @@ for (const [line, make, sender] of [
     await assert.rejects(h.cancel(), (e) => e.code === 'sender_closed');
   });
 
+  test(`${line}: callTool on a closed Client rejects with sender_closed; nothing was sent`, async () => {
+    const clock = fakeClock();
+    const c = make(server25('c2'));
+    c.close();
+    await assert.rejects(
+      callTool(sender(c), { name: 'job', config: FAST, now: clock.now, timers: clock.timers }),
+      (e) =>
+        e.code === 'sender_closed' &&
+        e.taskId === null &&
+        e.cause?.message === 'Not connected' &&
+        /client is closed \(Not connected\): tools\/call job was not sent/.test(e.message),
+    );
+    assert.equal(c.sent.length, 0);
+  });
+
+  test(`${line}: a cancel pressed on a Client closed since rejects with sender_closed`, async () => {
+    const clock = fakeClock();
+    const c = make(server25('c3', { pollsToDone: 1000 }));
+    const h = await callTool(sender(c), { name: 'job', config: FAST, now: clock.now, timers: clock.timers });
+    const out = watchPromise(h.outcome);
+    c.close();
+    const press = watchPromise(h.cancel());
+    assert.ok(await clock.runUntil(() => press.done && out.done, { limitMs: 60000 }), 'the press and the watch end');
+    assert.equal(press.error?.code, 'sender_closed', `the press resolved ${press.value}`);
+    assert.equal(out.error?.code, 'watch_stopped');
+    await assert.rejects(h.cancel(), (e) => e.code === 'sender_closed');
+  });
+
   test(`${line}: a Client without elicitation works until a task asks for input, then input_unsupported`, async () => {
     const clock = fakeClock();
     const plain = make(server25('a3'), { capabilities: {} });

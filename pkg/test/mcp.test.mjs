@@ -403,7 +403,11 @@ test('2026 cancel: the core presses, ack then cancelled; pressing after settle i
   assert.deepEqual(buttons, ['available', 'requesting', 'acknowledged_pending', 'cancelled']);
   await assert.rejects(
     h.cancel(),
-    (e) => e instanceof McpCallError && e.code === 'cancel_refused' && e.cause?.code === 'cancel_refused',
+    (e) =>
+      e instanceof McpCallError &&
+      e.code === 'cancel_refused' &&
+      e.cause?.code === 'cancel_refused' &&
+      e.taskId === h.id,
   );
   assert.equal(methods(s).filter((m) => m === 'tasks/cancel').length, 1);
 });
@@ -445,6 +449,13 @@ test('a listed tool runs as a task on the 2025 wire only where its taskSupport a
   for (const opts of [{}, { name: 'echo', tool: echo }]) {
     await assert.rejects(callTool(server(), opts), { code: 'invalid_input', message: /one of the two/ });
   }
+  // A name given as the entry has no taskSupport to decide by: refused, nothing sent.
+  const named = server();
+  await assert.rejects(callTool(named, { tool: 'echo' }), {
+    code: 'invalid_input',
+    message: /opts\.tool is the tool's tools\/list entry .*not a string; give a name as opts\.name/,
+  });
+  assert.equal(named.sent.length, 0);
   await assert.rejects(callTool(server(), { tool: echo, ttlMs: 5 }), { code: 'invalid_input', message: /asks no TTL/ });
 });
 
@@ -601,6 +612,33 @@ test('snapshot then resume in a new process-like watch: continues from the handl
     () => resume(snap, fake('task-2025', {})),
     (e) => e.code === 'wrong_model',
   );
+});
+
+test('a resumed call polls as soon as the floor allows, not where the old backoff put it (P-15)', async () => {
+  const clock = fakeClock();
+  // No stated interval: the host's backoff decides, a minute at first; the floor is 100 ms.
+  const handlers = {
+    'tools/call': (m) => ok(m, { ...task26('t9', 'working', { pollIntervalMs: undefined }), resultType: 'task' }),
+    'tasks/get': (m) => ok(m, { ...task26('t9', 'working', { pollIntervalMs: undefined }), resultType: 'complete' }),
+  };
+  const config = { poll: { jitter: 'none', initialMs: 60_000, capMs: 60_000, minIntervalMs: 100 }, seed: 1 };
+  const ac = new AbortController();
+  const h = await callTool(fake('task-2026', handlers, clock), {
+    name: 'slow',
+    config,
+    ...on(clock),
+    signal: ac.signal,
+  });
+  await clock.advance(30);
+  const snap = h.snapshot();
+  ac.abort();
+  const s2 = fake('task-2026', handlers, clock);
+  const r = resume(snap, s2, on(clock));
+  await clock.advance(100);
+  assert.deepEqual(methods(s2), ['tasks/get'], 'polled at the floor after the create, not a minute later');
+  await clock.advance(1000);
+  assert.deepEqual(methods(s2), ['tasks/get'], 'then the backoff again');
+  r.stop();
 });
 
 test('2025: nested create, failed, tasks/result isError -> tool_error with the result', async () => {
