@@ -64,10 +64,11 @@ export interface Sender {
     fn: (request: { id: string | number | null; method: string; params?: Json }) => Promise<Json>,
   ): () => void;
   /**
-   * True when what `send` threw says the sender is closed for good (the SDK senders: a closed
-   * Client's "Not connected"): the watch then stops at once, `outcome` rejecting with code
-   * `watch_stopped` (reason `host_stopped`, the error as `cause`), and `cancel()` rejects with
-   * `sender_closed`, instead of polling a closed client for ever. The task goes on.
+   * True when what `send` threw says the sender is closed for good and the request was not sent
+   * (the SDK senders: a Client closed or never connected, "Not connected"): the watch then stops
+   * at once, `outcome` rejecting with code `watch_stopped` (reason `host_stopped`, the error as
+   * `cause`), and `cancel()` rejects with `sender_closed`, instead of polling a closed client for
+   * ever. The task goes on. For the `tools/call` itself, `callTool` rejects with `sender_closed`.
    */
   isClosed?(error: unknown): boolean;
 }
@@ -300,9 +301,10 @@ export interface CallHandle {
 
 /**
  * An Error with a stable `code` (`create_unanswered`, `watch_stopped`, `sender_closed`,
- * `transport`, `cancel_refused`, `invalid_input`, and the core's own refusals: `invalid_config`,
- * `malformed`, `snapshot_*`, ... with the core's error as `cause`). Every refusal of
- * `callTool`, `watchTask`, `resume` and the senders is one.
+ * `transport`, `cancel_refused`, `invalid_input`, `wrong_model` (a snapshot resumed on a sender
+ * of the other revision), `input_withdrawn` (the reason of an `onInput` signal), and the core's
+ * own refusals: `invalid_config`, `malformed`, `snapshot_*`, ... with the core's error as
+ * `cause`). Every refusal of `callTool`, `watchTask`, `resume` and the senders is one.
  */
 export class McpCallError extends Error {
   /** `extra.cause` becomes the standard `cause`; its other fields are copied onto the error. */
@@ -324,14 +326,17 @@ export class McpCallError extends Error {
 
 /**
  * Calls a tool; resolves once `tools/call` answered. Never resubmits: no answer rejects with code
- * `create_unanswered`, whose `cause` is the transport error when the sender threw.
+ * `create_unanswered`, whose `cause` is the transport error when the sender threw; a closed sender
+ * (nothing sent) rejects with `sender_closed`.
  */
 export function callTool(sender: Sender, options: CallOptions): Promise<CallHandle>;
 /** Watches a task by id (the first poll decides; an unknown id ends `lost`). */
 export function watchTask(sender: Sender, taskId: string, options?: WatchOptions): CallHandle;
 /**
- * Continues a handle from {@link CallHandle.snapshot} after a restart. An input asked before the
- * snapshot and not answered is put to `onInput` again (the person who saw it is gone with the
- * old process); the core never asks a key twice within one process.
+ * Continues a handle from {@link CallHandle.snapshot} after a restart: `onStatus` and `onButton`
+ * are told what the snapshot holds, and the next poll goes as soon as the floor allows (rule
+ * P-15). An input asked before the snapshot and not answered is put to `onInput` again (the
+ * person who saw it is gone with the old process); the core never asks a key twice within one
+ * process.
  */
 export function resume(snapshot: string, sender: Sender, options?: WatchOptions): CallHandle;

@@ -1003,8 +1003,11 @@ export function resume(snapshot, sender, opts = {}) {
     return watchId(sender, ep.id, opts, ep.toolName ?? null);
   }
   const w = new Watch(sender, ep, opts);
-  // Shown afresh after a restart, the status is as old as the snapshot: the next poll goes as
-  // soon as the floors allow (P-15), not where the old backoff had put it.
+  // Shown afresh after a restart: the view is drawn from what the snapshot holds (the status,
+  // then the button it allows, as a live call tells them), and since that status is as old as
+  // the snapshot, the next poll goes as soon as the floors allow (P-15).
+  if (ep.status) safe(opts.onStatus, ep.status);
+  safe(opts.onButton, ep.button);
   w.apply(() => ep.refresh(now()));
   // the prompts the old process showed and nobody answered, shown again through onInput
   // (the core lists them and does not ask a key twice).

@@ -614,7 +614,7 @@ test('snapshot then resume in a new process-like watch: continues from the handl
   );
 });
 
-test('a resumed call polls as soon as the floor allows, not where the old backoff put it (P-15)', async () => {
+test('a resumed call tells what it holds, then polls as soon as the floor allows (P-15)', async () => {
   const clock = fakeClock();
   // No stated interval: the host's backoff decides, a minute at first; the floor is 100 ms.
   const handlers = {
@@ -633,11 +633,18 @@ test('a resumed call polls as soon as the floor allows, not where the old backof
   const snap = h.snapshot();
   ac.abort();
   const s2 = fake('task-2026', handlers, clock);
-  const r = resume(snap, s2, on(clock));
+  const told = [];
+  const r = resume(snap, s2, {
+    ...on(clock),
+    onStatus: (s) => told.push(`status ${s}`),
+    onButton: (b) => told.push(`button ${b}`),
+  });
+  assert.deepEqual(told, ['status working', 'button available'], 'the view is drawn from the snapshot at once');
   await clock.advance(100);
   assert.deepEqual(methods(s2), ['tasks/get'], 'polled at the floor after the create, not a minute later');
   await clock.advance(1000);
   assert.deepEqual(methods(s2), ['tasks/get'], 'then the backoff again');
+  assert.equal(told.length, 2, 'the same status is not told again');
   r.stop();
 });
 
