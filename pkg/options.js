@@ -59,6 +59,10 @@ function closest(key, known) {
  * @param {unknown} value
  */
 export function isHttpUrl(value) {
+  // A path must be written from the root ('/v1'): a relative one ('v1', '') would follow the
+  // page's own path, and means nothing outside a page.
+  const text = String(value);
+  if (!/^[a-z][a-z\d+.-]*:/i.test(text) && !text.startsWith('/')) return false;
   try {
     return /^https?:$/.test(new URL(String(value), globalThis.location?.href).protocol);
   } catch {

@@ -566,7 +566,7 @@ export class JobHost {
     if (!isHttpUrl(baseUrl))
       throw new JobHostError(
         'invalid_input',
-        `JobHost: baseUrl ${JSON.stringify(String(baseUrl).slice(0, 80))} is not an http(s) URL (e.g. "https://api.example.com")`,
+        `JobHost: baseUrl ${JSON.stringify(String(baseUrl).slice(0, 80))} is not an http(s) URL nor a path from the page's root (e.g. "https://api.example.com", "/api")`,
       );
     // Checked here, by the name the caller wrote (the core would name its own `wire.jobDialect`).
     if (!lc.JOB_DIALECTS.includes(dialect))

@@ -958,8 +958,24 @@ test('JobHost refuses at construction: a baseUrl that is not a URL, a store with
   assert.throws(() => new JobHost({ baseUrl: 'not a url' }), {
     name: 'JobHostError',
     code: 'invalid_input',
-    message: 'JobHost: baseUrl "not a url" is not an http(s) URL (e.g. "https://api.example.com")',
+    message:
+      'JobHost: baseUrl "not a url" is not an http(s) URL nor a path from the page\'s root (e.g. "https://api.example.com", "/api")',
   });
+  // In a page: a path from the root is the page's origin; a relative one would follow the page's
+  // own path, so it is refused, an empty one too.
+  const page = Object.getOwnPropertyDescriptor(globalThis, 'location');
+  globalThis.location = /** @type {any} */ ({ href: 'http://127.0.0.1:8080/app/page.html' });
+  try {
+    assert.equal(new JobHost({ baseUrl: '/api' }).base, '/api');
+    for (const baseUrl of ['api', '', './api'])
+      assert.throws(() => new JobHost({ baseUrl }), {
+        code: 'invalid_input',
+        message: /nor a path from the page's root/,
+      });
+  } finally {
+    if (page) Object.defineProperty(globalThis, 'location', page);
+    else delete globalThis.location;
+  }
   // A host and port without a scheme parses as a URL of the scheme "localhost:": refused too.
   assert.throws(() => new JobHost({ baseUrl: 'localhost:3000' }), {
     code: 'invalid_input',
