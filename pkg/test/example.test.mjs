@@ -145,6 +145,30 @@ for (const example of ['cancel-button', 'lite-button'])
       }
     });
 
+    test('a cancel pressed while the submit is out is kept, made once the job is named: cancelled (E-65)', {
+      timeout: 45_000,
+      skip: example !== 'cancel-button' && "submitting is longcall/jobs' (the cancel-button page)",
+    }, async () => {
+      const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/cancel-button/?model=slow-submit`);
+      try {
+        await recordStates(page);
+        await page.click('#render');
+        // The submit is answered in 2 s; the button is pressable meanwhile.
+        await page.waitForSelector('#cancel:not([disabled])', { timeout: 10_000 });
+        await page.click('#cancel');
+        assert.equal(await page.textContent('#note'), 'Cancel asked: it goes out as soon as the job is made.');
+        assert.ok(await page.isDisabled('#cancel'), 'pressed once');
+        await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
+          timeout: 30_000,
+        });
+        assert.equal(await page.textContent('#note'), 'Finished: cancelled');
+        assert.deepEqual((await page.evaluate(() => window.__states)).slice(-2), ['requesting', 'cancelled']);
+        assert.deepEqual(logs, []);
+      } finally {
+        await page.close();
+      }
+    });
+
     // Polls the API does not answer as it should, and the job is still seen to its end.
     for (const [job, what] of [
       ['unknown', 'a status the API does not list: polling goes on'],
@@ -171,7 +195,7 @@ for (const example of ['cancel-button', 'lite-button'])
         assert.ok(!r.states.includes('cancelled'), r.states.join(' -> '));
         // Back to "Cancel", pressable again, with a word on why, not silently.
         assert.equal(r.states.at(-1), 'available', r.states.join(' -> '));
-        assert.equal(r.note, 'The cancel did not go through; the job goes on. Try again.');
+        assert.equal(r.note, 'The cancel got no clear answer: it may not have arrived. Try again.');
         assert.deepEqual(r.logs, []);
       });
     }

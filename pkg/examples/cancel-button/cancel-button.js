@@ -7,13 +7,13 @@ import { JobHost } from 'longcall/jobs';
 /** What the button says in each state the core gives it. */
 /** @type {Record<import('longcall').ButtonState, string>} */
 const LABEL = {
-  unavailable: 'Cancel', // disabled: no status yet, or no longer watched (lost, stopped)
+  unavailable: 'Cancel', // while submitting: a press is kept for the job; after: no longer watched
   available: 'Cancel', // queued: a cancel would stop it before it bills
   requesting: 'Cancelling…', // the cancel is out
   acknowledged_pending: 'Cancel requested', // accepted; the job has not ended yet
   too_late: 'Still running: too late to cancel', // started (seen so, or a 409): it runs and bills
   cancelled: 'Cancelled', // the server says so
-  finished_first: 'Finished first', // it ended before the cancel could
+  finished_first: 'Finished before the cancel', // it ran to its end (and bills): the cancel came too late
   not_applicable: 'Done', // ended with no cancel pressed
 };
 
@@ -44,7 +44,10 @@ async function jobHost(api) {
   await init(wasmUrl());
   /** @type {Record<string, string>} */
   const headers = api.apiKey ? { authorization: `Bearer ${api.apiKey}` } : {};
-  return new JobHost({ baseUrl: api.baseUrl, headers, store });
+  // A person is watching: at most 5 s between polls keeps the status and the button that close to
+  // the job's (the core's default cap, 30 s, suits hosts nobody watches). Floors still hold.
+  const config = { poll: { capMs: 5_000 } };
+  return new JobHost({ baseUrl: api.baseUrl, headers, store, config });
 }
 
 /**
@@ -52,17 +55,32 @@ async function jobHost(api) {
  * @param {HTMLElement} note
  */
 const showOn = (button, note) => ({
-  /** @param {import('longcall').ButtonState} state */
-  onButton: (state) => {
+  /**
+   * @param {import('longcall').ButtonState} state
+   * @param {import('longcall/jobs').Job} job
+   */
+  onButton: (state, job) => {
     // Back to `available` from `requesting`: the cancel got no answer that settles it (a 5xx, a
-    // dropped connection, a code the core does not know, a 200 that names no status). Nothing
-    // was cancelled; it may be pressed again.
+    // dropped connection, a code the core does not know, a 200 that names no status). It may
+    // not have arrived, or have arrived unanswered: the next status tells; it may be pressed
+    // again.
     if (button.dataset.state === 'requesting' && state === 'available')
-      note.textContent = 'The cancel did not go through; the job goes on. Try again.';
+      note.textContent = 'The cancel got no clear answer: it may not have arrived. Try again.';
     else if (state === 'requesting') note.textContent = '';
     button.textContent = LABEL[state];
-    button.disabled = state !== 'available';
+    // While the submit is out (no job id yet) a press is kept and made once the job is named.
+    button.disabled = !(state === 'available' || (state === 'unavailable' && job.id === undefined));
     button.dataset.state = state;
+  },
+  // A submit refused for now (a 429, a 503) or unanswered: the core sends it again with the same
+  // key, by its backoff, so the job is made once; say so while it waits.
+  /** @param {import('longcall').EndpointEvent} event */
+  onEvent: (event) => {
+    if (event.type === 'admission')
+      note.textContent =
+        event.httpStatus === 429
+          ? 'The job queue is full; trying again…'
+          : 'The job server is not answering; trying again…';
   },
   // A status poll got no usable answer (the server is down, a 503): the core polls again by
   // its backoff, and says so once the server answers again.
@@ -81,13 +99,20 @@ const showOn = (button, note) => ({
  * @param {HTMLElement} note
  */
 async function follow(job, button, note) {
+  // While the submit is out (no job id yet), a press is kept and made once the job is named.
+  if (job.id === undefined) button.disabled = false;
   button.onclick = () => {
+    if (job.id === undefined) {
+      button.disabled = true;
+      note.textContent = 'Cancel asked: it goes out as soon as the job is made.';
+    }
     // The core sends the cancel (the button shows its answer), or refuses it: nothing goes out.
     job.cancel().catch((e) => {
       note.textContent = `Not sent: ${/** @type {{code?: string}} */ (e).code ?? e}`;
     });
   };
   const end = await job.settled;
+  button.disabled = true;
   note.textContent = end.type === 'settled' ? `Finished: ${end.outcome}` : `Stopped watching: ${end.reason}`;
   return end;
 }

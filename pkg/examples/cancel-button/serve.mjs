@@ -13,7 +13,8 @@
 //   404 page, which is not the API saying the job is unknown, then it finishes), anything else (finishes after
 //   three polls); each NAME plays its script once per run of this server (restart it to see it again);
 //   a submit (`?model=NAME`'s Render button) creates one job per idempotency key, which plays
-//   the last script. It answers other origins too (CORS), for a page served by a dev server; or
+//   the last script (`?model=slow-submit`: the submit is answered after 2 s). It answers other
+//   origins too (CORS), for a page served by a dev server; or
 // * a real job server, proxied: `serve.mjs 8080 --api http://127.0.0.1:PORT` (`longcall
 //   serve-jobs` prints its URL; submit a job there, then open `?job=ID&key=API_KEY`).
 import http from 'node:http';
@@ -119,7 +120,10 @@ export async function serveExample(port = 0, { api } = {}) {
       }
     }
     if (req.method === 'POST' && /^\/v1\/(image|video)-router\/generate$/.test(path)) {
-      for await (const _ of req); // the job's arguments play no part in a script
+      let text = '';
+      for await (const chunk of req) text += chunk; // the job's arguments play no part in a script
+      // Model `slow-submit`: the submit is answered after 2 s, time to press cancel meanwhile.
+      if (JSON.parse(text || '{}').model === 'slow-submit') await new Promise((r) => setTimeout(r, 2000));
       const key = req.headers['idempotency-key'] ?? `unkeyed-${submitted.size}`;
       if (!submitted.has(key)) submitted.set(key, `job_${submitted.size + 1}`);
       const id = submitted.get(key);

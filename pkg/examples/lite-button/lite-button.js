@@ -18,7 +18,7 @@ const LABEL = {
   acknowledged_pending: 'Cancel requested',
   too_late: 'Still running: too late to cancel',
   cancelled: 'Cancelled',
-  finished_first: 'Finished first',
+  finished_first: 'Finished before the cancel',
   not_applicable: 'Done',
 };
 
@@ -78,10 +78,10 @@ export async function watchJob(baseUrl, jobId, button, note) {
   /** @param {import('longcall/lite').ButtonState} state */
   const show = (state) => {
     // Back to `available` from `requesting`: the cancel got no answer that settles it (a 5xx, a
-    // dropped connection, a code the core does not know, a 200 that names no status). Nothing
-    // was cancelled.
+    // dropped connection, a code the core does not know, a 200 that names no status). It may not
+    // have arrived, or have arrived unanswered: the next status tells.
     if (button.dataset.state === 'requesting' && state === 'available')
-      note.textContent = 'The cancel did not go through; the job goes on. Try again.';
+      note.textContent = 'The cancel got no clear answer: it may not have arrived. Try again.';
     else if (state === 'requesting') note.textContent = '';
     button.textContent = LABEL[state];
     button.disabled = state !== 'available';
