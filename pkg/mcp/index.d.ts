@@ -259,10 +259,13 @@ export interface CallOptionsBase extends WatchOptions {
 /** The run record plus what the adapter adds. */
 export type McpRunRecord = Camelized<RunRecord> & { name: string | null; wireViolations: WatchViolation[] };
 
+/** What an MCP call can come to: a job's own `failed` and `expired` never occur here. */
+export type McpOutcome = Exclude<Outcome, 'failed' | 'expired'>;
+
 /** The verified outcome of a call. */
 export interface CallOutcome {
   /** What the call means (`tool_error`: the tool ran and reported an error). */
-  outcome: Outcome;
+  outcome: McpOutcome;
   /** The terminal status observed (`null` for plain results and lost handles). */
   status: Status | null;
   /** The tool result, when one came back. */

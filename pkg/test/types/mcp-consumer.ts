@@ -10,6 +10,7 @@ import {
   McpCallError,
   type CallHandle,
   type CallOutcome,
+  type McpOutcome,
   type Sender,
 } from 'longcall/mcp';
 import { readAnswer, buildRequest, type ReadAnswer, type BuiltRequest } from 'longcall';
@@ -90,4 +91,24 @@ interface GreetArgs {
 }
 export async function interfaceArgs(sender: Sender, args: GreetArgs) {
   return callTool(sender, { name: 'greet', arguments: args });
+}
+
+// An MCP host's switch over the outcomes is exhaustive without the jobs' own `failed` and `expired`.
+export function label(outcome: McpOutcome): string {
+  switch (outcome) {
+    case 'succeeded':
+      return 'Done';
+    case 'tool_error':
+      return 'The tool reported an error';
+    case 'protocol_failure':
+      return 'The server failed the call';
+    case 'cancelled':
+      return 'Cancelled';
+    case 'lost':
+      return 'Lost: whether it ran is unknown';
+    default: {
+      const none: never = outcome;
+      return none;
+    }
+  }
 }
