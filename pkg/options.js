@@ -64,7 +64,7 @@ export function isHttpUrl(value) {
   const text = String(value);
   if (!/^[a-z][a-z\d+.-]*:/i.test(text) && !text.startsWith('/')) return false;
   try {
-    return /^https?:$/.test(new URL(String(value), globalThis.location?.href).protocol);
+    return /^https?:$/.test(new URL(text, globalThis.location?.href).protocol);
   } catch {
     return false;
   }

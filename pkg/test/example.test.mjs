@@ -169,6 +169,28 @@ for (const example of ['cancel-button', 'lite-button'])
       }
     });
 
+    test('a submit that finds the queue full says it is tried again, and the job is made', {
+      timeout: 45_000,
+      skip: example !== 'cancel-button' && "submitting is longcall/jobs' (the cancel-button page)",
+    }, async () => {
+      const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/cancel-button/?model=full-once`);
+      try {
+        await page.click('#render');
+        await page.waitForFunction(
+          () => document.querySelector('#note').textContent === 'The job queue is full; trying again…',
+          null,
+          { timeout: 10_000 },
+        );
+        await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
+          timeout: 30_000,
+        });
+        assert.equal(await page.textContent('#note'), 'Finished: succeeded');
+        assert.deepEqual(logs, []);
+      } finally {
+        await page.close();
+      }
+    });
+
     // Polls the API does not answer as it should, and the job is still seen to its end.
     for (const [job, what] of [
       ['unknown', 'a status the API does not list: polling goes on'],

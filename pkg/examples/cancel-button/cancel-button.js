@@ -73,14 +73,16 @@ const showOn = (button, note) => ({
     button.dataset.state = state;
   },
   // A submit refused for now (a 429, a 503) or unanswered: the core sends it again with the same
-  // key, by its backoff, so the job is made once; say so while it waits.
+  // key, by its backoff, so the job is made once; say so while it waits. (A refusal for good
+  // settles the job `failed`, which `follow` shows.)
   /** @param {import('longcall').EndpointEvent} event */
   onEvent: (event) => {
-    if (event.type === 'admission')
-      note.textContent =
-        event.httpStatus === 429
-          ? 'The job queue is full; trying again…'
-          : 'The job server is not answering; trying again…';
+    if (event.type !== 'admission') return;
+    const { advice } = event.advice;
+    if (advice === 'queue_full') note.textContent = 'The job queue is full; trying again…';
+    else if (advice === 'reconcile') note.textContent = 'The job server is not answering; trying again…';
+    else if (advice !== 'accepted' && advice !== 'permanent')
+      note.textContent = 'The job server is busy; trying again…';
   },
   // A status poll got no usable answer (the server is down, a 503): the core polls again by
   // its backoff, and says so once the server answers again.

@@ -13,8 +13,9 @@
 //   404 page, which is not the API saying the job is unknown, then it finishes), anything else (finishes after
 //   three polls); each NAME plays its script once per run of this server (restart it to see it again);
 //   a submit (`?model=NAME`'s Render button) creates one job per idempotency key, which plays
-//   the last script (`?model=slow-submit`: the submit is answered after 2 s). It answers other
-//   origins too (CORS), for a page served by a dev server; or
+//   the last script (`?model=slow-submit`: the submit is answered after 2 s; `?model=full-once`:
+//   the first submit finds the queue full). It answers other origins too (CORS), for a page
+//   served by a dev server; or
 // * a real job server, proxied: `serve.mjs 8080 --api http://127.0.0.1:PORT` (`longcall
 //   serve-jobs` prints its URL; submit a job there, then open `?job=ID&key=API_KEY`).
 import http from 'node:http';
@@ -96,6 +97,8 @@ export async function serveExample(port = 0, { api } = {}) {
   const jobs = new Map();
   /** Job id by idempotency key: a submit sent again with its key finds the job it made. */
   const submitted = new Map();
+  /** Keys whose first submit was refused (`full-once`). */
+  const refused = new Set();
   const server = http.createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (api && /^\/(v1\/|_counters$)/.test(path)) {
@@ -122,9 +125,17 @@ export async function serveExample(port = 0, { api } = {}) {
     if (req.method === 'POST' && /^\/v1\/(image|video)-router\/generate$/.test(path)) {
       let text = '';
       for await (const chunk of req) text += chunk; // the job's arguments play no part in a script
+      const { model } = JSON.parse(text || '{}');
       // Model `slow-submit`: the submit is answered after 2 s, time to press cancel meanwhile.
-      if (JSON.parse(text || '{}').model === 'slow-submit') await new Promise((r) => setTimeout(r, 2000));
+      if (model === 'slow-submit') await new Promise((r) => setTimeout(r, 2000));
       const key = req.headers['idempotency-key'] ?? `unkeyed-${submitted.size}`;
+      // Model `full-once`: the first submit of each key finds the queue full (429, Retry-After 1).
+      if (model === 'full-once' && !refused.has(key)) {
+        refused.add(key);
+        const error = { code: 'queue_full', message: 'the queue is full', retryable: true };
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error }));
+        return;
+      }
       if (!submitted.has(key)) submitted.set(key, `job_${submitted.size + 1}`);
       const id = submitted.get(key);
       res
