@@ -664,6 +664,22 @@ fn mcp_tools_submit_and_the_try_limit() {
     assert!(stopped);
     assert_eq!(ep.submit_tries(), SUBMIT_TRIES);
     assert_eq!(ep.submit_key(), Some("intent-4"));
+    // The stop is the tracker's, in the record and the snapshot: a restored endpoint is done and
+    // says why, rather than waiting for a try that never comes.
+    assert!(ep.tracker().is_done());
+    assert_eq!(ep.tracker().stopped(), Some(StopReason::CreateUnanswered));
+    let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), now + 1).unwrap();
+    assert!(back.tracker().is_done());
+    assert_eq!(back.tracker().stopped(), Some(StopReason::CreateUnanswered));
+    assert_eq!(back.submit_key(), Some("intent-4"));
+    assert!(
+        sent(&drain(&mut back)).is_empty(),
+        "nothing is sent again by itself"
+    );
+    assert_eq!(
+        back.cancel_pressed(now + 2).map_err(|e| e.code()),
+        Err("cancel_refused")
+    );
 }
 
 /// The events up to the next wake and those of that wake, which must stop watching at the

@@ -846,9 +846,10 @@ impl CallEndpoint {
             return;
         };
         if s.tries >= SUBMIT_TRIES {
-            self.queue.push_back(Event::Stopped {
-                reason: StopReason::CreateUnanswered,
-            });
+            // The tracker ends the call, so the stop is in its state and the snapshot: a restored
+            // endpoint is done and says why, instead of waiting for a try that never comes. The
+            // key stays (`submit_key`): submitting it again reconciles with the server.
+            self.feed(now, Input::CreateUnanswered);
             return;
         }
         // The poll policy's retry schedule, never before `Retry-After`.
