@@ -844,3 +844,42 @@ fn a_job_404_is_lost_only_when_it_is_the_jobs() {
         }
     }
 }
+
+/// P-4: a status poll answered 503 with `Retry-After` is not asked again before it, as a 429's
+/// is not; a 503 without one falls back on the backoff.
+#[test]
+fn a_503_retry_after_holds_the_next_poll_back() {
+    for (status, retry_after_ms) in [(429, Some(5_000)), (503, Some(5_000)), (503, None)] {
+        let mut t = Tracker::new(Model::Job, config()).unwrap();
+        t.handle_input(
+            0,
+            Input::JobCreated {
+                job: job(Status::Queued),
+            },
+        )
+        .unwrap();
+        let at = t.poll_timeout().unwrap();
+        t.handle_timeout(at);
+        let _ = t.drain(); // earlier outputs are not under test
+        let failure = Failure::Http {
+            status,
+            code: None,
+            retry_after_ms,
+        };
+        let request = longcall::tracker::RequestKind::Get;
+        t.handle_input(at, Input::RequestFailed { request, failure })
+            .unwrap();
+        let next = wake(&t.drain()).expect("the next poll is armed");
+        match retry_after_ms {
+            Some(ms) => assert!(
+                next >= at + ms,
+                "{status}: next poll at {next}, before {}",
+                at + ms
+            ),
+            None => assert!(
+                next < at + 5_000,
+                "{status} without Retry-After: the backoff, {next}"
+            ),
+        }
+    }
+}

@@ -1528,16 +1528,21 @@ impl Tracker {
             return Ok(());
         }
         self.check_failure(request)?;
-        // Retry-After is a floor for every request that follows, a confirming poll after a
-        // failed cancel included.
-        if let Some(HttpFailure {
-            status: 429,
-            retry_after_ms,
-            ..
-        }) = http
-        {
-            self.schedule
-                .handle_retry_after(now, retry_after_ms.unwrap_or(0));
+        // Retry-After (on a 429, or a 503 that says when to come back) is a floor for every
+        // request that follows, a confirming poll after a failed cancel included (P-4).
+        match http {
+            Some(HttpFailure {
+                status: 429,
+                retry_after_ms,
+                ..
+            }) => self
+                .schedule
+                .handle_retry_after(now, retry_after_ms.unwrap_or(0)),
+            Some(HttpFailure {
+                retry_after_ms: Some(ms),
+                ..
+            }) => self.schedule.handle_retry_after(now, ms),
+            _ => {}
         }
         // O-6: a job 404 is the job lost only when the API says so (`not_found`). A 404 with
         // another code, or with no envelope at all (a proxy's HTML page, a route the server does
