@@ -15,7 +15,8 @@ type Answer = (u16, Vec<(String, String)>, Vec<u8>);
 
 /// Your HTTP client, for a job API (`CallEndpoint::submit_job`, `watch` of a job): send `method
 /// path` on the API's base URL with `headers` and your own `Authorization`, and return the
-/// answer, a 4xx or 5xx included; `None` only when none came.
+/// answer, a 4xx or 5xx included; `None` only when none came. (`ureq` 3 makes a 4xx or 5xx an
+/// error unless its config says `http_status_as_error(false)`: the core must see those answers.)
 fn fetch(
     method: &str,
     path: &str,

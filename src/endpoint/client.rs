@@ -245,7 +245,9 @@ impl Default for Config {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Transmit {
     /// A JSON-RPC request: POST `text` with `headers` (Streamable HTTP) or write it (stdio).
-    /// Hand the answer to [`CallEndpoint::handle_message`].
+    /// Hand the answer to [`CallEndpoint::handle_answer`] where the transport pairs it with the
+    /// request (the body of the POST's response), else to [`CallEndpoint::handle_message`]
+    /// (stdio, a stream of messages).
     Rpc {
         /// The request id (also its request reference).
         id: u64,
@@ -970,11 +972,20 @@ impl CallEndpoint {
     }
 
     /// A versioned snapshot of the whole endpoint (tracker, requests in flight, config).
+    ///
+    /// When to take it: after draining [`CallEndpoint::poll_event`] and before sending what it
+    /// gave (a restart then sends again what was in flight, E-5: a poll asked again, a cancel sent
+    /// again with its key, a job submit sent again with its key, a `tools/call` never), and after
+    /// handing in each answer, so the next restart starts from it.
     pub fn snapshot(&self) -> Result<String, Error> {
         snapshot::save(self)
     }
 
     /// Restores a snapshot at time `now`; requests that were in flight are handled by rule E-5.
+    /// Its events are the new ones only: a call that had settled or stopped is done
+    /// ([`Tracker::is_done`]) and says nothing again, its outcome and result in
+    /// [`Tracker::record`]. A person looking at a restored call wants the present:
+    /// [`CallEndpoint::handle_refresh`] brings the next poll to the floor (P-15).
     ///
     /// Errors: not a snapshot of an endpoint, another version, a malformed one.
     pub fn restore(text: &str, now: u64) -> Result<CallEndpoint, Error> {

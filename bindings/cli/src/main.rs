@@ -102,6 +102,12 @@ enum Command {
     /// Print a poll schedule, or with --wait/--wave a jobs_wait batch plan.
     Plan(plan::PlanArgs),
     /// Run the reference Sume Open API job server on 127.0.0.1 (prints its URL).
+    ///
+    /// Any bearer key is an account with its own credits. Models, each on its kind's route
+    /// (`/v1/image-router/generate`, `/v1/video-router/generate`): `demo-image` and `demo-video`
+    /// complete with a placeholder PNG URL, `demo-nsfw` ends `nsfw`, `demo-rejected` fails with
+    /// `content_policy_rejected`, `demo-fail` fails; any other model is a 400. The MCP job tools
+    /// (`POST /jobs`, `/jobs/wait`, ...) are served beside them.
     ServeJobs(serve::ServeArgs),
     /// Fuzz a live MCP task server (or, with `--jobs`, a job API) with seeded client sequences;
     /// the core judges every run.
