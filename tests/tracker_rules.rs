@@ -806,6 +806,35 @@ fn a_server_asking_for_forever_gets_the_latest_time_a_host_can_hold() {
     }
 }
 
+/// A queued job whose first status poll is answered `status` with error `code` and
+/// `retry_after_ms`: when that poll went, and the outputs of its failure.
+fn first_poll_failed(
+    status: u16,
+    code: Option<&str>,
+    retry_after_ms: Option<u64>,
+) -> (u64, Vec<Output>) {
+    let mut t = Tracker::new(Model::Job, config()).unwrap();
+    t.handle_input(
+        0,
+        Input::JobCreated {
+            job: job(Status::Queued),
+        },
+    )
+    .unwrap();
+    let at = t.poll_timeout().unwrap();
+    t.handle_timeout(at);
+    let _ = t.drain(); // earlier outputs are not under test
+    let failure = Failure::Http {
+        status,
+        code: code.map(String::from),
+        retry_after_ms,
+    };
+    let request = longcall::tracker::RequestKind::Get;
+    t.handle_input(at, Input::RequestFailed { request, failure })
+        .unwrap();
+    (at, t.drain())
+}
+
 /// O-6, D-6: a job poll's 404 is the job lost only when it says `not_found`; a 404 naming
 /// another code (a route the server does not have) or none (a proxy's HTML page) is a failed
 /// poll, and polling goes on.
@@ -816,26 +845,7 @@ fn a_job_404_is_lost_only_when_it_is_the_jobs() {
         (None, false),
         (Some("route_not_found"), false),
     ] {
-        let mut t = Tracker::new(Model::Job, config()).unwrap();
-        t.handle_input(
-            0,
-            Input::JobCreated {
-                job: job(Status::Queued),
-            },
-        )
-        .unwrap();
-        let at = t.poll_timeout().unwrap();
-        t.handle_timeout(at);
-        let _ = t.drain(); // earlier outputs are not under test
-        let failure = Failure::Http {
-            status: 404,
-            code: code.map(String::from),
-            retry_after_ms: None,
-        };
-        let request = longcall::tracker::RequestKind::Get;
-        t.handle_input(at, Input::RequestFailed { request, failure })
-            .unwrap();
-        let outs = t.drain();
+        let (_, outs) = first_poll_failed(404, code, None);
         if lost {
             assert_eq!(settled(&outs), Some(Outcome::Lost), "{code:?}");
         } else {
@@ -850,26 +860,8 @@ fn a_job_404_is_lost_only_when_it_is_the_jobs() {
 #[test]
 fn a_503_retry_after_holds_the_next_poll_back() {
     for (status, retry_after_ms) in [(429, Some(5_000)), (503, Some(5_000)), (503, None)] {
-        let mut t = Tracker::new(Model::Job, config()).unwrap();
-        t.handle_input(
-            0,
-            Input::JobCreated {
-                job: job(Status::Queued),
-            },
-        )
-        .unwrap();
-        let at = t.poll_timeout().unwrap();
-        t.handle_timeout(at);
-        let _ = t.drain(); // earlier outputs are not under test
-        let failure = Failure::Http {
-            status,
-            code: None,
-            retry_after_ms,
-        };
-        let request = longcall::tracker::RequestKind::Get;
-        t.handle_input(at, Input::RequestFailed { request, failure })
-            .unwrap();
-        let next = wake(&t.drain()).expect("the next poll is armed");
+        let (at, outs) = first_poll_failed(status, None, retry_after_ms);
+        let next = wake(&outs).expect("the next poll is armed");
         match retry_after_ms {
             Some(ms) => assert!(
                 next >= at + ms,

@@ -125,32 +125,42 @@ for (const example of ['cancel-button', 'lite-button'])
       assert.deepEqual(r.states, ['available', 'requesting', 'too_late', 'finished_first'], r.logs.join('\n'));
     });
 
-    test('?model=NAME: Render submits, the job finishes, the intent is gone', {
-      timeout: 45_000,
-      skip: example !== 'cancel-button' && "submitting is longcall/jobs' (the cancel-button page)",
-    }, async () => {
-      const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/cancel-button/?model=demo-image`);
-      try {
-        await page.click('#render');
-        await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
-        // Four polls on the default schedule: about 10 s.
-        await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
-          timeout: 30_000,
-        });
-        assert.equal(await page.textContent('#note'), 'Finished: succeeded');
-        assert.deepEqual(await page.evaluate(() => Object.keys(localStorage)), []);
-        assert.deepEqual(logs, []);
-      } finally {
-        await page.close();
-      }
+    /**
+     * A `?model=` test of the cancel-button page (submitting is longcall/jobs'): opens the page,
+     * hands it to `check`, which presses Render; the page may throw no uncaught error meanwhile.
+     */
+    const submitting = (name, model, check) =>
+      test(name, {
+        timeout: 45_000,
+        skip: example !== 'cancel-button' && "submitting is longcall/jobs' (the cancel-button page)",
+      }, async () => {
+        const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/cancel-button/?model=${model}`);
+        try {
+          await check(page);
+          assert.deepEqual(logs, []);
+        } finally {
+          await page.close();
+        }
+      });
+    /** The note, once it says how the job ended. */
+    const finished = async (page) => {
+      await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
+        timeout: 30_000,
+      });
+      return page.textContent('#note');
+    };
+
+    submitting('?model=NAME: Render submits, the job finishes, the intent is gone', 'demo-image', async (page) => {
+      await page.click('#render');
+      await page.waitForSelector('#cancel[data-state="available"]', { timeout: 10_000 });
+      assert.equal(await finished(page), 'Finished: succeeded');
+      assert.deepEqual(await page.evaluate(() => Object.keys(localStorage)), []);
     });
 
-    test('a cancel pressed while the submit is out is kept, made once the job is named: cancelled (E-65)', {
-      timeout: 45_000,
-      skip: example !== 'cancel-button' && "submitting is longcall/jobs' (the cancel-button page)",
-    }, async () => {
-      const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/cancel-button/?model=slow-submit`);
-      try {
+    submitting(
+      'a cancel pressed while the submit is out is kept, made once the job is named: cancelled (E-65)',
+      'slow-submit',
+      async (page) => {
         await recordStates(page);
         await page.click('#render');
         // The submit is answered in 2 s; the button is pressable meanwhile.
@@ -158,38 +168,24 @@ for (const example of ['cancel-button', 'lite-button'])
         await page.click('#cancel');
         assert.equal(await page.textContent('#note'), 'Cancel asked: it goes out as soon as the job is made.');
         assert.ok(await page.isDisabled('#cancel'), 'pressed once');
-        await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
-          timeout: 30_000,
-        });
-        assert.equal(await page.textContent('#note'), 'Finished: cancelled');
+        assert.equal(await finished(page), 'Finished: cancelled');
         assert.deepEqual((await page.evaluate(() => window.__states)).slice(-2), ['requesting', 'cancelled']);
-        assert.deepEqual(logs, []);
-      } finally {
-        await page.close();
-      }
-    });
+      },
+    );
 
-    test('a submit that finds the queue full says it is tried again, and the job is made', {
-      timeout: 45_000,
-      skip: example !== 'cancel-button' && "submitting is longcall/jobs' (the cancel-button page)",
-    }, async () => {
-      const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/cancel-button/?model=full-once`);
-      try {
+    submitting(
+      'a submit that finds the queue full says it is tried again, and the job is made',
+      'full-once',
+      async (page) => {
         await page.click('#render');
         await page.waitForFunction(
           () => document.querySelector('#note').textContent === 'The job queue is full; trying again…',
           null,
           { timeout: 10_000 },
         );
-        await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
-          timeout: 30_000,
-        });
-        assert.equal(await page.textContent('#note'), 'Finished: succeeded');
-        assert.deepEqual(logs, []);
-      } finally {
-        await page.close();
-      }
-    });
+        assert.equal(await finished(page), 'Finished: succeeded');
+      },
+    );
 
     // Polls the API does not answer as it should, and the job is still seen to its end.
     for (const [job, what] of [
