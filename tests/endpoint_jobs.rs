@@ -631,6 +631,18 @@ fn permanent_refusal_settles_failed_once() {
             "{out:?}"
         );
         assert_eq!(out.last(), Some(&Event::Idle));
+        // The outcome is the tracker's, in its record and the snapshot: a restored endpoint is
+        // done with it, rather than waiting as if the submit were still out.
+        assert!(ep.tracker().is_done());
+        assert_eq!(ep.tracker().outcome(), Some(Outcome::Failed));
+        let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), 6).unwrap();
+        assert!(back.tracker().is_done());
+        assert_eq!(back.tracker().outcome(), Some(Outcome::Failed));
+        assert_eq!(
+            back.tracker().record().error,
+            Some(serde_json::from_str(body).unwrap())
+        );
+        assert_eq!(drain(&mut back), vec![Event::Idle]);
     }
 }
 

@@ -488,6 +488,52 @@ fn create_unanswered_never_resubmits() {
     );
 }
 
+/// E-11, A-4: a submit refused for good settles the job `failed` with the envelope, in the
+/// record; it is a job's input only, and only before the job is named.
+#[test]
+fn a_submit_refused_for_good_settles_failed_with_its_envelope() {
+    let envelope = json!({"error": {"code": "insufficient_credits", "message": "x"}});
+    let refused = || Input::SubmitRefused {
+        http_status: 402,
+        envelope: Some(envelope.clone().into()),
+    };
+    let mut t = Tracker::new(Model::Job, config()).unwrap();
+    t.handle_input(0, refused()).unwrap();
+    let outs = t.drain();
+    assert_eq!(settled(&outs), Some(Outcome::Failed));
+    assert!(sends(&outs).is_empty());
+    assert_eq!(outs.last(), Some(&Output::Idle));
+    let record = t.record();
+    assert_eq!(record.outcome, Some(Outcome::Failed));
+    assert_eq!(record.error, Some(envelope.clone().into()));
+    assert_eq!(
+        t.handle_input(1, refused()).map_err(|e| e.code()),
+        Err("invalid_input"),
+        "settled once"
+    );
+
+    let mut task = Tracker::new(Model::Task2026, config()).unwrap();
+    assert_eq!(
+        task.handle_input(0, refused()).map_err(|e| e.code()),
+        Err("wrong_model")
+    );
+
+    let mut named = Tracker::new(Model::Job, config()).unwrap();
+    named
+        .handle_input(
+            0,
+            Input::JobCreated {
+                job: job(Status::Queued),
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        named.handle_input(1, refused()).map_err(|e| e.code()),
+        Err("invalid_input")
+    );
+    assert_eq!(named.outcome(), None);
+}
+
 /// Rules S-4.
 #[test]
 fn snapshot_mid_flight_resumes_identically() {

@@ -238,6 +238,7 @@ pub enum Op {
     CallResult(bool),
     CallError,
     CreateUnanswered,
+    SubmitRefused(u16),
     Fetched(bool),
     CancelPressed,
     CancelAnswered(Answer),
@@ -282,6 +283,10 @@ impl Op {
                 },
             },
             Op::CreateUnanswered => Input::CreateUnanswered,
+            Op::SubmitRefused(http_status) => Input::SubmitRefused {
+                http_status: *http_status,
+                envelope: None,
+            },
             Op::Fetched(is_error) => Input::ResultFetched {
                 result: ToolResult {
                     is_error: *is_error,

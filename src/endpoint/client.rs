@@ -825,12 +825,14 @@ impl CallEndpoint {
                 request_id,
             });
             self.submit = None;
-            self.queue.push_back(Event::Settled {
-                outcome: Outcome::Failed,
-                status: None,
-                result: None,
-                error: envelope.map(Json::from),
-            });
+            // Through the tracker, so the outcome is in its record and the snapshot.
+            self.feed(
+                now,
+                Input::SubmitRefused {
+                    http_status: status,
+                    envelope: envelope.map(Json::from),
+                },
+            );
             return;
         }
         self.submit_retry(now, advice, status, request_id);

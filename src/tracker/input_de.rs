@@ -22,6 +22,7 @@ enum Kind {
     CallError,
     JobCreated,
     CreateUnanswered,
+    SubmitRefused,
     TaskPolled,
     JobPolled,
     TaskNotified,
@@ -45,6 +46,7 @@ crate::tagged::unit_enum!(
         (Kind::CallError, "call_error"),
         (Kind::JobCreated, "job_created"),
         (Kind::CreateUnanswered, "create_unanswered"),
+        (Kind::SubmitRefused, "submit_refused"),
         (Kind::TaskPolled, "task_polled"),
         (Kind::JobPolled, "job_polled"),
         (Kind::TaskNotified, "task_notified"),
@@ -75,6 +77,8 @@ struct Flat {
     input_requests: Option<Vec<InputRequest>>,
     request_state: Option<Json>,
     limit: Option<u64>,
+    http_status: Option<u16>,
+    envelope: Option<Json>,
 }
 
 fn need<T, E: serde::de::Error>(v: Option<T>, field: &'static str) -> Result<T, E> {
@@ -101,6 +105,8 @@ impl<'de> Deserialize<'de> for Input {
             input_requests: m.opt("input_requests")?,
             request_state: m.present("request_state").map(Json::from),
             limit: m.opt("limit")?,
+            http_status: m.opt("http_status")?,
+            envelope: m.present("envelope").map(Json::from),
         };
         Ok(match f.kind {
             Kind::TaskCreated => Input::TaskCreated {
@@ -120,6 +126,10 @@ impl<'de> Deserialize<'de> for Input {
                 job: need(f.job, "job")?,
             },
             Kind::CreateUnanswered => Input::CreateUnanswered,
+            Kind::SubmitRefused => Input::SubmitRefused {
+                http_status: need(f.http_status, "http_status")?,
+                envelope: f.envelope,
+            },
             Kind::TaskPolled => Input::TaskPolled {
                 task: need(f.task, "task")?,
             },
@@ -204,6 +214,14 @@ mod tests {
             },
             Input::JobCreated { job: job.clone() },
             Input::CreateUnanswered,
+            Input::SubmitRefused {
+                http_status: 402,
+                envelope: Some(json!({"error": {"code": "insufficient_credits"}}).into()),
+            },
+            Input::SubmitRefused {
+                http_status: 502,
+                envelope: None,
+            },
             Input::TaskPolled { task: task.clone() },
             Input::JobPolled { job },
             Input::TaskNotified { task },

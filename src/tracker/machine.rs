@@ -573,6 +573,7 @@ impl Tracker {
                 self.stop(StopReason::CreateUnanswered);
                 Ok(())
             }
+            Input::SubmitRefused { envelope, .. } => self.on_submit_refused(envelope),
             Input::ResultFetched { result } => {
                 let payload = Payload {
                     result: Some(result.is_error),
@@ -1155,6 +1156,29 @@ impl Tracker {
         };
         self.keep_payload(result.map(|r| r.value), error.map(|e| error_json(&e)));
         self.settle(outcome, None);
+        Ok(())
+    }
+
+    /// E-11: no job was made, so the call ends here, with the envelope as its error. The button
+    /// ends as for any failed job (a press held for the submit has nothing to cancel).
+    fn on_submit_refused(&mut self, envelope: Option<Json>) -> Result<(), Error> {
+        if self.model != Model::Job {
+            return Err(Error::WrongModel {
+                expected: self.model,
+                got: Model::Job,
+            });
+        }
+        if self.handle().is_some() || self.is_done() {
+            return Err(Error::invalid_input(
+                "input",
+                "the submit was already answered",
+            ));
+        }
+        let before = self.button.state();
+        let _ = self.button.handle_status(Status::Failed);
+        self.sync_button(before);
+        self.keep_payload(None, envelope);
+        self.settle(Outcome::Failed, None);
         Ok(())
     }
 

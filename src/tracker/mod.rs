@@ -132,6 +132,15 @@ pub enum Input {
     /// The creating request got no answer (a local timeout, a lost response). The tracker never
     /// resubmits: it stops with [`StopReason::CreateUnanswered`], and the host reconciles.
     CreateUnanswered,
+    /// A job submit was refused for good (a permanent refusal, rule A-4): no job exists, nothing
+    /// is sent again, and the call settles `failed` with the server's error envelope (E-11).
+    SubmitRefused {
+        /// The HTTP status of the refusal.
+        http_status: u16,
+        /// The answer's body as the server sent it (absent when it was not JSON).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        envelope: Option<Json>,
+    },
     /// A poll answered (`tasks/get`, `jobs_get`, or this job's entry in a `jobs_wait` answer).
     TaskPolled {
         /// What the server said.

@@ -487,6 +487,7 @@ impl WatchList {
                 | Input::JobCreated { .. }
                 | Input::CallResult { .. }
                 | Input::CallError { .. }
+                | Input::SubmitRefused { .. }
                 | Input::CreateUnanswered
         );
         if create_answer && entry.awaiting_create() && !entry.create_released {
