@@ -199,10 +199,10 @@ pub(crate) const OUTCOME_TABLE: &[OutcomeRow] = &[
     (Model::Task2026, Status::Failed,    Shape::Any,       Outcome::ProtocolFailure, RCS),
     (Model::Task2026, Status::Cancelled, Shape::Nothing,   Outcome::Cancelled,       None),
     (Model::Task2026, Status::Cancelled, Shape::Any,       Outcome::Cancelled,       RCS),
-    // 2025: the payload is what tasks/result answered. isError maps to failed, so a completed
-    // task with an isError result contradicts itself.
+    // 2025: the payload is what tasks/result answered. isError should map to failed (O-12: the
+    // revision's lowercase should), so a completed task with an isError result is a SHOULD.
     (Model::Task2025, Status::Completed, Shape::Ok,        Outcome::Succeeded,       None),
-    (Model::Task2025, Status::Completed, Shape::ToolError, Outcome::ToolError,       RCS),
+    (Model::Task2025, Status::Completed, Shape::ToolError, Outcome::ToolError,       Some(Rule::ToolErrorNotFailed)),
     (Model::Task2025, Status::Completed, Shape::Error,     Outcome::ProtocolFailure, RCS),
     (Model::Task2025, Status::Completed, Shape::Any,       Outcome::ProtocolFailure, RCS),
     (Model::Task2025, Status::Failed,    Shape::ToolError, Outcome::ToolError,       None),

@@ -133,6 +133,9 @@ rules! {
     /// A `jobs_wait` answered as satisfied (`timed_out: false`) whose jobs do not meet its
     /// `wait_for` condition, or that does not list exactly the ids asked (rule X-14).
     WaitConditionBroken = "wait_condition_broken", Must;
+    /// A 2025 task that ended `completed` although its `tasks/result` is a tool error
+    /// (`isError: true`): the revision says such a task should reach `failed` (rule O-12).
+    ToolErrorNotFailed = "tool_error_not_failed", Should;
 }
 
 impl Rule {

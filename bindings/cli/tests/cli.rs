@@ -478,7 +478,7 @@ fn default_run_summarises_bundled_data() {
         "{out}"
     );
     assert!(
-        out.contains("    must completed-iserror.jsonl: result_contradicts_status\n"),
+        out.contains("    warn completed-iserror.jsonl: tool_error_not_failed\n"),
         "{out}"
     );
     assert!(out.contains("    ok   unknown-task.jsonl\n"), "{out}");

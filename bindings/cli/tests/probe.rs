@@ -51,7 +51,7 @@ fn shrunk_transcripts_reproduce_under_check() {
         // A real server: the SDK 1.32.2 2025 server over HTTP, its tool_error_completed task.
         (
             "sdk-1.32.2-http-tool-error-completed.jsonl",
-            "result_contradicts_status",
+            "tool_error_not_failed",
         ),
     ] {
         let found = findings(&file(name));

@@ -113,7 +113,7 @@ async function scenarios({ scenario }, transport, sender) {
     // Poll slowly so the task completes on the server before the tracker sees it; then press.
     const slow = { poll: { initialMs: 2500, minIntervalMs: 2500, capMs: 5000, jitter: 'none' }, seed: 1 };
     // (failing_job, not tool_error_completed: that fixture tool stores completed + isError, which
-    // `longcall check` rightly reports as a MUST on the 2025 wire, where isError maps to failed.)
+    // `longcall check` reports as a SHOULD on the 2025 wire, where isError should map to failed.)
     const { h, buttons, exchanges } = await run(sender, { name: 'failing_job', config: slow });
     await sleep(900);
     const state = await h.cancel();
