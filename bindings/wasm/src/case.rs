@@ -120,9 +120,7 @@ fn camel_fields(message: &str, given: &Value) -> String {
     };
     // `unknown field `KEY`, expected LIST` or `..., there are no fields`. The key may hold
     // anything, the list only the type's own names: the last separator is the real one.
-    let Some(at) = rest
-        .rfind("`, expected ")
-        .or_else(|| rest.rfind("`, there are no fields"))
+    let Some(at) = rfind(rest, "`, expected ").or_else(|| rfind(rest, "`, there are no fields"))
     else {
         return message.into();
     };
@@ -169,7 +167,7 @@ fn spelled(given: &Value, key: &str) -> Option<String> {
 fn for_caller(message: &str, given: &Value) -> String {
     let mut path = String::new();
     let mut rest = message;
-    while let Some((name, tail)) = rest.split_once(": ") {
+    while let Some((name, tail)) = split_clause(rest) {
         if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
             break;
         }
@@ -191,6 +189,20 @@ fn for_caller(message: &str, given: &Value) -> String {
     } else {
         format!("{path}: {words}")
     }
+}
+
+/// The last byte position of `needle` in `hay`. A byte search rather than `str::rfind`: a
+/// `&str` pattern links core's two-way searcher into the module for these few error messages.
+fn rfind(hay: &str, needle: &str) -> Option<usize> {
+    hay.as_bytes()
+        .windows(needle.len())
+        .rposition(|w| w == needle.as_bytes())
+}
+
+/// `message` split at its first `": "` (see [`rfind`] for why not `str::split_once`).
+fn split_clause(message: &str) -> Option<(&str, &str)> {
+    let at = message.as_bytes().windows(2).position(|w| w == b": ")?;
+    Some((message.get(..at)?, message.get(at + 2..)?))
 }
 
 /// serde's names of the number types the core reads, as a JavaScript caller would say them.
