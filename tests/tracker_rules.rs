@@ -234,6 +234,49 @@ fn task_2026_ack_then_completed_is_finished_first() {
     assert_eq!(t.button(), ButtonState::FinishedFirst);
 }
 
+/// Rule C-11: a task cancel that failed at the HTTP level (a proxy's 502 page, a 503) got no
+/// MCP answer: the button reopens at once, as after a transport failure, and no revision is
+/// said to be broken.
+#[test]
+fn a_task_cancel_failed_over_http_is_no_answer() {
+    for model in [Model::Task2026, Model::Task2025] {
+        let failed = |status| Input::RequestFailed {
+            request: longcall::tracker::RequestKind::Cancel,
+            failure: Failure::Http {
+                status,
+                code: None,
+                retry_after_ms: None,
+            },
+        };
+        let mut ends = Vec::new();
+        for failure in [
+            failed(502),
+            failed(503),
+            Input::RequestFailed {
+                request: longcall::tracker::RequestKind::Cancel,
+                failure: Failure::Transport,
+            },
+        ] {
+            let mut t = Tracker::new(model, config()).unwrap();
+            t.handle_input(
+                0,
+                Input::TaskCreated {
+                    task: task(Status::Working),
+                },
+            )
+            .unwrap();
+            t.handle_input(5, Input::CancelPressed).unwrap();
+            let _ = t.drain(); // the press is not under test
+            t.handle_input(6, failure).unwrap();
+            let outs = t.drain();
+            assert_eq!(violations(&outs), vec![], "{model:?}");
+            assert_eq!(t.button(), ButtonState::Available, "{model:?}");
+            ends.push(outs);
+        }
+        assert!(ends.windows(2).all(|w| w[0] == w[1]), "{model:?}: {ends:?}");
+    }
+}
+
 /// Rules I-1, I-2, I-7, I-9.
 #[test]
 fn input_key_is_asked_once_and_answered_once() {

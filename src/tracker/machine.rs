@@ -1581,13 +1581,17 @@ impl Tracker {
                 })
             );
         if request == RequestKind::Cancel {
+            // C-11: only a job API speaks in HTTP statuses; a task cancel failed at the HTTP
+            // level (a proxy's 502, a server down) got no MCP answer, so it breaks no revision.
             let answer = match http {
-                Some(HttpFailure { status, code, .. }) => CancelAnswer::JobError {
-                    http_status: status,
-                    code,
-                    cancelable: None,
-                },
-                None => CancelAnswer::NoAnswer,
+                Some(HttpFailure { status, code, .. }) if self.model == Model::Job => {
+                    CancelAnswer::JobError {
+                        http_status: status,
+                        code,
+                        cancelable: None,
+                    }
+                }
+                _ => CancelAnswer::NoAnswer,
             };
             return self.on_cancel_answer(now, answer);
         }
