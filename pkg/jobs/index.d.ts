@@ -237,7 +237,9 @@ export class JobHost {
    * `settled` resolves, `onSettled` or `onStopped` is called, and a settled job's record is
    * deleted. A job the wave has not ended when it is done (`waitFor: 'any'` satisfied by
    * another) goes back to its own loop, and so does one whose {@link Job.cancel} is pressed (the
-   * wave lists it in `stopped`; its own loop sends the cancel). An `{id, status}` is a job
+   * wave lists it in `stopped`; its own loop sends the cancel). Such a press is decided by the
+   * wave's core, which holds the job's latest status: a job it saw start is refused
+   * (`cancel_refused`), stays in the wave, and nothing is sent. An `{id, status}` is a job
    * watched nowhere else (its ending is only in {@link WaitRun.done}).
    * An empty list sends nothing and `done` resolves at once, with `satisfied: false` (no job
    * ended).

@@ -196,8 +196,14 @@ class Job {
         ),
       );
     if (this.#wave) {
-      // In a wave: the job leaves it for its own loop, whose endpoint sends the cancel and reads
-      // its answer (the wave stops waiting for it).
+      // In a wave: the wave's tracker holds the job's latest status, so it decides the press (a
+      // job it saw start is refused, and nothing is sent). Allowed, the job leaves the wave for
+      // its own loop, whose endpoint sends the cancel and reads its answer.
+      try {
+        this.#wave.press();
+      } catch (e) {
+        return Promise.reject(new JobHostError(e?.code ?? 'invalid_input', e?.message ?? String(e), { cause: e }));
+      }
       this.#wave.leave();
       this[HAND_BACK]();
     }
@@ -266,10 +272,11 @@ class Job {
 
   /**
    * The wave watches this job from now on: its own loop stops (what it has in flight is
-   * dropped); `leave` makes the wave stop waiting for it.
+   * dropped); `press` asks the wave's core whether a cancel press is allowed (throws when not);
+   * `leave` makes the wave stop waiting for it.
    */
-  [HAND_OVER](leave) {
-    this.#wave = { status: this.#ep.status, button: this.#ep.button, outcome: undefined, leave };
+  [HAND_OVER](press, leave) {
+    this.#wave = { status: this.#ep.status, button: this.#ep.button, outcome: undefined, press, leave };
     this.#closed = true;
     clearTimeout(this.#timer);
   }
@@ -714,8 +721,35 @@ export class JobHost {
       handed.set(entry.id, j);
       return entry;
     });
+    // A hook may act on the wave while its outputs are being told (a cancel pressed in
+    // `onStatus` takes its job out): what that gives is told after the batch in hand, and the
+    // wave is judged once all are told, never freed under a batch still being read.
+    let telling = false;
+    const later = [];
     const run = (outputs) => {
       if (over) return;
+      if (telling) {
+        later.push(outputs);
+        return;
+      }
+      telling = true;
+      try {
+        for (let batch = outputs; batch && !over; batch = later.shift()) tell(batch);
+      } finally {
+        telling = false;
+        later.length = 0;
+      }
+      if (over) return;
+      if (w.isSatisfied || (!w.roundInFlight && w.pollTimeout === undefined)) {
+        over = true;
+        clearTimeout(timer);
+        finish({ satisfied: w.isSatisfied, settled, stopped, rounds: w.roundsSent, failedRounds, lastFailure });
+        w.free();
+        // Jobs the wave did not end (it was satisfied by others) go back to their own loops.
+        for (const j of handed.values()) j[HAND_BACK]();
+      }
+    };
+    const tell = (outputs) => {
       for (const o of outputs)
         if (o.type === 'job' && o.output.type === 'settled') handed.get(o.id)?.[WAVE_SETTLING](o.output.outcome);
       for (const o of outputs) {
@@ -740,14 +774,6 @@ export class JobHost {
           clearTimeout(timer);
           timer = setTimeout(() => run(w.handleTimeout(this.now())), lc.timerDelay(o.at, this.now()));
         }
-      }
-      if (w.isSatisfied || (!w.roundInFlight && w.pollTimeout === undefined)) {
-        over = true;
-        clearTimeout(timer);
-        finish({ satisfied: w.isSatisfied, settled, stopped, rounds: w.roundsSent, failedRounds, lastFailure });
-        w.free();
-        // Jobs the wave did not end (it was satisfied by others) go back to their own loops.
-        for (const j of handed.values()) j[HAND_BACK]();
       }
     };
     // What `fetch` threw for the last call that got no answer (the core only hears "none").
@@ -776,10 +802,15 @@ export class JobHost {
     }
     // Taken from their own loops only once the wave holds them all.
     for (const [id, j] of handed)
-      j[HAND_OVER](() => {
-        handed.delete(id);
-        run(w.handleJobInput(this.now(), id, { type: 'stop_watching' }));
-      });
+      j[HAND_OVER](
+        // What the press gives (the button `requesting`, the cancel to send) is not told: the
+        // job leaves the wave at once, and its own loop presses and sends.
+        () => void w.pressCancel(this.now(), id),
+        () => {
+          handed.delete(id);
+          run(w.handleJobInput(this.now(), id, { type: 'stop_watching' }));
+        },
+      );
     run(w.handleTimeout(now));
     // Stops watching every job still watched: each ends in `stopped` (`host_stopped`), and `done`
     // resolves. The jobs go on at the server.

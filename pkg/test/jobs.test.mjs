@@ -526,6 +526,51 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     );
   });
 
+  // Found by a user trial: a press from `onStatus('processing')` of a job in a wave was made on
+  // the job's own, older endpoint (sent, answered 409), and taking the wave's last job out while
+  // its outputs were being told freed the wave under them: an uncaught `freed` from the loop.
+  test("a cancel pressed in a wave's onStatus: the wave's core refuses it, nothing is sent, the wave ends", {
+    timeout: 20_000,
+  }, async () => {
+    const slow = serveJobs(['--queue-wait-ms', '300', '--generation-ms', '2500', '--max-seconds', '30']);
+    try {
+      const baseUrl = await slow.url;
+      let cancelsSent = 0;
+      const h = new JobHost({
+        baseUrl,
+        headers: { authorization: 'Bearer jobs-wave-hook' },
+        config: CONFIG,
+        fetch: (url, init) => {
+          if (String(url).endsWith('/cancel')) cancelsSent++;
+          return fetch(url, init);
+        },
+      });
+      const pressed = [];
+      const job = await h.submit('intent-wave-hook', prompt('wave hook'), {
+        onStatus: (status, j) => {
+          if (status === 'processing')
+            pressed.push(
+              j.cancel().then(
+                (state) => ({ state }),
+                (e) => ({ code: e.code }),
+              ),
+            );
+        },
+      });
+      await job.created;
+      const run = h.wait([job], { waitFor: 'all', timeoutSeconds: 1 });
+      const done = await run.done;
+      assert.ok(done.satisfied);
+      assert.equal(done.settled.get(job.id)?.outcome, 'succeeded');
+      assert.equal((await job.settled).outcome, 'succeeded');
+      assert.ok(pressed.length >= 1, 'the wave told processing');
+      assert.deepEqual(await pressed[0], { code: 'cancel_refused' });
+      assert.equal(cancelsSent, 0, 'nothing sent for a job the wave saw start');
+    } finally {
+      slow.child.kill();
+    }
+  });
+
   // Rule B-12: serve-jobs refuses a whole jobs_wait `404 not_found` for one id it does not
   // know. The wave used to retry it until a deadline and end `stopped`; it now finds the id.
   test('a wave with an id the server does not know finds it lost and waits for the rest', {
