@@ -758,7 +758,9 @@ pub fn key_replays_the_job(facts: &JobFacts) -> Vec<Finding> {
 
 /// a request naming another principal's job must get the answer an id that was never
 /// issued gets on the same route: the same HTTP status, error code and message (the id itself
-/// masked). With no unknown-id request on that route in the log, a 404 is expected.
+/// masked). With no unknown-id request on that route in the log, a 404 is expected. A request
+/// with no key is nobody's: it is refused before any job is looked up (a 401 for every id), so
+/// it is neither compared nor a reference.
 pub fn foreign_job_like_unknown(facts: &JobFacts) -> Vec<Finding> {
     type Shape = (Option<u16>, String, String);
     let shape = |ex: &JobExchange, id: &str| -> Shape {
@@ -768,8 +770,12 @@ pub fn foreign_job_like_unknown(facts: &JobFacts) -> Vec<Finding> {
             ex.error_text("/error/message").replace(id, "{id}"),
         )
     };
+    let keyed = facts
+        .exchanges
+        .iter()
+        .filter(|e| e.answer_line > 0 && !e.principal.is_empty());
     let mut unknown: BTreeMap<&str, Vec<Shape>> = BTreeMap::new();
-    for ex in facts.exchanges.iter().filter(|e| e.answer_line > 0) {
+    for ex in keyed.clone() {
         let call = ex.call();
         if let (Some(route), Some(id)) = (ex.route(), call.job()) {
             if !facts.created.contains_key(id) {
@@ -778,7 +784,7 @@ pub fn foreign_job_like_unknown(facts: &JobFacts) -> Vec<Finding> {
         }
     }
     let mut out = Vec::new();
-    for ex in facts.exchanges.iter().filter(|e| e.answer_line > 0) {
+    for ex in keyed {
         let call = ex.call();
         let (Some(route), Some(id)) = (ex.route(), call.job()) else {
             continue;
@@ -1266,6 +1272,30 @@ mod tests {
             with(open_status(21, "queued")),
             ["foreign_id_distinguishable"]
         );
+        // A request with no key (the anonymous principal) is refused for every id alike: no
+        // finding, and no reference that would make a keyed answer look distinguishable.
+        let unauthorized = |t| {
+            jans(
+                t,
+                401,
+                None,
+                json!({"error": {"code": "unauthorized", "message": "send a key"}}),
+            )
+        };
+        let keyless = job_rules(vec![
+            submit(0, "a", Some("k"), "J"),
+            status(10, "", "J", unauthorized(11)),
+            status(20, "a", "never", not_found(21, "never")),
+            status(30, "b", "J", not_found(31, "J")),
+        ]);
+        assert!(keyless.is_empty(), "{keyless:?}");
+        let told = job_rules(vec![
+            submit(0, "a", Some("k"), "J"),
+            status(10, "", "never", unauthorized(11)),
+            status(20, "a", "never", not_found(21, "never")),
+            status(30, "b", "J", unauthorized(31)),
+        ]);
+        assert_eq!(told, ["foreign_id_distinguishable"]);
     }
 
     /// Rules.
