@@ -187,6 +187,19 @@ for (const example of ['cancel-button', 'lite-button'])
       },
     );
 
+    test('?key= is the API key every request of the job carries', { timeout: 30_000 }, async () => {
+      const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/${example}/?job=owned&key=owner`);
+      try {
+        await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
+          timeout: 25_000,
+        });
+        assert.match(await page.textContent('#note'), /^Finished: (succeeded|https:)/);
+        assert.deepEqual(logs, []);
+      } finally {
+        await page.close();
+      }
+    });
+
     // Polls the API does not answer as it should, and the job is still seen to its end.
     for (const [job, what] of [
       ['unknown', 'a status the API does not list: polling goes on'],
@@ -195,6 +208,13 @@ for (const example of ['cancel-button', 'lite-button'])
       test(`${what}, and the job is seen finished`, { timeout: 40_000 }, async () => {
         const { page, logs } = await phonePage(at.browser, `${at.server.base}/examples/${example}/?job=${job}`);
         try {
+          if (job === 'html404')
+            // The failed polls are said while they last, not only seen in the end.
+            await page.waitForFunction(
+              () => document.querySelector('#note').textContent === 'The job server is not answering; trying again…',
+              null,
+              { timeout: 15_000 },
+            );
           await page.waitForFunction(() => document.querySelector('#note').textContent.startsWith('Finished'), null, {
             timeout: 35_000,
           });

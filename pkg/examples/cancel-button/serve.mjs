@@ -10,7 +10,9 @@
 //   HTML page, as a proxy's sign-in page, and the job goes on), `drop` (the connection drops),
 //   `unlisted` (a 409 with a code longcall does not know), `unknown` (two polls answer a status
 //   the API does not list, then it finishes), `html404` (the second and third polls get a proxy's
-//   404 page, which is not the API saying the job is unknown, then it finishes), anything else (finishes after
+//   404 page, which is not the API saying the job is unknown, then it finishes), `owned` (answers
+//   401 unless the request carries `Authorization: Bearer owner`, as `?key=owner` sends it),
+//   anything else (finishes after
 //   three polls); each NAME plays its script once per run of this server (restart it to see it again);
 //   a submit (`?model=NAME`'s Render button) creates one job per idempotency key, which plays
 //   the last script (`?model=slow-submit`: the submit is answered after 2 s; `?model=full-once`:
@@ -145,6 +147,11 @@ export async function serveExample(port = 0, { api } = {}) {
     }
     const m = path.match(/^\/v1\/jobs\/([\w-]+)\/(status|result|cancel)$/);
     if (m) {
+      if (m[1] === 'owned' && req.headers.authorization !== 'Bearer owner') {
+        const error = { code: 'unauthorized', message: 'send Authorization: Bearer <api key>' };
+        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
+        return;
+      }
       if (!jobs.has(m[1])) jobs.set(m[1], script(m[1]));
       const a = jobs.get(m[1])[m[2] === 'status' ? 'get' : m[2]]();
       if (a.drop) {

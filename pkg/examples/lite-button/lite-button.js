@@ -60,11 +60,18 @@ async function ask(url, init) {
  * @param {string} jobId
  * @param {HTMLButtonElement} button
  * @param {HTMLElement} note
+ * @param {string} [apiKey] sent as `Authorization: Bearer …` (the job API's owner of the job)
  * @returns {Promise<import('longcall/lite').TrackerOutput>}
  */
-export async function watchJob(baseUrl, jobId, button, note) {
+export async function watchJob(baseUrl, jobId, button, note, apiKey) {
   await init(wasmUrl());
   const jobUrl = `${baseUrl}/v1/jobs/${encodeURIComponent(jobId)}`;
+  /** @type {Record<string, string>} */
+  const headers = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  // Lite's numbers-only outputs say nothing of a failed request (the full build's
+  // `request_failed` / `recovered`): the page says the server is not answering itself, and
+  // takes it back at the next poll answered.
+  let failing = false;
   // A 30 s cap on the wait between polls would hide a short processing phase: 5 s here.
   const t = new Tracker('job', { poll: { capMs: 5_000 } });
   /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -118,9 +125,13 @@ export async function watchJob(baseUrl, jobId, button, note) {
    * the API's error code: only a 404 that says `not_found` loses the job, a proxy's page does not).
    */
   const poll = async () => {
-    const a = await ask(`${jobUrl}/status`);
+    const a = await ask(`${jobUrl}/status`, { headers });
     const ok = a.status >= 200 && a.status < 300;
     const code = STATUSES.indexOf(a.body?.data?.sume_status);
+    if (failing !== !(ok && code >= 0)) {
+      failing = !failing;
+      note.textContent = failing ? 'The job server is not answering; trying again…' : '';
+    }
     if (ok && code >= 0) act(t.fastPolled(Date.now(), code, Number.NaN, 0));
     // A 2xx that names no status the core knows says nothing: read as no answer (0), so the
     // poll goes again after its backoff rather than never.
@@ -134,7 +145,7 @@ export async function watchJob(baseUrl, jobId, button, note) {
    * error's code.
    */
   const sendCancel = async () => {
-    const a = await ask(`${jobUrl}/cancel`, { method: 'POST' });
+    const a = await ask(`${jobUrl}/cancel`, { method: 'POST', headers });
     const said = a.status >= 200 && a.status < 300 ? a.body?.data?.sume_status : a.body?.error?.code;
     act(t.fastJobCancelAnswered(Date.now(), a.status, said));
   };
@@ -142,7 +153,7 @@ export async function watchJob(baseUrl, jobId, button, note) {
   button.onclick = () => act(t.fastCancelPressed(Date.now()));
 
   // The first poll decides where the job stands (no status is assumed).
-  const first = await ask(`${jobUrl}/status`);
+  const first = await ask(`${jobUrl}/status`, { headers });
   const status = first.body?.data?.sume_status;
   if (typeof status !== 'string') {
     note.textContent = `Could not read job ${jobId}: HTTP ${first.status || 'no answer'}`;
@@ -155,7 +166,7 @@ export async function watchJob(baseUrl, jobId, button, note) {
   button.onclick = null;
   t.free();
   if (end.type === 'settled' && end.outcome === 'succeeded') {
-    const r = await ask(`${jobUrl}/result`);
+    const r = await ask(`${jobUrl}/result`, { headers });
     const url = r.body?.data?.result?.artifacts?.[0]?.url;
     note.textContent = url ? `Finished: ${url}` : 'Finished: succeeded';
   } else if (end.type === 'settled') note.textContent = `Finished: ${end.outcome}`;
