@@ -762,6 +762,48 @@ fn a_deadline_passed_while_creating_keeps_the_created_call() {
     stopped_at_deadline(&mut ep, "t-9");
 }
 
+/// E-59: a deadline that passes while the submit waits between tries (nothing is out: the
+/// connection was refused) ends the wait, as running out of tries does: `create_unanswered`,
+/// the key kept, nothing more sent. The wake between tries is the earlier of the two.
+#[test]
+fn a_deadline_between_submit_tries_stops_create_unanswered() {
+    const NOW: u64 = 1_764_000_000_000;
+    let mut ep = CallEndpoint::submit_job(
+        submit("intent-between"),
+        open_api_config(json!({"deadline_ms": NOW + 1_500})),
+    )
+    .unwrap();
+    let mut now = NOW;
+    let mut out = drain(&mut ep);
+    let mut tries = 0;
+    while let Some(s) = sent(&out).first() {
+        tries += 1;
+        ep.handle_transport_failure(now, s.0);
+        out = drain(&mut ep);
+        let Some(Event::WakeAt { at }) = out.last() else {
+            break;
+        };
+        assert!(*at <= NOW + 1_500, "no wake past the deadline: {out:?}");
+        now = *at;
+        ep.handle_timeout(now);
+        out = drain(&mut ep);
+    }
+    assert!(
+        tries < SUBMIT_TRIES,
+        "stopped by the deadline, not the tries: {tries}"
+    );
+    assert_eq!(now, NOW + 1_500);
+    assert!(
+        out.contains(&Event::Stopped {
+            reason: StopReason::CreateUnanswered
+        }),
+        "{out:?}"
+    );
+    assert_eq!(out.last(), Some(&Event::Idle));
+    assert_eq!(ep.tracker().stopped(), Some(StopReason::CreateUnanswered));
+    assert_eq!(ep.submit_key(), Some("intent-between"));
+}
+
 /// E-62: the host stops watching while the create is out (a person closes the page, an
 /// AbortSignal fires): the stop waits for the create's answer, so the paid job or the task it
 /// names is kept and can be found again; a stop kept in a snapshot holds across a restore.

@@ -1061,7 +1061,13 @@ impl CallEndpoint {
         if let Some(e) = self.queue.pop_front() {
             return e;
         }
-        let submit = self.submit.as_ref().and_then(|s| s.retry_at);
+        // Between tries nothing is out, so the deadline ends the wait (E-59).
+        let submit = self.submit_retry_at().map(|at| {
+            self.config
+                .tracker
+                .deadline_ms
+                .map_or(at, |deadline| at.min(deadline))
+        });
         // E-59: the watch deadline waits for an answered create.
         let tracker = if self.creating() {
             None
@@ -1077,13 +1083,17 @@ impl CallEndpoint {
 
     /// Time passed: call at (or after) the last [`Event::WakeAt`].
     pub fn handle_timeout(&mut self, now: u64) {
-        if self
-            .submit
-            .as_ref()
-            .and_then(|s| s.retry_at)
-            .is_some_and(|at| at <= now)
-        {
-            self.send_submit();
+        if let Some(at) = self.submit_retry_at() {
+            if self.config.tracker.deadline_ms.is_some_and(|d| d <= now) {
+                // E-59: the deadline passed between tries, with nothing out: watching stops as
+                // when the tries run out, the key kept for a reconciling submit.
+                if let Some(s) = self.submit.as_mut() {
+                    s.retry_at = None;
+                }
+                self.feed(now, Input::CreateUnanswered);
+            } else if at <= now {
+                self.send_submit();
+            }
         }
         // E-59: a deadline that passes while the create is out does not stop the watch yet.
         if !self.creating() {
@@ -1091,6 +1101,11 @@ impl CallEndpoint {
         }
         self.pump();
         self.asked_while_creating(now);
+    }
+
+    /// When the job submit's next try is due, while it waits between tries.
+    fn submit_retry_at(&self) -> Option<u64> {
+        self.submit.as_ref().and_then(|s| s.retry_at)
     }
 
     /// The create (a job submit, a `tools/call`) is out and its answer has not named the call
