@@ -135,6 +135,8 @@ const TOOLS = {
         progress(`${done} of ${Math.ceil(seconds)} s done`);
         await sleep(Math.min(1, seconds - done) * 1000, signal);
       }
+      // The last word before the result, so a finished task does not say it is part done.
+      if (seconds > 0) progress(`${Math.ceil(seconds)} of ${Math.ceil(seconds)} s done`);
       return { result: text(`slow_compute(${args.label ?? ''}) done after ${seconds}s`) };
     },
   },

@@ -214,7 +214,7 @@ test('an origin named in allowOrigins is served', async () => {
   }
 });
 
-test('slow_compute says its progress in statusMessage', async () => {
+test('slow_compute says its progress in statusMessage, all done once finished', async () => {
   const M26 = 'task-2026';
   const post26 = async (built) =>
     readAnswer(M26, built.message.method === 'tools/call' ? 'call' : 'get', (await post(urls.only2026, built)).text)
@@ -226,6 +226,11 @@ test('slow_compute says its progress in statusMessage', async () => {
   const polled = await post26(buildRequest(M26, { kind: 'get', handle }, ++id));
   assert.equal(polled.task.status, 'working');
   assert.equal(polled.task.statusMessage, '0 of 2 s done');
+  // Finished, it does not say it is part done (a page trial saw "2 of 3 s done" on a result).
+  await sleep(2100);
+  const done = await post26(buildRequest(M26, { kind: 'get', handle }, ++id));
+  assert.equal(done.task.status, 'completed');
+  assert.equal(done.task.statusMessage, '2 of 2 s done');
 });
 
 test('--help prints the usage and exits', async () => {
