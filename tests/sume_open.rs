@@ -97,11 +97,12 @@ fn submit_catalog_and_result_answers() {
         sume_open::read_catalog(&json!({"data": {"kind": "lipsync"}})).unwrap(),
         Kind::Lipsync
     );
-    assert_eq!(
-        sume_open::read_catalog(&json!({"data": {"kind": "audio"}}))
-            .unwrap_err()
-            .code(),
-        "invalid_input"
+    let audio = sume_open::read_catalog(&json!({"data": {"kind": "audio"}})).unwrap_err();
+    assert_eq!(audio.code(), "invalid_input");
+    // The refusal names what it was given, as a person reading it needs.
+    assert!(
+        audio.to_string().contains("\"audio\" is not a kind"),
+        "{audio}"
     );
     let r = sume_open::read_result(
         "job_9",

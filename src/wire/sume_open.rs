@@ -257,10 +257,11 @@ impl Kind {
             .find(|row| row.1 == text)
             .map(|row| row.0)
             .ok_or_else(|| {
-                Error::invalid_input(
-                    "kind",
-                    "a model of a kind that has no submit route (image, video, lipsync, captions)",
-                )
+                let reason = crate::text::Text::new()
+                    .q(text)
+                    .s(" is not a kind with a submit route (image, video, lipsync, captions)")
+                    .done();
+                Error::invalid_input("kind", &reason)
             })
     }
 
