@@ -76,6 +76,16 @@ fn violations(outs: &[Output]) -> Vec<Rule> {
         .collect()
 }
 
+/// A tracker of `model` whose call `created` named, its cancel pressed at 5 ms; what it said so
+/// far is drained (not under test).
+fn pressed(model: Model, created: Input) -> Tracker {
+    let mut t = Tracker::new(model, config()).unwrap();
+    t.handle_input(0, created).unwrap();
+    t.handle_input(5, Input::CancelPressed).unwrap();
+    let _ = t.drain();
+    t
+}
+
 /// Drives one poll: wait for the timer, check a Get goes out, answer with `answer`.
 fn poll_once(t: &mut Tracker, answer: Input) -> (u64, Vec<Output>) {
     let at = t.poll_timeout().expect("a poll is armed");
@@ -153,16 +163,10 @@ fn job_cancel_too_late_keeps_waiting_and_never_shows_cancelled() {
 /// holds: still queued, the cancel did not take and the button is live again.
 #[test]
 fn job_cancel_answer_that_decides_nothing_waits_for_the_next_status() {
-    let mut t = Tracker::new(Model::Job, config()).unwrap();
-    t.handle_input(
-        0,
-        Input::JobCreated {
-            job: job(Status::Queued),
-        },
-    )
-    .unwrap();
-    t.handle_input(10, Input::CancelPressed).unwrap();
-    let _ = t.drain(); // earlier outputs are not under test
+    let created = Input::JobCreated {
+        job: job(Status::Queued),
+    };
+    let mut t = pressed(Model::Job, created);
     let still_queued = CancelAnswer::Job {
         status: longcall::status::JobStatus::Queued,
     };
@@ -197,17 +201,10 @@ fn job_cancel_answer_that_decides_nothing_waits_for_the_next_status() {
 /// Rules C-2, C-16.
 #[test]
 fn task_2026_ack_then_completed_is_finished_first() {
-    let mut t = Tracker::new(Model::Task2026, config()).unwrap();
-    t.handle_input(
-        0,
-        Input::TaskCreated {
-            task: task(Status::Working),
-        },
-    )
-    .unwrap();
-    let _ = t.drain(); // earlier outputs are not under test
-    t.handle_input(5, Input::CancelPressed).unwrap();
-    let _ = t.drain(); // earlier outputs are not under test
+    let created = Input::TaskCreated {
+        task: task(Status::Working),
+    };
+    let mut t = pressed(Model::Task2026, created);
     t.handle_input(
         6,
         Input::CancelAnswered {
@@ -257,16 +254,10 @@ fn a_task_cancel_failed_over_http_is_no_answer() {
                 failure: Failure::Transport,
             },
         ] {
-            let mut t = Tracker::new(model, config()).unwrap();
-            t.handle_input(
-                0,
-                Input::TaskCreated {
-                    task: task(Status::Working),
-                },
-            )
-            .unwrap();
-            t.handle_input(5, Input::CancelPressed).unwrap();
-            let _ = t.drain(); // the press is not under test
+            let created = Input::TaskCreated {
+                task: task(Status::Working),
+            };
+            let mut t = pressed(model, created);
             t.handle_input(6, failure).unwrap();
             let outs = t.drain();
             assert_eq!(violations(&outs), vec![], "{model:?}");
