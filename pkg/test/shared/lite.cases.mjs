@@ -104,6 +104,37 @@ export const cases = {
     assert.throws(() => new l.CancelButton('jobs'), { code: 'unknown_model' });
   },
 
+  // C-11: a task cancel failed at the HTTP level (a proxy's 502 page) is no MCP answer. A page
+  // trial read the README's two ways of saying so and got a MUST violation and a button stuck
+  // at `requesting` from one of them.
+  async 'a task cancel failed over HTTP reads as no answer, the same by either call'({ assert }) {
+    const l = await lite();
+    const CANCEL = l.REQUEST_KINDS.indexOf('cancel');
+    for (const model of ['task-2026', 'task-2025']) {
+      const ends = [];
+      for (const fail of [
+        (t) => t.fastRequestFailed(20, CANCEL, 502, Number.NaN),
+        (t) => t.fastRequestFailed(20, CANCEL, 0, Number.NaN),
+        (t) => t.fastCancelAnswered(20, 5, 0, 0),
+      ]) {
+        const t = new l.Tracker(model, { poll: { jitter: 'none' }, seed: 1 });
+        l.decodeFast(t, t.fastCreated('t1', 0, 0, 500));
+        l.decodeFast(t, t.fastCancelPressed(10));
+        const outs = l.decodeFast(t, fail(t));
+        assert.deepEqual(
+          outs.filter((o) => o.type === 'violation'),
+          [],
+          model,
+        );
+        assert.equal(t.button, 'available', model);
+        ends.push(outs);
+        t.free();
+      }
+      assert.deepEqual(ends[0], ends[2], `${model}: 502 as no answer`);
+      assert.deepEqual(ends[1], ends[2], `${model}: status 0 as no answer`);
+    }
+  },
+
   async 'the numbers-only tracker gives the same outputs as the full build'({ lc, assert }) {
     const l = await lite();
     const cfg = { poll: { jitter: 'none', minIntervalMs: 100 }, seed: 3 };
