@@ -158,6 +158,65 @@ fn unusable_target_is_exit_2_with_the_seed_first() {
     assert!(doc["seed"].is_u64());
 }
 
+/// A stdio server that makes a task and then never answers `tasks/get`: the run ends unusable
+/// (exit 2) naming the unanswered request after `--answer-seconds`, where it used to end clean
+/// (exit 0, "no finding"), a false pass for a CI job.
+#[test]
+fn a_server_that_stops_answering_is_unusable_not_clean() {
+    const MUTE: &str = r#"
+import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    method = m.get("method")
+    if method == "initialize":
+        r = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "mute", "version": "1"},
+             "capabilities": {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}}
+    elif method == "tools/list":
+        r = {"tools": [{"name": "bake", "inputSchema": {"type": "object"},
+                        "execution": {"taskSupport": "optional"}}]}
+    elif method == "tools/call":
+        r = {"task": {"taskId": "t1", "status": "working", "ttl": 60000, "pollInterval": 100,
+                      "createdAt": "2026-12-04T00:00:00Z", "lastUpdatedAt": "2026-12-04T00:00:00Z"}}
+    else:
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+"#;
+    let dir = std::env::temp_dir().join(format!("longcall-probe-mute-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("mute.py");
+    std::fs::write(&script, MUTE).unwrap();
+    let o = longcall(&[
+        "probe",
+        "--json",
+        "--revision",
+        "2025",
+        "--seed",
+        "1",
+        "--answer-seconds",
+        "1",
+        "--shrink-seconds",
+        "0",
+        "--out",
+        &dir.join("out").display().to_string(),
+        "--stdio",
+        "python3",
+        &script.display().to_string(),
+    ]);
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{doc}");
+    assert_eq!(doc["exit"], 2);
+    assert!(doc["tasks"].as_u64() >= Some(1), "a task was made: {doc}");
+    assert!(
+        doc["unusable"]
+            .as_str()
+            .is_some_and(|u| u.contains("got no answer in 1 s")),
+        "{doc}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A server whose `tools/list` fails leaves the probe unusable (exit 2), and what was exchanged
 /// up to there is written beside the runs, named in the message.
 #[test]

@@ -688,11 +688,12 @@ struct JobSetup {
     base: String,
     principals: Vec<Principal>,
     limits: JobLimits,
+    timeout: Duration,
 }
 
 impl JobSetup {
     fn open(&self) -> JobSession {
-        JobSession::open(&self.base, self.principals.clone(), Duration::from_secs(20))
+        JobSession::open(&self.base, self.principals.clone(), self.timeout)
     }
 }
 
@@ -785,7 +786,8 @@ pub fn run(args: &ProbeArgs, seed: u64, base: &str) -> u8 {
         })
         .collect();
     let t0 = Instant::now();
-    let mut session = JobSession::open(base, principals.clone(), Duration::from_secs(20));
+    let timeout = Duration::from_secs(args.answer_seconds);
+    let mut session = JobSession::open(base, principals.clone(), timeout);
     let models = match choose_models(&mut session, args) {
         Ok(m) => m,
         Err(e) => return unusable(args, seed, &e),
@@ -806,6 +808,7 @@ pub fn run(args: &ProbeArgs, seed: u64, base: &str) -> u8 {
     let setup = JobSetup {
         base: base.to_string(),
         principals,
+        timeout,
         limits: JobLimits {
             interval_ms: args.default_interval_ms,
             min_gap_ms: args.min_gap_ms,

@@ -56,6 +56,11 @@ pub struct ProbeArgs {
     /// At most this many seconds of shrinking a failing run (0: no shrinking).
     #[arg(long, default_value_t = 25)]
     pub shrink_seconds: u64,
+    /// How long to wait for each answer. A request the server leaves unanswered that long ends
+    /// the run as unusable (exit 2), naming the request: a server that stops answering is not a
+    /// clean pass. (A 2025 `tasks/result` is asked only once its task is terminal.)
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub answer_seconds: u64,
     /// The MCP revision: 2026 or 2025 (default: 2026 when `server/discover` lists it).
     #[arg(long, value_parser = ["2026", "2025"])]
     pub revision: Option<String>,
@@ -318,7 +323,7 @@ pub fn run(args: &ProbeArgs) -> u8 {
             _ => None,
         },
         principals,
-        timeout: Duration::from_secs(20),
+        timeout: Duration::from_secs(args.answer_seconds),
         limits: Limits {
             default_interval_ms: args.default_interval_ms,
             min_gap_ms: args.min_gap_ms,

@@ -407,7 +407,17 @@ impl Session {
             };
             let line = match got {
                 Ok(l) => l,
-                Err(mpsc::RecvTimeoutError::Timeout) => return Ok(Answer::default()),
+                // As over HTTP, where the client's timeout fails the request: the run cannot go
+                // on against a server that stopped answering, and must not pass as clean.
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    return Err(format!(
+                        "{} got no answer in {} s (--answer-seconds)",
+                        msg.get("method")
+                            .and_then(Value::as_str)
+                            .unwrap_or("a request"),
+                        self.timeout.as_secs()
+                    ))
+                }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     return Err("the server command exited".into())
                 }
