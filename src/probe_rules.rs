@@ -449,7 +449,7 @@ pub fn floor_is_honoured(facts: &Facts) -> Vec<Finding> {
                 tid,
                 Rule::PollRefusedAtFloor,
                 format!(
-                    "tasks/get sent {gap} ms after the previous answer was refused with HTTP 429; the server's own interval is {iv} ms"
+                    "tasks/get, sent {gap} ms after the previous answer, was refused with HTTP 429, though the server's own interval is {iv} ms"
                 ),
             ));
         }

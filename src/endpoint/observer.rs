@@ -956,7 +956,7 @@ impl McpObserver {
                     Some(tid),
                     Rule::CancelTerminalNotAcked,
                     format!(
-                        "cancelling a {} task was answered -32602; 2026 answers the same empty ack",
+                        "cancelling a {} task was answered -32602; on 2026 it gets the empty ack (resultType complete) any cancel gets",
                         before.map_or("terminal", Status::as_str)
                     ),
                 );

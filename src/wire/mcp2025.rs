@@ -287,7 +287,7 @@ pub fn read_task_result(response: &Message) -> Result<Answer<Parsed<TaskResult>>
             if related_task.is_none() {
                 v.push(Violation::new(
                     Rule::MissingField,
-                    "tasks/result answer without _meta related-task",
+                    "tasks/result answer without _meta io.modelcontextprotocol/related-task",
                 ));
             }
             let result = tool_result(result.clone(), &mut v);
