@@ -158,6 +158,27 @@ fn unusable_target_is_exit_2_with_the_seed_first() {
     assert!(doc["seed"].is_u64());
 }
 
+/// `--tool` and `--model` arguments that are not JSON are a usage error: nothing is started,
+/// nothing sent, no transcript written (it used to be an "unusable" run after connecting).
+#[test]
+fn tool_arguments_that_are_not_json_are_a_usage_error() {
+    let out = std::env::temp_dir().join(format!("longcall-probe-usage-{}", std::process::id()));
+    for flag in ["--tool", "--model"] {
+        let o = longcall(&[
+            "probe",
+            "http://127.0.0.1:9/mcp",
+            flag,
+            "bake={not json",
+            "--out",
+            &out.display().to_string(),
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(err.contains("the arguments of bake are not JSON"), "{err}");
+        assert!(!out.exists(), "nothing written");
+    }
+}
+
 /// A stdio server that makes a task and then never answers `tasks/get`: the run ends unusable
 /// (exit 2) naming the unanswered request after `--answer-seconds`, where it used to end clean
 /// (exit 0, "no finding"), a false pass for a CI job.

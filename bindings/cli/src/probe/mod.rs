@@ -36,7 +36,7 @@ pub struct ProbeArgs {
     pub jobs: Option<String>,
     /// A job model to submit, optionally with its arguments: `NAME` or `NAME={"json":"args"}`
     /// (with --jobs; default: `demo-image`, the reference server's).
-    #[arg(long = "model")]
+    #[arg(long = "model", value_parser = named_args)]
     pub models: Vec<String>,
     /// The submit argument that makes each job intent distinct (with --jobs).
     #[arg(long, default_value = "prompt")]
@@ -65,7 +65,7 @@ pub struct ProbeArgs {
     #[arg(long, value_parser = ["2026", "2025"])]
     pub revision: Option<String>,
     /// A tool to drive, optionally with its arguments: `NAME` or `NAME={"json":"args"}`.
-    #[arg(long = "tool")]
+    #[arg(long = "tool", value_parser = named_args)]
     pub tools: Vec<String>,
     /// A JSON file `{"tools": {"NAME": {arguments}}}` choosing the tools to drive.
     #[arg(long)]
@@ -88,6 +88,17 @@ pub struct ProbeArgs {
     /// One JSON document on stdout.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Checks `NAME` or `NAME={"json":"args"}` as the command line is read, so arguments that are
+/// not JSON are a usage error before anything is started or sent.
+fn named_args(text: &str) -> Result<String, String> {
+    match text.split_once('=') {
+        Some((name, args)) => serde_json::from_str::<Value>(args)
+            .map(|_| text.to_string())
+            .map_err(|e| format!("the arguments of {name} are not JSON: {e}")),
+        None => Ok(text.to_string()),
+    }
 }
 
 /// One broken rule on a transcript line.
