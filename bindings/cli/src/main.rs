@@ -103,11 +103,15 @@ enum Command {
     Plan(plan::PlanArgs),
     /// Run the reference Sume Open API job server on 127.0.0.1 (prints its URL).
     ///
-    /// Any bearer key is an account with its own credits. Models, each on its kind's route
+    /// Any bearer key is an account with its own credits (100): a submit reserves one; a
+    /// canceled, failed or expired job gives it back (a queued job's cancel answer says
+    /// `refunded` and the key's `credits`). Models, each on its kind's route
     /// (`/v1/image-router/generate`, `/v1/video-router/generate`): `demo-image` and `demo-video`
     /// complete with a placeholder PNG URL, `demo-nsfw` ends `nsfw`, `demo-rejected` fails with
     /// `content_policy_rejected`, `demo-fail` fails; any other model is a 400. The MCP job tools
-    /// (`POST /jobs`, `/jobs/wait`, ...) are served beside them.
+    /// (`POST /jobs`, `/jobs/wait`, ...) are served beside them. A burst of more than four new
+    /// connections at once may see one wait a few seconds, until a kept-alive one closes (the
+    /// worker pool of tiny_http 0.12).
     ServeJobs(serve::ServeArgs),
     /// Fuzz a live MCP task server (or, with `--jobs`, a job API) with seeded client sequences;
     /// the core judges every run.

@@ -493,3 +493,19 @@ fn help_lists_subcommands() {
         assert!(out.contains(s), "{out}");
     }
 }
+
+/// What `serve-jobs` serves is in its help: the catalog (any other model a 400) and what a job
+/// costs, so a user can tell billed from refunded without reading its code.
+#[test]
+fn serve_jobs_help_says_its_catalog_and_what_is_refunded() {
+    let out = stdout(&longcall(&["serve-jobs", "--help"]));
+    for s in [
+        "demo-image",
+        "demo-rejected",
+        "any other model is a 400",
+        "a submit reserves one",
+        "canceled, failed or expired job gives it back",
+    ] {
+        assert!(out.replace('\n', " ").contains(s), "{s}: {out}");
+    }
+}
