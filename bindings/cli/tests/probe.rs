@@ -179,24 +179,25 @@ fn tool_arguments_that_are_not_json_are_a_usage_error() {
     }
 }
 
-/// A stdio server that makes a task and then never answers `tasks/get`: the run ends unusable
-/// (exit 2) naming the unanswered request after `--answer-seconds`, where it used to end clean
-/// (exit 0, "no finding"), a false pass for a CI job.
-#[test]
-fn a_server_that_stops_answering_is_unusable_not_clean() {
-    const MUTE: &str = r#"
+/// A 2025 stdio server: it declares task support and lists one task tool; with `mute` its
+/// `tools/call` makes a task whose `tasks/get` it never answers, with `plain` the call answers
+/// a plain result (no task).
+const STDIO_SERVER: &str = r#"
 import sys, json
+mode = sys.argv[1]
 for line in sys.stdin:
     m = json.loads(line)
     if "id" not in m:
         continue
     method = m.get("method")
     if method == "initialize":
-        r = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "mute", "version": "1"},
+        r = {"protocolVersion": "2025-11-25", "serverInfo": {"name": mode, "version": "1"},
              "capabilities": {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}}
     elif method == "tools/list":
         r = {"tools": [{"name": "bake", "inputSchema": {"type": "object"},
                         "execution": {"taskSupport": "optional"}}]}
+    elif method == "tools/call" and mode == "plain":
+        r = {"content": [{"type": "text", "text": "baked at once"}]}
     elif method == "tools/call":
         r = {"task": {"taskId": "t1", "status": "working", "ttl": 60000, "pollInterval": 100,
                       "createdAt": "2026-12-04T00:00:00Z", "lastUpdatedAt": "2026-12-04T00:00:00Z"}}
@@ -204,10 +205,13 @@ for line in sys.stdin:
         continue
     print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
 "#;
-    let dir = std::env::temp_dir().join(format!("longcall-probe-mute-{}", std::process::id()));
+
+/// `longcall probe --json` against [`STDIO_SERVER`] in `mode`: its exit code and document.
+fn probe_stdio_server(mode: &str) -> (Option<i32>, Value) {
+    let dir = std::env::temp_dir().join(format!("longcall-probe-{mode}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("mute.py");
-    std::fs::write(&script, MUTE).unwrap();
+    let script = dir.join("server.py");
+    std::fs::write(&script, STDIO_SERVER).unwrap();
     let o = longcall(&[
         "probe",
         "--json",
@@ -215,6 +219,8 @@ for line in sys.stdin:
         "2025",
         "--seed",
         "1",
+        "--max-seconds",
+        "10",
         "--answer-seconds",
         "1",
         "--shrink-seconds",
@@ -224,9 +230,19 @@ for line in sys.stdin:
         "--stdio",
         "python3",
         &script.display().to_string(),
+        mode,
     ]);
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(o.status.code(), Some(2), "{doc}");
+    let _ = std::fs::remove_dir_all(&dir);
+    (o.status.code(), serde_json::from_slice(&o.stdout).unwrap())
+}
+
+/// A server that makes a task and then never answers `tasks/get`: the run ends unusable (exit
+/// 2) naming the unanswered request after `--answer-seconds`, where it used to end clean (exit
+/// 0, "no finding"), a false pass for a CI job.
+#[test]
+fn a_server_that_stops_answering_is_unusable_not_clean() {
+    let (code, doc) = probe_stdio_server("mute");
+    assert_eq!(code, Some(2), "{doc}");
     assert_eq!(doc["exit"], 2);
     assert!(doc["tasks"].as_u64() >= Some(1), "a task was made: {doc}");
     assert!(
@@ -235,7 +251,23 @@ for line in sys.stdin:
             .is_some_and(|u| u.contains("got no answer in 1 s")),
         "{doc}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A server whose calls make no task: a few calls say so, and the run stops there (it used to
+/// call the tool for the whole run, hundreds of times, before saying it was unusable).
+#[test]
+fn calls_that_make_no_task_end_the_run_early() {
+    let (code, doc) = probe_stdio_server("plain");
+    assert_eq!(code, Some(2), "{doc}");
+    assert_eq!(doc["tasks"], 0);
+    assert!(
+        doc["unusable"]
+            .as_str()
+            .is_some_and(|u| u.contains("no request made a task")),
+        "{doc}"
+    );
+    let requests = doc["requests"].as_u64().unwrap();
+    assert!(requests <= 10, "{requests} requests");
 }
 
 /// A server whose `tools/list` fails leaves the probe unusable (exit 2), and what was exchanged

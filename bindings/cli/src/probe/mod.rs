@@ -141,6 +141,9 @@ fn fails(j: &Judged, strict: bool) -> bool {
     strict || j.violation.level == Level::Must
 }
 
+/// `tools/call`s that made no task after which a run stops: the server makes none.
+const NO_TASK_TRIES: usize = 5;
+
 /// How the probe reached the server.
 struct Setup {
     target: Target,
@@ -380,6 +383,15 @@ pub fn run(args: &ProbeArgs) -> u8 {
                 transport_error = Some(e);
                 break;
             }
+        }
+        // Calls that make no task leave nothing to probe: a few tries say so, rather than
+        // calling the server's tools for the whole run.
+        let calls = actions
+            .iter()
+            .filter(|a| matches!(a, Action::Call { .. }))
+            .count();
+        if d.calls().is_empty() && calls >= NO_TASK_TRIES {
+            break;
         }
         findings = judge(model, &d.session.lines);
         if findings.iter().any(|f| fails(f, args.strict)) {
