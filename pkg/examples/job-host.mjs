@@ -43,9 +43,9 @@ const store = {
 };
 
 // Until the server gives a job id, the intent is the only name the job has.
-/** @param {{id?: string}} [job] */
+/** @param {{id?: string | undefined}} [job] */
 const name = (job) => (job?.id ? `job ${job.id}` : `intent ${intent}`);
-/** @param {{id?: string} | undefined} job @param {string} what */
+/** @param {{id?: string | undefined} | undefined} job @param {string} what */
 const say = (job, what) => console.error(`${name(job)}: ${what}`);
 /** What a failed fetch says: "fetch failed: connect ECONNREFUSED 127.0.0.1:3000". @param {any} e */
 const why = (e) => {

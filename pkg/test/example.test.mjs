@@ -74,9 +74,16 @@ test('every README example block is its file, verbatim', () => {
   const blocks = [...readme.matchAll(/<!-- example: (\S+) -->\s*```js\n([\s\S]*?)```/g)];
   assert.deepEqual(
     blocks.map((m) => m[1]),
-    [FILE, 'examples/job-host.mjs'],
+    [FILE, 'examples/job-host.mjs', 'examples/job-batch.mjs'],
   );
   for (const [, file, text] of blocks) assert.equal(text, readFileSync(join(PKG, file), 'utf8'), file);
+});
+
+test('the Node examples type-check in strict TypeScript (checkJs)', () => {
+  const r = spawnSync(join(PKG, 'node_modules/.bin/tsc'), ['-p', join(PKG, 'test/types/examples-node.tsconfig.json')], {
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
 });
 
 test('the example type-checks in strict TypeScript (checkJs)', () => {

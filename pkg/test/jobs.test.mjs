@@ -4,8 +4,9 @@
 // (never "cancelled"); a submit whose answer was lost goes again with the same key and the
 // server holds one job; a host restarted from the store mid-watch continues with no second
 // submit; created jobs are watched together through `jobs_wait` rounds; a 503 and a 429 on
-// submit, `queue_full`, `nsfw` and another key's job; the README's Node example
-// (examples/job-host.mjs) run twice with one intent finds one job and pays once; and the
+// submit, `queue_full`, `nsfw` and another key's job; the README's Node examples, run twice
+// (examples/job-host.mjs with one intent, examples/job-batch.mjs with one batch), find the same
+// jobs and pay once for each; and the
 // server's log of all of it passes `longcall check` with no MUST broken. What the server saw is
 // read from its own counters (`GET /_counters`). Skipped with the reason when the CLI is not built.
 import { after, before, describe, test } from 'node:test';
@@ -711,6 +712,33 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test("the README's batch example, run twice with one batch: one job per intent, one wave", {
+    timeout: 40_000,
+  }, async () => {
+    const run = async () => {
+      const args = [join(PKG, 'examples/job-batch.mjs'), base, 'jobs-batch', 'batch-example', '3'];
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, args);
+      return {
+        lines: stdout
+          .trim()
+          .split('\n')
+          .map((l) => l.split(' ')),
+        said: stderr,
+      };
+    };
+    const first = await run();
+    assert.deepEqual(
+      first.lines.map(([intent, , outcome]) => [intent, outcome]),
+      [1, 2, 3].map((i) => [`batch-example-${i}`, 'succeeded']),
+    );
+    assert.match(first.said, /^[1-9]\d* jobs_wait round\(s\) for 3 job\(s\)$/m, 'the jobs were waited for in a wave');
+    const again = await run();
+    assert.deepEqual(again.lines, first.lines, 'the same jobs, found by their keys');
+    const c = await counters();
+    for (let i = 1; i <= 3; i++) assert.equal(c.jobs_per_idempotency_key[`batch-example-${i}`], 1);
+    assert.equal(c.credits['jobs-batch'], CREDITS - 3, 'each paid once');
   });
 
   test('every exchange above through longcall check: no MUST broken', { timeout: 60_000 }, async () => {
