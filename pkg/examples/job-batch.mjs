@@ -22,12 +22,12 @@ const jobs = await Promise.all(
     host.submit(intent, { model: 'demo-image', kind: 'image', arguments: { prompt: `frame ${i + 1}` } }),
   ),
 );
-// A wave takes created jobs still going: each waits for its submit's answer first. A submit
-// refused for good, or left unanswered, creates none; a key sent again for a job that already
-// finished (a second run) gets it back ended. Their `settled` says how they ended.
+// A wave takes created jobs: each waits for its submit's answer first. A submit refused for
+// good, or left unanswered, creates none; its `settled` says why. A job that already finished
+// (a second run finds it by its key) counts as settled in the wave at once.
 const created = await Promise.all(jobs.map((job) => job.created));
 const { done } = host.wait(
-  jobs.filter((job, i) => created[i] && job.outcome === undefined),
+  jobs.filter((_, i) => created[i]),
   { waitFor: 'all', timeoutSeconds: 5 },
 );
 const { rounds } = await done;

@@ -239,7 +239,9 @@ export class JobHost {
    * another) goes back to its own loop, and so does one whose {@link Job.cancel} is pressed (the
    * wave lists it in `stopped`; its own loop sends the cancel). Such a press is decided by the
    * wave's core, which holds the job's latest status: a job it saw start is refused
-   * (`cancel_refused`), stays in the wave, and nothing is sent. An `{id, status}` is a job
+   * (`cancel_refused`), stays in the wave, and nothing is sent. A job that settled before the
+   * wave (a key sent again for a finished job) counts as settled at once, its ending in
+   * `done.settled` as the job told it. An `{id, status}` is a job
    * watched nowhere else (its ending is only in {@link WaitRun.done}).
    * An empty list sends nothing and `done` resolves at once, with `satisfied: false` (no job
    * ended).

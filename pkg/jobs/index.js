@@ -77,6 +77,7 @@ const WAVE_OUTPUT = Symbol('waveOutput');
 const HAND_BACK = Symbol('handBack');
 const JOIN = Symbol('join');
 const WAVE_SETTLING = Symbol('waveSettling');
+const SETTLED_END = Symbol('settledEnd');
 
 /** The host's `duplicate` for a record, or a watched job, of another submit under the intent (E-66). */
 const duplicateIntent = (e) => {
@@ -253,6 +254,15 @@ class Job {
     // that watching stopped (unless the job had ended already).
     if (!this.#end) this.#stopped({ type: 'stopped', reason: 'host_stopped' });
     this.#resolve(this.#end);
+  }
+
+  /**
+   * How this job settled, once a terminal status settled it (its `settled` value); else
+   * undefined (still going, stopped, lost, or refused before it was made).
+   */
+  [SETTLED_END]() {
+    const end = this.#end;
+    return end?.type === 'settled' && end.outcome !== 'lost' && end.status && this.#ep.id ? end : undefined;
   }
 
   /** The `{id, status}` a wave watches this job by; throws unless its own loop still watches it, created. */
@@ -715,8 +725,18 @@ export class JobHost {
     // Jobs handed over whole: the wave ends each (its `settled`, its hooks, its record).
     /** @type {Map<string, Job>} */
     const handed = new Map();
+    // Jobs that had settled before the wave (a key sent again for a job that had finished): the
+    // wave's core takes each by its last status and counts it at once; `done` keeps its ending
+    // as the job told it, result included.
+    /** @type {Map<string, object>} */
+    const before = new Map();
     const entries = [...jobs].map((j) => {
       if (!(j instanceof Job)) return j;
+      const end = j[SETTLED_END]();
+      if (end) {
+        before.set(j.id, end);
+        return { id: j.id, status: end.status };
+      }
       const entry = j[WAVE_ENTRY]();
       handed.set(entry.id, j);
       return entry;
@@ -766,7 +786,7 @@ export class JobHost {
                 }
               : { httpStatus: 0, cause: transportCause };
         } else if (o.type === 'job') {
-          if (o.output.type === 'settled') settled.set(o.id, o.output);
+          if (o.output.type === 'settled') settled.set(o.id, before.get(o.id) ?? o.output);
           else if (o.output.type === 'stopped') stopped.set(o.id, o.output);
           call(onJob, o.id, o.output);
           handed.get(o.id)?.[WAVE_OUTPUT](o.output);

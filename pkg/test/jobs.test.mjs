@@ -471,7 +471,8 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.ok((await counters()).polls - polls <= 3 * rounds, "the jobs' own loops stopped polling");
     await sleep(20); // the records go once the hooks resolved
     assert.deepEqual([...store.keys()], ['intent-handed-late'], "every settled job's record is gone");
-    assert.throws(() => h.wait([jobs[0]]), { code: 'invalid_input', message: /it has ended/ });
+    const again = await h.wait([jobs[0]]).done;
+    assert.deepEqual([again.satisfied, again.rounds], [true, 0], 'an ended job counts as settled, nothing sent');
     await assert.rejects(jobs[0].cancel(), { name: 'JobHostError', code: 'cancel_refused' }, 'as for an ended job');
   });
 
@@ -504,6 +505,24 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     );
     await sleep(20); // the records go once the hooks resolved
     assert.equal(store.size, 0, 'both records gone');
+  });
+
+  // From a user trial: a submit of a batch run again found jobs that had already finished, and
+  // `wait` threw "it has ended" for them.
+  test('a job that settled before the wave counts as settled in it, its ending as it was told', {
+    timeout: 30_000,
+  }, async () => {
+    const h = host('jobs-wave-before');
+    const early = await h.submit('intent-wave-early', prompt('wave early'));
+    const told = await early.settled;
+    assert.equal(told.outcome, 'succeeded');
+    const late = await h.submit('intent-wave-late', prompt('wave late'));
+    await late.created;
+    const { satisfied, settled } = await h.wait([early, late], { waitFor: 'all', timeoutSeconds: 5 }).done;
+    assert.ok(satisfied);
+    assert.deepEqual(settled.get(early.id), told, 'the ending the job told, result included');
+    assert.equal(settled.get(late.id)?.outcome, 'succeeded');
+    assert.equal((await late.settled).outcome, 'succeeded');
   });
 
   test('a cancel pressed on a job in a wave: it leaves the wave and its own loop cancels it', {
