@@ -128,11 +128,13 @@ export async function watchJob(baseUrl, jobId, button, note, apiKey) {
     const a = await ask(`${jobUrl}/status`, { headers });
     const ok = a.status >= 200 && a.status < 300;
     const code = STATUSES.indexOf(a.body?.data?.sume_status);
-    if (failing !== !(ok && code >= 0)) {
-      failing = !failing;
+    const answered = ok && code >= 0;
+    // Said once at the first failed poll, taken back at the first answered one after.
+    if (answered === failing) {
+      failing = !answered;
       note.textContent = failing ? 'The job server is not answering; trying again…' : '';
     }
-    if (ok && code >= 0) act(t.fastPolled(Date.now(), code, Number.NaN, 0));
+    if (answered) act(t.fastPolled(Date.now(), code, Number.NaN, 0));
     // A 2xx that names no status the core knows says nothing: read as no answer (0), so the
     // poll goes again after its backoff rather than never.
     else
