@@ -2,9 +2,13 @@
  * `longcall/server`: the core's reference servers, for mock servers, conformance runs and
  * examples: an MCP task registry (`TaskRegistry`) and a Sume job book (`JobBook`), plus the 2026
  * wire rendering of a task. A WebAssembly module of its own, so clients never download it.
+ * Data is camelCase, as on the MCP wire and in the client API (`taskId`, `pollIntervalMs`,
+ * `httpStatus`); JSON of your own inside it (a tool result, input requests and answers, a
+ * job's result) passes untouched. Only snapshots keep the core's snake_case.
  * @packageDocumentation
  */
 import type {
+  Camelized,
   WasmSource,
   InputRequest,
   JobStatus,
@@ -33,12 +37,15 @@ export type Answer<T, E> = { ok: true; value: T } | { ok: false; error: E };
 
 /** A Sume API error as the job book answers it. */
 export interface ApiError {
-  http_status: number;
+  httpStatus: number;
   code: string;
   message?: string;
   details?: Json;
-  request_id?: string;
+  requestId?: string;
 }
+
+/** A task as the registry hands it out and the renderers take it (the client's `TaskView`, camelCase). */
+export type RegistryTask = Camelized<TaskView>;
 
 /** What became of a worker-side write. Only `applied` changed anything. */
 export type WriteOutcome =
@@ -51,15 +58,18 @@ export type WriteOutcome =
 /** How a 2026 `tasks/cancel` takes effect. */
 export type CancelMode = 'cooperative' | 'immediate';
 
-/** `TaskRegistry` configuration; every key is optional and laid over the defaults. */
+/**
+ * `TaskRegistry` configuration; every key is optional and laid over the defaults. A key it
+ * does not have throws `invalid_input` naming it (`ttl_ms` is told `ttlMs`).
+ */
 export interface RegistryConfig {
-  ttl_ms?: number | null;
-  max_ttl_ms?: number | null;
-  poll_interval_ms?: number | null;
-  retention_ms?: number | null;
-  max_tasks_per_principal?: number | null;
+  ttlMs?: number | null;
+  maxTtlMs?: number | null;
+  pollIntervalMs?: number | null;
+  retentionMs?: number | null;
+  maxTasksPerPrincipal?: number | null;
   cancel?: CancelMode;
-  page_size?: number;
+  pageSize?: number;
 }
 
 /** What `handleTimeout` did: stop the workers of these tasks. */
@@ -75,19 +85,19 @@ export interface UpdateAck {
 }
 
 /** A `tasks/cancel` answer: the 2026 ack, or the 2025 cancelled task. */
-export type CancelReply = { kind: 'ack' } | { kind: 'task'; task: TaskView };
+export type CancelReply = { kind: 'ack' } | { kind: 'task'; task: RegistryTask };
 
 /** A 2025 `tasks/result` answer (`blocked`: hold the request and ask again later). */
 export type ResultAnswer =
   | { kind: 'result'; result: ToolResult }
   | { kind: 'error'; error: RpcError }
   | { kind: 'cancelled' }
-  | { kind: 'blocked'; status: TaskStatus; input_requests: InputRequest[] };
+  | { kind: 'blocked'; status: TaskStatus; inputRequests: InputRequest[] };
 
 /** A 2025 `tasks/list` page. */
 export interface TaskPage {
-  tasks: TaskView[];
-  next_cursor: string | null;
+  tasks: RegistryTask[];
+  nextCursor: string | null;
 }
 
 /**
@@ -113,9 +123,9 @@ export class TaskRegistry {
   /** The next absolute time `handleTimeout` has work, or null. */
   pollTimeout(): number | undefined;
   /** A new task for `principal` (answer the client after this returns). @throws {LongcallError} `duplicate`, `limit_reached`, `invalid_input`. */
-  create(now: number, principal: string, taskId: string, requestedTtlMs?: number | null): TaskView;
+  create(now: number, principal: string, taskId: string, requestedTtlMs?: number | null): RegistryTask;
   /** Worker: the stored view (detailed on 2026), no principal check; null if unknown. */
-  peek(taskId: string): TaskView | null;
+  peek(taskId: string): RegistryTask | null;
   /** Worker: whether a client asked to cancel. */
   cancelRequested(taskId: string): boolean;
   /** Worker: ask the client for input under `key`. @throws {LongcallError} `duplicate` for a reused key. */
@@ -131,7 +141,7 @@ export class TaskRegistry {
   /** Worker: the work stopped after a cancel request. */
   settleCancelled(now: number, taskId: string): WriteOutcome;
   /** `tasks/get`. */
-  get(now: number, principal: string, taskId: string): Answer<TaskView, RpcError>;
+  get(now: number, principal: string, taskId: string): Answer<RegistryTask, RpcError>;
   /** 2025 `tasks/result` (2026: -32601). */
   result(now: number, principal: string, taskId: string): Answer<ResultAnswer, RpcError>;
   /** `tasks/update`: `{key: response}` or `[[key, response], ...]`. */
@@ -168,7 +178,7 @@ export interface WireTask2026 {
 }
 
 /** Renders a task view as the 2026 wire task: `'task'` for a create answer, `'complete'` for `tasks/get`, none for a notification. */
-export function renderTask2026(view: TaskView, resultType?: 'task' | 'complete' | null): WireTask2026;
+export function renderTask2026(view: RegistryTask, resultType?: 'task' | 'complete' | null): WireTask2026;
 
 /** The 2025 wire task (`CreateTaskResult.task`, `tasks/get`, `tasks/cancel`, `notifications/tasks/status` params). */
 export interface WireTask2025 {
@@ -182,7 +192,7 @@ export interface WireTask2025 {
 }
 
 /** Renders a task view as the 2025 wire task (no payload: 2025 hands it over on `tasks/result`). */
-export function renderTask2025(view: TaskView): WireTask2025;
+export function renderTask2025(view: RegistryTask): WireTask2025;
 
 /**
  * What a 2025 server answers to `tasks/result`, from {@link TaskRegistry.result}'s value:
@@ -281,11 +291,11 @@ export function answerText(
   error?: RpcError | null,
 ): { httpStatus: number; body: string };
 
-/** `JobBook` configuration; every key is optional and laid over the defaults (2, 20, 1). */
+/** `JobBook` configuration; every key is optional and laid over the defaults (2, 20, 1); an unknown key throws `invalid_input` naming it. */
 export interface JobBookConfig {
-  concurrency_per_workspace?: number;
-  queue_limit_per_workspace?: number;
-  cost_per_job?: number;
+  concurrencyPerWorkspace?: number;
+  queueLimitPerWorkspace?: number;
+  costPerJob?: number;
 }
 
 /** One `jobs_wait` entry. */

@@ -216,9 +216,9 @@ export function createTasksServer(opts = {}) {
   // fixture slow_compute MUST end cancelled when cancelled while running.
   const registryConfig = {
     cancel: 'immediate',
-    poll_interval_ms: opts.pollIntervalMs ?? 200,
-    ttl_ms: opts.ttlMs ?? 900_000,
-    retention_ms: opts.retentionMs ?? 300_000,
+    pollIntervalMs: opts.pollIntervalMs ?? 200,
+    ttlMs: opts.ttlMs ?? 900_000,
+    retentionMs: opts.retentionMs ?? 300_000,
   };
   const registry = new TaskRegistry(MODEL, registryConfig);
   const registry2025 = new TaskRegistry(MODEL_2025, registryConfig);
@@ -422,7 +422,7 @@ export function createTasksServer(opts = {}) {
     for (;;) {
       const state = unwrap(registry2025.result(now(), ctx.principal, taskId));
       if (state.kind === 'blocked' && state.status === 'input_required') {
-        for (const { key, request } of state.input_requests) {
+        for (const { key, request } of state.inputRequests) {
           if (asked.has(key)) continue;
           asked.add(key);
           const meta = { ...(request.params?._meta ?? {}), [RELATED_TASK]: { taskId } };
@@ -455,7 +455,7 @@ export function createTasksServer(opts = {}) {
 
   function tasksList2025(params, ctx) {
     const page = unwrap(registry2025.list(now(), ctx.principal, params?.cursor ?? null));
-    return { tasks: page.tasks.map(renderTask2025), ...(page.next_cursor ? { nextCursor: page.next_cursor } : {}) };
+    return { tasks: page.tasks.map(renderTask2025), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
   // What this server offers; the core adds the tasks extension and shapes the answers.

@@ -503,7 +503,7 @@ const RUN_MS = 1000; // how long a job runs once started (10 at a time: the 50 t
 
 /** The job API on loopback: submit (idempotency key), get, cancel; a worker finishes jobs. */
 function jobServer() {
-  const book = new JobBook({ concurrency_per_workspace: 10, queue_limit_per_workspace: 1000, cost_per_job: 0 });
+  const book = new JobBook({ concurrencyPerWorkspace: 10, queueLimitPerWorkspace: 1000, costPerJob: 0 });
   const counters = { submits: 0, created: 0, gets: 0, keys: new Map(), polls: new Map(), cancels: new Set() };
   let seq = 0;
   const started = new Map();
@@ -536,20 +536,20 @@ function jobServer() {
         const before = book.size;
         const a = book.submit(now, OWNER, `job_${seq++}`, key);
         if (book.size > before) counters.created++;
-        return a.ok ? send(202, a.value) : send(a.error.http_status, { error: a.error });
+        return a.ok ? send(202, a.value) : send(a.error.httpStatus, { error: a.error });
       }
       const c = /^\/jobs\/([^/]+)\/cancel$/.exec(req.url ?? '');
       if (req.method === 'POST' && c) {
         counters.cancels.add(c[1]);
         const a = book.cancel(now, OWNER, c[1], JSON.parse(body || '{}').idempotency_key ?? null);
-        return a.ok ? send(200, a.value) : send(a.error.http_status, { error: a.error });
+        return a.ok ? send(200, a.value) : send(a.error.httpStatus, { error: a.error });
       }
       const m = /^\/jobs\/([^/]+)$/.exec(req.url ?? '');
       if (req.method === 'GET' && m) {
         counters.gets++;
         counters.polls.set(m[1], [...(counters.polls.get(m[1]) ?? []), performance.now()]);
         const a = book.get(OWNER, m[1]);
-        return a.ok ? send(200, a.value) : send(a.error.http_status, { error: a.error });
+        return a.ok ? send(200, a.value) : send(a.error.httpStatus, { error: a.error });
       }
       send(404, { error: { code: 'not_found' } });
     });

@@ -41,7 +41,10 @@ fn opaque(key: &str, object: &Map<String, Value>) -> bool {
 
 use crate::errors::camel;
 
-fn snake(key: &str) -> String {
+/// `camelCase` to `snake_case`: each capital becomes `_` and its lower case. A key already in
+/// snake_case comes back unchanged, so callers that must refuse that spelling compare
+/// [`camel`] of the result with the key given.
+pub fn snake(key: &str) -> String {
     let mut out = String::with_capacity(key.len() + 4);
     for c in key.chars() {
         if c.is_ascii_uppercase() {

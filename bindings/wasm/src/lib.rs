@@ -68,7 +68,7 @@ static ALLOC: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
 pub mod args;
 #[cfg(feature = "client")]
 pub mod button;
-#[cfg(any(feature = "full", feature = "watch"))]
+#[cfg(any(feature = "full", feature = "watch", feature = "server"))]
 pub mod case;
 #[cfg(any(feature = "client", feature = "watch", feature = "vectors"))]
 pub mod config;

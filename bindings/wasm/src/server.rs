@@ -5,7 +5,11 @@
 //! Conventions (the same as every export):
 //!
 //! * Structured arguments and results cross as JSON values (`pkg/api.js` users see plain
-//!   objects; times are plain numbers, milliseconds).
+//!   objects; times are plain numbers, milliseconds), their keys in camelCase as on the MCP wire
+//!   and in the rest of the package (`taskId`, `pollIntervalMs`, `httpStatus`): the core's
+//!   snake_case stays in snapshots only. Values that are the caller's own JSON (a tool result's
+//!   `value`, input requests and answers, a job's `result`, error `data`) pass untouched
+//!   ([`crate::case`]).
 //! * Methods whose core answer is `Result<T, RpcError>` / `Result<T, ApiError>` return a **domain
 //!   answer**, `{ok: true, value}` or `{ok: false, error}`: an unknown task id is a normal answer
 //!   to send on the wire, not an exception.
@@ -31,33 +35,25 @@ use crate::args;
 use crate::errors::{js, JsResult};
 use crate::json::{self, bounded_string, from_js, to_js};
 
-/// `{ok: true, value}` or `{ok: false, error}`: the domain answer of a client-side method.
-///
-/// Everything crosses through serde_json's *string* (de)serializers only (never `to_value` /
-/// `from_value`): each core type then costs one serializer instantiation, which keeps the module
-/// smaller.
-#[derive(Serialize)]
-struct Answer<'a, T, E> {
-    ok: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    value: Option<&'a T>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a E>,
+/// `{ok: true, value}` or `{ok: false, error}`: the domain answer of a client-side method, its
+/// value or error in camelCase. Built as a `Value`: the converter keeps a member named `value`
+/// as the caller's own JSON, so the wrapper is added after the conversion.
+fn answer<T: Serialize, E: Serialize>(r: Result<T, E>) -> JsResult<JsValue> {
+    let (ok, key, inner) = match &r {
+        Ok(value) => (true, "value", crate::case::to_value(value)),
+        Err(error) => (false, "error", crate::case::to_value(error)),
+    };
+    let inner =
+        inner.map_err(|e| crate::errors::to_js(&Error::invalid_input("output", &e.to_string())))?;
+    let mut out = Map::new();
+    out.insert("ok".into(), Value::Bool(ok));
+    out.insert(key.into(), crate::case::camel_value(inner));
+    to_js(&Value::Object(out))
 }
 
-fn answer<T: Serialize, E: Serialize>(r: Result<T, E>) -> JsResult<JsValue> {
-    match &r {
-        Ok(value) => to_js(&Answer::<T, E> {
-            ok: true,
-            value: Some(value),
-            error: None,
-        }),
-        Err(error) => to_js(&Answer::<T, E> {
-            ok: false,
-            value: None,
-            error: Some(error),
-        }),
-    }
+/// A core value for JavaScript, its keys in camelCase.
+fn camel_js<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
+    js_sys::JSON::parse(&js(crate::case::write(value))?)
 }
 
 fn text_to<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
@@ -65,7 +61,10 @@ fn text_to<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
 }
 
 /// A config object laid over the defaults: `{}` / `undefined` / `null` give the defaults, any
-/// key given replaces that default (unknown keys are refused).
+/// key given (camelCase, `pollIntervalMs`) replaces that default. A key the configuration does
+/// not have is `invalid_input` naming it as written (an `invalid_config` message is re-spelled
+/// in camelCase whole, which would hide a snake_case key), with its JavaScript spelling when
+/// the key was written in the core's snake_case.
 fn config_over<T: Serialize + DeserializeOwned>(value: &JsValue, default: T) -> Result<T, Error> {
     if value.is_undefined() || value.is_null() {
         return Ok(default);
@@ -78,13 +77,19 @@ fn config_over<T: Serialize + DeserializeOwned>(value: &JsValue, default: T) -> 
         .map_err(|e| Error::invalid_input("config", &e.to_string()))?;
     let mut base: Map<String, Value> = text_to(&text, "config")?;
     for (k, v) in given {
-        if !base.contains_key(&k) {
+        let member = crate::case::snake(&k);
+        if crate::errors::camel(&member) != k || !base.contains_key(&member) {
+            let hint = if base.contains_key(&k) {
+                format!(" (did you mean \"{}\"?)", crate::errors::camel(&k))
+            } else {
+                String::new()
+            };
             return Err(Error::invalid_input(
                 "config",
-                &format!("unknown key {k:?}"),
+                &format!("unknown key \"{}\"{hint}", json::short_reason(&k)),
             ));
         }
-        base.insert(k, v);
+        base.insert(member, v);
     }
     text_to(&longcall::json_text(&Value::Object(base)), "config")
 }
@@ -138,8 +143,8 @@ pub struct TaskRegistry {
 #[wasm_bindgen]
 impl TaskRegistry {
     /// `new TaskRegistry(model, config?)`. `config` is a partial `RegistryConfig`
-    /// (`{ttl_ms, max_ttl_ms, poll_interval_ms, retention_ms, max_tasks_per_principal,
-    /// cancel: "cooperative" | "immediate", page_size}`) laid over the defaults.
+    /// (`{ttlMs, maxTtlMs, pollIntervalMs, retentionMs, maxTasksPerPrincipal,
+    /// cancel: "cooperative" | "immediate", pageSize}`) laid over the defaults.
     #[wasm_bindgen(constructor)]
     pub fn new(model: JsValue, config: JsValue) -> JsResult<TaskRegistry> {
         let model = js(args::model(&model))?;
@@ -158,7 +163,7 @@ impl TaskRegistry {
 
     /// `config()`: the configuration in force (a full `RegistryConfig`).
     pub fn config(&self) -> JsResult<JsValue> {
-        to_js(self.core.config())
+        camel_js(self.core.config())
     }
 
     /// How many tasks are stored (terminal ones not yet purged included).
@@ -178,7 +183,7 @@ impl TaskRegistry {
     #[wasm_bindgen(js_name = handleTimeout)]
     pub fn handle_timeout(&mut self, now: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
-        to_js(&self.core.handle_timeout(now))
+        camel_js(&self.core.handle_timeout(now))
     }
 
     /// `pollTimeout()`: the next absolute time `handleTimeout` has work, or `null`. Ask again
@@ -202,14 +207,14 @@ impl TaskRegistry {
         let task_id = js(bounded_string(&task_id, "taskId"))?;
         let ttl = js(json::opt_uint(&requested_ttl_ms, "requestedTtlMs"))?;
         let view = js(self.core.create(now, &principal, &task_id, ttl))?;
-        to_js(&view)
+        camel_js(&view)
     }
 
     /// `peek(taskId)`: worker view (detailed on 2026), no principal check; `null` if unknown.
     pub fn peek(&self, task_id: JsValue) -> JsResult<JsValue> {
         let task_id = js(bounded_string(&task_id, "taskId"))?;
         match self.core.peek(&task_id) {
-            Some(v) => to_js(&v),
+            Some(v) => camel_js(&v),
             None => Ok(JsValue::NULL),
         }
     }
@@ -236,7 +241,7 @@ impl TaskRegistry {
         let task_id = js(bounded_string(&task_id, "taskId"))?;
         let key = js(bounded_string(&key, "key"))?;
         let request: Value = js(from_js(&request, "request"))?;
-        to_js(&js(self.core.request_input(now, &task_id, &key, request))?)
+        camel_js(&js(self.core.request_input(now, &task_id, &key, request))?)
     }
 
     /// `takeInputResponses(taskId)`: the answers since the last call, `[[key, response], ...]`
@@ -258,7 +263,7 @@ impl TaskRegistry {
         let now = js(json::uint(&now, "now"))?;
         let task_id = js(bounded_string(&task_id, "taskId"))?;
         let message = js(opt_string(&message, "message"))?;
-        to_js(&self.core.set_status_message(now, &task_id, message))
+        camel_js(&self.core.set_status_message(now, &task_id, message))
     }
 
     /// `complete(now, taskId, callToolResult)`: the tool produced its result (`isError` read
@@ -272,7 +277,7 @@ impl TaskRegistry {
         let now = js(json::uint(&now, "now"))?;
         let task_id = js(bounded_string(&task_id, "taskId"))?;
         let result = js(tool_result(&result))?;
-        to_js(&self.core.complete(now, &task_id, result))
+        camel_js(&self.core.complete(now, &task_id, result))
     }
 
     /// `fail(now, taskId, {code, message, data?})`: execution hit a JSON-RPC error.
@@ -280,7 +285,7 @@ impl TaskRegistry {
         let now = js(json::uint(&now, "now"))?;
         let task_id = js(bounded_string(&task_id, "taskId"))?;
         let error: RpcError = js(from_js(&error, "error"))?;
-        to_js(&self.core.fail(now, &task_id, error))
+        camel_js(&self.core.fail(now, &task_id, error))
     }
 
     /// `settleCancelled(now, taskId)`: the work stopped after a cancel request.
@@ -288,7 +293,7 @@ impl TaskRegistry {
     pub fn settle_cancelled(&mut self, now: JsValue, task_id: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let task_id = js(bounded_string(&task_id, "taskId"))?;
-        to_js(&self.core.settle_cancelled(now, &task_id))
+        camel_js(&self.core.settle_cancelled(now, &task_id))
     }
 
     /// `get(now, principal, taskId)`: `tasks/get`; `{ok, value: TaskView}` or `{ok: false,
@@ -385,13 +390,18 @@ fn check_registry_config(c: &RegistryConfig) -> Result<(), Error> {
     Ok(())
 }
 
+/// A `TaskView` as the registry hands it out (camelCase), unknown keys refused by name.
+fn task_view(value: &JsValue) -> Result<TaskView, Error> {
+    json::stringify(value, "view").and_then(|text| crate::case::read(&text, "view"))
+}
+
 /// `renderTask2026(view, resultType?)`: the 2026 wire task for a `TaskView` (from
 /// `TaskRegistry.get/peek/create`): `"task"` for a `CreateTaskResult`, `"complete"` for a
 /// `tasks/get` answer, `null`/`undefined` for `notifications/tasks` params. ISO timestamps,
 /// `ttlMs` always present (null = unlimited), `inputRequests` / `result` / `error` by status.
 #[wasm_bindgen(js_name = renderTask2026)]
 pub fn render_task_2026(view: JsValue, result_type: JsValue) -> JsResult<JsValue> {
-    let view: TaskView = js(from_js(&view, "view"))?;
+    let view = js(task_view(&view))?;
     js(view.status.expect_in(Model::Task2026))?;
     let rt = js(opt_string(&result_type, "resultType"))?;
     to_js(&mcp2026::Task::from_view(&view, rt.as_deref()))
@@ -403,7 +413,7 @@ pub fn render_task_2026(view: JsValue, result_type: JsValue) -> JsResult<JsValue
 /// `tasks/result`).
 #[wasm_bindgen(js_name = renderTask2025)]
 pub fn render_task_2025(view: JsValue) -> JsResult<JsValue> {
-    let view: TaskView = js(from_js(&view, "view"))?;
+    let view = js(task_view(&view))?;
     js(view.status.expect_in(Model::Task2025))?;
     to_js(&mcp2025::Task::from_view(&view))
 }
@@ -469,8 +479,8 @@ fn owner(value: &JsValue) -> Result<Owner, Error> {
 
 #[wasm_bindgen]
 impl JobBook {
-    /// `new JobBook(config?)`: a partial `JobBookConfig` (`{concurrency_per_workspace,
-    /// queue_limit_per_workspace, cost_per_job}`) laid over the defaults (2, 20, 1).
+    /// `new JobBook(config?)`: a partial `JobBookConfig` (`{concurrencyPerWorkspace,
+    /// queueLimitPerWorkspace, costPerJob}`) laid over the defaults (2, 20, 1).
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> JsResult<JobBook> {
         let config = js(config_over(&config, JobBookConfig::default()))?;
@@ -487,7 +497,7 @@ impl JobBook {
 
     /// `config()`: the configuration in force.
     pub fn config(&self) -> JsResult<JsValue> {
-        to_js(self.core.config())
+        camel_js(self.core.config())
     }
 
     /// How many jobs the book holds.
@@ -521,7 +531,7 @@ impl JobBook {
     pub fn peek(&self, job_id: JsValue) -> JsResult<JsValue> {
         let job_id = js(bounded_string(&job_id, "jobId"))?;
         match self.core.peek(&job_id) {
-            Some((owner, job)) => to_js(&Peeked {
+            Some((owner, job)) => camel_js(&Peeked {
                 owner: &owner,
                 job: &job,
             }),
@@ -568,7 +578,7 @@ impl JobBook {
         let now = js(json::uint(&now, "now"))?;
         let job_id = js(bounded_string(&job_id, "jobId"))?;
         let result: Value = js(from_js(&result, "result"))?;
-        to_js(&self.core.complete(now, &job_id, result))
+        camel_js(&self.core.complete(now, &job_id, result))
     }
 
     /// `fail(now, jobId, errorBody)`: worker write; a `WriteOutcome`.
@@ -576,14 +586,14 @@ impl JobBook {
         let now = js(json::uint(&now, "now"))?;
         let job_id = js(bounded_string(&job_id, "jobId"))?;
         let error: Value = js(from_js(&error, "error"))?;
-        to_js(&self.core.fail(now, &job_id, error))
+        camel_js(&self.core.fail(now, &job_id, error))
     }
 
     /// `expire(now, jobId)`: worker write; a `WriteOutcome`.
     pub fn expire(&mut self, now: JsValue, job_id: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let job_id = js(bounded_string(&job_id, "jobId"))?;
-        to_js(&self.core.expire(now, &job_id))
+        camel_js(&self.core.expire(now, &job_id))
     }
 
     /// `get(owner, jobId)`: `jobs_get`; `{ok, value}` or `{ok: false, error}` (404).
@@ -596,7 +606,7 @@ impl JobBook {
     /// `list(owner)`: the caller's jobs, in submission order.
     pub fn list(&self, owner_: JsValue) -> JsResult<JsValue> {
         let owner = js(owner(&owner_))?;
-        to_js(&self.core.list(&owner))
+        camel_js(&self.core.list(&owner))
     }
 
     /// `cancel(now, owner, jobId, idempotencyKey?)`: `jobs_cancel`; `{ok, value: JobView}` or

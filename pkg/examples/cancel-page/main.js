@@ -46,7 +46,7 @@ function paintButton(el, state, history) {
 // ---- (a) the render wave: a JobBook in the page ----------------------------------------------
 
 const OWNER = { workspace: 'studio', member: 'me' };
-const book = new JobBook({ concurrency_per_workspace: 2, queue_limit_per_workspace: 20 });
+const book = new JobBook({ concurrencyPerWorkspace: 2, queueLimitPerWorkspace: 20 });
 const rows = new Map(); // id -> { tr, button, history, sent, refused, timer, progress }
 const tbody = document.getElementById('jobs');
 const waveNote = document.getElementById('wave-note');
@@ -88,7 +88,7 @@ function sendWait(callId, call) {
   const a = book.wait(now, OWNER, call.job_ids, call.wait_for, call.include_results);
   if (!a.ok) {
     waveNote.textContent = `jobs_wait failed: ${a.error.code}`;
-    applyWave(wave.handleWaitFailed(now, callId, { kind: 'http', status: a.error.http_status }));
+    applyWave(wave.handleWaitFailed(now, callId, { kind: 'http', status: a.error.httpStatus }));
     return;
   }
   const jobs = a.value.jobs.filter((e) => e.kind === 'job').map((e) => e.job);
@@ -107,13 +107,13 @@ function sendJobCancel(row, request) {
     : // A code the core does not know reads as `other` (jobErrorCode decides, not this page).
       {
         kind: 'job_error',
-        httpStatus: a.error.http_status,
+        httpStatus: a.error.httpStatus,
         code: JOB_ERROR_CODES[jobErrorCode(a.error.code)],
         cancelable: a.error.details?.cancelable ?? null,
       };
   row.note.textContent = a.ok
     ? `jobs_cancel → ${a.value.status}`
-    : `jobs_cancel → ${a.error.http_status} ${a.error.code}`;
+    : `jobs_cancel → ${a.error.httpStatus} ${a.error.code}`;
   queueMicrotask(() => {
     applyWave(wave.handleJobInput(Date.now(), row.id, { type: 'cancel_answered', answer }));
     afterChange();

@@ -1,6 +1,7 @@
 // The reference servers through the JS API (TaskRegistry, JobBook, renderTask2026,
 // missingCapability2026), in Node and in Chromium: domain answers come back as {ok, value|error},
-// bad input throws an Error with a `code`, snapshots restore exactly.
+// bad input throws an Error with a `code`, snapshots restore exactly. Data is camelCase, as on the
+// MCP wire and in the client API; the caller's own JSON inside it passes untouched.
 // The servers are their own entry point (`longcall/server`); the cases see them beside the client API.
 const withServer = async (client) => ({ ...client, ...(await import('longcall/server')) });
 
@@ -21,9 +22,10 @@ function throwsCode(assert, fn, code) {
 export const cases = {
   async 'registry 2026: create, get, wire render, principal binding'({ lc: client, assert }) {
     const lc = await withServer(client);
-    const reg = new lc.TaskRegistry('task-2026', { poll_interval_ms: 200, ttl_ms: 60000 });
+    const reg = new lc.TaskRegistry('task-2026', { pollIntervalMs: 200, ttlMs: 60000 });
     assert.equal(reg.model, 'task-2026');
-    assert.equal(reg.config().page_size, 50);
+    assert.equal(reg.config().pageSize, 50);
+    assert.equal(reg.config().maxTasksPerPrincipal, null);
     const view = reg.create(1000, 'alice', 't1');
     assert.equal(view.status, 'working');
     assert.equal(reg.size, 1);
@@ -39,7 +41,9 @@ export const cases = {
     });
     const got = reg.get(1001, 'alice', 't1');
     assert.equal(got.ok, true);
-    assert.equal(got.value.task_id, 't1');
+    assert.equal(got.value.taskId, 't1');
+    assert.equal(got.value.pollIntervalMs, 200);
+    assert.equal(got.value.createdAtMs, 1000);
     const foreign = reg.get(1001, 'bob', 't1');
     assert.equal(foreign.ok, false);
     assert.equal(foreign.error.code, -32602);
@@ -51,7 +55,7 @@ export const cases = {
     const lc = await withServer(client);
     const reg = new lc.TaskRegistry('task-2026', null);
     reg.create(0, 'p', 't');
-    const ask = { method: 'elicitation/create', params: { message: 'a?' } };
+    const ask = { method: 'elicitation/create', params: { message: 'a?', requested_schema: { type: 'object' } } };
     assert.deepEqual(reg.requestInput(1, 't', 'a', ask), { kind: 'applied' });
     assert.deepEqual(reg.requestInput(1, 't', 'b', ask), { kind: 'applied' });
     throwsCode(assert, () => reg.requestInput(2, 't', 'a', ask), 'duplicate');
@@ -59,10 +63,12 @@ export const cases = {
     assert.equal(got.status, 'input_required');
     const wire = lc.renderTask2026(got, 'complete');
     assert.deepEqual(Object.keys(wire.inputRequests), ['a', 'b']);
-    const ack = reg.update(3, 'p', 't', { a: { action: 'accept', content: {} }, zz: {} });
+    assert.deepEqual(wire.inputRequests.a, ask);
+    assert.deepEqual(got.inputRequests[0], { key: 'a', request: ask });
+    const ack = reg.update(3, 'p', 't', { a: { action: 'accept', content: { first_name: 'Ada' } }, zz: {} });
     assert.deepEqual(ack, { ok: true, value: { accepted: ['a'], ignored: ['zz'] } });
     assert.equal(reg.get(3, 'p', 't').value.status, 'input_required');
-    assert.deepEqual(reg.takeInputResponses('t'), [['a', { action: 'accept', content: {} }]]);
+    assert.deepEqual(reg.takeInputResponses('t'), [['a', { action: 'accept', content: { first_name: 'Ada' } }]]);
     reg.update(4, 'p', 't', [['b', { action: 'decline' }]]);
     assert.equal(reg.get(4, 'p', 't').value.status, 'working');
     assert.deepEqual(reg.setStatusMessage(4, 't', 'almost'), { kind: 'applied' });
@@ -101,7 +107,7 @@ export const cases = {
 
   async 'registry 2026: TTL expiry through handleTimeout, then retention purge'({ lc: client, assert }) {
     const lc = await withServer(client);
-    const reg = new lc.TaskRegistry('task-2026', { ttl_ms: 100, retention_ms: 50 });
+    const reg = new lc.TaskRegistry('task-2026', { ttlMs: 100, retentionMs: 50 });
     reg.create(0, 'p', 't');
     assert.equal(reg.pollTimeout(), 100);
     assert.deepEqual(reg.handleTimeout(99), { failed: [], purged: [] });
@@ -117,11 +123,11 @@ export const cases = {
 
   async 'registry 2025: cancel returns the task, terminal cancel is -32602, result and list'({ lc: client, assert }) {
     const lc = await withServer(client);
-    const reg = new lc.TaskRegistry('task-2025', { page_size: 1 });
+    const reg = new lc.TaskRegistry('task-2025', { pageSize: 1 });
     reg.create(0, 'p', 'a', 5000);
     reg.create(0, 'p', 'b');
-    assert.equal(reg.peek('a').ttl_ms, 5000);
-    assert.equal(reg.result(1, 'p', 'a').value.kind, 'blocked');
+    assert.equal(reg.peek('a').ttlMs, 5000);
+    assert.deepEqual(reg.result(1, 'p', 'a').value, { kind: 'blocked', status: 'working', inputRequests: [] });
     const c = reg.cancel(1, 'p', 'a');
     assert.equal(c.value.kind, 'task');
     assert.equal(c.value.task.status, 'cancelled');
@@ -129,14 +135,14 @@ export const cases = {
     assert.deepEqual(reg.result(2, 'p', 'a').value, { kind: 'cancelled' });
     const page = reg.list(2, 'p', null).value;
     assert.equal(page.tasks.length, 1);
-    assert.equal(typeof page.next_cursor, 'string');
-    assert.equal(reg.list(2, 'p', page.next_cursor).value.tasks[0].task_id, 'b');
+    assert.equal(typeof page.nextCursor, 'string');
+    assert.equal(reg.list(2, 'p', page.nextCursor).value.tasks[0].taskId, 'b');
     assert.equal(reg.list(2, 'p', 'bogus').error.code, -32602);
   },
 
   async 'registry: snapshot and restore continue exactly'({ lc: client, assert }) {
     const lc = await withServer(client);
-    const reg = new lc.TaskRegistry('task-2026', { ttl_ms: 1000 });
+    const reg = new lc.TaskRegistry('task-2026', { ttlMs: 1000 });
     reg.create(0, 'p', 't');
     reg.requestInput(1, 't', 'k', { method: 'roots/list' });
     const text = reg.snapshot();
@@ -152,7 +158,16 @@ export const cases = {
     throwsCode(assert, () => new lc.TaskRegistry('nope', null), 'unknown_model');
     throwsCode(assert, () => new lc.TaskRegistry('task-2026', { bogus: 1 }), 'invalid_input');
     throwsCode(assert, () => new lc.TaskRegistry('task-2026', { cancel: 'sometimes' }), 'malformed');
-    throwsCode(assert, () => new lc.TaskRegistry('task-2026', { page_size: 0 }), 'invalid_config');
+    throwsCode(assert, () => new lc.TaskRegistry('task-2026', { pageSize: 0 }), 'invalid_config');
+    assert.throws(() => new lc.TaskRegistry('task-2026', { pageSize: 0 }), { message: /pageSize/ });
+    // The core's spelling is refused and told the JavaScript one, never read or dropped.
+    assert.throws(() => new lc.TaskRegistry('task-2026', { ttl_ms: 1 }), {
+      code: 'invalid_input',
+      message: 'unknown key "ttl_ms" (did you mean "ttlMs"?)',
+    });
+    assert.throws(() => new lc.TaskRegistry('task-2026', { pollInterval: 1 }), {
+      message: 'unknown key "pollInterval"',
+    });
     throwsCode(assert, () => new lc.TaskRegistry('task-2026', [1]), 'invalid_input');
     const reg = new lc.TaskRegistry('task-2026', {});
     throwsCode(assert, () => reg.create(-1, 'p', 't'), 'invalid_input');
@@ -173,7 +188,11 @@ export const cases = {
     throwsCode(assert, () => reg.requestInput(1, 't', 'k', cyclic), 'malformed');
     throwsCode(assert, () => reg.handleTimeout('now'), 'invalid_input');
     throwsCode(assert, () => lc.renderTask2026({ status: 'working' }, 'task'), 'malformed');
-    throwsCode(assert, () => lc.renderTask2026({ task_id: 'x', status: 'queued' }, 'task'), 'status_not_in_model');
+    throwsCode(assert, () => lc.renderTask2026({ taskId: 'x', status: 'queued' }, 'task'), 'status_not_in_model');
+    assert.throws(() => lc.renderTask2026({ task_id: 'x', status: 'working' }, 'task'), {
+      code: 'malformed',
+      message: 'unknown key "task_id"',
+    });
     assert.equal(reg.size, 1);
     assert.equal(reg.get(1, 'p', 't').value.status, 'working');
   },
@@ -188,28 +207,28 @@ export const cases = {
 
   async 'job book: queue-first admission, dispatch, cancel window, ownership'({ lc: client, assert }) {
     const lc = await withServer(client);
-    const book = new lc.JobBook({ concurrency_per_workspace: 1, queue_limit_per_workspace: 2 });
-    assert.deepEqual(book.config(), { concurrency_per_workspace: 1, queue_limit_per_workspace: 2, cost_per_job: 1 });
+    const book = new lc.JobBook({ concurrencyPerWorkspace: 1, queueLimitPerWorkspace: 2 });
+    assert.deepEqual(book.config(), { concurrencyPerWorkspace: 1, queueLimitPerWorkspace: 2, costPerJob: 1 });
     assert.equal(book.submit(0, ALICE, 'j1', 'k1').value.status, 'queued');
     assert.equal(book.submit(0, ALICE, 'j2', null).value.status, 'queued');
     const full = book.submit(0, ALICE, 'j3', undefined);
     assert.equal(full.ok, false);
-    assert.equal(full.error.http_status, 429);
+    assert.equal(full.error.httpStatus, 429);
     assert.equal(full.error.code, 'queue_full');
     assert.deepEqual(book.dispatch(1), ['j1']);
     assert.equal(book.count('w', 'processing'), 1);
     assert.equal(book.submit(2, ALICE, 'j9', 'k1').value.id, 'j1'); // replay, not a new job
     const started = book.cancel(3, ALICE, 'j1', null);
     assert.equal(started.error.code, 'job_generation_already_started');
-    assert.equal(started.error.http_status, 409);
+    assert.equal(started.error.httpStatus, 409);
     assert.equal(book.cancel(3, ALICE, 'j2', 'c1').value.status, 'canceled');
     assert.equal(book.cancel(4, ALICE, 'j2', 'c1').value.status, 'canceled');
-    assert.equal(book.get(BOB, 'j1').error.http_status, 404);
+    assert.equal(book.get(BOB, 'j1').error.httpStatus, 404);
     assert.equal(book.cancel(4, BOB, 'j1', null).error.code, 'not_found');
-    assert.deepEqual(book.complete(5, 'j1', { url: 'x' }), { kind: 'applied' });
+    assert.deepEqual(book.complete(5, 'j1', { url: 'x', file_name: 'a.mp4' }), { kind: 'applied' });
     assert.equal(book.cancel(6, ALICE, 'j1', null).error.code, 'job_not_cancelable');
     assert.deepEqual(book.complete(6, 'j1', {}), { kind: 'ignored_terminal', status: 'completed' });
-    assert.equal(book.get(ALICE, 'j1').value.result.url, 'x');
+    assert.deepEqual(book.get(ALICE, 'j1').value.result, { url: 'x', file_name: 'a.mp4' });
     assert.deepEqual(
       book.list(ALICE).map((j) => j.id),
       ['j1', 'j2'],
@@ -242,15 +261,19 @@ export const cases = {
       w.value.jobs.map((e) => e.job.status),
       ['failed', 'expired'],
     );
-    assert.equal(book.wait(3, ALICE, [], 'all', true).error.http_status, 400);
+    assert.equal(book.wait(3, ALICE, [], 'all', true).error.httpStatus, 400);
     const text = book.snapshot();
     assert.equal(lc.JobBook.restore(text).snapshot(), text);
   },
 
   async 'job book: bad inputs throw coded errors'({ lc: client, assert }) {
     const lc = await withServer(client);
-    throwsCode(assert, () => new lc.JobBook({ concurrency_per_workspace: 0 }), 'invalid_config');
-    throwsCode(assert, () => new lc.JobBook({ concurrency_per_workspace: -1 }), 'malformed');
+    throwsCode(assert, () => new lc.JobBook({ concurrencyPerWorkspace: 0 }), 'invalid_config');
+    throwsCode(assert, () => new lc.JobBook({ concurrencyPerWorkspace: -1 }), 'malformed');
+    assert.throws(() => new lc.JobBook({ cost_per_job: 0 }), {
+      code: 'invalid_input',
+      message: 'unknown key "cost_per_job" (did you mean "costPerJob"?)',
+    });
     throwsCode(assert, () => new lc.JobBook('big'), 'invalid_input');
     const book = new lc.JobBook();
     throwsCode(assert, () => book.submit(0, { workspace: 'w' }, 'j', null), 'malformed');
