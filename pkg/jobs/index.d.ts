@@ -260,9 +260,11 @@ export class JobHost {
 }
 
 /**
- * An Error with a stable `code`: the host's own (`invalid_input`, `closed`), or the core's
- * refusal it passes on (`cancel_refused` from {@link Job.cancel}, with the core's error as
- * `cause`).
+ * An Error with a stable `code`: the host's own (`invalid_input`, `closed`, `duplicate` for an
+ * intent that names another job), or the core's refusal it passes on (`cancel_refused` from
+ * {@link Job.cancel}; `invalid_config`, `malformed`, `invalid_input` for a configuration, job or
+ * deadline it cannot take; `snapshot_invalid` for a store record it cannot read), with the
+ * core's error as `cause`. Every refusal of `JobHost`'s and `Job`'s functions is one.
  */
 export class JobHostError extends Error {
   readonly code: 'closed' | ErrorCode;

@@ -78,10 +78,26 @@ const HAND_BACK = Symbol('handBack');
 const JOIN = Symbol('join');
 const WAVE_SETTLING = Symbol('waveSettling');
 const SETTLED_END = Symbol('settledEnd');
+const START = Symbol('start');
+
+/**
+ * The core's refusals (a configuration or job it cannot take, a deadline already passed, a
+ * record it cannot read) as this module's own error, so `instanceof JobHostError` catches every
+ * refusal of its functions; the core's error is the `cause`, its code and message kept.
+ */
+function fromCore(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    throw asJobError(e);
+  }
+}
+const asJobError = (e) =>
+  e instanceof JobHostError ? e : new JobHostError(e?.code ?? 'invalid_input', String(e?.message ?? e), { cause: e });
 
 /** The host's `duplicate` for a record, or a watched job, of another submit under the intent (E-66). */
 const duplicateIntent = (e) => {
-  if (e?.code !== 'duplicate') return e;
+  if (e?.code !== 'duplicate') return asJobError(e);
   return new JobHostError(
     'duplicate',
     'submit: this intent already names another job (another model or other arguments), in the ' +
@@ -156,7 +172,7 @@ class Job {
    * Starts the loop with the events already queued (the first transmit among them). A job
    * restored from its record shows first what the core held (its button, its status).
    */
-  start(restored = false) {
+  [START](restored = false) {
     if (restored) {
       // Told in the order a live job's events come: the status, then the button it allows.
       const status = this.#ep.status;
@@ -203,7 +219,7 @@ class Job {
       try {
         this.#wave.press();
       } catch (e) {
-        return Promise.reject(new JobHostError(e?.code ?? 'invalid_input', e?.message ?? String(e), { cause: e }));
+        return Promise.reject(asJobError(e));
       }
       this.#wave.leave();
       this[HAND_BACK]();
@@ -216,7 +232,7 @@ class Job {
       events = this.#ep.pressCancel(this.#host.now());
     } catch (e) {
       // The core's refusal (`cancel_refused`): nothing goes on the wire.
-      return Promise.reject(new JobHostError(e?.code ?? 'invalid_input', e?.message ?? String(e), { cause: e }));
+      return Promise.reject(asJobError(e));
     }
     const answered = new Promise((ok) => this.#cancelWaiters.push(ok));
     this.#run(events);
@@ -606,7 +622,7 @@ export class JobHost {
     this.now = now;
     // The configuration and wire options, checked now by the engine that will take them (a
     // misspelt `poll.intialMs` fails here, not at the first submit).
-    lc.Endpoint.watch('job', 'job', config, this.wire).free();
+    fromCore(() => lc.Endpoint.watch('job', 'job', config, this.wire)).free();
   }
 
   /** @param {string} path */
@@ -633,8 +649,8 @@ export class JobHost {
     return this.#once(intent, hooks, submit, async () => {
       const resumed = await this.#resume(intent, hooks, submit);
       if (resumed) return resumed;
-      const ep = lc.Endpoint.submitJob(submit, seeded(this.config), this.wire, this.now());
-      return new Job(this, ep, intent, hooks).start();
+      const ep = fromCore(() => lc.Endpoint.submitJob(submit, seeded(this.config), this.wire, this.now()));
+      return new Job(this, ep, intent, hooks)[START]();
     });
   }
 
@@ -666,7 +682,7 @@ export class JobHost {
   async #resume(intent, hooks, submit) {
     const text = this.store ? await this.store.get(intent) : undefined;
     if (text == null) return null;
-    const ep = lc.Endpoint.restore(text, this.now());
+    const ep = fromCore(() => lc.Endpoint.restore(text, this.now()));
     try {
       if (submit) ep.checkSubmit(submit);
     } catch (e) {
@@ -681,18 +697,19 @@ export class JobHost {
       } finally {
         ep.free();
       }
-      if (again) return new Job(this, again, intent, hooks).start();
+      if (again) return new Job(this, again, intent, hooks)[START]();
       // Stopped before the server named a job (a record an earlier version kept): no record.
       await this.store.delete(intent);
       return null;
     }
-    return new Job(this, ep, intent, hooks).start(true);
+    return new Job(this, ep, intent, hooks)[START](true);
   }
 
   /** Watches a job id persisted elsewhere (no store record: the id is the application's). */
   watch(jobId, hooks) {
     checkOptions(hooks, HOOKS, 'watch: hooks', jobError);
-    return new Job(this, lc.Endpoint.watch('job', jobId, seeded(this.config), this.wire), null, hooks).start();
+    const ep = fromCore(() => lc.Endpoint.watch('job', jobId, seeded(this.config), this.wire));
+    return new Job(this, ep, null, hooks)[START]();
   }
 
   /**
@@ -705,7 +722,7 @@ export class JobHost {
   wait(jobs, options = {}) {
     checkOptions(options, WAIT_OPTIONS, 'wait', jobError);
     const { deadline = null, path = '/jobs/wait', onJob, ...config } = options ?? {};
-    const w = new lc.Wave(seeded(config));
+    const w = fromCore(() => new lc.Wave(seeded(config)));
     /** @type {Map<string, object>} */
     const settled = new Map();
     // Jobs whose watching stopped unsettled (a deadline, max polls): they count as ended for
@@ -818,7 +835,7 @@ export class JobHost {
       over = true;
       clearTimeout(timer);
       w.free();
-      throw e;
+      throw asJobError(e);
     }
     // Taken from their own loops only once the wave holds them all.
     for (const [id, j] of handed)

@@ -883,6 +883,40 @@ test('JobHost refuses an option or hook it does not know, by name, before anythi
   assert.equal(fetched, 0);
 });
 
+test('every refusal of JobHost and Job is a JobHostError, the core refusals passed on with their codes', async () => {
+  let fetched = 0;
+  const fetch = async () => {
+    fetched++;
+    throw new Error('not reached');
+  };
+  const refused = (code, message) => ({ name: 'JobHostError', code, message });
+  // A tracker configuration in the core's spelling, and a value of the wrong type.
+  assert.throws(
+    () => new JobHost({ baseUrl: 'http://127.0.0.1:9', fetch, config: { poll: { initial_ms: 5 } } }),
+    refused('invalid_config', /initial_ms/),
+  );
+  assert.throws(
+    () => new JobHost({ baseUrl: 'http://127.0.0.1:9', fetch, config: { poll: { capMs: '5000' } } }),
+    refused('malformed', /capMs/),
+  );
+  const store = new Map([['broken', '{"not": "a record"}']]);
+  const host = new JobHost({ baseUrl: 'http://127.0.0.1:9', fetch, store });
+  await assert.rejects(
+    host.submit('intent-1', { model: 'm', kind: 'picture', arguments: {} }),
+    refused('invalid_input', /picture/),
+  );
+  await assert.rejects(host.resume('broken'), refused('snapshot_invalid', /./));
+  // A deadline written as a duration has passed long ago.
+  assert.throws(
+    () => host.wait([{ id: 'job_1', status: 'queued' }], { deadline: 60_000 }),
+    refused('invalid_input', /deadline/),
+  );
+  const job = await host.submit('intent-2', { ...JOB, arguments: {} });
+  assert.equal('start' in job, false, 'a Job has only its documented members');
+  job.close();
+  assert.equal(fetched > 0, true);
+});
+
 test('each header goes out once, whatever its case: the body keeps its Content-Type', async () => {
   for (const headers of [
     { authorization: 'Bearer k' },
