@@ -31,10 +31,14 @@ export function checkOptions(options, known, where, fail, hints = {}) {
 }
 
 /**
- * `did you mean "k"?` for the known key closest to `key`: the same but for case, else one that
- * starts the other, else the longest shared start of three letters or more (`args`: `arguments`).
+ * `did you mean "k"?` for the known key closest to `key`: the same but for case and
+ * underscores (`on_status`: `onStatus`), else one that starts the other, else the longest shared
+ * start of three letters or more (`args`: `arguments`).
  */
 function closest(key, known) {
+  const flat = (k) => k.replaceAll('_', '').toLowerCase();
+  const same = known.find((k) => flat(k) === flat(key));
+  if (same) return `did you mean ${JSON.stringify(same)}?`;
   const lower = key.toLowerCase();
   const shared = (k) => {
     let n = 0;

@@ -2,6 +2,7 @@
 import type {
   ButtonState,
   Camelized,
+  ErrorCode,
   Json,
   JsonObject,
   ListedTool,
@@ -302,6 +303,15 @@ export interface CallHandle {
   snapshot(): string;
 }
 
+/** The codes of {@link McpCallError}: this module's own, and the core's refusals it passes on. */
+export type McpErrorCode =
+  | 'create_unanswered'
+  | 'watch_stopped'
+  | 'sender_closed'
+  | 'transport'
+  | 'input_withdrawn'
+  | ErrorCode;
+
 /**
  * An Error with a stable `code` (`create_unanswered`, `watch_stopped`, `sender_closed`,
  * `transport`, `cancel_refused`, `invalid_input`, `wrong_model` (a snapshot resumed on a sender
@@ -311,8 +321,8 @@ export interface CallHandle {
  */
 export class McpCallError extends Error {
   /** `extra.cause` becomes the standard `cause`; its other fields are copied onto the error. */
-  constructor(code: string, message: string, extra?: object);
-  code: string;
+  constructor(code: McpErrorCode, message: string, extra?: object);
+  code: McpErrorCode;
   /**
    * `create_unanswered`, and `watch_stopped` for `deadline`, `max_polls` or a closed sender: what the sender threw
    * when the latest exchange got no answer (for `httpSender` a fetch `TypeError('fetch failed')`

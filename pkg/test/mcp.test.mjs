@@ -268,6 +268,11 @@ test('a misspelt option is refused by name before anything is sent, never droppe
     code: 'invalid_input',
     message: /^watchTask: unknown option "onstatus" \(did you mean "onStatus"\?\)/,
   });
+  // The core's snake_case, as a Python or Rust habit writes it, is told the JavaScript spelling.
+  assert.throws(() => watchTask(s, 't-1', { on_status: () => {} }), {
+    code: 'invalid_input',
+    message: /^watchTask: unknown option "on_status" \(did you mean "onStatus"\?\)/,
+  });
   assert.throws(() => resume('{}', s, { retries: 5 }), {
     code: 'invalid_input',
     message: /^resume: unknown option "retries"; /,
