@@ -218,9 +218,10 @@ export interface EndpointRequestFailed {
   failure: Camelized<Failure>;
 }
 /**
- * A JSON object the caller hands over as it is (a tool's or a job's arguments). Typed `object`,
- * so an `interface` fits as well as a type literal (TypeScript gives an interface no index
- * signature); the module refuses anything but a JSON object.
+ * A JSON object the caller hands over as it is (a tool's or a job's arguments, an answer as an
+ * MCP SDK returns it). Typed `object`, so an `interface` fits as well as a type literal
+ * (TypeScript gives an interface no index signature) and so does an SDK result, whose index
+ * signature is of `unknown`; the module refuses anything but a JSON object.
  */
 export type JsonObject = object;
 
@@ -1021,7 +1022,7 @@ export interface BuiltRequest {
  * @throws {LongcallError} `invalid_input`, `wrong_model` (job), `malformed` (not JSON, not a response, bad task), `too_large`, `too_deep`, `unknown_status`.
  * @example readAnswer('task-2026', 'get', text).input // { type: 'task_polled', task: {...} }
  */
-export function readAnswer(model: TaskModel, request: AskedRequest, answer: string | Json): ReadAnswer;
+export function readAnswer(model: TaskModel, request: AskedRequest, answer: string | JsonObject): ReadAnswer;
 
 /**
  * {@link readAnswer} for the `result` alone, as an SDK client returns it with the JSON-RPC
@@ -1032,14 +1033,14 @@ export function readAnswer(model: TaskModel, request: AskedRequest, answer: stri
  * const r = await client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema);
  * tracker.handleInput(Date.now(), readResult('task-2025', 'get', r).input);
  */
-export function readResult(model: TaskModel, request: AskedRequest, result: string | Json): ReadAnswer;
+export function readResult(model: TaskModel, request: AskedRequest, result: string | JsonObject): ReadAnswer;
 
 /**
  * Reads a task status notification (`notifications/tasks` for 2026, `notifications/tasks/status`
  * for 2025) into a `task_notified` input; `null` for any other notification.
  * @throws {LongcallError} as {@link readAnswer}.
  */
-export function readNotification(model: TaskModel, message: string | Json): ReadAnswer | null;
+export function readNotification(model: TaskModel, message: string | JsonObject): ReadAnswer | null;
 
 /**
  * Turns a tracker `send` request into the JSON-RPC request and its HTTP headers. 2026 requests

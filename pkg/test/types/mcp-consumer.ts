@@ -13,7 +13,16 @@ import {
   type McpOutcome,
   type Sender,
 } from 'longcall/mcp';
-import { readAnswer, buildRequest, type ReadAnswer, type BuiltRequest } from 'longcall';
+import { readAnswer, readResult, buildRequest, type ReadAnswer, type BuiltRequest } from 'longcall';
+import type { CallToolResult, GetTaskResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** Results as the SDK's `client.callTool` and `client.request` return them (index signatures of `unknown`). */
+declare const sdkCall: CallToolResult;
+declare const sdkTask: GetTaskResult;
+export const fromSdk: ReadAnswer[] = [
+  readResult('task-2025', 'call', sdkCall),
+  readResult('task-2025', 'get', sdkTask),
+];
 
 /** What SDK code has in hand: arguments as the SDK types them, an answer as an interface. */
 interface ElicitAnswer {
