@@ -54,8 +54,11 @@ use longcall::Model;
                   Sume-style paid jobs.\n\nWith no subcommand: check the bundled transcripts and \
                   replay the bundled vectors, then print a summary.",
     // The reference MCP tasks server lives in the npm package, not here: say where.
-    after_help = "The reference MCP tasks server is the npm package's: node pkg/examples/mcp-tasks-server.mjs \
-                  (prints its URL; add --serve-2025 for the 2025-11-25 wire the MCP SDK clients speak)."
+    after_help = "The reference MCP tasks server is the npm package's: \
+                  node node_modules/longcall/examples/mcp-tasks-server.mjs --port 3000 where the package is \
+                  installed, pkg/examples/mcp-tasks-server.mjs in a longcall checkout (without --port it \
+                  takes a free port and prints its URL; add --serve-2025 for the 2025-11-25 wire the MCP \
+                  SDK clients speak)."
 )]
 struct Cli {
     #[command(subcommand)]
