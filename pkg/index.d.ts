@@ -479,7 +479,7 @@ export type Input =
   | { type: 'call_error'; error: RpcError }
   | { type: 'job_created'; job: JobView }
   | { type: 'create_unanswered' }
-  | { type: 'submit_refused'; http_status: number; envelope?: Json }
+  | { type: 'submit_refused'; http_status: number; error?: Json }
   | { type: 'task_polled'; task: TaskView }
   | { type: 'job_polled'; job: JobView }
   | { type: 'task_notified'; task: TaskView }

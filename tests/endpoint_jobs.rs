@@ -600,7 +600,8 @@ fn a_resubmitted_key_whose_job_finished_settles_with_its_result() {
 }
 
 /// E-11, A-4, D-6: a permanent refusal (and a 503 that says `retryable: false`) settles failed
-/// with the envelope; nothing is sent again.
+/// with the API's error object, as a failed job's error is (`error.code`, not
+/// `error.error.code`); nothing is sent again.
 #[test]
 fn permanent_refusal_settles_failed_once() {
     for (status, body) in [
@@ -612,6 +613,8 @@ fn permanent_refusal_settles_failed_once() {
             503,
             r#"{"error":{"code":"service_unavailable","message":"x","retryable":false}}"#,
         ),
+        // A gateway's own JSON, with no error object: kept as it came.
+        (400, r#"{"message":"bad request"}"#),
     ] {
         let mut ep =
             CallEndpoint::submit_job(submit("intent-3"), open_api_config(json!({}))).unwrap();
@@ -619,14 +622,19 @@ fn permanent_refusal_settles_failed_once() {
         ep.handle_http(5, first.0, answer(status, body.as_bytes()));
         let out = drain(&mut ep);
         assert!(sent(&out).is_empty());
+        let answer: serde_json::Value = serde_json::from_str(body).unwrap();
+        let inner = match answer.get("error") {
+            Some(error) => error.clone(),
+            None => answer.clone(),
+        };
         assert!(
             out.iter().any(|e| matches!(
                 e,
                 Event::Settled {
                     outcome: Outcome::Failed,
-                    error: Some(_),
+                    error: Some(error),
                     ..
-                }
+                } if *error == inner
             )),
             "{out:?}"
         );
@@ -638,10 +646,7 @@ fn permanent_refusal_settles_failed_once() {
         let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), 6).unwrap();
         assert!(back.tracker().is_done());
         assert_eq!(back.tracker().outcome(), Some(Outcome::Failed));
-        assert_eq!(
-            back.tracker().record().error,
-            Some(serde_json::from_str(body).unwrap())
-        );
+        assert_eq!(back.tracker().record().error, Some(inner.into()));
         assert_eq!(drain(&mut back), vec![Event::Idle]);
     }
 }

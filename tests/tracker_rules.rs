@@ -522,14 +522,14 @@ fn create_unanswered_never_resubmits() {
     );
 }
 
-/// E-11, A-4: a submit refused for good settles the job `failed` with the envelope, in the
+/// E-11, A-4: a submit refused for good settles the job `failed` with the API's error, in the
 /// record; it is a job's input only, and only before the job is named.
 #[test]
-fn a_submit_refused_for_good_settles_failed_with_its_envelope() {
-    let envelope = json!({"error": {"code": "insufficient_credits", "message": "x"}});
+fn a_submit_refused_for_good_settles_failed_with_its_error() {
+    let error = json!({"code": "insufficient_credits", "message": "x"});
     let refused = || Input::SubmitRefused {
         http_status: 402,
-        envelope: Some(envelope.clone().into()),
+        error: Some(error.clone().into()),
     };
     let mut t = Tracker::new(Model::Job, config()).unwrap();
     t.handle_input(0, refused()).unwrap();
@@ -539,7 +539,7 @@ fn a_submit_refused_for_good_settles_failed_with_its_envelope() {
     assert_eq!(outs.last(), Some(&Output::Idle));
     let record = t.record();
     assert_eq!(record.outcome, Some(Outcome::Failed));
-    assert_eq!(record.error, Some(envelope.clone().into()));
+    assert_eq!(record.error, Some(error.clone().into()));
     assert_eq!(
         t.handle_input(1, refused()).map_err(|e| e.code()),
         Err("invalid_input"),

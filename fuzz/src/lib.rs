@@ -285,7 +285,7 @@ impl Op {
             Op::CreateUnanswered => Input::CreateUnanswered,
             Op::SubmitRefused(http_status) => Input::SubmitRefused {
                 http_status: *http_status,
-                envelope: None,
+                error: None,
             },
             Op::Fetched(is_error) => Input::ResultFetched {
                 result: ToolResult {

@@ -69,11 +69,14 @@ export interface JobHooks {
   onEvent?(event: EndpointEvent & { cause?: unknown }, job: Job): void;
 }
 
-/** A settled job: the outcome, and the result or error as the server sent them. */
 /**
+ * A settled job: the outcome, and the result or error as the server sent them (`error.code` is
+ * the API's code either way).
+ *
  * `outcome: 'failed'` with `status: null` is a submit the API refused for good (a 400, a 401, a
  * 404 such as a `baseUrl` with one path segment too many, an unknown model): no job was made and
- * nothing was billed; `error` is the API's answer as it came (`{error: {code, message}}`).
+ * nothing was billed; `error` is the API's error object (`{code, message}`, the `error` of its
+ * envelope), or its JSON body as it came when that has none.
  */
 export interface JobSettled {
   type: 'settled';

@@ -846,7 +846,7 @@ describe('examples/job-host.mjs, told wrong', () => {
         (e) => e,
       );
       assert.equal(r.code, 1);
-      assert.match(r.stdout, /^intent-401 failed \{"error":\{"code":"unauthorized"/);
+      assert.match(r.stdout, /^intent-401 failed \{"code":"unauthorized"/);
       assert.match(r.stderr, /^intent intent-401: submit answered HTTP 401: permanent$/m);
     } finally {
       srv.close();

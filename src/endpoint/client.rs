@@ -830,7 +830,7 @@ impl CallEndpoint {
                 now,
                 Input::SubmitRefused {
                     http_status: status,
-                    envelope: envelope.map(Json::from),
+                    error: envelope.map(|body| Json::from(api_error(body))),
                 },
             );
             return;
@@ -1941,6 +1941,18 @@ fn id_text(id: &Id) -> String {
         Id::Number(n) => format!("{n}"),
         Id::String(s) => format!("{}", Quoted(s)),
         Id::Null => "null".into(),
+    }
+}
+
+/// The error object of a job API's error envelope (`{error: {code, message, ...}}`), which a
+/// refused submit settles with, as a failed job settles with its own error (E-11); a body
+/// without one is kept as it came.
+fn api_error(body: Value) -> Value {
+    match body {
+        Value::Object(mut envelope) if envelope.get("error").is_some_and(Value::is_object) => {
+            envelope.remove("error").unwrap_or(Value::Null)
+        }
+        other => other,
     }
 }
 

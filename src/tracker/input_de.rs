@@ -78,7 +78,7 @@ struct Flat {
     request_state: Option<Json>,
     limit: Option<u64>,
     http_status: Option<u16>,
-    envelope: Option<Json>,
+    api_error: Option<Json>,
 }
 
 fn need<T, E: serde::de::Error>(v: Option<T>, field: &'static str) -> Result<T, E> {
@@ -90,12 +90,18 @@ impl<'de> Deserialize<'de> for Input {
         // Every member any input has is read and checked, whatever the `type`; which ones must
         // be present depends on it.
         let mut m = crate::tagged::members(d, "struct Flat")?;
+        let kind: Kind = m.req("type")?;
+        // `error` is the job API's own JSON in a refused submit, a JSON-RPC error elsewhere.
+        let (error, api_error) = match kind {
+            Kind::SubmitRefused => (None, m.present("error").map(Json::from)),
+            _ => (m.opt("error")?, None),
+        };
         let f = Flat {
-            kind: m.req("type")?,
+            kind,
             task: m.opt("task")?,
             job: m.opt("job")?,
             result: m.opt("result")?,
-            error: m.opt("error")?,
+            error,
             answer: m.opt("answer")?,
             request: m.opt("request")?,
             failure: m.opt("failure")?,
@@ -106,7 +112,7 @@ impl<'de> Deserialize<'de> for Input {
             request_state: m.present("request_state").map(Json::from),
             limit: m.opt("limit")?,
             http_status: m.opt("http_status")?,
-            envelope: m.present("envelope").map(Json::from),
+            api_error,
         };
         Ok(match f.kind {
             Kind::TaskCreated => Input::TaskCreated {
@@ -128,7 +134,7 @@ impl<'de> Deserialize<'de> for Input {
             Kind::CreateUnanswered => Input::CreateUnanswered,
             Kind::SubmitRefused => Input::SubmitRefused {
                 http_status: need(f.http_status, "http_status")?,
-                envelope: f.envelope,
+                error: f.api_error,
             },
             Kind::TaskPolled => Input::TaskPolled {
                 task: need(f.task, "task")?,
@@ -216,11 +222,11 @@ mod tests {
             Input::CreateUnanswered,
             Input::SubmitRefused {
                 http_status: 402,
-                envelope: Some(json!({"error": {"code": "insufficient_credits"}}).into()),
+                error: Some(json!({"code": "insufficient_credits"}).into()),
             },
             Input::SubmitRefused {
                 http_status: 502,
-                envelope: None,
+                error: None,
             },
             Input::TaskPolled { task: task.clone() },
             Input::JobPolled { job },

@@ -573,7 +573,7 @@ impl Tracker {
                 self.stop(StopReason::CreateUnanswered);
                 Ok(())
             }
-            Input::SubmitRefused { envelope, .. } => self.on_submit_refused(envelope),
+            Input::SubmitRefused { error, .. } => self.on_submit_refused(error),
             Input::ResultFetched { result } => {
                 let payload = Payload {
                     result: Some(result.is_error),
@@ -1159,9 +1159,9 @@ impl Tracker {
         Ok(())
     }
 
-    /// E-11: no job was made, so the call ends here, with the envelope as its error. The button
-    /// ends as for any failed job (a press held for the submit has nothing to cancel).
-    fn on_submit_refused(&mut self, envelope: Option<Json>) -> Result<(), Error> {
+    /// E-11: no job was made, so the call ends here, with the API's error as its error. The
+    /// button ends as for any failed job (a press held for the submit has nothing to cancel).
+    fn on_submit_refused(&mut self, error: Option<Json>) -> Result<(), Error> {
         if self.model != Model::Job {
             return Err(Error::WrongModel {
                 expected: self.model,
@@ -1177,7 +1177,7 @@ impl Tracker {
         let before = self.button.state();
         let _ = self.button.handle_status(Status::Failed);
         self.sync_button(before);
-        self.keep_payload(None, envelope);
+        self.keep_payload(None, error);
         self.settle(Outcome::Failed, None);
         Ok(())
     }

@@ -133,13 +133,15 @@ pub enum Input {
     /// resubmits: it stops with [`StopReason::CreateUnanswered`], and the host reconciles.
     CreateUnanswered,
     /// A job submit was refused for good (a permanent refusal, rule A-4): no job exists, nothing
-    /// is sent again, and the call settles `failed` with the server's error envelope (E-11).
+    /// is sent again, and the call settles `failed` with the server's error (E-11).
     SubmitRefused {
         /// The HTTP status of the refusal.
         http_status: u16,
-        /// The answer's body as the server sent it (absent when it was not JSON).
+        /// The API's error object (`{code, message, ...}`, the `error` of its envelope), as a
+        /// failed job's error is; a JSON body without one as it came; absent when the body was
+        /// not JSON.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        envelope: Option<Json>,
+        error: Option<Json>,
     },
     /// A poll answered (`tasks/get`, `jobs_get`, or this job's entry in a `jobs_wait` answer).
     TaskPolled {
