@@ -275,6 +275,22 @@ pub fn write<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
     Ok(longcall::json_text(&camel_value(v)))
 }
 
+/// A camelCase JavaScript argument read into a core type (`JSON.stringify` in the engine, then
+/// [`read`]): a key the type does not have is refused by name.
+pub fn read_js<T: DeserializeOwned + Serialize>(
+    value: &wasm_bindgen::JsValue,
+    field: &str,
+) -> Result<T, Error> {
+    crate::json::stringify(value, field).and_then(|text| read(&text, field))
+}
+
+/// A core value as a plain JavaScript value with camelCase keys ([`write`], then `JSON.parse`).
+pub fn write_js<T: Serialize + ?Sized>(
+    value: &T,
+) -> crate::errors::JsResult<wasm_bindgen::JsValue> {
+    js_sys::JSON::parse(&crate::errors::js(write(value))?)
+}
+
 /// A core value as a `serde_json::Value`, through JSON text: `serde_json::to_value` would
 /// compile a second serializer of every type beside the text one the module needs anyway (the
 /// result is the same: a `Value`'s object keys are sorted either way).

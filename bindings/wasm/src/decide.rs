@@ -18,21 +18,9 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use crate::args;
+use crate::case::{read_js, write_js};
 use crate::errors::{js, JsResult};
 use crate::json::{self, to_js};
-
-/// A camelCase structured argument read into a core type (unknown keys refused by name).
-fn from_js<T: serde::de::DeserializeOwned + Serialize>(
-    value: &JsValue,
-    field: &str,
-) -> Result<T, Error> {
-    json::stringify(value, field).and_then(|text| crate::case::read(&text, field))
-}
-
-/// A core value as a plain object with camelCase keys.
-fn to_camel<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
-    js_sys::JSON::parse(&js(crate::case::write(value))?)
-}
 
 /// The serde spelling of a value whose serialization is a plain string (a unit enum variant).
 fn name<T: Serialize>(value: &T) -> JsResult<JsValue> {
@@ -62,7 +50,7 @@ pub fn classify_outcome(model: JsValue, status: JsValue, payload: JsValue) -> Js
         violation: Option<Rule>,
     }
     let (model, status) = js(model_status(&model, &status))?;
-    let payload: Payload = js(from_js(&payload, "payload"))?;
+    let payload: Payload = js(read_js(&payload, "payload"))?;
     let (outcome, violation) = js(outcome::classify(model, status, payload))?;
     to_js(&Classified { outcome, violation })
 }
@@ -85,21 +73,21 @@ pub fn cancel_window(model: JsValue, status: JsValue) -> JsResult<JsValue> {
 #[wasm_bindgen(js_name = classifyCancelAnswer)]
 pub fn classify_cancel_answer(model: JsValue, answer: JsValue) -> JsResult<JsValue> {
     let model = js(args::model(&model))?;
-    let answer: CancelAnswer = js(from_js(&answer, "answer"))?;
+    let answer: CancelAnswer = js(read_js(&answer, "answer"))?;
     name(&cancel::classify_answer(model, answer))
 }
 
 /// `classifySubmit(submitted)`: admission advice for a submit (`{advice, ...}`).
 #[wasm_bindgen(js_name = classifySubmit)]
 pub fn classify_submit(submitted: JsValue) -> JsResult<JsValue> {
-    let submitted: Submitted = js(from_js(&submitted, "submitted"))?;
-    to_camel(&admission::classify(&submitted))
+    let submitted: Submitted = js(read_js(&submitted, "submitted"))?;
+    write_js(&admission::classify(&submitted))
 }
 
 /// `mcpCreateLost()`: the advice when an MCP `CreateTaskResult` was lost (`reconcile`).
 #[wasm_bindgen(js_name = mcpCreateLost)]
 pub fn mcp_create_lost() -> JsResult<JsValue> {
-    to_camel(&admission::mcp_create_lost())
+    write_js(&admission::mcp_create_lost())
 }
 
 /// What [`plan_waits`] reads.
@@ -151,7 +139,7 @@ impl<'de> Deserialize<'de> for WaitArgs {
 /// `{calls, waitFor, duplicates, alreadyTerminal}`; each call is the wire body as it is.
 #[wasm_bindgen(js_name = planWaits)]
 pub fn plan_waits(args: JsValue) -> JsResult<JsValue> {
-    let a: WaitArgs = js(from_js(&args, "args"))?;
+    let a: WaitArgs = js(read_js(&args, "args"))?;
     let plan = js(batch::plan_waits(
         a.ids.iter().map(String::as_str),
         |id| a.terminal.iter().any(|t| t == id),
@@ -159,7 +147,7 @@ pub fn plan_waits(args: JsValue) -> JsResult<JsValue> {
         a.timeout_seconds,
         a.include_results,
     ))?;
-    to_camel(&plan)
+    write_js(&plan)
 }
 
 /// What [`poll_plan`] reads.
@@ -204,7 +192,7 @@ impl<'de> Deserialize<'de> for PlanArgs {
 /// schedule produces (absolute ms), as `longcall plan` prints them.
 #[wasm_bindgen(js_name = pollPlan)]
 pub fn poll_plan(args: JsValue) -> JsResult<JsValue> {
-    let a: PlanArgs = js(from_js(&args, "args"))?;
+    let a: PlanArgs = js(read_js(&args, "args"))?;
     for t in [Some(a.seed), Some(a.start_ms), a.server_interval_ms]
         .into_iter()
         .flatten()
@@ -265,8 +253,8 @@ pub fn mapping_concepts() -> JsResult<JsValue> {
 /// `jobAccess(owner, caller)`: `"owner" | "hidden"` (`{workspace, member}` each).
 #[wasm_bindgen(js_name = jobAccess)]
 pub fn job_access(owner: JsValue, caller: JsValue) -> JsResult<JsValue> {
-    let owner: Owner = js(from_js(&owner, "owner"))?;
-    let caller: Owner = js(from_js(&caller, "caller"))?;
+    let owner: Owner = js(read_js(&owner, "owner"))?;
+    let caller: Owner = js(read_js(&caller, "caller"))?;
     name(&ownership::job_access(&owner, &caller))
 }
 

@@ -576,7 +576,7 @@ impl Endpoint {
     /// `runRecord()`: the run record, camelCase.
     #[wasm_bindgen(js_name = runRecord)]
     pub fn run_record(&self) -> JsResult<JsValue> {
-        js_sys::JSON::parse(&js(crate::case::write(&self.core.tracker().record()))?)
+        crate::case::write_js(&self.core.tracker().record())
     }
 
     /// `watchAgain(config?, wire?)`: after watching stopped with the call going on (a deadline,

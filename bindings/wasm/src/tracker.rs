@@ -292,7 +292,7 @@ impl Tracker {
     /// `runRecord()`: the run record to show or store, camelCase.
     #[wasm_bindgen(js_name = runRecord)]
     pub fn run_record(&self) -> JsResult<JsValue> {
-        js_sys::JSON::parse(&js(crate::case::write(&self.core.record()))?)
+        crate::case::write_js(&self.core.record())
     }
 
     /// `snapshot()`: the versioned snapshot text (absolute deadlines).

@@ -22,6 +22,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::args;
+use crate::case::{read_js, write_js};
 use crate::errors::{js, JsResult};
 use crate::json::{self, bounded_string, to_js};
 
@@ -35,19 +36,6 @@ struct Saved<'a> {
     next_wake_at: Option<u64>,
     done: bool,
     text: &'a str,
-}
-
-/// A camelCase argument read into a core type; unknown keys are refused by name.
-fn read<T: serde::de::DeserializeOwned + Serialize>(
-    value: &JsValue,
-    field: &str,
-) -> Result<T, longcall::Error> {
-    json::stringify(value, field).and_then(|text| crate::case::read(&text, field))
-}
-
-/// A core value as a camelCase JavaScript value.
-fn write<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
-    js_sys::JSON::parse(&js(crate::case::write(value))?)
 }
 
 fn call(value: &JsValue) -> Result<CallId, longcall::Error> {
@@ -68,7 +56,7 @@ impl WatchList {
         let config: WatchConfig = if config.is_undefined() || config.is_null() {
             WatchConfig::default()
         } else {
-            js(read(&config, "config"))?
+            js(read_js(&config, "config"))?
         };
         Ok(WatchList {
             core: Core::new(config),
@@ -106,7 +94,7 @@ impl WatchList {
     #[wasm_bindgen(js_name = addNew)]
     pub fn add_new(&mut self, call_id: JsValue, intent: JsValue, config: &[f64]) -> JsResult<()> {
         let id = js(call(&call_id))?;
-        let intent: Intent = js(read(&intent, "intent"))?;
+        let intent: Intent = js(read_js(&intent, "intent"))?;
         let config = js(crate::config::tracker_config(config))?;
         js(self.core.add_new(id, intent, config))
     }
@@ -158,7 +146,7 @@ impl WatchList {
     pub fn handle(&mut self, now: JsValue, call_id: JsValue, input: JsValue) -> JsResult<()> {
         let now = js(json::uint(&now, "now"))?;
         let id = js(call(&call_id))?;
-        let input: Input = js(read(&input, "input"))?;
+        let input: Input = js(read_js(&input, "input"))?;
         js(self.core.handle_input(now, id, input))
     }
 
@@ -189,7 +177,7 @@ impl WatchList {
     /// `drain()`: every output queued now, in order (empty when there is nothing to do).
     pub fn drain(&mut self) -> JsResult<JsValue> {
         let outs: Vec<_> = core::iter::from_fn(|| self.core.poll_output()).collect();
-        write(&outs)
+        write_js(&outs)
     }
 
     /// When `timeout` has work next (ms), if ever.
@@ -215,7 +203,7 @@ impl WatchList {
     /// `record(call)`: the call's run record (status, button, outcome, ...), or `null`.
     pub fn record(&self, call_id: JsValue) -> JsResult<JsValue> {
         match self.core.tracker(js(call(&call_id))?) {
-            Some(t) => write(&t.record()),
+            Some(t) => write_js(&t.record()),
             None => Ok(JsValue::NULL),
         }
     }
@@ -271,5 +259,5 @@ pub fn read_job_answer_js(answer: JsValue, now: JsValue) -> JsResult<JsValue> {
         })?;
         answer_input(&answer, now)
     })())?;
-    js_sys::JSON::parse(&js(crate::case::write(&r))?)
+    write_js(&r)
 }

@@ -8,21 +8,13 @@ use longcall::snapshot;
 use longcall::tracker::{Failure, Input};
 use longcall::view::JobView;
 use longcall::wave::{Wave as Core, WaveConfig, WaveInput, WaveOutput};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use crate::case::{read_js, write_js};
 use crate::endpoint::HttpArgs;
 use crate::errors::{js, JsResult};
 use crate::json::{self, bounded_string};
-
-fn read<T: DeserializeOwned + Serialize>(value: &JsValue, field: &str) -> JsResult<T> {
-    js(json::stringify(value, field).and_then(|text| crate::case::read(&text, field)))
-}
-
-fn write<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
-    js_sys::JSON::parse(&js(crate::case::write(value))?)
-}
 
 /// Many jobs watched together (`new Wave(config?)`).
 #[wasm_bindgen]
@@ -40,7 +32,7 @@ impl Wave {
         let config: WaveConfig = if config.is_undefined() || config.is_null() {
             WaveConfig::default()
         } else {
-            read(&config, "config")?
+            js(read_js(&config, "config"))?
         };
         Ok(Wave {
             core: js(Core::new(config))?,
@@ -53,7 +45,7 @@ impl Wave {
     pub fn add_job(&mut self, now: JsValue, job: JsValue, deadline: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let deadline = js(json::opt_uint(&deadline, "deadline"))?;
-        let job: JobView = read(&job, "job")?;
+        let job: JobView = js(read_js(&job, "job"))?;
         js(self
             .core
             .handle_input(now, WaveInput::AddJob { job, deadline }))?;
@@ -81,7 +73,7 @@ impl Wave {
     ) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let call_id = js(json::uint(&call_id, "callId"))?;
-        let jobs: Vec<JobView> = read(&jobs, "jobs")?;
+        let jobs: Vec<JobView> = js(read_js(&jobs, "jobs"))?;
         js(self
             .core
             .handle_input(now, WaveInput::WaitAnswered { call_id, jobs }))?;
@@ -124,7 +116,7 @@ impl Wave {
     ) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let call_id = js(json::uint(&call_id, "callId"))?;
-        let failure: Failure = read(&failure, "failure")?;
+        let failure: Failure = js(read_js(&failure, "failure"))?;
         js(self
             .core
             .handle_input(now, WaveInput::WaitFailed { call_id, failure }))?;
@@ -155,7 +147,7 @@ impl Wave {
             }
         };
         outputs.remove(0);
-        write(&Released { released, outputs })
+        write_js(&Released { released, outputs })
     }
 
     /// `pressCancel(now, id)`: the person pressed one job's cancel button (throws
@@ -179,7 +171,7 @@ impl Wave {
     ) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let id = js(bounded_string(&id, "id"))?;
-        let input: Input = read(&input, "input")?;
+        let input: Input = js(read_js(&input, "input"))?;
         js(self.core.handle_input(now, WaveInput::Job { id, input }))?;
         self.drain_outputs()
     }
@@ -187,7 +179,7 @@ impl Wave {
     /// `drainOutputs()`: the outputs queued now.
     #[wasm_bindgen(js_name = drainOutputs)]
     pub fn drain_outputs(&mut self) -> JsResult<JsValue> {
-        write(&self.core.drain())
+        write_js(&self.core.drain())
     }
 
     /// True once the wave is satisfied (`any`: a job settled; `all`: every job settled or was

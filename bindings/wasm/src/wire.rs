@@ -29,14 +29,11 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::args;
+use crate::case::write_js;
 use crate::errors::{js, JsResult};
 use crate::json::{bounded_string, from_js, to_js};
 
 /// A core value as a camelCase JavaScript value.
-fn camel<T: serde::Serialize>(value: &T) -> JsResult<JsValue> {
-    js_sys::JSON::parse(&js(crate::case::write(value))?)
-}
-
 fn message_arg(value: &JsValue, field: &str) -> Result<Message, Error> {
     // A message object is read as the text `JSON.stringify` makes of it, as its text would be.
     let text = if value.is_string() {
@@ -88,7 +85,7 @@ pub fn read_answer_js(model: JsValue, request: JsValue, answer: JsValue) -> JsRe
         let message = message_arg(&answer, "answer")?;
         read_answer(model, asked, &message)
     })())?;
-    camel(&r)
+    write_js(&r)
 }
 
 /// `readResult(model, request, result)`: [`read_answer_js`] for the `result` of a successful
@@ -102,7 +99,7 @@ pub fn read_result_js(model: JsValue, request: JsValue, result: JsValue) -> JsRe
         let result: Value = crate::json::from_text_or_value(&result, "result")?;
         read_result(model, asked, result)
     })())?;
-    camel(&r)
+    write_js(&r)
 }
 
 /// `readNotification(model, message)`: `{id: null, input: {type: "task_notified", ...},
@@ -115,7 +112,7 @@ pub fn read_notification_js(model: JsValue, message: JsValue) -> JsResult<JsValu
         read_notification(model, &message)
     })())?;
     match r {
-        Some(r) => camel(&r),
+        Some(r) => write_js(&r),
         None => Ok(JsValue::NULL),
     }
 }
