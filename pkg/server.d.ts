@@ -14,6 +14,7 @@ import type {
   JobStatus,
   JobView,
   Json,
+  JsonObject,
   LongcallError,
   Model,
   Owner,
@@ -72,7 +73,10 @@ export interface RegistryConfig {
   pageSize?: number;
 }
 
-/** What `handleTimeout` did: stop the workers of these tasks. */
+/**
+ * What `handleTimeout` did: stop the workers of these tasks. `failed` also names a task a call
+ * found past its TTL since the last sweep (`pollTimeout` is then due at once).
+ */
 export interface Sweep {
   failed: string[];
   purged: string[];
@@ -89,7 +93,7 @@ export type CancelReply = { kind: 'ack' } | { kind: 'task'; task: RegistryTask }
 
 /** A 2025 `tasks/result` answer (`blocked`: hold the request and ask again later). */
 export type ResultAnswer =
-  | { kind: 'result'; result: ToolResult }
+  | { kind: 'result'; result: Camelized<ToolResult> }
   | { kind: 'error'; error: RpcError }
   | { kind: 'cancelled' }
   | { kind: 'blocked'; status: TaskStatus; inputRequests: InputRequest[] };
@@ -128,14 +132,18 @@ export class TaskRegistry {
   peek(taskId: string): RegistryTask | null;
   /** Worker: whether a client asked to cancel. */
   cancelRequested(taskId: string): boolean;
-  /** Worker: ask the client for input under `key`. @throws {LongcallError} `duplicate` for a reused key. */
+  /**
+   * Worker: ask the client for input under `key`; `request` is the request the client answers
+   * (`{method: 'elicitation/create', params}`).
+   * @throws {LongcallError} `duplicate` for a reused key; `invalid_input` for a request without a string `method`.
+   */
   requestInput(now: number, taskId: string, key: string, request: Json): WriteOutcome;
   /** Worker: the answers since the last call, in answer order (drained). */
   takeInputResponses(taskId: string): [string, Json][];
   /** Worker: sets or clears `statusMessage`. */
   setStatusMessage(now: number, taskId: string, message: string | null): WriteOutcome;
   /** Worker: the tool's `CallToolResult` (`isError` read from it). */
-  complete(now: number, taskId: string, callToolResult: { [key: string]: Json }): WriteOutcome;
+  complete(now: number, taskId: string, callToolResult: JsonObject): WriteOutcome;
   /** Worker: execution hit a JSON-RPC error. */
   fail(now: number, taskId: string, error: RpcError): WriteOutcome;
   /** Worker: the work stopped after a cancel request. */
@@ -177,7 +185,12 @@ export interface WireTask2026 {
   error?: RpcError;
 }
 
-/** Renders a task view as the 2026 wire task: `'task'` for a create answer, `'complete'` for `tasks/get`, none for a notification. */
+/**
+ * Renders a task view as the 2026 wire task: `'task'` for a create answer, `'complete'` for
+ * `tasks/get`, none for a notification.
+ * @throws {LongcallError} `malformed` for a key a view does not have; `invalid_input` for
+ * another `resultType` or a view without its times; `status_not_in_model`.
+ */
 export function renderTask2026(view: RegistryTask, resultType?: 'task' | 'complete' | null): WireTask2026;
 
 /** The 2025 wire task (`CreateTaskResult.task`, `tasks/get`, `tasks/cancel`, `notifications/tasks/status` params). */
@@ -226,12 +239,16 @@ export interface GateRefusal {
   httpStatus: number;
 }
 
-/** The request gate: `null` when the request passes, else the first refusal. `headers`: Node's `req.headers`, or `null` on stdio. */
+/**
+ * The request gate: `null` when the request passes, else the first refusal. `headers`: Node's
+ * `req.headers`, a Fetch `Headers` (a worker runtime's `request.headers`) or other pairs, or
+ * `null` on stdio.
+ */
 export function gateRequest(
   model: 'task-2026' | 'task-2025',
   method: string,
   params: Json | null | undefined,
-  headers: { [name: string]: string | string[] | undefined } | null,
+  headers: { [name: string]: string | string[] | undefined } | Iterable<readonly [string, string]> | null,
 ): GateRefusal | null;
 
 /** Whether a `tools/call` runs as a task (`value: true`), synchronously (`false`), or is refused (E-24). */
@@ -273,7 +290,7 @@ export function inputResponses(params: Json | null | undefined): { [key: string]
 export function inputRequiredResult(inputRequests: { [key: string]: Json }, requestState?: Json | null): Json;
 
 /** `result` with `resultType: "complete"` (E-57); none is the empty result of `ping` and the acks. */
-export function completeResult(result?: Json | null): Json;
+export function completeResult(result?: Json | JsonObject | null): { [key: string]: Json };
 
 /** The `server/discover` result (E-58). */
 export function discoverResult(model: 'task-2026' | 'task-2025', serverInfo: Json, capabilities?: Json | null): Json;
@@ -287,7 +304,7 @@ export function toolsListResult(tools: Json[]): Json;
 /** The JSON-RPC answer text to send and its HTTP status: 200 for a result, E-26 for an error. */
 export function answerText(
   id: string | number | null,
-  result: Json | null,
+  result: Json | JsonObject | null,
   error?: RpcError | null,
 ): { httpStatus: number; body: string };
 
@@ -317,8 +334,9 @@ export class JobBook {
   readonly size: number;
   isEmpty(): boolean;
   config(): Required<JobBookConfig>;
-  /** `null`: unlimited. */
+  /** `null`: unlimited. A workspace never given a balance is unlimited too. */
   setCredits(workspace: string, balance: number | null): void;
+  /** The balance; `undefined` when unlimited (never given one, or given `null`). */
   credits(workspace: string): number | undefined;
   /** Worker/test: job and owner without an ownership check. */
   peek(jobId: string): { owner: Owner; job: JobView } | null;

@@ -14,6 +14,23 @@ export function init(input) {
 export const initSync = state.initSync;
 export { isLongcallError };
 
+// Headers as pairs (a Fetch `Headers`, a Map) read as the plain object Node's `req.headers` is:
+// `JSON.stringify` would make `{}` of them, which reads as a request with no headers at all.
+// Anything else (pairs that are not pairs, say) goes as it is, for the module to refuse.
+function plainHeaders(headers) {
+  if (headers === null || typeof headers !== 'object' || typeof headers[Symbol.iterator] !== 'function') return headers;
+  try {
+    return Object.fromEntries(headers);
+  } catch {
+    return headers;
+  }
+}
+
+/** The request gate (see server.d.ts). */
+export function gateRequest(model, method, params, headers) {
+  return state.api.gateRequest(model, method, params, plainHeaders(headers));
+}
+
 export const {
   TaskRegistry,
   JobBook,
@@ -21,7 +38,6 @@ export const {
   renderTask2025,
   renderTaskResult2025,
   missingCapability2026,
-  gateRequest,
   gateTaskSupport,
   httpStatusFor,
   readRequest,

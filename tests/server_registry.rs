@@ -283,6 +283,14 @@ fn input_keys_are_unique_over_the_task_life() {
         r.request_input(9, "t", "", elicit()).unwrap_err().code(),
         "invalid_input"
     );
+    // A request the client could not read is refused, and uses no key (E-56's rule).
+    for request in [json!("please"), json!([1, 2]), json!({"params": {}})] {
+        assert_eq!(
+            r.request_input(9, "t", "c", request).unwrap_err().code(),
+            "invalid_input"
+        );
+    }
+    assert!(r.request_input(9, "t", "c", elicit()).unwrap().is_applied());
 }
 
 /// Rules W-2, M-10.
@@ -532,6 +540,48 @@ fn ttl_2026_fails_unsettled_tasks_then_retention_purges() {
     r.handle_timeout(1_500);
     assert!(r.is_empty());
     assert_eq!(r.poll_timeout(), None);
+}
+
+/// M-15: a task a lookup expired is still named by the next sweep, which the host reads to stop
+/// its worker, and that sweep is due at once; named once, and not as failed once purged.
+#[test]
+fn a_task_expired_by_a_lookup_is_named_by_the_next_sweep() {
+    let mut r = reg_with(Model::Task2026, |c| {
+        c.ttl_ms = Some(100);
+        c.retention_ms = Some(1_000);
+    });
+    r.create(0, "p", "x", None).unwrap();
+    r.create(0, "p", "y", None).unwrap();
+    assert_eq!(r.get(150, "p", "x").unwrap().status, Status::Failed);
+    assert_eq!(r.poll_timeout(), Some(100), "due since y's deadline");
+    let s = r.handle_timeout(150);
+    assert_eq!(s.failed, vec!["x".to_string(), "y".to_string()]);
+    assert!(s.purged.is_empty());
+    assert!(r.handle_timeout(151).failed.is_empty(), "named once");
+    assert_eq!(r.poll_timeout(), Some(1_150));
+
+    // Expired by a worker write, then kept across a snapshot: the restored registry names it.
+    r.create(200, "p", "z", None).unwrap();
+    assert_eq!(
+        r.complete(400, "z", tool(false)),
+        WriteOutcome::IgnoredTerminal {
+            status: Status::Failed
+        }
+    );
+    assert_eq!(r.poll_timeout(), Some(400), "due when it failed");
+    let mut back: TaskRegistry = restore(&save(&r).unwrap()).unwrap();
+    assert_eq!(back, r);
+    assert_eq!(back.handle_timeout(400).failed, vec!["z".to_string()]);
+
+    // Purged before any sweep (retention over): named as purged only.
+    let mut r = reg_with(Model::Task2026, |c| {
+        c.ttl_ms = Some(100);
+        c.retention_ms = Some(50);
+    });
+    r.create(0, "p", "x", None).unwrap();
+    assert!(r.get(120, "p", "x").is_ok());
+    let s = r.handle_timeout(200);
+    assert_eq!((s.failed.len(), s.purged), (0, vec!["x".to_string()]));
 }
 
 #[test]

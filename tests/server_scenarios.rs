@@ -121,7 +121,12 @@ fn input_2026_is_asked_once_and_answered_with_an_update() {
     let mut net = net(Model::Task2026, CancelMode::Cooperative);
     net.srv
         .reg
-        .request_input(0, HANDLE, "k", json!({"q": "sure?"}))
+        .request_input(
+            0,
+            HANDLE,
+            "k",
+            json!({"method": "elicitation/create", "params": {"message": "sure?"}}),
+        )
         .unwrap();
     net.run_until(5_000);
     let asked: Vec<_> = net

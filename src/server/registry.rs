@@ -32,7 +32,8 @@
 //!    so a task that finishes near its deadline stays readable), then purged; `None` keeps it.
 //!    Expiry is applied lazily to the task a call touches as well as by the sweep, so `get`,
 //!    `cancel`, `update`, `result` and worker writes all agree whether or not the host swept in
-//!    time.
+//!    time; a task a call expired is still named by the next sweep, whose `failed` list is what
+//!    stops its worker (and the next timeout is then due at once).
 //! 8. **`lastUpdatedAt`** (M-16) moves on every observable change (status, inputRequests,
 //!    statusMessage, payload), never backwards. Times are milliseconds; ISO strings are the codec's
 //!    job.
@@ -382,6 +383,10 @@ pub struct TaskRegistry {
     config: RegistryConfig,
     next_seq: u64,
     tasks: BTreeMap<String, Entry>,
+    /// Tasks a lookup failed by their TTL, in that order, for the next sweep to name: their
+    /// workers still run until the host hears of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    unswept: Vec<String>,
 }
 
 impl Snapshot for TaskRegistry {
@@ -424,6 +429,7 @@ impl TaskRegistry {
             config,
             next_seq: 0,
             tasks: BTreeMap::new(),
+            unswept: Vec::new(),
         })
     }
 
@@ -463,6 +469,8 @@ impl TaskRegistry {
             Due::Nothing => Due::Nothing,
             Due::Purge => {
                 self.tasks.remove(id);
+                // Named as purged now, which stops its worker too.
+                self.unswept.retain(|u| u != id);
                 Due::Purge
             }
             Due::Fail => {
@@ -483,6 +491,7 @@ impl TaskRegistry {
                     self.tasks.remove(id);
                     return Due::Purge;
                 }
+                self.unswept.push(id.into());
                 Due::Fail
             }
         }
@@ -509,12 +518,12 @@ impl TaskRegistry {
         let mut sweep = Sweep::default();
         let ids: Vec<String> = self.tasks.keys().cloned().collect();
         for id in ids {
-            match self.apply_due(now, &id) {
-                Due::Nothing => {}
-                Due::Fail => sweep.failed.push(id),
-                Due::Purge => sweep.purged.push(id),
+            // A task failed here joins `unswept`, after those a lookup failed before.
+            if self.apply_due(now, &id) == Due::Purge {
+                sweep.purged.push(id);
             }
         }
+        sweep.failed = core::mem::take(&mut self.unswept);
         sweep
     }
 
@@ -522,9 +531,15 @@ impl TaskRegistry {
     /// task has a deadline. Ask again after every call that changes the registry.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
+        // A task a lookup failed is due at the time it failed: the sweep that names it is late.
+        let unswept = self
+            .unswept
+            .iter()
+            .filter_map(|id| self.tasks.get(id)?.settled.as_ref().map(|s| s.at));
         self.tasks
             .values()
             .filter_map(|e| e.deadline(self.model, self.config.retention_ms))
+            .chain(unswept)
             .min()
     }
 
@@ -632,7 +647,8 @@ impl TaskRegistry {
     /// roots answer.
     ///
     /// Errors: [`Error::Duplicate`] when `key` was ever used on this task (keys are unique over
-    /// the task's life), [`Error::InvalidInput`] for an empty key. Ignored (not an error): a
+    /// the task's life), [`Error::InvalidInput`] for an empty key or a request without a string
+    /// `method` (the client could not answer it). Ignored (not an error): a
     /// terminal task, a task with a cancel request, an unknown id.
     pub fn request_input(
         &mut self,
@@ -643,6 +659,13 @@ impl TaskRegistry {
     ) -> Result<WriteOutcome, Error> {
         if key.is_empty() {
             return Err(Error::invalid_input("key", "must not be empty"));
+        }
+        // The client can answer only a request it can read, as in an MRTR round (E-56).
+        if request.get("method").and_then(Value::as_str).is_none() {
+            return Err(Error::invalid_input(
+                "request",
+                "an input request is an object with a string method (elicitation/create, ...)",
+            ));
         }
         let model = self.model;
         let Some(e) = self.live(now, task_id) else {

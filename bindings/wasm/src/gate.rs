@@ -274,7 +274,13 @@ pub fn tools_list_result(tools: JsValue) -> JsResult<JsValue> {
 #[wasm_bindgen(js_name = answerText)]
 pub fn answer_text(id: JsValue, result: JsValue, error: JsValue) -> JsResult<JsValue> {
     let id: Id = js(opt_value(&id, "id"))?.unwrap_or(Id::Null);
-    let error: Option<longcall::view::RpcError> = js(opt_value(&error, "error"))?;
+    // An error with a member it does not have (`detail` for `data`) is refused by name, not
+    // sent without it.
+    let error: Option<longcall::view::RpcError> = if error.is_null() || error.is_undefined() {
+        None
+    } else {
+        Some(js(crate::case::read_js(&error, "error"))?)
+    };
     let result: Value = js(opt_value(&result, "result"))?.unwrap_or(Value::Null);
     let (http_status, body) = match &error {
         Some(e) => answer::answer_text(&id, Err(e)),

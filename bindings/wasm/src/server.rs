@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::args;
+use crate::case::{read_js, write_js};
 use crate::errors::{js, JsResult};
 use crate::json::{self, bounded_string, from_js, to_js};
 
@@ -49,11 +50,6 @@ fn answer<T: Serialize, E: Serialize>(r: Result<T, E>) -> JsResult<JsValue> {
     out.insert("ok".into(), Value::Bool(ok));
     out.insert(key.into(), crate::case::camel_value(inner));
     to_js(&Value::Object(out))
-}
-
-/// A core value for JavaScript, its keys in camelCase.
-fn camel_js<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
-    js_sys::JSON::parse(&js(crate::case::write(value))?)
 }
 
 fn text_to<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
@@ -163,7 +159,7 @@ impl TaskRegistry {
 
     /// `config()`: the configuration in force (a full `RegistryConfig`).
     pub fn config(&self) -> JsResult<JsValue> {
-        camel_js(self.core.config())
+        write_js(self.core.config())
     }
 
     /// How many tasks are stored (terminal ones not yet purged included).
@@ -183,7 +179,7 @@ impl TaskRegistry {
     #[wasm_bindgen(js_name = handleTimeout)]
     pub fn handle_timeout(&mut self, now: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
-        camel_js(&self.core.handle_timeout(now))
+        write_js(&self.core.handle_timeout(now))
     }
 
     /// `pollTimeout()`: the next absolute time `handleTimeout` has work, or `null`. Ask again
@@ -207,14 +203,14 @@ impl TaskRegistry {
         let task_id = js(bounded_string(&task_id, "taskId"))?;
         let ttl = js(json::opt_uint(&requested_ttl_ms, "requestedTtlMs"))?;
         let view = js(self.core.create(now, &principal, &task_id, ttl))?;
-        camel_js(&view)
+        write_js(&view)
     }
 
     /// `peek(taskId)`: worker view (detailed on 2026), no principal check; `null` if unknown.
     pub fn peek(&self, task_id: JsValue) -> JsResult<JsValue> {
         let task_id = js(bounded_string(&task_id, "taskId"))?;
         match self.core.peek(&task_id) {
-            Some(v) => camel_js(&v),
+            Some(v) => write_js(&v),
             None => Ok(JsValue::NULL),
         }
     }
@@ -241,7 +237,7 @@ impl TaskRegistry {
         let task_id = js(bounded_string(&task_id, "taskId"))?;
         let key = js(bounded_string(&key, "key"))?;
         let request: Value = js(from_js(&request, "request"))?;
-        camel_js(&js(self.core.request_input(now, &task_id, &key, request))?)
+        write_js(&js(self.core.request_input(now, &task_id, &key, request))?)
     }
 
     /// `takeInputResponses(taskId)`: the answers since the last call, `[[key, response], ...]`
@@ -263,7 +259,7 @@ impl TaskRegistry {
         let now = js(json::uint(&now, "now"))?;
         let task_id = js(bounded_string(&task_id, "taskId"))?;
         let message = js(opt_string(&message, "message"))?;
-        camel_js(&self.core.set_status_message(now, &task_id, message))
+        write_js(&self.core.set_status_message(now, &task_id, message))
     }
 
     /// `complete(now, taskId, callToolResult)`: the tool produced its result (`isError` read
@@ -277,15 +273,15 @@ impl TaskRegistry {
         let now = js(json::uint(&now, "now"))?;
         let task_id = js(bounded_string(&task_id, "taskId"))?;
         let result = js(tool_result(&result))?;
-        camel_js(&self.core.complete(now, &task_id, result))
+        write_js(&self.core.complete(now, &task_id, result))
     }
 
     /// `fail(now, taskId, {code, message, data?})`: execution hit a JSON-RPC error.
     pub fn fail(&mut self, now: JsValue, task_id: JsValue, error: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let task_id = js(bounded_string(&task_id, "taskId"))?;
-        let error: RpcError = js(from_js(&error, "error"))?;
-        camel_js(&self.core.fail(now, &task_id, error))
+        let error: RpcError = js(read_js(&error, "error"))?;
+        write_js(&self.core.fail(now, &task_id, error))
     }
 
     /// `settleCancelled(now, taskId)`: the work stopped after a cancel request.
@@ -293,7 +289,7 @@ impl TaskRegistry {
     pub fn settle_cancelled(&mut self, now: JsValue, task_id: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let task_id = js(bounded_string(&task_id, "taskId"))?;
-        camel_js(&self.core.settle_cancelled(now, &task_id))
+        write_js(&self.core.settle_cancelled(now, &task_id))
     }
 
     /// `get(now, principal, taskId)`: `tasks/get`; `{ok, value: TaskView}` or `{ok: false,
@@ -390,21 +386,41 @@ fn check_registry_config(c: &RegistryConfig) -> Result<(), Error> {
     Ok(())
 }
 
-/// A `TaskView` as the registry hands it out (camelCase), unknown keys refused by name.
-fn task_view(value: &JsValue) -> Result<TaskView, Error> {
-    json::stringify(value, "view").and_then(|text| crate::case::read(&text, "view"))
-}
-
 /// `renderTask2026(view, resultType?)`: the 2026 wire task for a `TaskView` (from
 /// `TaskRegistry.get/peek/create`): `"task"` for a `CreateTaskResult`, `"complete"` for a
 /// `tasks/get` answer, `null`/`undefined` for `notifications/tasks` params. ISO timestamps,
 /// `ttlMs` always present (null = unlimited), `inputRequests` / `result` / `error` by status.
 #[wasm_bindgen(js_name = renderTask2026)]
 pub fn render_task_2026(view: JsValue, result_type: JsValue) -> JsResult<JsValue> {
-    let view = js(task_view(&view))?;
-    js(view.status.expect_in(Model::Task2026))?;
+    let view = js(wire_view(&view, Model::Task2026))?;
     let rt = js(opt_string(&result_type, "resultType"))?;
+    if let Some(rt) = rt
+        .as_deref()
+        .filter(|rt| !matches!(*rt, "task" | "complete"))
+    {
+        return Err(crate::errors::to_js(&Error::invalid_input(
+            "resultType",
+            &format!(
+                "expected \"task\", \"complete\" or null, got \"{}\"",
+                json::short_reason(rt)
+            ),
+        )));
+    }
     to_js(&mcp2026::Task::from_view(&view, rt.as_deref()))
+}
+
+/// A task view to render: of the revision, with the times every wire task carries (a view the
+/// registry handed out has them; one written by hand without them would say 1970).
+fn wire_view(value: &JsValue, model: Model) -> Result<TaskView, Error> {
+    let view: TaskView = read_js(value, "view")?;
+    view.status.expect_in(model)?;
+    if view.created_at_ms.is_none() || view.last_updated_at_ms.is_none() {
+        return Err(Error::invalid_input(
+            "view",
+            "a wire task needs createdAtMs and lastUpdatedAtMs: pass the view the registry handed out",
+        ));
+    }
+    Ok(view)
 }
 
 /// `renderTask2025(view)`: the 2025 wire task for a `TaskView` (`CreateTaskResult.task`,
@@ -413,8 +429,7 @@ pub fn render_task_2026(view: JsValue, result_type: JsValue) -> JsResult<JsValue
 /// `tasks/result`).
 #[wasm_bindgen(js_name = renderTask2025)]
 pub fn render_task_2025(view: JsValue) -> JsResult<JsValue> {
-    let view = js(task_view(&view))?;
-    js(view.status.expect_in(Model::Task2025))?;
+    let view = js(wire_view(&view, Model::Task2025))?;
     to_js(&mcp2025::Task::from_view(&view))
 }
 
@@ -474,7 +489,7 @@ struct Peeked<'a> {
 }
 
 fn owner(value: &JsValue) -> Result<Owner, Error> {
-    from_js(value, "owner")
+    read_js(value, "owner")
 }
 
 #[wasm_bindgen]
@@ -497,7 +512,7 @@ impl JobBook {
 
     /// `config()`: the configuration in force.
     pub fn config(&self) -> JsResult<JsValue> {
-        camel_js(self.core.config())
+        write_js(self.core.config())
     }
 
     /// How many jobs the book holds.
@@ -531,7 +546,7 @@ impl JobBook {
     pub fn peek(&self, job_id: JsValue) -> JsResult<JsValue> {
         let job_id = js(bounded_string(&job_id, "jobId"))?;
         match self.core.peek(&job_id) {
-            Some((owner, job)) => camel_js(&Peeked {
+            Some((owner, job)) => write_js(&Peeked {
                 owner: &owner,
                 job: &job,
             }),
@@ -578,7 +593,7 @@ impl JobBook {
         let now = js(json::uint(&now, "now"))?;
         let job_id = js(bounded_string(&job_id, "jobId"))?;
         let result: Value = js(from_js(&result, "result"))?;
-        camel_js(&self.core.complete(now, &job_id, result))
+        write_js(&self.core.complete(now, &job_id, result))
     }
 
     /// `fail(now, jobId, errorBody)`: worker write; a `WriteOutcome`.
@@ -586,14 +601,14 @@ impl JobBook {
         let now = js(json::uint(&now, "now"))?;
         let job_id = js(bounded_string(&job_id, "jobId"))?;
         let error: Value = js(from_js(&error, "error"))?;
-        camel_js(&self.core.fail(now, &job_id, error))
+        write_js(&self.core.fail(now, &job_id, error))
     }
 
     /// `expire(now, jobId)`: worker write; a `WriteOutcome`.
     pub fn expire(&mut self, now: JsValue, job_id: JsValue) -> JsResult<JsValue> {
         let now = js(json::uint(&now, "now"))?;
         let job_id = js(bounded_string(&job_id, "jobId"))?;
-        camel_js(&self.core.expire(now, &job_id))
+        write_js(&self.core.expire(now, &job_id))
     }
 
     /// `get(owner, jobId)`: `jobs_get`; `{ok, value}` or `{ok: false, error}` (404).
@@ -606,7 +621,7 @@ impl JobBook {
     /// `list(owner)`: the caller's jobs, in submission order.
     pub fn list(&self, owner_: JsValue) -> JsResult<JsValue> {
         let owner = js(owner(&owner_))?;
-        camel_js(&self.core.list(&owner))
+        write_js(&self.core.list(&owner))
     }
 
     /// `cancel(now, owner, jobId, idempotencyKey?)`: `jobs_cancel`; `{ok, value: JobView}` or

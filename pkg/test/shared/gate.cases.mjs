@@ -14,6 +14,13 @@ export const cases = {
       null,
       'stdio: no headers',
     );
+    // A worker runtime's Fetch Headers, and pairs, read as the plain object they hold.
+    if (typeof Headers === 'function')
+      assert.equal(lc.gateRequest('task-2026', 'tasks/get', { taskId: 't1', _meta: CAPS }, new Headers(HEADERS)), null);
+    assert.equal(
+      lc.gateRequest('task-2026', 'tasks/get', { taskId: 't1', _meta: CAPS }, new Map(Object.entries(HEADERS))),
+      null,
+    );
     const noCaps = lc.gateRequest('task-2026', 'tasks/get', { taskId: 't1' }, HEADERS);
     assert.deepEqual(
       [noCaps.rule, noCaps.kind, noCaps.error.code, noCaps.httpStatus],

@@ -140,6 +140,52 @@ export const cases = {
     assert.equal(reg.list(2, 'p', 'bogus').error.code, -32602);
   },
 
+  async 'registry 2026: a task a call found expired is named by the next sweep, due at once'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    const reg = new lc.TaskRegistry('task-2026', { ttlMs: 100 });
+    reg.create(0, 'p', 'x');
+    reg.create(0, 'p', 'y');
+    assert.equal(reg.get(150, 'p', 'x').value.status, 'failed');
+    assert.equal(reg.pollTimeout(), 100);
+    // Its worker is stopped by the host on this list, so it must be there.
+    assert.deepEqual(reg.handleTimeout(150), { failed: ['x', 'y'], purged: [] });
+    assert.deepEqual(reg.handleTimeout(151).failed, []);
+  },
+
+  async 'registry: a member it does not have, or a request the client cannot read, is refused'({ lc: client, assert }) {
+    const lc = await withServer(client);
+    const reg = new lc.TaskRegistry('task-2026', null);
+    reg.create(0, 'p', 't');
+    assert.throws(() => reg.fail(1, 't', { code: -1, message: 'm', detail: 'x' }), {
+      code: 'malformed',
+      message: 'unknown key "detail"',
+    });
+    for (const request of ['please', [1, 2], { params: {} }])
+      assert.throws(() => reg.requestInput(1, 't', 'k', request), { code: 'invalid_input', message: 'string method' });
+    assert.throws(() => lc.answerText(1, null, { code: -1, message: 'm', extra: true }), {
+      code: 'malformed',
+      message: 'unknown key "extra"',
+    });
+    assert.deepEqual(JSON.parse(lc.answerText(1, null, { code: -1, message: 'm', data: { a_b: 1 } }).body).error, {
+      code: -1,
+      message: 'm',
+      data: { a_b: 1 },
+    });
+    const view = reg.get(1, 'p', 't').value;
+    assert.throws(() => lc.renderTask2026(view, 'result'), { code: 'invalid_input', message: 'resultType' });
+    assert.throws(() => lc.renderTask2026({ taskId: 'a', status: 'working' }), {
+      code: 'invalid_input',
+      message: 'createdAtMs',
+    });
+    assert.equal(reg.get(1, 'p', 't').value.status, 'working', 'nothing changed');
+    const book = new lc.JobBook();
+    assert.throws(() => book.submit(0, { workspace: 'w', member: 'm', extra: 1 }, 'j'), {
+      code: 'malformed',
+      message: 'unknown key "extra"',
+    });
+    assert.equal(book.size, 0);
+  },
+
   async 'registry: snapshot and restore continue exactly'({ lc: client, assert }) {
     const lc = await withServer(client);
     const reg = new lc.TaskRegistry('task-2026', { ttlMs: 1000 });

@@ -9,7 +9,7 @@ import {
   type ButtonState,
   type TrackerOutput,
 } from 'longcall/lite';
-import { TaskRegistry, renderTask2026 } from 'longcall/server';
+import { TaskRegistry, renderTask2026, answerText, completeResult, gateRequest } from 'longcall/server';
 import { replay, type ReplayReport } from 'longcall/vectors';
 import liteWasm from 'longcall/lite/wasm';
 import fullWasm from 'longcall/wasm';
@@ -45,6 +45,19 @@ b.handleVerdict('too-late');
 const reg = new TaskRegistry('task-2026', { cancel: 'immediate' });
 const view = reg.create(0, 'alice', 't1');
 const wire = renderTask2026(view, 'task');
+// The server's own patterns compile without casts: a rendered task answered, a complete result
+// stored, the registry's answers read in camelCase, a Fetch runtime's headers gated.
+const _answer: { httpStatus: number; body: string } = answerText(1, wire);
+reg.complete(1, 't1', completeResult({ content: [] }));
+const got = reg.result(2, 'alice', 't1');
+if (got.ok && got.value.kind === 'result') {
+  const _isError: boolean = got.value.result.isError;
+}
+if (got.ok && got.value.kind === 'blocked') void got.value.inputRequests;
+declare const fetchHeaders: Iterable<[string, string]>;
+void gateRequest('task-2026', 'ping', null, fetchHeaders);
+// @ts-expect-error: a task's members are camelCase
+void view.task_id;
 
 export { kind, decoded, state, after, wire };
 
