@@ -296,10 +296,17 @@ pub fn rejections(
         if y26 {
             // E-21
             match h.mcp_method.map(header_value) {
+                // A 2025-11-25 client sends no such header: say which revision is served, as
+                // that client's author would otherwise read it as a bug of their own.
                 None => out.push(Rejection::new(
                     GateRule::McpMethodHeader,
                     codes::HEADER_MISMATCH,
-                    format!("{method} request without an Mcp-Method header"),
+                    format!(
+                        "{method} request without an Mcp-Method header (this endpoint speaks \
+                         {}, whose clients send one; a {} client sends none)",
+                        mcp2026::PROTOCOL_VERSION,
+                        mcp2025::PROTOCOL_VERSION
+                    ),
                 )),
                 Some(m) if m != method => out.push(Rejection::new(
                     GateRule::McpMethodHeader,
@@ -509,6 +516,19 @@ mod tests {
         assert_eq!(
             (e.rule, e.error.code, e.http_status),
             (GateRule::McpMethodHeader, -32020, 400)
+        );
+        // No header at all, as a 2025-11-25 client sends: the refusal says which revision is here.
+        let h = Headers {
+            mcp_method: None,
+            ..H
+        };
+        let e = r("initialize", &json!({}), Some(&h));
+        assert_eq!(e.rule, GateRule::McpMethodHeader);
+        assert!(
+            e.error.message.contains("speaks 2026-07-28")
+                && e.error.message.contains("a 2025-11-25 client sends none"),
+            "{}",
+            e.error.message
         );
         let h = Headers {
             mcp_name: Some("other"),
