@@ -267,14 +267,18 @@ fn finding(line: usize, task_id: &str, rule: Rule, detail: String) -> Finding {
 }
 
 fn answer_words(ex: &Exchange) -> String {
-    let http = ex
-        .http_status
-        .map(|s| format!("HTTP {s} "))
+    shape_words(ex.http_status, ex.error_code, ex.result.is_some())
+}
+
+/// An answer as a finding says it: "HTTP 200 with a success answer", "error -32602".
+fn shape_words(http_status: Option<u64>, error_code: Option<i64>, result: bool) -> String {
+    let http = http_status
+        .map(|s| format!("HTTP {s} with "))
         .unwrap_or_default();
-    match (ex.error_code, &ex.result) {
+    match (error_code, result) {
         (Some(c), _) => format!("{http}error {c}"),
-        (None, Some(_)) => format!("{http}a success answer"),
-        (None, None) => format!("{http}no JSON-RPC answer"),
+        (None, true) => format!("{http}a success answer"),
+        (None, false) => format!("{http}no JSON-RPC answer"),
     }
 }
 
@@ -379,13 +383,7 @@ pub fn foreign_like_unknown(facts: &Facts) -> Vec<Finding> {
         };
         if !like_unknown {
             let reference = match unknown.get(ex.method.as_str()).and_then(|s| s.first()) {
-                Some((h, c, ok)) => {
-                    let http = h.map(|s| format!("HTTP {s} ")).unwrap_or_default();
-                    match (c, ok) {
-                        (Some(c), _) => format!("{http}error {c}"),
-                        (None, _) => format!("{http}a success answer"),
-                    }
-                }
+                Some(&(h, c, ok)) => shape_words(h, c, ok),
                 None => format!("error {UNKNOWN_TASK}"),
             };
             out.push(finding(
@@ -1111,6 +1109,19 @@ mod tests {
         assert_eq!(
             base(ok(6, 21, 3, json!({"taskId": "T", "status": "working"}))),
             ["foreign_id_distinguishable"]
+        );
+        // The finding says both answers in words.
+        let mut l = create("a");
+        l.extend([
+            req(3, 10, 2, "tasks/get", "never-issued", "b"),
+            err(4, 11, 2, 400, -32602),
+            req(5, 20, 3, "tasks/get", "T", "b"),
+            ok(6, 21, 3, json!({"taskId": "T", "status": "working"})),
+        ]);
+        let detail = &check(&l)[0].violation.detail;
+        assert!(
+            detail.contains("was answered HTTP 200 with a success answer, but an id never issued gets HTTP 400 with error -32602"),
+            "{detail}"
         );
         // Without principals there is nothing foreign.
         let mut l = create("");
