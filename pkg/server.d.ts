@@ -146,7 +146,11 @@ export class TaskRegistry {
   complete(now: number, taskId: string, callToolResult: JsonObject): WriteOutcome;
   /** Worker: execution hit a JSON-RPC error. */
   fail(now: number, taskId: string, error: RpcError): WriteOutcome;
-  /** Worker: the work stopped after a cancel request. */
+  /**
+   * Worker: the task ends `cancelled`: after a cancel request (cooperative mode), or on the
+   * server's own decision (a shutdown; say why with `setStatusMessage` first, as clients are
+   * told a cancel nobody asked for only by the message).
+   */
   settleCancelled(now: number, taskId: string): WriteOutcome;
   /** `tasks/get`. */
   get(now: number, principal: string, taskId: string): Answer<RegistryTask, RpcError>;
