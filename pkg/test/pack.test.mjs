@@ -45,6 +45,29 @@ console.log(JSON.stringify([OBSERVATIONS[observeCode(2, 6, 5)], b.state]));`,
   assert.deepEqual(JSON.parse(out), ['regression', 'too_late']);
 });
 
+test('installed package: the .wasm imports give file URLs in Node', () => {
+  writeFileSync(
+    join(app, 'wasm.mjs'),
+    `import { existsSync } from 'node:fs';
+import full from 'longcall/wasm';
+import lite from 'longcall/lite/wasm';
+import server from 'longcall/server/wasm';
+import vectors from 'longcall/vectors/wasm';
+import { init, CancelButton } from 'longcall/lite';
+await init(new URL(lite, import.meta.url));
+const urls = [full, lite, server, vectors].map((u) => new URL(u));
+console.log(JSON.stringify([...urls.map((u) => [u.protocol, u.pathname.split('/').pop(), existsSync(u)]), new CancelButton('job').state]));`,
+  );
+  const out = execFileSync(process.execPath, ['wasm.mjs'], { cwd: app, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out), [
+    ['file:', 'longcall_bg.wasm', true],
+    ['file:', 'longcall_lite_bg.wasm', true],
+    ['file:', 'longcall_server_bg.wasm', true],
+    ['file:', 'longcall_vectors_bg.wasm', true],
+    'unavailable',
+  ]);
+});
+
 test('installed package: longcall/mcp resolves and loads in Node', () => {
   writeFileSync(
     join(app, 'mcp.mjs'),
