@@ -58,15 +58,16 @@ function recode(e) {
 
 // A failed load is `not_initialized` with the platform's error as `cause` and its message whole
 // (the platform's text, not the caller's input, so not cut short), led by what to do about the
-// two failures a page meets first: a Content-Security-Policy without 'wasm-unsafe-eval', and
-// the .wasm of another entry point (`wrongModule`: its imports did not link, or it linked and
-// then did not work).
-function loadFailed(what, e, file, wrongModule) {
+// failures a page meets first: a Content-Security-Policy without 'wasm-unsafe-eval', a URL
+// that answered 404 or an HTML page (the .wasm not where the page looked: a bundler copies it
+// only when it is imported), and the .wasm of another entry point (`wrongModule`: its imports
+// did not link, or it linked and then did not work).
+function loadFailed(what, e, file, entry, wrongModule) {
   const text = String(e?.message ?? e);
   const hint = /Content.Security.Policy|unsafe-eval/i.test(text)
     ? " (the page's Content-Security-Policy must allow WebAssembly: add 'wasm-unsafe-eval' to script-src)"
-    : /found 3c (21|68)/i.test(text)
-      ? ` (the URL answered an HTML page, not ${file}: pass init() the .wasm's URL; under Vite's dev server, exclude longcall from optimizeDeps)`
+    : /fetch Wasm: 404|found 3c (21|68)/i.test(text)
+      ? ` (the URL did not answer ${file}: pass init() its URL, in a bundle from import wasmUrl from '${entry}/wasm', which has it copied; under Vite's dev server, exclude longcall from optimizeDeps)`
       : wrongModule
         ? ` (is this ${file}? each entry point loads its own .wasm)`
         : '';
@@ -152,7 +153,7 @@ export function bind(glue, { entry, file, numeric = {}, numericMethods = {}, tex
       held = glue.initSync() !== undefined;
     } catch {}
     stuck ||= held;
-    return loadFailed(what, e, file, held || e instanceof WebAssembly.LinkError);
+    return loadFailed(what, e, file, entry, held || e instanceof WebAssembly.LinkError);
   };
   const checkStuck = () => {
     if (stuck)
@@ -172,7 +173,8 @@ export function bind(glue, { entry, file, numeric = {}, numericMethods = {}, tex
   }
 
   /**
-   * Loads the module once; later calls get the same promise. `input` is null only when no URL
+   * Loads the module once; later calls get the same promise, until a load fails (the next call
+   * tries again). `input` is null only when no URL
    * was given and the entry has no module URL to find its `file` from (a bundle in a classic
    * script or an IIFE).
    */

@@ -77,8 +77,20 @@ try { await lc.init(new Response(page, { headers: { 'content-type': 'text/html' 
   console.log(JSON.stringify([e.code, e.message]));
 }`);
     assert.equal(code, 'not_initialized');
-    assert.match(message, /the URL answered an HTML page, not longcall_bg\.wasm: pass init\(\) the \.wasm's URL/);
+    assert.match(message, /the URL did not answer longcall_bg\.wasm: pass init\(\) its URL/);
     assert.match(message, /exclude longcall from optimizeDeps/);
+  });
+  test('a URL that answers 404: the error says so and names the import that copies the .wasm', () => {
+    const [code, message, retried] = viaWeb(`let seen;
+try { await lc.init(new Response('Not Found', { status: 404 })); } catch (e) { seen = [e.code, e.message]; }
+await lc.init(bytes);
+console.log(JSON.stringify([...seen, lc.observe('job', 'queued', 'completed')]));`);
+    assert.equal(code, 'not_initialized');
+    assert.match(
+      message,
+      /the URL did not answer longcall_bg\.wasm: pass init\(\) its URL, in a bundle from import wasmUrl from 'longcall\/wasm'.*: failed to fetch Wasm: 404/,
+    );
+    assert.equal(retried, 'skipped');
   });
   test('the .wasm of another entry point: named in the error, and never reported loaded', () => {
     // The full module under the small build's glue does not link (a LinkError).
