@@ -26,6 +26,9 @@ import type {
   WaitFor,
 } from './index.js';
 
+/** The JSON types of this module's data, for a server's own signatures. */
+export type { Json, JsonObject, RpcError, ToolResult, TaskView } from './index.js';
+
 /** Loads the server module (see `longcall`'s `init`); by default `./dist/longcall_server_bg.wasm`. */
 export function init(input?: WasmSource | Promise<WasmSource>): Promise<void>;
 /** Instantiates the server module synchronously from its bytes or a compiled module. */
@@ -124,7 +127,7 @@ export class TaskRegistry {
   config(): Required<RegistryConfig>;
   /** Runs TTL expiry and retention; call when `now` reaches {@link TaskRegistry.pollTimeout}. */
   handleTimeout(now: number): Sweep;
-  /** The next absolute time `handleTimeout` has work, or null. */
+  /** The next absolute time `handleTimeout` has work, or `undefined` when none is due. Ask again after every write. */
   pollTimeout(): number | undefined;
   /** A new task for `principal` (answer the client after this returns). @throws {LongcallError} `duplicate`, `limit_reached`, `invalid_input`. */
   create(now: number, principal: string, taskId: string, requestedTtlMs?: number | null): RegistryTask;

@@ -182,7 +182,7 @@ impl TaskRegistry {
         write_js(&self.core.handle_timeout(now))
     }
 
-    /// `pollTimeout()`: the next absolute time `handleTimeout` has work, or `null`. Ask again
+    /// `pollTimeout()`: the next absolute time `handleTimeout` has work, or `undefined`. Ask again
     /// after every call that changes the registry.
     #[wasm_bindgen(js_name = pollTimeout)]
     pub fn poll_timeout(&self) -> Option<f64> {
@@ -412,7 +412,19 @@ pub fn render_task_2026(view: JsValue, result_type: JsValue) -> JsResult<JsValue
 /// A task view to render: of the revision, with the times every wire task carries (a view the
 /// registry handed out has them; one written by hand without them would say 1970).
 fn wire_view(value: &JsValue, model: Model) -> Result<TaskView, Error> {
-    let view: TaskView = read_js(value, "view")?;
+    // A wire task handed back (its `result` a tool result, its times ISO text) would be refused
+    // for whichever of its members is read first; name what it is instead.
+    let view: TaskView = read_js(value, "view").map_err(|e| {
+        let wire = js_sys::Reflect::has(value, &JsValue::from_str("createdAt")).unwrap_or(false);
+        if wire {
+            Error::invalid_input(
+                "view",
+                "this is a wire task already (it has createdAt): render the view the registry handed out (TaskRegistry.get, peek or create)",
+            )
+        } else {
+            e
+        }
+    })?;
     view.status.expect_in(model)?;
     if view.created_at_ms.is_none() || view.last_updated_at_ms.is_none() {
         return Err(Error::invalid_input(

@@ -78,6 +78,10 @@ export const cases = {
     assert.equal(done.status, 'completed');
     assert.deepEqual(lc.renderTask2026(done, 'complete').result, result);
     assert.equal(lc.renderTask2026(done, null).resultType, undefined);
+    assert.throws(() => lc.renderTask2026(lc.renderTask2026(done, 'complete'), 'complete'), {
+      code: 'invalid_input',
+      message: 'this is a wire task already (it has createdAt): render the view the registry handed out',
+    });
     assert.deepEqual(reg.fail(7, 't', { code: -32603, message: 'late' }), {
       kind: 'ignored_terminal',
       status: 'completed',
