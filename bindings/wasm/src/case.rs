@@ -78,8 +78,9 @@ fn convert(value: Value, key_of: fn(&str) -> String) -> Value {
 }
 
 /// The first key of `given` (camelCase) that `known` (the value read back, camelCase) lacks,
-/// as a dotted path; `null` values are let through (an absent optional reads back absent).
-fn unknown_key(given: &Value, known: &Value, path: &str) -> Option<String> {
+/// as a dotted path, with the known key it is the snake_case spelling of (`task_id`: `taskId`);
+/// `null` values are let through (an absent optional reads back absent).
+fn unknown_key(given: &Value, known: &Value, path: &str) -> Option<(String, Option<String>)> {
     match (given, known) {
         (Value::Object(g), Value::Object(k)) => g.iter().find_map(|(key, v)| {
             let here = if path.is_empty() {
@@ -89,7 +90,10 @@ fn unknown_key(given: &Value, known: &Value, path: &str) -> Option<String> {
             };
             match k.get(key) {
                 None if v.is_null() => None,
-                None => Some(here),
+                None => {
+                    let spelt = camel(key);
+                    Some((here, k.contains_key(&spelt).then_some(spelt)))
+                }
                 Some(_) if opaque(key, g) => None,
                 Some(kv) => unknown_key(v, kv, &here),
             }
@@ -259,13 +263,16 @@ fn refused(e: &serde_json::Error, given: Value, field: &str) -> Error {
 fn known_keys(given: Value, back: Value, field: &str) -> Result<(), Error> {
     match unknown_key(&given, &convert(back, camel), "") {
         None => Ok(()),
-        Some(key) => Err(Error::Malformed {
-            what: "argument",
-            reason: format!(
-                "{field}: unknown key {}",
-                crate::json::short_reason(&format!("\"{key}\""))
-            ),
-        }),
+        Some((key, spelt)) => {
+            let hint = spelt.map_or(String::new(), |k| format!(" (did you mean \"{k}\"?)"));
+            Err(Error::Malformed {
+                what: "argument",
+                reason: format!(
+                    "{field}: unknown key {}{hint}",
+                    crate::json::short_reason(&format!("\"{key}\""))
+                ),
+            })
+        }
     }
 }
 
@@ -351,6 +358,11 @@ mod tests {
             e.code(),
             "malformed",
             "snake_case is not the JavaScript spelling"
+        );
+        assert!(
+            e.to_string()
+                .ends_with(r#"unknown key "task.task_id" (did you mean "taskId"?)"#),
+            "{e}"
         );
         assert!(read::<Input>(
             r#"{"type":"task_polled","task":{"taskId":"t","status":"working","ttlMs":null}}"#,

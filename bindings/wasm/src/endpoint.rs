@@ -97,10 +97,16 @@ fn fields(value: &JsValue, field: &str, known: &[&str]) -> Result<Map<String, Va
         return Err(Error::invalid_input(field, "expected an object"));
     };
     if let Some(k) = map.keys().find(|k| !known.contains(&k.as_str())) {
+        let spelt = crate::errors::camel(k);
+        let hint = if known.contains(&spelt.as_str()) {
+            format!(" (did you mean \"{spelt}\"?)")
+        } else {
+            String::new()
+        };
         return Err(Error::Malformed {
             what: "argument",
             reason: format!(
-                "{field}: unknown key {}",
+                "{field}: unknown key {}{hint}",
                 crate::json::short_reason(&format!("\"{k}\""))
             ),
         });
