@@ -101,7 +101,7 @@ pub enum Error {
     },
     /// An id or key that must be unique was used again (a task id, an input-request key).
     Duplicate {
-        /// What kind of id (`task_id`, `input_key`).
+        /// What kind of id, in words (`task id`, `input key`).
         what: &'static str,
         /// The id as given.
         id: String,
@@ -400,10 +400,10 @@ mod tests {
             ),
             (
                 Error::Duplicate {
-                    what: "task_id",
+                    what: "task id",
                     id: "t\n1".into(),
                 },
-                format!("duplicate task_id: {} is already in use", q("t\n1")),
+                format!("duplicate task id: {} is already in use", q("t\n1")),
             ),
             (
                 Error::LimitReached {

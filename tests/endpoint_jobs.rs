@@ -354,7 +354,7 @@ fn a_record_vouches_only_for_the_job_its_intent_submitted() {
             assert_eq!(e.code(), "duplicate");
             assert_eq!(
                 e.message(),
-                "duplicate idempotency_key: \"intent-9\" is already in use"
+                "duplicate idempotency key: \"intent-9\" is already in use"
             );
             for wrong in [
                 other(|s| s.model = "demo-video".into()),

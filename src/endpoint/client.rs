@@ -717,7 +717,7 @@ impl CallEndpoint {
             return Ok(());
         }
         Err(Error::Duplicate {
-            what: "idempotency_key",
+            what: "idempotency key",
             id: submit.idempotency_key.clone(),
         })
     }

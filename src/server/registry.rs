@@ -574,7 +574,7 @@ impl TaskRegistry {
         self.apply_due(now, task_id);
         if self.tasks.contains_key(task_id) {
             return Err(Error::Duplicate {
-                what: "task_id",
+                what: "task id",
                 id: task_id.into(),
             });
         }
@@ -673,7 +673,7 @@ impl TaskRegistry {
         };
         if e.used_keys.contains(key) {
             return Err(Error::Duplicate {
-                what: "input_key",
+                what: "input key",
                 id: key.into(),
             });
         }
