@@ -30,25 +30,18 @@ function onlyKnown(o, known, path) {
       );
 }
 
-// A number as the module takes it: NaN is "not given", so a NaN given is sent as -1, which it
-// refuses as it refuses any number that is not a whole one.
-function number(v, name) {
+// One value as the module takes it: NaN is "not given"; a jitter is its position in `JITTERS`,
+// a boolean 0 or 1; a NaN given is sent as -1, which the module refuses as it refuses any number
+// that is not a whole one.
+function value(v, name, kind) {
   if (absent(v)) return NaN;
-  if (typeof v !== 'number') throw malformed(name, `expected a number, got ${describe(v)}`);
-  return Number.isNaN(v) ? -1 : v;
-}
-
-function jitter(v, name) {
-  if (absent(v)) return NaN;
-  const at = JITTERS.indexOf(v);
-  if (at < 0) throw malformed(name, `expected one of ${JITTERS.join(', ')}`);
-  return at;
-}
-
-function boolean(v, name) {
-  if (absent(v)) return NaN;
-  if (typeof v !== 'boolean') throw malformed(name, `expected a boolean, got ${describe(v)}`);
-  return v ? 1 : 0;
+  if (kind === 'jitter') {
+    const at = JITTERS.indexOf(v);
+    if (at < 0) throw malformed(name, `expected one of ${JITTERS.join(', ')}`);
+    return at;
+  }
+  if (typeof v !== kind) throw malformed(name, `expected a ${kind}, got ${describe(v)}`);
+  return Number.isNaN(v) ? -1 : +v;
 }
 
 /**
@@ -74,14 +67,13 @@ export function trackerConfig(config) {
         const v = poll[key];
         // Named by its path, as the module names the values it refuses (`poll.capMs`).
         const name = (reading = `poll.${key}`);
-        out[i] =
-          key === 'jitter' ? jitter(v, name) : key === 'followServerInterval' ? boolean(v, name) : number(v, name);
+        out[i] = value(v, name, key === 'jitter' ? key : key === 'followServerInterval' ? 'boolean' : 'number');
       }
     }
     // Then the numbers of the config itself (`seed`, `deadlineMs`).
     for (let i = 1; i < CONFIG_KEYS.length; i++) {
       const key = (reading = CONFIG_KEYS[i]);
-      out[POLL_KEYS.length + i - 1] = number(config[key], key);
+      out[POLL_KEYS.length + i - 1] = value(config[key], key, 'number');
     }
   } catch (e) {
     throw isLongcallError(e) ? e : malformed(reading, 'cannot be read');

@@ -55,6 +55,10 @@ export const cases = {
         { deadline: 5 },
         'invalid_config: invalid configuration: deadline: unknown key; expected one of poll, seed, deadlineMs',
       ],
+      [
+        { poll: { cap_ms: 1 } },
+        'invalid_config: invalid configuration: poll.cap_ms: unknown key; expected one of initialMs, multiplierPercent, capMs, jitter, minIntervalMs, maxPolls, followServerInterval',
+      ],
       [7, 'malformed: malformed config: config: expected an object, got number'],
       [{ poll: [] }, 'malformed: malformed config: poll: expected an object, got array'],
       [{ poll: { initialMs: '5' } }, 'malformed: malformed config: poll.initialMs: expected a number, got string'],
