@@ -116,3 +116,43 @@ test('the run loop drives tasks on the reference server to their outcomes', asyn
     await server.close();
   }
 });
+
+test('the longcall/server block answers tools/call, tasks/get and tasks/cancel as a 2026 server', async () => {
+  const [, text] = named("} from 'longcall/server';");
+  const { handle, close } = await import(pathToFileURL(files.get(text)).href);
+  const caps = {
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+  };
+  let id = 0;
+  const call = (method, params) => {
+    const { httpStatus, body } = handle(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }), 'ada');
+    return [httpStatus, JSON.parse(body)];
+  };
+  const status = (taskId) => call('tasks/get', { taskId, _meta: caps })[1].result;
+  const until = async (taskId, want) => {
+    for (let i = 0; i < 100 && status(taskId).status !== want; i++) await new Promise((r) => setTimeout(r, 20));
+    return status(taskId);
+  };
+  try {
+    const [created, { result: task }] = call('tools/call', { name: 'render', arguments: {}, _meta: caps });
+    assert.equal(created, 200);
+    assert.equal(task.resultType, 'task');
+    assert.equal(task.status, 'working');
+    const done = await until(task.taskId, 'completed');
+    assert.deepEqual([done.status, done.resultType, done.statusMessage], ['completed', 'complete', 'frame 5 of 5']);
+
+    const [, { result: second }] = call('tools/call', { name: 'render', arguments: {}, _meta: caps });
+    assert.deepEqual(call('tasks/cancel', { taskId: second.taskId, _meta: caps })[1].result, {
+      resultType: 'complete',
+    });
+    assert.equal(status(second.taskId).status, 'working', 'cooperative: the worker settles it');
+    assert.equal((await until(second.taskId, 'cancelled')).status, 'cancelled');
+
+    const [refused, { error }] = call('tools/call', { name: 'render', arguments: {} });
+    assert.deepEqual([refused, error.code], [400, -32021]);
+    assert.deepEqual(call('tasks/get', { taskId: 'nope', _meta: caps })[1].error.code, -32602);
+    assert.equal(call('tools/list', {})[0], 404);
+  } finally {
+    close();
+  }
+});
