@@ -119,6 +119,10 @@ enum Command {
     /// Fuzz a live MCP task server (or, with `--jobs`, a job API) with seeded client sequences;
     /// the core judges every run.
     ///
+    /// It sends only well-formed requests, as a client does: how the server refuses a malformed
+    /// one (bad params, a missing capability, an unknown method or tool) is not tested, so a
+    /// clean run says nothing about it; `longcall check` judges a log that holds such requests.
+    ///
     /// Exit 0: no finding; 1: findings (a shrunk transcript and scenario are written);
     /// 2: the server could not be probed.
     Probe(probe::ProbeArgs),
