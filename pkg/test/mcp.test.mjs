@@ -214,7 +214,7 @@ test('an onInput that answers something other than an object is reported and dec
   }
 });
 
-test('onProgress: each new statusMessage once, on the fast tasks/get path and the general one (E-61)', async () => {
+test('onProgress: each new statusMessage once, on the fast tasks/get path and the general one, the last words included (E-61)', async () => {
   let polls = 0;
   const clock = fakeClock();
   const said = ['queued for a GPU', 'queued for a GPU', 'frame 40 of 90', 'frame 90 of 90'];
@@ -240,7 +240,7 @@ test('onProgress: each new statusMessage once, on the fast tasks/get path and th
   const h = await callTool(s, { name: 'render', config: FAST, ...on(clock), onProgress: (m) => seen.push(m) });
   const out = await until(clock, h.outcome);
   assert.equal(out.outcome, 'succeeded');
-  assert.deepEqual(seen, ['accepted', 'queued for a GPU', 'frame 40 of 90', 'frame 90 of 90']);
+  assert.deepEqual(seen, ['accepted', 'queued for a GPU', 'frame 40 of 90', 'frame 90 of 90', 'done']);
 });
 
 test('a plain tools/call result settles at once; a JSON-RPC error is protocol_failure with the error', async () => {

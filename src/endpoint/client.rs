@@ -1207,11 +1207,12 @@ impl CallEndpoint {
             Ok(r) => {
                 self.violations(r.violations);
                 let message = status_message(&r.input);
+                let watching = !self.tracker.is_done();
                 if let Err(e) = self.apply_answer(now, r.input) {
                     self.unreadable(now, Some(pending), &e);
                     return;
                 }
-                self.progress(message);
+                self.progress(message, watching);
                 self.pump();
             }
             Err(e) => self.unreadable(now, Some(pending), &e),
@@ -1623,8 +1624,9 @@ impl CallEndpoint {
             payload: Payload::NONE,
         };
         let message = task.status_message.clone();
+        let watching = !self.tracker.is_done();
         match self.tracker.handle_polled(now, polled) {
-            Ok(()) => self.progress(message),
+            Ok(()) => self.progress(message, watching),
             Err(e) => self.violate(Rule::UnreadableAnswer, e.to_string()),
         }
         self.pump();
@@ -1633,8 +1635,9 @@ impl CallEndpoint {
 
     fn feed(&mut self, now: u64, input: Input) {
         let message = status_message(&input);
+        let watching = !self.tracker.is_done();
         match self.apply_answer(now, input) {
-            Ok(()) => self.progress(message),
+            Ok(()) => self.progress(message, watching),
             // Only answers reach here; one the tracker refuses broke a rule (E-2).
             Err(e) => self.violate(Rule::UnreadableAnswer, e.to_string()),
         }
@@ -1672,10 +1675,13 @@ impl CallEndpoint {
         Ok(())
     }
 
-    /// E-61: a task's `statusMessage` that differs from the last one given, while watching.
-    fn progress(&mut self, message: Option<String>) {
+    /// E-61: a task's `statusMessage` that differs from the last one given, from an answer
+    /// that came while the call was watched (`watching`: not done before the answer was fed).
+    /// The answer that settles the call counts: its words (a failure's or a server cancel's
+    /// reason) come before the outcome.
+    fn progress(&mut self, message: Option<String>, watching: bool) {
         if let Some(message) = message {
-            if self.progress.as_ref() != Some(&message) && !self.tracker.is_done() {
+            if self.progress.as_ref() != Some(&message) && watching {
                 self.progress = Some(message.clone());
                 self.queue.push_back(Event::Progress { message });
             }
@@ -2414,8 +2420,8 @@ mod tests {
     }
 
     /// Rules E-61: each new `statusMessage` is a progress event, on the fast `tasks/get` path
-    /// and the general one alike; the same words again are not, nor words after the call
-    /// settled; a restore remembers the last words given.
+    /// and the general one alike; the same words again are not; the answer that settles the
+    /// call gives its words before the outcome; a restore remembers the last words given.
     #[test]
     fn status_messages_are_progress_once_each() {
         let progress = |out: &[Event]| -> Vec<String> {
@@ -2492,10 +2498,12 @@ mod tests {
             .as_bytes(),
         );
         let out = drain(&mut back);
-        assert!(progress(&out).is_empty(), "{out:?}");
+        assert_eq!(progress(&out), ["done"], "{out:?}");
+        let at = |want: fn(&Event) -> bool| out.iter().position(want);
         assert!(
-            out.iter().any(|e| matches!(e, Event::Settled { .. })),
-            "{out:?}"
+            at(|e| matches!(e, Event::Progress { .. }))
+                < at(|e| matches!(e, Event::Settled { .. })),
+            "the last words before the outcome: {out:?}"
         );
     }
 
