@@ -3,7 +3,7 @@
 // that has its answer) and the elicitation handler (optional, chained to the host's own).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { callTool, sdkSender, sdk2Sender } from 'longcall/mcp';
+import { callTool, resume, sdkSender, sdk2Sender } from 'longcall/mcp';
 import { fakeClock, watchPromise, fakeSdk1Client, fakeSdk2Client, task25 } from './mcp-fakes.mjs';
 
 const FAST = { poll: { initialMs: 100, minIntervalMs: 100, capMs: 400, jitter: 'none' }, seed: 1 };
@@ -253,6 +253,61 @@ for (const [line, make, sender] of [
     const out = watchPromise(h.outcome);
     await clock.runUntil(() => out.done);
     assert.equal(out.value.outcome, 'cancelled');
+  });
+
+  test(`${line}: after a restart, a 2025 prompt is shown when its request comes again, and one asked anew once`, async () => {
+    const clock = fakeClock();
+    const about = (message) => ({
+      message,
+      requestedSchema: { type: 'object', properties: {} },
+      _meta: { [RELATED]: { taskId: 'a9' } },
+    });
+    const old = make(server25('a9', { pollsToDone: 1000 }));
+    const firstAsked = [];
+    const h = await callTool(sender(old), {
+      name: 'job',
+      config: FAST,
+      now: clock.now,
+      timers: clock.timers,
+      onInput: (key) => {
+        firstAsked.push(key);
+        return new Promise(() => {}); // the process dies with the dialog open
+      },
+    });
+    void old.elicit(about('first?'), 41);
+    await clock.runUntil(() => firstAsked.length === 1);
+    const snapshot = h.snapshot();
+
+    const c = make(server25('a9', { pollsToDone: 1000 }));
+    const asked = [];
+    const back = resume(snapshot, sender(c), {
+      config: FAST,
+      now: clock.now,
+      timers: clock.timers,
+      onInput: async (key, req) => {
+        asked.push([key, req.params.message]);
+        return { action: 'accept', content: { n: asked.length } };
+      },
+    });
+    await clock.advance(1000);
+    assert.deepEqual(asked, [], 'the request it answers ended with the old connection: nothing to show yet');
+    const answer = async (message, id) => {
+      const got = watchPromise(c.elicit(about(message), id));
+      assert.ok(await clock.runUntil(() => got.done), `${message} answered`);
+      return got.value;
+    };
+    // A server that asks anew: one prompt, under the new request's key, answered on it.
+    assert.deepEqual(await answer('again?', 43), { action: 'accept', content: { n: 1 } });
+    // A server that sends the old request again: shown now, answered on that request.
+    assert.deepEqual(await answer('first?', 41), { action: 'accept', content: { n: 2 } });
+    assert.deepEqual(asked, [
+      ['elicitation/create#43', 'again?'],
+      ['elicitation/create#41', 'first?'],
+    ]);
+    // Sent again a second time, it is not asked again.
+    assert.deepEqual(await answer('first?', 41), { action: 'decline' });
+    assert.equal(asked.length, 2);
+    back.stop();
   });
 
   test(`${line}: the host's own elicitation handler still answers elicitations about no watched task`, async () => {

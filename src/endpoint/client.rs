@@ -1535,7 +1535,10 @@ impl CallEndpoint {
     /// The prompts released ([`Event::AskUser`]) and not answered yet. After
     /// [`CallEndpoint::restore`], show these again: the person who saw them is gone with the old
     /// process, and the core does not ask a key twice. Answer each with
-    /// [`CallEndpoint::answer_input`]. Empty once the call ended.
+    /// [`CallEndpoint::answer_input`]. Empty once the call ended. On 2025 each is a request of
+    /// the server's (I-10), answered by a reply to its id: a host that can send that reply only
+    /// on the request itself (an SDK client's handler) shows it when the server sends the
+    /// request again; a server that asks anew does so under a new key.
     pub fn open_prompts(&self) -> impl Iterator<Item = (&str, &Json, bool)> {
         self.prompts.iter().filter_map(|p| match p {
             Event::AskUser { key, request, call } => Some((key.as_str(), request, *call)),
