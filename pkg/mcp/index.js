@@ -111,6 +111,13 @@ export function httpSender(options = {}) {
       'invalid_input',
       `httpSender: url is not an http(s) URL${globalThis.location ? '' : ' (outside a page, give it whole)'}: ${JSON.stringify(String(url).slice(0, 80))}`,
     );
+  // A timer's whole milliseconds (setTimeout's limit): a string from an environment variable
+  // would otherwise throw inside the first send, read as "no answer" for a request never sent.
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2 ** 31 - 1)
+    throw new McpCallError(
+      'invalid_input',
+      `httpSender: timeoutMs must be a whole number of milliseconds from 1 to 2147483647, got ${JSON.stringify(String(timeoutMs).slice(0, 40))} (${timeoutMs === null ? 'null' : typeof timeoutMs})`,
+    );
   return {
     model: 'task-2026',
     async send(message, headers, { signal } = {}) {
@@ -170,7 +177,7 @@ export function httpSender(options = {}) {
       if (answer) return answer;
       throw new McpCallError(
         'transport',
-        `HTTP ${res.status} (${ct || 'no content type'}) without a JSON-RPC answer to ${message.method}`,
+        `HTTP ${res.status} (${ct || 'no content type'}) from ${url} without a JSON-RPC answer to ${message.method}`,
         { httpStatus: res.status },
       );
     },

@@ -320,6 +320,15 @@ test("every refusal is an McpCallError, the core's too (its error the cause)", a
     /url is not an http\(s\) URL \(outside a page/,
   );
   await refused(() => httpSender({ url: 'localhost:3000/mcp' }), 'invalid_input', /url is not an http\(s\) URL/);
+  // So is a timeout no timer can take (a string from the environment, too long a wait).
+  const url = 'http://127.0.0.1:1/mcp';
+  for (const timeoutMs of ['5000', -1, 0, Number.NaN, null, 1e12, 2.5])
+    await refused(
+      () => httpSender({ url, timeoutMs: /** @type {any} */ (timeoutMs) }),
+      'invalid_input',
+      /^httpSender: timeoutMs must be a whole number of milliseconds from 1 to 2147483647, got /,
+    );
+  assert.equal(httpSender({ url, timeoutMs: 2 ** 31 - 1 }).model, 'task-2026');
   // In a page, a path of its own origin is a URL (a dev server's proxy, README "In a page").
   const seen = [];
   globalThis.location = { href: 'http://127.0.0.1:5173/app/' };
@@ -759,7 +768,10 @@ test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; 
   );
   await assert.rejects(
     s.send({ jsonrpc: '2.0', id: 5, method: 'tasks/cancel', params: {} }, {}, {}),
-    (x) => x.code === 'transport' && x.httpStatus === 502,
+    (x) =>
+      x.code === 'transport' &&
+      x.httpStatus === 502 &&
+      x.message === 'HTTP 502 (text/plain) from http://127.0.0.1:1/mcp without a JSON-RPC answer to tasks/cancel',
   );
 });
 
