@@ -290,7 +290,9 @@ export interface CallHandle {
    * Presses the core's cancel button: resolves with the button state once the cancel was
    * answered (`cancelled`, `acknowledged_pending`, `finished_first`, ...), or `available` again
    * when it did not go through (the server unreachable, an error answer): the task goes on, and
-   * the person may press again; check the state, a resolved promise is not a cancel. A refusal
+   * the person may press again; check the state, a resolved promise is not a cancel. A 2026
+   * `-32602` (the server does not know the task: unknown or expired) resolves `unavailable`,
+   * and the next status decides (rule C-4). A refusal
    * rejects with an {@link McpCallError} of code `cancel_refused` (nothing is sent; the core's
    * refusal is its `cause`).
    */
