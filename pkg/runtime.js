@@ -174,9 +174,8 @@ export function bind(glue, { entry, file, numeric = {}, numericMethods = {}, tex
 
   /**
    * Loads the module once; later calls get the same promise, until a load fails (the next call
-   * tries again). `input` is null only when no URL
-   * was given and the entry has no module URL to find its `file` from (a bundle in a classic
-   * script or an IIFE).
+   * tries again). `input` is null only when no URL was given and the entry has no module URL to
+   * find its `file` from (a bundle in a classic script or an IIFE).
    */
   function init(input) {
     loading ??= (async () => {
