@@ -28,6 +28,13 @@ function server25(id, { pollsToDone = 2, omitTtl = false, status = 'completed', 
   };
 }
 
+/** The params of a server's `elicitation/create` about task `taskId` (its related-task `_meta`). */
+const elicitation = (taskId, message) => ({
+  message,
+  requestedSchema: { type: 'object', properties: {} },
+  _meta: { [RELATED]: { taskId } },
+});
+
 async function run(sender, clock, opts) {
   const h = await callTool(sender, { name: 'job', config: FAST, now: clock.now, timers: clock.timers, ...opts });
   const out = watchPromise(h.outcome);
@@ -239,11 +246,7 @@ for (const [line, make, sender] of [
         return { action: 'accept', content: { ok: true } };
       },
     });
-    const about = (message) => ({
-      message,
-      requestedSchema: { type: 'object', properties: {} },
-      _meta: { [RELATED]: { taskId: 'a6' } },
-    });
+    const about = (message) => elicitation('a6', message);
     // The answer is refused by the endpoint (the task is being cancelled): the server hears a decline.
     assert.deepEqual(await c.elicit(about('first?'), 41), { action: 'decline' });
     assert.deepEqual(asked, [['elicitation/create#41', 'first?']]);
@@ -257,11 +260,7 @@ for (const [line, make, sender] of [
 
   test(`${line}: after a restart, a 2025 prompt is shown when its request comes again, and one asked anew once`, async () => {
     const clock = fakeClock();
-    const about = (message) => ({
-      message,
-      requestedSchema: { type: 'object', properties: {} },
-      _meta: { [RELATED]: { taskId: 'a9' } },
-    });
+    const about = (message) => elicitation('a9', message);
     const old = make(server25('a9', { pollsToDone: 1000 }));
     const firstAsked = [];
     const h = await callTool(sender(old), {
@@ -341,14 +340,7 @@ for (const [line, make, sender] of [
       content: { ok: 1 },
     });
     // ...and one about the watched task to the call's onInput.
-    assert.deepEqual(
-      await c.elicit({
-        message: 'task?',
-        requestedSchema: { type: 'object', properties: {} },
-        _meta: { [RELATED]: { taskId: 'a5' } },
-      }),
-      { action: 'accept', content: { fromTask: true } },
-    );
+    assert.deepEqual(await c.elicit(elicitation('a5', 'task?')), { action: 'accept', content: { fromTask: true } });
     assert.deepEqual(hostSaw, ['plain?']);
     assert.deepEqual(asked, ['task?']);
     const out = watchPromise(h.outcome);
