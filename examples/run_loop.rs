@@ -2,16 +2,16 @@
 use longcall::endpoint::{CallEndpoint, Config, Event, HttpAnswer, Transmit};
 use longcall::Model;
 
+/// An HTTP answer: its status, headers and bytes, exactly as they arrived.
+type Answer = (u16, Vec<(String, String)>, Vec<u8>);
+
 /// Your transport: POST `text` with `headers` (and `Content-Type: application/json`, `Accept:
-/// application/json, text/event-stream`) to the MCP endpoint; return the answer's bytes, a 4xx
+/// application/json, text/event-stream`) to the MCP endpoint; return the answer, a 4xx or 5xx
 /// included; `None` only when none came.
-fn post(text: &str, headers: &[(String, String)]) -> Option<Vec<u8>> {
+fn post(text: &str, headers: &[(String, String)]) -> Option<Answer> {
     let _ = (text, headers);
     None
 }
-
-/// A job API's answer: its status, headers and bytes.
-type Answer = (u16, Vec<(String, String)>, Vec<u8>);
 
 /// Your HTTP client, for a job API (`CallEndpoint::submit_job`, `watch` of a job): send `method
 /// path` on the API's base URL with `headers` and your own `Authorization`, and return the
@@ -25,6 +25,22 @@ fn fetch(
 ) -> Option<Answer> {
     let _ = (method, path, headers, body);
     None
+}
+
+/// Hands the endpoint what came back for request `id`: the whole answer (its `Retry-After`,
+/// an event stream and a proxy's error page are the core's to read), or that none came.
+fn answered(ep: &mut CallEndpoint, now: u64, id: u64, answer: Option<Answer>) {
+    match answer {
+        Some((status, headers, body)) => {
+            let answer = HttpAnswer {
+                status,
+                retry_after_ms: None,
+                body: &body,
+            };
+            ep.handle_http_headers(now, id, answer, &headers)
+        }
+        None => ep.handle_transport_failure(now, id), // never re-sent
+    }
 }
 
 /// Your clock (ms), your timer, your user.
@@ -42,10 +58,9 @@ fn main() -> Result<(), longcall::Error> {
     let mut ep = CallEndpoint::call_tool(Model::Task2026, "render", args, None, Config::default())?;
     loop {
         match ep.poll_event() {
-            Event::Transmit(Transmit::Rpc { id, text, headers }) => match post(&text, &headers) {
-                Some(bytes) => ep.handle_answer(now(), id, &bytes), // exactly as it arrived
-                None => ep.handle_transport_failure(now(), id),     // never re-sent
-            },
+            Event::Transmit(Transmit::Rpc { id, text, headers }) => {
+                answered(&mut ep, now(), id, post(&text, &headers))
+            }
             // The answer to a request of the server's (a 2025 task's input): nothing comes back.
             Event::Transmit(Transmit::Reply { text, headers }) => drop(post(&text, &headers)),
             Event::Transmit(Transmit::Http {
@@ -54,17 +69,10 @@ fn main() -> Result<(), longcall::Error> {
                 path,
                 headers,
                 body,
-            }) => match fetch(&method, &path, &headers, body.as_deref()) {
-                Some((status, got, bytes)) => {
-                    let answer = HttpAnswer {
-                        status,
-                        retry_after_ms: None,
-                        body: &bytes,
-                    };
-                    ep.handle_http_headers(now(), request_ref, answer, &got) // Retry-After read
-                }
-                None => ep.handle_transport_failure(now(), request_ref),
-            },
+            }) => {
+                let answer = fetch(&method, &path, &headers, body.as_deref());
+                answered(&mut ep, now(), request_ref, answer)
+            }
             Event::AskUser { key, request, .. } => {
                 ep.answer_input(now(), &key, prompt(&request))?
             }

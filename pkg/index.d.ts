@@ -348,7 +348,7 @@ export class Endpoint {
    * {@link handleTransportFailure}, so nothing waits for an answer that cannot come.
    */
   handleAnswer(now: number, id: number, message: string | Uint8Array): EndpointEvent[];
-  /** A job API answered the transmit `requestRef`. */
+  /** {@link handleHttpAnswer} without headers, `Retry-After` read by the caller. */
   handleHttp(
     now: number,
     requestRef: number,
@@ -356,7 +356,13 @@ export class Endpoint {
     retryAfterMs: number | null,
     body: string | Uint8Array,
   ): EndpointEvent[];
-  /** A job API answered the transmit `requestRef`, with its headers (`Retry-After`, `x-sume-request-id` are the core's to read); `body` exactly as it arrived. */
+  /**
+   * An HTTP answer to the transmit `requestRef` arrived, with its headers (`Retry-After`,
+   * `x-sume-request-id` are the core's to read); `body` exactly as it arrived. A job API's
+   * answer, or the response to the POST of an `rpc` transmit over Streamable HTTP (rule E-67): a
+   * JSON body is the answer, an event stream's events are read in order, and a 4xx or 5xx with
+   * no JSON-RPC answer (a 429 page) fails the request with its status and `Retry-After`.
+   */
   handleHttpAnswer(now: number, requestRef: number, answer: HttpAnswerHead, body: string | Uint8Array): EndpointEvent[];
   /** The request `id` got no answer (a request already answered is left alone). */
   handleTransportFailure(now: number, id: number): EndpointEvent[];

@@ -337,6 +337,15 @@ export class McpCallError extends Error {
   reason?: string;
   /** The task id, when one was known. */
   taskId?: string | null;
+  /** `transport` from `httpSender`: the HTTP status of an answer with no JSON-RPC answer in it. */
+  httpStatus?: number;
+  /**
+   * `transport` from `httpSender`: that answer whole (header pairs as fetch gives them). A
+   * sender of your own may throw an error carrying one too: the core then reads its status and
+   * `Retry-After` (a 429's or 503's floor for the next poll, rule E-67) instead of a bare
+   * transport failure.
+   */
+  httpAnswer?: { status: number; headers: [string, string][]; body: string };
 }
 
 /**

@@ -14,7 +14,8 @@
 //   answer that arrived means, readable or not, and whether it answered the request it came back
 //   for, is the core's (`handleAnswer`, rules E-1, E-2);
 // * the senders' framing: httpSender picks the JSON-RPC answer to its request out of a JSON or SSE
-//   body (an HTTP answer with no JSON-RPC answer in it is no answer) and adds the session `_meta`
+//   body (an HTTP answer with none in it goes whole to the core, which reads its status and
+//   Retry-After: `handleHttpAnswer`, rule E-67) and adds the session `_meta`
 //   (protocol version, client info); the SDK senders turn the SDK's thrown server errors back into
 //   JSON-RPC error answers and keep its local failures (timeout, closed connection) as no answer;
 // * 2025 input requests arrive as SDK elicitation requests, are routed by the task id in their
@@ -175,10 +176,12 @@ export function httpSender(options = {}) {
         .flat()
         .find((m) => m && !m.method && (m.id === message.id || (m.error && m.id === null)));
       if (answer) return answer;
+      // No answer to read here: the whole HTTP answer goes to the core with the error (rule
+      // E-67), which reads a 429's or 503's Retry-After and what an event stream carried.
       throw new McpCallError(
         'transport',
         `HTTP ${res.status} (${ct || 'no content type'}) from ${url} without a JSON-RPC answer to ${message.method}`,
-        { httpStatus: res.status },
+        { httpStatus: res.status, httpAnswer: { status: res.status, headers: [...res.headers], body: text } },
       );
     },
   };
@@ -598,7 +601,13 @@ class Watch {
           // task goes on), instead of polling a closed client for ever. The core still hears of the
           // failure first: a `tools/call` it waits for would otherwise hold the stop back (E-62).
           if (safe(this.sender.isClosed, e) === true) this.closed = true;
-          this.apply(() => this.ep.handleTransportFailure(this.now(), id));
+          // An HTTP answer without a JSON-RPC answer in it is the core's to read (E-67).
+          const http = e instanceof McpCallError ? e.httpAnswer : undefined;
+          this.apply(() =>
+            http
+              ? this.ep.handleHttpAnswer(this.now(), id, { status: http.status, headers: http.headers }, http.body)
+              : this.ep.handleTransportFailure(this.now(), id),
+          );
           if (this.closed) this.stop();
         },
       );

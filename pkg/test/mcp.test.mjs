@@ -775,6 +775,38 @@ test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; 
   );
 });
 
+test("httpSender: a 429 page's Retry-After holds the next poll back, and breaks no rule (E-67)", async () => {
+  const clock = fakeClock();
+  const gets = [];
+  const fakeFetch = async (_url, init) => {
+    const m = JSON.parse(init.body);
+    const json = (result) =>
+      new Response(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }), {
+        headers: { 'content-type': 'application/json' },
+      });
+    if (m.method === 'tools/call') return json({ ...task26('t9', 'working'), resultType: 'task' });
+    gets.push(clock.now());
+    if (gets.length === 1)
+      return new Response('<h1>Too many requests</h1>', {
+        status: 429,
+        headers: { 'content-type': 'text/html', 'retry-after': '2' },
+      });
+    return json({ ...task26('t9', 'completed'), resultType: 'complete', result: { content: [] } });
+  };
+  const violations = [];
+  const h = await callTool(httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch }), {
+    name: 'x',
+    config: FAST,
+    ...on(clock),
+    onViolation: (v) => violations.push(v),
+  });
+  const out = await until(clock, h.outcome);
+  assert.equal(out.outcome, 'succeeded');
+  assert.equal(gets.length, 2);
+  assert.ok(gets[1] - gets[0] >= 2000, `polled again ${gets[1] - gets[0]} ms after a 429 saying 2 s`);
+  assert.deepEqual(violations, [], 'a 429 page is no unreadable MCP answer');
+});
+
 test('httpSender to a port nothing listens on: create_unanswered says and carries the connection error', async () => {
   const port = await closedPort();
   const exchanges = [];

@@ -1219,7 +1219,9 @@ impl CallEndpoint {
         }
     }
 
-    /// A job API answered the request `request_ref` (rule E-7).
+    /// An HTTP answer to the request `request_ref` arrived: a job API's (a
+    /// [`Transmit::Http`], rule E-7), or the response to the POST of a [`Transmit::Rpc`] over
+    /// Streamable HTTP, read as [`CallEndpoint::handle_http_headers`] reads it.
     pub fn handle_http(&mut self, now: u64, request_ref: u64, answer: HttpAnswer<'_>) {
         self.handle_http_headers(now, request_ref, answer, &[]);
     }
@@ -1227,6 +1229,28 @@ impl CallEndpoint {
     /// [`CallEndpoint::handle_http`] with the answer's headers, as they arrived: `Retry-After`
     /// (seconds or an HTTP date, measured from `now`) is read from them when `answer` does not
     /// carry it, and on the Open API its `x-sume-request-id` (D-5, D-7).
+    ///
+    /// For the POST of a [`Transmit::Rpc`] (rule E-67), hand over every answer, a 4xx or 5xx
+    /// included: a JSON body is the JSON-RPC answer ([`CallEndpoint::handle_answer`]), a
+    /// `text/event-stream` body's events are messages in order; a 4xx or 5xx that carries no
+    /// JSON-RPC answer (a proxy's page, a 429) fails the request with its status and
+    /// `Retry-After`, which hold the next poll back (P-4), and breaks no rule of MCP. (A 2025
+    /// `tasks/result` stream that stays open while the person answers goes event by event to
+    /// [`CallEndpoint::handle_message`] instead.)
+    ///
+    /// ```
+    /// use longcall::endpoint::{CallEndpoint, Config, Event, HttpAnswer, Transmit};
+    /// use longcall::Model;
+    ///
+    /// let mut ep = CallEndpoint::watch(Model::Task2026, "t1", Config::default())?;
+    /// let Event::Transmit(Transmit::Rpc { id, .. }) = ep.poll_event() else { unreachable!() };
+    /// let busy = HttpAnswer { status: 429, retry_after_ms: None, body: b"<h1>Slow down</h1>" };
+    /// ep.handle_http_headers(1_000, id, busy, &[("Retry-After".into(), "5".into())]);
+    /// let next = std::iter::from_fn(|| Some(ep.poll_event()))
+    ///     .find_map(|e| if let Event::WakeAt { at } = e { Some(at) } else { None });
+    /// assert!(next >= Some(6_000), "{next:?}");
+    /// # Ok::<(), longcall::Error>(())
+    /// ```
     pub fn handle_http_headers(
         &mut self,
         now: u64,
@@ -1251,6 +1275,9 @@ impl CallEndpoint {
         answer: HttpAnswer<'_>,
         headers: &[(String, String)],
     ) {
+        if self.model != Model::Job {
+            return self.rpc_over_http(now, request_ref, answer, headers);
+        }
         if self.submit.is_some()
             && self
                 .pending
@@ -1337,6 +1364,38 @@ impl CallEndpoint {
             return;
         }
         self.lost(now, pending);
+    }
+
+    /// The HTTP response to the POST of JSON-RPC request `id` (rule E-67).
+    fn rpc_over_http(
+        &mut self,
+        now: u64,
+        id: u64,
+        answer: HttpAnswer<'_>,
+        headers: &[(String, String)],
+    ) {
+        let ok = (200..300).contains(&answer.status);
+        if crate::wire::sse::is_event_stream(headers) {
+            for data in crate::wire::sse::data_events(answer.body) {
+                self.on_message(now, &data);
+            }
+        } else if ok || answer.body.trim_ascii_start().starts_with(b"{") {
+            self.on_message(now, answer.body);
+        }
+        // No-ops when a message answered `id`: it is no longer in flight.
+        let Some(index) = self.pending.iter().position(|p| p.id == id) else {
+            return;
+        };
+        let pending = self.pending.remove(index);
+        let failure = match ok {
+            true => Failure::Transport,
+            false => Failure::Http {
+                status: answer.status,
+                code: None,
+                retry_after_ms: answer.retry_after_ms,
+            },
+        };
+        self.lost_with(now, pending, failure);
     }
 
     /// An Open API answer to a status poll or a cancel (rule E-10): read by
@@ -1763,6 +1822,12 @@ impl CallEndpoint {
     }
 
     fn lost(&mut self, now: u64, pending: Pending) {
+        self.lost_with(now, pending, Failure::Transport);
+    }
+
+    /// A request that got no answer the rules can read: `failure` says what came instead. A
+    /// create with none is unanswered, whatever came (never sent again: E-2).
+    fn lost_with(&mut self, now: u64, pending: Pending, failure: Failure) {
         // The result of a resubmitted key's finished job could not be had: the job is created
         // finished, without it (its outcome is known; the host can fetch the result).
         if self.result_before_created(&pending) {
@@ -1780,7 +1845,7 @@ impl CallEndpoint {
             None => Input::CreateUnanswered,
             Some(r) => Input::RequestFailed {
                 request: r.kind(),
-                failure: Failure::Transport,
+                failure,
             },
         };
         self.feed(now, input);
@@ -2059,6 +2124,154 @@ mod tests {
             result: Some(json!({"content": []}).into()),
             error: None,
         }));
+    }
+
+    fn header(name: &str, value: &str) -> Vec<(String, String)> {
+        vec![(name.into(), value.into())]
+    }
+
+    /// A 2026 endpoint watching `t1`, its first `tasks/get` out: (endpoint, its id).
+    fn polling() -> (CallEndpoint, u64) {
+        let mut ep = CallEndpoint::watch(Model::Task2026, "t1", config()).unwrap();
+        let id = sent(&drain(&mut ep))[0].0;
+        (ep, id)
+    }
+
+    fn violations(events: &[Event]) -> Vec<Rule> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Violation { violation } => Some(violation.rule),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Rule E-67: a 429 (or 503) to a poll's POST that carries no JSON-RPC answer fails the
+    /// poll with its status, and its Retry-After holds the next poll back (P-4); it is no
+    /// unreadable answer, so no rule of MCP is said to be broken.
+    #[test]
+    fn an_http_error_page_to_a_poll_is_a_failure_with_its_retry_after() {
+        for (status, body) in [(429, "<h1>Too many</h1>"), (503, ""), (502, "Bad gateway")] {
+            let (mut ep, id) = polling();
+            ep.handle_http_headers(
+                1_000,
+                id,
+                http(status, body.as_bytes()),
+                &header("Retry-After", "5"),
+            );
+            let out = drain(&mut ep);
+            assert_eq!(violations(&out), [], "{status}: {out:?}");
+            assert_eq!(out.last(), Some(&Event::WakeAt { at: 6_000 }), "{status}");
+            ep.handle_timeout(6_000);
+            let again = sent(&drain(&mut ep));
+            assert_eq!(again[0].1["method"], "tasks/get", "{status}: polled again");
+        }
+    }
+
+    /// Rule E-67: a JSON-RPC error carried by a 4xx is read as the answer it is, and a 2xx
+    /// body is read as `handle_answer` reads it (an HTML page there is unreadable, E-2).
+    #[test]
+    fn a_json_rpc_answer_in_any_http_status_is_read_as_the_answer() {
+        let (mut ep, id) = polling();
+        let unknown = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32602,"message":"Unknown task"}}}}"#
+        );
+        ep.handle_http(10, id, http(404, unknown.as_bytes()));
+        let out = drain(&mut ep);
+        assert!(
+            out.iter().any(|e| matches!(
+                e,
+                Event::Settled {
+                    outcome: Outcome::Lost,
+                    ..
+                }
+            )),
+            "{out:?}"
+        );
+
+        let (mut ep, id) = polling();
+        ep.handle_http(
+            10,
+            id,
+            http(
+                200,
+                answer(id, &task("completed", r#","result":{"content":[]}"#)).as_bytes(),
+            ),
+        );
+        let out = drain(&mut ep);
+        assert!(
+            out.iter().any(|e| matches!(
+                e,
+                Event::Settled {
+                    outcome: Outcome::Succeeded,
+                    ..
+                }
+            )),
+            "{out:?}"
+        );
+
+        let (mut ep, id) = polling();
+        ep.handle_http(10, id, http(200, b"<html>"));
+        let out = drain(&mut ep);
+        assert_eq!(violations(&out), [Rule::UnreadableAnswer], "{out:?}");
+    }
+
+    /// Rule E-67: an event-stream answer's events are messages in order: a progress
+    /// notification, then the answer.
+    #[test]
+    fn an_event_stream_answer_is_read_event_by_event() {
+        let (mut ep, id) = polling();
+        let body = format!(
+            "event: message\ndata: {}\n\ndata: {}\n\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#,
+            answer(id, &task("completed", r#","result":{"content":[]}"#)),
+        );
+        ep.handle_http_headers(
+            10,
+            id,
+            http(200, body.as_bytes()),
+            &header("content-type", "text/event-stream"),
+        );
+        let out = drain(&mut ep);
+        assert!(
+            out.iter().any(|e| matches!(
+                e,
+                Event::Settled {
+                    outcome: Outcome::Succeeded,
+                    ..
+                }
+            )),
+            "{out:?}"
+        );
+        // A stream that ends without the answer leaves the poll unanswered: asked again.
+        let (mut ep, id) = polling();
+        ep.handle_http_headers(
+            10,
+            id,
+            http(200, b": ping\n\n"),
+            &header("Content-Type", "text/event-stream"),
+        );
+        let out = drain(&mut ep);
+        assert_eq!(violations(&out), [], "{out:?}");
+        assert!(matches!(out.last(), Some(Event::WakeAt { .. })), "{out:?}");
+    }
+
+    /// Rule E-67: a `tools/call` whose POST got a 5xx page is unanswered, never sent again.
+    #[test]
+    fn an_http_error_page_to_a_tools_call_leaves_it_unanswered() {
+        let mut ep =
+            CallEndpoint::call_tool(Model::Task2026, "render", json!({}), None, config()).unwrap();
+        let id = sent(&drain(&mut ep))[0].0;
+        ep.handle_http_headers(5, id, http(503, b"busy"), &header("retry-after", "1"));
+        let out = drain(&mut ep);
+        assert!(
+            out.contains(&Event::Stopped {
+                reason: StopReason::CreateUnanswered
+            }),
+            "{out:?}"
+        );
+        assert_eq!(sent(&out), []);
     }
 
     /// Rule E-1: on a paired transport, what came back for a poll and answers another id (a

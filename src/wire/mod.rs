@@ -10,6 +10,7 @@
 //! * [`sume`]: Sume jobs (job objects, create answers, error envelope, `jobs_wait`, cancel).
 //! * [`sume_open`]: the Sume Open API (`data` envelopes, `sume_status`, `nsfw`, `retryable`,
 //!   request builders as pure data).
+//! * [`sse`]: the events of a `text/event-stream` answer to a POST.
 //! * [`detect`]: which MCP revision a peer speaks, from headers and shapes, never guessed.
 //!
 //! Every reader has two layers (M-13). The **wire structs** (`mcp2026::Task`,
@@ -31,6 +32,7 @@ pub mod limits;
 pub mod mcp2025;
 pub mod mcp2026;
 mod scan;
+pub mod sse;
 pub mod sume;
 pub mod sume_open;
 pub(crate) mod task;

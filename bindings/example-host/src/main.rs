@@ -10,7 +10,8 @@
 //! ```
 //!
 //! What this file decides: nothing about the call. It moves bytes (POST the endpoint's
-//! transmits, hand the answers back as they arrived, each event of a stream as it comes), keeps
+//! transmits, hand the answers back whole as they arrived, status and headers included, and
+//! each event of a stream as it comes), keeps
 //! the clock and the timer, reads the user's answer from `--answer` (or stdin), and turns Ctrl-C
 //! (or `--cancel-after-ms`, for the interop run) into a cancel press. Every decision is the
 //! endpoint's.
@@ -20,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use longcall::endpoint::{CallEndpoint, Config, Event, Transmit};
+use longcall::endpoint::{CallEndpoint, Config, Event, HttpAnswer, Transmit};
 use longcall::Json;
 use longcall::Model;
 use serde_json::{json, Value};
@@ -84,17 +85,27 @@ fn args() -> Result<Args, String> {
     Ok(a)
 }
 
-/// POSTs one JSON-RPC message and hands every message of the answer to `each` as it arrives:
-/// the one JSON body, or each event of a `text/event-stream` (a 2025 `tasks/result` stays open
-/// while the task asks for input, so its events cannot wait for the end). False when no answer
-/// came (the endpoint's transport failure).
+/// What came back for a POST.
+enum Answer {
+    /// Nothing: the endpoint's transport failure.
+    None,
+    /// A whole answer (a JSON body, a 4xx or 5xx page): status, headers, bytes. The endpoint
+    /// reads it, `Retry-After` included.
+    Whole(u16, Vec<(String, String)>, Vec<u8>),
+    /// An event stream, each event already handed over as it arrived.
+    Streamed,
+}
+
+/// POSTs one JSON-RPC message. A `text/event-stream` answer hands each event's data to `each`
+/// as it arrives (a 2025 `tasks/result` stays open while the task asks for input, so its
+/// events cannot wait for the end); any other answer comes back whole.
 fn post(
     agent: &ureq::Agent,
     url: &str,
     text: &str,
     headers: &[(String, String)],
     each: &mut dyn FnMut(&[u8]),
-) -> bool {
+) -> Answer {
     let mut req = agent
         .post(url)
         .header("content-type", "application/json")
@@ -103,38 +114,31 @@ fn post(
         req = req.header(k.as_str(), v.as_str());
     }
     let Ok(mut resp) = req.send(text) else {
-        return false;
+        return Answer::None;
     };
-    let stream = resp
+    let got: Vec<(String, String)> = resp
         .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"));
-    if !stream {
+        .iter()
+        .filter_map(|(k, v)| Some((k.to_string(), v.to_str().ok()?.to_string())))
+        .collect();
+    if !longcall::wire::sse::is_event_stream(&got) {
         return match resp.body_mut().read_to_vec() {
-            Ok(bytes) => {
-                if !bytes.is_empty() {
-                    each(&bytes);
-                }
-                true
-            }
-            Err(_) => false,
+            Ok(bytes) => Answer::Whole(resp.status().as_u16(), got, bytes),
+            Err(_) => Answer::None,
         };
     }
     // Server-sent events: `data:` lines, an event ending at a blank line.
     let mut data = String::new();
-    let mut any = false;
     for line in BufReader::new(resp.body_mut().as_reader()).lines() {
         let Ok(line) = line else { break };
         if let Some(d) = line.strip_prefix("data:") {
             data.push_str(d.strip_prefix(' ').unwrap_or(d));
         } else if line.is_empty() && !data.is_empty() {
-            any = true;
             each(data.as_bytes());
             data.clear();
         }
     }
-    any
+    Answer::Streamed
 }
 
 fn user_answer(given: &Option<Value>, key: &str, request: &Json) -> Value {
@@ -170,7 +174,7 @@ impl Host {
         match event {
             Event::Transmit(Transmit::Rpc { id, text, headers }) => {
                 let (agent, url) = (self.agent.clone(), self.args.url.clone());
-                let answered = post(&agent, &url, &text, &headers, &mut |bytes| {
+                let answer = post(&agent, &url, &text, &headers, &mut |bytes| {
                     ep.handle_message(self.now(), bytes);
                     loop {
                         match ep.poll_event() {
@@ -179,8 +183,17 @@ impl Host {
                         }
                     }
                 });
-                if !answered {
-                    ep.handle_transport_failure(self.now(), id);
+                match answer {
+                    Answer::Whole(status, got, body) => {
+                        let answer = HttpAnswer {
+                            status,
+                            retry_after_ms: None,
+                            body: &body,
+                        };
+                        ep.handle_http_headers(self.now(), id, answer, &got);
+                    }
+                    // A no-op when an event answered `id` (rule E-1).
+                    Answer::Streamed | Answer::None => ep.handle_transport_failure(self.now(), id),
                 }
             }
             // The answer to the server's own request: the server answers 202, nothing to read.

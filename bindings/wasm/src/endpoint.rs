@@ -496,10 +496,11 @@ impl Endpoint {
         self.batch()
     }
 
-    /// `handleHttpAnswer(now, requestRef, {status, headers?}, body)`: a job API answered the
-    /// transmit `requestRef`, with its headers (rule E-7): `Retry-After` (seconds or an HTTP
-    /// date, measured from `now`) and `x-sume-request-id` are read by the core. `body` as a
-    /// string or a `Uint8Array`, exactly as it arrived.
+    /// `handleHttpAnswer(now, requestRef, {status, headers?}, body)`: an HTTP answer to the
+    /// transmit `requestRef`, with its headers: a job API's (rule E-7), or the response to the
+    /// POST of an `rpc` transmit (E-67). `Retry-After` (seconds or an HTTP date, measured from
+    /// `now`) and `x-sume-request-id` are read by the core. `body` as a string or a
+    /// `Uint8Array`, exactly as it arrived.
     #[wasm_bindgen(js_name = handleHttpAnswer)]
     pub fn handle_http_answer(
         &mut self,

@@ -24,6 +24,33 @@ function codeOf(fn) {
 }
 
 export const cases = {
+  '2026 task over HTTP: a 429 page holds the next poll back, an event stream is read (E-67)'({ lc, assert }) {
+    const ep = lc.Endpoint.callTool('task-2026', 'render', {}, null, CONFIG, null);
+    ep.pollEvents();
+    const created = ep.handleHttpAnswer(
+      5,
+      1,
+      { status: 200, headers: { 'content-type': 'application/json' } },
+      answer(1, { resultType: 'task', ...task('working') }),
+    );
+    const poll = ep.handleTimeout(created.at(-1).at).find((e) => e.type === 'transmit');
+    const busy = ep.handleHttpAnswer(200, poll.id, { status: 429, headers: { 'Retry-After': '3' } }, '<h1>slow</h1>');
+    assert.deepEqual(
+      busy.filter((e) => e.type === 'violation'),
+      [],
+    );
+    assert.deepEqual(busy.at(-1), { type: 'wake_at', at: 3200 });
+    const again = ep.handleTimeout(3200).find((e) => e.type === 'transmit');
+    const done = answer(again.id, { resultType: 'complete', ...task('completed', { result: { content: [] } }) });
+    const out = ep.handleHttpAnswer(
+      3300,
+      again.id,
+      { status: 200, headers: { 'Content-Type': 'text/event-stream' } },
+      `event: message\ndata: ${done}\n\n`,
+    );
+    assert.equal(out.find((e) => e.type === 'settled')?.outcome, 'succeeded');
+  },
+
   '2026 task: transmit, create, poll, settled with the result as the server sent it (E-1)'({ lc, assert }) {
     const ep = lc.Endpoint.callTool('task-2026', 'render', { n: 1 }, null, CONFIG, null);
     const first = ep.pollEvents();
