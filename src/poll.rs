@@ -206,7 +206,10 @@ pub struct PollPolicy {
     pub min_interval_ms: u64,
     /// The most polls to schedule; `None` is unlimited (bound watching with a deadline then).
     pub max_polls: Option<u32>,
-    /// Poll at the server's stated interval rather than backing off above it (rule 8).
+    /// Poll at the server's stated interval rather than backing off above it (rule 8 above,
+    /// P-13). On by default: with a stated interval the polls come at it (jitter adds at most a
+    /// quarter), however long the task runs; the backoff above applies only without one, after
+    /// failures and above a `Retry-After`. Off, the interval is a floor under the backoff.
     pub follow_server_interval: bool,
 }
 

@@ -125,6 +125,8 @@ fn task(extra: serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn numbers_that_do_not_fit() {
+    // Rule M-20: an interval or TTL that is no count is said and read as absent; the task is
+    // still read.
     for bad in [
         json!(-1),
         json!(1.5),
@@ -132,22 +134,23 @@ fn numbers_that_do_not_fit() {
         json!("60000"),
         json!(u64::MAX as f64 * 4.0),
     ] {
-        assert_eq!(
-            code(get(task(json!({"ttlMs": bad.clone()})))),
-            "malformed",
-            "{bad}"
-        );
-        assert_eq!(
-            code(get(task(json!({"pollIntervalMs": bad.clone()})))),
-            "malformed",
-            "{bad}"
-        );
+        for member in ["ttlMs", "pollIntervalMs"] {
+            let parsed = get(task(json!({ member: bad.clone() }))).expect("readable");
+            assert_eq!(parsed.value.task_id, "t");
+            let rules: Vec<Rule> = parsed.violations.iter().map(|v| v.rule).collect();
+            assert_eq!(rules, [Rule::MissingField], "{member} {bad}");
+            assert!(
+                parsed.violations[0].detail.starts_with(member),
+                "{member} {bad}"
+            );
+            assert_eq!(parsed.value.poll_interval_ms, None);
+        }
     }
     let huge = br#"{"jsonrpc":"2.0","id":1,"result":{"taskId":"t","status":"working","ttlMs":123456789012345678901234567890}}"#;
-    assert_eq!(
-        code(mcp2026::parse_get_response(huge, &Limits::DEFAULT)),
-        "malformed"
-    );
+    match mcp2026::parse_get_response(huge, &Limits::DEFAULT) {
+        Ok((_, Answer::Result(parsed))) => assert!(parsed.value.ttl_ms.is_not_given()),
+        other => panic!("{other:?}"),
+    }
     assert_eq!(
         code(Message::parse(br#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#)),
         "malformed"

@@ -978,7 +978,10 @@ impl CallEndpoint {
     /// When to take it: after draining [`CallEndpoint::poll_event`] and before sending what it
     /// gave (a restart then sends again what was in flight, E-5: a poll asked again, a cancel sent
     /// again with its key, a job submit sent again with its key, a `tools/call` never), and after
-    /// handing in each answer, so the next restart starts from it.
+    /// handing in each answer, so the next restart starts from it. A loop that sends each
+    /// transmit as it drains it (the README's) may take it at any point between two calls: what
+    /// is in flight then is exactly what a restart handles so, and a `tools/call` in flight
+    /// restores as unanswered (E-5).
     pub fn snapshot(&self) -> Result<String, Error> {
         snapshot::save(self)
     }
@@ -2255,6 +2258,27 @@ mod tests {
         let out = drain(&mut ep);
         assert_eq!(violations(&out), [], "{out:?}");
         assert!(matches!(out.last(), Some(Event::WakeAt { .. })), "{out:?}");
+    }
+
+    /// Rule M-20: a create answer whose interval is no count still names the task, which is
+    /// watched (before, the whole answer was unreadable and the running task was lost).
+    #[test]
+    fn a_create_answer_with_a_bad_interval_is_watched() {
+        let mut ep =
+            CallEndpoint::call_tool(Model::Task2026, "render", json!({}), None, config()).unwrap();
+        let id = sent(&drain(&mut ep))[0].0;
+        let created =
+            format!(r#"{{"resultType":"task",{TASK},"status":"working","pollIntervalMs":-5}}"#);
+        ep.handle_answer(5, id, answer(id, &created).as_bytes());
+        let out = drain(&mut ep);
+        assert_eq!(violations(&out), [Rule::MissingField], "{out:?}");
+        assert_eq!(ep.tracker().handle(), Some("t1"));
+        let at = match out.last() {
+            Some(Event::WakeAt { at }) => *at,
+            other => panic!("{other:?}"),
+        };
+        ep.handle_timeout(at);
+        assert_eq!(sent(&drain(&mut ep))[0].1["method"], "tasks/get");
     }
 
     /// Rule E-67: a `tools/call` whose POST got a 5xx page is unanswered, never sent again.

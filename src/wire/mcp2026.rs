@@ -24,7 +24,7 @@ use serde_json::{json, Map, Value};
 
 use super::jsonrpc::{read_response, Answer, Id, Message};
 use super::limits::Limits;
-use super::task::{call_tool_result, present, raw_from_value, to_view, Kind, RawTask};
+use super::task::{call_tool_result, present, raw_from_value, to_view, Kind};
 use super::Parsed;
 use crate::cancel::CancelAnswer;
 use crate::error::{Error, QuotedOpt};
@@ -221,15 +221,19 @@ pub fn parse_get_response(
     bytes: &[u8],
     limits: &Limits,
 ) -> Result<(Id, Answer<Parsed<TaskView>>), Error> {
-    // The borrowed field-by-field read first; anything it leaves is read by serde, the reference.
+    // The borrowed field-by-field read first; anything it leaves is read as a `Value`, by the
+    // reader every other path takes (so a member it reads as absent, M-20, is absent here too).
     if let Some((id, raw)) = super::scan::task_response(bytes, limits) {
         return Ok((id, Answer::Result(to_view(raw, Kind::Get2026)?)));
     }
-    let (id, answer) = read_response::<RawTask<'_>>(bytes, limits, "tasks/get answer")?;
+    let (id, answer) = read_response::<Value>(bytes, limits, "tasks/get answer")?;
     Ok((
         id,
         match answer {
-            Answer::Result(raw) => Answer::Result(to_view(raw, Kind::Get2026)?),
+            Answer::Result(v) => Answer::Result(to_view(
+                raw_from_value(&v, "tasks/get answer")?,
+                Kind::Get2026,
+            )?),
             Answer::Error(e) => Answer::Error(e),
         },
     ))

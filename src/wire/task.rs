@@ -90,6 +90,11 @@ pub(crate) struct RawTask<'a> {
     pub result: Option<Value>,
     #[serde(default)]
     pub error: Option<Value>,
+    /// The interval and TTL members that are there but are no whole number of milliseconds
+    /// (`-5`, `"1000"`): each is said, and read as absent, since the task is readable without
+    /// them (the general reader only; `tasks/list` keeps them fatal).
+    #[serde(skip)]
+    pub not_counts: Vec<(&'static str, &'a Value)>,
 }
 
 /// Which message the task object came in; it decides which shape rules apply.
@@ -169,13 +174,35 @@ pub(crate) fn to_view(raw: RawTask<'_>, kind: Kind) -> Result<Parsed<TaskView>, 
     } else {
         String::new()
     };
+    for (name, value) in &raw.not_counts {
+        v.push(Violation::new(
+            Rule::MissingField,
+            format!(
+                "{name} {} is not a whole number of milliseconds; read as absent",
+                shown(value)
+            ),
+        ));
+    }
+    let bad = |name: &str| raw.not_counts.iter().any(|(n, _)| *n == name);
     let ttl_ms = Ttl::from_member(ttl);
-    if ttl_ms == Ttl::NotGiven {
+    if ttl_ms == Ttl::NotGiven && !bad(ttl_name) {
         v.push(Violation::new(
             Rule::MissingField,
             format!("{ttl_name} is missing (required, null for unlimited){hint}"),
         ));
     }
+    // M-20: a stated interval is followed as it is (P-13), so one of years would end the
+    // watch in silence.
+    let poll = match poll {
+        Some(ms) if ms > MAX_POLL_INTERVAL_MS => {
+            v.push(Violation::new(
+                Rule::MissingField,
+                format!("{poll_name} {ms} is over an hour; read as an hour"),
+            ));
+            Some(MAX_POLL_INTERVAL_MS)
+        }
+        p => p,
+    };
     if poll.is_none() && other_poll {
         v.push(Violation::new(
             Rule::MissingField,
@@ -367,6 +394,28 @@ pub(crate) fn call_tool_result(value: &Value, v: &mut Vec<Violation>) -> ToolRes
     tool_result(value.clone(), v)
 }
 
+/// A member's value in a message: a number as written, a string quoted and cut short, else
+/// its JSON type.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::Number(n) => alloc::string::ToString::to_string(n),
+        Value::String(s) => crate::text::Text::new().q(s).done(),
+        Value::Bool(_) => "(a boolean)".into(),
+        Value::Array(_) => "(an array)".into(),
+        Value::Object(_) => "(an object)".into(),
+        Value::Null => "null".into(),
+    }
+}
+
+/// The longest poll interval a task's answer is taken at (rule M-20): an hour.
+pub(crate) const MAX_POLL_INTERVAL_MS: u64 = 3_600_000;
+
+/// Where a count member of [`raw_from_value`] goes.
+enum Slot<'s> {
+    Ttl(&'s mut Option<Option<u64>>),
+    Poll(&'s mut Option<u64>),
+}
+
 /// Reads a raw task from a JSON value.
 pub(crate) fn raw_from_value<'a>(
     value: &'a Value,
@@ -394,10 +443,19 @@ pub(crate) fn raw_from_value<'a>(
             "createdAt" => raw.created_at = text(v)?,
             "lastUpdatedAt" => raw.last_updated_at = text(v)?,
             "resultType" => raw.result_type = text(v)?,
-            "ttlMs" => raw.ttl_ms = Some(count(v)?),
-            "ttl" => raw.ttl = Some(count(v)?),
-            "pollIntervalMs" => raw.poll_interval_ms = count(v)?,
-            "pollInterval" => raw.poll_interval = count(v)?,
+            "ttlMs" | "ttl" | "pollIntervalMs" | "pollInterval" => {
+                let (name, slot) = match key.as_str() {
+                    "ttlMs" => ("ttlMs", Slot::Ttl(&mut raw.ttl_ms)),
+                    "ttl" => ("ttl", Slot::Ttl(&mut raw.ttl)),
+                    "pollIntervalMs" => ("pollIntervalMs", Slot::Poll(&mut raw.poll_interval_ms)),
+                    _ => ("pollInterval", Slot::Poll(&mut raw.poll_interval)),
+                };
+                match (count(v), slot) {
+                    (Ok(n), Slot::Ttl(t)) => *t = Some(n),
+                    (Ok(n), Slot::Poll(p)) => *p = n,
+                    (Err(_), _) => raw.not_counts.push((name, v)),
+                }
+            }
             "inputRequests" => {
                 raw.input_requests = Option::<Map<String, Value>>::deserialize(v).map_err(bad)?;
             }
@@ -448,12 +506,8 @@ mod tests {
                 "inputRequests": null, "result": null, "error": null}),
             json!({"taskId": 5}),
             json!({"status": ["working"]}),
-            json!({"ttlMs": -1}),
-            json!({"ttl": 1.5}),
-            json!({"pollIntervalMs": "7"}),
             json!({"inputRequests": [1]}),
             json!({"zz": 1, "taskId": 1, "status": 2, "ttlMs": "x"}),
-            json!({"ttlMs": "x", "status": 2}),
             json!({"taskId": "a\"b", "result": false}),
         ];
         for v in &cases {
@@ -468,6 +522,46 @@ mod tests {
         assert_eq!(
             show(raw_from_value(&json!([1]), "t")),
             "malformed t: expected an object"
+        );
+    }
+
+    /// Rule M-20: an interval or TTL that is no whole number of milliseconds is said and read
+    /// as absent; the task is still read.
+    #[test]
+    fn a_bad_interval_or_ttl_is_a_violation_not_an_unreadable_task() {
+        let v = json!({"taskId": "t", "status": "working", "createdAt": "2026-01-01T00:00:00Z",
+            "lastUpdatedAt": "2026-01-01T00:00:00Z", "resultType": "task",
+            "ttlMs": "forever", "pollIntervalMs": -5});
+        let parsed = to_view(raw_from_value(&v, "t").unwrap(), Kind::Create2026).unwrap();
+        assert_eq!(parsed.value.task_id, "t");
+        assert_eq!(parsed.value.poll_interval_ms, None);
+        assert_eq!(parsed.value.ttl_ms, Ttl::NotGiven);
+        let details: Vec<&str> = parsed
+            .violations
+            .iter()
+            .map(|v| v.detail.as_str())
+            .collect();
+        assert_eq!(
+            details,
+            [
+                "pollIntervalMs -5 is not a whole number of milliseconds; read as absent",
+                r#"ttlMs "forever" is not a whole number of milliseconds; read as absent"#,
+            ]
+        );
+        let v25 = json!({"taskId": "t", "status": "working", "createdAt": "2026-01-01T00:00:00Z",
+            "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": null, "pollInterval": 1.5});
+        let parsed = to_view(raw_from_value(&v25, "t").unwrap(), Kind::Task2025).unwrap();
+        assert_eq!(parsed.violations.len(), 1, "{:?}", parsed.violations);
+        assert_eq!(parsed.value.poll_interval_ms, None);
+        // An interval of ages is said, and followed as an hour.
+        let v = json!({"taskId": "t", "status": "working", "createdAt": "2026-01-01T00:00:00Z",
+            "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": null, "resultType": "complete",
+            "pollIntervalMs": u64::MAX});
+        let parsed = to_view(raw_from_value(&v, "t").unwrap(), Kind::Get2026).unwrap();
+        assert_eq!(parsed.value.poll_interval_ms, Some(MAX_POLL_INTERVAL_MS));
+        assert_eq!(
+            parsed.violations[0].detail,
+            "pollIntervalMs 18446744073709551615 is over an hour; read as an hour"
         );
     }
 }
