@@ -633,10 +633,13 @@ class Watch {
     try {
       answer = (await this.opts.onInput(key, request, { call, signal: asking.signal })) ?? DECLINE;
     } catch (e) {
-      return asking.signal.aborted ? DECLINE : this.declined(String(e?.message ?? e));
+      return asking.signal.aborted ? WITHDRAWN : this.declined(String(e?.message ?? e));
     } finally {
       this.asking.delete(key);
     }
+    // The question was withdrawn while the dialog was open: whatever it answered goes nowhere,
+    // as the README says, and is nobody's fault.
+    if (asking.signal.aborted) return WITHDRAWN;
     // An answer is an object (rule I-9); the SDK's own handler would be sent anything.
     if (typeof answer !== 'object' || Array.isArray(answer))
       return this.declined(`onInput answered ${Array.isArray(answer) ? 'an array' : typeof answer}, not an object`);
@@ -665,7 +668,7 @@ class Watch {
     (server ? Promise.resolve() : new Promise((next) => this.timers.setTimeout(next, 0)))
       .then(() => this.userAnswer(key, request, call))
       .then((response) => {
-        if (!this.done) this.apply(() => this.ep.answerInput(this.now(), key, response));
+        if (!this.done && response !== WITHDRAWN) this.apply(() => this.ep.answerInput(this.now(), key, response));
         // 2025: an answer the endpoint refused (a cancel pressed meanwhile, I-6) sent no reply;
         // the server's request still needs one.
         this.replied(this.replyFor.get(key), DECLINE);
@@ -865,6 +868,8 @@ const WATCH_OPTIONS = [
 const CALL_OPTIONS = ['name', 'tool', 'arguments', 'ttlMs', ...WATCH_OPTIONS];
 const mcpError = (code, message) => new McpCallError(code, message);
 const DECLINE = Object.freeze({ action: 'decline' });
+/** What `userAnswer` gives for a question withdrawn while it was open: nothing to send. */
+const WITHDRAWN = Symbol('withdrawn');
 
 /** What a JSON-RPC error with id null said, for a message (and what it usually means). */
 function unnamedDetail(error) {

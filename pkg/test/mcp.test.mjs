@@ -1070,11 +1070,13 @@ test("onInput's signal aborts when the server accepts a cancel, or the call ends
     },
   };
   const reasons = [];
+  const violations = [];
   let h;
   h = await callTool(server, {
     name: 'job',
     config: FAST,
     ...on(clock),
+    onViolation: (v) => violations.push(v),
     // The dialog stays open until the person answers or the question is withdrawn.
     onInput: (_key, _request, { signal }) =>
       new Promise((resolve) => {
@@ -1089,6 +1091,7 @@ test("onInput's signal aborts when the server accepts a cancel, or the call ends
   assert.equal(out.outcome, 'cancelled');
   assert.deepEqual(reasons, [['input_withdrawn', 'input k is no longer asked: the server accepted the cancel']]);
   assert.equal(methods(s).filter((m) => m === 'tasks/update').length, 0, 'the late answer is not sent');
+  assert.deepEqual(violations, [], 'an answer to a withdrawn question is nobody\'s fault');
 
   // A call that ends while a question is open withdraws it too.
   const { s: s2 } = asksOnce(clock, {});
