@@ -23,9 +23,9 @@ pub fn is_event_stream(headers: &[(String, String)]) -> bool {
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
         .is_some_and(|(_, v)| {
-            v.trim_start()
+            v.as_bytes()
                 .get(..17)
-                .is_some_and(|t| t.eq_ignore_ascii_case("text/event-stream"))
+                .is_some_and(|t| t.eq_ignore_ascii_case(b"text/event-stream"))
         })
 }
 
