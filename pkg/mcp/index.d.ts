@@ -224,6 +224,13 @@ export interface WatchOptions {
   onViolation?: ((v: WatchViolation) => void) | undefined;
   /** Every request/answer pair. */
   onExchange?: ((e: Exchange) => void) | undefined;
+  /**
+   * The handle's snapshot ({@link CallHandle.snapshot}) after every change the core made: the
+   * task named, an answer or a cancel press on its way, each poll's outcome. Store the latest
+   * (it replaces the one before); {@link resume} continues from it. A snapshot holds the tool's
+   * arguments and answers not yet acknowledged as given: keep it where you would keep them.
+   */
+  onSnapshot?: ((snapshot: string) => void) | undefined;
   /** Clock in ms (default Date.now). */
   now?: (() => number) | undefined;
   /** Timers for the watch's wake-ups (default the global ones). With `now`, a fake clock drives the watch in tests. */

@@ -472,6 +472,9 @@ class Watch {
 
   run(events) {
     for (const e of events) this.event(e);
+    // Any batch may change what a restart needs (the task named, an answer or a press on its
+    // way, the next poll): the host keeps the latest text, and never has to guess when.
+    if (events.length && this.opts.onSnapshot) safe(this.opts.onSnapshot, this.ep.snapshot());
   }
 
   event(e) {
@@ -862,6 +865,7 @@ const WATCH_OPTIONS = [
   'onRecovered',
   'onViolation',
   'onExchange',
+  'onSnapshot',
   'now',
   'timers',
 ];
@@ -936,6 +940,7 @@ function fromCore(fn) {
  * @property {(status: string) => void} [onStatus]
  * @property {(v: object) => void} [onViolation]
  * @property {(e: object) => void} [onExchange] every request and its answer as it arrived, with times
+ * @property {(snapshot: string) => void} [onSnapshot] the handle's snapshot, after every change
  * @property {() => number} [now] clock in ms (default Date.now)
  * @property {{setTimeout: Function, clearTimeout: Function}} [timers] for wake-ups (default the
  *   global ones); with `now`, a test drives the watch on a fake clock

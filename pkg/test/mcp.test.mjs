@@ -184,6 +184,36 @@ async function answeredBy(onInput) {
   return { s, sent: answered(), seen: seen.map((v) => [v.rule, v.detail]), out };
 }
 
+test('onSnapshot hands over the snapshot after every change: an answer on its way is in it, and resumes', async () => {
+  const clock = fakeClock();
+  const { s } = asksOnce(clock, { ...task26('t1', 'completed'), resultType: 'complete', result: { content: [] } });
+  const snapshots = [];
+  const h = await callTool(s, {
+    name: 'job',
+    config: FAST,
+    ...on(clock),
+    onInput: () => ({ action: 'accept', content: { ok: true } }),
+    onSnapshot: (text) => snapshots.push(text),
+  });
+  await until(clock, h.outcome);
+  assert.ok(snapshots.length >= 3, `${snapshots.length} snapshots`);
+  // The snapshot taken as the answer went out holds it, so a restart then sends it again
+  // instead of asking the person twice.
+  const onItsWay = snapshots.find((t) => JSON.parse(t).state.tracker.unacked.length > 0);
+  assert.ok(onItsWay?.includes('"ok":true'), 'a snapshot holds the answer while tasks/update is out');
+  const clock2 = fakeClock();
+  const { s: s2 } = asksOnce(clock2, { ...task26('t1', 'completed'), resultType: 'complete', result: { content: [] } });
+  const asked = [];
+  const again = resume(onItsWay, s2, { config: FAST, ...on(clock2), onInput: (k) => asked.push(k) });
+  assert.equal((await until(clock2, again.outcome)).outcome, 'succeeded');
+  assert.deepEqual(asked, [], 'the person is not asked again');
+  assert.deepEqual(methods(s2)[0], 'tasks/update', 'the answer goes again first');
+  await assert.rejects(callTool(s, { name: 'job', onSnapshot: 'x' }), {
+    code: 'invalid_input',
+    message: 'callTool: onSnapshot must be a function, got string',
+  });
+});
+
 test('an onInput that throws (a dialog closed) is reported and declines, so the task can end', async () => {
   const { s, sent, seen, out } = await answeredBy(() => {
     throw new Error('user closed dialog');
