@@ -319,6 +319,7 @@ export type McpErrorCode =
   | 'sender_closed'
   | 'transport'
   | 'input_withdrawn'
+  | 'tools_list_failed'
   | ErrorCode;
 
 /**
@@ -353,7 +354,23 @@ export class McpCallError extends Error {
    * transport failure.
    */
   httpAnswer?: { status: number; headers: [string, string][]; body: string };
+  /** `tools_list_failed`: the server's JSON-RPC error. */
+  error?: RpcError;
 }
+
+/**
+ * One page of the server's tools (`tools/list`), through any sender. Pass a listed tool to
+ * {@link callTool} as `tool` (on the 2025 wire its `execution.taskSupport` decides whether it
+ * runs as a task). Rejects with code `transport` (no answer), `tools_list_failed` (the server's
+ * JSON-RPC error as `error`) or `malformed`.
+ * @example
+ * const { tools } = await listTools(httpSender({ url }));
+ * const h = await callTool(sender, { tool: tools[0], arguments: {} });
+ */
+export function listTools(
+  sender: Sender,
+  options?: { cursor?: string | undefined; signal?: AbortSignal | undefined },
+): Promise<{ tools: ListedTool[]; nextCursor?: string }>;
 
 /**
  * Calls a tool; resolves once `tools/call` answered. Never resubmits: no answer rejects with code

@@ -137,9 +137,15 @@ export function httpSender(options = {}) {
       const timeout = AbortSignal.timeout(timeoutMs);
       const res = await f(url, {
         method: 'POST',
+        // Every 2026 request names its method in a header (`Mcp-Method`): the core's requests
+        // carry it, and a request of the host's own (`tools/list`) gets it here.
         headers: mergeHeaders(
           null,
-          { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'Mcp-Method': message.method,
+          },
           extra,
           headers,
         ),
@@ -185,6 +191,46 @@ export function httpSender(options = {}) {
       );
     },
   };
+}
+
+/**
+ * One page of the server's tools (`tools/list`), through any sender: `{tools, nextCursor}`. A tool
+ * as listed is what `callTool({tool})` takes (on the 2025 wire its `execution.taskSupport` decides
+ * whether it runs as a task). Rejects with code `transport` when no answer came, and
+ * `tools_list_failed` (the JSON-RPC error as `error`) when the server refused.
+ * @param {{model: string, send: Function}} sender
+ * @param {{cursor?: string, signal?: AbortSignal}} [options]
+ */
+export async function listTools(sender, options = {}) {
+  checkOptions(options, ['cursor', 'signal'], 'listTools', mcpError);
+  const { cursor, signal } = options ?? {};
+  if (!sender || typeof sender.send !== 'function')
+    throw new McpCallError('invalid_input', 'listTools: expected a sender {model, send(message, headers, opts)}');
+  if (cursor !== undefined && typeof cursor !== 'string')
+    throw new McpCallError('invalid_input', `listTools: cursor must be a string, got ${typeof cursor}`);
+  const message = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: cursor === undefined ? {} : { cursor } };
+  let answer;
+  try {
+    answer = await sender.send(message, { 'Mcp-Method': 'tools/list' }, { signal, method: 'tools/list' });
+  } catch (e) {
+    throw new McpCallError('transport', `listTools: no answer to tools/list (${transportDetail(e)})`, { cause: e });
+  }
+  let m = answer;
+  try {
+    if (typeof answer === 'string') m = JSON.parse(answer);
+  } catch {
+    throw new McpCallError(
+      'malformed',
+      `tools/list answered text that is not JSON: ${JSON.stringify(answer.slice(0, 60))}`,
+    );
+  }
+  if (m?.error)
+    throw new McpCallError('tools_list_failed', `tools/list failed: ${m.error.code} ${m.error.message}`, {
+      error: m.error,
+    });
+  const tools = m?.result?.tools;
+  if (!Array.isArray(tools)) throw new McpCallError('malformed', 'tools/list answered without a tools array');
+  return m.result.nextCursor === undefined ? { tools } : { tools, nextCursor: m.result.nextCursor };
 }
 
 /**

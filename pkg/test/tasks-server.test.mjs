@@ -277,3 +277,26 @@ test('--poll-interval-ms sets the interval every task states; a bad value is ref
     child.kill();
   }
 });
+
+test('listTools through httpSender on 2026: the Mcp-Method header is added, a listed tool is called as given', async () => {
+  const { listTools, httpSender, callTool, McpCallError } = await import('longcall/mcp');
+  const sender = httpSender({ url: urls.only2026 });
+  const { tools } = await listTools(sender);
+  const slow = tools.find((t) => t.name === 'slow_compute');
+  assert.ok(slow, `slow_compute among ${tools.map((t) => t.name).join(', ')}`);
+  const h = await callTool(sender, { tool: slow, arguments: { seconds: 0 } });
+  assert.equal((await h.outcome).outcome, 'succeeded');
+  // A server's refusal comes back as one coded error, its JSON-RPC error kept.
+  const refusing = {
+    model: 'task-2026',
+    send: async (m) => ({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } }),
+  };
+  await assert.rejects(
+    listTools(refusing),
+    (e) => e instanceof McpCallError && e.code === 'tools_list_failed' && e.error.code === -32601,
+  );
+  await assert.rejects(listTools(sender, { cursor: 5 }), {
+    code: 'invalid_input',
+    message: 'listTools: cursor must be a string, got number',
+  });
+});
