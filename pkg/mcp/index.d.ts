@@ -8,7 +8,7 @@ import type {
   ListedTool,
   Outcome,
   RunRecord,
-  Status,
+  TaskStatus,
   TaskModel,
   TrackerConfig,
   Violation,
@@ -155,7 +155,9 @@ export type WatchViolation =
  * elicitation's `{ action, content? }`). A promise of anything else does not type-check; at run
  * time a value that is not an object is reported (`on_input_failed`) and declines.
  */
-export type InputAnswer = object & { then?: never };
+export type InputAnswer =
+  | { action: 'accept' | 'decline' | 'cancel'; content?: { [key: string]: Json }; _meta?: JsonObject }
+  | (object & { then?: never });
 
 export interface Exchange {
   method: string;
@@ -209,7 +211,7 @@ export interface WatchOptions {
   /** The cancel button changed. */
   onButton?: ((state: ButtonState) => void) | undefined;
   /** The status held changed. */
-  onStatus?: ((status: Status) => void) | undefined;
+  onStatus?: ((status: TaskStatus) => void) | undefined;
   /** The task's `statusMessage` changed ("Rendering frame 40 of 90"): words to show the person. */
   onProgress?: ((message: string) => void) | undefined;
   /**
@@ -275,7 +277,7 @@ export interface CallOutcome {
   /** What the call means (`tool_error`: the tool ran and reported an error). */
   outcome: McpOutcome;
   /** The terminal status observed (`null` for plain results and lost handles). */
-  status: Status | null;
+  status: TaskStatus | null;
   /** The tool result, when one came back. */
   result?: Json;
   /** The JSON-RPC error, when one came back: the task's, or for `lost` the answer that lost it (`-32602`, "Task not found"). */
@@ -289,7 +291,7 @@ export interface CallHandle {
   readonly model: TaskModel;
   /** The task id once known (`null` for a plain result). Persist it. */
   readonly id: string | null;
-  readonly status: Status | null;
+  readonly status: TaskStatus | null;
   readonly button: ButtonState;
   /** Resolves with the verified outcome; rejects with code `watch_stopped` or `create_unanswered`. */
   readonly outcome: Promise<CallOutcome>;

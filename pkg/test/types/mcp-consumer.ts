@@ -10,9 +10,11 @@ import {
   McpCallError,
   type CallHandle,
   type CallOutcome,
+  type InputAnswer,
   type McpOutcome,
   type Sender,
 } from 'longcall/mcp';
+import type { TaskStatus } from 'longcall';
 import { readAnswer, readResult, buildRequest, type ReadAnswer, type BuiltRequest } from 'longcall';
 import type { CallToolResult, GetTaskResult } from '@modelcontextprotocol/sdk/types.js';
 
@@ -120,4 +122,23 @@ export function label(outcome: McpOutcome): string {
       return none;
     }
   }
+}
+
+// An answer written out as a function's return type, and a label per task status (never a
+// job's own `queued` or `canceled`).
+export const decline = (): InputAnswer => ({ action: 'decline' });
+const STATUS_LABEL: Record<TaskStatus, string> = {
+  working: 'Working',
+  input_required: 'Needs you',
+  completed: 'Done',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+};
+export async function labelled(sender: Sender) {
+  const h = await callTool(sender, {
+    name: 'render',
+    onStatus: (status) => console.log(STATUS_LABEL[status]),
+    onSnapshot: (text: string) => localStorage.setItem('call', text),
+  });
+  return h.status === null ? 'none' : STATUS_LABEL[h.status];
 }
