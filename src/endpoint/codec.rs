@@ -112,6 +112,16 @@ pub fn read_answer(model: Model, asked: Asked, message: &Message) -> Result<Read
         (Asked::Call, _, Some(error)) => Input::CallError { error },
         (Asked::Call, Some(r), None) => match model {
             Model::Task2026 => {
+                // E-4: a 2025 `CreateTaskResult` is no tool result: read as one, the call
+                // would settle `succeeded` while the task it made runs on unwatched.
+                if r.get("resultType").is_none()
+                    && r.get("task").is_some_and(|t| t.get("taskId").is_some())
+                {
+                    return Err(Error::Malformed {
+                        what: "tools/call answer",
+                        reason: "a 2025 CreateTaskResult ({\"task\": ...}) answered a 2026 tools/call: the server speaks the 2025 wire, and the task it made is not watched".into(),
+                    });
+                }
                 let p = mcp2026::read_tools_call(r)?;
                 violations = p.violations;
                 match p.value {
@@ -463,6 +473,7 @@ mod tests {
     use super::*;
     use crate::cancel::CancelAnswer;
     use crate::status::TaskStatus;
+    use alloc::string::ToString;
     use alloc::vec;
 
     fn msg(s: &str) -> Message {
@@ -488,6 +499,23 @@ mod tests {
         .unwrap();
         assert!(matches!(r.input, Input::CallResult { ref result } if result.is_error));
         assert!(r.violations.is_empty());
+    }
+
+    /// Rule E-4: a 2025 `CreateTaskResult` answering a 2026 `tools/call` is no success; it is
+    /// unreadable, so the call is unanswered (a task may run) and the reason names the wire.
+    #[test]
+    fn a_2025_create_answering_a_2026_call_is_no_result() {
+        let text = r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000}}}"#;
+        let e = read_answer(Model::Task2026, Asked::Call, &msg(text)).unwrap_err();
+        assert_eq!(e.code(), "malformed");
+        assert!(
+            e.to_string().contains("the server speaks the 2025 wire"),
+            "{e}"
+        );
+        // A tool whose own result has a `task` member of another shape is still a result.
+        let own = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"task":"paint"}}"#;
+        let r = read_answer(Model::Task2026, Asked::Call, &msg(own)).unwrap();
+        assert!(matches!(r.input, Input::CallResult { .. }));
     }
 
     /// M-17: a direct `tools/call` answer is a `CallToolResult` in both revisions, one reader:
