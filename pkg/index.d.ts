@@ -378,7 +378,9 @@ export class Endpoint {
   answerInput(now: number, key: string, response: Json): EndpointEvent[];
   /**
    * The `ask_user` events given and not answered yet. After `restore`, show these again (the
-   * person who saw them is gone with the old process; the core does not ask a key twice).
+   * person who saw them is gone with the old process; the core does not ask a key twice). On
+   * 2025 a resumed prompt, the server's own request, is held back until the server sends that
+   * request again, and then comes as an `ask_user` event (rule R-7).
    */
   openPrompts(): Extract<EndpointEvent, { type: 'ask_user' }>[];
   /** Stops watching (the call goes on). */

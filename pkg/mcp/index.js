@@ -455,7 +455,6 @@ class Watch {
     this.replies = new Map(); // 2025: the server's request id (as JSON) -> its handler's resolve
     this.replyFor = new Map(); // 2025: input key -> the server's request id (as JSON)
     this.serverAsking = undefined; // 2025: the id of the server's request being handed over
-    this.deferred = new Map(); // 2025, resumed: input key -> an open prompt waiting for its request again
     this.exchangeWaiters = [];
     this.timer = null;
     this.done = false;
@@ -735,16 +734,6 @@ class Watch {
       this.serverAsking = id;
       this.apply(() => this.ep.handleMessage(this.now(), JSON.stringify({ jsonrpc: '2.0', ...request })));
       this.serverAsking = undefined;
-      // A prompt of the old process, sent again under its id: the core knows the key (it is not
-      // asked twice); its answer now has a request to go back on.
-      const key = `${request.method}#${id}`;
-      const again = this.deferred.get(key);
-      if (again) {
-        this.deferred.delete(key);
-        this.replyFor.set(key, id);
-        this.asked.add(key);
-        this.ask(key, again.request, Boolean(again.call));
-      }
       if (![...this.replyFor.values()].includes(id)) this.replied(id, DECLINE);
     });
   }
@@ -1093,15 +1082,9 @@ export function resume(snapshot, sender, opts = {}) {
   safe(opts.onButton, ep.button);
   w.apply(() => ep.refresh(now()));
   // R-7: the prompts the old process showed and nobody answered, shown again through onInput
-  // (the core lists them and does not ask a key twice). On 2025 a prompt is the server's own
-  // request, answered on that request, which ended with the old process's connection: it is
-  // shown when the server sends it again (the same id); a server that asks anew does so under a
-  // new key, shown once. Shown at once, its answer would go nowhere beside the new one.
-  for (const p of ep.openPrompts()) {
-    if (w.asked.has(p.key)) continue;
-    if (ep.model === 'task-2025') w.deferred.set(p.key, p);
-    else w.event(p);
-  }
+  // (the core lists them and does not ask a key twice; on 2025 it holds one back until the
+  // server sends its request again, and asks it then).
+  for (const p of ep.openPrompts()) if (!w.asked.has(p.key)) w.event(p);
   w.route();
   if (ep.isDone && !w.done) {
     // Settled or stopped before the snapshot: its events were drained then; say it again.

@@ -479,6 +479,11 @@ pub struct CallEndpoint {
     /// The last request failed and nothing answered since (E-63).
     #[serde(default, skip_serializing_if = "core::ops::Not::not")]
     failing: bool,
+    /// 2025, after a restart: the keys of open prompts whose request ended with the old
+    /// process's connection. Each is shown again when the server sends its request again
+    /// (the same id), and not listed by [`CallEndpoint::open_prompts`] until then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    awaiting: Vec<String>,
     /// The job submit's digest (E-66), kept for the endpoint's whole life where the submit
     /// itself goes once the job is created: a record found under an intent key must still tell
     /// its job from another submitted under the same key.
@@ -507,6 +512,7 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             stop_asked: f.def("stop_asked")?,
             cancel_asked: f.def("cancel_asked")?,
             failing: f.def("failing")?,
+            awaiting: f.def("awaiting")?,
             submit_digest: f.opt("submit_digest")?,
         };
         // What every endpoint that ran holds (S-7): one model, and ids the wire carries (a JSON-RPC id
@@ -640,6 +646,7 @@ impl CallEndpoint {
             stop_asked: false,
             cancel_asked: false,
             failing: false,
+            awaiting: Vec::new(),
             submit_digest: None,
         })
     }
@@ -1027,6 +1034,19 @@ impl CallEndpoint {
             .collect();
         for request in orphans {
             ep.lost_in_restart(now, request);
+        }
+        // R-7 on 2025: an open prompt is the server's request, answered by a reply to its id on
+        // the connection it came on, which ended with the old process. Shown now, its answer
+        // could go nowhere while the server asks anew: it waits for its request instead.
+        if ep.model == Model::Task2025 {
+            ep.awaiting = ep
+                .prompts
+                .iter()
+                .filter_map(|p| match p {
+                    Event::AskUser { key, .. } => Some(key.clone()),
+                    _ => None,
+                })
+                .collect();
         }
         Ok(ep)
     }
@@ -1535,8 +1555,22 @@ impl CallEndpoint {
             && params.and_then(mcp2025::related_task) == self.tracker.handle();
         let key = format!("{method}#{}", id_text(id));
         // I-6: once a cancel is pressed, no new prompt.
-        if !ours || self.inputs_moot() || self.tracker.is_done() || self.server_keys.contains(&key)
-        {
+        if !ours || self.inputs_moot() || self.tracker.is_done() {
+            return;
+        }
+        // a prompt of the old process, its request sent again: shown now, once.
+        if let Some(i) = self.awaiting.iter().position(|k| *k == key) {
+            self.awaiting.remove(i);
+            let again = self
+                .prompts
+                .iter()
+                .find(|p| matches!(p, Event::AskUser { key: k, .. } if *k == key));
+            if let Some(again) = again.cloned() {
+                self.queue.push_back(again);
+            }
+            return;
+        }
+        if self.server_keys.contains(&key) {
             return;
         }
         self.server_keys.push(key.clone());
@@ -1586,6 +1620,7 @@ impl CallEndpoint {
         let Some(Event::AskUser { request, .. }) = self.prompts.remove(i) else {
             return refuse("this input key was never asked");
         };
+        self.awaiting.retain(|k| k != key);
         let id = Id::from_value(request.get("id").unwrap_or(&Value::Null))?;
         let built = build_reply(self.model, id, response.as_value().clone());
         let (text, headers) = on_the_wire(&built);
@@ -1597,13 +1632,18 @@ impl CallEndpoint {
     /// The prompts released ([`Event::AskUser`]) and not answered yet. After
     /// [`CallEndpoint::restore`], show these again: the person who saw them is gone with the old
     /// process, and the core does not ask a key twice. Answer each with
-    /// [`CallEndpoint::answer_input`]. Empty once the call ended. On 2025 each is a request of
-    /// the server's (I-10), answered by a reply to its id: a host that can send that reply only
-    /// on the request itself (an SDK client's handler) shows it when the server sends the
-    /// request again; a server that asks anew does so under a new key.
+    /// [`CallEndpoint::answer_input`]. Empty once the call ended.
+    ///
+    /// On 2025 a prompt is a request of the server's (I-10), answered by a reply to its id on
+    /// the connection it came on, which ended with the old process: after a restore it is not
+    /// listed here, and comes again as an [`Event::AskUser`] when the server sends its request
+    /// again (the same id). A server that asks anew does so under a new key, asked once; either
+    /// way the person sees the question once.
     pub fn open_prompts(&self) -> impl Iterator<Item = (&str, &Json, bool)> {
         self.prompts.iter().filter_map(|p| match p {
-            Event::AskUser { key, request, call } => Some((key.as_str(), request, *call)),
+            Event::AskUser { key, request, call } if !self.awaiting.contains(key) => {
+                Some((key.as_str(), request, *call))
+            }
             _ => None,
         })
     }
@@ -2598,10 +2638,17 @@ mod tests {
         let mut back = CallEndpoint::restore(&ep.snapshot().unwrap(), 5).unwrap();
         // the stream did not survive the restart; it is opened again after a poll.
         let (fetch, at) = open_stream(&mut back);
+        // its reply went with the old connection; it waits for its request, then comes
+        // once (a server that asks anew would ask under a new key).
+        assert_eq!(back.open_prompts().count(), 0);
+        back.handle_message(at + 5, elicit("\"e-1\"", "t1").as_bytes());
+        assert_eq!(asks(&drain(&mut back)), ["elicitation/create#\"e-1\""]);
         assert_eq!(
             back.open_prompts().map(|p| p.0).collect::<Vec<_>>(),
             ["elicitation/create#\"e-1\""]
         );
+        back.handle_message(at + 5, elicit("\"e-1\"", "t1").as_bytes());
+        assert_eq!(asks(&drain(&mut back)), Vec::<String>::new(), "once");
         let key = "elicitation/create#\"e-1\"";
         assert_eq!(
             back.answer_input(at + 6, key, json!("yes"))

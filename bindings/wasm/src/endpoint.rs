@@ -675,7 +675,8 @@ impl Endpoint {
 
     /// `openPrompts()`: the `ask_user` events released and not answered yet, as
     /// `pollEvents()` gave them. After `restore`, show these again (the core does not ask a key
-    /// twice) and answer each with `answerInput`.
+    /// twice) and answer each with `answerInput`. On 2025 a resumed prompt is held back until
+    /// the server sends its request again, then comes as an `ask_user` event.
     #[wasm_bindgen(js_name = openPrompts)]
     pub fn open_prompts(&self) -> JsResult<JsValue> {
         let prompts = self
