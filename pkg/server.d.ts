@@ -125,6 +125,18 @@ export class TaskRegistry {
   isEmpty(): boolean;
   /** The full configuration in force. */
   config(): Required<RegistryConfig>;
+  /**
+   * Lays `config` over the defaults, for the tasks created from now on: a registry restored from
+   * a snapshot takes the configuration the new process starts with (rule S-9).
+   * @throws {LongcallError} `invalid_config` (also for an unknown key), the registry unchanged.
+   */
+  setConfig(config: RegistryConfig | null): void;
+  /**
+   * The ids of the tasks not settled yet. After {@link TaskRegistry.restore} at server start,
+   * the tasks whose work ended with the old process: start it again, or `fail` them, so none
+   * stays `working` until its TTL (rule S-9).
+   */
+  unsettled(): string[];
   /** Runs TTL expiry and retention; call when `now` reaches {@link TaskRegistry.pollTimeout}. */
   handleTimeout(now: number): Sweep;
   /** The next absolute time `handleTimeout` has work, or `undefined` when none is due. Ask again after every write. */

@@ -702,3 +702,45 @@ fn snapshot_restores_exactly() {
         );
     }
 }
+
+/// Rule S-9: a registry restored at server start names the tasks whose work ended with the old
+/// process (working or waiting for input, never settled ones), and takes the configuration the
+/// new process starts with, for the tasks created after.
+#[test]
+fn a_restored_registry_names_its_unsettled_tasks_and_takes_a_new_config() {
+    for model in MODELS {
+        let mut r = reg_with(model, |c| c.ttl_ms = Some(60_000));
+        for id in ["a", "b", "c", "d"] {
+            r.create(0, "p", id, None).unwrap();
+        }
+        r.request_input(1, "b", "k", elicit()).unwrap();
+        assert!(matches!(
+            r.complete(2, "c", tool(false)),
+            WriteOutcome::Applied
+        ));
+        assert!(matches!(r.fail(2, "d", rpc(-32603)), WriteOutcome::Applied));
+        let mut back: TaskRegistry = restore(&save(&r).unwrap()).unwrap();
+        assert_eq!(back.unsettled().collect::<Vec<_>>(), ["a", "b"], "{model}");
+
+        let mut config = back.config().clone();
+        config.ttl_ms = Some(5_000);
+        back.set_config(config).unwrap();
+        assert_eq!(
+            back.create(3, "p", "e", None).unwrap().ttl_ms,
+            longcall::view::Ttl::Ms(5_000)
+        );
+        assert_eq!(
+            back.peek("a").unwrap().ttl_ms,
+            longcall::view::Ttl::Ms(60_000),
+            "stored tasks keep theirs"
+        );
+        let mut zero = back.config().clone();
+        zero.page_size = 0;
+        assert_eq!(back.set_config(zero).unwrap_err().code(), "invalid_config");
+        assert_eq!(
+            back.config().ttl_ms,
+            Some(5_000),
+            "a refused config changes nothing"
+        );
+    }
+}

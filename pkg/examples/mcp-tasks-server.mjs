@@ -44,7 +44,7 @@
 // With --max-lifetime-ms, exits by itself after that long (tests use it so that no server
 // outlives them).
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import {
   TaskRegistry,
@@ -499,11 +499,14 @@ export function createTasksServer(opts = {}) {
 
   // ---- HTTP transport ----
 
-  // Principal binding: a task belongs to whoever created it. Here the principal is the bearer
-  // token (a real server verifies it); without one every caller is the same anonymous principal.
+  // Principal binding: a task belongs to whoever created it. Here the principal is a digest of
+  // the bearer token (a real server verifies it and uses the account it names): the registry
+  // keeps principals in memory and in its snapshots, where a token must not be. Without one
+  // every caller is the same anonymous principal.
   function principalOf(req) {
     const auth = req.headers.authorization;
-    return typeof auth === 'string' && auth.trim() ? `auth:${auth.trim()}` : 'anonymous';
+    if (typeof auth !== 'string' || !auth.trim()) return 'anonymous';
+    return `auth:${createHash('sha256').update(auth.trim()).digest('base64url')}`;
   }
 
   function send(res, status, text) {

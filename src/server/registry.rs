@@ -445,6 +445,46 @@ impl TaskRegistry {
         &self.config
     }
 
+    /// Replaces the configuration, for tasks created from now on (S-9): a server restored from
+    /// a snapshot takes the configuration it starts with, not the one the snapshot holds. Tasks
+    /// already stored keep their TTL and interval.
+    ///
+    /// Errors: [`Error::InvalidConfig`] for a page size of 0, the registry unchanged.
+    pub fn set_config(&mut self, config: RegistryConfig) -> Result<(), Error> {
+        if config.page_size == 0 {
+            return Err(Error::invalid_config("page_size", "must be at least 1"));
+        }
+        self.config = config;
+        Ok(())
+    }
+
+    /// The ids of the tasks not settled yet (`working` or `input_required`), in id order.
+    ///
+    /// After restoring a snapshot at server start, these are the tasks whose work ended with
+    /// the old process (S-9): start it again, or [`TaskRegistry::fail`] them, so that none stays
+    /// `working` until its TTL while a client polls, and no cancel waits on a worker that is gone.
+    ///
+    /// ```
+    /// use longcall::server::{RegistryConfig, TaskRegistry};
+    /// use longcall::Model;
+    ///
+    /// let mut reg = TaskRegistry::new(Model::Task2026, RegistryConfig::default())?;
+    /// reg.create(0, "alice", "t1", None)?;
+    /// reg.create(0, "alice", "t2", None)?;
+    /// reg.fail(5, "t2", longcall::view::RpcError { code: -32603, message: "out of paint".into(), data: None });
+    /// let text = longcall::snapshot::save(&reg)?;
+    /// // A new process: what was running is named, to resume or to fail.
+    /// let back: TaskRegistry = longcall::snapshot::restore(&text)?;
+    /// assert_eq!(back.unsettled().collect::<Vec<_>>(), ["t1"]);
+    /// # Ok::<(), longcall::Error>(())
+    /// ```
+    pub fn unsettled(&self) -> impl Iterator<Item = &str> + '_ {
+        self.tasks
+            .iter()
+            .filter(|(_, e)| e.settled.is_none())
+            .map(|(id, _)| id.as_str())
+    }
+
     /// How many tasks are stored (including terminal ones not yet purged).
     #[must_use]
     pub fn len(&self) -> usize {
@@ -549,7 +589,9 @@ impl TaskRegistry {
     /// answer the client only after this returns (creation is strongly consistent: `get`
     /// resolves at once). Returns the plain task (the `CreateTaskResult` body).
     ///
-    /// The host supplies the unguessable `task_id`. `requested_ttl_ms` is the 2025 `task.ttl`
+    /// The host supplies the unguessable `task_id`, and `principal`, the caller's identity (an
+    /// account id, or a digest of a credential: it is kept in memory and in snapshots as given,
+    /// so never a raw token). `requested_ttl_ms` is the 2025 `task.ttl`
     /// (capped by `max_ttl_ms`); 2026 ignores it (servers MUST ignore the legacy param).
     /// Every task starts `working`. A 2026 server that wants another seed status applies the
     /// worker writes (`request_input`, `complete`, ...) at the same `now` before answering and

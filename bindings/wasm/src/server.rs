@@ -162,6 +162,21 @@ impl TaskRegistry {
         write_js(self.core.config())
     }
 
+    /// `setConfig(config)`: a partial `RegistryConfig` laid over the defaults, in force for the
+    /// tasks created from now on (rule S-9: a restored registry takes the new process's).
+    #[wasm_bindgen(js_name = setConfig)]
+    pub fn set_config(&mut self, config: JsValue) -> JsResult<()> {
+        let config = js(config_over(&config, RegistryConfig::default()))?;
+        js(check_registry_config(&config))?;
+        js(self.core.set_config(config))
+    }
+
+    /// `unsettled()`: the ids of the tasks not settled yet; after a restore, the tasks whose
+    /// work ended with the old process, to resume or fail (rule S-9).
+    pub fn unsettled(&self) -> JsResult<JsValue> {
+        write_js(&self.core.unsettled().collect::<Vec<_>>())
+    }
+
     /// How many tasks are stored (terminal ones not yet purged included).
     #[wasm_bindgen(getter)]
     pub fn size(&self) -> u32 {

@@ -20,6 +20,24 @@ function throwsCode(assert, fn, code) {
 }
 
 export const cases = {
+  async 'registry restored at server start: unsettled names what to resume or fail; setConfig for new tasks (S-9)'({
+    lc: client,
+    assert,
+  }) {
+    const lc = await withServer(client);
+    const reg = new lc.TaskRegistry('task-2026', { ttlMs: 60000 });
+    for (const id of ['a', 'b', 'c']) reg.create(0, 'p', id);
+    assert.deepEqual(reg.fail(5, 'c', { code: -32603, message: 'out of paint' }), { kind: 'applied' });
+    const back = lc.TaskRegistry.restore(reg.snapshot());
+    assert.deepEqual(back.unsettled(), ['a', 'b']);
+    back.setConfig({ ttlMs: 5000 });
+    assert.equal(back.create(6, 'p', 'd').ttlMs, 5000);
+    assert.equal(back.peek('a').ttlMs, 60000, 'stored tasks keep theirs');
+    throwsCode(assert, () => back.setConfig({ ttl_ms: 1 }), 'invalid_input');
+    throwsCode(assert, () => back.setConfig({ pageSize: 0 }), 'invalid_config');
+    assert.equal(back.config().ttlMs, 5000, 'a refused config changes nothing');
+  },
+
   async 'registry 2026: create, get, wire render, principal binding'({ lc: client, assert }) {
     const lc = await withServer(client);
     const reg = new lc.TaskRegistry('task-2026', { pollIntervalMs: 200, ttlMs: 60000 });
