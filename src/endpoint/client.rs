@@ -2180,6 +2180,14 @@ mod tests {
         (ep, id)
     }
 
+    /// The outcome the events settled with, if they did.
+    fn settled(events: &[Event]) -> Option<Outcome> {
+        events.iter().find_map(|e| match e {
+            Event::Settled { outcome, .. } => Some(*outcome),
+            _ => None,
+        })
+    }
+
     fn violations(events: &[Event]) -> Vec<Rule> {
         events
             .iter()
@@ -2222,16 +2230,7 @@ mod tests {
         );
         ep.handle_http(10, id, http(404, unknown.as_bytes()));
         let out = drain(&mut ep);
-        assert!(
-            out.iter().any(|e| matches!(
-                e,
-                Event::Settled {
-                    outcome: Outcome::Lost,
-                    ..
-                }
-            )),
-            "{out:?}"
-        );
+        assert_eq!(settled(&out), Some(Outcome::Lost), "{out:?}");
 
         let (mut ep, id) = polling();
         ep.handle_http(
@@ -2243,16 +2242,7 @@ mod tests {
             ),
         );
         let out = drain(&mut ep);
-        assert!(
-            out.iter().any(|e| matches!(
-                e,
-                Event::Settled {
-                    outcome: Outcome::Succeeded,
-                    ..
-                }
-            )),
-            "{out:?}"
-        );
+        assert_eq!(settled(&out), Some(Outcome::Succeeded), "{out:?}");
 
         let (mut ep, id) = polling();
         ep.handle_http(10, id, http(200, b"<html>"));
@@ -2277,16 +2267,7 @@ mod tests {
             &header("content-type", "text/event-stream"),
         );
         let out = drain(&mut ep);
-        assert!(
-            out.iter().any(|e| matches!(
-                e,
-                Event::Settled {
-                    outcome: Outcome::Succeeded,
-                    ..
-                }
-            )),
-            "{out:?}"
-        );
+        assert_eq!(settled(&out), Some(Outcome::Succeeded), "{out:?}");
         // A stream that ends without the answer leaves the poll unanswered: asked again.
         let (mut ep, id) = polling();
         ep.handle_http_headers(
