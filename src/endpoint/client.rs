@@ -289,7 +289,8 @@ pub enum Transmit {
     },
 }
 
-/// An HTTP answer of a job API, as it arrived.
+/// An HTTP answer, as it arrived: a job API's, or the response to the POST of a JSON-RPC request
+/// (rule E-67).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HttpAnswer<'a> {
     /// The HTTP status.
