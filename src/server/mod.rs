@@ -26,7 +26,9 @@
 //! * **Timers**: call `handle_timeout(now)` whenever `now` reaches `poll_timeout()` (the
 //!   registry; the job book has no timers). `dispatch(now)` on the job book moves queued jobs
 //!   into free slots: call it after every submit, complete, fail, expire or cancel.
-//! * Both implement [`crate::snapshot::Snapshot`] and restore exactly.
+//! * Both implement [`crate::snapshot::Snapshot`] and restore exactly. A server restored at
+//!   start resumes or fails what [`TaskRegistry::unsettled`] names (their workers went with the
+//!   old process) and may [`TaskRegistry::set_config`] the configuration it now runs with.
 //!
 //! Wire codecs are not here ([`crate::wire`]): answers are the shared view types.
 
