@@ -94,7 +94,7 @@ pub(crate) struct RawTask<'a> {
     /// (`-5`, `"1000"`): each is said, and read as absent, since the task is readable without
     /// them (the general reader only; `tasks/list` keeps them fatal).
     #[serde(skip)]
-    pub not_counts: Vec<(&'static str, &'a Value)>,
+    pub not_counts: Vec<(&'a str, &'a Value)>,
 }
 
 /// Which message the task object came in; it decides which shape rules apply.
@@ -410,12 +410,6 @@ fn shown(value: &Value) -> String {
 /// The longest poll interval a task's answer is taken at (rule M-20): an hour.
 pub(crate) const MAX_POLL_INTERVAL_MS: u64 = 3_600_000;
 
-/// Where a count member of [`raw_from_value`] goes.
-enum Slot<'s> {
-    Ttl(&'s mut Option<Option<u64>>),
-    Poll(&'s mut Option<u64>),
-}
-
 /// Reads a raw task from a JSON value.
 pub(crate) fn raw_from_value<'a>(
     value: &'a Value,
@@ -443,19 +437,15 @@ pub(crate) fn raw_from_value<'a>(
             "createdAt" => raw.created_at = text(v)?,
             "lastUpdatedAt" => raw.last_updated_at = text(v)?,
             "resultType" => raw.result_type = text(v)?,
-            "ttlMs" | "ttl" | "pollIntervalMs" | "pollInterval" => {
-                let (name, slot) = match key.as_str() {
-                    "ttlMs" => ("ttlMs", Slot::Ttl(&mut raw.ttl_ms)),
-                    "ttl" => ("ttl", Slot::Ttl(&mut raw.ttl)),
-                    "pollIntervalMs" => ("pollIntervalMs", Slot::Poll(&mut raw.poll_interval_ms)),
-                    _ => ("pollInterval", Slot::Poll(&mut raw.poll_interval)),
-                };
-                match (count(v), slot) {
-                    (Ok(n), Slot::Ttl(t)) => *t = Some(n),
-                    (Ok(n), Slot::Poll(p)) => *p = n,
-                    (Err(_), _) => raw.not_counts.push((name, v)),
-                }
-            }
+            "ttlMs" | "ttl" | "pollIntervalMs" | "pollInterval" => match count(v) {
+                Ok(n) => match key.as_str() {
+                    "ttlMs" => raw.ttl_ms = Some(n),
+                    "ttl" => raw.ttl = Some(n),
+                    "pollIntervalMs" => raw.poll_interval_ms = n,
+                    _ => raw.poll_interval = n,
+                },
+                Err(_) => raw.not_counts.push((key.as_str(), v)),
+            },
             "inputRequests" => {
                 raw.input_requests = Option::<Map<String, Value>>::deserialize(v).map_err(bad)?;
             }
