@@ -77,6 +77,7 @@ export const {
   buildRequest,
   buildCall,
   capabilityMeta,
+  httpMessages,
   artifactUrl,
   // One call end to end (bindings/wasm/src/endpoint.rs): bytes in, events out, the core deciding.
   // `longcall/mcp` and the cancel page move what it says to send and hand back what arrived.

@@ -1079,6 +1079,18 @@ export function capabilityMeta(): {
 };
 
 /**
+ * The JSON-RPC messages (their texts, in order) that the HTTP answer to a POST carries: a JSON
+ * body, or the data of each event of a `text/event-stream` body; none in a 4xx or 5xx page from
+ * a proxy (rule E-67). For a request of your own, such as `tools/list`; an {@link Endpoint} reads
+ * the answers to its own requests whole ({@link Endpoint.handleHttpAnswer}).
+ * @example
+ * const res = await fetch(url, { method: 'POST', body, headers });
+ * const texts = httpMessages({ status: res.status, headers: [...res.headers] }, await res.text());
+ * const answer = texts.map((t) => JSON.parse(t)).find((m) => m.id === 1 && !m.method);
+ */
+export function httpMessages(answer: HttpAnswerHead, body: string | Uint8Array): string[];
+
+/**
  * The first artifact's URL in a finished Sume job's result, whichever shape it came in:
  * `longcall/jobs`' `settled.result` (the Open API's `data`, the artifacts under
  * `result.artifacts`) or a wave's `{artifacts}`; `undefined` when it has none, or no result at all

@@ -40,6 +40,9 @@ export interface Sender {
    * Sends one request and resolves with its JSON-RPC answer (text or object), as it arrived:
    * never validated against a schema, never rewritten (an answer a library's schema rejects is
    * still an answer; the core reads it and reports what is wrong). A JSON-RPC error is an answer.
+   * An HTTP sender resolves with the fetch `Response` whole, a 4xx or 5xx included: the core
+   * reads its status, `Retry-After` (a 429's or 503's floor for the next poll) and JSON or
+   * event-stream body (rule E-67); the adapter reads the body, under the same signal.
    * Throw only when there is no answer (connection error, timeout, abort).
    *
    * `opts.signal` aborts the request while it is in progress; once the returned promise has
@@ -51,7 +54,7 @@ export interface Sender {
     message: JsonRpcRequest,
     headers: { [name: string]: string },
     opts: { signal?: AbortSignal; method: string },
-  ): Promise<JsonRpcResponse | string>;
+  ): Promise<JsonRpcResponse | string | Response>;
   /**
    * 2025 senders that can receive server-initiated input requests (`elicitation/create` inside
    * `tasks/result`): routes those about `taskId` to a handler, given the server's request (its
@@ -163,8 +166,10 @@ export interface Exchange {
   method: string;
   sentAt: number;
   answeredAt: number;
-  /** The answer exactly as the sender handed it back (the core reads it). */
+  /** The answer exactly as the sender handed it back (the core reads it); an HTTP answer's body text. */
   answer?: Json;
+  /** The HTTP answer's status and header pairs, when the sender handed back a fetch `Response`. */
+  http?: { status: number; headers: [string, string][] };
   /** Why there was no answer: the sender's error message, with the causes it wraps. */
   error?: string;
 }
@@ -217,7 +222,9 @@ export interface WatchOptions {
   /**
    * A `tasks/get` (or a result fetch, an input update) got no usable answer and the core asks
    * again later, by its backoff: called for each, so the page can say the server is not
-   * answering. With no answer at all, `cause` is what the sender threw.
+   * answering. With no answer at all, `cause` is what the sender threw; for an HTTP answer
+   * without a JSON-RPC answer in it (a proxy's 502 page, a 429), a `transport` error with
+   * `httpStatus` whose message quotes the start of the body.
    */
   onRequestFailed?: ((failed: EndpointRequestFailed & { cause?: unknown }) => void) | undefined;
   /** The server answered again after `onRequestFailed`. */
@@ -338,8 +345,8 @@ export class McpCallError extends Error {
   /**
    * `create_unanswered`, and `watch_stopped` for `deadline`, `max_polls` or a closed sender: what the sender threw
    * when the latest exchange got no answer (for `httpSender` a fetch `TypeError('fetch failed')`
-   * whose own `cause` says why, e.g. `ECONNREFUSED`, or a `transport` error for an HTTP answer
-   * with no JSON-RPC answer in it); its words are in the message too. Undefined when an answer
+   * whose own `cause` says why, e.g. `ECONNREFUSED`, or a `transport` error with `httpStatus`
+   * for an HTTP answer with no JSON-RPC answer in it); its words are in the message too. Undefined when an answer
    * came (unreadable, or after a restart) and for a stop the caller asked for.
    */
   cause?: unknown;
@@ -347,15 +354,8 @@ export class McpCallError extends Error {
   reason?: string;
   /** The task id, when one was known. */
   taskId?: string | null;
-  /** `transport` from `httpSender`: the HTTP status of an answer with no JSON-RPC answer in it. */
+  /** `transport` for an HTTP answer with no JSON-RPC answer in it: its status. */
   httpStatus?: number;
-  /**
-   * `transport` from `httpSender`: that answer whole (header pairs as fetch gives them). A
-   * sender of your own may throw an error carrying one too: the core then reads its status and
-   * `Retry-After` (a 429's or 503's floor for the next poll, rule E-67) instead of a bare
-   * transport failure.
-   */
-  httpAnswer?: { status: number; headers: [string, string][]; body: string };
   /** `tools_list_failed`: the server's JSON-RPC error. */
   error?: RpcError;
 }

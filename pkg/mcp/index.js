@@ -13,11 +13,11 @@
 // * an exchange that ended without an answer (the sender threw) is a transport failure; what an
 //   answer that arrived means, readable or not, and whether it answered the request it came back
 //   for, is the core's (`handleAnswer`, rules E-1, E-2);
-// * the senders' framing: httpSender picks the JSON-RPC answer to its request out of a JSON or SSE
-//   body (an HTTP answer with none in it goes whole to the core, which reads its status and
-//   Retry-After: `handleHttpAnswer`, rule E-67) and adds the session `_meta`
-//   (protocol version, client info); the SDK senders turn the SDK's thrown server errors back into
-//   JSON-RPC error answers and keep its local failures (timeout, closed connection) as no answer;
+// * the senders' part: httpSender hands back the HTTP answer whole (a fetch Response), which the
+//   core reads (`handleHttpAnswer`, rule E-67: a JSON or event-stream body, a 429's
+//   Retry-After), and adds the session `_meta` (protocol version, client info); the SDK senders
+//   turn the SDK's thrown server errors back into JSON-RPC error answers and keep its local
+//   failures (timeout, closed connection) as no answer;
 // * 2025 input requests arrive as SDK elicitation requests, are routed by the task id in their
 //   `related-task` `_meta` to the call, and go to its endpoint as the server's requests: the
 //   core asks them (once each, keyed `elicitation/create#<request id>`, rule I-10) and its reply
@@ -30,9 +30,9 @@
 // wire), `sdk2Sender(client)` (the 2.x `@modelcontextprotocol/client` Client, same wire) and
 // `httpSender({url})` (fetch-based Streamable HTTP, 2026-07-28 tasks extension). Any object
 // `{model, send(message, headers, {signal, method}) -> Promise<JSON-RPC response>}` works; the
-// contract (index.d.ts `Sender`): resolve with whatever answer arrived (text or object),
-// unvalidated; throw only when none did; once `send` has settled, the signal it was given is no
-// longer followed.
+// contract (index.d.ts `Sender`): resolve with whatever answer arrived (text, object or a fetch
+// Response), unvalidated; throw only when none did; once `send` has settled, the signal it was
+// given is no longer followed.
 import * as lc from 'longcall';
 import { checkOptions, isHttpUrl, seeded } from '../options.js';
 import { mergeHeaders } from '../headers.js';
@@ -87,8 +87,10 @@ const safe = (fn, ...args) => {
 /**
  * A fetch-based Streamable HTTP sender for the 2026-07-28 tasks extension. Sets `Mcp-Method`,
  * `Mcp-Name` and `MCP-Protocol-Version` from the core's headers, and the per-request `_meta`
- * (protocol version, client info, and the core's capability declaration). Accepts JSON or SSE
- * answers; an HTTP error with a JSON-RPC body (400 -32602, 400 -32021, 404 -32601) is an answer.
+ * (protocol version, client info, and the core's capability declaration). Resolves with the
+ * fetch Response whole: the core reads it (a JSON or SSE body; an HTTP error with a JSON-RPC
+ * body, such as 400 -32602 or 400 -32021, is an answer; a 429 or 503 without one fails the
+ * request, its Retry-After a floor for the next poll).
  * @param {{url: string|URL, fetch?: typeof fetch, headers?: Record<string,string>,
  *   clientInfo?: {name: string, version: string}, timeoutMs?: number, declareTasks?: boolean}} options
  *   `declareTasks: false` strips the tasks extension from `_meta` (to see a server's -32021).
@@ -135,7 +137,10 @@ export function httpSender(options = {}) {
       params._meta = meta;
       const body = { ...message, params };
       const timeout = AbortSignal.timeout(timeoutMs);
-      const res = await f(url, {
+      // The HTTP answer whole, a Response: the core reads its status, Retry-After and JSON or
+      // event-stream body, and which message in it answers this request (rule E-67). The
+      // timeout covers the body too, which the adapter reads.
+      return f(url, {
         method: 'POST',
         // Every 2026 request names its method in a header (`Mcp-Method`): the core's requests
         // carry it, and a request of the host's own (`tools/list`) gets it here.
@@ -152,43 +157,6 @@ export function httpSender(options = {}) {
         body: JSON.stringify(body),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
-      // Framing only: the JSON-RPC answer to this request, out of a JSON or SSE body.
-      const ct = (res.headers.get('content-type') ?? '').split(';')[0].trim();
-      const text = await res.text();
-      const candidates = [];
-      if (ct === 'text/event-stream') {
-        for (const block of text.replace(/\r\n/g, '\n').split('\n\n')) {
-          const data = block
-            .split('\n')
-            .filter((l) => l.startsWith('data:'))
-            .map((l) => l.slice(5).replace(/^ /, ''))
-            .join('\n');
-          if (data) {
-            try {
-              candidates.push(JSON.parse(data));
-            } catch {
-              /* not JSON: skipped */
-            }
-          }
-        }
-      } else if (text) {
-        try {
-          candidates.push(JSON.parse(text));
-        } catch {
-          /* below */
-        }
-      }
-      const answer = candidates
-        .flat()
-        .find((m) => m && !m.method && (m.id === message.id || (m.error && m.id === null)));
-      if (answer) return answer;
-      // No answer to read here: the whole HTTP answer goes to the core with the error (rule
-      // E-67), which reads a 429's or 503's Retry-After and what an event stream carried.
-      throw new McpCallError(
-        'transport',
-        `HTTP ${res.status} (${ct || 'no content type'}) from ${url} without a JSON-RPC answer to ${message.method}`,
-        { httpStatus: res.status, httpAnswer: { status: res.status, headers: [...res.headers], body: text } },
-      );
     },
   };
 }
@@ -210,10 +178,29 @@ export async function listTools(sender, options = {}) {
     throw new McpCallError('invalid_input', `listTools: cursor must be a string, got ${typeof cursor}`);
   const message = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: cursor === undefined ? {} : { cursor } };
   let answer;
+  let http;
   try {
     answer = await sender.send(message, { 'Mcp-Method': 'tools/list' }, { signal, method: 'tools/list' });
+    if (isResponse(answer)) http = await readResponse(answer, 'tools/list');
   } catch (e) {
     throw new McpCallError('transport', `listTools: no answer to tools/list (${transportDetail(e)})`, { cause: e });
+  }
+  if (http) {
+    // The core says which messages the HTTP answer carries (a JSON body, an event stream's events).
+    answer = lc
+      .httpMessages({ status: http.status, headers: http.headers }, http.body)
+      .map((text) => {
+        try {
+          return JSON.parse(text);
+        } catch {
+          return null;
+        }
+      })
+      .find((m) => m && !m.method && (m.id === message.id || (m.error && m.id === null)));
+    if (!answer) {
+      const detail = httpDetail(http);
+      throw new McpCallError('transport', `listTools: ${detail}`, { httpStatus: http.status });
+    }
   }
   let m = answer;
   try {
@@ -464,6 +451,8 @@ class Watch {
     // The error of the latest exchange that ended without an answer (null once one answered): the
     // cause of a stop it led to.
     this.transportError = null;
+    // The HTTP answer (a fetch Response read whole) the core is reading, while it reads it.
+    this.httpAnswer = null;
     this.outcome = new Promise((res, rej) => {
       this.resolve = res;
       this.reject = rej;
@@ -545,13 +534,13 @@ class Watch {
       case 'progress':
         safe(opts.onProgress, e.message);
         break;
-      case 'request_failed':
-        // No answer: say what the sender threw, as `callTool`'s own errors do.
-        safe(
-          opts.onRequestFailed,
-          e.failure.kind === 'transport' && this.transportError ? { ...e, cause: this.transportError.error } : e,
-        );
+      case 'request_failed': {
+        // No answer: say what the sender threw, or what came back instead, as `callTool`'s own
+        // errors do. (A JSON-RPC error is an answer.)
+        const failed = e.failure.kind === 'rpc' ? null : this.failedExchange();
+        safe(opts.onRequestFailed, failed ? { ...e, cause: failed.error } : e);
         break;
+      }
       case 'recovered':
         safe(opts.onRecovered);
         break;
@@ -623,17 +612,43 @@ class Watch {
     };
     Promise.resolve()
       .then(() => this.sender.send(message, headers, { signal, method: message.method }))
+      // A fetch Response is read here, while the exchange is still in flight: a body that breaks
+      // off is no answer.
+      .then(async (answer) =>
+        isResponse(answer) ? { response: await readResponse(answer, message.method) } : { answer },
+      )
       .then(
-        (answer) => {
+        ({ answer, response }) => {
           ended();
           if (this.done) return;
+          const answeredAt = this.now();
+          if (response) {
+            const { status, headers } = response;
+            safe(this.opts.onExchange, {
+              method: message.method,
+              sentAt: t0,
+              answeredAt,
+              answer: response.body,
+              http: { status, headers },
+            });
+            // Whether and what it answered is the core's to read (E-67); what it was is kept for
+            // the words of a failure the core reports on it.
+            this.transportError = null;
+            this.httpAnswer = response;
+            try {
+              this.apply(() => this.ep.handleHttpAnswer(answeredAt, id, { status, headers }, response.body));
+            } finally {
+              this.httpAnswer = null;
+            }
+            return;
+          }
           // An error that names no request (id null: the server could not take the message) is
           // no answer to it; what it said is the cause of what that leads to.
           const unnamed = answer?.id === null && answer.error ? answer.error : null;
-          this.transportError = unnamed && { error: unnamed, detail: unnamedDetail(unnamed) };
+          this.transportError = unnamed && { error: unnamed, detail: unnamedDetail(unnamed.message, said(unnamed)) };
           const bytes = typeof answer === 'string' || answer instanceof Uint8Array ? answer : JSON.stringify(answer);
-          safe(this.opts.onExchange, { method: message.method, sentAt: t0, answeredAt: this.now(), answer });
-          this.apply(() => this.ep.handleAnswer(this.now(), id, bytes));
+          safe(this.opts.onExchange, { method: message.method, sentAt: t0, answeredAt, answer });
+          this.apply(() => this.ep.handleAnswer(answeredAt, id, bytes));
         },
         (e) => {
           ended();
@@ -649,16 +664,26 @@ class Watch {
           // task goes on), instead of polling a closed client for ever. The core still hears of the
           // failure first: a `tools/call` it waits for would otherwise hold the stop back (E-62).
           if (safe(this.sender.isClosed, e) === true) this.closed = true;
-          // An HTTP answer without a JSON-RPC answer in it is the core's to read (E-67).
-          const http = e instanceof McpCallError ? e.httpAnswer : undefined;
-          this.apply(() =>
-            http
-              ? this.ep.handleHttpAnswer(this.now(), id, { status: http.status, headers: http.headers }, http.body)
-              : this.ep.handleTransportFailure(this.now(), id),
-          );
+          this.apply(() => this.ep.handleTransportFailure(this.now(), id));
           if (this.closed) this.stop();
         },
       );
+  }
+
+  /**
+   * The failure of the latest exchange, once the core has said it brought no answer (a request
+   * failed, a `tools/call` unanswered): an HTTP answer the core is reading had none in it (a
+   * proxy's page, a 429), said with its status and the start of its body.
+   */
+  failedExchange() {
+    if (this.httpAnswer && !this.transportError) {
+      const detail = httpDetail(this.httpAnswer);
+      this.transportError = {
+        error: new McpCallError('transport', detail, { httpStatus: this.httpAnswer.status }),
+        detail,
+      };
+    }
+    return this.transportError;
   }
 
   /** Resolves once the exchange of transmit `id` has ended, or the watch is over. */
@@ -796,7 +821,12 @@ class Watch {
     const id = this.ep.id;
     // A stop the caller asked for is not the transport's doing, even after a failed exchange; a
     // closed sender is.
-    const transport = reason === 'host_stopped' && !this.closed ? null : this.transportError;
+    const transport =
+      reason === 'host_stopped' && !this.closed
+        ? null
+        : reason === 'create_unanswered'
+          ? this.failedExchange()
+          : this.transportError;
     const said = transport ? ` (${transport.detail})` : '';
     // No id: the call ended before the server named a task (an MRTR round), so none goes on.
     const goesOn = id
@@ -910,15 +940,45 @@ const DECLINE = Object.freeze({ action: 'decline' });
 /** What `userAnswer` gives for a question withdrawn while it was open: nothing to send. */
 const WITHDRAWN = Symbol('withdrawn');
 
-/** What a JSON-RPC error with id null said, for a message (and what it usually means). */
-function unnamedDetail(error) {
-  const said = `the server answered error ${error.code} ${JSON.stringify(String(error.message ?? '').slice(0, 120))} to no request id`;
+/** What a JSON-RPC error with id null said. */
+const said = (error) =>
+  `the server answered error ${error.code} ${JSON.stringify(String(error.message ?? '').slice(0, 120))} to no request id`;
+
+/** `detail`, with what a server's words `text` usually mean when they say it was not initialized. */
+function unnamedDetail(text, detail) {
   // The SDK's Streamable HTTP servers (2025-11-25) want `initialize` first; httpSender speaks
   // the stateless 2026 extension.
-  return /not initialized/i.test(String(error.message))
-    ? `${said}; a 2025-11-25 server takes an SDK client's session: use sdkSender or sdk2Sender`
-    : said;
+  return /not initialized/i.test(String(text))
+    ? `${detail}; a 2025-11-25 server takes an SDK client's session: use sdkSender or sdk2Sender`
+    : detail;
 }
+
+/**
+ * A fetch Response read whole, as the core takes an HTTP answer (rule E-67), with what a failure's
+ * words name: the request's method and the URL.
+ */
+const readResponse = async (res, method) => ({
+  status: res.status,
+  headers: [...res.headers],
+  body: await res.text(),
+  url: res.url,
+  method,
+});
+
+/** An HTTP answer without a JSON-RPC answer in it: its status, type, URL and the start of its body. */
+function httpDetail({ status, headers, body, url, method }) {
+  const type = new Headers(headers).get('content-type')?.split(';')[0] || 'no content type';
+  const start = body.trim().slice(0, 160);
+  return unnamedDetail(
+    start,
+    `HTTP ${status} (${type}) from ${url || 'the server'} without a JSON-RPC answer to ${method}${start ? `: ${JSON.stringify(start)}` : ''}`,
+  );
+}
+
+/** A fetch `Response` (of this realm's fetch or another's), which the core reads whole. */
+const isResponse = (x) =>
+  x instanceof Response ||
+  (typeof x?.text === 'function' && typeof x.status === 'number' && typeof x.headers?.get === 'function');
 
 // The watch options that must be functions when given, refused at once rather than when the
 // server first asks or the button first moves.

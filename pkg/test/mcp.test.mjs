@@ -1,7 +1,7 @@
 // longcall/mcp in Node with fake senders on a fake clock: the adapter does the I/O, the core decides.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { callTool, watchTask, resume, httpSender, McpCallError } from 'longcall/mcp';
+import { callTool, watchTask, resume, httpSender, listTools, McpCallError } from 'longcall/mcp';
 import { fakeClock, watchPromise } from './mcp-fakes.mjs';
 import { closedPort } from './support/ports.mjs';
 
@@ -750,33 +750,14 @@ test('violations from the wire are reported, the call goes on', async () => {
   );
 });
 
-test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; no JSON-RPC body is a transport error', async () => {
+test('httpSender: headers and _meta out, the HTTP answer handed back whole', async () => {
   const seen = [];
   const fakeFetch = async (url, init) => {
     seen.push({ url, init });
-    const body = JSON.parse(init.body);
-    if (body.method === 'tasks/get')
-      return new Response(
-        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { ...task26('t', 'working'), resultType: 'complete' } })}\n\n`,
-        { headers: { 'content-type': 'text/event-stream' } },
-      );
-    if (body.method === 'tasks/cancel') return new Response('bad gateway', { status: 502 });
-    return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32021, message: 'no' } }), {
-      status: 400,
-      headers: { 'content-type': 'application/json' },
-    });
+    return new Response('bad gateway', { status: 502 });
   };
   const s = httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch, declareTasks: false });
-  const a = await s.send(
-    { jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: 't' } },
-    { 'Mcp-Name': 't' },
-    {},
-  );
-  assert.equal(a.result.status, 'working');
-  assert.equal(seen[0].init.headers['Mcp-Name'], 't');
-  const meta = JSON.parse(seen[0].init.body).params._meta;
-  assert.equal(meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
-  const e = await s.send(
+  const res = await s.send(
     {
       jsonrpc: '2.0',
       id: 4,
@@ -788,21 +769,147 @@ test('httpSender: headers, _meta, SSE and HTTP 400 JSON-RPC errors are answers; 
         },
       },
     },
-    {},
-    {},
-  );
-  assert.equal(e.error.code, -32021);
-  assert.deepEqual(
-    JSON.parse(seen[1].init.body).params._meta['io.modelcontextprotocol/clientCapabilities'].extensions,
+    { 'Mcp-Name': 'x' },
     {},
   );
-  await assert.rejects(
-    s.send({ jsonrpc: '2.0', id: 5, method: 'tasks/cancel', params: {} }, {}, {}),
-    (x) =>
-      x.code === 'transport' &&
-      x.httpStatus === 502 &&
-      x.message === 'HTTP 502 (text/plain) from http://127.0.0.1:1/mcp without a JSON-RPC answer to tasks/cancel',
+  assert.ok(res instanceof Response, 'a 502 is handed back, not thrown: the core reads it');
+  assert.equal(res.status, 502);
+  assert.equal(seen[0].init.headers['Mcp-Name'], 'x');
+  assert.equal(seen[0].init.headers['Mcp-Method'], 'tools/call');
+  const meta = JSON.parse(seen[0].init.body).params._meta;
+  assert.equal(meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
+  assert.deepEqual(meta['io.modelcontextprotocol/clientCapabilities'].extensions, {});
+});
+
+test('httpSender: the core reads SSE answers and HTTP 400 JSON-RPC errors; a 502 page fails the request with its words', async () => {
+  const clock = fakeClock();
+  let gets = 0;
+  const fakeFetch = async (_url, init) => {
+    const m = JSON.parse(init.body);
+    const sse = (...messages) =>
+      new Response(messages.map((x) => `event: message\ndata: ${JSON.stringify(x)}\n\n`).join(': keep-alive\n\n'), {
+        headers: { 'content-type': 'text/event-stream' },
+      });
+    if (m.method === 'tools/call')
+      return sse(
+        { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } },
+        { jsonrpc: '2.0', id: m.id, result: { ...task26('t', 'working'), resultType: 'task' } },
+      );
+    if (m.method === 'tasks/cancel' || gets++ === 0)
+      return new Response('<h1>bad gateway</h1>', { status: 502, headers: { 'content-type': 'text/html' } });
+    return new Response(
+      JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32602, message: 'unknown task' } }),
+      {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+      },
+    );
+  };
+  const failed = [];
+  const exchanges = [];
+  const h = await callTool(httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch }), {
+    name: 'x',
+    config: FAST,
+    ...on(clock),
+    onRequestFailed: (f) => failed.push(f),
+    onExchange: (x) => exchanges.push(x),
+  });
+  assert.equal(h.id, 't', 'the task named in an event stream');
+  assert.equal(exchanges[0].http.status, 200);
+  assert.match(String(exchanges[0].answer), /^event: message/, 'onExchange hears the body as it came');
+  assert.equal(await until(clock, h.cancel()), 'available', 'a 502 page is no cancel answer');
+  await clock.runUntil(() => failed.length === 1, { step: 5, limitMs: 1000 });
+  assert.equal(failed[0].request, 'get');
+  assert.equal(failed[0].failure.kind, 'http');
+  assert.equal(failed[0].failure.status, 502);
+  assert.equal(
+    failed[0].cause.message,
+    'HTTP 502 (text/html) from the server without a JSON-RPC answer to tasks/get: "<h1>bad gateway</h1>"',
   );
+  assert.equal(await until(clock, h.cancel()), 'available', 'a 502 page is no cancel answer');
+  assert.equal(exchanges.at(-1).http.status, 502);
+  const out = await until(clock, h.outcome);
+  assert.equal(out.outcome, 'lost', 'a 400 -32602 to tasks/get is the answer "no such task"');
+});
+
+test('httpSender: a tools/call answered by a proxy page is unanswered, said with the page', async () => {
+  const fakeFetch = async () => new Response('upstream timed out', { status: 504 });
+  const e = await callTool(httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch }), { name: 'render' }).then(
+    () => assert.fail('callTool resolved'),
+    (x) => x,
+  );
+  assert.equal(e.code, 'create_unanswered');
+  assert.equal(e.cause.code, 'transport');
+  assert.equal(e.cause.httpStatus, 504);
+  assert.equal(
+    e.cause.message,
+    'HTTP 504 (text/plain) from the server without a JSON-RPC answer to tools/call: "upstream timed out"',
+  );
+  assert.ok(e.message.includes(`got no answer (${e.cause.message}): the tool may have started`), e.message);
+});
+
+test('listTools through httpSender: an event-stream answer is read; a 503 page is no answer', async () => {
+  let status = 200;
+  const fakeFetch = async (_url, init) => {
+    const m = JSON.parse(init.body);
+    if (status !== 200) return new Response('', { status, headers: { 'retry-after': '5' } });
+    return new Response(
+      `data: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'a' }], nextCursor: 'n' } })}\n\n`,
+      {
+        headers: { 'content-type': 'text/event-stream; charset=utf-8' },
+      },
+    );
+  };
+  const sender = httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch });
+  assert.deepEqual(await listTools(sender), { tools: [{ name: 'a' }], nextCursor: 'n' });
+  status = 503;
+  await assert.rejects(listTools(sender), {
+    code: 'transport',
+    httpStatus: 503,
+    message: 'listTools: HTTP 503 (text/plain) from the server without a JSON-RPC answer to tools/list',
+  });
+});
+
+test('httpSender: a body that breaks off is no answer', async () => {
+  const clock = fakeClock();
+  let gets = 0;
+  const fakeFetch = async (_url, init) => {
+    const m = JSON.parse(init.body);
+    if (m.method === 'tools/call')
+      return new Response(
+        JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { ...task26('t', 'working'), resultType: 'task' } }),
+      );
+    gets++;
+    const broken = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0","id":'));
+        c.error(new Error('socket hang up'));
+      },
+    });
+    return new Response(
+      gets === 1
+        ? broken
+        : JSON.stringify({
+            jsonrpc: '2.0',
+            id: m.id,
+            result: { ...task26('t', 'completed'), resultType: 'complete', result: { content: [] } },
+          }),
+    );
+  };
+  const failed = [];
+  const violations = [];
+  const h = await callTool(httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch }), {
+    name: 'x',
+    config: FAST,
+    ...on(clock),
+    onRequestFailed: (f) => failed.push(f),
+    onViolation: (v) => violations.push(v),
+  });
+  assert.equal((await until(clock, h.outcome)).outcome, 'succeeded');
+  assert.equal(failed.length, 1);
+  assert.equal(failed[0].failure.kind, 'transport');
+  assert.equal(failed[0].cause.message, 'socket hang up');
+  assert.deepEqual(violations, [], 'half a body is no answer, not an unreadable one');
 });
 
 test("httpSender: a 429 page's Retry-After holds the next poll back, and breaks no rule (E-67)", async () => {

@@ -1398,20 +1398,15 @@ impl CallEndpoint {
         answer: HttpAnswer<'_>,
         headers: &[(String, String)],
     ) {
-        let ok = (200..300).contains(&answer.status);
-        if crate::wire::sse::is_event_stream(headers) {
-            for data in crate::wire::sse::data_events(answer.body) {
-                self.on_message(now, &data);
-            }
-        } else if ok || answer.body.trim_ascii_start().starts_with(b"{") {
-            self.on_message(now, answer.body);
-        }
+        crate::wire::sse::each_message(answer.status, headers, answer.body, |message| {
+            self.on_message(now, message);
+        });
         // No-ops when a message answered `id`: it is no longer in flight.
         let Some(index) = self.pending.iter().position(|p| p.id == id) else {
             return;
         };
         let pending = self.pending.remove(index);
-        let failure = match ok {
+        let failure = match (200..300).contains(&answer.status) {
             true => Failure::Transport,
             false => Failure::Http {
                 status: answer.status,

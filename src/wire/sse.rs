@@ -16,6 +16,32 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+/// Calls `f` with each JSON-RPC message an HTTP answer to a POST carries, in order (rule E-67):
+/// each event's data of an event stream; otherwise the body itself, when the status is a success
+/// or the body is a JSON object (a 400 with a JSON-RPC error answers; a 502 page from a proxy
+/// does not). Whether one of them answers the request is for the reader of JSON-RPC to say.
+///
+/// ```
+/// use longcall::wire::sse;
+/// let json = [("content-type".to_string(), "application/json".to_string())];
+/// let mut n = 0;
+/// sse::each_message(400, &json, b"{\"id\":1}", |_| n += 1);
+/// sse::each_message(502, &[], b"<h1>Bad gateway</h1>", |_| n += 10);
+/// assert_eq!(n, 1);
+/// ```
+pub fn each_message(
+    status: u16,
+    headers: &[(String, String)],
+    body: &[u8],
+    mut f: impl FnMut(&[u8]),
+) {
+    if is_event_stream(headers) {
+        data_events(body).iter().for_each(|m| f(m));
+    } else if (200..300).contains(&status) || body.trim_ascii_start().starts_with(b"{") {
+        f(body);
+    }
+}
+
 /// True when `headers` say the body is an event stream.
 #[must_use]
 pub fn is_event_stream(headers: &[(String, String)]) -> bool {
@@ -70,6 +96,25 @@ mod tests {
     fn events_without_data_and_other_fields_give_nothing() {
         assert!(data_events(b"event: ping\nid: 3\nretry: 10\n\n: hi\n\n").is_empty());
         assert!(data_events(b"").is_empty());
+    }
+
+    #[test]
+    fn a_success_body_is_read_and_an_error_page_is_not() {
+        let count = |status, headers: &[(String, String)], body: &[u8]| {
+            let mut n = 0;
+            each_message(status, headers, body, |_| n += 1);
+            n
+        };
+        let sse = [("content-type".to_string(), "text/event-stream".to_string())];
+        assert_eq!(count(200, &sse, b"data: 1\n\ndata: 2\n\n"), 2);
+        assert_eq!(
+            count(200, &[], b"not json"),
+            1,
+            "a 2xx body is unreadable, not absent (E-2)"
+        );
+        assert_eq!(count(503, &[], b"  {\"id\":1}"), 1);
+        assert_eq!(count(429, &[], b""), 0);
+        assert_eq!(count(500, &[], b"[1]"), 0);
     }
 
     #[test]

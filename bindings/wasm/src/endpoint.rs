@@ -224,9 +224,9 @@ fn bytes_arg(value: &JsValue, field: &str) -> Result<Vec<u8>, Error> {
 /// An HTTP answer as `handleHttpAnswer` (and `Wave.handleWaitHttp`) take it: `{status,
 /// headers?}` and the body, as they arrived (the core reads `Retry-After` from the headers).
 pub(crate) struct HttpArgs {
-    status: u16,
+    pub(crate) status: u16,
     pub(crate) headers: Vec<(String, String)>,
-    body: Vec<u8>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl HttpArgs {

@@ -13,6 +13,8 @@
 //!   `Mcp-Method` / `Mcp-Name: <taskId>` / `MCP-Protocol-Version` headers.
 //! * `buildCall(model, id, name, args, ttlMs?)`: the creating `tools/call`.
 //! * `capabilityMeta()`: the `_meta` object that declares the tasks extension.
+//! * `httpMessages({status, headers?}, body)`: the JSON-RPC messages the HTTP answer to a POST
+//!   carries (a JSON body, or each event of an event stream), for a request of the host's own.
 //! * The whole call (bytes in, transmits and events out) is `Endpoint`
 //!   (`bindings/wasm/src/endpoint.rs`); hosts should prefer it to the functions above.
 //!
@@ -159,6 +161,22 @@ pub fn build_call_js(
 #[wasm_bindgen(js_name = capabilityMeta)]
 pub fn capability_meta_js() -> JsResult<JsValue> {
     to_js(&mcp2026::capability_meta())
+}
+
+/// `httpMessages({status, headers?}, body)`: the JSON-RPC messages (their texts, in order) that
+/// the HTTP answer to a POST carries: a JSON body, or the data of each event of a
+/// `text/event-stream` body; none in a 4xx or 5xx page (rule E-67), nor bytes that are not UTF-8. For a request of the host's
+/// own, such as `tools/list`: the endpoint reads the answers to its own requests whole
+/// (`handleHttpAnswer`).
+#[wasm_bindgen(js_name = httpMessages)]
+pub fn http_messages(answer: JsValue, body: JsValue) -> JsResult<JsValue> {
+    let answer = js(crate::endpoint::HttpArgs::read(&answer, &body))?;
+    let mut texts: Vec<String> = Vec::new();
+    longcall::wire::sse::each_message(answer.status, &answer.headers, &answer.body, |m| {
+        // JSON is UTF-8 (RFC 8259): bytes that are not carry no JSON-RPC message.
+        texts.extend(core::str::from_utf8(m).ok().map(String::from));
+    });
+    to_js(&texts)
 }
 
 /// `artifactUrl(result)`: the first artifact's URL in a finished Sume job's result, in either

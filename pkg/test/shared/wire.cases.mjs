@@ -280,6 +280,21 @@ export const cases = {
     });
     assert.deepEqual(lc.buildCall('task-2025', 2, 'x').message.params, { name: 'x', arguments: {}, task: {} });
   },
+  'httpMessages: the JSON-RPC messages of a JSON or event-stream answer; none in an error page'({ lc, assert }) {
+    const sse = { status: 200, headers: [['Content-Type', 'text/event-stream']] };
+    assert.deepEqual(
+      lc.httpMessages(sse, 'event: message\ndata: {"id":1,\ndata: "result":{}}\n\n: ping\n\ndata: 2\n'),
+      ['{"id":1,\n"result":{}}', '2'],
+    );
+    const error = '{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"no"}}';
+    assert.deepEqual(lc.httpMessages({ status: 400, headers: { 'content-type': 'application/json' } }, error), [error]);
+    assert.deepEqual(lc.httpMessages({ status: 502 }, '<h1>Bad gateway</h1>'), []);
+    assert.deepEqual(lc.httpMessages({ status: 200 }, new TextEncoder().encode('{}')), ['{}']);
+    assert.equal(
+      codeOf(() => lc.httpMessages({ status: 'x' }, '')),
+      'invalid_input',
+    );
+  },
   'requests a revision does not have are refused'({ lc, assert }) {
     assert.equal(
       codeOf(() => lc.buildRequest('task-2025', { kind: 'update', handle: 't', responses: [] }, 1)),
