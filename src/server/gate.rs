@@ -144,6 +144,23 @@ impl Rejection {
             error,
         }
     }
+
+    /// The answer to send for this refusal of request `id`: its HTTP status (a 413 for a body
+    /// over the limit, where the code alone would say 400) and the JSON-RPC error text.
+    ///
+    /// ```
+    /// use longcall::server::answer::{read_request, Incoming};
+    /// let big = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"a":"{}"}}}}"#, "x".repeat(5 << 20));
+    /// let Incoming::Refused { id, rejection } = read_request(big.as_bytes()) else { unreachable!() };
+    /// let (status, body) = rejection.answer_text(&id);
+    /// assert_eq!(status, 413);
+    /// assert!(body.contains("-32600"));
+    /// ```
+    #[must_use]
+    pub fn answer_text(&self, id: &crate::wire::Id) -> (u16, String) {
+        let (_, body) = super::answer::answer_text(id, Err(&self.error));
+        (self.http_status, body)
+    }
 }
 
 /// The HTTP headers of a Streamable HTTP request that the gate reads (raw values as received).

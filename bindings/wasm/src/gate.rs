@@ -179,12 +179,8 @@ fn read_out(incoming: &Incoming) -> JsResult<JsValue> {
     let out = match incoming {
         Incoming::Request { id, method, params } => Read::Request { id, method, params },
         Incoming::Refused { id, rejection } => {
-            // The rejection's own status: a body over the limit is 413, not the code's 400.
-            let (_, body) = answer::answer_text(id, Err(&rejection.error));
-            Read::Refused {
-                http_status: rejection.http_status,
-                body,
-            }
+            let (http_status, body) = rejection.answer_text(id);
+            Read::Refused { http_status, body }
         }
         _ => Read::NoAnswer,
     };
