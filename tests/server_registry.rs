@@ -744,3 +744,59 @@ fn a_restored_registry_names_its_unsettled_tasks_and_takes_a_new_config() {
         );
     }
 }
+
+/// Rules O-2, O-12: the flag a worker passes and the result a client reads never disagree. A
+/// result is a tool error when either says so: 2025 `failed`, and its object says `isError`.
+#[test]
+fn a_tool_error_flag_and_its_result_agree() {
+    let said = |r: &mut TaskRegistry, id: &str| match r.result(2, "p", id).unwrap() {
+        ResultAnswer::Result { result } => {
+            (result.is_error, result.value.as_value()["isError"].clone())
+        }
+        other => panic!("{other:?}"),
+    };
+    let mut r = reg(Model::Task2025);
+    for id in ["flag_only", "value_only"] {
+        r.create(0, "p", id, None).unwrap();
+    }
+    let hi = json!({"content": [{"type": "text", "text": "hi"}]});
+    r.complete(
+        1,
+        "flag_only",
+        ToolResult {
+            is_error: true,
+            value: hi.clone().into(),
+        },
+    );
+    let mut value_only = hi.clone();
+    value_only["isError"] = json!(true);
+    r.complete(
+        1,
+        "value_only",
+        ToolResult {
+            is_error: false,
+            value: value_only.into(),
+        },
+    );
+    for id in ["flag_only", "value_only"] {
+        assert_eq!(r.get(2, "p", id).unwrap().status, Status::Failed, "{id}");
+        assert_eq!(said(&mut r, id), (true, json!(true)), "{id}");
+    }
+    // 2026: completed either way, and the result it carries says the tool failed.
+    let mut r = reg(Model::Task2026);
+    r.create(0, "p", "t", None).unwrap();
+    r.complete(
+        1,
+        "t",
+        ToolResult {
+            is_error: true,
+            value: hi.into(),
+        },
+    );
+    let view = r.get(2, "p", "t").unwrap();
+    assert_eq!(view.status, Status::Completed);
+    let result = view
+        .result
+        .expect("a completed 2026 task carries its result");
+    assert_eq!(result.value.as_value()["isError"], json!(true));
+}

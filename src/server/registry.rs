@@ -786,7 +786,28 @@ impl TaskRegistry {
 
     /// Worker: the tool produced a result. 2026: `completed` even with `isError: true`;
     /// 2025: `isError: true` makes the task `failed`. First terminal write wins.
+    ///
+    /// The flag and the result a client reads never disagree: a result is an error when either
+    /// says so, and its object then carries `isError: true`.
     pub fn complete(&mut self, now: u64, task_id: &str, result: ToolResult) -> WriteOutcome {
+        let said = result.value.as_value().get("isError") == Some(&Value::Bool(true));
+        let result = match (result.is_error, said) {
+            (false, false) | (true, true) => result,
+            (false, true) => ToolResult {
+                is_error: true,
+                ..result
+            },
+            (true, false) => {
+                let mut value = result.value.as_value().clone();
+                if let Value::Object(m) = &mut value {
+                    m.insert("isError".into(), Value::Bool(true));
+                }
+                ToolResult {
+                    is_error: true,
+                    value: value.into(),
+                }
+            }
+        };
         self.settle(now, task_id, Payload::Result { result })
     }
 
