@@ -1727,7 +1727,10 @@ impl CallEndpoint {
         let message = task.status_message.clone();
         let watching = !self.tracker.is_done();
         match self.tracker.handle_polled(now, polled) {
-            Ok(()) => self.progress(message, watching),
+            Ok(()) => {
+                self.answered_again();
+                self.progress(message, watching);
+            }
             Err(e) => self.violate(Rule::UnreadableAnswer, e.to_string()),
         }
         self.pump();
@@ -1767,13 +1770,19 @@ impl CallEndpoint {
                 self.queue
                     .push_back(Event::RequestFailed { request, failure });
             }
-            None if answered && self.failing => {
-                self.failing = false;
-                self.queue.push_back(Event::Recovered);
-            }
+            None if answered => self.answered_again(),
             _ => {}
         }
         Ok(())
+    }
+
+    /// An answer came: the first after failed requests is said as the recovery (E-63), whichever
+    /// reader read it.
+    fn answered_again(&mut self) {
+        if self.failing {
+            self.failing = false;
+            self.queue.push_back(Event::Recovered);
+        }
     }
 
     /// E-61: a task's `statusMessage` that differs from the last one given, from an answer
@@ -3052,6 +3061,33 @@ mod tests {
         let fourth = http_ref(&drain(&mut ep));
         let answer = http(200, br#"{"id":"job_1","status":"processing"}"#);
         ep.handle_http(at + 5, fourth, answer);
+        assert!(!drain(&mut ep).contains(&Event::Recovered));
+    }
+
+    /// Rules E-63: a plain 2026 `tasks/get` answer, read by the fast reader, is a recovery too.
+    #[test]
+    fn the_first_plain_task_answer_after_failures_is_the_recovery() {
+        let (mut ep, id) = polling();
+        ep.handle_transport_failure(10, id);
+        let at = wake(&drain(&mut ep));
+        ep.handle_timeout(at);
+        let id = sent(&drain(&mut ep))[0].0;
+        let working = answer(
+            id,
+            &task("working", r#","statusMessage":"2 of 5""#).replace("\"task\"", "\"complete\""),
+        );
+        ep.handle_answer(at + 5, id, working.as_bytes());
+        let out = drain(&mut ep);
+        assert_eq!(out[0], Event::Recovered, "{out:?}");
+        assert!(out.contains(&Event::Progress {
+            message: "2 of 5".into()
+        }));
+        // Said once.
+        let at = wake(&out);
+        ep.handle_timeout(at);
+        let id = sent(&drain(&mut ep))[0].0;
+        let working = answer(id, &task("working", "").replace("\"task\"", "\"complete\""));
+        ep.handle_answer(at + 5, id, working.as_bytes());
         assert!(!drain(&mut ep).contains(&Event::Recovered));
     }
 
