@@ -255,8 +255,9 @@ async function send({ id, text, headers }) {
     return;
   }
   log(`${headers['Mcp-Method'] ?? 'request'} ${id} → HTTP ${res.status}`);
-  // The answer to request `id`: if that body does not answer it, the core counts it unanswered.
-  drive(ep.handleAnswer(Date.now(), id, body));
+  // The HTTP answer whole (rule E-67): the core reads a JSON or event-stream body, and a 429's or
+  // 503's Retry-After; if nothing in it answers request `id`, the core counts it unanswered.
+  drive(ep.handleHttpAnswer(Date.now(), id, { status: res.status, headers: [...res.headers] }, body));
 }
 
 document.getElementById('start').addEventListener('click', (ev) => {
