@@ -16,7 +16,7 @@
 //! (or `--cancel-after-ms`, for the interop run) into a cancel press. Every decision is the
 //! endpoint's.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -127,15 +127,17 @@ fn post(
             Err(_) => Answer::None,
         };
     }
-    // Server-sent events: `data:` lines, an event ending at a blank line.
-    let mut data = String::new();
-    for line in BufReader::new(resp.body_mut().as_reader()).lines() {
-        let Ok(line) = line else { break };
-        if let Some(d) = line.strip_prefix("data:") {
-            data.push_str(d.strip_prefix(' ').unwrap_or(d));
-        } else if line.is_empty() && !data.is_empty() {
-            each(data.as_bytes());
-            data.clear();
+    // Server-sent events, each handed over as soon as it has ended (the core's reader).
+    let mut events = longcall::wire::sse::EventReader::default();
+    let mut body = resp.body_mut().as_reader();
+    let mut buf = [0u8; 8192];
+    loop {
+        match body.read(&mut buf) {
+            // The body ended: so did an event it left open.
+            Ok(0) => break events.finish(each),
+            Ok(n) => events.push(&buf[..n], &mut *each),
+            // Broken off: half an event is no message.
+            Err(_) => break,
         }
     }
     Answer::Streamed
