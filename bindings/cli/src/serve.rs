@@ -46,7 +46,8 @@ pub struct ServeArgs {
     max_seconds: Option<u64>,
 }
 
-fn epoch_ms() -> u64 {
+/// The wall clock, in milliseconds since 1970.
+pub(crate) fn epoch_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))

@@ -195,8 +195,9 @@ impl JobSession {
         Ok(JobAnswer {
             status,
             body,
-            retry_after_ms: retry_after
-                .and_then(|r| longcall::time::parse_retry_after_ms(&r, 0).ok()),
+            retry_after_ms: retry_after.and_then(|r| {
+                longcall::time::parse_retry_after_ms(&r, crate::serve::epoch_ms()).ok()
+            }),
         })
     }
 }

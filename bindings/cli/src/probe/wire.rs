@@ -327,38 +327,31 @@ impl Session {
                     .send(msg.to_string())
                     .map_err(|e| format!("HTTP request failed: {e}"))?;
                 let status = resp.status().as_u16();
+                let got: Vec<(String, String)> = resp
+                    .headers()
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.to_string(), v.to_str().ok()?.to_string())))
+                    .collect();
                 let header = |n: &str| {
-                    resp.headers()
-                        .get(n)
-                        .and_then(|v| v.to_str().ok())
-                        .map(String::from)
+                    got.iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case(n))
+                        .map(|(_, v)| v.clone())
                 };
                 if let Some(sid) = header("mcp-session-id") {
                     *session = Some(sid);
                 }
                 let ctype = header("content-type").unwrap_or_default();
-                let retry_after_ms = header("retry-after")
-                    .and_then(|s| s.trim().parse::<u64>().ok())
-                    .map(|s| s.saturating_mul(1000));
+                let retry_after_ms =
+                    longcall::time::retry_after_header_ms(&got, crate::serve::epoch_ms());
                 let body = resp
                     .body_mut()
-                    .read_to_string()
+                    .read_to_vec()
                     .map_err(|e| format!("reading the HTTP answer failed: {e}"))?;
+                // The messages the answer carries, as the endpoint reads them (rule E-67).
                 let mut messages = Vec::new();
-                if ctype.starts_with("text/event-stream") {
-                    for event in body.split("\n\n") {
-                        let data: Vec<&str> = event
-                            .lines()
-                            .filter_map(|l| l.strip_prefix("data:"))
-                            .map(str::trim_start)
-                            .collect();
-                        if let Ok(v) = serde_json::from_str::<Value>(&data.join("\n")) {
-                            messages.push(v);
-                        }
-                    }
-                } else if let Ok(v) = serde_json::from_str::<Value>(&body) {
-                    messages.push(v);
-                }
+                longcall::wire::sse::each_message(status, &got, &body, |m| {
+                    messages.extend(serde_json::from_slice::<Value>(m));
+                });
                 let mut answer = Answer {
                     msg: None,
                     retry_after_ms,
