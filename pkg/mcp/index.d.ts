@@ -40,9 +40,12 @@ export interface Sender {
    * Sends one request and resolves with its JSON-RPC answer (text or object), as it arrived:
    * never validated against a schema, never rewritten (an answer a library's schema rejects is
    * still an answer; the core reads it and reports what is wrong). A JSON-RPC error is an answer.
-   * An HTTP sender resolves with the fetch `Response` whole, a 4xx or 5xx included: the core
-   * reads its status, `Retry-After` (a 429's or 503's floor for the next poll) and JSON or
-   * event-stream body (rule E-67); the adapter reads the body, under the same signal.
+   * An HTTP sender resolves with the HTTP answer whole ({@link HttpAnswerLike}: the fetch
+   * `Response`, or `{status, headers, body}` from another client), a 4xx or 5xx included: the
+   * core reads its status, `Retry-After` (a 429's or 503's floor for the next poll) and JSON or
+   * event-stream body (rule E-67); the adapter reads a Response's body, under the same signal.
+   * Text alone is read as one JSON-RPC message, so an HTTP sender must not hand back only the
+   * body: an event stream or a proxy's 502 page would read as a broken answer.
    * Throw only when there is no answer (connection error, timeout, abort).
    *
    * `opts.signal` aborts the request while it is in progress; once the returned promise has
@@ -54,7 +57,7 @@ export interface Sender {
     message: JsonRpcRequest,
     headers: { [name: string]: string },
     opts: { signal?: AbortSignal; method: string },
-  ): Promise<JsonRpcResponse | string | Response>;
+  ): Promise<JsonRpcResponse | string | Uint8Array | HttpAnswerLike>;
   /**
    * 2025 senders that can receive server-initiated input requests (`elicitation/create` inside
    * `tasks/result`): routes those about `taskId` to a handler, given the server's request (its
@@ -77,12 +80,36 @@ export interface Sender {
   isClosed?(error: unknown): boolean;
 }
 
+/** Response headers as a sender may hand them over: a `Headers` (any fetch's), pairs, or an object. */
+export type HttpHeadersLike =
+  | Iterable<[string, string]>
+  | { forEach(fn: (value: string, name: string) => void): void }
+  | { [name: string]: string | string[] | undefined };
+
+/**
+ * The HTTP answer to a POST, whole, as a sender hands it back: a fetch `Response` of any fetch
+ * (the global one, undici's; only `status`, `headers`, `url` and `text()` are read), or
+ * `{status, headers, body}` from another client.
+ * @example
+ * // node:http
+ * const chunks = []; for await (const c of res) chunks.push(c);
+ * return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) };
+ */
+export type HttpAnswerLike =
+  | { status: number; url?: string; headers: HttpHeadersLike; text(): Promise<string> }
+  | { status: number; url?: string; headers?: HttpHeadersLike | null; body: string | Uint8Array };
+
 /** Options of {@link httpSender}. */
 export interface HttpSenderOptions {
   /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`; in a page, a path of its own origin (`/mcp`) too. */
   url: string | URL;
-  /** The fetch to use (default `globalThis.fetch`). */
-  fetch?: typeof fetch | undefined;
+  /** The fetch to use (default `globalThis.fetch`; undici's works too). */
+  fetch?:
+    | ((
+        url: string,
+        init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal },
+      ) => Promise<HttpAnswerLike>)
+    | undefined;
   /** Extra headers on every request (auth). */
   headers?: Record<string, string> | undefined;
   /** Sent as `_meta["io.modelcontextprotocol/clientInfo"]`. */
@@ -356,6 +383,8 @@ export class McpCallError extends Error {
   taskId?: string | null;
   /** `transport` for an HTTP answer with no JSON-RPC answer in it: its status. */
   httpStatus?: number;
+  /** `create_unanswered` and `watch_stopped`: the run record when the watch stopped. */
+  record?: McpRunRecord;
   /** `tools_list_failed`: the server's JSON-RPC error. */
   error?: RpcError;
 }

@@ -140,16 +140,17 @@ export function httpSender(options = {}) {
       // The HTTP answer whole, a Response: the core reads its status, Retry-After and JSON or
       // event-stream body, and which message in it answers this request (rule E-67). The
       // timeout covers the body too, which the adapter reads.
-      return f(url, {
+      return f(String(url), {
         method: 'POST',
-        // Every 2026 request names its method in a header (`Mcp-Method`): the core's requests
-        // carry it, and a request of the host's own (`tools/list`) gets it here.
+        // Every 2026 request names its method and revision in headers: the core's requests
+        // carry them, and a request of the host's own (`tools/list`) gets them here.
         headers: mergeHeaders(
           null,
           {
             'content-type': 'application/json',
             accept: 'application/json, text/event-stream',
             'Mcp-Method': message.method,
+            'MCP-Protocol-Version': '2026-07-28',
           },
           extra,
           headers,
@@ -181,7 +182,7 @@ export async function listTools(sender, options = {}) {
   let http;
   try {
     answer = await sender.send(message, { 'Mcp-Method': 'tools/list' }, { signal, method: 'tools/list' });
-    if (isResponse(answer)) http = await readResponse(answer, 'tools/list');
+    if (isHttpAnswer(answer)) http = await readHttpAnswer(answer, 'tools/list');
   } catch (e) {
     throw new McpCallError('transport', `listTools: no answer to tools/list (${transportDetail(e)})`, { cause: e });
   }
@@ -451,7 +452,7 @@ class Watch {
     // The error of the latest exchange that ended without an answer (null once one answered): the
     // cause of a stop it led to.
     this.transportError = null;
-    // The HTTP answer (a fetch Response read whole) the core is reading, while it reads it.
+    // The HTTP answer (read whole) the core is reading, while it reads it.
     this.httpAnswer = null;
     this.outcome = new Promise((res, rej) => {
       this.resolve = res;
@@ -612,10 +613,10 @@ class Watch {
     };
     Promise.resolve()
       .then(() => this.sender.send(message, headers, { signal, method: message.method }))
-      // A fetch Response is read here, while the exchange is still in flight: a body that breaks
-      // off is no answer.
+      // An HTTP answer's body is read here, while the exchange is still in flight: a body that
+      // breaks off is no answer.
       .then(async (answer) =>
-        isResponse(answer) ? { response: await readResponse(answer, message.method) } : { answer },
+        isHttpAnswer(answer) ? { response: await readHttpAnswer(answer, message.method) } : { answer },
       )
       .then(
         ({ answer, response }) => {
@@ -844,7 +845,7 @@ class Watch {
     }
     const why =
       reason === 'create_unanswered'
-        ? `tools/call ${this.name ?? ''} got no answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
+        ? `tools/call ${this.name ?? ''} got no ${transport?.error?.httpStatus ? 'JSON-RPC ' : ''}answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
         : this.closed
           ? `stopped watching: the sender's client is closed${said}; ${id ? `${goesOn} with a connected one` : 'nothing was sent'}`
           : reason === 'answer_too_large'
@@ -954,16 +955,37 @@ function unnamedDetail(text, detail) {
 }
 
 /**
- * A fetch Response read whole, as the core takes an HTTP answer (rule E-67), with what a failure's
- * words name: the request's method and the URL.
+ * An HTTP answer a sender handed back, read whole as the core takes one (rule E-67): a fetch
+ * Response of any fetch (`status`, `headers`, `text()`), or `{status, headers, body}` from
+ * another client (node:http, undici's `request`). Kept with what a failure's words name: the
+ * request's method and the URL.
  */
-const readResponse = async (res, method) => ({
-  status: res.status,
-  headers: [...res.headers],
-  body: await res.text(),
-  url: res.url,
-  method,
-});
+async function readHttpAnswer(res, method) {
+  const body = typeof res.text === 'function' ? await res.text() : res.body;
+  return {
+    status: res.status,
+    headers: headerPairs(res.headers),
+    body: typeof body === 'string' ? body : new TextDecoder().decode(body),
+    url: typeof res.url === 'string' ? res.url : '',
+    method,
+  };
+}
+
+/** Header pairs from a `Headers` (any fetch's), pairs, or an object (a list of values joined). */
+function headerPairs(headers) {
+  if (headers == null) return [];
+  if (typeof headers[Symbol.iterator] === 'function') return Array.from(headers, ([k, v]) => [String(k), String(v)]);
+  if (typeof headers.forEach === 'function') {
+    const pairs = [];
+    headers.forEach((v, k) => {
+      pairs.push([String(k), String(v)]);
+    });
+    return pairs;
+  }
+  return Object.entries(headers)
+    .filter(([, v]) => v != null)
+    .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]);
+}
 
 /** An HTTP answer without a JSON-RPC answer in it: its status, type, URL and the start of its body. */
 function httpDetail({ status, headers, body, url, method }) {
@@ -975,10 +997,14 @@ function httpDetail({ status, headers, body, url, method }) {
   );
 }
 
-/** A fetch `Response` (of this realm's fetch or another's), which the core reads whole. */
-const isResponse = (x) =>
-  x instanceof Response ||
-  (typeof x?.text === 'function' && typeof x.status === 'number' && typeof x.headers?.get === 'function');
+/**
+ * An HTTP answer, which the core reads whole: a fetch Response (of any fetch) or `{status,
+ * headers, body}`; not a JSON-RPC message (text, bytes or an object with `jsonrpc`).
+ */
+const isHttpAnswer = (x) =>
+  typeof x?.status === 'number' &&
+  !('jsonrpc' in x) &&
+  (typeof x.text === 'function' || typeof x.body === 'string' || x.body instanceof Uint8Array);
 
 // The watch options that must be functions when given, refused at once rather than when the
 // server first asks or the button first moves.

@@ -849,7 +849,52 @@ test('httpSender: a tools/call answered by a proxy page is unanswered, said with
     e.cause.message,
     'HTTP 504 (text/plain) from the server without a JSON-RPC answer to tools/call: "upstream timed out"',
   );
-  assert.ok(e.message.includes(`got no answer (${e.cause.message}): the tool may have started`), e.message);
+  assert.ok(e.message.includes(`got no JSON-RPC answer (${e.cause.message}): the tool may have started`), e.message);
+});
+
+test('a sender of its own hands back {status, headers, body}: SSE bytes, a 429 with Retry-After, header objects and lists', async () => {
+  const clock = fakeClock();
+  const gets = [];
+  const sse = (m) =>
+    new TextEncoder().encode(
+      `: ping\n\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { ...task26('t2', 'working'), resultType: 'task' } })}\n\n`,
+    );
+  const sender = {
+    model: 'task-2026',
+    async send(message) {
+      if (message.method === 'tools/call')
+        return { status: 200, headers: { 'content-type': ['text/event-stream'] }, body: sse(message) };
+      gets.push(clock.now());
+      if (gets.length === 1)
+        return { status: 429, headers: { 'retry-after': '2', 'content-type': 'text/plain' }, body: 'slow down' };
+      // A Response-like whose headers can only be walked with forEach.
+      const headers = new Map([['content-type', 'application/json']]);
+      const body = {
+        jsonrpc: '2.0',
+        id: message.id,
+        result: { ...task26('t2', 'completed'), resultType: 'complete', result: { content: [] } },
+      };
+      return { status: 200, headers: { forEach: (fn) => headers.forEach(fn) }, text: async () => JSON.stringify(body) };
+    },
+  };
+  const violations = [];
+  const failed = [];
+  const h = await callTool(sender, {
+    name: 'x',
+    config: FAST,
+    ...on(clock),
+    onViolation: (v) => violations.push(v),
+    onRequestFailed: (f) => failed.push(f),
+  });
+  assert.equal(h.id, 't2');
+  assert.equal((await until(clock, h.outcome)).outcome, 'succeeded');
+  assert.ok(gets[1] - gets[0] >= 2000, `polled again ${gets[1] - gets[0]} ms after a 429 saying 2 s`);
+  assert.equal(failed[0].failure.retryAfterMs, 2000);
+  assert.equal(
+    failed[0].cause.message,
+    'HTTP 429 (text/plain) from the server without a JSON-RPC answer to tasks/get: "slow down"',
+  );
+  assert.deepEqual(violations, []);
 });
 
 test('listTools through httpSender: an event-stream answer is read; a 503 page is no answer', async () => {

@@ -5,7 +5,8 @@
 // (examples/mcp-tasks-server.mjs) on loopback to their outcomes, input round included.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -112,6 +113,21 @@ test('the run loop drives tasks on the reference server to their outcomes', asyn
     assert.equal(await runTask(url, 'confirm_delete', { filename: 'old.txt' }, ask), 'succeeded');
     assert.equal(asked.length, 1, 'the confirmation is asked once');
     assert.match(JSON.stringify(asked[0]), /Delete old\.txt\?/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('the node:http sender block runs a task on the reference server', async () => {
+  const server = createTasksServer({ pollIntervalMs: 50 });
+  const url = await server.listen(0);
+  try {
+    const [, text] = named('const nodeHttpSender');
+    const file = join(dir, 'node-http-sender.mjs');
+    writeFileSync(file, text.replace('http://127.0.0.1:3000/mcp', url));
+    // Not spawnSync: the server answers from this process's event loop.
+    const { stdout } = await promisify(execFile)(process.execPath, [file], { timeout: 30_000 });
+    assert.equal(stdout.trim(), 'succeeded');
   } finally {
     await server.close();
   }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { callTool, watchTask, httpSender } from '../../../pkg/mcp/index.js';
 import { startFixture, fastmcpHttp, VENV_PYTHON } from '../lib/fixture.mjs';
 import { startHttpRecorder } from '../lib/http-recorder.mjs';
-import { makeLeg, checkTranscripts, summarize, RESULTS, sleep, settledAfterTerminal } from '../lib/leg.mjs';
+import { makeLeg, checkTranscripts, summarize, RESULTS, sleep, settledAfterTerminal, exchangeAnswer } from '../lib/leg.mjs';
 
 const LEG = 'fastmcp';
 const { emit, log, scenario, failures } = makeLeg(LEG);
@@ -43,8 +43,8 @@ try {
       config: CONFIG,
       onExchange: (e) => ex.push(e),
     });
-    // The answer as it arrived (the adapter hands it to the core's endpoint untouched).
-    const created = ex[0].answer?.result;
+    // The answer as it arrived (the adapter hands the HTTP answer to the core's endpoint untouched).
+    const created = exchangeAnswer(ex[0])?.result;
     assert(created?.resultType === 'task', `tools/call gave ${JSON.stringify(ex[0])}`);
     const floor = created.pollIntervalMs;
     assert(Number.isInteger(floor) && floor > 0, `pollIntervalMs ${floor}`);

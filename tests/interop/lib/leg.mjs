@@ -3,6 +3,7 @@
 // exit non-zero on any failure.
 import { execFile, execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { httpMessages } from '../../../pkg/node.js';
 import { INTEROP_DIR } from './fixture.mjs';
 
 export const REPO = path.resolve(INTEROP_DIR, '..', '..');
@@ -105,7 +106,7 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 export function settledAfterTerminal(exchanges, settledAt) {
   for (const e of exchanges) {
-    const r = e.answer?.result;
+    const r = exchangeAnswer(e)?.result;
     const task = r?.task ?? r;
     if (['completed', 'failed', 'cancelled'].includes(task?.status) && task.lastUpdatedAt) {
       const at = Date.parse(task.lastUpdatedAt);
@@ -113,4 +114,21 @@ export function settledAfterTerminal(exchanges, settledAt) {
     }
   }
   return null;
+}
+
+/**
+ * The JSON-RPC answer an `onExchange` record carries: the answer as the sender handed it back, or,
+ * for an HTTP answer (`e.http`), the answer among the messages its body carries, as the core
+ * lists them (a JSON body, an event stream's events).
+ */
+export function exchangeAnswer(e) {
+  if (!e.http) return typeof e.answer === 'string' ? JSON.parse(e.answer) : e.answer;
+  const messages = httpMessages(e.http, e.answer).map((text) => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return null;
+    }
+  });
+  return messages.find((m) => m && !m.method && 'id' in m);
 }
