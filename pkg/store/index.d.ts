@@ -14,9 +14,16 @@ export interface Intent {
   idempotencyKey?: string | null | undefined;
 }
 
-/** `WatchList` configuration: `durable` (default true) holds outputs behind `persist`. */
+/** `WatchList` configuration. */
 export interface WatchConfig {
+  /** Hold each call's outputs behind its `persist` until the record is written (default true). */
   durable?: boolean | undefined;
+  /**
+   * How many times a create that got no answer is sent again, each after the poll policy's
+   * retry wait, before the intent comes back as `create_unanswered` (default 3). A restart with
+   * a create unanswered counts as one: a host that crashes while submitting gives up after as
+   * many restarts.
+   */
   maxCreateResends?: number | undefined;
 }
 
@@ -55,7 +62,11 @@ export class WatchList {
   readonly size: number;
   /** When `timeout` has work next (ms), if ever. */
   readonly pollTimeout: number | undefined;
-  /** A call about to be created. @throws {LongcallError} `duplicate`, `invalid_input`, `invalid_config`. */
+  /**
+   * A call about to be created. Unless `config` gives a `seed`, the call draws its own jitter seed
+   * (as `longcall/mcp` and `longcall/jobs` calls do), so calls added together do not poll together.
+   * @throws {LongcallError} `duplicate`, `invalid_input`, `invalid_config`.
+   */
   addNew(call: number, intent: Intent, config?: TrackerConfig | null): void;
   /** Watches a handle persisted earlier. */
   addHandle(now: number, call: number, model: Model, handle: string, config?: TrackerConfig | null): void;
@@ -114,9 +125,11 @@ export interface Store {
   load(): Promise<StoredCall[]>;
   /**
    * Leases to `owner` up to `limit` (default 100) calls that need a host and have none: unleased
-   * calls due or done, and every call whose lease ran out. Earliest wake first.
+   * calls due or done, and every call whose lease ran out. Earliest wake first. With `restart`,
+   * the leases `owner` still holds end first (a host restarted under the same owner id: they
+   * belong to a process that is gone), so it takes those calls back at once.
    */
-  claim(lease: Lease & { limit?: number }): Promise<StoredCall[]>;
+  claim(lease: Lease & { limit?: number; restart?: boolean }): Promise<StoredCall[]>;
   /**
    * Writes records (version-monotonic) and deletes removed calls, in one transaction. With a
    * lease, only calls `owner` holds with more than `WatchList.leaseMarginMs(leaseMs)` left
@@ -135,16 +148,18 @@ export interface Store {
   release(calls: number[], owner: string): Promise<number>;
   /** Every row, for inspection. */
   list(): Promise<StoredCall[]>;
+  /** Closes the store (a store made from your own `pg.Pool` leaves it open); again is a no-op. */
   close(): Promise<void>;
 }
 
 /**
- * Errors from a store: `code` is `invalid_input`, `unsupported` (no `node:sqlite` in this Node),
- * or `cannot_open` (the SQLite file cannot be opened, e.g. its folder does not exist; the message
- * names the path).
+ * Errors from a store: `code` is `invalid_input` (an unknown option is named), `unsupported` (no
+ * `node:sqlite` in this Node, no npm `pg`), `cannot_open` (the SQLite file cannot be opened or is
+ * no database, the message naming the path; PostgreSQL refused the connection) or `closed` (a
+ * call after `close()`). An error of the database itself while open passes through as it came.
  */
 export class StoreError extends Error {
-  readonly code: 'invalid_input' | 'unsupported' | 'cannot_open';
+  readonly code: 'invalid_input' | 'unsupported' | 'cannot_open' | 'closed';
 }
 
 /** The embedded store on Node's built-in `node:sqlite` (Node 22.13 or later): one file. */
@@ -155,7 +170,9 @@ export function pgStore(options: { pool?: unknown; connectionString?: string; ta
 
 /**
  * A watch list holding the store's calls, each resumed from its record: every call without
- * `lease` (one host), the calls claimed for `lease.owner` with it (a fleet).
+ * `lease` (one host), the calls claimed for `lease.owner` with it (a fleet). Opening with a lease
+ * ends the leases that owner id still held (`claim` with `restart`): one id per running host, and
+ * a host restarted under its id takes its calls back at once.
  */
 export function openWatchList(
   store: Pick<Store, 'load' | 'claim'>,
@@ -178,6 +195,11 @@ export function claimInto(
  * round, so each write is fenced with the time it is made. An `onOutput` that throws loses
  * nothing: the round's other outputs are still handed over and its records written, then the
  * promise rejects with the first error.
+ *
+ * `onOutput` runs synchronously: it starts what an output asks (a request) and returns; a
+ * promise it returns is not awaited, so catch its failures inside it (an `async` one that
+ * rejects is an unhandled rejection). A `pump` called while one of the same list runs joins it:
+ * the running one's `onOutput` gets every output.
  */
 export function pump(
   list: WatchList,

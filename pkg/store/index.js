@@ -37,7 +37,21 @@
 import { readFileSync } from 'node:fs';
 import * as glue from '../dist/longcall_watch.js';
 import { configAt } from '../config.js';
+import { checkOptions, seeded } from '../options.js';
 import { bind } from '../runtime.js';
+
+/**
+ * A call's tracker configuration read as everywhere else (config.js), with a jitter seed of its
+ * own unless it gives one (options.js `seeded`): calls added together, or a fleet restarted at
+ * once, must not poll together.
+ */
+function seededAt(at) {
+  const read = configAt(at);
+  return (args) => {
+    args[at] = seeded(args[at]);
+    read(args);
+  };
+}
 
 // A module of its own (bindings/wasm feature `watch`): hosts that never keep a store do not load
 // it. Bound as every entry point is (runtime.js: coded errors, `free()` idempotent, `freed` and
@@ -45,7 +59,7 @@ import { bind } from '../runtime.js';
 const state = bind(glue, {
   entry: 'longcall/store',
   file: 'longcall_watch_bg.wasm',
-  prepare: { WatchList: { addNew: configAt(2), addHandle: configAt(4), adoptHandle: configAt(3) } },
+  prepare: { WatchList: { addNew: seededAt(2), addHandle: seededAt(4), adoptHandle: seededAt(3) } },
 });
 state.initSync(readFileSync(new URL('../dist/longcall_watch_bg.wasm', import.meta.url)));
 
@@ -60,6 +74,8 @@ export class StoreError extends Error {
     this.code = code;
   }
 }
+
+const storeError = (code, message) => new StoreError(code, message);
 
 const TABLE = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -135,6 +151,12 @@ function fenced(l) {
 const CLAIMABLE = (now) =>
   `((lease_owner IS NULL AND (done OR (next_wake_at IS NOT NULL AND next_wake_at <= ${now})))
     OR (lease_owner IS NOT NULL AND lease_until <= ${now}))`;
+// A host starting under an owner id it had before: the leases that id still holds belong to a
+// process that is gone, so they end now, claimable by any host (this one first).
+const ENDED = (t, owner, now) =>
+  `UPDATE ${t} SET lease_until = ${now} WHERE lease_owner = ${owner} AND lease_until > ${now}`;
+
+const CLAIM_OPTIONS = ['owner', 'now', 'leaseMs', 'limit', 'restart'];
 
 // ---- SQLite ---------------------------------------------------------------------------------
 
@@ -144,8 +166,9 @@ const CLAIMABLE = (now) =>
  * @param {string} path a file (`:memory:` only for tests that never restart)
  * @param {{ table?: string }} [options]
  */
-export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
-  const t = tableName(table);
+export async function sqliteStore(path, options = {}) {
+  checkOptions(options, ['table'], 'sqliteStore', storeError);
+  const t = tableName(options?.table ?? 'longcall_watches');
   let sqlite;
   try {
     sqlite = await import('node:sqlite');
@@ -163,18 +186,24 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
     // SQLite's own message names no file ("unable to open database file").
     throw new StoreError('cannot_open', `sqliteStore cannot open ${JSON.stringify(String(path))}: ${e?.message}`, e);
   }
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
-  db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
-    call INTEGER PRIMARY KEY,
-    version INTEGER NOT NULL,
-    model TEXT NOT NULL,
-    next_wake_at INTEGER,
-    done INTEGER NOT NULL,
-    record TEXT NOT NULL,
-    lease_owner TEXT,
-    lease_until INTEGER
-  ) STRICT`);
-  db.exec(`CREATE INDEX IF NOT EXISTS ${t}_wake ON ${t} (next_wake_at)`);
+  try {
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
+    db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
+      call INTEGER PRIMARY KEY,
+      version INTEGER NOT NULL,
+      model TEXT NOT NULL,
+      next_wake_at INTEGER,
+      done INTEGER NOT NULL,
+      record TEXT NOT NULL,
+      lease_owner TEXT,
+      lease_until INTEGER
+    ) STRICT`);
+    db.exec(`CREATE INDEX IF NOT EXISTS ${t}_wake ON ${t} (next_wake_at)`);
+  } catch (e) {
+    db.close();
+    // "file is not a database", a table of the same name made otherwise: the path is named.
+    throw new StoreError('cannot_open', `sqliteStore cannot use ${JSON.stringify(String(path))}: ${e?.message}`, e);
+  }
   const fence = FENCE('?1', '?2');
   const q = {
     insert: db.prepare(`INSERT INTO ${t} (call, version, model, next_wake_at, done, record, lease_owner, lease_until)
@@ -190,9 +219,12 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
     lease: db.prepare(`UPDATE ${t} SET lease_owner = ?, lease_until = ? WHERE call = ? RETURNING *`),
     renew: db.prepare(`UPDATE ${t} SET lease_until = ? WHERE lease_owner = ? AND lease_until > ?`),
     release: db.prepare(`UPDATE ${t} SET lease_owner = NULL, lease_until = NULL WHERE call = ? AND lease_owner = ?`),
+    ended: db.prepare(ENDED(t, '?1', '?2')),
     all: db.prepare(`SELECT * FROM ${t} ORDER BY call`),
   };
+  let closed = false;
   const tx = (fn) => {
+    open();
     db.exec('BEGIN IMMEDIATE');
     try {
       const r = fn();
@@ -203,18 +235,25 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
       throw e;
     }
   };
+  const open = () => {
+    if (closed) throw new StoreError('closed', 'sqliteStore: the store is closed');
+  };
+  const all = async () => {
+    open();
+    return q.all.all().map(toRow);
+  };
   return {
     kind: 'sqlite',
-    async load() {
-      return q.all.all().map(toRow);
-    },
-    async list() {
-      return q.all.all().map(toRow);
-    },
+    load: all,
+    list: all,
     async claim(options) {
       const l = lease(options, { required: true });
+      checkOptions(options, CLAIM_OPTIONS, 'claim', storeError);
       const limit = uint(options.limit ?? 100, 'limit');
-      return tx(() => q.due.all(l.now, limit).map((r) => toRow(q.lease.get(l.owner, l.now + l.leaseMs, r.call))));
+      return tx(() => {
+        if (options.restart) q.ended.run(l.owner, l.now);
+        return q.due.all(l.now, limit).map((r) => toRow(q.lease.get(l.owner, l.now + l.leaseMs, r.call)));
+      });
     },
     async write(saved, removed = [], options = undefined) {
       const rows = saved.map(savedCall);
@@ -237,13 +276,15 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
     },
     async renew(options) {
       const l = lease(options, { required: true });
+      open();
       return Number(q.renew.run(l.now + l.leaseMs, l.owner, fenced(l).at).changes);
     },
     async release(calls, owner) {
       return tx(() => calls.reduce((n, c) => n + Number(q.release.run(uint(c, 'call'), owner).changes), 0));
     },
     async close() {
-      db.close();
+      if (!closed) db.close();
+      closed = true;
     },
   };
 }
@@ -255,11 +296,17 @@ export async function sqliteStore(path, { table = 'longcall_watches' } = {}) {
  * @param {{ pool?: import('pg').Pool, connectionString?: string, table?: string }} options
  *   your own `pg.Pool`, or a connection string (then the store owns and closes its pool)
  */
-export async function pgStore({ pool, connectionString, table = 'longcall_watches' } = {}) {
+export async function pgStore(options = {}) {
+  checkOptions(options, ['pool', 'connectionString', 'table'], 'pgStore', storeError);
+  let { pool, connectionString, table = 'longcall_watches' } = options ?? {};
   const t = tableName(table);
   let owned = false;
   if (!pool) {
-    if (!connectionString) throw new StoreError('invalid_input', 'pgStore: pass { pool } or { connectionString }');
+    if (!connectionString)
+      throw new StoreError(
+        'invalid_input',
+        `pgStore: pass { pool } or { connectionString } (connectionString is ${connectionString === '' ? 'empty' : String(connectionString)})`,
+      );
     let pg;
     try {
       pg = (await import('pg')).default;
@@ -273,7 +320,13 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
     owned = true;
   }
   // Several hosts may start at once: the DDL runs under an advisory lock so they do not race.
-  const client = await pool.connect();
+  let client;
+  try {
+    client = await pool.connect();
+  } catch (e) {
+    if (owned) await pool.end().catch(() => {});
+    throw new StoreError('cannot_open', `pgStore cannot connect: ${e?.message}`, e);
+  }
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [t]);
     await client.query(`CREATE TABLE IF NOT EXISTS ${t} (
@@ -292,7 +345,15 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
     client.release();
   }
   const fence = FENCE('$1::text', '$2::bigint');
-  const all = async () => (await pool.query(`SELECT * FROM ${t} ORDER BY call`)).rows.map(toRow);
+  let closed = false;
+  // pg's own error after `end()` names no store: said as the SQLite store says it.
+  const open = () => {
+    if (closed) throw new StoreError('closed', 'pgStore: the store is closed');
+  };
+  const all = async () => {
+    open();
+    return (await pool.query(`SELECT * FROM ${t} ORDER BY call`)).rows.map(toRow);
+  };
 
   return {
     kind: 'postgres',
@@ -300,6 +361,9 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
     list: all,
     async claim(options) {
       const l = lease(options, { required: true });
+      checkOptions(options, CLAIM_OPTIONS, 'claim', storeError);
+      open();
+      if (options.restart) await pool.query(ENDED(t, '$1', '$2::bigint'), [l.owner, l.now]);
       const { rows } = await pool.query(
         `WITH due AS (
            SELECT call FROM ${t} WHERE ${CLAIMABLE('$2::bigint')}
@@ -315,6 +379,7 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
       const rows = saved.map(savedCall);
       const gone = removed.map((c) => uint(c, 'removed'));
       const { owner, at, until } = fenced(lease(options, { required: false }));
+      open();
       if (!rows.length && !gone.length) return [];
       // Rows are locked in ascending call order, as `renew` locks them: two transactions that
       // lock in one order cannot deadlock (`claim` skips locked rows and never waits).
@@ -379,6 +444,7 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
     },
     async renew(options) {
       const l = lease(options, { required: true });
+      open();
       const { rowCount } = await pool.query(
         `UPDATE ${t} SET lease_until = $2::bigint + $3::bigint WHERE call IN (
            SELECT call FROM ${t} WHERE lease_owner = $1 AND lease_until > $4 ORDER BY call FOR UPDATE)`,
@@ -387,6 +453,7 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
       return rowCount;
     },
     async release(calls, owner) {
+      open();
       const { rowCount } = await pool.query(
         `UPDATE ${t} SET lease_owner = NULL, lease_until = NULL WHERE call IN (
            SELECT call FROM ${t} WHERE call = ANY($1::bigint[]) AND lease_owner = $2 ORDER BY call FOR UPDATE)`,
@@ -395,7 +462,8 @@ export async function pgStore({ pool, connectionString, table = 'longcall_watche
       return rowCount;
     },
     async close() {
-      if (owned) await pool.end();
+      if (owned && !closed) await pool.end();
+      closed = true;
     },
   };
 }
@@ -424,9 +492,16 @@ function writtenOf(list) {
  * @param {number} now
  * @param {{ config?: object, lease?: { owner: string, leaseMs: number, limit?: number } }} [options]
  */
-export async function openWatchList(store, now, { config, lease: l } = {}) {
+export async function openWatchList(store, now, options = {}) {
+  checkOptions(options, ['config', 'lease'], 'openWatchList', storeError, {
+    owner: 'inside lease: { lease: { owner, leaseMs } }',
+    leaseMs: 'inside lease: { lease: { owner, leaseMs } }',
+  });
+  uint(now, 'now');
+  const { config, lease: l } = options ?? {};
   const list = new WatchList(config ?? null);
-  if (l) await claimInto(list, store, { ...l, now });
+  // A host restarted under its old owner id takes back at once what that id still held.
+  if (l) await claimInto(list, store, { ...l, now, restart: true });
   else {
     for (const row of await store.load()) {
       list.resumeCall(now, row.text);

@@ -8,7 +8,7 @@ import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fork, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobBook } from 'longcall/server';
@@ -217,6 +217,49 @@ function contract(name, open) {
       await s.close();
     });
 
+    it('a host restarted under its owner id takes its calls back at once; renew alone does not', async () => {
+      const s = await open();
+      const h1 = { owner: 'h1', leaseMs: 1000 };
+      const first = await openWatchList(s, 0, { lease: h1 });
+      first.addNew(1, { model: 'job', request: {}, idempotencyKey: 'k1' });
+      await pump(first, s, () => {}, { ...h1, now: 0 });
+      first.free(); // h1 dies, its lease live until 1000
+      // Back under the same id: a renew extends a lease whose call it no longer has loaded,
+      // and a claim takes no live lease, its own or not.
+      assert.equal(await s.renew({ ...h1, now: 100 }), 1);
+      assert.deepEqual(await s.claim({ ...h1, now: 200 }), []);
+      const list = await openWatchList(s, 300, { lease: h1 });
+      assert.equal(list.size, 1, 'opening ends the old leases of its id and claims the call back');
+      const [row] = await s.list();
+      assert.deepEqual([row.owner, row.leaseUntil], ['h1', 1300]);
+      assert.deepEqual(await s.claim({ owner: 'h2', now: 400, leaseMs: 1000 }), [], 'and holds it again');
+      list.free();
+      await s.close();
+    });
+
+    it('closes once; a call after close is a coded error; unknown options are named', async () => {
+      const s = await open();
+      await s.close();
+      await s.close();
+      const closed = (e) => e instanceof StoreError && e.code === 'closed';
+      await assert.rejects(s.load(), closed);
+      await assert.rejects(s.write([saved(1, 1)], []), closed);
+      await assert.rejects(s.claim({ owner: 'h', now: 0, leaseMs: 1 }), closed);
+      await assert.rejects(s.renew({ owner: 'h', now: 0, leaseMs: 1 }), closed);
+      const t = await open();
+      const named = (re) => (e) => e instanceof StoreError && e.code === 'invalid_input' && re.test(e.message);
+      await assert.rejects(
+        openWatchList(t, 0, { owner: 'h', leaseMs: 1000 }),
+        named(/^openWatchList: unknown option "owner" \(inside lease: \{ lease: \{ owner, leaseMs \} \}\)/),
+      );
+      await assert.rejects(openWatchList(t, /** @type {any} */ (new Date())), named(/^now: /));
+      await assert.rejects(
+        t.claim({ owner: 'h', now: 0, leaseMs: 1, limt: 5 }),
+        named(/^claim: unknown option "limt"/),
+      );
+      await t.close();
+    });
+
     it('renews live leases and releases', async () => {
       const s = await open();
       await s.write([saved(1, 1, { wake: 0 })], []);
@@ -353,6 +396,24 @@ test('readJobAnswer: Sume Open API answers as the inputs a watch list takes', ()
   list.free();
 });
 
+test('calls added together draw their own jitter seeds and do not poll together; a given seed is kept', () => {
+  const firstPoll = (config) => {
+    const list = new WatchList({ durable: false });
+    for (let c = 1; c <= 6; c++) {
+      list.addNew(c, { model: 'job', request: {}, idempotencyKey: `k${c}` }, config);
+      list.handle(0, c, { type: 'job_created', job: { id: `j${c}`, status: 'queued' } });
+    }
+    const wakes = [1, 2, 3, 4, 5, 6].map((c) => list.saveCall(c).nextWakeAt);
+    list.free();
+    return wakes;
+  };
+  const drawn = firstPoll(undefined);
+  assert.ok(new Set(drawn).size > 1, `every call polls at ${drawn[0]}`);
+  const given = firstPoll({ seed: 42 });
+  assert.equal(new Set(given).size, 1, 'one seed given: one schedule');
+  assert.deepEqual(firstPoll({ seed: 42 }), given, 'and it replays');
+});
+
 test('the watch list speaks camelCase, names an unknown key and carries the intent as it is', () => {
   const malformed = (key) => (e) => e.code === 'malformed' && e.message.includes(key);
   assert.throws(() => new WatchList({ max_create_resends: 1 }), malformed('max_create_resends'));
@@ -396,6 +457,25 @@ if (hasSqlite) {
   const dir = mkdtempSync(join(tmpdir(), 'longcall-sqlite-'));
   dirs.push(dir);
   contract('sqlite', () => sqliteStore(join(dir, `s${n++}.db`)));
+  it('sqlite store: an unknown option is named; a file that is no database names its path', async () => {
+    await assert.rejects(
+      sqliteStore(join(dir, 'x.db'), /** @type {any} */ ({ tabel: 'x' })),
+      (e) =>
+        e instanceof StoreError &&
+        e.code === 'invalid_input' &&
+        /unknown option "tabel" \(did you mean "table"\?\)/.test(e.message),
+    );
+    const notDb = join(dir, 'not-a-db.txt');
+    writeFileSync(notDb, 'x'.repeat(4096));
+    await assert.rejects(
+      sqliteStore(notDb),
+      (e) =>
+        e instanceof StoreError &&
+        e.code === 'cannot_open' &&
+        e.message.includes(notDb) &&
+        /not a database/.test(e.message),
+    );
+  });
   it('sqlite store: a file it cannot open is a coded error that names the path', async () => {
     const path = join(dir, 'no-such-folder', 'w.db');
     await assert.rejects(
