@@ -790,23 +790,21 @@ impl TaskRegistry {
     /// The flag and the result a client reads never disagree: a result is an error when either
     /// says so, and its object then carries `isError: true`.
     pub fn complete(&mut self, now: u64, task_id: &str, result: ToolResult) -> WriteOutcome {
-        let said = result.value.as_value().get("isError") == Some(&Value::Bool(true));
-        let result = match (result.is_error, said) {
-            (false, false) | (true, true) => result,
-            (false, true) => ToolResult {
-                is_error: true,
-                ..result
-            },
-            (true, false) => {
-                let mut value = result.value.as_value().clone();
-                if let Value::Object(m) = &mut value {
-                    m.insert("isError".into(), Value::Bool(true));
-                }
+        let value = result.value.as_value();
+        let said = matches!(value.get("isError"), Some(Value::Bool(true)));
+        let result = match (result.is_error, value) {
+            (true, Value::Object(m)) if !said => {
+                let mut m = m.clone();
+                m.insert("isError".into(), Value::Bool(true));
                 ToolResult {
                     is_error: true,
-                    value: value.into(),
+                    value: Value::Object(m).into(),
                 }
             }
+            _ => ToolResult {
+                is_error: result.is_error || said,
+                ..result
+            },
         };
         self.settle(now, task_id, Payload::Result { result })
     }
