@@ -51,8 +51,8 @@ use longcall::Model;
     version,
     about = "Lifecycle rules for MCP tasks and paid jobs: lint transcripts, replay vectors, plan polls.",
     long_about = "Lifecycle rules for MCP tasks (2026-07-28 extension, 2025-11-25 experimental) and \
-                  Sume-style paid jobs.\n\nWith no subcommand: check the bundled transcripts and \
-                  replay the bundled vectors, then print a summary.",
+                  Sume-style paid jobs.\n\nWith no subcommand: check the bundled transcripts, \
+                  replay the bundled vectors and run the watch demo, then print a summary.",
     // The reference MCP tasks server lives in the npm package, not here: say where.
     after_help = "The reference MCP tasks server is the npm package's: \
                   node node_modules/longcall/examples/mcp-tasks-server.mjs --port 3000 where the package is \
@@ -165,9 +165,15 @@ fn main() -> ExitCode {
                 Revision::R2026 => Model::Task2026,
                 Revision::R2025 => Model::Task2025,
             });
-            run_check(&expand(&files, "jsonl"), strict, json, revision, verbose)
+            match found(&files, "jsonl") {
+                Some(files) => run_check(&files, strict, json, revision, verbose),
+                None => 2,
+            }
         }
-        Some(Command::Replay { vectors, json }) => replay::run(&expand(&vectors, "json"), json),
+        Some(Command::Replay { vectors, json }) => match found(&vectors, "json") {
+            Some(files) => replay::run(&files, json),
+            None => 2,
+        },
         Some(Command::ServeJobs(args)) => serve::run(&args),
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Probe(args)) => probe::run(&args),
@@ -178,6 +184,18 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(code)
+}
+
+/// [`expand`], or `None` after saying so when that finds no file: a folder without any
+/// `*.ext` (a wrong folder, transcripts saved as `.json`) checks nothing, which is no pass.
+fn found(paths: &[PathBuf], ext: &str) -> Option<Vec<PathBuf>> {
+    let files = expand(paths, ext);
+    if files.is_empty() {
+        let given: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        eprintln!("no *.{ext} file in {}: nothing to check", given.join(", "));
+        return None;
+    }
+    Some(files)
 }
 
 /// Files as given; a directory becomes its `*.ext` files (recursively, sorted; `_*` skipped).

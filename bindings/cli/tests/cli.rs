@@ -49,6 +49,27 @@ fn check_missing_file_is_exit_2() {
 }
 
 #[test]
+fn a_folder_without_transcripts_checks_nothing_and_is_exit_2() {
+    // Transcripts saved as `.json` in it: a wrong extension is no pass.
+    let saved = tmp("saved-as.json", "{}\n");
+    let dir = std::path::Path::new(&saved)
+        .parent()
+        .unwrap()
+        .join("no-transcripts");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&saved, dir.join("mine.json")).unwrap();
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (dir, empty) = (dir.display().to_string(), empty.display().to_string());
+    for args in [["check", dir.as_str()], ["replay", empty.as_str()]] {
+        let o = longcall(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let said = String::from_utf8_lossy(&o.stderr);
+        assert!(said.contains("nothing to check"), "{args:?}: {said}");
+    }
+}
+
+#[test]
 fn check_not_json_lines_is_exit_2() {
     let p = tmp("prose.jsonl", "this is not JSON\n");
     assert_eq!(code(&longcall(&["check", &p])), 2);
