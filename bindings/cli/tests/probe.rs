@@ -318,6 +318,31 @@ fn an_unusable_tool_list_keeps_the_exchange() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// A URL that is no MCP endpoint (here a job API's): both revisions' openings got an HTTP answer
+/// without a JSON-RPC one, and the run says so with the status and what to try, not "no answer".
+#[test]
+fn a_url_that_is_no_mcp_endpoint_is_said_with_its_status() {
+    let server = ServeJobs::start(&["--max-seconds", "30"]);
+    let out = std::env::temp_dir().join(format!("longcall-probe-nomcp-{}", std::process::id()));
+    let o = longcall(&[
+        "probe",
+        &server.url,
+        "--seed",
+        "3",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    let _ = std::fs::remove_dir_all(&out);
+    assert_eq!(o.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("initialize failed: HTTP 4"), "{said}");
+    assert!(
+        said.contains("is this the MCP endpoint? A job API is probed with --jobs"),
+        "{said}"
+    );
+    assert!(!said.contains("no finding"), "{said}");
+}
+
 /// Rules stay quiet on the reference job server: `longcall probe --jobs` against
 /// `longcall serve-jobs` on loopback finds nothing, even with SHOULDs failing, and its job log
 /// checks clean under `longcall check` too.

@@ -877,7 +877,16 @@ pub fn run(args: &ProbeArgs, seed: u64, base: &str) -> u8 {
         seed,
         probed,
         |cand| replay(&setup, &models, cand, deadline),
-        |best, verdicts, from, file| scenario(base, seed, best, verdicts, from, file),
+        |best, verdicts, from, file| {
+            scenario(
+                base,
+                &super::found_by(args, seed),
+                best,
+                verdicts,
+                from,
+                file,
+            )
+        },
     )
 }
 
@@ -885,7 +894,7 @@ pub fn run(args: &ProbeArgs, seed: u64, base: &str) -> u8 {
 /// back, job ids and keys as J1, K1, ..., and the verdicts [`judge`] gave on their lines.
 fn scenario(
     server: &str,
-    seed: u64,
+    found_by: &str,
     run: &Replay<JobAction>,
     verdicts: &[Judged],
     from_steps: usize,
@@ -909,7 +918,7 @@ fn scenario(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Scenario against the job API at {server}, found by `longcall probe --jobs {server} --seed {seed}` and shrunk from {from_steps} to {} step(s):\n",
+        "Scenario against the job API at {server}, found by `{found_by}` and shrunk from {from_steps} to {} step(s):\n",
         run.applied.len()
     );
     let lines = &run.transcript;

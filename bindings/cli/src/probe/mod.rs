@@ -436,16 +436,30 @@ pub fn run(args: &ProbeArgs) -> u8 {
         probed,
         |cand| replay(&setup, &tools, cand),
         |best, verdicts, from, file| {
-            let found_by = format!("longcall probe --seed {seed}{}", replay_flags(args));
-            scenario(&server, &found_by, best, verdicts, from, file)
+            scenario(&server, &found_by(args, seed), best, verdicts, from, file)
         },
     )
 }
 
-/// The flags besides the seed that decide what a run does and how it is judged, as a person
-/// repeating it types them (`--auth` values are secrets: their count is what matters).
+/// The command that repeats a run: the server it probed, its seed and [`replay_flags`].
+pub(crate) fn found_by(args: &ProbeArgs, seed: u64) -> String {
+    let target = match (&args.url, &args.jobs, &args.stdio) {
+        (Some(url), _, _) => format!(" {url}"),
+        (_, Some(base), _) => format!(" --jobs {base}"),
+        (_, _, Some(command)) => format!(" --stdio {}", command.join(" ")),
+        _ => String::new(),
+    };
+    format!("longcall probe{target} --seed {seed}{}", replay_flags(args))
+}
+
+/// The flags besides the server and the seed that decide what a run does and how it is judged,
+/// as a person repeating it types them (`--auth` values are secrets: their count is what
+/// matters). A run's length counts too: with fewer steps it would stop before the finding.
 fn replay_flags(args: &ProbeArgs) -> String {
     let mut flags = String::new();
+    for m in &args.models {
+        flags += &format!(" --model '{m}'");
+    }
     if let Some(r) = &args.revision {
         flags += &format!(" --revision {r}");
     }
@@ -460,6 +474,9 @@ fn replay_flags(args: &ProbeArgs) -> String {
     }
     if args.strict {
         flags += " --strict";
+    }
+    if args.max_steps != 1000 {
+        flags += &format!(" --max-steps {}", args.max_steps);
     }
     flags
 }
@@ -669,7 +686,8 @@ pub fn conclude<A: Clone + Serialize>(
             handles.0,
             run_file.display()
         );
-        if findings.is_empty() {
+        // An unusable run found nothing because it probed nothing: said below, not as "no finding".
+        if findings.is_empty() && unusable_reason.is_none() {
             outln!("no finding");
         }
         for f in &findings {
@@ -931,8 +949,23 @@ mod tests {
         ]);
         // The key itself is never written into a scenario meant for an issue tracker.
         assert_eq!(
-            replay_flags(&cli.probe),
-            " --revision 2025 --auth ... --strict"
+            found_by(&cli.probe, 7),
+            "longcall probe http://127.0.0.1:1/mcp --seed 7 --revision 2025 --auth ... --strict"
+        );
+        let jobs = <Cli as clap::Parser>::parse_from([
+            "probe",
+            "--jobs",
+            "http://127.0.0.1:2",
+            "--auth",
+            "Bearer a",
+            "--model",
+            "demo-image={}",
+            "--max-steps",
+            "40",
+        ]);
+        assert_eq!(
+            found_by(&jobs.probe, 9),
+            "longcall probe --jobs http://127.0.0.1:2 --seed 9 --model 'demo-image={}' --auth ... --max-steps 40"
         );
     }
 

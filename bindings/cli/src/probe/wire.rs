@@ -31,6 +31,8 @@ pub struct Principal {
 pub struct Answer {
     pub msg: Option<Value>,
     pub retry_after_ms: Option<u64>,
+    /// The HTTP status it came with (`None` on stdio).
+    pub http_status: Option<u16>,
 }
 
 impl Answer {
@@ -132,6 +134,7 @@ impl Session {
             timeout,
         };
         let try_2026 = model != Some(Model::Task2025);
+        let mut discover_status = None;
         if try_2026 {
             let discover = s.request_value(
                 0,
@@ -155,6 +158,7 @@ impl Session {
             if model == Some(Model::Task2026) {
                 return Err("the server does not list 2026-07-28 in server/discover".into());
             }
+            discover_status = discover.http_status.filter(|_| discover.msg.is_none());
             // Start the 2025 session on a clean transcript.
             s.lines.clear();
         }
@@ -168,10 +172,20 @@ impl Session {
             Map::new(),
         )?;
         if init.result().is_none() {
-            return Err(format!(
-                "initialize failed: {}",
-                init.msg.map_or("no answer".into(), |m| m.to_string())
-            ));
+            let said = match (&init.msg, init.http_status) {
+                (Some(m), _) => m.to_string(),
+                (None, Some(status)) => format!("HTTP {status} without a JSON-RPC answer"),
+                (None, None) => "no answer".into(),
+            };
+            // Neither revision's opening was answered: most often not the MCP endpoint at all.
+            let hint = match (discover_status, init.http_status) {
+                (Some(d), Some(_)) => format!(
+                    " (server/discover got HTTP {d} without one too: is this the MCP endpoint? \
+                     A job API is probed with --jobs)"
+                ),
+                _ => String::new(),
+            };
+            return Err(format!("initialize failed: {said}{hint}"));
         }
         s.notify("notifications/initialized")?;
         Ok(s)
@@ -355,6 +369,7 @@ impl Session {
                 let mut answer = Answer {
                     msg: None,
                     retry_after_ms,
+                    http_status: Some(status),
                 };
                 let mut http = json!({"status": status, "contentType": ctype});
                 if let (Some(r), Some(o)) = (retry_after_ms, http.as_object_mut()) {
