@@ -1684,11 +1684,12 @@ pub fn check_text(text: &str, revision: Option<Model>) -> Result<Report, Error> 
                 )))
             }
             Err(e) => {
+                // The reader's position is within the one line: said as its column.
+                let said = e.to_string().replace(" at line 1 column ", " at column ");
                 return Err(unreadable_file(format!(
-                    "line {}: not JSON ({}: {e}); expected JSON Lines",
-                    i + 1,
-                    e.code()
-                )))
+                    "line {}: not JSON ({said}); expected JSON Lines",
+                    i + 1
+                )));
             }
         }
     }
