@@ -610,3 +610,32 @@ mod hostile {
         }
     }
 }
+
+/// Rules: a submit with no answer, or a proxy's page instead of the API's answer, may
+/// have made the job: unanswered, for the same key to go again. One the API refused made none,
+/// and is admission's to decide, not a tracker's input.
+#[test]
+fn a_submit_without_the_apis_answer_is_unanswered_and_a_refusal_is_no_input() {
+    let answer = |status, body: Option<Value>| sume_open::OpenAnswer {
+        request: sume_open::OpenRequest::Submit,
+        handle: String::new(),
+        status,
+        headers: Vec::new(),
+        body,
+    };
+    for (status, body) in [
+        (0, None),
+        (502, None),
+        (504, Some(json!({"message": "timeout"}))),
+    ] {
+        assert_eq!(
+            sume_open::answer_input(&answer(status, body), 0).unwrap(),
+            Input::CreateUnanswered,
+            "{status}"
+        );
+    }
+    let refused = json!({"error": {"code": "queue_full", "retryable": true}});
+    let e = sume_open::answer_input(&answer(429, Some(refused)), 0).unwrap_err();
+    assert_eq!(e.code(), "invalid_input");
+    assert!(e.to_string().contains("refused the submit"), "{e}");
+}

@@ -228,8 +228,11 @@ export interface JobAnswer {
  * `cancel_answered`, or `request_failed` with the envelope's code and `Retry-After` (a date
  * read against `now`, ms). `longcall/jobs` does this for you; a host that drives a watch list
  * itself hands each answer here instead of reading the envelopes on its own.
- * @throws {LongcallError} `invalid_input` (a submit that failed: admission decides what follows,
- * not a tracker), `malformed` (an answer it cannot read, the member named).
+ * A submit with no answer (status 0) or a proxy's 5xx page instead of the API's error is
+ * `{type: 'create_unanswered'}`: the job may exist, and the list sends it again with its key.
+ * @throws {LongcallError} `invalid_input` (a submit the API refused: it made no job, and
+ * admission decides what follows, not a tracker), `malformed` (an answer it cannot read, the
+ * member named).
  * @example readJobAnswer({ request: 'status', handle: 'job_1', status: 200, body: { data: { sume_status: 'processing' } } }, Date.now()).type // 'job_polled'
  */
 export function readJobAnswer(answer: JobAnswer, now: number): TrackerInput;

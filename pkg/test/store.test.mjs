@@ -370,10 +370,16 @@ test('readJobAnswer: Sume Open API answers as the inputs a watch list takes', ()
     failure: { kind: 'http', status: 429, code: 'rate_limit_exceeded', retryAfterMs: 2000 },
   });
   assert.deepEqual(read({ request: 'status', handle: 'job_1', status: 0 }).failure, { kind: 'transport' });
-  // A failed submit is admission's to decide; a misspelt member is named.
+  // A submit the API refused is admission's to decide; one with no answer, or a proxy's page
+  // instead, may have made the job: unanswered, sent again with its key.
   assert.throws(() => read({ request: 'submit', status: 402, body: { error: { code: 'insufficient_credits' } } }), {
     code: 'invalid_input',
-    message: /admission/,
+    message: /^invalid input: request: the API refused the submit: it made no job/,
+  });
+  assert.deepEqual(read({ request: 'submit', status: 0 }), { type: 'create_unanswered' });
+  assert.deepEqual(read({ request: 'submit', status: 502, body: null }), { type: 'create_unanswered' });
+  assert.throws(() => read({ request: 'submit', status: 503, body: { error: { code: 'service_unavailable' } } }), {
+    message: /refused the submit/,
   });
   assert.throws(() => read({ request: 'status', handle: 'job_1', status: 200, retry: 1 }), {
     code: 'malformed',

@@ -838,8 +838,10 @@ impl<'de> Deserialize<'de> for OpenAnswer {
 
 /// The tracker input an Open API answer stands for (D-2), at host time `now_ms`:
 ///
-/// * submit 2xx → [`Input::JobCreated`]; a failed or unanswered submit is admission's
-///   business ([`advice`]), not the tracker's: [`Error::InvalidInput`];
+/// * submit 2xx → [`Input::JobCreated`]; no answer (status 0) or a 5xx without the API's error
+///   (a proxy's page) → [`Input::CreateUnanswered`], since the job may exist; a submit the
+///   API refused made no job and is admission's business ([`advice`]), not the tracker's:
+///   [`Error::InvalidInput`];
 /// * status 2xx → [`Input::JobPolled`]; result 2xx → [`Input::JobPolled`] with the result;
 /// * cancel: a retryable error (D-6) → [`Input::RequestFailed`] (send the same cancel again
 ///   after its delay), anything else → [`Input::CancelAnswered`] (D-9);
@@ -849,6 +851,7 @@ impl<'de> Deserialize<'de> for OpenAnswer {
 /// [`Input::JobPolled`]: crate::tracker::Input::JobPolled
 /// [`Input::RequestFailed`]: crate::tracker::Input::RequestFailed
 /// [`Input::CancelAnswered`]: crate::tracker::Input::CancelAnswered
+/// [`Input::CreateUnanswered`]: crate::tracker::Input::CreateUnanswered
 pub fn answer_input(answer: &OpenAnswer, now_ms: u64) -> Result<crate::tracker::Input, Error> {
     use crate::tracker::{Input, RequestKind};
     let ok = (200..300).contains(&answer.status);
@@ -860,10 +863,16 @@ pub fn answer_input(answer: &OpenAnswer, now_ms: u64) -> Result<crate::tracker::
             })
         }
         OpenRequest::Submit => {
+            // No answer, or a page without the API's error (a proxy's 502): the job may exist
+            // so the create is unanswered, and goes again with its key.
+            let apis = body.get("error").is_some_and(Value::is_object);
+            if answer.status == 0 || (answer.status >= 500 && !apis) {
+                return Ok(Input::CreateUnanswered);
+            }
             return Err(Error::invalid_input(
                 "request",
-                "a submit that failed or got no answer is decided by admission, not a tracker",
-            ))
+                "the API refused the submit: it made no job, and admission decides what follows (a new try with the same key, or none), not a tracker",
+            ));
         }
         OpenRequest::Status if ok => {
             return Ok(Input::JobPolled {
