@@ -30,8 +30,8 @@
 // wire), `sdk2Sender(client)` (the 2.x `@modelcontextprotocol/client` Client, same wire) and
 // `httpSender({url})` (fetch-based Streamable HTTP, 2026-07-28 tasks extension). Any object
 // `{model, send(message, headers, {signal, method}) -> Promise<JSON-RPC response>}` works; the
-// contract (index.d.ts `Sender`): resolve with whatever answer arrived (text, object or a fetch
-// Response), unvalidated; throw only when none did; once `send` has settled, the signal it was
+// contract (index.d.ts `Sender`): resolve with whatever answer arrived (a JSON-RPC message as
+// text or object, or an HTTP answer whole), unvalidated; throw only when none did; once `send` has settled, the signal it was
 // given is no longer followed.
 import * as lc from 'longcall';
 import { checkOptions, isHttpUrl, seeded } from '../options.js';
@@ -989,7 +989,12 @@ function headerPairs(headers) {
 
 /** An HTTP answer without a JSON-RPC answer in it: its status, type, URL and the start of its body. */
 function httpDetail({ status, headers, body, url, method }) {
-  const type = new Headers(headers).get('content-type')?.split(';')[0] || 'no content type';
+  // Looked up in the pairs, not through `Headers`, which throws on a name it would not send.
+  const type =
+    headers
+      .find(([name]) => name.toLowerCase() === 'content-type')?.[1]
+      .split(';')[0]
+      .trim() || 'no content type';
   const start = body.trim().slice(0, 160);
   return unnamedDetail(
     start,
