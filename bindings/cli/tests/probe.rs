@@ -343,6 +343,40 @@ fn a_url_that_is_no_mcp_endpoint_is_said_with_its_status() {
     assert!(!said.contains("no finding"), "{said}");
 }
 
+/// `--jobs` at a base URL that is no job API (every submit 404): said after three submits, with
+/// the status, instead of after the whole run's budget as "nothing was probed".
+#[test]
+fn a_base_url_that_is_no_job_api_is_said_early() {
+    let server = ServeJobs::start(&["--max-seconds", "30"]);
+    let out = std::env::temp_dir().join(format!("longcall-probe-nojobs-{}", std::process::id()));
+    let base = format!("{}/mcp", server.url);
+    let o = longcall(&[
+        "probe",
+        "--jobs",
+        &base,
+        "--auth",
+        "Bearer a",
+        "--seed",
+        "5",
+        "--json",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    let _ = std::fs::remove_dir_all(&out);
+    assert_eq!(o.status.code(), Some(2));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let said = doc["unusable"].as_str().unwrap_or_default();
+    assert!(
+        said.starts_with("3 submits made no job, answered HTTP 404: is "),
+        "{doc}"
+    );
+    assert!(
+        said.contains("/mcp the base URL of a Sume Open API?"),
+        "{doc}"
+    );
+    assert!(doc["requests"].as_u64() <= Some(10), "{doc}");
+}
+
 /// Rules stay quiet on the reference job server: `longcall probe --jobs` against
 /// `longcall serve-jobs` on loopback finds nothing, even with SHOULDs failing, and its job log
 /// checks clean under `longcall check` too.

@@ -238,6 +238,10 @@ pub struct JobDriver<'a> {
     intents: usize,
     uses: Vec<usize>,
     watch: Option<usize>,
+    /// Submits answered as if the path were not there (404, 405, 501), and whether any made a job:
+    /// a base URL that is no job API is said after a few, not after the whole run.
+    unserved: (usize, u16),
+    made_a_job: bool,
 }
 
 impl<'a> JobDriver<'a> {
@@ -258,6 +262,8 @@ impl<'a> JobDriver<'a> {
             last_send: None,
             nonce,
             intents: 0,
+            unserved: (0, 0),
+            made_a_job: false,
             uses: vec![0; models.len()],
             watch: None,
         }
@@ -346,6 +352,18 @@ impl<'a> JobDriver<'a> {
         }
     }
 
+    /// Why the run cannot probe anything, once three submits were answered as if the API were
+    /// not there and none made a job.
+    fn unserved(&self) -> Option<String> {
+        let (count, status) = self.unserved;
+        (count >= 3 && !self.made_a_job).then(|| {
+            format!(
+                "{count} submits made no job, answered HTTP {status}: is {} the base URL of a Sume Open API?",
+                self.session.base
+            )
+        })
+    }
+
     fn apply(&mut self, action: &JobAction) -> Result<bool, String> {
         match action {
             JobAction::Submit { step, model, keyed } => {
@@ -376,6 +394,9 @@ impl<'a> JobDriver<'a> {
                     req.headers.clear();
                 }
                 let a = self.submit(&req, *keyed)?;
+                if matches!(a.status, 404 | 405 | 501) {
+                    self.unserved = (self.unserved.0 + 1, a.status);
+                }
                 if let Some(job) = sume_open::read_submit(&a.body)
                     .ok()
                     .filter(|_| a.status < 300)
@@ -394,6 +415,7 @@ impl<'a> JobDriver<'a> {
                     );
                     self.note(*step, Some(job.status), &a);
                     self.watch = Some(*step);
+                    self.made_a_job = true;
                 }
                 Ok(true)
             }
@@ -835,6 +857,10 @@ pub fn run(args: &ProbeArgs, seed: u64, base: &str) -> u8 {
                 transport_error = Some(e);
                 break;
             }
+        }
+        if let Some(e) = d.unserved() {
+            transport_error = Some(e);
+            break;
         }
         findings = judge(Model::Job, &d.session.lines);
         if findings.iter().any(|f| fails(f, args.strict)) {
