@@ -7,7 +7,15 @@ import fs from 'node:fs';
 import { callTool, watchTask, httpSender } from '../../../pkg/mcp/index.js';
 import { startFixture, fastmcpHttp, VENV_PYTHON } from '../lib/fixture.mjs';
 import { startHttpRecorder } from '../lib/http-recorder.mjs';
-import { makeLeg, checkTranscripts, summarize, RESULTS, sleep, settledAfterTerminal, exchangeAnswer } from '../lib/leg.mjs';
+import {
+  makeLeg,
+  checkTranscripts,
+  summarize,
+  RESULTS,
+  sleep,
+  settledAfterTerminal,
+  exchangeAnswer,
+} from '../lib/leg.mjs';
 
 const LEG = 'fastmcp';
 const { emit, log, scenario, failures } = makeLeg(LEG);
