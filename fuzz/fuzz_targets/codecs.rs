@@ -1,6 +1,7 @@
 //! Raw bytes into every wire parser (guarded JSON reader, JSON-RPC, MCP 2026 / 2025, Sume,
 //! detection, time fields). Invariants: no panic, errors carry a documented code, no unbounded
-//! allocation (run with -rss_limit_mb), and what parses re-serializes and parses again the same.
+//! allocation (run with -rss_limit_mb), what parses re-serializes and parses again the same, and
+//! an event stream fed in pieces reads as the whole body.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use longcall::wire::{detect, jsonrpc, mcp2025, mcp2026, sume, sume_open, Limits, Message};
@@ -33,6 +34,17 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     let _ = code(longcall::wire::limits::check(bytes, &limits));
+    // An event stream read in two pieces, split anywhere, gives the events the whole body gives.
+    let sse = [("content-type".to_string(), "text/event-stream".to_string())];
+    let mut whole = Vec::new();
+    longcall::wire::sse::each_message(200, &sse, bytes, |d| whole.push(d.to_vec()));
+    let (head, tail) = bytes.split_at(usize::from(selector) % (bytes.len() + 1));
+    let mut reader = longcall::wire::sse::EventReader::default();
+    let mut pieces = Vec::new();
+    reader.push(head, |d| pieces.push(d.to_vec()));
+    reader.push(tail, |d| pieces.push(d.to_vec()));
+    reader.finish(|d| pieces.push(d.to_vec()));
+    assert_eq!(pieces, whole);
     let _ = code(mcp2026::parse_get_response(bytes, &limits));
     if let Some(msg) = code(Message::parse_with(bytes, &limits)) {
         // Round trip: what we write, we read back as the same message.
