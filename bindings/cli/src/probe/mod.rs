@@ -881,7 +881,8 @@ fn scenario(
             }
         };
         if matches!(method, "server/discover" | "initialize") {
-            let _ = writeln!(s, "-. {what} -> {said}");
+            // The session's opening, before the steps the probe chose (and shrinking kept).
+            let _ = writeln!(s, "0. opening: {what} -> {said}");
         } else {
             n += 1;
             let wait = if n > 1 {
