@@ -318,21 +318,24 @@ fn an_unusable_tool_list_keeps_the_exchange() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// `longcall probe ARGS` writing into a folder of its own under the temporary one, removed after.
+fn probe_out_of_tree(name: &str, args: &[&str]) -> std::process::Output {
+    let out = std::env::temp_dir().join(format!("longcall-probe-{name}-{}", std::process::id()));
+    let out_arg = out.display().to_string();
+    let mut all = vec!["probe"];
+    all.extend_from_slice(args);
+    all.extend(["--out", &out_arg]);
+    let o = longcall(&all);
+    let _ = std::fs::remove_dir_all(&out);
+    o
+}
+
 /// A URL that is no MCP endpoint (here a job API's): both revisions' openings got an HTTP answer
 /// without a JSON-RPC one, and the run says so with the status and what to try, not "no answer".
 #[test]
 fn a_url_that_is_no_mcp_endpoint_is_said_with_its_status() {
     let server = ServeJobs::start(&["--max-seconds", "30"]);
-    let out = std::env::temp_dir().join(format!("longcall-probe-nomcp-{}", std::process::id()));
-    let o = longcall(&[
-        "probe",
-        &server.url,
-        "--seed",
-        "3",
-        "--out",
-        &out.display().to_string(),
-    ]);
-    let _ = std::fs::remove_dir_all(&out);
+    let o = probe_out_of_tree("nomcp", &[&server.url, "--seed", "3"]);
     assert_eq!(o.status.code(), Some(2));
     let said = String::from_utf8_lossy(&o.stdout);
     assert!(said.contains("initialize failed: HTTP 4"), "{said}");
@@ -348,21 +351,11 @@ fn a_url_that_is_no_mcp_endpoint_is_said_with_its_status() {
 #[test]
 fn a_base_url_that_is_no_job_api_is_said_early() {
     let server = ServeJobs::start(&["--max-seconds", "30"]);
-    let out = std::env::temp_dir().join(format!("longcall-probe-nojobs-{}", std::process::id()));
     let base = format!("{}/mcp", server.url);
-    let o = longcall(&[
-        "probe",
-        "--jobs",
-        &base,
-        "--auth",
-        "Bearer a",
-        "--seed",
-        "5",
-        "--json",
-        "--out",
-        &out.display().to_string(),
-    ]);
-    let _ = std::fs::remove_dir_all(&out);
+    let args = [
+        "--jobs", &base, "--auth", "Bearer a", "--seed", "5", "--json",
+    ];
+    let o = probe_out_of_tree("nojobs", &args);
     assert_eq!(o.status.code(), Some(2));
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     let said = doc["unusable"].as_str().unwrap_or_default();

@@ -165,9 +165,9 @@ pub fn capability_meta_js() -> JsResult<JsValue> {
 
 /// `httpMessages({status, headers?}, body)`: the JSON-RPC messages (their texts, in order) that
 /// the HTTP answer to a POST carries: a JSON body, or the data of each event of a
-/// `text/event-stream` body; none in a 4xx or 5xx page (rule E-67), nor bytes that are not UTF-8. For a request of the host's
-/// own, such as `tools/list`: the endpoint reads the answers to its own requests whole
-/// (`handleHttpAnswer`).
+/// `text/event-stream` body; none in a 4xx or 5xx page (rule E-67), nor bytes that are not
+/// UTF-8. For a request of the host's own, such as `tools/list`: the endpoint reads the answers
+/// to its own requests whole (`handleHttpAnswer`).
 #[wasm_bindgen(js_name = httpMessages)]
 pub fn http_messages(answer: JsValue, body: JsValue) -> JsResult<JsValue> {
     let answer = js(crate::endpoint::HttpArgs::read(&answer, &body))?;
