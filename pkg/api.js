@@ -76,7 +76,7 @@ export const {
   readNotification,
   buildRequest,
   buildCall,
-  capabilityMeta,
+  requestMeta,
   httpMessages,
   artifactUrl,
   // One call end to end (bindings/wasm/src/endpoint.rs): bytes in, events out, the core deciding.

@@ -259,6 +259,13 @@ export interface EndpointWireOptions {
   jobRoutes?: { get?: [string, string]; cancel?: [string, string] } | undefined;
   /** The job API's dialect (default `mcp_tools`). */
   jobDialect?: JobDialect | undefined;
+  /**
+   * The client each 2026 request names in its `_meta` (`io.modelcontextprotocol/clientInfo`,
+   * beside the protocol version and capabilities the core writes too; rule M-21). Default
+   * `{name: 'longcall', version}` of this package. 2026 only: a 2025 or job endpoint refuses it
+   * (`invalid_config`), since its requests never carry it.
+   */
+  clientInfo?: { name: string; version: string } | undefined;
 }
 
 /** A tool as a `tools/list` answer lists it: its name, and on the 2025 wire how it may run. */
@@ -1071,11 +1078,19 @@ export function buildCall(
   ttlMs?: number | null,
 ): BuiltRequest;
 
-/** The `_meta` object that declares the 2026 tasks extension on one request. */
-export function capabilityMeta(): {
+/**
+ * The `_meta` of one 2026 request (rules M-5, M-21): the tasks extension in the client
+ * capabilities, the protocol version and the client (default `{name: 'longcall', version}`),
+ * for a request of your own such as `tools/list`. The core's requests carry it already.
+ * @throws {LongcallError} `malformed` (a `clientInfo` without string `name` and `version`).
+ * @example requestMeta({ name: 'studio', version: '2.1.0' })['io.modelcontextprotocol/protocolVersion'] // '2026-07-28'
+ */
+export function requestMeta(clientInfo?: { name: string; version: string } | null): {
   'io.modelcontextprotocol/clientCapabilities': {
     extensions: { 'io.modelcontextprotocol/tasks': Record<string, never> };
   };
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28';
+  'io.modelcontextprotocol/clientInfo': { name: string; version: string };
 };
 
 /**

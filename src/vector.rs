@@ -37,6 +37,8 @@
 //! [`CallEndpoint::handle_message`]), `transport_failure` (a request id), `timeout`, `input`
 //! (`cancel_pressed`, `input_answered`, `stop_watching`: the user inputs), `restore` (snapshot,
 //! then [`CallEndpoint::restore`] at `at`), or nothing (just drain, e.g. the first transmit).
+//! A 2026 endpoint vector names its client in `client_info` (`{"name", "version"}`, rule M-21),
+//! so its request texts do not change with this crate's version.
 //! `expect` lists the drained [`crate::endpoint::Event`]s as JSON.
 
 use alloc::string::String;
@@ -49,6 +51,7 @@ use crate::endpoint::{CallEndpoint, Config};
 use crate::error::Error;
 use crate::model::Model;
 use crate::tracker::{Input, Tracker, TrackerConfig};
+use crate::wire::mcp2026::ClientInfo;
 
 /// One scenario.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -71,6 +74,10 @@ pub struct Vector {
     /// Present for an endpoint vector: how the endpoint starts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<EndpointStart>,
+    /// A 2026 endpoint vector's client identity ([`Config::client_info`]): named, its request
+    /// texts do not change with this crate's version, which the default identity carries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_info: Option<ClientInfo>,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -86,6 +93,7 @@ impl<'de> Deserialize<'de> for Vector {
             steps: f.req("steps")?,
             record: f.opt("record")?,
             endpoint: f.opt("endpoint")?,
+            client_info: f.opt("client_info")?,
         })
     }
 }
@@ -200,6 +208,12 @@ pub fn run(vector: &Vector) -> Result<Report, Error> {
     if let Some(start) = &vector.endpoint {
         return run_endpoint(vector, start);
     }
+    if vector.client_info.is_some() {
+        return Err(Error::invalid_config(
+            "client_info",
+            "only an endpoint vector sends requests that name a client",
+        ));
+    }
     let mut tracker = Tracker::new(vector.model, vector.config.clone())?;
     let mut steps = Vec::with_capacity(vector.steps.len());
     let mut passed = true;
@@ -267,6 +281,7 @@ fn value_of<T: Serialize>(value: &T) -> Value {
 fn run_endpoint(vector: &Vector, start: &EndpointStart) -> Result<Report, Error> {
     let config = Config {
         tracker: vector.config.clone(),
+        client_info: vector.client_info.clone(),
         ..Config::default()
     };
     let mut ep = match start {

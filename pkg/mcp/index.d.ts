@@ -37,6 +37,13 @@ export interface Sender {
   /** The wire revision this sender speaks. */
   model: TaskModel;
   /**
+   * 2026: the client each request names in its `_meta` (`io.modelcontextprotocol/clientInfo`),
+   * which the core writes with the protocol version and capabilities (rule M-21); default
+   * `{name: 'longcall', version}`. A call's `wire.clientInfo` takes precedence. A sender sends
+   * the message as it is given: it adds no `_meta` of its own.
+   */
+  clientInfo?: { name: string; version: string } | undefined;
+  /**
    * Sends one request and resolves with its JSON-RPC answer (text or object), as it arrived:
    * never validated against a schema, never rewritten (an answer a library's schema rejects is
    * still an answer; the core reads it and reports what is wrong). A JSON-RPC error is an answer.
@@ -112,7 +119,11 @@ export interface HttpSenderOptions {
     | undefined;
   /** Extra headers on every request (auth). */
   headers?: Record<string, string> | undefined;
-  /** Sent as `_meta["io.modelcontextprotocol/clientInfo"]`. */
+  /**
+   * The client every request names (`_meta["io.modelcontextprotocol/clientInfo"]`, written by
+   * the core; default `{name: 'longcall', version}`): the sender's `clientInfo`. A value
+   * without string `name` and `version` is refused here (`malformed`).
+   */
   clientInfo?: { name: string; version: string } | undefined;
   /** Per-request timeout in ms (default 30000). A timeout is no answer, never a cancel. */
   timeoutMs?: number | undefined;

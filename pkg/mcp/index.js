@@ -85,9 +85,10 @@ const safe = (fn, ...args) => {
 // ---- senders ------------------------------------------------------------------------------
 
 /**
- * A fetch-based Streamable HTTP sender for the 2026-07-28 tasks extension. Sets `Mcp-Method`,
- * `Mcp-Name` and `MCP-Protocol-Version` from the core's headers, and the per-request `_meta`
- * (protocol version, client info, and the core's capability declaration). Resolves with the
+ * A fetch-based Streamable HTTP sender for the 2026-07-28 tasks extension. Sends each message
+ * as the core built it, with the core's headers (`Mcp-Method`, `Mcp-Name`,
+ * `MCP-Protocol-Version`); the core writes each request's `_meta` (capability, protocol version
+ * and `clientInfo`, which this sender names: rule M-21). Resolves with the
  * fetch Response whole: the core reads it (a JSON or SSE body; an HTTP error with a JSON-RPC
  * body, such as 400 -32602 or 400 -32021, is an answer; a 429 or 503 without one fails the
  * request, its Retry-After a floor for the next poll).
@@ -101,7 +102,7 @@ export function httpSender(options = {}) {
     url,
     fetch: f = globalThis.fetch,
     headers: extra = {},
-    clientInfo = { name: 'longcall', version: '0.1.0' },
+    clientInfo,
     timeoutMs = 30000,
     declareTasks = true,
   } = options ?? {};
@@ -121,21 +122,20 @@ export function httpSender(options = {}) {
       'invalid_input',
       `httpSender: timeoutMs must be a whole number of milliseconds from 1 to 2147483647, got ${JSON.stringify(String(timeoutMs).slice(0, 40))} (${timeoutMs === null ? 'null' : typeof timeoutMs})`,
     );
+  // Checked by the core now, not at the first call: a clientInfo without a name or version.
+  if (clientInfo !== undefined) fromCore(() => lc.requestMeta(clientInfo));
   return {
     model: 'task-2026',
+    // The client the core names in every request it builds for this sender (M-21).
+    ...(clientInfo === undefined ? {} : { clientInfo }),
     async send(message, headers, { signal } = {}) {
-      const params = { ...(message.params ?? {}) };
-      const meta = {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': clientInfo,
-        ...(params._meta ?? {}),
-      };
-      if (!declareTasks && meta[CAPS]?.extensions) {
+      let body = message;
+      const meta = message.params?._meta;
+      if (!declareTasks && meta?.[CAPS]?.extensions) {
         const { [TASKS_EXT]: _dropped, ...rest } = meta[CAPS].extensions;
-        meta[CAPS] = { ...meta[CAPS], extensions: rest };
+        const stripped = { ...meta, [CAPS]: { ...meta[CAPS], extensions: rest } };
+        body = { ...message, params: { ...message.params, _meta: stripped } };
       }
-      params._meta = meta;
-      const body = { ...message, params };
       const timeout = AbortSignal.timeout(timeoutMs);
       // The HTTP answer whole, a Response: the core reads its status, Retry-After and JSON or
       // event-stream body, and which message in it answers this request (rule E-67). The
@@ -177,7 +177,11 @@ export async function listTools(sender, options = {}) {
     throw new McpCallError('invalid_input', 'listTools: expected a sender {model, send(message, headers, opts)}');
   if (cursor !== undefined && typeof cursor !== 'string')
     throw new McpCallError('invalid_input', `listTools: cursor must be a string, got ${typeof cursor}`);
-  const message = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: cursor === undefined ? {} : { cursor } };
+  // On 2026 a request of the host's own carries the envelope the core's requests do (M-21).
+  const params =
+    sender.model === 'task-2026' ? { _meta: fromCore(() => lc.requestMeta(sender.clientInfo ?? null)) } : {};
+  if (cursor !== undefined) params.cursor = cursor;
+  const message = { jsonrpc: '2.0', id: 1, method: 'tools/list', params };
   let answer;
   let http;
   try {
@@ -1039,6 +1043,13 @@ function checkSender(sender, opts, where) {
     );
 }
 
+// The endpoint's wire options, naming the sender's client in every 2026 request (M-21) unless
+// the options name one themselves.
+function wireOf(sender, wire) {
+  if (sender.model !== 'task-2026' || sender.clientInfo == null || wire?.clientInfo !== undefined) return wire ?? null;
+  return { ...(wire ?? {}), clientInfo: sender.clientInfo };
+}
+
 // The core's refusals (a deadline already passed, arguments that are no JSON, a snapshot it
 // cannot read) as this module's own error, so `instanceof McpCallError` catches every refusal of
 // its functions; the core's error is the `cause`, its code and message kept.
@@ -1106,7 +1117,7 @@ export async function callTool(sender, opts) {
     lc.Endpoint.callTool(sender.model, opts.tool ?? opts.name, opts.arguments ?? {}, {
       ttlMs: opts.ttlMs,
       config: seeded(opts.config),
-      wire: opts.wire,
+      wire: wireOf(sender, opts.wire),
       now: (opts.now ?? Date.now)(),
     }),
   );
@@ -1137,7 +1148,9 @@ export function watchTask(sender, taskId, opts = {}) {
 
 // Watches a task by its id; `name` is the tool that created it, when known (a resume).
 function watchId(sender, taskId, opts, name = null) {
-  const ep = fromCore(() => lc.Endpoint.watch(sender.model, taskId, seeded(opts.config ?? null), opts.wire ?? null));
+  const ep = fromCore(() =>
+    lc.Endpoint.watch(sender.model, taskId, seeded(opts.config ?? null), wireOf(sender, opts.wire)),
+  );
   const w = new Watch(sender, ep, opts, name);
   w.apply(() => ep.pollEvents());
   w.route();

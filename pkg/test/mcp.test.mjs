@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { callTool, watchTask, resume, httpSender, listTools, McpCallError } from 'longcall/mcp';
+import * as lc from 'longcall';
 import { fakeClock, watchPromise } from './mcp-fakes.mjs';
 import { closedPort } from './support/ports.mjs';
 
@@ -126,10 +127,9 @@ test('2026: create, input_required asked once, tasks/update, completed; headers 
     assert.equal(x.headers['Mcp-Name'], 't1');
     assert.equal(x.headers['Mcp-Method'], x.message.method);
     assert.equal(x.headers['MCP-Protocol-Version'], '2026-07-28');
-    assert.ok(
-      x.message.params._meta['io.modelcontextprotocol/clientCapabilities'].extensions['io.modelcontextprotocol/tasks'],
-    );
   }
+  // Rule M-21: the core writes every request's whole envelope; a sender only moves it.
+  for (const x of s.sent) assert.deepEqual(x.message.params._meta, lc.requestMeta(), x.message.method);
   const gets = s.sent.filter((x) => x.message.method === 'tasks/get').map((x) => x.at);
   assert.ok(gets.length >= 3, `${gets.length} polls`);
   for (let i = 1; i < gets.length; i++)
@@ -754,35 +754,45 @@ test('violations from the wire are reported, the call goes on', async () => {
   );
 });
 
-test('httpSender: headers and _meta out, the HTTP answer handed back whole', async () => {
+test("httpSender: the message sent as the core built it, naming the sender's client; the HTTP answer handed back whole", async () => {
   const seen = [];
   const fakeFetch = async (url, init) => {
     seen.push({ url, init });
     return new Response('bad gateway', { status: 502 });
   };
-  const s = httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch, declareTasks: false });
-  const res = await s.send(
-    {
-      jsonrpc: '2.0',
-      id: 4,
-      method: 'tools/call',
-      params: {
-        name: 'x',
-        _meta: {
-          'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
-        },
-      },
-    },
-    { 'Mcp-Name': 'x' },
-    {},
-  );
+  const studio = { name: 'studio', version: '2.1.0' };
+  const s = httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch, clientInfo: studio });
+  assert.deepEqual(s.clientInfo, studio);
+  // A request of the host's own goes out as given: the sender adds no _meta.
+  const mine = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'x', _meta: lc.requestMeta(studio) } };
+  const res = await s.send(mine, { 'Mcp-Name': 'x' }, {});
   assert.ok(res instanceof Response, 'a 502 is handed back, not thrown: the core reads it');
   assert.equal(res.status, 502);
   assert.equal(seen[0].init.headers['Mcp-Name'], 'x');
   assert.equal(seen[0].init.headers['Mcp-Method'], 'tools/call');
-  const meta = JSON.parse(seen[0].init.body).params._meta;
+  assert.deepEqual(JSON.parse(seen[0].init.body), mine);
+  // Rule M-21: the core names the sender's client in every request it builds.
+  const clock = fakeClock();
+  await assert.rejects(
+    callTool(s, { name: 'x', now: clock.now, timers: clock.timers }),
+    (e) => e.code === 'create_unanswered',
+  );
+  const meta = JSON.parse(seen[1].init.body).params._meta;
   assert.equal(meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
-  assert.deepEqual(meta['io.modelcontextprotocol/clientCapabilities'].extensions, {});
+  assert.deepEqual(meta['io.modelcontextprotocol/clientInfo'], studio);
+  await assert.rejects(listTools(s), (e) => e.code === 'tools_list_failed' || e.code === 'transport');
+  assert.deepEqual(JSON.parse(seen[2].init.body).params._meta['io.modelcontextprotocol/clientInfo'], studio);
+  // declareTasks: false strips the extension from what the core wrote, nothing else.
+  const bare = httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch, declareTasks: false });
+  await bare.send(mine, {}, {});
+  const stripped = JSON.parse(seen[3].init.body).params._meta;
+  assert.deepEqual(stripped['io.modelcontextprotocol/clientCapabilities'].extensions, {});
+  assert.deepEqual(stripped['io.modelcontextprotocol/clientInfo'], studio);
+  assert.deepEqual(mine.params._meta, lc.requestMeta(studio), 'the message given is not changed');
+  assert.throws(
+    () => httpSender({ url: 'http://127.0.0.1:1/mcp', clientInfo: { name: 'studio' } }),
+    (e) => e.code === 'malformed' && /version/.test(e.message),
+  );
 });
 
 test('httpSender: the core reads SSE answers and HTTP 400 JSON-RPC errors; a 502 page fails the request with its words', async () => {

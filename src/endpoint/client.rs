@@ -102,6 +102,7 @@ use crate::tracker::{
 };
 use crate::view::JobView;
 use crate::violation::{Rule, Violation};
+use crate::wire::mcp2026::ClientInfo;
 use crate::wire::{detect, mcp2025, mcp2026, sume, sume_open, Id, Limits, Message};
 use crate::Json;
 
@@ -210,6 +211,11 @@ pub struct Config {
     pub job_routes: JobRoutes,
     /// The job API's dialect (rule E-10).
     pub job_dialect: JobDialect,
+    /// The client's identity on each 2026 request (rule M-21); `None` names longcall. Only the
+    /// 2026 wire carries it: on 2025 the host's `initialize` names the client, and a job API
+    /// has no such member, so either refuses one given (`invalid_config`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_info: Option<ClientInfo>,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -224,6 +230,7 @@ impl<'de> Deserialize<'de> for Config {
             detect_revision: f.or("detect_revision", fallback.detect_revision)?,
             job_routes: f.or("job_routes", fallback.job_routes)?,
             job_dialect: f.or("job_dialect", fallback.job_dialect)?,
+            client_info: f.opt("client_info")?,
         })
     }
 }
@@ -236,6 +243,7 @@ impl Default for Config {
             detect_revision: true,
             job_routes: JobRoutes::default(),
             job_dialect: JobDialect::default(),
+            client_info: None,
         }
     }
 }
@@ -521,6 +529,11 @@ impl<'de> Deserialize<'de> for CallEndpoint {
         if ep.tracker.model() != ep.model {
             return Err(D::Error::custom("the tracker is of another model"));
         }
+        if !names_client(ep.model, &ep.config) {
+            return Err(D::Error::custom(format_args!(
+                "config.client_info: {NAMES_CLIENT}"
+            )));
+        }
         if ep.next_id == 0 || ep.next_id > (1 << 63) - 1 {
             return Err(D::Error::custom(
                 "next_id: expected an integer from 1 to 2^63-1",
@@ -534,6 +547,15 @@ impl<'de> Deserialize<'de> for CallEndpoint {
         Ok(ep)
     }
 }
+
+/// M-21: a client identity is configured only where it is sent, the 2026 wire; one that would
+/// never be sent is refused, not dropped.
+fn names_client(model: Model, config: &Config) -> bool {
+    model == Model::Task2026 || config.client_info.is_none()
+}
+
+const NAMES_CLIENT: &str =
+    "only the 2026 wire names the client on each request; on 2025 the host's initialize names it";
 
 /// The request a job submit sends, in `dialect` (E-11, D-8).
 fn submit_request(
@@ -632,6 +654,9 @@ impl Snapshot for CallEndpoint {
 impl CallEndpoint {
     fn new(model: Model, config: Config) -> Result<CallEndpoint, Error> {
         config.limits.check().map_err(|e| e.within("limits"))?;
+        if !names_client(model, &config) {
+            return Err(Error::invalid_config("client_info", NAMES_CLIENT));
+        }
         Ok(CallEndpoint {
             model,
             tracker: Tracker::new(model, config.tracker.clone())?,
@@ -945,6 +970,7 @@ impl CallEndpoint {
             request: None,
             result: false,
         });
+        let built = ep.stamped(built);
         ep.queue.push_back(Event::Transmit(rpc(id, &built)));
         Ok(ep)
     }
@@ -1965,7 +1991,7 @@ impl CallEndpoint {
                 ),
                 _ => build_request(self.model, &request, Id::Number(id as i64)),
             };
-            built.map(|b| rpc(id, &b))
+            built.map(|b| rpc(id, &self.stamped(b)))
         };
         match transmit {
             Ok(t) => {
@@ -1980,6 +2006,14 @@ impl CallEndpoint {
             // for one; say so rather than drop it silently.
             Err(e) => self.violate(Rule::WrongRevisionMethod, e.to_string()),
         }
+    }
+
+    /// A built request as this endpoint sends it: naming the host's client on 2026 (M-21).
+    fn stamped(&self, mut built: Built) -> Built {
+        if let Some(me) = &self.config.client_info {
+            mcp2026::set_client_info(&mut built.message, me);
+        }
+        built
     }
 
     fn job_transmit(&self, id: u64, request: &Request) -> Result<Transmit, Error> {
@@ -2172,6 +2206,87 @@ mod tests {
             result: Some(json!({"content": []}).into()),
             error: None,
         }));
+    }
+
+    /// Rule M-21: every 2026 request carries the stateless envelope, naming the host's client
+    /// when it names one (kept across a restore), longcall otherwise; 2025 requests do not, and
+    /// an identity a 2025 endpoint would never send is refused.
+    #[test]
+    fn every_2026_request_names_the_protocol_and_the_client() {
+        let envelope = |v: &Value| {
+            let meta = &v["params"]["_meta"];
+            (
+                meta[mcp2026::PROTOCOL_VERSION_META].clone(),
+                meta[mcp2026::CLIENT_INFO_META].clone(),
+                meta[mcp2026::CLIENT_CAPABILITIES_META]["extensions"][mcp2026::EXTENSION].clone(),
+            )
+        };
+        let me = ClientInfo {
+            name: "studio".into(),
+            version: "2.1.0".into(),
+        };
+        let named = Config {
+            client_info: Some(me.clone()),
+            ..config()
+        };
+        let mut ep =
+            CallEndpoint::call_tool(Model::Task2026, "render", json!({}), None, named.clone())
+                .unwrap();
+        let mut requests = sent(&drain(&mut ep));
+        let created = format!(r#"{{"resultType":"task",{TASK},"status":"working"}}"#);
+        ep.handle_message(5, answer(1, &created).as_bytes());
+        let _ = drain(&mut ep);
+        ep.handle_timeout(10_000);
+        requests.extend(sent(&drain(&mut ep)));
+        let mut ep = CallEndpoint::restore(&ep.snapshot().unwrap(), 10_001).unwrap();
+        ep.cancel_pressed(10_002).unwrap();
+        requests.extend(sent(&drain(&mut ep)));
+        let methods: Vec<_> = requests.iter().map(|(_, v)| v["method"].clone()).collect();
+        assert_eq!(
+            methods,
+            [
+                json!("tools/call"),
+                json!("tasks/get"),
+                json!("tasks/cancel")
+            ]
+        );
+        for (_, v) in &requests {
+            assert_eq!(
+                envelope(v),
+                (
+                    json!("2026-07-28"),
+                    json!({"name": "studio", "version": "2.1.0"}),
+                    json!({})
+                ),
+                "{v}"
+            );
+        }
+        let mut plain = CallEndpoint::watch(Model::Task2026, "t1", config()).unwrap();
+        let (_, get) = &sent(&drain(&mut plain))[0];
+        assert_eq!(
+            envelope(get).1,
+            json!({"name": "longcall", "version": env!("CARGO_PKG_VERSION")})
+        );
+        let mut old = CallEndpoint::watch(Model::Task2025, "t1", config()).unwrap();
+        let (_, get) = &sent(&drain(&mut old))[0];
+        assert_eq!(get["params"].get("_meta"), None);
+        for model in [Model::Task2025, Model::Job] {
+            let e = CallEndpoint::watch(model, "t1", named.clone()).unwrap_err();
+            assert_eq!(e.code(), "invalid_config");
+            assert!(e.to_string().contains("client_info"), "{e}");
+        }
+        // A snapshot of a 2025 endpoint cannot be made to name a client it never sends.
+        let text = old.snapshot().unwrap();
+        let edited = text.replacen(
+            r#""config":{"#,
+            r#""config":{"client_info":{"name":"x","version":"1"},"#,
+            1,
+        );
+        assert_ne!(edited, text);
+        assert_eq!(
+            CallEndpoint::restore(&edited, 1).unwrap_err().code(),
+            "snapshot_invalid"
+        );
     }
 
     fn header(name: &str, value: &str) -> Vec<(String, String)> {

@@ -14,6 +14,11 @@
 //! * (M-5, M-6) Every `tasks/*` request carries the capability in
 //!   `params._meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"] = {}`
 //!   and, over Streamable HTTP, the headers of [`http_headers`].
+//! * (M-21) Every 2026 request the client builds carries the per-request envelope of the
+//!   stateless wire in `params._meta`: `io.modelcontextprotocol/protocolVersion` and
+//!   `io.modelcontextprotocol/clientInfo` beside the capabilities, since there is no `initialize`
+//!   to say them once. The identity is longcall's unless the host names its own
+//!   ([`set_client_info`]).
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -40,6 +45,47 @@ pub const PROTOCOL_VERSION: &str = "2026-07-28";
 pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// The `_meta` key of the per-request client capabilities.
 pub const CLIENT_CAPABILITIES_META: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `_meta` key of the per-request protocol version (M-21).
+pub const PROTOCOL_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key of the per-request client identity (M-21).
+pub const CLIENT_INFO_META: &str = "io.modelcontextprotocol/clientInfo";
+
+/// The client's identity on each 2026 request (`_meta["io.modelcontextprotocol/clientInfo"]`,
+/// M-21): what `initialize`'s `clientInfo` said on the 2025 wire.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClientInfo {
+    /// The client's name, as servers log it.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+}
+
+impl Default for ClientInfo {
+    /// longcall itself, at this crate's version.
+    fn default() -> Self {
+        ClientInfo {
+            name: "longcall".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+impl ClientInfo {
+    fn to_value(&self) -> Value {
+        json!({"name": self.name, "version": self.version})
+    }
+}
+
+// Read member by member (`crate::tagged`): a derived reader would also compile an array form.
+impl<'de> Deserialize<'de> for ClientInfo {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut f = crate::tagged::members(d, "struct ClientInfo")?;
+        Ok(ClientInfo {
+            name: f.req("name")?,
+            version: f.req("version")?,
+        })
+    }
+}
 
 /// A task as written on the wire: `CreateTaskResult`, `GetTaskResult` and `notifications/tasks`
 /// params share it (the payload members are present by status). Exact: parse then serialize gives
@@ -433,10 +479,16 @@ pub fn missing_capability_error(message: &str) -> RpcError {
     }
 }
 
-/// The `_meta` object that declares the tasks capability on one request.
+/// The `_meta` object of one 2026 request naming `client` (M-5, M-21): the tasks capability,
+/// the protocol version and the client, as [`declare_envelope`] writes them.
 #[must_use]
-pub fn capability_meta() -> Value {
-    json!({ CLIENT_CAPABILITIES_META: { "extensions": { EXTENSION: {} } } })
+pub fn request_meta(client: &ClientInfo) -> Value {
+    let mut params = Value::Object(Map::new());
+    declare_envelope(&mut params, client);
+    params
+        .as_object_mut()
+        .and_then(|p| p.remove("_meta"))
+        .unwrap_or_default()
 }
 
 /// Adds the tasks capability to `params._meta` (creating `_meta` and the path as needed and
@@ -478,8 +530,52 @@ pub fn declare_capability(params: &mut Value) {
     }
 }
 
+/// Names `client` in a 2026 request's `_meta` (M-21), in place of the identity the builders
+/// write (longcall's); a message that is not a request with object params is left as it is.
+///
+/// ```
+/// use longcall::wire::{mcp2026, Id};
+/// let mut v = mcp2026::get_request(Id::Number(3), "t1").to_value();
+/// assert_eq!(v["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]["name"], "longcall");
+/// let me = mcp2026::ClientInfo { name: "studio".into(), version: "2.1.0".into() };
+/// mcp2026::set_client_info(&mut v, &me);
+/// assert_eq!(v["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]["name"], "studio");
+/// assert_eq!(v["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+/// ```
+pub fn set_client_info(message: &mut Value, client: &ClientInfo) {
+    let meta = message
+        .get_mut("params")
+        .and_then(|p| p.get_mut("_meta"))
+        .and_then(Value::as_object_mut);
+    if let Some(meta) = meta {
+        meta.insert(CLIENT_INFO_META.into(), client.to_value());
+    }
+}
+
+/// Writes a 2026 request's whole `_meta` envelope into `params` (M-5, M-21): the tasks
+/// capability ([`declare_capability`]), the protocol version and `client`, keeping what else is
+/// there. For a request of the host's own (`server/discover`, `tools/list`), so it goes out as
+/// the core's requests do.
+///
+/// ```
+/// use longcall::wire::mcp2026::{self, ClientInfo};
+/// let mut params = serde_json::json!({"cursor": "p2"});
+/// mcp2026::declare_envelope(&mut params, &ClientInfo::default());
+/// assert_eq!(params["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+/// assert_eq!(params["_meta"]["io.modelcontextprotocol/clientInfo"]["name"], "longcall");
+/// assert_eq!(params["cursor"], "p2");
+/// ```
+pub fn declare_envelope(params: &mut Value, client: &ClientInfo) {
+    declare_capability(params);
+    // `declare_capability` made `_meta` an object.
+    if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+        meta.insert(PROTOCOL_VERSION_META.into(), PROTOCOL_VERSION.into());
+        meta.insert(CLIENT_INFO_META.into(), client.to_value());
+    }
+}
+
 fn task_request(id: Id, method: &str, mut params: Value) -> Message {
-    declare_capability(&mut params);
+    declare_envelope(&mut params, &ClientInfo::default());
     Message::Request {
         id,
         method: method.into(),

@@ -18,6 +18,7 @@
 use longcall::endpoint::{
     CallEndpoint, Config, Event, HttpAnswer, JobDialect, JobRoutes, JobSubmit,
 };
+use longcall::wire::mcp2026::ClientInfo;
 use longcall::wire::sume_open::Kind;
 use longcall::wire::Limits;
 use longcall::Error;
@@ -40,6 +41,7 @@ struct WireOptions {
     detect_revision: Option<bool>,
     job_routes: Option<Routes>,
     job_dialect: Option<JobDialect>,
+    client_info: Option<ClientInfo>,
 }
 
 // Read member by member ([`crate::json::members`]): every member optional, unknown ones
@@ -53,6 +55,7 @@ impl<'de> Deserialize<'de> for WireOptions {
             "detectRevision",
             "jobRoutes",
             "jobDialect",
+            "clientInfo",
         ];
         let mut w = WireOptions::default();
         crate::json::members(d, "struct WireOptions", FIELDS, &mut |i, v| {
@@ -62,7 +65,8 @@ impl<'de> Deserialize<'de> for WireOptions {
                 2 => w.max_string_bytes = Deserialize::deserialize(v)?,
                 3 => w.detect_revision = Deserialize::deserialize(v)?,
                 4 => w.job_routes = Deserialize::deserialize(v)?,
-                _ => w.job_dialect = Deserialize::deserialize(v)?,
+                5 => w.job_dialect = Deserialize::deserialize(v)?,
+                _ => w.client_info = Deserialize::deserialize(v)?,
             }
             Ok(())
         })?;
@@ -175,6 +179,7 @@ fn config(tracker: &[f64], wire: &JsValue) -> Result<Config, Error> {
     if let Some(d) = w.job_dialect {
         c.job_dialect = d;
     }
+    c.client_info = w.client_info;
     if let Some(r) = w.job_routes {
         // The Open API's routes are its own (`/v1/jobs/{id}/status`, ...): routes given for it
         // would be ignored, and an option is never ignored without a word.
@@ -340,7 +345,8 @@ impl Endpoint {
     /// the tool's `tools/list` entry instead: on 2025 one that may not run as a task is called
     /// without one (rule E-64). The first event is the `tools/call` to send. `config` is the
     /// tracker configuration (as for `Tracker`),
-    /// `wire` `{maxBytes?, maxDepth?, maxStringBytes?, detectRevision?, jobRoutes?}`. With
+    /// `wire` `{maxBytes?, maxDepth?, maxStringBytes?, detectRevision?, jobRoutes?, jobDialect?,
+    /// clientInfo?}`. With
     /// `now`, a `config.deadlineMs` already passed is refused before anything is sent (E-60).
     #[wasm_bindgen(js_name = callTool)]
     pub fn call_tool(

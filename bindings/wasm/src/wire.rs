@@ -12,7 +12,7 @@
 //!   `{message, headers}`; 2026 requests carry the per-request capability `_meta` and the
 //!   `Mcp-Method` / `Mcp-Name: <taskId>` / `MCP-Protocol-Version` headers.
 //! * `buildCall(model, id, name, args, ttlMs?)`: the creating `tools/call`.
-//! * `capabilityMeta()`: the `_meta` object that declares the tasks extension.
+//! * `requestMeta(clientInfo?)`: the `_meta` object of a 2026 request (capability, version, client).
 //! * `httpMessages({status, headers?}, body)`: the JSON-RPC messages the HTTP answer to a POST
 //!   carries (a JSON body, or each event of an event stream), for a request of the host's own.
 //! * The whole call (bytes in, transmits and events out) is `Endpoint`
@@ -25,7 +25,8 @@ use longcall::endpoint::codec::{
     build_call, build_request, read_answer, read_notification, read_result, Asked,
 };
 use longcall::tracker::Request;
-use longcall::wire::{mcp2026, Id, Message};
+use longcall::wire::mcp2026::{self, ClientInfo};
+use longcall::wire::{Id, Message};
 use longcall::Error;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -156,11 +157,19 @@ pub fn build_call_js(
     to_js(&r)
 }
 
-/// `capabilityMeta()`: `{"io.modelcontextprotocol/clientCapabilities": {extensions:
-/// {"io.modelcontextprotocol/tasks": {}}}}`, the per-request opt-in of the 2026 extension.
-#[wasm_bindgen(js_name = capabilityMeta)]
-pub fn capability_meta_js() -> JsResult<JsValue> {
-    to_js(&mcp2026::capability_meta())
+/// `requestMeta(clientInfo?)`: the `_meta` of a 2026 request (rules M-5, M-21): the tasks
+/// extension in the client capabilities, the protocol version and `clientInfo` `{name,
+/// version}` (default longcall's). For a request of the host's own, such as `tools/list`; the
+/// core's requests carry it already.
+#[wasm_bindgen(js_name = requestMeta)]
+pub fn request_meta_js(client_info: JsValue) -> JsResult<JsValue> {
+    let client = js((|| {
+        if client_info.is_undefined() || client_info.is_null() {
+            return Ok(ClientInfo::default());
+        }
+        from_js::<ClientInfo>(&client_info, "clientInfo")
+    })())?;
+    to_js(&mcp2026::request_meta(&client))
 }
 
 /// `httpMessages({status, headers?}, body)`: the JSON-RPC messages (their texts, in order) that

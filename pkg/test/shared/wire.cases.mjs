@@ -1,4 +1,4 @@
-// MCP wire exports (readAnswer, readResult, readNotification, buildRequest, buildCall, capabilityMeta), in
+// MCP wire exports (readAnswer, readResult, readNotification, buildRequest, buildCall, requestMeta), in
 // Node and Chromium. Answers are shaped like the recorded transcripts (SDK 1.32.2 for 2025,
 // fastmcp-tasks 4.1.4 for 2026); then every export on junk: an Error with a `code`, never a trap.
 const T = '2026-11-29T15:07:54.708861+00:00';
@@ -272,7 +272,16 @@ export const cases = {
     assert.deepEqual(c25.message.params, { name: 'slow_steps', arguments: { steps: 2 }, task: { ttl: 60000 } });
     const c26 = lc.buildCall('task-2026', 1, 'greet', { name: 'a' });
     assert.equal(c26.message.params.task, undefined);
-    assert.deepEqual(c26.message.params._meta, lc.capabilityMeta());
+    // Rule M-21: the whole stateless envelope, longcall named by default.
+    assert.deepEqual(c26.message.params._meta, lc.requestMeta());
+    assert.equal(c26.message.params._meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
+    assert.equal(c26.message.params._meta['io.modelcontextprotocol/clientInfo'].name, 'longcall');
+    const studio = lc.requestMeta({ name: 'studio', version: '2.1.0' });
+    assert.deepEqual(studio['io.modelcontextprotocol/clientInfo'], { name: 'studio', version: '2.1.0' });
+    assert.throws(
+      () => lc.requestMeta({ name: 'studio' }),
+      (e) => e.code === 'malformed' && /version/.test(e.message),
+    );
     assert.deepEqual(c26.headers, {
       'Mcp-Method': 'tools/call',
       'Mcp-Name': 'greet',

@@ -7,6 +7,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
+use longcall::wire::mcp2026::{self, ClientInfo, CLIENT_CAPABILITIES_META};
 use longcall::Model;
 use serde_json::{json, Map, Value};
 
@@ -136,16 +137,9 @@ impl Session {
         let try_2026 = model != Some(Model::Task2025);
         let mut discover_status = None;
         if try_2026 {
-            let discover = s.request_value(
-                0,
-                "server/discover",
-                json!({"_meta": {
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientInfo": {"name": "longcall-probe", "version": env!("CARGO_PKG_VERSION")},
-                    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}
-                }}),
-                Map::new(),
-            )?;
+            let mut params = json!({"_meta": {CLIENT_CAPABILITIES_META: {"elicitation": {}}}});
+            mcp2026::declare_envelope(&mut params, &probe_client());
+            let discover = s.request_value(0, "server/discover", params, Map::new())?;
             let speaks = discover
                 .result()
                 .and_then(|r| r.get("supportedVersions"))
@@ -168,7 +162,7 @@ impl Session {
             "initialize",
             json!({"protocolVersion": "2025-11-25",
                 "capabilities": {"tasks": {"requests": {"tools": {"call": {}}}}},
-                "clientInfo": {"name": "longcall-probe", "version": env!("CARGO_PKG_VERSION")}}),
+                "clientInfo": probe_client()}),
             Map::new(),
         )?;
         if init.result().is_none() {
@@ -196,12 +190,10 @@ impl Session {
         let mut tools = Vec::new();
         let mut cursor: Option<Value> = None;
         for _ in 0..20 {
-            let mut params = if self.model == Model::Task2026 {
-                json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}})
-            } else {
-                json!({})
-            };
+            let mut params = json!({});
+            if self.model == Model::Task2026 {
+                mcp2026::declare_envelope(&mut params, &probe_client());
+            }
             if let (Some(c), Some(o)) = (&cursor, params.as_object_mut()) {
                 o.insert("cursor".into(), c.clone());
             }
@@ -289,17 +281,8 @@ impl Session {
     ) -> Result<Answer, String> {
         let mut msg = msg;
         if self.model == Model::Task2026 {
-            // The 2026 per-request envelope: servers may refuse a request without it.
-            if let Some(params) = msg.get_mut("params").and_then(Value::as_object_mut) {
-                let meta = params.entry("_meta").or_insert_with(|| json!({}));
-                if let Some(m) = meta.as_object_mut() {
-                    m.entry("io.modelcontextprotocol/protocolVersion")
-                        .or_insert_with(|| "2026-07-28".into());
-                    m.entry("io.modelcontextprotocol/clientInfo").or_insert_with(|| {
-                        json!({"name": "longcall-probe", "version": env!("CARGO_PKG_VERSION")})
-                    });
-                }
-            }
+            // The core wrote the 2026 envelope (M-21); the probe names itself in it.
+            mcp2026::set_client_info(&mut msg, &probe_client());
         }
         let id = msg.get("id").cloned().filter(|i| !i.is_null());
         let p = self.principals.get(principal).cloned();
@@ -462,4 +445,12 @@ fn version_2025() -> Map<String, Value> {
         longcall::wire::mcp2025::PROTOCOL_VERSION.into(),
     );
     h
+}
+
+/// The probe's name in its requests, servers' logs telling it from other clients.
+fn probe_client() -> ClientInfo {
+    ClientInfo {
+        name: "longcall-probe".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    }
 }
