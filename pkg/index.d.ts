@@ -535,13 +535,15 @@ export type Output =
 /** A snake_case name in the camelCase JavaScript spells it (`poll_interval_ms` -> `pollIntervalMs`). */
 export type CamelCase<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
 /** A core type with every key in camelCase, as the structured JavaScript API takes and returns it. */
-export type Camelized<T> = T extends readonly [infer A, infer B]
-  ? [Camelized<A>, Camelized<B>]
-  : T extends readonly (infer U)[]
-    ? Camelized<U>[]
-    : T extends object
-      ? { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelized<T[K]> }
-      : T;
+export type Camelized<T> = [Json] extends [T]
+  ? T // JSON the caller owns (a result, an input request) keeps its spelling, and reads as `Json`
+  : T extends readonly [infer A, infer B]
+    ? [Camelized<A>, Camelized<B>]
+    : T extends readonly (infer U)[]
+      ? Camelized<U>[]
+      : T extends object
+        ? { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelized<T[K]> }
+        : T;
 /** What {@link Tracker.handleInput} takes: an {@link Input} in camelCase (`{type: 'task_polled', task: {taskId, status, pollIntervalMs}}`). */
 export type TrackerInput = Camelized<Input>;
 /** What the camelCase tracker methods (and `decodeFast`) return: an {@link Output} in camelCase (`request.idempotencyKey`). */

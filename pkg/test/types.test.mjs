@@ -3,6 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PKG } from './support/paths.mjs';
 
@@ -16,3 +18,22 @@ for (const config of ['tsconfig.json', 'tsconfig.node.json', 'tsconfig.strictest
     assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
   });
 }
+
+// A settled result and an input request are printed as `Json` (in hovers, in emitted
+// declarations), not as the ten-level expansion of it that mapping their keys to camelCase gave.
+test('JSON the caller owns is printed as Json, not expanded', () => {
+  const out = mkdtempSync(join(tmpdir(), 'longcall-printed-'));
+  try {
+    const tsc = join(PKG, 'node_modules/.bin/tsc');
+    const args = ['--strict', '--module', 'nodenext', '--target', 'es2022', '--declaration', '--emitDeclarationOnly'];
+    const r = spawnSync(tsc, [...args, '--rootDir', PKG, '--outDir', out, join(PKG, 'test/types/printed.ts')], {
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+    const printed = readFileSync(join(out, 'test/types/printed.d.ts'), 'utf8');
+    assert.match(printed, /resultOf\([^)]*\): import\("longcall"\)\.Json \| undefined;/s);
+    assert.match(printed, /requestOf\([^)]*\): import\("longcall"\)\.Json;/s);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
