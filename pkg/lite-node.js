@@ -1,8 +1,8 @@
 // longcall/lite for Node (exports condition "node"): instantiates the module synchronously from the
 // .wasm file next to the glue, so every export is ready at once (`init()` resolves at once too).
-import { readFileSync } from 'node:fs';
+import { wasmBytes } from './node-wasm.js';
 import { initSync } from './lite.js';
 
-initSync(readFileSync(new URL('./dist/longcall_lite_bg.wasm', import.meta.url)));
+initSync(wasmBytes(new URL('./dist/longcall_lite_bg.wasm', import.meta.url)));
 
 export * from './lite.js';

@@ -34,7 +34,7 @@
 //   back. A host that dies stops renewing: its calls are claimed elsewhere once `leaseMs` passed.
 //
 // Time is passed in (ms), as everywhere in longcall: a store never reads a clock.
-import { readFileSync } from 'node:fs';
+import { wasmBytes } from '../node-wasm.js';
 import * as glue from '../dist/longcall_watch.js';
 import { configAt } from '../config.js';
 import { checkOptions, seeded } from '../options.js';
@@ -61,7 +61,7 @@ const state = bind(glue, {
   file: 'longcall_watch_bg.wasm',
   prepare: { WatchList: { addNew: seededAt(2), addHandle: seededAt(4), adoptHandle: seededAt(3) } },
 });
-state.initSync(readFileSync(new URL('../dist/longcall_watch_bg.wasm', import.meta.url)));
+state.initSync(wasmBytes(new URL('../dist/longcall_watch_bg.wasm', import.meta.url)));
 
 export const { WatchList, readJobAnswer } = state.api;
 

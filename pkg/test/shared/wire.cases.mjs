@@ -278,10 +278,7 @@ export const cases = {
     assert.equal(c26.message.params._meta['io.modelcontextprotocol/clientInfo'].name, 'longcall');
     const studio = lc.requestMeta({ name: 'studio', version: '2.1.0' });
     assert.deepEqual(studio['io.modelcontextprotocol/clientInfo'], { name: 'studio', version: '2.1.0' });
-    assert.throws(
-      () => lc.requestMeta({ name: 'studio' }),
-      (e) => e.code === 'malformed' && /version/.test(e.message),
-    );
+    assert.throws(() => lc.requestMeta({ name: 'studio' }), { code: 'malformed', message: /version/ });
     assert.deepEqual(c26.headers, {
       'Mcp-Method': 'tools/call',
       'Mcp-Name': 'greet',
