@@ -10,92 +10,113 @@ export type CodeTable<T extends readonly string[]> = T & {
 export type Model = 'task-2026' | 'task-2025' | 'job';
 /** Numeric codes: index into {@link MODELS}. */
 export type ModelCode = 0 | 1 | 2;
+/** Models by numeric code (the `modelCode` of the numbers-only exports). */
 export declare const MODELS: CodeTable<readonly ['task-2026', 'task-2025', 'job']>;
 
 /** Statuses by numeric code (the `fromCode`/`toCode`/`statusCode` of the numbers-only exports). */
 export type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'queued' | 'processing' | 'running' | 'canceled' | 'expired';
 /** Numeric codes: index into {@link STATUSES}. */
 export type StatusCode = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+/** Statuses by numeric code (the `fromCode`/`toCode`/`statusCode` of the numbers-only exports). */
 export declare const STATUSES: CodeTable<readonly ['working', 'input_required', 'completed', 'failed', 'cancelled', 'queued', 'processing', 'running', 'canceled', 'expired']>;
 
 /** Observation verdicts by the code `observeCode` returns. */
 export type Observation = 'advance' | 'repeat' | 'skipped' | 'regression' | 'terminal_conflict';
 /** Numeric codes: index into {@link OBSERVATIONS}. */
 export type ObservationCode = 0 | 1 | 2 | 3 | 4;
+/** Observation verdicts by the code `observeCode` returns. */
 export declare const OBSERVATIONS: CodeTable<readonly ['advance', 'repeat', 'skipped', 'regression', 'terminal_conflict']>;
 
 /** Transition verdicts by numeric code. */
 export type Transition = 'allowed' | 'repeat' | 'forbidden' | 'from_terminal';
 /** Numeric codes: index into {@link TRANSITIONS}. */
 export type TransitionCode = 0 | 1 | 2 | 3;
+/** Transition verdicts by numeric code. */
 export declare const TRANSITIONS: CodeTable<readonly ['allowed', 'repeat', 'forbidden', 'from_terminal']>;
 
 /** Cancel windows by the code `cancelWindowCode` returns. */
 export type CancelWindow = 'open' | 'started' | 'terminal';
+/** Cancel windows by the code `cancelWindowCode` returns. */
 export declare const WINDOWS: CodeTable<readonly ['open', 'started', 'terminal']>;
 
 /** Output kinds of the numbers-only tracker path (the first number of each triple). */
 export type OutputKind = 'idle' | 'wake_at' | 'send' | 'ask_user' | 'button' | 'status' | 'violation' | 'settled' | 'stopped';
+/** Output kinds of the numbers-only tracker path (the first number of each triple). */
 export declare const OUTPUT_KINDS: CodeTable<readonly ['idle', 'wake_at', 'send', 'ask_user', 'button', 'status', 'violation', 'settled', 'stopped']>;
 
 /** Request kinds by code (`send` outputs, `fastRequestFailed`). */
 export type RequestKind = 'get' | 'cancel' | 'update' | 'fetch_result' | 'continue_call';
+/** Request kinds by code (`send` outputs, `fastRequestFailed`). */
 export declare const REQUEST_KINDS: CodeTable<readonly ['get', 'cancel', 'update', 'fetch_result', 'continue_call']>;
 
 /** Cancel-button states by code (`button` outputs). */
 export type ButtonState = 'unavailable' | 'available' | 'requesting' | 'acknowledged_pending' | 'too_late' | 'cancelled' | 'finished_first' | 'not_applicable';
+/** Cancel-button states by code (`button` outputs). */
 export declare const BUTTON_STATES: CodeTable<readonly ['unavailable', 'available', 'requesting', 'acknowledged_pending', 'too_late', 'cancelled', 'finished_first', 'not_applicable']>;
 
 /** Outcomes by code (`settled` outputs). */
 export type Outcome = 'succeeded' | 'tool_error' | 'protocol_failure' | 'cancelled' | 'failed' | 'expired' | 'lost';
+/** Outcomes by code (`settled` outputs). */
 export declare const OUTCOMES: CodeTable<readonly ['succeeded', 'tool_error', 'protocol_failure', 'cancelled', 'failed', 'expired', 'lost']>;
 
 /** Why watching stopped, by code (`stopped` outputs). */
 export type StopReason = 'max_polls' | 'deadline' | 'host_stopped' | 'create_unanswered' | 'answer_too_large';
+/** Why watching stopped, by code (`stopped` outputs). */
 export declare const STOP_REASONS: CodeTable<readonly ['max_polls', 'deadline', 'host_stopped', 'create_unanswered', 'answer_too_large']>;
 
 /** Sume cancel error codes by code (`fastCancelAnswered(now, 4, httpStatus, code)`); a code not listed is `other`. */
 export type JobErrorCode = 'job_generation_already_started' | 'job_not_cancelable' | 'not_found' | 'rate_limit_exceeded' | 'other';
+/** Sume cancel error codes by code (`fastCancelAnswered(now, 4, httpStatus, code)`); a code not listed is `other`. */
 export declare const JOB_ERROR_CODES: CodeTable<readonly ['job_generation_already_started', 'job_not_cancelable', 'not_found', 'rate_limit_exceeded', 'other']>;
 
 /** What a cancel answer means, by code. */
 export type CancelVerdict = 'acknowledged' | 'cancelled' | 'too_late' | 'already_finished' | 'rejected' | 'not_found' | 'request_failed' | 'breaks_revision';
+/** What a cancel answer means, by code. */
 export declare const CANCEL_VERDICTS: CodeTable<readonly ['acknowledged', 'cancelled', 'too_late', 'already_finished', 'rejected', 'not_found', 'request_failed', 'breaks_revision']>;
 
 /** Every `code` a thrown error can have (the core's, then the JavaScript layer's). */
 export type ErrorCode = 'unknown_model' | 'unknown_status' | 'status_not_in_model' | 'invalid_config' | 'invalid_input' | 'wrong_model' | 'cancel_refused' | 'malformed' | 'too_large' | 'too_deep' | 'snapshot_version' | 'snapshot_invalid' | 'duplicate' | 'limit_reached' | 'not_initialized' | 'freed' | 'unbound';
+/** Every `code` a thrown error can have (the core's, then the JavaScript layer's). */
 export declare const ERROR_CODES: CodeTable<readonly ['unknown_model', 'unknown_status', 'status_not_in_model', 'invalid_config', 'invalid_input', 'wrong_model', 'cancel_refused', 'malformed', 'too_large', 'too_deep', 'snapshot_version', 'snapshot_invalid', 'duplicate', 'limit_reached', 'not_initialized', 'freed', 'unbound']>;
 
 /** Every protocol rule a peer can break (the `rule` of a violation). */
 export type Rule = 'illegal_transition' | 'terminal_conflict' | 'bad_seed' | 'unknown_status' | 'result_contradicts_status' | 'cancel_answer_breaks_revision' | 'cancel_terminal_not_acked' | 'input_key_reused' | 'input_answered_twice' | 'poll_too_fast' | 'resubmit_after_timeout' | 'mcp_name_header' | 'wrong_result_type' | 'missing_capability' | 'unsolicited_task' | 'wrong_revision_method' | 'missing_field' | 'unknown_task_notification' | 'unknown_answer_id' | 'unreadable_answer' | 'cancel_not_in_progress' | 'created_task_not_found' | 'cancelled_unasked' | 'foreign_id_distinguishable' | 'poll_refused_at_floor' | 'created_job_not_found' | 'idempotency_key_not_replayed' | 'cancel_not_refunded' | 'retry_after_missing' | 'wait_condition_broken' | 'tool_error_not_failed';
+/** Every protocol rule a peer can break (the `rule` of a violation). */
 export declare const RULES: CodeTable<readonly ['illegal_transition', 'terminal_conflict', 'bad_seed', 'unknown_status', 'result_contradicts_status', 'cancel_answer_breaks_revision', 'cancel_terminal_not_acked', 'input_key_reused', 'input_answered_twice', 'poll_too_fast', 'resubmit_after_timeout', 'mcp_name_header', 'wrong_result_type', 'missing_capability', 'unsolicited_task', 'wrong_revision_method', 'missing_field', 'unknown_task_notification', 'unknown_answer_id', 'unreadable_answer', 'cancel_not_in_progress', 'created_task_not_found', 'cancelled_unasked', 'foreign_id_distinguishable', 'poll_refused_at_floor', 'created_job_not_found', 'idempotency_key_not_replayed', 'cancel_not_refunded', 'retry_after_missing', 'wait_condition_broken', 'tool_error_not_failed']>;
 
 /** The statuses an MCP task (either revision) can report. Note `cancelled` (double l). */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+/** The statuses an MCP task (either revision) can report. Note `cancelled` (double l). */
 export declare const TASK_STATUSES: CodeTable<readonly ['working', 'input_required', 'completed', 'failed', 'cancelled']>;
 
 /** The statuses a paid job can report. Note `canceled` (single l). */
 export type JobStatus = 'queued' | 'processing' | 'running' | 'completed' | 'failed' | 'canceled' | 'expired';
+/** The statuses a paid job can report. Note `canceled` (single l). */
 export declare const JOB_STATUSES: CodeTable<readonly ['queued', 'processing', 'running', 'completed', 'failed', 'canceled', 'expired']>;
 
 /** Catalog kinds a job can be submitted with (the Open API's submit route follows the kind). */
 export type JobKind = 'image' | 'video' | 'lipsync' | 'captions';
+/** Catalog kinds a job can be submitted with (the Open API's submit route follows the kind). */
 export declare const JOB_KINDS: CodeTable<readonly ['image', 'video', 'lipsync', 'captions']>;
 
 /** The poll jitters (`poll.jitter` of a tracker configuration). */
 export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated';
+/** The poll jitters (`poll.jitter` of a tracker configuration). */
 export declare const JITTERS: CodeTable<readonly ['none', 'full', 'equal', 'decorrelated']>;
 
 /** The keys of a tracker configuration. */
 export type TrackerConfigKey = 'poll' | 'seed' | 'deadlineMs';
+/** The keys of a tracker configuration. */
 export declare const CONFIG_KEYS: CodeTable<readonly ['poll', 'seed', 'deadlineMs']>;
 
 /** The keys of its `poll` policy. */
 export type PollKey = 'initialMs' | 'multiplierPercent' | 'capMs' | 'jitter' | 'minIntervalMs' | 'maxPolls' | 'followServerInterval';
+/** The keys of its `poll` policy. */
 export declare const POLL_KEYS: CodeTable<readonly ['initialMs', 'multiplierPercent', 'capMs', 'jitter', 'minIntervalMs', 'maxPolls', 'followServerInterval']>;
 
 /** The job APIs a job endpoint speaks: the MCP job tools over HTTP, or the Sume Open API. */
 export type JobDialect = 'mcp_tools' | 'open_api';
+/** The job APIs a job endpoint speaks: the MCP job tools over HTTP, or the Sume Open API. */
 export declare const JOB_DIALECTS: CodeTable<readonly ['mcp_tools', 'open_api']>;
 
 /** What the numbers-only exports return for input they cannot read. */

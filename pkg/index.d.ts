@@ -762,9 +762,9 @@ export function decodeFast(tracker: Tracker, n: number): TrackerOutput[];
  * const b = new CancelButton('job'); b.handleStatus('queued'); b.press(); // send jobs_cancel now
  * b.handleVerdict('too_late'); b.state // 'too_late'
  */
-export class CancelButton {
+export class CancelButton<M extends Model = Model> {
   /** A button for a call whose handle is not known yet. @throws {LongcallError} `unknown_model`. */
-  constructor(model: Model);
+  constructor(model: M);
   /** The versioned snapshot text. */
   snapshot(): string;
   /** A button from a snapshot. @throws {LongcallError} `snapshot_invalid`, `snapshot_version`, `too_large`. */
@@ -774,13 +774,13 @@ export class CancelButton {
 }
 
 /** What every cancel button has, in both builds (`longcall/lite`'s `CancelButton` is just this). */
-export interface CancelButtonCore {
+export interface CancelButtonCore<M extends Model = Model> {
   /** What the button shows now. */
   readonly state: ButtonState;
   /** Whether a press went on the wire. */
   readonly pressed: boolean;
-  /** An observed status; returns the new state. @throws {LongcallError} for a status of another model. */
-  handleStatus(status: Status): ButtonState;
+  /** An observed status, one of the button's model; returns the new state. @throws {LongcallError} for a status of another model. */
+  handleStatus(status: StatusOf<M>): ButtonState;
   /** Returns when the cancel must be sent now. @throws {LongcallError} `cancel_refused` (nothing goes on the wire). */
   press(): void;
   /**
@@ -807,7 +807,7 @@ export interface CancelButtonCore {
 }
 
 /** The full {@link CancelButton} also has every member of {@link CancelButtonCore}. */
-export interface CancelButton extends CancelButtonCore {}
+export interface CancelButton<M extends Model = Model> extends CancelButtonCore<M> {}
 
 /**
  * One watched task or job (sans-io): feed it what happened, do what its outputs say, call

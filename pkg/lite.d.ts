@@ -83,11 +83,11 @@ export function decodeFast(tracker: Tracker, n: number): TrackerOutput[];
  * const b = new CancelButton('job'); b.handleStatus('queued'); b.press(); // send jobs_cancel now
  * b.handleVerdict('too_late'); b.state // 'too_late'
  */
-export class CancelButton {
+export class CancelButton<M extends Model = Model> {
   /** A button for a call whose handle is not known yet. @throws {LongcallError} `unknown_model`. */
-  constructor(model: Model);
+  constructor(model: M);
 }
-export interface CancelButton extends CancelButtonCore {}
+export interface CancelButton<M extends Model = Model> extends CancelButtonCore<M> {}
 
 /**
  * One watched task or job, numbers-only: every `fast*` call returns the number of outputs it wrote

@@ -90,7 +90,8 @@ for (const [name, [doc, union, codeType]] of Object.entries(TABLES)) {
   dts += `/** ${doc} */\nexport type ${union} = ${t[name].map((s) => `'${s}'`).join(' | ')};\n`;
   if (codeType)
     dts += `/** Numeric codes: index into {@link ${name}}. */\nexport type ${codeType} = ${t[name].map((_, i) => i).join(' | ')};\n`;
-  dts += `export declare const ${name}: CodeTable<readonly [${list(t[name])}]>;\n\n`;
+  // The constant carries the doc too: an editor shows it on hover of the name a program uses.
+  dts += `/** ${doc} */\nexport declare const ${name}: CodeTable<readonly [${list(t[name])}]>;\n\n`;
 }
 js += '/** What the numbers-only exports return for input they cannot read. */\nexport const BAD_CODE = 255;\n';
 dts += '/** What the numbers-only exports return for input they cannot read. */\nexport declare const BAD_CODE: 255;\n';

@@ -7,6 +7,7 @@ import {
   OUTPUT_KINDS,
   STATUSES,
   type ButtonState,
+  type Model,
   type TrackerOutput,
 } from 'longcall/lite';
 import { TaskRegistry, renderTask2026, answerText, completeResult, gateRequest } from 'longcall/server';
@@ -41,6 +42,13 @@ const after: ButtonState = b.handleVerdict('too_late');
 const _unanswered: ButtonState = b.handleJobAnswer(0);
 // @ts-expect-error: verdicts are literal unions
 b.handleVerdict('too-late');
+// A button knows its model's statuses: a job is never `working`.
+b.handleStatus('queued');
+// @ts-expect-error: `working` is a task status
+b.handleStatus('working');
+// A button of a model known only at run time takes any status (the core refuses a wrong one).
+const anyModel: Model = JSON.parse('"job"');
+new CancelButton(anyModel).handleStatus('working');
 
 const reg = new TaskRegistry('task-2026', { cancel: 'immediate' });
 const view = reg.create(0, 'alice', 't1');
