@@ -8,6 +8,15 @@ import { fileURLToPath } from 'node:url';
 
 /** @param {URL} url a `file:` URL beside the module that asks */
 export function wasmBytes(url) {
+  // A bundler or test runner that inlines the package (Vitest's `server.deps.inline`) rewrites
+  // `new URL('./dist/…', import.meta.url)` to a path of its dev server.
+  if (url.protocol !== 'file:') {
+    const err = new Error(
+      `the longcall module could not be loaded: its .wasm URL became ${url.href}, not a file: a bundler or test runner rewrote it (in Vitest, leave longcall out of server.deps.inline)`,
+    );
+    err.code = 'not_initialized';
+    throw err;
+  }
   try {
     return readFileSync(url);
   } catch (e) {

@@ -9,6 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
+import { wasmBytes } from '../node-wasm.js';
 import { PKG } from './support/paths.mjs';
 
 let tmp;
@@ -56,4 +57,15 @@ test('a bundle that leaves longcall out loads it from node_modules', () => {
   const ran = run(join(tmp, 'external.mjs'));
   assert.equal(ran.status, 0, ran.stderr);
   assert.match(ran.stdout, /status/);
+});
+
+test('a .wasm URL a bundler rewrote to no file is not_initialized, saying so', () => {
+  assert.throws(
+    () => wasmBytes(new URL('http://localhost:5173/node_modules/longcall/dist/longcall_node_bg.wasm')),
+    (e) => e.code === 'not_initialized' && /became http:\/\/localhost:5173\/.*not a file/.test(e.message),
+  );
+  assert.throws(
+    () => wasmBytes(new URL('file:///nowhere/dist/longcall_node_bg.wasm')),
+    (e) => e.code === 'not_initialized' && e.message.includes('/nowhere/dist/longcall_node_bg.wasm is not there'),
+  );
 });
