@@ -86,7 +86,7 @@ fn main() -> Result<(), longcall::Error> {
                 println!("{}: {result:?} {error:?}", outcome.as_str());
                 return Ok(());
             }
-            Event::Stopped { reason } => {
+            Event::Stopped { reason, .. } => {
                 println!("stopped watching ({reason:?}); the call goes on");
                 return Ok(());
             }

@@ -200,7 +200,11 @@ export type EndpointEvent =
   | { type: 'progress'; message: string }
   | { type: 'violation'; violation: Violation }
   | { type: 'settled'; outcome: Outcome; status: Status | null; result?: Json; error?: Json }
-  | { type: 'stopped'; reason: StopReason }
+  /**
+   * Watching ended without an outcome. `create_unanswered` after an HTTP answer with no JSON-RPC
+   * answer in it (a 429 or 503 page) carries its status and `retryAfterMs` in `failure` (E-68).
+   */
+  | { type: 'stopped'; reason: StopReason; failure?: Camelized<Failure> }
   | EndpointRequestFailed
   /** The server answered again after `request_failed`. */
   | { type: 'recovered' }

@@ -461,6 +461,15 @@ mod tests {
             },
             Event::Stopped {
                 reason: StopReason::MaxPolls,
+                failure: None,
+            },
+            Event::Stopped {
+                reason: StopReason::CreateUnanswered,
+                failure: Some(Failure::Http {
+                    status: 429,
+                    code: None,
+                    retry_after_ms: Some(30_000),
+                }),
             },
             Event::Admission {
                 advice: Advice::QueueFull {

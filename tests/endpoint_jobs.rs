@@ -662,6 +662,7 @@ fn mcp_tools_submit_and_the_try_limit() {
         let out = drain(&mut ep);
         stopped |= out.contains(&Event::Stopped {
             reason: StopReason::CreateUnanswered,
+            failure: None,
         });
         for s in sent(&out) {
             assert_eq!((s.1.as_str(), s.2.as_str()), ("POST", "/jobs"));
@@ -710,6 +711,7 @@ fn stopped_at_deadline(ep: &mut CallEndpoint, handle: &str) -> Vec<Event> {
     assert_eq!(ep.tracker().handle(), Some(handle), "{out:?}");
     let deadline = Event::Stopped {
         reason: StopReason::Deadline,
+        failure: None,
     };
     assert!(out.contains(&deadline), "{out:?}");
     out
@@ -800,7 +802,8 @@ fn a_deadline_between_submit_tries_stops_create_unanswered() {
     assert_eq!(now, NOW + 1_500);
     assert!(
         out.contains(&Event::Stopped {
-            reason: StopReason::CreateUnanswered
+            reason: StopReason::CreateUnanswered,
+            failure: None,
         }),
         "{out:?}"
     );
@@ -816,6 +819,7 @@ fn a_deadline_between_submit_tries_stops_create_unanswered() {
 fn a_stop_while_creating_keeps_the_created_call() {
     let stopped = Event::Stopped {
         reason: StopReason::HostStopped,
+        failure: None,
     };
     let mut ep = CallEndpoint::submit_job(submit("intent-s"), open_api_config(json!({}))).unwrap();
     let (request_ref, ..) = sent(&drain(&mut ep))[0].clone();
@@ -888,6 +892,7 @@ fn a_stop_while_creating_keeps_the_created_call() {
     let out = drain(&mut ep);
     let unanswered = Event::Stopped {
         reason: StopReason::CreateUnanswered,
+        failure: None,
     };
     assert!(out.contains(&unanswered), "{out:?}");
 }

@@ -392,8 +392,16 @@ export class McpCallError extends Error {
   reason?: string;
   /** The task id, when one was known. */
   taskId?: string | null;
-  /** `transport` for an HTTP answer with no JSON-RPC answer in it: its status. */
+  /**
+   * `transport` for an HTTP answer with no JSON-RPC answer in it: its status; `create_unanswered`
+   * too, when the `tools/call` got such an answer (a 429 or 503 page; rule E-68).
+   */
   httpStatus?: number;
+  /**
+   * `create_unanswered` after such an answer: its `Retry-After` in ms (`null` without one), read
+   * by the core. The call may still have started: reconcile before any call of your own.
+   */
+  retryAfterMs?: number | null;
   /** `create_unanswered` and `watch_stopped`: the run record when the watch stopped. */
   record?: McpRunRecord;
   /** `tools_list_failed`: the server's JSON-RPC error. */

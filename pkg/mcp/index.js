@@ -561,7 +561,7 @@ class Watch {
         this.settle(e);
         break;
       case 'stopped':
-        this.stopped(e.reason);
+        this.stopped(e.reason, e.failure);
         break;
       case 'wake_at':
         this.arm(e.at);
@@ -820,7 +820,9 @@ class Watch {
     });
   }
 
-  stopped(reason) {
+  // `failure`: what a tools/call got instead of an answer (a 429's status and Retry-After), as the
+  // core read it (E-68).
+  stopped(reason, failure) {
     if (this.done) return;
     this.finish();
     const id = this.ep.id;
@@ -847,9 +849,11 @@ class Watch {
       this.reject(this.failure);
       return;
     }
+    const wait =
+      failure?.retryAfterMs != null ? ` The server asked to wait ${failure.retryAfterMs} ms (Retry-After).` : '';
     const why =
       reason === 'create_unanswered'
-        ? `tools/call ${this.name ?? ''} got no ${transport?.error?.httpStatus ? 'JSON-RPC ' : ''}answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit`
+        ? `tools/call ${this.name ?? ''} got no ${transport?.error?.httpStatus ? 'JSON-RPC ' : ''}answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit.${wait}`
         : this.closed
           ? `stopped watching: the sender's client is closed${said}; ${id ? `${goesOn} with a connected one` : 'nothing was sent'}`
           : reason === 'answer_too_large'
@@ -857,6 +861,7 @@ class Watch {
             : `stopped watching (${reason})${transport ? `, last exchange unanswered${said}` : ''}; ${goesOn}`;
     this.failure = new McpCallError(reason === 'create_unanswered' ? 'create_unanswered' : 'watch_stopped', why, {
       reason,
+      ...(failure?.kind === 'http' ? { httpStatus: failure.status, retryAfterMs: failure.retryAfterMs ?? null } : {}),
       taskId: id ?? null,
       record: this.record(),
       ...(transport ? { cause: transport.error } : {}),

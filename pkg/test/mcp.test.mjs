@@ -1027,6 +1027,37 @@ test('httpSender to a port nothing listens on: create_unanswered says and carrie
   assert.match(exchanges[0].error, /ECONNREFUSED/, 'onExchange hears the same words');
 });
 
+test('a tools/call answered by a 429 page: create_unanswered with its status and Retry-After, never resent (E-68)', async () => {
+  const bodies = [];
+  const fakeFetch = async (_url, init) => {
+    bodies.push(JSON.parse(init.body));
+    return new Response('<h1>Too many requests</h1>', {
+      status: 429,
+      headers: { 'retry-after': '30', 'content-type': 'text/html' },
+    });
+  };
+  const e = await callTool(httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch }), { name: 'render' }).then(
+    () => assert.fail('callTool resolved'),
+    (x) => x,
+  );
+  assert.equal(e.code, 'create_unanswered', 'the core still cannot know the tool did not start');
+  assert.equal(e.httpStatus, 429);
+  assert.equal(e.retryAfterMs, 30_000);
+  assert.match(e.message, /do not resubmit\. The server asked to wait 30000 ms \(Retry-After\)\./);
+  assert.equal(bodies.length, 1, 'the tools/call is never sent again');
+  // Without a Retry-After there is no wait to say; the status is still there.
+  const page = await callTool(
+    httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: async () => new Response('bad gateway', { status: 502 }) }),
+    { name: 'render' },
+  ).then(
+    () => assert.fail('callTool resolved'),
+    (x) => x,
+  );
+  assert.equal(page.httpStatus, 502);
+  assert.equal(page.retryAfterMs, null);
+  assert.doesNotMatch(page.message, /asked to wait/);
+});
+
 test("an error naming no request (a 2025 server's 'not initialized') is the cause of create_unanswered, with the fix", async () => {
   const error = { code: -32000, message: 'Bad Request: Server not initialized' };
   const s = fake('task-2026', { 'tools/call': () => ({ jsonrpc: '2.0', id: null, error }) });

@@ -365,6 +365,11 @@ pub enum Event {
     Stopped {
         /// Why.
         reason: StopReason,
+        /// `create_unanswered` after an HTTP answer that carried no JSON-RPC answer (a 429 or
+        /// 503 page): its status and `Retry-After`, so the host knows when a call of its own may
+        /// go out again (E-68). Absent when nothing came back at all.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<Failure>,
     },
     /// A poll (a result fetch, an input update) got no usable answer and the call is still
     /// watched: the core tries again at the next [`Event::WakeAt`] (its backoff, never before a
@@ -1915,12 +1920,27 @@ impl CallEndpoint {
                 return self.created_after_submit(now, job);
             }
         }
-        let input = match pending.request {
-            None => Input::CreateUnanswered,
-            Some(r) => Input::RequestFailed {
-                request: r.kind(),
-                failure,
-            },
+        let Some(request) = pending.request else {
+            self.feed(now, Input::CreateUnanswered);
+            // E-68: the stop carries what came back instead of an answer.
+            if let Failure::Http { .. } = failure {
+                let mut failure = Some(failure);
+                for event in self.queue.iter_mut().rev() {
+                    if let Event::Stopped {
+                        reason: StopReason::CreateUnanswered,
+                        failure: slot @ None,
+                    } = event
+                    {
+                        *slot = failure.take();
+                        break;
+                    }
+                }
+            }
+            return;
+        };
+        let input = Input::RequestFailed {
+            request: request.kind(),
+            failure,
         };
         self.feed(now, input);
     }
@@ -1971,7 +1991,10 @@ impl CallEndpoint {
                 }
                 Output::Stopped { reason } => {
                     self.prompts.clear();
-                    self.queue.push_back(Event::Stopped { reason })
+                    self.queue.push_back(Event::Stopped {
+                        reason,
+                        failure: None,
+                    })
                 }
             }
         }
@@ -2422,7 +2445,8 @@ mod tests {
         assert_eq!(sent(&drain(&mut ep))[0].1["method"], "tasks/get");
     }
 
-    /// Rule E-67: a `tools/call` whose POST got a 5xx page is unanswered, never sent again.
+    /// Rules E-67, E-68: a `tools/call` whose POST got a 5xx page is unanswered, never sent
+    /// again, and the stop carries the page's status and Retry-After.
     #[test]
     fn an_http_error_page_to_a_tools_call_leaves_it_unanswered() {
         let mut ep =
@@ -2430,9 +2454,15 @@ mod tests {
         let id = sent(&drain(&mut ep))[0].0;
         ep.handle_http_headers(5, id, http(503, b"busy"), &header("retry-after", "1"));
         let out = drain(&mut ep);
+        // E-68: the stop says what came back, Retry-After included.
         assert!(
             out.contains(&Event::Stopped {
-                reason: StopReason::CreateUnanswered
+                reason: StopReason::CreateUnanswered,
+                failure: Some(Failure::Http {
+                    status: 503,
+                    code: None,
+                    retry_after_ms: Some(1000),
+                }),
             }),
             "{out:?}"
         );
@@ -2530,7 +2560,8 @@ mod tests {
         ep.handle_message(1, big.as_bytes());
         let out = drain(&mut ep);
         assert!(out.contains(&Event::Stopped {
-            reason: StopReason::AnswerTooLarge
+            reason: StopReason::AnswerTooLarge,
+            failure: None,
         }));
         assert_eq!(out.last(), Some(&Event::Idle));
     }
@@ -3015,7 +3046,8 @@ mod tests {
         let out = drain(&mut back);
         assert!(sent(&out).is_empty());
         assert!(out.contains(&Event::Stopped {
-            reason: StopReason::CreateUnanswered
+            reason: StopReason::CreateUnanswered,
+            failure: None,
         }));
     }
 

@@ -73,6 +73,7 @@ impl<'de> Deserialize<'de> for Event {
             },
             "stopped" => Event::Stopped {
                 reason: f.req("reason")?,
+                failure: f.opt("failure")?,
             },
             "request_failed" => Event::RequestFailed {
                 request: f.req("request")?,

@@ -234,7 +234,7 @@ impl Host {
                 println!("{line}");
                 std::process::exit(0);
             }
-            Event::Stopped { reason } => {
+            Event::Stopped { reason, .. } => {
                 println!(
                     "{}",
                     json!({"stopped": format!("{reason:?}"), "ms": self.now()})
