@@ -148,6 +148,12 @@ export interface Store {
   release(calls: number[], owner: string): Promise<number>;
   /** Every row, for inspection. */
   list(): Promise<StoredCall[]>;
+  /**
+   * The row of `call`, whoever holds it, or `null` when the store has none: in a fleet, where
+   * `list.record(call)` knows only the calls this host has loaded, this is how to tell a call
+   * that is new from one another host is watching. @throws {StoreError} `invalid_input` (no call id).
+   */
+  get(call: number): Promise<StoredCall | null>;
   /** Closes the store (a store made from your own `pg.Pool` leaves it open); again is a no-op. */
   close(): Promise<void>;
 }

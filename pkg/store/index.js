@@ -221,6 +221,7 @@ export async function sqliteStore(path, options = {}) {
     release: db.prepare(`UPDATE ${t} SET lease_owner = NULL, lease_until = NULL WHERE call = ? AND lease_owner = ?`),
     ended: db.prepare(ENDED(t, '?1', '?2')),
     all: db.prepare(`SELECT * FROM ${t} ORDER BY call`),
+    one: db.prepare(`SELECT * FROM ${t} WHERE call = ?`),
   };
   let closed = false;
   const tx = (fn) => {
@@ -246,6 +247,12 @@ export async function sqliteStore(path, options = {}) {
     kind: 'sqlite',
     load: all,
     list: all,
+    async get(call) {
+      const c = uint(call, 'call');
+      open();
+      const row = q.one.get(c);
+      return row ? toRow(row) : null;
+    },
     async claim(options) {
       const l = lease(options, { required: true });
       checkOptions(options, CLAIM_OPTIONS, 'claim', storeError);
@@ -359,6 +366,12 @@ export async function pgStore(options = {}) {
     kind: 'postgres',
     load: all,
     list: all,
+    async get(call) {
+      const c = uint(call, 'call');
+      open();
+      const { rows } = await pool.query(`SELECT * FROM ${t} WHERE call = $1`, [c]);
+      return rows.length ? toRow(rows[0]) : null;
+    },
     async claim(options) {
       const l = lease(options, { required: true });
       checkOptions(options, CLAIM_OPTIONS, 'claim', storeError);

@@ -76,6 +76,25 @@ function contract(name, open) {
       await s.close();
     });
 
+    it('gets one call by its id, whoever holds it; null for none', async () => {
+      const s = await open();
+      assert.equal(await s.get(7), null, 'a call the store never had is new');
+      await s.write([saved(7, 1, { wake: 0 })], []);
+      await s.claim({ owner: 'h1', now: 0, leaseMs: 100 });
+      // Another host, which has not loaded call 7, sees it is held and by whom.
+      const row = await s.get(7);
+      assert.deepEqual([row.call, row.version, row.text, row.owner, row.leaseUntil], [7, 1, 'r7v1', 'h1', 100]);
+      assert.deepEqual(row, (await s.list())[0], 'the same row list() gives');
+      await s.write([], [7], { owner: 'h1', now: 10, leaseMs: 100 });
+      assert.equal(await s.get(7), null, 'a removed call is gone');
+      await assert.rejects(
+        s.get(-1),
+        (e) => e instanceof StoreError && e.code === 'invalid_input' && /call/.test(e.message),
+      );
+      await s.close();
+      await assert.rejects(s.get(7), (e) => e instanceof StoreError && e.code === 'closed');
+    });
+
     it('claims calls that need a host, earliest first, each once while leased', async () => {
       const s = await open();
       await s.write(
