@@ -24,3 +24,7 @@ await pump(
   () => ({ owner: 'h', now: Date.now(), leaseMs: 30_000 }),
 );
 console.log(margin, wake, cancel);
+// In a fleet, whether a call is new is the store's to say: another host may hold it.
+const held = await store.get(1);
+if (held === null) list.addNew(1, { model: 'job', request: {}, idempotencyKey: 'k1' });
+else console.log(held.owner, held.leaseUntil);
