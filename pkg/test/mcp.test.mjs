@@ -505,6 +505,13 @@ test('a listed tool runs as a task on the 2025 wire only where its taskSupport a
   });
   assert.equal(named.sent.length, 0);
   await assert.rejects(callTool(server(), { tool: echo, ttlMs: 5 }), { code: 'invalid_input', message: /asks no TTL/ });
+  // Rule M-22: a TTL of 0 would let the server delete the task before its first poll.
+  const zero = server();
+  await assert.rejects(callTool(zero, { name: 'render', ttlMs: 0 }), {
+    code: 'invalid_input',
+    message: /ttlMs: a TTL of 0 ms lets the server delete the task before it is polled/,
+  });
+  assert.equal(zero.sent.length, 0, 'nothing sent');
 });
 
 test('calls started together poll apart: each gets a jitter seed of its own unless one is given', async () => {

@@ -398,6 +398,13 @@ pub(crate) fn build_tools_call(
             "a 2026 tools/call asks no TTL (the server names the task's ttlMs); only 2025 asks one",
         ));
     }
+    // M-22: a task kept for no time at all could be gone before its first poll.
+    if ttl_ms == Some(0) {
+        return Err(Error::invalid_input(
+            "ttl_ms",
+            "a TTL of 0 ms lets the server delete the task before it is polled; ask for one long enough to watch it, or none",
+        ));
+    }
     let arguments = if arguments.is_null() {
         json!({})
     } else {
@@ -649,6 +656,10 @@ mod tests {
         assert_eq!(b.message["params"]["task"]["ttl"], 5);
         let e = build_call(Model::Task2026, Id::Number(1), "", Value::Null, None).unwrap_err();
         assert_eq!(e.message(), "invalid input: name: a tool name is not empty");
+        // Rule M-22: a TTL of 0 is refused before anything is sent.
+        let e = build_call(Model::Task2025, Id::Number(1), "x", Value::Null, Some(0)).unwrap_err();
+        assert_eq!(e.code(), "invalid_input");
+        assert!(e.to_string().contains("TTL of 0 ms"), "{e}");
         // Rule M-18: a TTL for a 2026 call is refused, not dropped.
         let e = build_call(Model::Task2026, Id::Number(1), "x", Value::Null, Some(5)).unwrap_err();
         assert_eq!(e.code(), "invalid_input");
