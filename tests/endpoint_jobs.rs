@@ -10,7 +10,7 @@ use longcall::endpoint::{
     CallEndpoint, Config, Event, HttpAnswer, JobDialect, JobSubmit, Transmit, SUBMIT_TRIES,
 };
 use longcall::outcome::Outcome;
-use longcall::tracker::{StopReason, TrackerConfig};
+use longcall::tracker::{Failure, StopReason, TrackerConfig};
 use longcall::wire::sume_open::{self, Kind};
 use longcall::Status;
 use serde_json::{json, Value};
@@ -649,6 +649,62 @@ fn permanent_refusal_settles_failed_once() {
         assert_eq!(back.tracker().record().error, Some(inner.into()));
         assert_eq!(drain(&mut back), vec![Event::Idle]);
     }
+}
+
+/// A-10: once a try may have made the job (no answer, a 502 page), a refusal of a later try
+/// (a 409 while the first is still in progress, a proxy's 404 page) does not say no job was
+/// made: watching stops `create_unanswered` with the refusal, the key kept, nothing settled
+/// failed; across a restore too. A try refused for good before any such try settles failed.
+#[test]
+fn a_refusal_after_a_try_that_may_have_made_the_job_is_no_failure() {
+    let in_use = br#"{"error":{"code":"idempotency_key_in_use","message":"in progress"}}"#;
+    for restore in [false, true] {
+        for first in [0u16, 502] {
+            let mut ep =
+                CallEndpoint::submit_job(submit("intent-10"), open_api_config(json!({}))).unwrap();
+            let (id, ..) = sent(&drain(&mut ep))[0].clone();
+            if first == 0 {
+                ep.handle_transport_failure(5, id);
+            } else {
+                ep.handle_http(5, id, answer(first, b"<h1>Bad gateway</h1>"));
+            }
+            let at = wake(&drain(&mut ep));
+            if restore {
+                ep = CallEndpoint::restore(&ep.snapshot().unwrap(), at).unwrap();
+            }
+            ep.handle_timeout(at);
+            let (retry, ..) = sent(&drain(&mut ep))[0].clone();
+            ep.handle_http(at + 5, retry, answer(409, in_use));
+            let out = drain(&mut ep);
+            let stop = Event::Stopped {
+                reason: StopReason::CreateUnanswered,
+                failure: Some(Failure::Http {
+                    status: 409,
+                    code: Some("idempotency_key_in_use".into()),
+                    retry_after_ms: None,
+                }),
+            };
+            assert!(out.contains(&stop), "{first} {restore}: {out:?}");
+            assert!(
+                !out.iter().any(|e| matches!(e, Event::Settled { .. })),
+                "{out:?}"
+            );
+            assert_eq!(ep.tracker().outcome(), None);
+            assert_eq!(ep.submit_key(), Some("intent-10"));
+        }
+    }
+    // Refused for now (429), then for good: no try may have made the job.
+    let mut ep = CallEndpoint::submit_job(submit("intent-11"), open_api_config(json!({}))).unwrap();
+    let (id, ..) = sent(&drain(&mut ep))[0].clone();
+    let limited = br#"{"error":{"code":"rate_limit_exceeded","message":"slow"}}"#;
+    ep.handle_http(5, id, answer(429, limited));
+    let at = wake(&drain(&mut ep));
+    ep.handle_timeout(at);
+    let (retry, ..) = sent(&drain(&mut ep))[0].clone();
+    let broke = br#"{"error":{"code":"insufficient_credits","message":"x"}}"#;
+    ep.handle_http(at + 5, retry, answer(402, broke));
+    drain(&mut ep);
+    assert_eq!(ep.tracker().outcome(), Some(Outcome::Failed));
 }
 
 /// E-11: the MCP job tools carry the key in the body; after SUBMIT_TRIES lost answers watching

@@ -87,13 +87,16 @@ export interface JobSettled {
 }
 /**
  * Watching ended without an outcome; `reason` says why. No job id yet (`create_unanswered`: no
- * answer to any try of the submit; or a stop while it was unanswered): no job is known and the
- * record is gone: submit the same intent again later (the server answers with the job it has, if
- * any). With a job id: the job goes on and its record stays; `resume(intent)` watches it again.
+ * answer to any try of the submit, a retry refused after a try that may have made the job (rule
+ * A-10); or a stop while it was unanswered): no job is known and the record is gone: submit the
+ * same intent again later (the server answers with the job it has, if any). With a job id: the job
+ * goes on and its record stays; `resume(intent)` watches it again.
  */
 export interface JobStopped {
   type: 'stopped';
   reason: StopReason;
+  /** `create_unanswered` after an HTTP refusal that did not settle it (rule A-10): its status and code. */
+  failure?: { kind: 'http'; status: number; code?: string | null; retryAfterMs?: number | null };
   /**
    * Set when the store refused a record (nothing more was sent), or when the host is set up
    * wrong (a `now` that does not give ms: the core's coded error); the record is kept.

@@ -28,7 +28,7 @@ const ENTRIES = [
     js: 'web.js',
     wasm: 'dist/longcall_bg.wasm',
     target: 100_000,
-    gate: Number(process.env.LONGCALL_GZIP_GATE ?? 208_400),
+    gate: Number(process.env.LONGCALL_GZIP_GATE ?? 208_600),
   },
   {
     entry: 'longcall/server',

@@ -1390,3 +1390,30 @@ test('a resumed job, and one refreshed, poll as soon as the floor allows, not wh
   assert.ok(!(await nextPoll(200)));
   assert.equal(polls.length, 2);
 });
+
+// Rule A-10: the first try made the job but its answer was a 502 page; the retry, same key, is
+// refused while the first is in progress. That refusal says nothing of the first try: the job
+// stops create_unanswered, the refusal with it, never settled failed (which reads "nothing was
+// made, nothing billed" and lets the person pay again under a new intent).
+test('a refusal of a retry after a try that may have made the job is create_unanswered, not failed', async () => {
+  const submits = [];
+  const fetch = async (_url, init) => {
+    submits.push(init.headers['Idempotency-Key'] ?? init.headers['idempotency-key']);
+    return submits.length === 1
+      ? new Response('<h1>Bad gateway</h1>', { status: 502, headers: { 'content-type': 'text/html' } })
+      : Response.json({ error: { code: 'idempotency_key_in_use', message: 'in progress' } }, { status: 409 });
+  };
+  const host = new JobHost({
+    baseUrl: 'http://jobs.invalid',
+    fetch,
+    store: new Map(),
+    config: { poll: { initialMs: 10, capMs: 20, minIntervalMs: 10, jitter: 'none' } },
+  });
+  const job = await host.submit('intent-a10', { ...JOB, arguments: { prompt: 'a harbour' } });
+  const end = await job.settled;
+  assert.equal(end.type, 'stopped');
+  assert.equal(end.reason, 'create_unanswered');
+  assert.deepEqual(end.failure, { kind: 'http', status: 409, code: 'idempotency_key_in_use', retryAfterMs: null });
+  assert.equal(submits.length, 2);
+  assert.equal(submits[0], submits[1], 'one key for both tries');
+});

@@ -633,6 +633,10 @@ struct SubmitSpec {
     key: String,
     tries: u32,
     retry_at: Option<u64>,
+    /// A try got no answer, or one that may have come after the job was made (a 5xx, an
+    /// unreadable 2xx): the job may exist under the key (rule A-10).
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    maybe_made: bool,
 }
 
 // Read member by member from a `Value` object (`crate::tagged`): a derived reader would also
@@ -648,6 +652,7 @@ impl<'de> Deserialize<'de> for SubmitSpec {
             key: f.req("key")?,
             tries: f.req("tries")?,
             retry_at: f.opt("retry_at")?,
+            maybe_made: f.def("maybe_made")?,
         })
     }
 }
@@ -717,6 +722,7 @@ impl CallEndpoint {
             key: submit.idempotency_key,
             tries: 0,
             retry_at: None,
+            maybe_made: false,
         });
         ep.submit_digest = Some(digest);
         ep.send_submit();
@@ -842,19 +848,17 @@ impl CallEndpoint {
             }
             return;
         }
-        let (advice, request_id, envelope) = if status == 0 {
-            (Advice::Reconcile, None, None)
+        let (advice, request_id, envelope, code) = if status == 0 {
+            (Advice::Reconcile, None, None, None)
         } else {
             let mut e = sume_open::read_error(status, headers, body, now);
             if e.retry_after_ms.is_none() {
                 e.retry_after_ms = retry_after_ms;
             }
             // The MCP tools' envelope has no `retryable`; it reads the same otherwise.
-            (
-                sume_open::advice(&e),
-                e.api.request_id.clone(),
-                body.cloned(),
-            )
+            let advice = sume_open::advice(&e);
+            let code = Some(e.api.code).filter(|c| !c.is_empty());
+            (advice, e.api.request_id, body.cloned(), code)
         };
         if let Advice::Permanent { .. } = advice {
             self.queue.push_back(Event::Admission {
@@ -862,6 +866,17 @@ impl CallEndpoint {
                 http_status: status,
                 request_id,
             });
+            // a refusal of a later try says nothing of an earlier one that may have made
+            // the job; ended unanswered, the key kept, so the host reconciles instead of paying
+            // again under a new intent.
+            if self.submit.as_ref().is_some_and(|s| s.maybe_made) {
+                let failure = Failure::Http {
+                    status,
+                    code,
+                    retry_after_ms: None,
+                };
+                return self.stop_unanswered(now, failure);
+            }
             self.submit = None;
             // Through the tracker, so the outcome is in its record and the snapshot.
             self.feed(
@@ -878,6 +893,8 @@ impl CallEndpoint {
 
     /// Arms the next try of the submit (same key), or stops after [`SUBMIT_TRIES`].
     fn submit_retry(&mut self, now: u64, advice: Advice, status: u16, request_id: Option<String>) {
+        // no answer, or one that may have come after the job was made.
+        let maybe_made = matches!(advice, Advice::Reconcile | Advice::Backoff { .. });
         self.queue.push_back(Event::Admission {
             advice,
             http_status: status,
@@ -887,6 +904,7 @@ impl CallEndpoint {
         let Some(s) = self.submit.as_mut() else {
             return;
         };
+        s.maybe_made |= maybe_made;
         if s.tries >= SUBMIT_TRIES {
             // The tracker ends the call, so the stop is in its state and the snapshot: a restored
             // endpoint is done and says why, instead of waiting for a try that never comes. The
@@ -1921,28 +1939,31 @@ impl CallEndpoint {
             }
         }
         let Some(request) = pending.request else {
-            self.feed(now, Input::CreateUnanswered);
-            // E-68: the stop carries what came back instead of an answer.
-            if let Failure::Http { .. } = failure {
-                let mut failure = Some(failure);
-                for event in self.queue.iter_mut().rev() {
-                    if let Event::Stopped {
-                        reason: StopReason::CreateUnanswered,
-                        failure: slot @ None,
-                    } = event
-                    {
-                        *slot = failure.take();
-                        break;
-                    }
-                }
-            }
-            return;
+            return self.stop_unanswered(now, failure);
         };
         let input = Input::RequestFailed {
             request: request.kind(),
             failure,
         };
         self.feed(now, input);
+    }
+
+    /// Ends the create unanswered; an HTTP answer that came instead goes with the stop (E-68).
+    fn stop_unanswered(&mut self, now: u64, failure: Failure) {
+        self.feed(now, Input::CreateUnanswered);
+        if let Failure::Http { .. } = failure {
+            let mut failure = Some(failure);
+            for event in self.queue.iter_mut().rev() {
+                if let Event::Stopped {
+                    reason: StopReason::CreateUnanswered,
+                    failure: slot @ None,
+                } = event
+                {
+                    *slot = failure.take();
+                    break;
+                }
+            }
+        }
     }
 
     fn violations(&mut self, vs: Vec<Violation>) {
