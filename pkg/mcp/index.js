@@ -619,9 +619,16 @@ class Watch {
       .then(() => this.sender.send(message, headers, { signal, method: message.method }))
       // An HTTP answer's body is read here, while the exchange is still in flight: a body that
       // breaks off is no answer.
-      .then(async (answer) =>
-        isHttpAnswer(answer) ? { response: await readHttpAnswer(answer, message.method) } : { answer },
-      )
+      .then(async (answer) => {
+        // Nothing at all (a sender that forgot to return its answer) is no answer: said, and
+        // handled as one, never left in flight for ever.
+        if (answer === undefined)
+          throw new McpCallError(
+            'transport',
+            `the sender's send() resolved with undefined for ${message.method}: resolve with the answer, or throw when none came`,
+          );
+        return isHttpAnswer(answer) ? { response: await readHttpAnswer(answer, message.method) } : { answer };
+      })
       .then(
         ({ answer, response }) => {
           ended();
@@ -1197,7 +1204,7 @@ export function resume(snapshot, sender, opts = {}) {
   w.route();
   if (ep.isDone && !w.done) {
     // Settled or stopped before the snapshot: its events were drained then; say it again.
-    if (rec.outcome) w.settle({ outcome: rec.outcome, status: rec.status });
+    if (rec.outcome) w.settle({ outcome: rec.outcome, status: rec.status, result: rec.result, error: rec.error });
     else w.stopped(rec.stopped ?? 'host_stopped');
   }
   return w.handle();

@@ -406,6 +406,39 @@ test('a failed tasks/get is said to onRequestFailed, the next answer to onRecove
   ]);
 });
 
+test('a sender whose send() resolves with undefined: no answer, said, never a call left in flight', async () => {
+  const clock = fakeClock();
+  let polls = 0;
+  const s = working('t-1', clock, {
+    'tasks/get': (m) => {
+      polls++;
+      if (polls === 1) return undefined;
+      return ok(m, { ...task26('t-1', 'completed'), resultType: 'complete', result: { content: [] } });
+    },
+  });
+  const seen = [];
+  const h = await callTool(s, {
+    name: 'slow',
+    ...on(clock),
+    onRequestFailed: (f) => seen.push([f.request, f.failure.kind, f.cause?.message]),
+  });
+  assert.equal((await until(clock, h.outcome)).outcome, 'succeeded');
+  assert.deepEqual(seen, [
+    [
+      'get',
+      'transport',
+      "the sender's send() resolved with undefined for tasks/get: resolve with the answer, or throw when none came",
+    ],
+  ]);
+  // The tools/call itself: unanswered, the cause said.
+  const none = working('t-2', clock, { 'tools/call': () => undefined });
+  await assert.rejects(callTool(none, { name: 'slow', ...on(clock) }), (e) => {
+    assert.equal(e.code, 'create_unanswered');
+    assert.match(e.message, /resolved with undefined for tools\/call/);
+    return true;
+  });
+});
+
 test('a lost tools/call answer rejects create_unanswered and is never resubmitted', async () => {
   const clock = fakeClock();
   const s = fake(
@@ -654,6 +687,10 @@ test('snapshot then resume in a new process-like watch: continues from the handl
   const out = await until(clock, r.outcome);
   assert.equal(out.outcome, 'succeeded');
   assert.ok(!methods(s2).includes('tools/call'));
+  // A snapshot taken once settled resumes to the same outcome, its result with it.
+  const settled = resume(r.snapshot(), fake('task-2026', handlers, clock), on(clock));
+  assert.deepEqual(await settled.outcome, out, 'the result and error are not dropped');
+  assert.deepEqual(out.result, { content: [] });
   // A snapshot taken after the watch was stopped resumes by the task id, still named.
   await h.outcome.catch(() => {});
   const stopped = resume(h.snapshot(), fake('task-2026', handlers, clock), on(clock));
