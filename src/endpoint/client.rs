@@ -1447,6 +1447,10 @@ impl CallEndpoint {
         answer: HttpAnswer<'_>,
         headers: &[(String, String)],
     ) {
+        // P-4: a 429 or 503 that carries a JSON-RPC error still says when to come back.
+        if let (false, Some(ms)) = ((200..300).contains(&answer.status), answer.retry_after_ms) {
+            self.tracker.handle_retry_after(now, ms);
+        }
         crate::wire::sse::each_message(answer.status, headers, answer.body, |message| {
             self.on_message(now, message);
         });
@@ -2381,6 +2385,30 @@ mod tests {
             ep.handle_timeout(6_000);
             let again = sent(&drain(&mut ep));
             assert_eq!(again[0].1["method"], "tasks/get", "{status}: polled again");
+        }
+    }
+
+    /// Rule P-4: a 429 or 503 whose body is a JSON-RPC error is read as that error, and its
+    /// Retry-After still holds the next poll back (the backoff alone polled again at once).
+    #[test]
+    fn a_json_rpc_error_in_a_429_keeps_its_retry_after() {
+        for status in [429, 503] {
+            let (mut ep, id) = polling();
+            let error = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":"slow down"}}}}"#
+            );
+            ep.handle_http_headers(
+                1_000,
+                id,
+                http(status, error.as_bytes()),
+                &header("Retry-After", "10"),
+            );
+            let out = drain(&mut ep);
+            assert_eq!(
+                out.last(),
+                Some(&Event::WakeAt { at: 11_000 }),
+                "{status}: {out:?}"
+            );
         }
     }
 

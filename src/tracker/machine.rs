@@ -696,6 +696,13 @@ impl Tracker {
         self.on_failure(now, request, http)
     }
 
+    /// An HTTP answer's `Retry-After`, whatever its body carried (a 429 or 503 whose body is a
+    /// JSON-RPC error): no request before `now + delay_ms` (P-4). Call it before handing over
+    /// what the body says; [`Failure::Http`] carries its own.
+    pub fn handle_retry_after(&mut self, now: u64, delay_ms: u64) {
+        self.schedule.handle_retry_after(now, delay_ms);
+    }
+
     /// [`Input::StopWatching`]: the host stops watching (C-17: not a cancel, nothing is sent).
     pub fn handle_stop_watching(&mut self) {
         self.stop(StopReason::HostStopped);
