@@ -171,6 +171,12 @@ export interface JobHostOptions {
   wire?: Omit<EndpointWireOptions, 'jobDialect'> | undefined;
   /** The clock (ms); `Date.now` by default. */
   now?: (() => number) | undefined;
+  /**
+   * How long one request may take, its whole answer read (default 30000 ms): a server that never
+   * answers, or whose body trickles in, is no answer then, and the core decides what follows
+   * (a poll again, a submit with the same key). Never a cancel.
+   */
+  timeoutMs?: number | undefined;
 }
 
 /** What {@link JobHost.wait} gives back. */

@@ -58,12 +58,14 @@ const callAndWait = (fn, ...args) => {
 
 /**
  * Sends one request and reads its answer as it arrived; `{error}` (what fetch threw) when no
- * answer arrived.
+ * answer arrived, the whole answer, body included, within `timeoutMs` (a body that trickles in
+ * for ever is no answer either).
  * @returns {Promise<{status: number, headers: [string, string][], body: Uint8Array} | {error: unknown}>}
  */
-async function exchange(f, url, method, headers, body) {
+async function exchange(f, url, method, headers, body, timeoutMs) {
   try {
-    const r = await f(url, { method, headers, body: body ?? undefined });
+    const signal = AbortSignal.timeout(timeoutMs);
+    const r = await f(url, { method, headers, body: body ?? undefined, signal });
     return { status: r.status, headers: [...r.headers], body: new Uint8Array(await r.arrayBuffer()) };
   } catch (error) {
     return { error };
@@ -524,7 +526,14 @@ class Job {
     if (this.#closed) return;
     const h = this.#host;
     const ep = this.#ep;
-    const a = await exchange(h.fetch, h.url(t.path), t.method, mergeHeaders(t.body, h.headers, t.headers), t.body);
+    const a = await exchange(
+      h.fetch,
+      h.url(t.path),
+      t.method,
+      mergeHeaders(t.body, h.headers, t.headers),
+      t.body,
+      h.timeoutMs,
+    );
     // Sent by the endpoint a wave's hand-back replaced: the new one asked again for itself.
     if (ep !== this.#ep) return;
     this.#transportError = 'error' in a ? a.error : null;
@@ -551,7 +560,7 @@ class Job {
   }
 }
 
-const HOST_OPTIONS = ['baseUrl', 'headers', 'dialect', 'store', 'fetch', 'config', 'wire', 'now'];
+const HOST_OPTIONS = ['baseUrl', 'headers', 'dialect', 'store', 'fetch', 'config', 'wire', 'now', 'timeoutMs'];
 const HOOKS = ['onButton', 'onStatus', 'onSettled', 'onStopped', 'onRequestFailed', 'onRecovered', 'onEvent'];
 const JOB_KEYS = ['model', 'kind', 'arguments'];
 // `wait`'s own options, then the core's `WaveConfig` (checked here for a "did you mean"; the core
@@ -578,7 +587,7 @@ export class JobHost {
   /**
    * @param {{baseUrl: string|URL, headers?: Record<string,string>, dialect?: 'open_api'|'mcp_tools',
    *   store?: {get(k: string): any, set(k: string, v: string): any, delete(k: string): any},
-   *   fetch?: typeof fetch, config?: object, wire?: object, now?: () => number}} options
+   *   fetch?: typeof fetch, config?: object, wire?: object, now?: () => number, timeoutMs?: number}} options
    */
   constructor(options = {}) {
     checkOptions(options, HOST_OPTIONS, 'JobHost', jobError, {
@@ -593,8 +602,15 @@ export class JobHost {
       config = null,
       wire = {},
       now = Date.now,
+      timeoutMs = 30_000,
     } = options ?? {};
     if (baseUrl == null) throw new JobHostError('invalid_input', 'JobHost: baseUrl is required');
+    // A timer's whole milliseconds, as httpSender takes them.
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2 ** 31 - 1)
+      throw new JobHostError(
+        'invalid_input',
+        `JobHost: timeoutMs must be a whole number of milliseconds from 1 to 2147483647, got ${JSON.stringify(String(timeoutMs).slice(0, 40))}`,
+      );
     // A page may give a path of its own origin ('/v1'); anything else must be a whole URL.
     if (!isHttpUrl(baseUrl))
       throw new JobHostError(
@@ -617,6 +633,7 @@ export class JobHost {
     this.headers = headers;
     this.store = store;
     this.fetch = f;
+    this.timeoutMs = timeoutMs;
     this.config = config;
     this.wire = { ...wire, jobDialect: dialect };
     this.now = now;
@@ -819,7 +836,14 @@ export class JobHost {
     // `Retry-After`, and says when a call failed (`call_failed`).
     const round = async (callId, body) => {
       const text = JSON.stringify(body);
-      const a = await exchange(this.fetch, this.url(path), 'POST', mergeHeaders(text, this.headers), text);
+      const a = await exchange(
+        this.fetch,
+        this.url(path),
+        'POST',
+        mergeHeaders(text, this.headers),
+        text,
+        this.timeoutMs,
+      );
       if (over) return; // ended (stopped, say) while the round was out: the wave is freed
       const now = this.now();
       if ('error' in a) {

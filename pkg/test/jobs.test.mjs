@@ -864,7 +864,7 @@ test('JobHost refuses an option or hook it does not know, by name, before anythi
     name: 'JobHostError',
     code: 'invalid_input',
     message:
-      'JobHost: unknown option "apiKey" (send it as a header: headers: {authorization: `Bearer ${key}`}); expected one of baseUrl, headers, dialect, store, fetch, config, wire, now',
+      'JobHost: unknown option "apiKey" (send it as a header: headers: {authorization: `Bearer ${key}`}); expected one of baseUrl, headers, dialect, store, fetch, config, wire, now, timeoutMs',
   });
   const host = new JobHost({ baseUrl: 'http://127.0.0.1:9', fetch, store: new Map() });
   await assert.rejects(host.submit('intent-1', { model: 'm', kind: 'image', arguments: {} }, { onSettle: () => {} }), {
@@ -1416,4 +1416,41 @@ test('a refusal of a retry after a try that may have made the job is create_unan
   assert.deepEqual(end.failure, { kind: 'http', status: 409, code: 'idempotency_key_in_use', retryAfterMs: null });
   assert.equal(submits.length, 2);
   assert.equal(submits[0], submits[1], 'one key for both tries');
+});
+
+// A status answer whose body trickles in for ever used to hold the watch with no poll and no
+// word; within timeoutMs it is no answer, said, and the next poll settles the job.
+test('a request whose answer never ends is no answer after timeoutMs; watching goes on', async () => {
+  let gets = 0;
+  const server = createHttpServer((_req, res) => {
+    gets++;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (gets === 1) {
+      res.write('{"id":"job_1",'); // and nothing more
+      return;
+    }
+    res.end(JSON.stringify({ id: 'job_1', status: 'completed', result: { artifacts: [] } }));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const host = new JobHost({
+      baseUrl: `http://127.0.0.1:${server.address().port}`,
+      dialect: 'mcp_tools',
+      timeoutMs: 300,
+      config: { poll: { initialMs: 20, capMs: 40, minIntervalMs: 10, jitter: 'none' } },
+    });
+    const failed = [];
+    const job = host.watch('job_1', { onRequestFailed: (f) => failed.push([f.request, f.failure.kind]) });
+    const end = await job.settled;
+    assert.equal(end.outcome, 'succeeded');
+    assert.deepEqual(failed, [['get', 'transport']]);
+    assert.equal(gets, 2);
+    assert.throws(() => new JobHost({ baseUrl: 'http://x.invalid', timeoutMs: '30s' }), {
+      code: 'invalid_input',
+      message: /timeoutMs must be a whole number of milliseconds/,
+    });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 });
