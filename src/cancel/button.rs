@@ -311,7 +311,12 @@ impl CancelButton {
             return Ok(self.state);
         }
         self.last_status = Some(status);
-        if self.state.is_final() {
+        // C-23: `finished_first` here came from an answer (a 409 `job_not_cancelable`), before
+        // any terminal status was seen; the first one decides. Cancelled, an earlier press whose
+        // answer was lost took effect: the call did not run to its end and bills nothing.
+        if self.state.is_final()
+            && !(self.state == ButtonState::FinishedFirst && status.is_cancelled())
+        {
             return Ok(self.state);
         }
         if core::mem::take(&mut self.undecided) && win != Window::Terminal {
@@ -372,9 +377,11 @@ impl CancelButton {
         if self.state.is_final() {
             return Ok(self.state);
         }
+        // C-4, C-10: an id the server says it does not know is also left to the next status:
+        // one still in the window (the task or job is there after all) reopens the button.
         self.undecided = matches!(
             verdict,
-            CancelVerdict::Rejected | CancelVerdict::BreaksRevision
+            CancelVerdict::Rejected | CancelVerdict::BreaksRevision | CancelVerdict::NotFound
         );
         self.state = match verdict {
             CancelVerdict::Acknowledged => ButtonState::AcknowledgedPending,
@@ -412,6 +419,55 @@ impl CancelButton {
 mod tests {
     use super::*;
     use ButtonState as B;
+
+    /// C-23: a press whose answer was lost cancelled the job; the press again is answered 409
+    /// `job_not_cancelable` (`finished_first`), and the first terminal status, `canceled`,
+    /// decides: `cancelled`. Once a terminal status was seen, nothing changes the button.
+    #[test]
+    fn finished_first_from_an_answer_gives_way_to_a_cancelled_status() {
+        let mut b = CancelButton::new(Model::Job);
+        b.handle_status(Status::Queued).unwrap();
+        b.press().unwrap();
+        assert_eq!(
+            b.handle_verdict(CancelVerdict::RequestFailed).unwrap(),
+            B::Available
+        );
+        b.press().unwrap();
+        let first = b.handle_verdict(CancelVerdict::AlreadyFinished).unwrap();
+        assert_eq!(first, B::FinishedFirst);
+        assert_eq!(b.handle_status(Status::Canceled).unwrap(), B::Cancelled);
+        assert_eq!(b.handle_status(Status::Completed).unwrap(), B::Cancelled);
+        // Seen terminal first, `finished_first` stands.
+        let mut b = CancelButton::new(Model::Job);
+        b.handle_status(Status::Queued).unwrap();
+        b.press().unwrap();
+        b.handle_status(Status::Completed).unwrap();
+        assert_eq!(b.handle_status(Status::Canceled).unwrap(), B::FinishedFirst);
+    }
+
+    /// C-4, C-10: a cancel answered "unknown id" (`-32602`, a job's 404) while the task or job is
+    /// still there: the next status in the window makes the button available again.
+    #[test]
+    fn an_unknown_id_answer_is_decided_by_the_next_status() {
+        for (model, open, started) in [
+            (Model::Task2026, Status::Working, None),
+            (Model::Job, Status::Queued, Some(Status::Processing)),
+        ] {
+            let mut b = CancelButton::new(model);
+            b.handle_status(open).unwrap();
+            b.press().unwrap();
+            assert_eq!(
+                b.handle_verdict(CancelVerdict::NotFound).unwrap(),
+                B::Unavailable
+            );
+            assert_eq!(b.handle_status(open).unwrap(), B::Available, "{model:?}");
+            b.press().unwrap();
+            b.handle_verdict(CancelVerdict::NotFound).unwrap();
+            if let Some(started) = started {
+                assert_eq!(b.handle_status(started).unwrap(), B::TooLate);
+            }
+        }
+    }
 
     #[test]
     fn no_press_follows_the_window() {
