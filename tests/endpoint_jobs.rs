@@ -1073,3 +1073,53 @@ fn edited_endpoint_snapshots_that_no_run_could_make_are_refused() {
         assert!(e.to_string().contains(says), "{at}: {e}");
     }
 }
+
+/// D-21: a result answer that says the job is still `processing` is no result: the job is
+/// polled on, its result asked again once completed, and settled with the real one.
+#[test]
+fn a_result_answer_not_ready_yet_is_polled_on() {
+    let config = open_api_config(json!({"poll": {"jitter": "none"}}));
+    let mut ep = CallEndpoint::watch(longcall::Model::Job, "job_1", config).unwrap();
+    let completed = br#"{"data":{"request_id":"job_1","sume_status":"completed"}}"#;
+    let mut now = 0;
+    let mut results = 0;
+    let mut settled = None;
+    for _ in 0..8 {
+        let out = drain(&mut ep);
+        if let Some(e) = out.iter().find(|e| matches!(e, Event::Settled { .. })) {
+            settled = Some(e.clone());
+            break;
+        }
+        let Some((id, _, path, ..)) = sent(&out).first().cloned() else {
+            now = wake(&out);
+            ep.handle_timeout(now);
+            continue;
+        };
+        now += 5;
+        if path.ends_with("/status") {
+            ep.handle_http(now, id, answer(200, completed));
+        } else {
+            results += 1;
+            let body: &[u8] = if results == 1 {
+                br#"{"data":{"request_id":"job_1","sume_status":"processing"}}"#
+            } else {
+                br#"{"data":{"sume_status":"completed","result":{"artifacts":[{"url":"https://x/1.png"}]}}}"#
+            };
+            ep.handle_http(now, id, answer(200, body));
+        }
+    }
+    assert_eq!(results, 2, "the result asked again");
+    let Some(Event::Settled {
+        outcome, result, ..
+    }) = settled
+    else {
+        panic!("not settled: {settled:?}");
+    };
+    assert_eq!(outcome, Outcome::Succeeded);
+    let result: Value = result.unwrap().as_value().clone();
+    assert_eq!(
+        sume_open::artifact_url(&result),
+        Some("https://x/1.png"),
+        "{result}"
+    );
+}

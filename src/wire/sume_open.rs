@@ -543,9 +543,24 @@ pub fn is_content_policy(job: &JobView) -> bool {
             == Some(CONTENT_POLICY)
 }
 
-/// Reads a result answer `{"data": ...}` into the completed job (D-10).
+/// Reads a result answer `{"data": ...}` into the completed job (D-10). One whose
+/// `data.sume_status` names another status (the result not ready yet, the job failed after
+/// all) is read as that status, as a status answer is: no result is taken from it (D-21).
+///
+/// ```
+/// use longcall::status::Status;
+/// use longcall::wire::sume_open::read_result;
+/// let done = serde_json::json!({"data": {"sume_status": "completed", "result": {"artifacts": []}}});
+/// assert_eq!(read_result("job_1", &done).unwrap().status, Status::Completed);
+/// let early = serde_json::json!({"data": {"sume_status": "processing"}});
+/// let job = read_result("job_1", &early).unwrap();
+/// assert_eq!((job.status, job.result), (Status::Processing, None));
+/// ```
 pub fn read_result(job_id: &str, body: &Value) -> Result<JobView, Error> {
     let d = data(body, "result answer")?;
+    if d.get("sume_status").is_some_and(|s| s != "completed") {
+        return read_status_data(job_id, d);
+    }
     Ok(JobView {
         id: job_id.into(),
         status: Status::Completed,
