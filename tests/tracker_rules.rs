@@ -716,6 +716,31 @@ fn absent_ttl_keeps_the_deadline_and_null_lifts_it() {
     assert_eq!(after(Ttl::Ms(60_000)), (Some(3_000), None));
 }
 
+/// Rule P-7: a handle resumed with `watch` counts its TTL from the first answer that states one,
+/// not from each answer: re-anchored at every poll, the TTL's end slid past the server's, and
+/// the last look before it came after it.
+#[test]
+fn a_watched_handle_counts_its_ttl_from_the_first_answer() {
+    use longcall::view::Ttl;
+    let mut t = Tracker::new(Model::Task2026, config()).unwrap();
+    t.watch("t1").unwrap();
+    assert!(matches!(
+        sends(&t.drain()).first(),
+        Some(Request::Get { .. })
+    ));
+    let working = || Input::TaskPolled {
+        task: task(Status::Working).with_ttl(Ttl::Ms(2_500)),
+    };
+    t.handle_input(5, working()).unwrap();
+    assert_eq!(wake(&t.drain()), Some(1_005));
+    let (_, outs) = poll_once(&mut t, working());
+    assert_eq!(
+        wake(&outs),
+        Some(2_505),
+        "the backoff's 3_005 is pulled in to the TTL's end, counted from the first answer"
+    );
+}
+
 /// The entry points for inputs that carry no payload (`handle_created`, `handle_cancel_pressed`,
 /// `handle_cancel_answered`, `handle_update_acked`, `handle_request_failed_http`,
 /// `handle_stop_watching`) are the same machine as `handle_input`: for every model and every

@@ -10,7 +10,9 @@
 //! generator's state is written as decimal text (`"state":"3"`), which a JavaScript host can
 //! parse without rounding; [`as_written_now`] applies it to the old texts. One input of the
 //! file changed since: the MRTR round's second answer, a bare number the tracker now refuses
-//! (rule I-9), is an object (the answer already in that snapshot restores as it was).
+//! (rule I-9), is an object (the answer already in that snapshot restores as it was). And one
+//! end state: the call resumed from a handle keeps its TTL's anchor, the first answer that
+//! stated one (`created_at`, rule P-7), where it counted the TTL from each answer.
 
 use longcall::snapshot::{restore, save};
 use longcall::tracker::{Input, Tracker};

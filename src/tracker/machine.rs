@@ -166,8 +166,9 @@ enum Ended {
 #[derive(Clone, Debug, PartialEq)]
 struct Watch {
     handle: String,
-    /// When the creating answer arrived (host time): the TTL's anchor. `None` for a job, or for
-    /// a handle resumed with [`Tracker::watch`] (the TTL then counts from the first answer).
+    /// The TTL's anchor (host time): when the creating answer arrived, or for a handle resumed
+    /// with [`Tracker::watch`] the first answer that stated a TTL. `None` until then (a job has
+    /// none).
     created_at: Option<u64>,
     /// 2026 (O-8): the task was created already terminal (a `CreateTaskResult` is a `Task`, with
     /// no payload); the confirming `tasks/get` carries the result or error.
@@ -839,7 +840,11 @@ impl Tracker {
             if source == Source::Created {
                 w.created_at = Some(now);
             }
-            anchor = w.created_at.unwrap_or(now);
+            // A handle resumed with `watch` counts from the first answer that states a TTL:
+            // counted from each answer, its end would slide past the server's.
+            if let Ttl::Ms(_) = p.ttl_ms {
+                anchor = *w.created_at.get_or_insert(now);
+            }
         }
         // P-7: ttlMs (2025: ttl) is required on every task and may change with any answer. It is
         // measured from when the host received the handle, so clock skew between host and
