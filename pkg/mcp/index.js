@@ -186,7 +186,7 @@ export async function listTools(sender, options = {}) {
   let http;
   try {
     answer = await sender.send(message, { 'Mcp-Method': 'tools/list' }, { signal, method: 'tools/list' });
-    if (isHttpAnswer(answer)) http = await readHttpAnswer(answer, 'tools/list');
+    if (isHttpAnswer(answer)) http = await readHttpAnswer(answer, 'tools/list', message.id);
   } catch (e) {
     throw new McpCallError('transport', `listTools: no answer to tools/list (${transportDetail(e)})`, { cause: e });
   }
@@ -627,7 +627,9 @@ class Watch {
             'transport',
             `the sender's send() resolved with undefined for ${message.method}: resolve with the answer, or throw when none came`,
           );
-        return isHttpAnswer(answer) ? { response: await readHttpAnswer(answer, message.method) } : { answer };
+        return isHttpAnswer(answer)
+          ? { response: await readHttpAnswer(answer, message.method, message.id) }
+          : { answer };
       })
       .then(
         ({ answer, response }) => {
@@ -976,15 +978,50 @@ function unnamedDetail(text, detail) {
  * another client (node:http, undici's `request`). Kept with what a failure's words name: the
  * request's method and the URL.
  */
-async function readHttpAnswer(res, method) {
-  const body = typeof res.text === 'function' ? await res.text() : res.body;
+async function readHttpAnswer(res, method, id) {
+  const headers = headerPairs(res.headers);
+  const stream = typeof res.body?.getReader === 'function' ? res.body : null;
+  const events = headers.some(([k, v]) => k.toLowerCase() === 'content-type' && /^\s*text\/event-stream/i.test(v));
+  const body =
+    stream && events
+      ? await readEvents(stream, res.status, headers, id)
+      : typeof res.text === 'function'
+        ? await res.text()
+        : res.body;
   return {
     status: res.status,
-    headers: headerPairs(res.headers),
+    headers,
     body: typeof body === 'string' ? body : new TextDecoder().decode(body),
     url: typeof res.url === 'string' ? res.url : '',
     method,
   };
+}
+
+// An event stream read as it comes, up to the event that answers request `id`: a server may keep
+// the stream open after it (closing it is only a SHOULD), and waiting for its end would lose the
+// answer to the timeout. Which messages the events carry is the core's to say (`httpMessages`).
+async function readEvents(stream, status, headers, id) {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    text += decoder.decode(value, { stream: true });
+    if (!text.includes('\n\n') && !text.includes('\r\n\r\n')) continue;
+    const answered = lc.httpMessages({ status, headers }, text).some((m) => {
+      try {
+        const msg = JSON.parse(m);
+        return !msg.method && (msg.id === id || (msg.error && msg.id === null));
+      } catch {
+        return false;
+      }
+    });
+    if (answered) {
+      reader.cancel().catch(() => {});
+      return text;
+    }
+  }
 }
 
 /** Header pairs from a `Headers` (any fetch's), pairs, or an object (a list of values joined). */

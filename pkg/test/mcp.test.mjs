@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { callTool, watchTask, resume, httpSender, listTools, McpCallError } from 'longcall/mcp';
 import * as lc from 'longcall';
 import { fakeClock, watchPromise } from './mcp-fakes.mjs';
+import { createServer } from 'node:http';
 import { closedPort } from './support/ports.mjs';
 
 const T = '2026-11-29T15:07:54.708Z';
@@ -1385,4 +1386,54 @@ test("onInput's signal aborts when the server accepts a cancel, or the call ends
   });
   await assert.rejects(until(clock, h2.outcome), { code: 'watch_stopped' });
   assert.deepEqual(ended, ['input k is no longer asked: the call ended']);
+});
+
+// A server that keeps each event stream open after the answer (closing it is a SHOULD): the
+// answer is acted on when its event arrives, not at the stream's end, which never comes. Waiting
+// for the end lost the tools/call's task id to the timeout, and every poll's answer after it.
+test('httpSender: an event stream kept open after its answer is read up to the answer', async () => {
+  const open = new Set();
+  let gets = 0;
+  const server = createServer(async (req, res) => {
+    let raw = '';
+    for await (const c of req) raw += c;
+    const m = JSON.parse(raw);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    open.add(res);
+    const send = (msg) => res.write(`event: message\ndata: ${JSON.stringify(msg)}\n\n`);
+    send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
+    if (m.method === 'tools/call')
+      send({ jsonrpc: '2.0', id: m.id, result: { ...task26('t-open', 'working'), resultType: 'task' } });
+    else if (++gets < 2)
+      send({ jsonrpc: '2.0', id: m.id, result: { ...task26('t-open', 'working'), resultType: 'complete' } });
+    else
+      send({
+        jsonrpc: '2.0',
+        id: m.id,
+        result: {
+          ...task26('t-open', 'completed'),
+          resultType: 'complete',
+          result: { content: [{ type: 'text', text: 'done' }] },
+        },
+      });
+    res.write(': keep-alive\n\n'); // and the stream stays open
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const sender = httpSender({ url: `http://127.0.0.1:${server.address().port}/mcp`, timeoutMs: 5_000 });
+    const t0 = Date.now();
+    const h = await callTool(sender, {
+      name: 'slow',
+      config: { poll: { initialMs: 20, capMs: 40, minIntervalMs: 10 } },
+    });
+    assert.equal(h.id, 't-open');
+    const out = await h.outcome;
+    assert.equal(out.outcome, 'succeeded');
+    assert.deepEqual(out.result.content, [{ type: 'text', text: 'done' }]);
+    assert.ok(Date.now() - t0 < 4_000, `settled after ${Date.now() - t0} ms, not at a timeout`);
+  } finally {
+    for (const res of open) res.destroy();
+    server.closeAllConnections();
+    server.close();
+  }
 });
