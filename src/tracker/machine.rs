@@ -835,15 +835,9 @@ impl Tracker {
             // A floor raised by a notification also holds the poll already armed (P-3).
             self.schedule.handle_server_interval(Some(ms));
         }
-        let mut anchor = now;
         if let Some(w) = self.watching_mut() {
             if source == Source::Created {
                 w.created_at = Some(now);
-            }
-            // A handle resumed with `watch` counts from the first answer that states a TTL:
-            // counted from each answer, its end would slide past the server's.
-            if let Ttl::Ms(_) = p.ttl_ms {
-                anchor = *w.created_at.get_or_insert(now);
             }
         }
         // P-7: ttlMs (2025: ttl) is required on every task and may change with any answer. It is
@@ -853,7 +847,14 @@ impl Tracker {
         match p.ttl_ms {
             Ttl::NotGiven => {}
             Ttl::Unlimited => self.schedule.set_ttl_deadline(None),
-            Ttl::Ms(ttl) => self.schedule.set_ttl_deadline(Some(later(anchor, ttl))),
+            // A handle resumed with `watch` counts from the first answer that states a TTL:
+            // counted from each answer, its end would slide past the server's.
+            Ttl::Ms(ttl) => {
+                let anchor = self
+                    .watching_mut()
+                    .map_or(now, |w| *w.created_at.get_or_insert(now));
+                self.schedule.set_ttl_deadline(Some(later(anchor, ttl)));
+            }
         }
         self.observe_status(p.status, source);
         let status = self.status.unwrap_or(p.status);
