@@ -191,17 +191,7 @@ export async function listTools(sender, options = {}) {
     throw new McpCallError('transport', `listTools: no answer to tools/list (${transportDetail(e)})`, { cause: e });
   }
   if (http) {
-    // The core says which messages the HTTP answer carries (a JSON body, an event stream's events).
-    answer = lc
-      .httpMessages({ status: http.status, headers: http.headers }, http.body)
-      .map((text) => {
-        try {
-          return JSON.parse(text);
-        } catch {
-          return null;
-        }
-      })
-      .find((m) => m && !m.method && (m.id === message.id || (m.error && m.id === null)));
+    answer = answerIn(http.status, http.headers, http.body, message.id);
     if (!answer) {
       const detail = httpDetail(http);
       throw new McpCallError('transport', `listTools: ${detail}`, { httpStatus: http.status });
@@ -997,6 +987,21 @@ async function readHttpAnswer(res, method, id) {
   };
 }
 
+// The message of an HTTP answer that answers request `id` (or an error naming no request, from a
+// server that could not read it), if any. Which messages the answer carries (a JSON body, an event
+// stream's events) is the core's to say.
+function answerIn(status, headers, body, id) {
+  for (const text of lc.httpMessages({ status, headers }, body)) {
+    try {
+      const m = JSON.parse(text);
+      if (m && !m.method && (m.id === id || (m.error && m.id === null))) return m;
+    } catch {
+      // not JSON: not the answer
+    }
+  }
+  return undefined;
+}
+
 // An event stream read as it comes, up to the event that answers request `id`: a server may keep
 // the stream open after it (closing it is only a SHOULD), and waiting for its end would lose the
 // answer to the timeout. Which messages the events carry is the core's to say (`httpMessages`).
@@ -1009,15 +1014,7 @@ async function readEvents(stream, status, headers, id) {
     if (done) return text + decoder.decode();
     text += decoder.decode(value, { stream: true });
     if (!text.includes('\n\n') && !text.includes('\r\n\r\n')) continue;
-    const answered = lc.httpMessages({ status, headers }, text).some((m) => {
-      try {
-        const msg = JSON.parse(m);
-        return !msg.method && (msg.id === id || (msg.error && msg.id === null));
-      } catch {
-        return false;
-      }
-    });
-    if (answered) {
+    if (answerIn(status, headers, text, id)) {
       reader.cancel().catch(() => {});
       return text;
     }
