@@ -158,6 +158,41 @@ fn job_cancel_too_late_keeps_waiting_and_never_shows_cancelled() {
     )));
 }
 
+/// Rule O-13: a cancel answered with the job already completed carries no result: the call is
+/// not settled by it (it would have settled `succeeded` with nothing to show); the confirming
+/// poll settles it, with the result.
+#[test]
+fn a_cancel_answered_completed_is_settled_by_the_poll_with_the_result() {
+    use longcall::status::JobStatus;
+    let mut t = Tracker::new(Model::Job, config()).unwrap();
+    t.handle_input(
+        0,
+        Input::JobCreated {
+            job: job(Status::Queued),
+        },
+    )
+    .unwrap();
+    let _ = t.drain();
+    t.handle_input(10, Input::CancelPressed).unwrap();
+    let _ = t.drain();
+    let finished = CancelAnswer::Job {
+        status: JobStatus::Completed,
+    };
+    t.handle_input(20, Input::CancelAnswered { answer: finished })
+        .unwrap();
+    let outs = t.drain();
+    assert_eq!(settled(&outs), None, "{outs:?}");
+    assert_eq!(t.button(), ButtonState::FinishedFirst);
+    let mut done = job(Status::Completed);
+    done.result = Some(json!({"artifacts": [{"url": "https://x/1.png"}]}).into());
+    let (_, outs) = poll_once(&mut t, Input::JobPolled { job: done });
+    assert_eq!(settled(&outs), Some(Outcome::Succeeded));
+    assert_eq!(
+        t.record().result.map(|r| r.as_value().clone()),
+        Some(json!({"artifacts": [{"url": "https://x/1.png"}]}))
+    );
+}
+
 /// Rule C-20: a job cancel answered with the job still queued decided nothing, so the button
 /// waits for the next status, and that status decides even when it repeats the one the tracker
 /// holds: still queued, the cancel did not take and the button is live again.

@@ -1321,7 +1321,10 @@ impl Tracker {
         };
         if let Some(status) = carried.filter(|s| s.belongs_to(self.model)) {
             self.observe_status(status, Source::CancelAnswer);
-            if let Some(s) = self.status.filter(|s| s.is_terminal()) {
+            // O-13: a cancel answer carries a status, never the result or error of a call that
+            // completed or failed first; the confirming observation (C-12) settles those, with
+            // their payload. A cancelled call has none to wait for.
+            if let Some(s) = self.status.filter(|s| s.is_cancelled()) {
                 self.on_terminal(s, Payload::NONE);
             }
         }
