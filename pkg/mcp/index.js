@@ -970,11 +970,9 @@ function unnamedDetail(text, detail) {
  */
 async function readHttpAnswer(res, method, id) {
   const headers = headerPairs(res.headers);
-  const stream = typeof res.body?.getReader === 'function' ? res.body : null;
-  const events = headers.some(([k, v]) => k.toLowerCase() === 'content-type' && /^\s*text\/event-stream/i.test(v));
   const body =
-    stream && events
-      ? await readEvents(stream, res.status, headers, id)
+    typeof res.body?.getReader === 'function'
+      ? await readUntilAnswered(res.body, res.status, headers, id)
       : typeof res.text === 'function'
         ? await res.text()
         : res.body;
@@ -1002,10 +1000,12 @@ function answerIn(status, headers, body, id) {
   return undefined;
 }
 
-// An event stream read as it comes, up to the event that answers request `id`: a server may keep
-// the stream open after it (closing it is only a SHOULD), and waiting for its end would lose the
-// answer to the timeout. Which messages the events carry is the core's to say (`httpMessages`).
-async function readEvents(stream, status, headers, id) {
+// A body read as it comes, up to the message that answers request `id`: a server may keep an
+// event stream open after it (closing it is only a SHOULD), and waiting for its end would lose
+// the answer to the timeout. Whether the body is a JSON text or an event stream, and which
+// messages it carries so far, is the core's to say (`httpMessages`); a JSON body is whole only
+// at its end.
+async function readUntilAnswered(stream, status, headers, id) {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   let text = '';
