@@ -305,8 +305,13 @@ export function unknownTool(name: string): GateRefusal;
 /** The answers a `tools/call` continuation carries, key -> response (E-56). */
 export function inputResponses(params: Json | null | undefined): { [key: string]: Json };
 
-/** The MRTR `InputRequiredResult` of a `tools/call` (E-56); throws `invalid_input` for no request or one without a method. */
-export function inputRequiredResult(inputRequests: { [key: string]: Json }, requestState?: Json | null): Json;
+/**
+ * The MRTR `InputRequiredResult` of a `tools/call` (E-56). A tool still waiting on something of
+ * its own asks nothing: `inputRequests` `null` (or `{}`) and the state alone (E-69), which the
+ * client sends back on its poll schedule. Throws `invalid_input` for neither a request nor a
+ * state, or a request without a method.
+ */
+export function inputRequiredResult(inputRequests: { [key: string]: Json } | null, requestState?: Json | null): Json;
 
 /** `result` with `resultType: "complete"` (E-57); none is the empty result of `ping` and the acks. */
 export function completeResult(result?: Json | JsonObject | null): { [key: string]: Json };

@@ -1212,6 +1212,42 @@ test('a 2026 MRTR InputRequiredResult on tools/call: asked once through onInput,
   assert.deepEqual(cont.arguments, { lang: 'en' });
 });
 
+test('a 2026 InputRequiredResult with only a requestState asks nothing; its continuations wait for the poll schedule (E-69)', async () => {
+  const clock = fakeClock();
+  const asked = [];
+  let round = 0;
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) =>
+        ++round < 3
+          ? ok(m, { resultType: 'input_required', requestState: `still-${round}` })
+          : ok(m, { content: [{ type: 'text', text: 'rendered' }], resultType: 'complete' }),
+    },
+    clock,
+  );
+  const h = await callTool(s, {
+    name: 'render',
+    config: FAST,
+    ...on(clock),
+    onInput: (key) => asked.push(key),
+  });
+  await clock.settle();
+  assert.deepEqual(methods(s), ['tools/call'], 'the continuation is not sent at once');
+  const out = await until(clock, h.outcome);
+  assert.equal(out.outcome, 'succeeded');
+  assert.equal(out.result.content[0].text, 'rendered');
+  assert.deepEqual(asked, [], 'nothing was asked');
+  assert.deepEqual(methods(s), ['tools/call', 'tools/call', 'tools/call']);
+  const [first, second, third] = s.sent;
+  assert.equal(second.message.params.requestState, 'still-1');
+  assert.equal(third.message.params.requestState, 'still-2');
+  assert.ok(!('inputResponses' in second.message.params), 'no answers to a round that asked nothing');
+  // FAST: 10 ms, then the backoff's 20 ms.
+  assert.ok(second.at - first.at >= 10, `${second.at - first.at} ms`);
+  assert.ok(third.at - second.at >= 20, `${third.at - second.at} ms`);
+});
+
 test('watchTask assumes no status: the first status reported is the first the server gave (E-6)', async () => {
   const clock = fakeClock();
   const statuses = [];

@@ -281,28 +281,45 @@ pub fn input_responses(params: &Value) -> Map<String, Value> {
 }
 
 /// E-56: the `InputRequiredResult` a `tools/call` answers when the tool needs `input_requests`
-/// (key -> request) before it can run; `request_state` is echoed by the client unchanged.
+/// (key -> request) before it can run; `request_state` is echoed by the client unchanged. A
+/// tool still waiting on something of its own asks nothing: `input_requests` empty (or `null`)
+/// and the state alone (E-69), which the client sends back on its poll schedule.
 ///
-/// Errors ([`Error::InvalidInput`]): no request, or a request without a string `method`: the
-/// server's own tool is wrong, and the client could not answer it.
+/// Errors ([`Error::InvalidInput`]): neither a request nor a state, `input_requests` not an
+/// object, or a request without a string `method`: the server's own tool is wrong, and the
+/// client could not answer it.
 ///
 /// ```
 /// use longcall::server::answer::input_required;
 /// use serde_json::json;
 /// let r = input_required(&json!({"k": {"method": "elicitation/create"}}), None).unwrap();
 /// assert_eq!(r["resultType"], "input_required");
+/// let waiting = input_required(&json!({}), Some(&json!("s1"))).unwrap();
+/// assert_eq!(waiting, json!({"resultType": "input_required", "requestState": "s1"}));
 /// assert!(input_required(&json!({}), None).is_err());
 /// ```
 pub fn input_required(
     input_requests: &Value,
     request_state: Option<&Value>,
 ) -> Result<Value, Error> {
-    let Some(map) = input_requests.as_object().filter(|m| !m.is_empty()) else {
+    let request_state = request_state.filter(|s| !s.is_null());
+    let empty = Map::new();
+    let map = match input_requests {
+        Value::Null => &empty,
+        Value::Object(map) => map,
+        _ => {
+            return Err(Error::invalid_input(
+                "inputRequests",
+                "inputRequests is an object of key -> request",
+            ))
+        }
+    };
+    if map.is_empty() && request_state.is_none() {
         return Err(Error::invalid_input(
             "inputRequests",
-            "an MRTR round asks at least one input: a non-empty object of key -> request",
+            "an MRTR round asks at least one input or keeps a requestState (E-69)",
         ));
-    };
+    }
     if let Some((key, _)) = map
         .iter()
         .find(|(_, r)| r.get("method").and_then(Value::as_str).is_none())
@@ -314,8 +331,10 @@ pub fn input_required(
     }
     let mut out = Map::new();
     out.insert("resultType".into(), Value::from("input_required"));
-    out.insert("inputRequests".into(), Value::Object(map.clone()));
-    if let Some(s) = request_state.filter(|s| !s.is_null()) {
+    if !map.is_empty() {
+        out.insert("inputRequests".into(), Value::Object(map.clone()));
+    }
+    if let Some(s) = request_state {
         out.insert("requestState".into(), s.clone());
     }
     Ok(Value::Object(out))
@@ -611,6 +630,42 @@ mod tests {
         );
         assert!(input_required(&json!({"k": {"params": {}}}), None).is_err());
         assert!(input_required(&json!([]), None).is_err());
+        assert!(input_required(&Value::Null, Some(&Value::Null)).is_err());
+    }
+
+    /// E-69: a round that asks nothing keeps the state alone, and the client's reader takes it
+    /// as such: no input to ask, the state to echo.
+    #[test]
+    fn e69_the_still_waiting_round() {
+        for nothing in [json!({}), Value::Null] {
+            let r = input_required(&nothing, Some(&json!("s2"))).unwrap();
+            assert_eq!(
+                r,
+                json!({"resultType": "input_required", "requestState": "s2"})
+            );
+            let p = mcp2026::read_tools_call(&r).unwrap();
+            assert!(p.violations.is_empty());
+            let mcp2026::CallAnswer::InputRequired {
+                input_requests,
+                request_state,
+            } = p.value
+            else {
+                panic!("not a round: {:?}", p.value);
+            };
+            assert!(input_requests.is_empty());
+            assert_eq!(request_state, Some(json!("s2")));
+        }
+        // Its continuation carries the state and no answers.
+        let m = mcp2026::continue_call_request(
+            crate::wire::Id::Number(2),
+            "render",
+            json!({}),
+            Map::new(),
+            Some(json!("s2")),
+        )
+        .to_value();
+        assert_eq!(m["params"]["requestState"], "s2");
+        assert!(m["params"].get("inputResponses").is_none());
         assert_eq!(
             input_responses(&json!({"inputResponses": {"k": {"action": "accept"}}}))["k"]["action"],
             "accept"

@@ -493,8 +493,21 @@ impl Tracker {
             }
             Due::Poll => {}
         }
-        let Call::Watching(w) = &mut self.call else {
-            return;
+        let w = match &mut self.call {
+            Call::Watching(w) => w,
+            // E-69: the continuation of a round that asked nothing is due (only such a round
+            // arms the schedule before a handle is known).
+            Call::Creating { round } => {
+                if let Some(round) = round {
+                    round.sent = true;
+                    let request_state = round.request_state.take();
+                    self.send(Request::ContinueCall {
+                        responses: Vec::new(),
+                        request_state,
+                    });
+                }
+                return;
+            }
         };
         let handle = w.handle.clone();
         // A failed tasks/update goes again with the poll, with every answer not yet acked.
@@ -560,7 +573,7 @@ impl Tracker {
             Input::CallInputRequired {
                 input_requests,
                 request_state,
-            } => self.on_call_input_required(input_requests, request_state),
+            } => self.on_call_input_required(now, input_requests, request_state),
             Input::CallResult { result } => self.on_call_answer(Some(result), None),
             Input::CallError { error } => self.on_call_answer(None, Some(error)),
             Input::AnswerTooLarge { .. } => {
@@ -1158,10 +1171,7 @@ impl Tracker {
             ));
         }
         self.mrtr_answered()?;
-        let before = self.button.state();
-        // A plain answer ends the call as completed would (every model speaks `completed`).
-        let _ = self.button.handle_status(Status::Completed);
-        self.sync_button(before);
+        self.end_call_button();
         let outcome = match (&result, &error) {
             (Some(r), _) if r.is_error => Outcome::ToolError,
             (Some(_), _) => Outcome::Succeeded,
@@ -1170,6 +1180,14 @@ impl Tracker {
         self.keep_payload(result.map(|r| r.value), error.map(|e| error_json(&e)));
         self.settle(outcome, None);
         Ok(())
+    }
+
+    /// The call was answered without a task: the button ends as a completed call's would
+    /// (every model speaks `completed`), since there is nothing left to cancel.
+    fn end_call_button(&mut self) {
+        let before = self.button.state();
+        let _ = self.button.handle_status(Status::Completed);
+        self.sync_button(before);
     }
 
     /// E-11: no job was made, so the call ends here, with the API's error as its error. The
@@ -1340,6 +1358,7 @@ impl Tracker {
 
     fn on_call_input_required(
         &mut self,
+        now: u64,
         inputs: Vec<InputRequest>,
         request_state: Option<Json>,
     ) -> Result<(), Error> {
@@ -1361,20 +1380,30 @@ impl Tracker {
                 "an input round of this call is still open; answer it first",
             ));
         }
-        if inputs.is_empty() {
-            // Nothing to ask means nothing to continue with: the server broke the shape.
+        let request_state = request_state.filter(|s| !s.is_null());
+        if inputs.is_empty() && request_state.is_none() {
+            // Nothing to ask and no state to echo: the server broke the shape.
             self.violate(
                 Rule::ResultContradictsStatus,
-                "input_required result with an empty inputRequests",
+                "input_required result with neither inputRequests nor requestState",
             );
+            self.end_call_button();
             self.settle(Outcome::ProtocolFailure, None);
             return Ok(());
         }
-        // Each round is a request of its own: every key of it is asked once, in order.
+        // Each round is a request of its own (E-8): every key of it is asked once, in order,
+        // a key of an earlier round too.
         let mut round = MrtrRound {
             request_state,
             ..MrtrRound::default()
         };
+        if inputs.is_empty() {
+            // E-69: the server is still waiting. Continue with its state when the schedule
+            // says, as a poll would go: a server answering this again and again is polled.
+            self.call = Call::Creating { round: Some(round) };
+            self.plan(now);
+            return Ok(());
+        }
         for req in inputs {
             if round.asked.contains(&req.key) {
                 continue;

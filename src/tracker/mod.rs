@@ -66,7 +66,10 @@
 //! * **E-8 MRTR.** An `InputRequiredResult` on `tools/call` asks each key of the round once (call
 //!   inputs, their own namespace); when all are answered the continuation `tools/call` carries
 //!   `inputResponses` and the server's `requestState`: the only re-send of a `tools/call`, not a
-//!   resubmission. A continuation that gets no answer is the call unanswered.
+//!   resubmission. A continuation that gets no answer is the call unanswered. A key asked
+//!   again in a later round is a new question (keys are unique within one round).
+//! * **E-69 Still waiting.** A round with a `requestState` and no input requests asks nothing:
+//!   its continuation goes out when the poll schedule says ([`Output::WakeAt`]), not at once.
 
 mod input_de;
 pub(crate) mod keys;
@@ -113,7 +116,8 @@ pub enum Input {
     /// "input_required"`): the server needs these inputs before it goes on, and gives back
     /// `requestState` to be echoed with them in the continuation `tools/call`.
     CallInputRequired {
-        /// The input requests, key -> request (keys of their own namespace, not task keys).
+        /// The input requests, key -> request (keys of their own namespace, not task keys);
+        /// empty when the server asks nothing and sent a `requestState` (E-69).
         input_requests: Vec<InputRequest>,
         /// The server's `requestState`, echoed unchanged (absent when it sent none).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -304,7 +308,8 @@ pub enum Request {
     /// and the server's `requestState`. The only re-send of a `tools/call`: it carries the
     /// server's state, so it continues the call and is not a resubmission.
     ContinueCall {
-        /// Key -> response, every key of the round answered once.
+        /// Key -> response, every key of the round answered once (none for a round that asked
+        /// nothing, E-69).
         responses: Vec<(String, Json)>,
         /// The server's `requestState`, unchanged.
         #[serde(default, skip_serializing_if = "Option::is_none")]

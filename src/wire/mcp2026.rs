@@ -322,7 +322,8 @@ pub enum CallAnswer {
     /// `resultType: "input_required"` (MRTR `InputRequiredResult`): the server needs these
     /// inputs, then the same `tools/call` again with `inputResponses` and `requestState`.
     InputRequired {
-        /// Key -> request, in the server's order.
+        /// Key -> request, in the server's order; empty when the server asks nothing and keeps
+        /// only its `requestState` (E-69).
         input_requests: Vec<InputRequest>,
         /// The server's `requestState`, to be echoed unchanged.
         request_state: Option<Value>,
@@ -365,6 +366,8 @@ pub fn read_tools_call(result: &Value) -> Result<Parsed<CallAnswer>, Error> {
                     });
                 }
             }
+            // E-69: a round that asks nothing carries the server's state alone.
+            None | Some(Value::Null) => {}
             _ => {
                 return Err(Error::Malformed {
                     what: "InputRequiredResult",
@@ -594,8 +597,9 @@ pub fn tools_call_request(id: Id, name: &str, arguments: Value) -> Message {
     )
 }
 
-/// The MRTR continuation: `tools/call {name, arguments, inputResponses, requestState?}` with the
-/// capability, the same tool and arguments as the first call.
+/// The MRTR continuation: `tools/call {name, arguments, inputResponses?, requestState?}` with the
+/// capability, the same tool and arguments as the first call (no `inputResponses` when the round
+/// asked nothing, E-69).
 pub fn continue_call_request(
     id: Id,
     name: &str,
@@ -603,10 +607,15 @@ pub fn continue_call_request(
     input_responses: Map<String, Value>,
     request_state: Option<Value>,
 ) -> Message {
-    let mut params =
-        json!({"name": name, "arguments": arguments, "inputResponses": input_responses});
-    if let (Some(state), Some(obj)) = (request_state, params.as_object_mut()) {
-        obj.insert("requestState".into(), state);
+    let mut params = json!({"name": name, "arguments": arguments});
+    if let Some(obj) = params.as_object_mut() {
+        // E-69: a round that asked nothing is answered with nothing, not an empty map.
+        if !input_responses.is_empty() {
+            obj.insert("inputResponses".into(), Value::Object(input_responses));
+        }
+        if let Some(state) = request_state {
+            obj.insert("requestState".into(), state);
+        }
     }
     task_request(id, "tools/call", params)
 }

@@ -224,10 +224,12 @@ pub fn input_responses(params: JsValue) -> JsResult<JsValue> {
 }
 
 /// `inputRequiredResult(inputRequests, requestState?)`: the MRTR `InputRequiredResult` of a
-/// `tools/call` (rule E-56). Throws `invalid_input` for no request or one without a `method`.
+/// `tools/call` (rule E-56); `inputRequests` empty or `null` with a state is a round that asks
+/// nothing (E-69). Throws `invalid_input` for neither a request nor a state, or a request
+/// without a `method`.
 #[wasm_bindgen(js_name = inputRequiredResult)]
 pub fn input_required_result(input_requests: JsValue, request_state: JsValue) -> JsResult<JsValue> {
-    let asks: Value = js(from_js(&input_requests, "inputRequests"))?;
+    let asks: Value = js(opt_value(&input_requests, "inputRequests"))?.unwrap_or(Value::Null);
     let state: Option<Value> = js(opt_value(&request_state, "requestState"))?;
     to_js(&js(answer::input_required(&asks, state.as_ref()))?)
 }

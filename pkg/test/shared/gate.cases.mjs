@@ -94,6 +94,9 @@ export const cases = {
       requestState: 's',
     });
     assert.throws(() => lc.inputRequiredResult({}), { code: 'invalid_input' });
+    // E-69: still waiting, nothing asked: the state alone.
+    assert.deepEqual(lc.inputRequiredResult(null, 'still'), { resultType: 'input_required', requestState: 'still' });
+    assert.deepEqual(lc.inputRequiredResult({}, 'still'), { resultType: 'input_required', requestState: 'still' });
     assert.deepEqual(lc.completeResult({ content: [], resultType: 'task' }), { content: [], resultType: 'complete' });
     assert.deepEqual(lc.completeResult(), { resultType: 'complete' });
     const d = lc.discoverResult('task-2026', { name: 's', version: '1' }, { tools: {} });
