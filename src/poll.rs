@@ -45,6 +45,9 @@
 //!     allow, counted from the end of the last poll (from now when none is known), and never
 //!     before a `Retry-After`. It only ever moves earlier, and the backoff goes on where it was:
 //!     asking again and again polls no faster than the floor.
+//! 11. **Watching again keeps the floors** (P-16). A new watch of a call whose watching stopped
+//!     starts no sooner than [`PollSchedule::floors_until`] of the one before it: the end of
+//!     its last poll plus the floor, and its `Retry-After`.
 //!
 //! The per-step path ([`PollSchedule::next`]) allocates nothing.
 //!
@@ -564,6 +567,22 @@ impl PollSchedule {
             .map_or(later(now, floor), |ended| now.max(later(ended, floor)))
             .max(self.not_before.unwrap_or(0));
         self.armed = Some(at.min(earliest));
+    }
+
+    /// The earliest time the floors allow the next poll, known without `now` (P-16): the end of
+    /// the last poll plus the floor in force, and never before a `Retry-After`. `None` when
+    /// neither is known (no poll ended, no `Retry-After`).
+    ///
+    /// Call when a new watch of the same call follows this one, to start it no sooner.
+    #[must_use]
+    pub fn floors_until(&self) -> Option<u64> {
+        let after_poll = self
+            .poll_ended_at
+            .map(|ended| later(ended, self.floor_ms()));
+        match (after_poll, self.not_before) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Drops the armed poll (an answer is awaited another way, or watching ended).

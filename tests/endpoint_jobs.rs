@@ -395,9 +395,10 @@ fn a_record_vouches_only_for_the_job_its_intent_submitted() {
     assert!(ep.check_submit(&other(|s| s.kind = Kind::Video)).is_err());
 }
 
-/// E-6, E-66: a job whose watching stopped is watched again on its handle, first event its poll,
-/// and the new endpoint still vouches only for the job its intent submitted; a call never named,
-/// still watched or already settled is not watched again.
+/// E-6, E-66, P-16: a job whose watching stopped is watched again on its handle, its first poll
+/// at the floor after the submit's answer (the last answer the earlier watch had), and the new
+/// endpoint still vouches only for the job its intent submitted; a call never named, still
+/// watched or already settled is not watched again.
 #[test]
 fn watching_again_keeps_the_submit_the_record_vouches_for() {
     let mut ep = CallEndpoint::submit_job(submit("intent-11"), Config::default()).unwrap();
@@ -417,6 +418,9 @@ fn watching_again_keeps_the_submit_the_record_vouches_for() {
     assert!(ep.tracker().is_done() && ep.tracker().outcome().is_none());
     let stopped = CallEndpoint::restore(&ep.snapshot().unwrap(), 7).unwrap();
     let mut again = stopped.watch_again(Config::default()).unwrap();
+    // The submit was answered at 5; the default floor is 500 ms.
+    assert_eq!(wake(&drain(&mut again)), 505);
+    again.handle_timeout(505);
     let polls = sent(&drain(&mut again));
     assert_eq!(polls.len(), 1);
     assert_eq!(

@@ -1197,6 +1197,11 @@ function watchId(sender, taskId, opts, name = null) {
   const ep = fromCore(() =>
     lc.Endpoint.watch(sender.model, taskId, seeded(opts.config ?? null), wireOf(sender, opts.wire)),
   );
+  return watchWith(sender, ep, opts, name);
+}
+
+// Drives a new watch endpoint from its first event (the poll, or the wake-up before it).
+function watchWith(sender, ep, opts, name) {
   const w = new Watch(sender, ep, opts, name);
   w.apply(() => ep.pollEvents());
   w.route();
@@ -1221,8 +1226,16 @@ export function resume(snapshot, sender, opts = {}) {
     throw new McpCallError('wrong_model', `snapshot is ${ep.model}, sender speaks ${sender.model}`);
   const rec = ep.runRecord();
   if (ep.isDone && rec.stopped && rec.stopped !== 'create_unanswered' && ep.id) {
-    // Watching had stopped (an AbortSignal, a deadline) and the call goes on: watch the handle.
-    return watchId(sender, ep.id, opts, ep.toolName ?? null);
+    // Watching had stopped (an AbortSignal, a deadline) and the call goes on: watch the handle
+    // again, no sooner than the floors of the watch that stopped (P-16).
+    const name = ep.toolName ?? null;
+    let again;
+    try {
+      again = fromCore(() => ep.watchAgain(seeded(opts.config ?? null), wireOf(sender, opts.wire)));
+    } finally {
+      ep.free();
+    }
+    return watchWith(sender, again, opts, name);
   }
   const w = new Watch(sender, ep, opts);
   // Shown afresh after a restart: the view is drawn from what the snapshot holds (the status,

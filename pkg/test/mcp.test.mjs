@@ -741,6 +741,31 @@ test('a resumed call tells what it holds, then polls as soon as the floor allows
   r.stop();
 });
 
+test('a stopped watch resumed from its snapshot keeps its floors: no poll sooner than the server asked (P-16)', async () => {
+  const clock = fakeClock();
+  const handlers = {
+    'tools/call': (m) => ok(m, { ...task26('t8', 'working', { pollIntervalMs: 5000 }), resultType: 'task' }),
+    'tasks/get': (m) => ok(m, { ...task26('t8', 'working', { pollIntervalMs: 5000 }), resultType: 'complete' }),
+  };
+  const ac = new AbortController();
+  const s1 = fake('task-2026', handlers, clock);
+  const h = await callTool(s1, { name: 'render', config: FAST, ...on(clock), signal: ac.signal });
+  await clock.advance(5010);
+  const polled = s1.sent.filter((x) => x.message.method === 'tasks/get');
+  assert.equal(polled.length, 1, 'one poll at the stated interval');
+  ac.abort();
+  await h.outcome.catch(() => {});
+  const s2 = fake('task-2026', handlers, clock);
+  const r = resume(h.snapshot(), s2, { config: FAST, ...on(clock) });
+  assert.equal(r.record().name, 'render', 'still named');
+  await clock.advance(4000);
+  assert.deepEqual(methods(s2), [], 'resuming is no reason to poll sooner than the server asked');
+  await clock.advance(1500);
+  assert.deepEqual(methods(s2), ['tasks/get']);
+  assert.ok(s2.sent[0].at - polled[0].at >= 5000, `${s2.sent[0].at - polled[0].at} ms after the last poll`);
+  r.stop();
+});
+
 test('2025: nested create, failed, tasks/result isError -> tool_error with the result', async () => {
   const clock = fakeClock();
   const s = fake(

@@ -1009,23 +1009,26 @@ impl CallEndpoint {
     }
 
     /// Watches this endpoint's call again after watching stopped with the call going on (a
-    /// deadline, the host's stop): a new endpoint on the same handle and model, its first event
-    /// the poll, no status assumed (E-6). It keeps the job submit's digest, so the record it
-    /// writes still vouches for the job its intent submitted (E-66).
+    /// deadline, the host's stop): a new endpoint on the same handle and model, no status
+    /// assumed (E-6). Its first poll keeps this watch's floors (P-16): no sooner than the end of
+    /// the last poll plus the floor in force (the server's interval included) nor before a
+    /// `Retry-After`, so its first event is that [`Event::WakeAt`], or the poll itself when
+    /// this watch knew no floor. It keeps the job submit's digest, so the record it writes
+    /// still vouches for the job its intent submitted (E-66).
     ///
     /// Errors: [`Error::InvalidInput`] (`handle`) unless watching stopped on a named call that
     /// has not settled (one still watched needs no second watcher); a bad poll policy.
     pub fn watch_again(&self, config: Config) -> Result<CallEndpoint, Error> {
-        let handle = match self.tracker.handle() {
-            Some(handle) if self.tracker.is_done() && self.tracker.outcome().is_none() => handle,
-            _ => {
-                return Err(Error::invalid_input(
-                    "handle",
-                    "only a named call whose watching stopped before it settled is watched again",
-                ))
-            }
-        };
-        let mut ep = CallEndpoint::watch(self.model, handle, config)?;
+        let t = &self.tracker;
+        if t.handle().is_none() || !t.is_done() || t.outcome().is_some() {
+            return Err(Error::invalid_input(
+                "handle",
+                "only a named call whose watching stopped before it settled is watched again",
+            ));
+        }
+        let mut ep = CallEndpoint::new(self.model, config)?;
+        ep.tracker.watch_after(&self.tracker)?;
+        ep.pump();
         ep.submit_digest.clone_from(&self.submit_digest);
         Ok(ep)
     }
@@ -2973,6 +2976,57 @@ mod tests {
                 < at(|e| matches!(e, Event::Settled { .. })),
             "the last words before the outcome: {out:?}"
         );
+    }
+
+    /// Rule P-16: a watch started again after a stop keeps the floors of the one before it: the
+    /// server's interval after the last poll, and a `Retry-After`, whichever ends later; the
+    /// stated interval stays the floor of the polls after.
+    #[test]
+    fn watching_again_keeps_the_floors_of_the_earlier_watch() {
+        let wake = |out: &[Event]| match out.last() {
+            Some(Event::WakeAt { at }) => *at,
+            other => panic!("no wake-up: {other:?}"),
+        };
+        let mut ep = CallEndpoint::watch(Model::Task2026, "t1", config()).unwrap();
+        let poll = sent(&drain(&mut ep))[0].0;
+        let working = r#"{"resultType":"complete","taskId":"t1","status":"working","createdAt":"2026-11-29T15:07:54Z","lastUpdatedAt":"2026-11-29T15:07:54Z","ttlMs":null,"pollIntervalMs":5000}"#;
+        ep.handle_message(100, answer(poll, working).as_bytes());
+        assert_eq!(wake(&drain(&mut ep)), 5_100);
+        ep.stop_watching(200);
+        let _ = drain(&mut ep);
+        // Resumed from its snapshot at once: no poll before the server's 5 s after the last one.
+        let stopped = CallEndpoint::restore(&ep.snapshot().unwrap(), 300).unwrap();
+        let mut again = stopped.watch_again(config()).unwrap();
+        let out = drain(&mut again);
+        assert!(sent(&out).is_empty(), "{out:?}");
+        assert_eq!(wake(&out), 5_100);
+        again.handle_timeout(5_100);
+        let poll = sent(&drain(&mut again))[0].0;
+        // The interval is still the floor before an answer restates it: a failed poll backs off
+        // from the 1 s default no sooner than 5 s.
+        again.handle_transport_failure(5_200, poll);
+        assert!(wake(&drain(&mut again)) >= 10_200);
+        // A Retry-After further away than the floor wins.
+        again.handle_timeout(20_000);
+        let poll = sent(&drain(&mut again))[0].0;
+        let busy = HttpAnswer {
+            status: 429,
+            retry_after_ms: Some(60_000),
+            body: b"slow down",
+        };
+        again.handle_http(20_100, poll, busy);
+        let _ = drain(&mut again);
+        again.stop_watching(20_200);
+        let _ = drain(&mut again);
+        let mut third = again.watch_again(config()).unwrap();
+        assert_eq!(wake(&drain(&mut third)), 80_100);
+        // A watch that never polled knew no floor: its successor polls at once.
+        let mut fresh = CallEndpoint::watch(Model::Task2026, "t2", config()).unwrap();
+        let _ = drain(&mut fresh);
+        fresh.stop_watching(1);
+        let _ = drain(&mut fresh);
+        let out = drain(&mut fresh.watch_again(config()).unwrap());
+        assert_eq!(sent(&out).len(), 1, "{out:?}");
     }
 
     /// Rules E-8.

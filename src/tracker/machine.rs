@@ -330,6 +330,36 @@ impl Tracker {
         Ok(())
     }
 
+    /// Starts watching the handle of `earlier`, whose watching stopped with the call going on
+    /// (P-16): its floors hold here, so the first poll goes no sooner than the end of its last
+    /// poll plus the floor then in force (the server's interval included, which stays the floor
+    /// until an answer states another) and never before its `Retry-After`; at once when it
+    /// knew neither. No status is assumed (E-6).
+    ///
+    /// Errors: `earlier` has no handle, or this tracker already has one.
+    pub(crate) fn watch_after(&mut self, earlier: &Tracker) -> Result<(), Error> {
+        let Some(handle) = earlier.handle() else {
+            return Err(Error::invalid_input(
+                "handle",
+                "the earlier call has no handle",
+            ));
+        };
+        match earlier.schedule.floors_until() {
+            Some(at) => {
+                if self.handle().is_some() || self.is_done() {
+                    return Err(Error::invalid_input("input", "the handle is already known"));
+                }
+                self.call = Call::Watching(Watch::new(handle.into()));
+                self.schedule.rearm(at);
+            }
+            None => self.watch(handle)?,
+        }
+        if let Some(ms) = earlier.schedule.server_interval_ms() {
+            self.schedule.handle_server_interval(Some(ms));
+        }
+        Ok(())
+    }
+
     /// The model.
     #[must_use]
     pub fn model(&self) -> Model {

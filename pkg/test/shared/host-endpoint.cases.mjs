@@ -278,7 +278,10 @@ export const cases = {
     assert.equal(ep.button, 'available');
   },
 
-  'a record vouches only for the job its intent submitted, watched again too (E-66, E-6)'({ lc, assert }) {
+  'a record vouches only for the job its intent submitted, watched again too, no sooner than its floor (E-66, E-6, P-16)'({
+    lc,
+    assert,
+  }) {
     const submit = {
       model: 'demo-image',
       kind: 'image',
@@ -307,7 +310,9 @@ export const cases = {
     );
     const again = record.watchAgain(CONFIG);
     record.free();
-    const [poll] = again.pollEvents();
+    // The submit was answered at 5: the first poll waits for the 500 ms floor after it.
+    assert.deepEqual(again.pollEvents(), [{ type: 'wake_at', at: 505 }]);
+    const [poll] = again.handleTimeout(505);
     assert.deepEqual([poll.method, poll.path], ['GET', '/jobs/job_2']);
     assert.equal(
       codeOf(() => again.checkSubmit({ ...submit, model: 'demo-video' })),
