@@ -6,7 +6,7 @@
 import * as glue from './dist/longcall.js';
 import { bind, isLongcallError, timerDelay } from './runtime.js';
 import { makeFast } from './fast.js';
-import { FAST_METHODS, NUMERIC_FUNCTIONS, TEXT_ARGUMENTS } from './numeric.js';
+import { FAST_METHODS, NUMERIC_FUNCTIONS, BUTTON_NAMES, CALL_NAMES, TEXT_ARGUMENTS } from './numeric.js';
 import { routeStructured } from './structured.js';
 import { callToolArgs, configAt } from './config.js';
 
@@ -18,6 +18,7 @@ const state = bind(glue, {
   numeric: NUMERIC_FUNCTIONS,
   numericMethods: { Tracker: FAST_METHODS },
   textArguments: { Tracker: TEXT_ARGUMENTS },
+  names: { Tracker: CALL_NAMES, Endpoint: CALL_NAMES, CancelButton: BUTTON_NAMES },
   prepare: {
     Tracker: { new: configAt(1) },
     Endpoint: { callTool: callToolArgs, submitJob: configAt(1), watch: configAt(2), watchAgain: configAt(0) },

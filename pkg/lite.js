@@ -5,7 +5,7 @@
 import * as glue from './dist/longcall_lite.js';
 import { bind, isLongcallError, timerDelay } from './runtime.js';
 import { makeFast } from './fast.js';
-import { FAST_METHODS, NUMERIC_FUNCTIONS, TEXT_ARGUMENTS } from './numeric.js';
+import { FAST_METHODS, NUMERIC_FUNCTIONS, BUTTON_NAMES, CALL_NAMES, TEXT_ARGUMENTS } from './numeric.js';
 import { configAt } from './config.js';
 
 const state = bind(glue, {
@@ -14,6 +14,7 @@ const state = bind(glue, {
   numeric: NUMERIC_FUNCTIONS,
   numericMethods: { Tracker: FAST_METHODS },
   textArguments: { Tracker: TEXT_ARGUMENTS },
+  names: { Tracker: CALL_NAMES, CancelButton: BUTTON_NAMES },
   prepare: { Tracker: { new: configAt(1) } },
 });
 

@@ -91,8 +91,12 @@ const STATES = new WeakMap();
  * numbers and never throw (with the value they return when called wrongly). `prepare[Class][member]`
  * (`new` for the constructor) rewrites a call's arguments in place before the module sees them
  * (config.js lays a tracker configuration out as numbers), throwing a coded error to refuse them.
+ * `names[Class][getter]` is the code table of a getter the module answers with a code.
  */
-export function bind(glue, { entry, file, numeric = {}, numericMethods = {}, textArguments = {}, prepare = {} } = {}) {
+export function bind(
+  glue,
+  { entry, file, numeric = {}, numericMethods = {}, textArguments = {}, prepare = {}, names = {} } = {},
+) {
   let state = STATES.get(glue);
   if (state) return state;
   let ready = false;
@@ -117,6 +121,7 @@ export function bind(glue, { entry, file, numeric = {}, numericMethods = {}, tex
         numeric: numericMethods[name] ?? {},
         text: textArguments[name] ?? {},
         prepare: prepare[name] ?? {},
+        names: names[name] ?? {},
       });
     else if (name in numeric) {
       const bad = numeric[name];
@@ -201,7 +206,7 @@ export function bind(glue, { entry, file, numeric = {}, numericMethods = {}, tex
 const own = (o, key) => (Object.hasOwn(o, key) ? o[key] : undefined);
 
 // `name` is the export's name: a bundler may rename the class itself (`CancelButton$1`).
-function guardClass(name, Cls, check, { numeric: numericMethods, text: textArguments, prepare }) {
+function guardClass(name, Cls, check, { numeric: numericMethods, text: textArguments, prepare, names }) {
   const proto = Cls.prototype;
   const self = (obj, member) => {
     if (!(obj instanceof Cls))
@@ -260,11 +265,13 @@ function guardClass(name, Cls, check, { numeric: numericMethods, text: textArgum
         }
       };
     } else if (d.get) {
-      const get = d.get;
+      const get = d.get,
+        table = own(names, key);
       d.get = function () {
         self(this, key);
         try {
-          return get.call(this);
+          // A name the module hands over as its code (255 for none: undefined).
+          return table ? table[get.call(this)] : get.call(this);
         } catch (e) {
           throw recode(e);
         }

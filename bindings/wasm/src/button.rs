@@ -26,10 +26,10 @@ impl CancelButton {
         })
     }
 
-    /// What the button shows now.
+    /// What the button shows now, as its code (`BUTTON_STATES` names it: the glue reads it so).
     #[wasm_bindgen(getter)]
-    pub fn state(&self) -> JsValue {
-        JsValue::from_str(self.inner.state().as_str())
+    pub fn state(&self) -> u32 {
+        self.inner.state().code().into()
     }
 
     /// Whether a press went on the wire.

@@ -635,10 +635,10 @@ impl Endpoint {
         self.core.submit_tries()
     }
 
-    /// The model.
+    /// The model, as its code (`MODELS` names it: the glue reads it so, as the tracker's).
     #[wasm_bindgen(getter)]
-    pub fn model(&self) -> JsValue {
-        JsValue::from_str(self.core.model().as_str())
+    pub fn model(&self) -> u32 {
+        self.core.model().code().into()
     }
 
     /// The task or job id, once known.
@@ -650,28 +650,29 @@ impl Endpoint {
             .map_or(JsValue::UNDEFINED, JsValue::from_str)
     }
 
-    /// The status held (the first terminal one, once seen).
+    /// The status held (the first terminal one, once seen), as its code (`STATUSES`); 255 for
+    /// none.
     #[wasm_bindgen(getter)]
-    pub fn status(&self) -> JsValue {
+    pub fn status(&self) -> u32 {
         self.core
             .tracker()
             .status()
-            .map_or(JsValue::UNDEFINED, |s| JsValue::from_str(s.as_str()))
+            .map_or(255, |s| s.code().into())
     }
 
-    /// What the cancel button shows.
+    /// What the cancel button shows, as its code (`BUTTON_STATES`).
     #[wasm_bindgen(getter)]
-    pub fn button(&self) -> JsValue {
-        JsValue::from_str(self.core.tracker().button().as_str())
+    pub fn button(&self) -> u32 {
+        self.core.tracker().button().code().into()
     }
 
-    /// The verified outcome, once settled.
+    /// The verified outcome, once settled, as its code (`OUTCOMES`); 255 for none.
     #[wasm_bindgen(getter)]
-    pub fn outcome(&self) -> JsValue {
+    pub fn outcome(&self) -> u32 {
         self.core
             .tracker()
             .outcome()
-            .map_or(JsValue::UNDEFINED, |o| JsValue::from_str(o.as_str()))
+            .map_or(255, |o| o.code().into())
     }
 
     /// True once settled or stopped.

@@ -311,10 +311,10 @@ impl Tracker {
 // strings made from them (no Rust `String` allocated, copied out and freed per read).
 #[wasm_bindgen]
 impl Tracker {
-    /// The model.
+    /// The model, as its code (`MODELS` names it: the glue reads it so).
     #[wasm_bindgen(getter)]
-    pub fn model(&self) -> JsValue {
-        JsValue::from_str(self.core.model().as_str())
+    pub fn model(&self) -> u32 {
+        self.core.model().code().into()
     }
 
     /// The task or job id, once known.
@@ -325,26 +325,23 @@ impl Tracker {
             .map_or(JsValue::UNDEFINED, JsValue::from_str)
     }
 
-    /// The status held (the first terminal one, once seen).
+    /// The status held (the first terminal one, once seen), as its code (`STATUSES`); 255 for
+    /// none.
     #[wasm_bindgen(getter)]
-    pub fn status(&self) -> JsValue {
-        self.core
-            .status()
-            .map_or(JsValue::UNDEFINED, |s| JsValue::from_str(s.as_str()))
+    pub fn status(&self) -> u32 {
+        self.core.status().map_or(255, |s| s.code().into())
     }
 
-    /// What the cancel button shows.
+    /// What the cancel button shows, as its code (`BUTTON_STATES`).
     #[wasm_bindgen(getter)]
-    pub fn button(&self) -> JsValue {
-        JsValue::from_str(self.core.button().as_str())
+    pub fn button(&self) -> u32 {
+        self.core.button().code().into()
     }
 
-    /// The verified outcome, once settled.
+    /// The verified outcome, once settled, as its code (`OUTCOMES`); 255 for none.
     #[wasm_bindgen(getter)]
-    pub fn outcome(&self) -> JsValue {
-        self.core
-            .outcome()
-            .map_or(JsValue::UNDEFINED, |o| JsValue::from_str(o.as_str()))
+    pub fn outcome(&self) -> u32 {
+        self.core.outcome().map_or(255, |o| o.code().into())
     }
 
     /// True once settled or stopped.
