@@ -434,7 +434,9 @@ class Watch {
     this.answered = new Set(); // transmit ids whose exchange ended (answer or none)
     this.asked = new Set(); // input keys put to onInput by this watch
     this.asking = new Map(); // input key -> the AbortController of its open onInput
-    this.replies = new Map(); // 2025: the server's request id (as JSON) -> its handler's resolve
+    // 2025: the server's request id (as JSON) -> the resolves of its handlers (a request sent
+    // again before it was answered is answered once, for every copy).
+    this.replies = new Map();
     this.replyFor = new Map(); // 2025: input key -> the server's request id (as JSON)
     this.serverAsking = undefined; // 2025: the id of the server's request being handed over
     this.exchangeWaiters = [];
@@ -759,7 +761,7 @@ class Watch {
     if (this.done) return Promise.resolve(DECLINE);
     const id = JSON.stringify(request.id);
     return new Promise((resolve) => {
-      this.replies.set(id, resolve);
+      this.replies.set(id, [...(this.replies.get(id) ?? []), resolve]);
       this.serverAsking = id;
       this.apply(() => this.ep.handleMessage(this.now(), JSON.stringify({ jsonrpc: '2.0', ...request })));
       this.serverAsking = undefined;
@@ -772,10 +774,10 @@ class Watch {
   }
 
   replied(id, answer) {
-    const resolve = id === undefined ? undefined : this.replies.get(id);
-    if (!resolve) return;
+    const resolves = id === undefined ? undefined : this.replies.get(id);
+    if (!resolves) return;
     this.replies.delete(id);
-    resolve(answer);
+    for (const resolve of resolves) resolve(answer);
   }
 
   // A press waiting for its answer resolves with the button state it came to; when the sender

@@ -303,10 +303,45 @@ for (const [line, make, sender] of [
       ['elicitation/create#43', 'again?'],
       ['elicitation/create#41', 'first?'],
     ]);
-    // Sent again a second time, it is not asked again.
-    assert.deepEqual(await answer('first?', 41), { action: 'decline' });
+    // Sent again a second time (its reply lost), it is not asked again: the same answer again.
+    assert.deepEqual(await answer('first?', 41), { action: 'accept', content: { n: 2 } });
     assert.equal(asked.length, 2);
     back.stop();
+  });
+
+  test(`${line}: a 2025 request sent twice before it is answered is asked once, and both copies get the answer (I-10)`, async () => {
+    const clock = fakeClock();
+    const c = make(server25('a8', { pollsToDone: 1000 }));
+    const asked = [];
+    let answer;
+    const h = await callTool(sender(c), {
+      name: 'job',
+      config: FAST,
+      now: clock.now,
+      timers: clock.timers,
+      onInput: (key) => {
+        asked.push(key);
+        return new Promise((r) => {
+          answer = r;
+        });
+      },
+    });
+    const about = elicitation('a8', 'sure?');
+    const first = watchPromise(c.elicit(about, 51));
+    await clock.runUntil(() => asked.length === 1);
+    const second = watchPromise(c.elicit(about, 51));
+    await clock.advance(100);
+    assert.deepEqual(asked, ['elicitation/create#51'], 'one prompt');
+    answer({ action: 'accept', content: { sure: true } });
+    assert.ok(await clock.runUntil(() => first.done && second.done), 'both copies answered');
+    assert.deepEqual(
+      [first.value, second.value],
+      [
+        { action: 'accept', content: { sure: true } },
+        { action: 'accept', content: { sure: true } },
+      ],
+    );
+    h.stop();
   });
 
   test(`${line}: the host's own elicitation handler still answers elicitations about no watched task`, async () => {

@@ -479,6 +479,11 @@ pub struct CallEndpoint {
     /// answered yet is also in `prompts`, its request carrying the server's id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     server_keys: Vec<String>,
+    /// The answers given to those requests, by key (I-10): a request the server sends again
+    /// after its answer (the reply lost with a connection) is answered again with the same
+    /// answer, never asked again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    replies: Vec<(String, Json)>,
     /// The last `statusMessage` given as [`Event::Progress`] (E-61).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     progress: Option<String>,
@@ -522,6 +527,7 @@ impl<'de> Deserialize<'de> for CallEndpoint {
             submit: f.opt("submit")?,
             prompts: f.def("prompts")?,
             server_keys: f.def("server_keys")?,
+            replies: f.def("replies")?,
             progress: f.opt("progress")?,
             stop_asked: f.def("stop_asked")?,
             cancel_asked: f.def("cancel_asked")?,
@@ -678,6 +684,7 @@ impl CallEndpoint {
             submit: None,
             prompts: VecDeque::new(),
             server_keys: Vec::new(),
+            replies: Vec::new(),
             progress: None,
             stop_asked: false,
             cancel_asked: false,
@@ -1623,6 +1630,12 @@ impl CallEndpoint {
             return;
         }
         if self.server_keys.contains(&key) {
+            // Answered already: the server did not get the reply (or replays its stream), and
+            // gets the same answer again; the person is not asked twice.
+            if let Some((_, response)) = self.replies.iter().find(|(k, _)| *k == key) {
+                let response = response.clone();
+                self.reply(id.clone(), &response);
+            }
             return;
         }
         self.server_keys.push(key.clone());
@@ -1674,11 +1687,17 @@ impl CallEndpoint {
         };
         self.awaiting.retain(|k| k != key);
         let id = Id::from_value(request.get("id").unwrap_or(&Value::Null))?;
+        self.reply(id, &response);
+        self.replies.push((key.into(), response));
+        Ok(())
+    }
+
+    /// The JSON-RPC response to the server's request `id` (I-10).
+    fn reply(&mut self, id: Id, response: &Json) {
         let built = build_reply(self.model, id, response.as_value().clone());
         let (text, headers) = on_the_wire(&built);
         self.queue
             .push_back(Event::Transmit(Transmit::Reply { text, headers }));
-        Ok(())
     }
 
     /// The prompts released ([`Event::AskUser`]) and not answered yet. After
@@ -2748,8 +2767,9 @@ mod tests {
 
     /// Rule I-10: a 2025 task asks for input with the server's own `elicitation/create` on
     /// its `tasks/result` stream. It is asked once (a replayed stream repeats it), survives a
-    /// restore, and its answer is a JSON-RPC response to the server's id; a request of another
-    /// task, of none, or after a press is not the call's.
+    /// restore, and its answer is a JSON-RPC response to the server's id, given again when the
+    /// request comes again after it; a request of another task, of none, or after a press is
+    /// not the call's.
     #[test]
     fn a_2025_task_asks_on_its_result_stream_and_is_answered_by_reply() {
         let mut ep =
@@ -2870,6 +2890,24 @@ mod tests {
                 .to_string(),
             "invalid input: key: this input key was already answered; a key is answered once"
         );
+        // The request again after its answer (the reply was lost): the same answer again, no
+        // prompt, also after a restart.
+        let mut restarted = CallEndpoint::restore(&back.snapshot().unwrap(), at + 7).unwrap();
+        for ep in [&mut back, &mut restarted] {
+            ep.handle_message(at + 7, elicit("\"e-1\"", "t1").as_bytes());
+            let out = drain(ep);
+            assert_eq!(asks(&out), Vec::<String>::new());
+            let again: Vec<_> = out
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Transmit(Transmit::Reply { text, .. }) => {
+                        Some(serde_json::from_str::<Value>(text).unwrap())
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(again, [replies[0].0.clone()], "{out:?}");
+        }
 
         // I-6: after a press, no new prompt, and an open one is moot.
         back.handle_message(at + 8, elicit("9", "t1").as_bytes());
