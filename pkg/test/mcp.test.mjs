@@ -494,6 +494,36 @@ test('2026 cancel: the core presses, ack then cancelled; pressing after settle i
   assert.equal(methods(s).filter((m) => m === 'tasks/cancel').length, 1);
 });
 
+test('a 2026 cancel answered with the whole task, already completed: reported, and the result is kept (C-23, O-13)', async () => {
+  const clock = fakeClock();
+  let done = false;
+  const completed = () => ({
+    ...task26('t3', 'completed'),
+    resultType: 'complete',
+    result: { content: [{ type: 'text', text: 'paid' }] },
+  });
+  const s = fake(
+    'task-2026',
+    {
+      'tools/call': (m) => ok(m, { ...task26('t3', 'working'), resultType: 'task' }),
+      'tasks/get': (m) => ok(m, done ? completed() : { ...task26('t3', 'working'), resultType: 'complete' }),
+      // Off the 2026 wire, which answers a cancel with the ack: the task itself, finished first.
+      'tasks/cancel': (m) => {
+        done = true;
+        return ok(m, completed());
+      },
+    },
+    clock,
+  );
+  const vs = [];
+  const h = await callTool(s, { name: 'render', config: FAST, ...on(clock), onViolation: (v) => vs.push(v.rule) });
+  assert.equal(await until(clock, h.cancel()), 'finished_first');
+  const out = await until(clock, h.outcome);
+  assert.equal(out.outcome, 'succeeded');
+  assert.deepEqual(out.result, { content: [{ type: 'text', text: 'paid' }] });
+  assert.ok(vs.includes('cancel_answer_breaks_revision'), JSON.stringify(vs));
+});
+
 test('a listed tool runs as a task on the 2025 wire only where its taskSupport allows (E-64)', async () => {
   const clock = fakeClock();
   // A server that answers a plain call with its result and a task request with a task.
