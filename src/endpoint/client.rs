@@ -1461,7 +1461,13 @@ impl CallEndpoint {
         if let (false, Some(ms)) = ((200..300).contains(&answer.status), answer.retry_after_ms) {
             self.tracker.handle_retry_after(now, ms);
         }
+        let error_page = !(200..300).contains(&answer.status);
         crate::wire::sse::each_message(answer.status, headers, answer.body, |message| {
+            // E-67: an error status whose body is not JSON-RPC (a gateway's own JSON) carries
+            // no answer, and breaks no rule: the request fails with that status below.
+            if error_page && Message::parse_with(message, &self.config.limits).is_err() {
+                return;
+            }
             self.on_message(now, message);
         });
         // No-ops when a message answered `id`: it is no longer in flight.
@@ -1967,16 +1973,26 @@ impl CallEndpoint {
         let Some(request) = pending.request else {
             return self.stop_unanswered(now, failure);
         };
+        let kind = request.kind();
         let input = Input::RequestFailed {
-            request: request.kind(),
-            failure,
+            request: kind,
+            failure: failure.clone(),
         };
         self.feed(now, input);
+        // The MRTR continuation is a tools/call too: its stop says what came back (E-68).
+        if kind == RequestKind::ContinueCall {
+            self.say_what_came(failure);
+        }
     }
 
     /// Ends the create unanswered; an HTTP answer that came instead goes with the stop (E-68).
     fn stop_unanswered(&mut self, now: u64, failure: Failure) {
         self.feed(now, Input::CreateUnanswered);
+        self.say_what_came(failure);
+    }
+
+    /// E-68: an HTTP answer that came instead of a `tools/call`'s goes with its stop.
+    fn say_what_came(&mut self, failure: Failure) {
         if let Failure::Http { .. } = failure {
             let mut failure = Some(failure);
             for event in self.queue.iter_mut().rev() {
@@ -2537,6 +2553,68 @@ mod tests {
             }),
             "{out:?}"
         );
+        assert_eq!(sent(&out), []);
+    }
+
+    /// Rules E-67, E-68: an error status whose body is a gateway's own JSON (no JSON-RPC) is no
+    /// answer and breaks no rule; the MRTR continuation, a `tools/call` too, stops saying so.
+    #[test]
+    fn a_gateway_json_page_and_a_refused_continuation_say_what_came_back() {
+        let stopped = |out: &[Event]| {
+            out.iter()
+                .find_map(|e| match e {
+                    Event::Stopped { reason, failure } => Some((*reason, failure.clone())),
+                    _ => None,
+                })
+                .expect("stopped")
+        };
+        let refused = Some(Failure::Http {
+            status: 429,
+            code: None,
+            retry_after_ms: Some(2000),
+        });
+        let mut ep =
+            CallEndpoint::call_tool(Model::Task2026, "render", json!({}), None, config()).unwrap();
+        let id = sent(&drain(&mut ep))[0].0;
+        let json_page = HttpAnswer {
+            status: 429,
+            retry_after_ms: Some(2000),
+            body: br#"{"error":"slow down"}"#,
+        };
+        ep.handle_http_headers(
+            5,
+            id,
+            json_page,
+            &header("content-type", "application/json"),
+        );
+        let out = drain(&mut ep);
+        assert_eq!(
+            stopped(&out),
+            (StopReason::CreateUnanswered, refused.clone())
+        );
+        assert!(
+            !out.iter().any(|e| matches!(e, Event::Violation { .. })),
+            "{out:?}"
+        );
+
+        let mut ep =
+            CallEndpoint::call_tool(Model::Task2026, "render", json!({}), None, config()).unwrap();
+        let id = sent(&drain(&mut ep))[0].0;
+        let waiting = r#"{"resultType":"input_required","requestState":"s1"}"#;
+        ep.handle_message(5, answer(id, waiting).as_bytes());
+        let Some(Event::WakeAt { at }) = drain(&mut ep).pop() else {
+            panic!("the continuation is armed")
+        };
+        ep.handle_timeout(at);
+        let continuation = sent(&drain(&mut ep))[0].0;
+        let page = HttpAnswer {
+            status: 429,
+            retry_after_ms: Some(2000),
+            body: b"slow down",
+        };
+        ep.handle_http(at + 5, continuation, page);
+        let out = drain(&mut ep);
+        assert_eq!(stopped(&out), (StopReason::CreateUnanswered, refused));
         assert_eq!(sent(&out), []);
     }
 
