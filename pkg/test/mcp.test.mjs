@@ -788,6 +788,7 @@ test('a stopped watch resumed from its snapshot keeps its floors: no poll sooner
   const s2 = fake('task-2026', handlers, clock);
   const r = resume(h.snapshot(), s2, { config: FAST, ...on(clock) });
   assert.equal(r.record().name, 'render', 'still named');
+  assert.deepEqual([r.status, r.button], ['working', 'available'], 'the status last seen stands until then');
   await clock.advance(4000);
   assert.deepEqual(methods(s2), [], 'resuming is no reason to poll sooner than the server asked');
   await clock.advance(1500);

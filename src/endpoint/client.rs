@@ -3096,7 +3096,8 @@ mod tests {
 
     /// Rule P-16: a watch started again after a stop keeps the floors of the one before it: the
     /// server's interval after the last poll, and a `Retry-After`, whichever ends later; the
-    /// stated interval stays the floor of the polls after.
+    /// stated interval stays the floor of the polls after. The status last seen stands, so a
+    /// cancel can be pressed before that poll.
     #[test]
     fn watching_again_keeps_the_floors_of_the_earlier_watch() {
         let wake = |out: &[Event]| match out.last() {
@@ -3116,6 +3117,30 @@ mod tests {
         let out = drain(&mut again);
         assert!(sent(&out).is_empty(), "{out:?}");
         assert_eq!(wake(&out), 5_100);
+        // The status last seen stands until then, and a cancel can be pressed at once.
+        assert_eq!(
+            out[..2],
+            [
+                Event::Status {
+                    status: Status::Working
+                },
+                Event::Button {
+                    state: ButtonState::Available
+                }
+            ]
+        );
+        let mut pressed = again.clone();
+        pressed.cancel_pressed(400).unwrap();
+        let out = drain(&mut pressed);
+        assert_eq!(sent(&out)[0].1["method"], "tasks/cancel", "{out:?}");
+        // Not after a cancel was asked: that answer decides the button.
+        pressed.stop_watching(500);
+        let _ = drain(&mut pressed);
+        let out = drain(&mut pressed.watch_again(config()).unwrap());
+        assert!(
+            !out.iter().any(|e| matches!(e, Event::Status { .. })),
+            "{out:?}"
+        );
         again.handle_timeout(5_100);
         let poll = sent(&drain(&mut again))[0].0;
         // The interval is still the floor before an answer restates it: a failed poll backs off

@@ -334,7 +334,8 @@ impl Tracker {
     /// (P-16): its floors hold here, so the first poll goes no sooner than the end of its last
     /// poll plus the floor then in force (the server's interval included, which stays the floor
     /// until an answer states another) and never before its `Retry-After`; at once when it
-    /// knew neither. No status is assumed (E-6).
+    /// knew neither. Its status holds too, with the button it allows, unless a cancel was
+    /// asked; without one, no status is assumed (E-6).
     ///
     /// Errors: `earlier` has no handle, or this tracker already has one.
     pub(crate) fn watch_after(&mut self, earlier: &Tracker) -> Result<(), Error> {
@@ -356,6 +357,16 @@ impl Tracker {
         }
         if let Some(ms) = earlier.schedule.server_interval_ms() {
             self.schedule.handle_server_interval(Some(ms));
+        }
+        // Stale but known, as a restored snapshot's status is: the view, and the cancel it
+        // allows, are there before the first poll, which the floors may hold back. Not after a
+        // cancel was asked: its answer, the earlier watch's, decides the button.
+        if earlier.cancel() == CancelProgress::NotRequested {
+            if let Some(status) = earlier.status.filter(|s| !s.is_terminal()) {
+                let before = self.button.state();
+                self.set_status(status);
+                self.sync_button(before);
+            }
         }
         Ok(())
     }

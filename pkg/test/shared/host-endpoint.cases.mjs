@@ -310,8 +310,13 @@ export const cases = {
     );
     const again = record.watchAgain(CONFIG);
     record.free();
-    // The submit was answered at 5: the first poll waits for the 500 ms floor after it.
-    assert.deepEqual(again.pollEvents(), [{ type: 'wake_at', at: 505 }]);
+    // The submit was answered at 5: the first poll waits for the 500 ms floor after it, and
+    // the status last seen stands until then.
+    assert.deepEqual(again.pollEvents(), [
+      { type: 'status', status: 'queued' },
+      { type: 'button', state: 'available' },
+      { type: 'wake_at', at: 505 },
+    ]);
     const [poll] = again.handleTimeout(505);
     assert.deepEqual([poll.method, poll.path], ['GET', '/jobs/job_2']);
     assert.equal(
