@@ -435,6 +435,8 @@ export function watchTask(sender: Sender, taskId: string, options?: WatchOptions
  * are told what the snapshot holds, and the next poll goes as soon as the floor allows (rule
  * P-15). An input asked before the snapshot and not answered is put to `onInput` again (the
  * person who saw it is gone with the old process); the core never asks a key twice within one
- * process.
+ * process. A snapshot of a watch that had stopped (an `AbortSignal`, `stop()`) is watched again:
+ * a task no sooner than the floors of the watch that stopped, its last status shown meanwhile
+ * (P-16); a call stopped in an MRTR round from that round (E-70).
  */
 export function resume(snapshot: string, sender: Sender, options?: WatchOptions): CallHandle;

@@ -1227,17 +1227,25 @@ export function resume(snapshot, sender, opts = {}) {
   if (ep.model !== sender.model)
     throw new McpCallError('wrong_model', `snapshot is ${ep.model}, sender speaks ${sender.model}`);
   const rec = ep.runRecord();
-  if (ep.isDone && rec.stopped && rec.stopped !== 'create_unanswered' && ep.id) {
+  if (ep.isDone && rec.stopped && rec.stopped !== 'create_unanswered') {
     // Watching had stopped (an AbortSignal, a deadline) and the call goes on: watch the handle
-    // again, no sooner than the floors of the watch that stopped (P-16).
+    // again, no sooner than the floors of the watch that stopped (P-16), or go on with the MRTR
+    // round it stopped in (E-70).
     const name = ep.toolName ?? null;
-    let again;
+    let again = null;
     try {
       again = fromCore(() => ep.watchAgain(seeded(opts.config ?? null), wireOf(sender, opts.wire)));
-    } finally {
-      ep.free();
+    } catch (e) {
+      // Stopped before any task and in no round: nothing to go on with, said again below.
+      if (ep.id || e.code !== 'invalid_input') {
+        ep.free();
+        throw e;
+      }
     }
-    return watchWith(sender, again, opts, name);
+    if (again) {
+      ep.free();
+      return watchWith(sender, again, opts, name);
+    }
   }
   const w = new Watch(sender, ep, opts);
   // Shown afresh after a restart: the view is drawn from what the snapshot holds (the status,

@@ -4,7 +4,7 @@
 // target, and exits 1 when an entry's wasm + JS gzip exceeds its regression gate:
 //   entry            target (the package's goal)   gate (fails npm test above it)
 //   longcall/lite    30,000                          LONGCALL_LITE_GZIP_GATE (default 30,000)
-//   longcall         100,000                         LONGCALL_GZIP_GATE (default 209,600)
+//   longcall         100,000                         LONGCALL_GZIP_GATE (default 210,100)
 //   longcall/server  reported only                   LONGCALL_SERVER_GZIP_GATE (default 144,300)
 // The gates sit just above today's figures so a regression fails; the targets are where the
 // package must get to (pkg/README.md "Size" says how far off each is and the next lever).
@@ -28,7 +28,7 @@ const ENTRIES = [
     js: 'web.js',
     wasm: 'dist/longcall_bg.wasm',
     target: 100_000,
-    gate: Number(process.env.LONGCALL_GZIP_GATE ?? 209_600),
+    gate: Number(process.env.LONGCALL_GZIP_GATE ?? 210_100),
   },
   {
     entry: 'longcall/server',

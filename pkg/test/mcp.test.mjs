@@ -1304,6 +1304,58 @@ test('a 2026 InputRequiredResult with only a requestState asks nothing; its cont
   assert.ok(third.at - second.at >= 20, `${third.at - second.at} ms`);
 });
 
+test('a call stopped in an MRTR round resumes from it: the prompt asked again, the continuation with its state (E-70)', async () => {
+  const clock = fakeClock();
+  const handlers = {
+    'tools/call': (m) =>
+      m.params.requestState
+        ? ok(m, {
+            content: [{ type: 'text', text: `hi ${m.params.inputResponses.who.content.name}` }],
+            resultType: 'complete',
+          })
+        : ok(m, {
+            resultType: 'input_required',
+            requestState: 'opaque-7',
+            inputRequests: { who: { method: 'elicitation/create', params: { message: 'name?' } } },
+          }),
+  };
+  const ac = new AbortController();
+  let saved;
+  const asked = [];
+  const h = await callTool(fake('task-2026', handlers, clock), {
+    name: 'greet',
+    arguments: { lang: 'en' },
+    config: FAST,
+    ...on(clock),
+    signal: ac.signal,
+    onSnapshot: (t) => {
+      saved = t;
+    },
+    onInput: (key) => {
+      asked.push(key);
+      return new Promise(() => {}); // the service shuts down with the prompt open
+    },
+  });
+  await clock.advance(10);
+  assert.deepEqual(asked, ['who']);
+  ac.abort();
+  await assert.rejects(until(clock, h.outcome), (e) => e.code === 'watch_stopped');
+  const s2 = fake('task-2026', handlers, clock);
+  const r = resume(saved, s2, {
+    ...on(clock),
+    onInput: (key) => {
+      asked.push(key);
+      return { action: 'accept', content: { name: 'Ada' } };
+    },
+  });
+  const out = await until(clock, r.outcome);
+  assert.equal(out.outcome, 'succeeded');
+  assert.equal(out.result.content[0].text, 'hi Ada');
+  assert.deepEqual(asked, ['who', 'who'], 'asked again after the restart');
+  const cont = s2.sent[0].message.params;
+  assert.deepEqual([cont.name, cont.arguments, cont.requestState], ['greet', { lang: 'en' }, 'opaque-7']);
+});
+
 test('watchTask assumes no status: the first status reported is the first the server gave (E-6)', async () => {
   const clock = fakeClock();
   const statuses = [];

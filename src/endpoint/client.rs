@@ -1017,7 +1017,9 @@ impl CallEndpoint {
 
     /// Watches this endpoint's call again after watching stopped with the call going on (a
     /// deadline, the host's stop): a new endpoint on the same handle and model, no status
-    /// assumed (E-6). Its first poll keeps this watch's floors (P-16): no sooner than the end of
+    /// assumed (E-6). A 2026 call stopped in an MRTR round, before any task, goes on from that
+    /// round (E-70): the same tool and arguments, its unanswered prompts asked again, or, for
+    /// a round that asked nothing, its continuation armed. Its first poll keeps this watch's floors (P-16): no sooner than the end of
     /// the last poll plus the floor in force (the server's interval included) nor before a
     /// `Retry-After`, so its first event is that [`Event::WakeAt`], or the poll itself when
     /// this watch knew no floor. It keeps the job submit's digest, so the record it writes
@@ -1027,14 +1029,24 @@ impl CallEndpoint {
     /// has not settled (one still watched needs no second watcher); a bad poll policy.
     pub fn watch_again(&self, config: Config) -> Result<CallEndpoint, Error> {
         let t = &self.tracker;
-        if t.handle().is_none() || !t.is_done() || t.outcome().is_some() {
+        if !(t.handle().is_some() || t.round_open()) || !t.is_done() || t.outcome().is_some() {
             return Err(Error::invalid_input(
                 "handle",
-                "only a named call whose watching stopped before it settled is watched again",
+                "only a call whose watching stopped before it settled, named or in an MRTR \
+                 round, is watched again",
             ));
         }
         let mut ep = CallEndpoint::new(self.model, config)?;
         ep.tracker.watch_after(&self.tracker)?;
+        if t.handle().is_none() {
+            // E-70: the MRTR round goes on, with the same tool and arguments; its prompts
+            // nobody answered are asked again.
+            ep.call.clone_from(&self.call);
+            for prompt in &self.prompts {
+                ep.prompts.push_back(prompt.clone());
+                ep.queue.push_back(prompt.clone());
+            }
+        }
         ep.pump();
         ep.submit_digest.clone_from(&self.submit_digest);
         Ok(ep)
@@ -1195,8 +1207,12 @@ impl CallEndpoint {
     /// yet. Its answer is what lets the host find the work again, so the watch deadline waits
     /// for it (E-59): once the handle is known, a deadline already passed stops watching at once.
     fn creating(&self) -> bool {
+        // The MRTR continuation is a create too: its answer may name the task (E-70).
         self.tracker.handle().is_none()
-            && (self.submit.is_some() || self.pending.iter().any(|p| p.request.is_none()))
+            && (self.submit.is_some()
+                || self.pending.iter().any(|p| {
+                    p.request.is_none() || matches!(p.request, Some(Request::ContinueCall { .. }))
+                }))
     }
 
     /// The answer to request `id` on a transport that pairs answers with requests (the JSON
@@ -1717,8 +1733,9 @@ impl CallEndpoint {
     /// again (the same id). A server that asks anew does so under a new key, asked once; either
     /// way the person sees the question once.
     pub fn open_prompts(&self) -> impl Iterator<Item = (&str, &Json, bool)> {
-        self.prompts.iter().filter_map(|p| match p {
-            Event::AskUser { key, request, call } if !self.awaiting.contains(key) => {
+        let ended = self.tracker.is_done();
+        self.prompts.iter().filter_map(move |p| match p {
+            Event::AskUser { key, request, call } if !ended && !self.awaiting.contains(key) => {
                 Some((key.as_str(), request, *call))
             }
             _ => None,
@@ -2053,7 +2070,11 @@ impl CallEndpoint {
                     })
                 }
                 Output::Stopped { reason } => {
-                    self.prompts.clear();
+                    // E-70: a round stopped before its continuation keeps its prompts, asked
+                    // again when the call is watched again.
+                    if !self.tracker.round_open() {
+                        self.prompts.clear();
+                    }
                     self.queue.push_back(Event::Stopped {
                         reason,
                         failure: None,
@@ -3168,6 +3189,86 @@ mod tests {
         let _ = drain(&mut fresh);
         let out = drain(&mut fresh.watch_again(config()).unwrap());
         assert_eq!(sent(&out).len(), 1, "{out:?}");
+    }
+
+    /// Rule E-70: a call stopped in an MRTR round, before any task, is watched again from that
+    /// round: the open prompt asked again, then the continuation with the same tool and
+    /// arguments and the round's state; a round that asked nothing is continued at once. A
+    /// stop while the continuation is out waits for its answer (E-62), which names the task.
+    #[test]
+    fn a_call_stopped_in_an_mrtr_round_goes_on_from_it() {
+        let start = || {
+            let mut ep =
+                CallEndpoint::call_tool(Model::Task2026, "render", json!({"n": 1}), None, config())
+                    .unwrap();
+            let _ = drain(&mut ep);
+            ep
+        };
+        let asks = |out: &[Event]| {
+            out.iter()
+                .filter(|e| matches!(e, Event::AskUser { call: true, .. }))
+                .count()
+        };
+        let ir = r#"{"resultType":"input_required","requestState":"s1","inputRequests":{"k1":{"method":"elicitation/create","params":{}}}}"#;
+        let mut ep = start();
+        ep.handle_message(1, answer(1, ir).as_bytes());
+        assert_eq!(asks(&drain(&mut ep)), 1);
+        ep.stop_watching(2);
+        let out = drain(&mut ep);
+        assert!(
+            out.iter().any(|e| matches!(e, Event::Stopped { .. })),
+            "{out:?}"
+        );
+        let stopped = CallEndpoint::restore(&ep.snapshot().unwrap(), 3).unwrap();
+        let mut again = stopped.watch_again(config()).unwrap();
+        assert_eq!(asks(&drain(&mut again)), 1, "asked again");
+        again
+            .answer_input(4, "k1", json!({"action": "accept"}))
+            .unwrap();
+        let s = sent(&drain(&mut again));
+        let p = &s[0].1["params"];
+        assert_eq!(
+            (
+                p["name"].as_str(),
+                &p["arguments"],
+                p["requestState"].as_str()
+            ),
+            (Some("render"), &json!({"n": 1}), Some("s1"))
+        );
+        assert_eq!(p["inputResponses"]["k1"]["action"], "accept");
+
+        // Still waiting when stopped: continued at once when watched again.
+        let mut ep = start();
+        let waiting = r#"{"resultType":"input_required","requestState":"w1"}"#;
+        ep.handle_message(1, answer(1, waiting).as_bytes());
+        let _ = drain(&mut ep);
+        ep.stop_watching(2);
+        let _ = drain(&mut ep);
+        let mut again = ep.watch_again(config()).unwrap();
+        let out = drain(&mut again);
+        assert_eq!(out.last(), Some(&Event::WakeAt { at: 0 }), "{out:?}");
+        again.handle_timeout(3);
+        let s = sent(&drain(&mut again));
+        assert_eq!(s[0].1["params"]["requestState"], "w1");
+        // The continuation out: a stop waits for its answer, which names the task.
+        let id = s[0].0;
+        again.stop_watching(4);
+        assert!(!drain(&mut again)
+            .iter()
+            .any(|e| matches!(e, Event::Stopped { .. })));
+        again.handle_message(5, answer(id, &task("working", "")).as_bytes());
+        let out = drain(&mut again);
+        assert_eq!(again.tracker().handle(), Some("t1"));
+        assert!(
+            out.iter().any(|e| matches!(e, Event::Stopped { .. })),
+            "{out:?}"
+        );
+        // A call stopped with nothing to go on with is not watched again.
+        let mut ep = start();
+        ep.stop_watching(1);
+        ep.handle_transport_failure(2, 1);
+        let _ = drain(&mut ep);
+        assert!(ep.watch_again(config()).is_err());
     }
 
     /// Rules E-8.

@@ -337,13 +337,11 @@ impl Tracker {
     /// knew neither. Its status holds too, with the button it allows, unless a cancel was
     /// asked; without one, no status is assumed (E-6).
     ///
-    /// Errors: `earlier` has no handle, or this tracker already has one.
+    /// Errors: `earlier` has no handle nor an MRTR round to go on with (E-70), or this tracker
+    /// already has one.
     pub(crate) fn watch_after(&mut self, earlier: &Tracker) -> Result<(), Error> {
         let Some(handle) = earlier.handle() else {
-            return Err(Error::invalid_input(
-                "handle",
-                "the earlier call has no handle",
-            ));
+            return self.continue_round_of(earlier);
         };
         match earlier.schedule.floors_until() {
             Some(at) => {
@@ -369,6 +367,38 @@ impl Tracker {
             }
         }
         Ok(())
+    }
+
+    /// E-70: goes on with the MRTR round `earlier` was stopped in, before its continuation
+    /// went out: the answers given so far are kept (the host asks the open prompts again), and
+    /// a round that asked nothing is continued when its `Retry-After` allows, at once without.
+    fn continue_round_of(&mut self, earlier: &Tracker) -> Result<(), Error> {
+        let Some(round) = earlier.round().filter(|r| !r.sent) else {
+            return Err(Error::invalid_input(
+                "handle",
+                "the earlier call has no handle and no MRTR round to go on with",
+            ));
+        };
+        if self.handle().is_some() || self.round().is_some() || self.is_done() {
+            return Err(Error::invalid_input(
+                "input",
+                "this call is already under way",
+            ));
+        }
+        let waiting = round.asked.is_empty();
+        self.call = Call::Creating {
+            round: Some(round.clone()),
+        };
+        if waiting {
+            self.schedule
+                .rearm(earlier.schedule.floors_until().unwrap_or(0));
+        }
+        Ok(())
+    }
+
+    /// A call stopped in an MRTR round whose continuation has not gone out (E-70).
+    pub(crate) fn round_open(&self) -> bool {
+        self.round().is_some_and(|r| !r.sent)
     }
 
     /// The model.
