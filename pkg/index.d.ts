@@ -414,12 +414,14 @@ export class Endpoint {
   readonly isDone: boolean;
   /**
    * After watching stopped with the call going on (a deadline, {@link Endpoint.stopWatching}):
-   * a new endpoint watching the same call, no status assumed. Its first poll keeps this watch's
-   * floors (rule P-16): no sooner than the end of the last poll plus the floor in force (the
-   * server's interval included) nor before a `Retry-After`, so its first event is that
-   * `wake_at`, or the poll when this watch knew no floor. It keeps what
+   * a new endpoint watching the same call. Its first poll keeps this watch's floors (rule
+   * P-16): no sooner than the end of the last poll plus the floor in force (the server's
+   * interval included) nor before a `Retry-After`, so its first events are the status this
+   * watch last saw with its button (unless a cancel was asked) and that `wake_at`, or the poll
+   * when this watch knew no floor. A call stopped in an MRTR round goes on from that round
+   * (rule E-70): its open prompts asked again, or its continuation armed. It keeps what
    * {@link Endpoint.checkSubmit} compares. Free this one when done with it.
-   * @throws {LongcallError} `invalid_input` unless watching stopped on a named call that has not settled.
+   * @throws {LongcallError} `invalid_input` unless watching stopped on a call, named or in an open MRTR round, that has not settled.
    */
   watchAgain(config?: TrackerConfig | null, wire?: EndpointWireOptions | null): Endpoint;
   /**

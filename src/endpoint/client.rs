@@ -1016,17 +1016,20 @@ impl CallEndpoint {
     }
 
     /// Watches this endpoint's call again after watching stopped with the call going on (a
-    /// deadline, the host's stop): a new endpoint on the same handle and model, no status
-    /// assumed (E-6). A 2026 call stopped in an MRTR round, before any task, goes on from that
-    /// round (E-70): the same tool and arguments, its unanswered prompts asked again, or, for
-    /// a round that asked nothing, its continuation armed. Its first poll keeps this watch's floors (P-16): no sooner than the end of
-    /// the last poll plus the floor in force (the server's interval included) nor before a
-    /// `Retry-After`, so its first event is that [`Event::WakeAt`], or the poll itself when
-    /// this watch knew no floor. It keeps the job submit's digest, so the record it writes
-    /// still vouches for the job its intent submitted (E-66).
+    /// deadline, the host's stop): a new endpoint on the same handle and model. Its first poll
+    /// keeps this watch's floors (P-16): no sooner than the end of the last poll plus the floor
+    /// in force (the server's interval included) nor before a `Retry-After`, so its first event
+    /// is that [`Event::WakeAt`], or the poll itself when this watch knew no floor; until then
+    /// the status this watch last saw stands, with its button, unless a cancel was asked (then
+    /// no status is assumed, E-6). A 2026 call stopped in an MRTR round, before any task, goes
+    /// on from that round (E-70): the same tool and arguments, its unanswered prompts asked
+    /// again, or, for a round that asked nothing, its continuation armed. It keeps the job
+    /// submit's digest, so the record it writes still vouches for the job its intent submitted
+    /// (E-66).
     ///
-    /// Errors: [`Error::InvalidInput`] (`handle`) unless watching stopped on a named call that
-    /// has not settled (one still watched needs no second watcher); a bad poll policy.
+    /// Errors: [`Error::InvalidInput`] (`handle`) unless watching stopped on a call, named or in
+    /// an open MRTR round, that has not settled (one still watched needs no second watcher); a
+    /// bad poll policy.
     pub fn watch_again(&self, config: Config) -> Result<CallEndpoint, Error> {
         let t = &self.tracker;
         if !(t.handle().is_some() || t.round_open()) || !t.is_done() || t.outcome().is_some() {

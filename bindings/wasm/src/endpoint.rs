@@ -593,10 +593,11 @@ impl Endpoint {
     }
 
     /// `watchAgain(config?, wire?)`: after watching stopped with the call going on (a deadline,
-    /// `stopWatching`), a new endpoint watching the same call, no status assumed (rule E-6); its
-    /// first poll keeps this watch's floors (P-16), so its first event is that `wake_at`, or the
-    /// poll when this watch knew no floor. It keeps the job submit's digest (`checkSubmit`, E-66). Throws
-    /// `invalid_input` unless watching stopped on a named call that has not settled.
+    /// `stopWatching`), a new endpoint watching the same call (`CallEndpoint::watch_again`):
+    /// its first poll at this watch's floors (P-16), the status last seen shown meanwhile, or a
+    /// call stopped in an MRTR round going on from it (E-70). It keeps the job submit's digest
+    /// (`checkSubmit`, E-66). Throws `invalid_input` unless watching stopped on a call, named
+    /// or in an open MRTR round, that has not settled.
     #[wasm_bindgen(js_name = watchAgain)]
     pub fn watch_again(&self, config: &[f64], wire: JsValue) -> JsResult<Endpoint> {
         let core = js((|| self.core.watch_again(self::config(config, &wire)?))())?;
