@@ -319,6 +319,13 @@ impl Tracker {
     ///
     /// Errors: an empty id, or a tracker that already has a handle.
     pub fn watch(&mut self, handle: &str) -> Result<(), Error> {
+        self.begin_watch(handle)?;
+        self.send_poll(handle.into());
+        Ok(())
+    }
+
+    /// Names the handle to watch, nothing sent yet.
+    fn begin_watch(&mut self, handle: &str) -> Result<(), Error> {
         if handle.is_empty() {
             return Err(Error::invalid_input("id", "a handle must not be empty"));
         }
@@ -326,7 +333,6 @@ impl Tracker {
             return Err(Error::invalid_input("input", "the handle is already known"));
         }
         self.call = Call::Watching(Watch::new(handle.into()));
-        self.send_poll(handle.into());
         Ok(())
     }
 
@@ -345,10 +351,7 @@ impl Tracker {
         };
         match earlier.schedule.floors_until() {
             Some(at) => {
-                if self.handle().is_some() || self.is_done() {
-                    return Err(Error::invalid_input("input", "the handle is already known"));
-                }
-                self.call = Call::Watching(Watch::new(handle.into()));
+                self.begin_watch(handle)?;
                 self.schedule.rearm(at);
             }
             None => self.watch(handle)?,
