@@ -5,7 +5,8 @@
 // `longcall/vectors`; then `longcall` once more,
 // compiled for speed, for its Node entry (`longcall_node`, below). For each:
 //   cargo build -p longcall-wasm --target wasm32-unknown-unknown --profile wasm --no-default-features [--features ...]
-//   wasm-bindgen --target web --out-name longcall|longcall_lite|longcall_server|longcall_watch|longcall_vectors (names and producers sections removed)
+//   wasm-bindgen --target web --out-name longcall|longcall_lite|longcall_server|longcall_watch|longcall_vectors (producers section removed; names kept for float-display.mjs)
+//   the float formatter's entry emptied (float-display.mjs)
 //   wasm-opt -Os [more passes for the small module] (npm binaryen 132; NOT Debian's binaryen 108,
 //   whose output crashes at load); then short import and export names (minify-names.mjs)
 // Usage: npm --prefix pkg run build   (LONGCALL_BUILDS=longcall_lite,... builds only those, keeping
@@ -15,6 +16,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { emptyFloatDisplay } from './float-display.mjs';
 import { lazyFinalization } from './lazy-finalization.mjs';
 import { minifyNames } from './minify-names.mjs';
 import { trimGlue } from './trim-glue.mjs';
@@ -84,7 +86,7 @@ const bindgen = (input, outDir, outName) =>
     outDir,
     '--out-name',
     outName,
-    '--remove-name-section',
+    // The name section stays for float-display.mjs; wasm-opt drops it.
     '--remove-producers-section',
   ]);
 // Panic locations name their source files, and a dependency's file is named by its path on the
@@ -113,6 +115,14 @@ const cargoBuild = (profile, features) =>
     profile,
     ...features,
   ]);
+/** Empties the float formatter's entry (float-display.mjs) in every module that reads JSON. */
+const floatDisplay = (name, wasm) => {
+  const emptied = emptyFloatDisplay(wasm);
+  // The small module reads no JSON and links no float formatter; every other one must have it,
+  // or the pattern no longer matches what rustc names it and the formatter is back.
+  if (name !== 'longcall_lite' && emptied !== 1) fail(`${name}: no \`<f64 as Display>::fmt\` to empty`);
+  console.error(`float-display: ${name}: ${emptied} emptied`);
+};
 const only = process.env.LONGCALL_BUILDS?.split(',').filter(Boolean);
 if (!only) rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
@@ -146,6 +156,7 @@ for (const [name, features, opt] of BUILDS) {
   bindgen(raw, DIST, name);
   const wasm = join(DIST, `${name}_bg.wasm`);
   const afterBindgen = statSync(wasm).size;
+  floatDisplay(name, wasm);
   run(wasmOpt, ['-Os', ...ONE_CALLER_INLINING, ...opt, ...FEATURES, wasm, '-o', wasm]);
   // Short import and export names in the module and its glue (minify-names.mjs): 1.6 KB gzip
   // off `longcall/lite`, 2.2 KB off `longcall`, 1.6 KB off `longcall/server`.
@@ -179,6 +190,7 @@ if (!only || only.includes(NODE)) {
     bindgen(cargoOut('wasm-speed'), tmp, 'longcall');
     const wasm = join(tmp, 'longcall_bg.wasm');
     const glue = join(tmp, 'longcall.js');
+    floatDisplay(NODE, wasm);
     run(wasmOpt, ['-O3', ...FEATURES, wasm, '-o', wasm]);
     minifyNames(wasm, glue, './longcall_bg.js');
     trimGlue(glue);

@@ -625,6 +625,28 @@ export const cases = {
     });
     t.free();
   },
+  'a refused float is quoted whole'({ lc, assert }) {
+    // serde_json spells a float in its own messages; the module's other float formatter is
+    // emptied at build time (scripts/float-display.mjs), which must not reach these.
+    for (const [n, spelled] of [
+      [1.5, '1.5'],
+      [-0.25, '-0.25'],
+      [1e300, '1e+300'],
+      [123456.789, '123456.789'],
+    ]) {
+      assert.throws(() => lc.classifySubmit({ kind: 'answer', httpStatus: n }), {
+        code: 'malformed',
+        message: `malformed argument: submitted: httpStatus: invalid type: floating point \`${spelled}\`, expected an integer from 0 to 65535`,
+      });
+      const t = new lc.Tracker('task-2026', null);
+      const task = { taskId: 't', status: 'working', createdAt: 'x', lastUpdatedAt: 'x', ttlMs: n };
+      assert.throws(() => t.handleInput(0, { type: 'task_polled', task }), {
+        code: 'malformed',
+        message: `malformed argument: input: task.ttlMs: invalid type: floating point \`${spelled}\`, expected an integer of 0 or more`,
+      });
+      t.free();
+    }
+  },
   'an input that is something else at hand says which reader takes it'({ lc, assert }) {
     const t = new lc.Tracker('task-2025', null);
     const raw = { taskId: 't1', status: 'working', ttl: 60000, createdAt: 'x', lastUpdatedAt: 'x' };

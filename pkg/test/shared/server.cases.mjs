@@ -38,6 +38,22 @@ export const cases = {
     assert.equal(back.config().ttlMs, 5000, 'a refused config changes nothing');
   },
 
+  async 'a refused float is quoted whole (scripts/float-display.mjs empties the other formatter)'({
+    lc: client,
+    assert,
+  }) {
+    const lc = await withServer(client);
+    const reg = new lc.TaskRegistry('task-2026', { ttlMs: 60000 });
+    for (const [n, spelled] of [
+      [1.5, '1.5'],
+      [1e300, '1e+300'],
+    ])
+      assert.throws(() => reg.setConfig({ ttlMs: n }), {
+        code: 'malformed',
+        message: `malformed argument: config: invalid type: floating point \`${spelled}\`, expected u64`,
+      });
+  },
+
   async 'registry 2026: create, get, wire render, principal binding'({ lc: client, assert }) {
     const lc = await withServer(client);
     const reg = new lc.TaskRegistry('task-2026', { pollIntervalMs: 200, ttlMs: 60000 });
