@@ -393,8 +393,9 @@ export class McpCallError extends Error {
   /** The task id, when one was known. */
   taskId?: string | null;
   /**
-   * `transport` for an HTTP answer with no JSON-RPC answer in it: its status; `create_unanswered`
-   * too, when the `tools/call` got such an answer (a 429 or 503 page; rule E-68).
+   * `transport` for an HTTP answer with no readable JSON-RPC answer in it: its status;
+   * `create_unanswered` too, when the `tools/call` got such an answer (a 429 or 503 page, rule
+   * E-68, or a 2xx one such as a login page).
    */
   httpStatus?: number;
   /**

@@ -862,7 +862,7 @@ class Watch {
             : `stopped watching (${reason})${transport ? `, last exchange unanswered${said}` : ''}; ${goesOn}`;
     this.failure = new McpCallError(reason === 'create_unanswered' ? 'create_unanswered' : 'watch_stopped', why, {
       reason,
-      ...(failure?.kind === 'http' ? { httpStatus: failure.status, retryAfterMs: failure.retryAfterMs ?? null } : {}),
+      ...httpOf(failure, reason === 'create_unanswered' ? transport : null),
       taskId: id ?? null,
       record: this.record(),
       ...(transport ? { cause: transport.error } : {}),
@@ -1039,6 +1039,17 @@ function headerPairs(headers) {
     .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]);
 }
 
+/**
+ * The status and `Retry-After` of the HTTP answer a `tools/call` got instead of its JSON-RPC
+ * answer: the core's failure says them for an error status (E-68); a 2xx page without one (a
+ * login page, an empty body) is no answer to the core, and its status is the transport error's.
+ */
+function httpOf(failure, transport) {
+  if (failure?.kind === 'http') return { httpStatus: failure.status, retryAfterMs: failure.retryAfterMs ?? null };
+  const status = transport?.error?.httpStatus;
+  return status == null ? {} : { httpStatus: status, retryAfterMs: null };
+}
+
 /** An HTTP answer without a JSON-RPC answer in it: its status, type, URL and the start of its body. */
 function httpDetail({ status, headers, body, url, method }) {
   // Looked up in the pairs, not through `Headers`, which throws on a name it would not send.
@@ -1050,7 +1061,7 @@ function httpDetail({ status, headers, body, url, method }) {
   const start = body.trim().slice(0, 160);
   return unnamedDetail(
     start,
-    `HTTP ${status} (${type}) from ${url || 'the server'} without a JSON-RPC answer to ${method}${start ? `: ${JSON.stringify(start)}` : ''}`,
+    `HTTP ${status} (${type}) from ${url || 'the server'} without a readable JSON-RPC answer to ${method}${start ? `: ${JSON.stringify(start)}` : ''}`,
   );
 }
 

@@ -939,7 +939,7 @@ test('httpSender: the core reads SSE answers and HTTP 400 JSON-RPC errors; a 502
   assert.equal(failed[0].failure.status, 502);
   assert.equal(
     failed[0].cause.message,
-    'HTTP 502 (text/html) from the server without a JSON-RPC answer to tasks/get: "<h1>bad gateway</h1>"',
+    'HTTP 502 (text/html) from the server without a readable JSON-RPC answer to tasks/get: "<h1>bad gateway</h1>"',
   );
   assert.equal(await until(clock, h.cancel()), 'available', 'a 502 page is no cancel answer');
   assert.equal(exchanges.at(-1).http.status, 502);
@@ -958,7 +958,7 @@ test('httpSender: a tools/call answered by a proxy page is unanswered, said with
   assert.equal(e.cause.httpStatus, 504);
   assert.equal(
     e.cause.message,
-    'HTTP 504 (text/plain) from the server without a JSON-RPC answer to tools/call: "upstream timed out"',
+    'HTTP 504 (text/plain) from the server without a readable JSON-RPC answer to tools/call: "upstream timed out"',
   );
   assert.ok(e.message.includes(`got no JSON-RPC answer (${e.cause.message}): the tool may have started`), e.message);
 });
@@ -1003,7 +1003,7 @@ test('a sender of its own hands back {status, headers, body}: SSE bytes, a 429 w
   assert.equal(failed[0].failure.retryAfterMs, 2000);
   assert.equal(
     failed[0].cause.message,
-    'HTTP 429 (text/plain) from the server without a JSON-RPC answer to tasks/get: "slow down"',
+    'HTTP 429 (text/plain) from the server without a readable JSON-RPC answer to tasks/get: "slow down"',
   );
   assert.deepEqual(violations, []);
 });
@@ -1026,7 +1026,7 @@ test('listTools through httpSender: an event-stream answer is read; a 503 page i
   await assert.rejects(listTools(sender), {
     code: 'transport',
     httpStatus: 503,
-    message: 'listTools: HTTP 503 (text/plain) from the server without a JSON-RPC answer to tools/list',
+    message: 'listTools: HTTP 503 (text/plain) from the server without a readable JSON-RPC answer to tools/list',
   });
 });
 
@@ -1157,6 +1157,54 @@ test('a tools/call answered by a 429 page: create_unanswered with its status and
   assert.equal(page.httpStatus, 502);
   assert.equal(page.retryAfterMs, null);
   assert.doesNotMatch(page.message, /asked to wait/);
+  // A 2xx page (a login page) is no answer either, and its status is said the same way.
+  const login = await callTool(
+    httpSender({
+      url: 'http://127.0.0.1:1/mcp',
+      fetch: async () =>
+        new Response('<h1>Please log in</h1>', { status: 200, headers: { 'content-type': 'text/html' } }),
+    }),
+    { name: 'render' },
+  ).then(
+    () => assert.fail('callTool resolved'),
+    (x) => x,
+  );
+  assert.equal(login.code, 'create_unanswered');
+  assert.equal(login.httpStatus, 200);
+  assert.equal(login.retryAfterMs, null);
+  assert.match(
+    login.message,
+    /got no JSON-RPC answer \(HTTP 200 \(text\/html\) from the server without a readable JSON-RPC answer to tools\/call/,
+  );
+});
+
+test('a 2xx answer whose JSON-RPC result cannot be read: the failure says no readable answer, the violation why', async () => {
+  const clock = fakeClock();
+  const failed = [];
+  const violations = [];
+  const json = (body) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+  const fakeFetch = async (_url, init) => {
+    const m = JSON.parse(init.body);
+    if (m.method === 'tools/call') return json(ok(m, { ...task26('t1', 'working'), resultType: 'task' }));
+    // The registry's answer handed back unrendered: a JSON-RPC answer with no task in it.
+    return json(ok(m, { ok: true, value: { taskId: 't1' } }));
+  };
+  const h = await callTool(httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch }), {
+    name: 'render',
+    config: { ...FAST, deadlineMs: clock.now() + 300 },
+    ...on(clock),
+    onRequestFailed: (f) => failed.push(f),
+    onViolation: (v) => violations.push(v),
+  });
+  await assert.rejects(until(clock, h.outcome), { code: 'watch_stopped', reason: 'deadline' });
+  assert.ok(failed.length >= 1);
+  assert.match(
+    failed[0].cause.message,
+    /^HTTP 200 \(application\/json\) from .* without a readable JSON-RPC answer to tasks\/get: /,
+  );
+  assert.equal(failed[0].cause.httpStatus, 200);
+  assert.equal(violations[0]?.rule, 'unreadable_answer', 'the violation says what was wrong with it');
+  assert.match(violations[0].detail, /malformed task: missing taskId/);
 });
 
 test("an error naming no request (a 2025 server's 'not initialized') is the cause of create_unanswered, with the fix", async () => {
