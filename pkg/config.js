@@ -21,13 +21,18 @@ function object(v, name) {
     throw malformed(name, `expected an object, got ${describe(v)}`);
 }
 
+const flat = (k) => k.replaceAll('_', '').toLowerCase();
+
 function onlyKnown(o, known, path) {
-  for (const key of Object.keys(o))
-    if (!known.includes(key))
-      throw coded(
-        'invalid_config',
-        `invalid configuration: ${path}${key}: unknown key; expected one of ${known.join(', ')}`,
-      );
+  for (const key of Object.keys(o)) {
+    if (known.includes(key)) continue;
+    // The same key but for case and underscores (`capMS`, `deadline_ms`) is told by name.
+    const near = known.find((k) => flat(k) === flat(key));
+    throw coded(
+      'invalid_config',
+      `invalid configuration: ${path}${key}: unknown key${near ? ` (did you mean "${near}"?)` : ''}; expected one of ${known.join(', ')}`,
+    );
+  }
 }
 
 // One value as the module takes it: NaN is "not given"; a jitter is its position in `JITTERS`,

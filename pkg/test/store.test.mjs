@@ -453,7 +453,7 @@ test('the watch list speaks camelCase, names an unknown key and carries the inte
   assert.throws(() => list.addNew(1, intent, { poll: { capMS: 1 } }), {
     code: 'invalid_config',
     message:
-      'invalid configuration: poll.capMS: unknown key; expected one of initialMs, multiplierPercent, capMs, jitter, minIntervalMs, maxPolls, followServerInterval',
+      'invalid configuration: poll.capMS: unknown key (did you mean "capMs"?); expected one of initialMs, multiplierPercent, capMs, jitter, minIntervalMs, maxPolls, followServerInterval',
   });
   assert.throws(() => list.addHandle(0, 2, 'job', 'job_2', { seed: 2 ** 53 }), { code: 'invalid_config' });
   assert.throws(() => list.adoptHandle(0, 1, 'job_1', 7), { code: 'malformed' });

@@ -248,7 +248,7 @@ fn given(text: &str, field: &str) -> Result<(Value, Value), Error> {
 }
 
 /// serde's refusal of `given`, said as the caller spells it ([`for_caller`]).
-fn refused(e: &serde_json::Error, given: Value, field: &str) -> Error {
+pub fn refused(e: &serde_json::Error, given: Value, field: &str) -> Error {
     Error::Malformed {
         what: "argument",
         reason: format!(

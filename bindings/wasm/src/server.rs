@@ -59,35 +59,90 @@ fn text_to<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
 /// A config object laid over the defaults: `{}` / `undefined` / `null` give the defaults, any
 /// key given (camelCase, `pollIntervalMs`) replaces that default. A key the configuration does
 /// not have is `invalid_input` naming it as written (an `invalid_config` message is re-spelled
-/// in camelCase whole, which would hide a snake_case key), with its JavaScript spelling when
-/// the key was written in the core's snake_case.
+/// in camelCase whole, which would hide a snake_case key), with the key it is closest to and the
+/// keys there are. A value of the wrong type is `malformed` naming its key, in JavaScript's
+/// words (`expected an integer of 0 or more`, not `u64`).
 fn config_over<T: Serialize + DeserializeOwned>(value: &JsValue, default: T) -> Result<T, Error> {
     if value.is_undefined() || value.is_null() {
         return Ok(default);
     }
+    let text = serde_json::to_string(&default)
+        .map_err(|e| Error::invalid_input("config", &e.to_string()))?;
+    let (defaults, given) = config_given(value, &text)?;
+    let read = |base: Object| serde_json::from_value::<T>(Value::Object(base));
+    let mut base = defaults.clone();
+    for (k, v) in &given {
+        base.insert(crate::case::snake(k), v.clone());
+    }
+    read(base).map_err(|e| config_refused(e, &defaults, given, &|one| read(one).err()))
+}
+
+/// A JSON object's members.
+type Object = Map<String, Value>;
+
+/// The defaults (`text`, snake_case) and the given object, whose keys must all be theirs.
+fn config_given(value: &JsValue, text: &str) -> Result<(Object, Object), Error> {
     let given: Value = from_js(value, "config")?;
     let Value::Object(given) = given else {
         return Err(Error::invalid_input("config", "expected an object"));
     };
-    let text = serde_json::to_string(&default)
-        .map_err(|e| Error::invalid_input("config", &e.to_string()))?;
-    let mut base: Map<String, Value> = text_to(&text, "config")?;
-    for (k, v) in given {
-        let member = crate::case::snake(&k);
-        if crate::errors::camel(&member) != k || !base.contains_key(&member) {
-            let hint = if base.contains_key(&k) {
-                format!(" (did you mean \"{}\"?)", crate::errors::camel(&k))
-            } else {
-                String::new()
-            };
-            return Err(Error::invalid_input(
-                "config",
-                &format!("unknown key \"{}\"{hint}", json::short_reason(&k)),
-            ));
+    let defaults: Object = text_to(text, "config")?;
+    for k in given.keys() {
+        let member = crate::case::snake(k);
+        if crate::errors::camel(&member) != *k || !defaults.contains_key(&member) {
+            return Err(unknown_config_key(k, &defaults));
         }
-        base.insert(member, v);
     }
-    text_to(&longcall::json_text(&Value::Object(base)), "config")
+    Ok((defaults, given))
+}
+
+/// serde's refusal `e` of the `given` configuration, naming the member: serde names none in a
+/// derived struct, so the first given one that the `defaults` will not take alone (`refuses`)
+/// is the one.
+fn config_refused(
+    e: serde_json::Error,
+    defaults: &Object,
+    given: Object,
+    refuses: &dyn Fn(Object) -> Option<serde_json::Error>,
+) -> Error {
+    let named = given.iter().find_map(|(k, v)| {
+        let mut one = defaults.clone();
+        one.insert(crate::case::snake(k), v.clone());
+        refuses(one).map(|e| (format!("config.{}", json::short_reason(k)), e))
+    });
+    let (field, e) = named.unwrap_or_else(|| (String::from("config"), e));
+    crate::case::refused(&e, Value::Object(given), &field)
+}
+
+/// `invalid_input` for a configuration key `known` (snake_case, as the core writes it) lacks:
+/// the key as written, the one it is closest to, and the keys there are, as JavaScript spells
+/// them.
+fn unknown_config_key(key: &str, known: &Object) -> Error {
+    let spelt: Vec<String> = known.keys().map(|k| crate::errors::camel(k)).collect();
+    // Case and underscores aside (`poll_interval_ms`, `capMS`), or a key that starts the other
+    // (`pollInterval`). ASCII only: `char::to_lowercase` would link Unicode's case tables.
+    let flat = |k: &str| -> Vec<u8> {
+        k.bytes()
+            .filter(|b| *b != b'_')
+            .map(|b| b.to_ascii_lowercase())
+            .collect()
+    };
+    let given = flat(key);
+    let near = spelt.iter().find(|k| flat(k) == given).or_else(|| {
+        spelt.iter().find(|k| {
+            let k = flat(k);
+            given.len() >= 3 && (k.starts_with(&given) || given.starts_with(&k))
+        })
+    });
+    let hint = near.map_or(String::new(), |k| format!(" (did you mean \"{k}\"?)"));
+    Error::invalid_input(
+        "config",
+        &format!(
+            "unknown key \"{}\"{hint}; expected one of {}",
+            json::short_reason(key),
+            spelt.join(", ")
+        ),
+    )
 }
 
 fn opt_string(value: &JsValue, field: &str) -> Result<Option<String>, Error> {

@@ -29,6 +29,11 @@ export const cases = {
         assert.equal(e.code, 'invalid_config');
         assert.ok(e.message.includes(key), e.message);
       }
+      // The key it is but for case and underscores is told by name.
+      assert.throws(() => new mod.Tracker('job', { deadline_ms: 5 }), {
+        code: 'invalid_config',
+        message: 'invalid configuration: deadline_ms: unknown key (did you mean "deadlineMs"?); expected one of',
+      });
     }
   },
 
@@ -49,7 +54,7 @@ export const cases = {
     const pinned = [
       [
         { poll: { capMS: 1 } },
-        'invalid_config: invalid configuration: poll.capMS: unknown key; expected one of initialMs, multiplierPercent, capMs, jitter, minIntervalMs, maxPolls, followServerInterval',
+        'invalid_config: invalid configuration: poll.capMS: unknown key (did you mean "capMs"?); expected one of initialMs, multiplierPercent, capMs, jitter, minIntervalMs, maxPolls, followServerInterval',
       ],
       [
         { deadline: 5 },
@@ -57,7 +62,7 @@ export const cases = {
       ],
       [
         { poll: { cap_ms: 1 } },
-        'invalid_config: invalid configuration: poll.cap_ms: unknown key; expected one of initialMs, multiplierPercent, capMs, jitter, minIntervalMs, maxPolls, followServerInterval',
+        'invalid_config: invalid configuration: poll.cap_ms: unknown key (did you mean "capMs"?); expected one of initialMs, multiplierPercent, capMs, jitter, minIntervalMs, maxPolls, followServerInterval',
       ],
       [7, 'malformed: malformed config: config: expected an object, got number'],
       [{ poll: [] }, 'malformed: malformed config: poll: expected an object, got array'],

@@ -50,7 +50,7 @@ export const cases = {
     ])
       assert.throws(() => reg.setConfig({ ttlMs: n }), {
         code: 'malformed',
-        message: `malformed argument: config: invalid type: floating point \`${spelled}\`, expected u64`,
+        message: `malformed argument: config.ttlMs: invalid type: floating point \`${spelled}\`, expected an integer of 0 or more`,
       });
   },
 
@@ -249,8 +249,24 @@ export const cases = {
       code: 'invalid_input',
       message: 'unknown key "ttl_ms" (did you mean "ttlMs"?)',
     });
+    // A near miss is told the key it is closest to, and every key is listed.
     assert.throws(() => new lc.TaskRegistry('task-2026', { pollInterval: 1 }), {
-      message: 'unknown key "pollInterval"',
+      message:
+        'invalid input: config: unknown key "pollInterval" (did you mean "pollIntervalMs"?); expected one of cancel, maxTasksPerPrincipal, maxTtlMs, pageSize, pollIntervalMs, retentionMs, ttlMs',
+    });
+    assert.throws(() => new lc.TaskRegistry('task-2026', { bogus: 1 }), {
+      message: 'unknown key "bogus"; expected one of cancel,',
+    });
+    // A value of the wrong type names its key, in JavaScript's words.
+    assert.throws(() => new lc.TaskRegistry('task-2026', { pageSize: 10, pollIntervalMs: '1000' }), {
+      code: 'malformed',
+      message:
+        'malformed argument: config.pollIntervalMs: invalid type: string "1000", expected an integer of 0 or more',
+    });
+    assert.throws(() => new lc.JobBook({ concurrencyPerWorkspace: -1 }), {
+      code: 'malformed',
+      message:
+        'malformed argument: config.concurrencyPerWorkspace: invalid value: integer `-1`, expected an integer of 0 or more',
     });
     throwsCode(assert, () => new lc.TaskRegistry('task-2026', [1]), 'invalid_input');
     const reg = new lc.TaskRegistry('task-2026', {});
