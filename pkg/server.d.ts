@@ -325,10 +325,15 @@ export function initializeResult(model: 'task-2026' | 'task-2025', serverInfo: J
 /** The `tools/list` result (E-58). */
 export function toolsListResult(tools: Json[]): Json;
 
-/** The JSON-RPC answer text to send and its HTTP status: 200 for a result, E-26 for an error. */
-export function answerText(
+/**
+ * The JSON-RPC answer text to send and its HTTP status: 200 for a result, E-26 for an error.
+ * A registry or job book answer (`{ok, value}`) is no result: send its value, rendered for the
+ * wire, or its error as `error` (passing the answer itself does not type-check, and throws
+ * `invalid_input`).
+ */
+export function answerText<R extends Json | JsonObject | null>(
   id: string | number | null,
-  result: Json | JsonObject | null,
+  result: R & (R extends { ok: boolean } ? never : unknown),
   error?: RpcError | null,
 ): { httpStatus: number; body: string };
 

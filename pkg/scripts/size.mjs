@@ -5,7 +5,7 @@
 //   entry            target (the package's goal)   gate (fails npm test above it)
 //   longcall/lite    30,000                          LONGCALL_LITE_GZIP_GATE (default 30,000)
 //   longcall         100,000                         LONGCALL_GZIP_GATE (default 202,700)
-//   longcall/server  reported only                   LONGCALL_SERVER_GZIP_GATE (default 137,800)
+//   longcall/server  reported only                   LONGCALL_SERVER_GZIP_GATE (default 138,000)
 // The gates sit just above today's figures so a regression fails; the targets are where the
 // package must get to (pkg/README.md "Size" says how far off each is and the next lever).
 import { readFileSync, existsSync } from 'node:fs';
@@ -35,7 +35,7 @@ const ENTRIES = [
     js: 'server-web.js',
     wasm: 'dist/longcall_server_bg.wasm',
     target: null,
-    gate: Number(process.env.LONGCALL_SERVER_GZIP_GATE ?? 137_800),
+    gate: Number(process.env.LONGCALL_SERVER_GZIP_GATE ?? 138_000),
   },
 ];
 

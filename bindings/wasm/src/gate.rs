@@ -267,6 +267,17 @@ pub fn tools_list_result(tools: JsValue) -> JsResult<JsValue> {
     to_js(&answer::tools_list(&tools))
 }
 
+/// `{ok, value}` or `{ok, error}`: the answer of a registry or job book method, passed
+/// where the result it carries belongs (it would go out as the result, wrapper and all).
+fn is_domain_answer(result: &Value) -> bool {
+    let Value::Object(m) = result else {
+        return false;
+    };
+    m.len() == 2
+        && m.get("ok").is_some_and(Value::is_boolean)
+        && (m.contains_key("value") || m.contains_key("error"))
+}
+
 /// `answerText(id, result)` / `answerText(id, null, error)`: the JSON-RPC answer to send, as
 /// `{httpStatus, body}` (200 for a result, rule E-26 for an error).
 #[wasm_bindgen(js_name = answerText)]
@@ -280,6 +291,14 @@ pub fn answer_text(id: JsValue, result: JsValue, error: JsValue) -> JsResult<JsV
         Some(js(crate::case::read_js(&error, "error"))?)
     };
     let result: Value = js(opt_value(&result, "result"))?.unwrap_or(Value::Null);
+    if is_domain_answer(&result) {
+        return js(Err(Error::invalid_input(
+            "result",
+            "this is a registry or job book answer ({ok, value} or {ok, error}), not a result: \
+             send its value rendered for the wire (renderTask2026(got.value, 'complete')), or its \
+             error as answerText's third argument",
+        )));
+    }
     let (http_status, body) = match &error {
         Some(e) => answer::answer_text(&id, Err(e)),
         None => answer::answer_text(&id, Ok(&result)),

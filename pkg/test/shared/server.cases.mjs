@@ -209,6 +209,15 @@ export const cases = {
       message: 'm',
       data: { a_b: 1 },
     });
+    // A registry answer handed over whole would go out as the result, wrapper and all.
+    for (const answer of [reg.get(1, 'p', 't'), reg.get(1, 'p', 'nope')])
+      assert.throws(() => lc.answerText(1, answer), {
+        code: 'invalid_input',
+        message: 'invalid input: result: this is a registry or job book answer ({ok, value} or {ok, error}), not a result',
+      });
+    // A result of the tool's own that has an `ok` among its members is a result.
+    const own = { ok: true, value: 3, content: [] };
+    assert.deepEqual(JSON.parse(lc.answerText(1, own).body).result, own);
     const view = reg.get(1, 'p', 't').value;
     assert.throws(() => lc.renderTask2026(view, 'result'), { code: 'invalid_input', message: 'resultType' });
     assert.throws(() => lc.renderTask2026({ taskId: 'a', status: 'working' }), {

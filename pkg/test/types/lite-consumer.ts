@@ -56,6 +56,10 @@ const wire = renderTask2026(view, 'task');
 // The server's own patterns compile without casts: a rendered task answered, a complete result
 // stored, the registry's answers read in camelCase, a Fetch runtime's headers gated.
 const _answer: { httpStatus: number; body: string } = answerText(1, wire);
+void answerText(1, null, { code: -32602, message: 'unknown task' });
+void answerText(1, completeResult());
+// @ts-expect-error: a registry answer is not a result; its value, rendered, is
+void answerText(1, reg.get(1, 'alice', 't1'));
 reg.complete(1, 't1', completeResult({ content: [] }));
 const got = reg.result(2, 'alice', 't1');
 if (got.ok && got.value.kind === 'result') {
