@@ -323,7 +323,11 @@ export interface CallOutcome {
   outcome: McpOutcome;
   /** The terminal status observed (`null` for plain results and lost handles). */
   status: TaskStatus | null;
-  /** The tool result, when one came back. */
+  /**
+   * The tool result, when one came back, exactly as the server sent it: a `CallToolResult`
+   * with the members its revision adds (`resultType: 'complete'` on 2026, the related-task
+   * `_meta` on 2025). Hand a model its `content`, not the whole object.
+   */
   result?: Json;
   /** The JSON-RPC error, when one came back: the task's, or for `lost` the answer that lost it (`-32602`, "Task not found"). */
   error?: RpcError;

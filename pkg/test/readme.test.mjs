@@ -133,15 +133,16 @@ test('the node:http sender block runs a task on the reference server', async () 
   }
 });
 
-test('the longcall/server block answers tools/call, tasks/get and tasks/cancel as a 2026 server', async () => {
+test('the longcall/server block answers tools/call, tasks/get, tasks/update and tasks/cancel as a 2026 server', async () => {
   const [, text] = named("} from 'longcall/server';");
   const { handle, close } = await import(pathToFileURL(files.get(text)).href);
   const caps = {
     'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
   };
   let id = 0;
-  const call = (method, params) => {
-    const { httpStatus, body } = handle(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }), 'ada');
+  // The headers a 2026 client sends: the method, and what it names (the tool, the task).
+  const call = (method, params, headers = { 'mcp-method': method, 'mcp-name': params?.name ?? params?.taskId }) => {
+    const { httpStatus, body } = handle(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }), headers, 'ada');
     return [httpStatus, JSON.parse(body)];
   };
   const status = (taskId) => call('tasks/get', { taskId, _meta: caps })[1].result;
@@ -154,8 +155,17 @@ test('the longcall/server block answers tools/call, tasks/get and tasks/cancel a
     assert.equal(created, 200);
     assert.equal(task.resultType, 'task');
     assert.equal(task.status, 'working');
+    // Midway the worker asks; the answer comes with tasks/update and the render goes on with it.
+    const asking = await until(task.taskId, 'input_required');
+    assert.equal(asking.inputRequests.quality.method, 'elicitation/create');
+    const answer = { action: 'accept', content: { high: true } };
+    assert.deepEqual(call('tasks/update', { taskId: task.taskId, inputResponses: { quality: answer }, _meta: caps }), [
+      200,
+      { jsonrpc: '2.0', id, result: { resultType: 'complete' } },
+    ]);
     const done = await until(task.taskId, 'completed');
     assert.deepEqual([done.status, done.resultType, done.statusMessage], ['completed', 'complete', 'frame 5 of 5']);
+    assert.deepEqual(JSON.parse(done.result.content[0].text), answer);
 
     const [, { result: second }] = call('tools/call', { name: 'render', arguments: {}, _meta: caps });
     assert.deepEqual(call('tasks/cancel', { taskId: second.taskId, _meta: caps })[1].result, {
@@ -167,8 +177,38 @@ test('the longcall/server block answers tools/call, tasks/get and tasks/cancel a
     const [refused, { error }] = call('tools/call', { name: 'render', arguments: {} });
     assert.deepEqual([refused, error.code], [400, -32021]);
     assert.deepEqual(call('tasks/get', { taskId: 'nope', _meta: caps })[1].error.code, -32602);
-    assert.equal(call('tools/list', {})[0], 404);
+    assert.deepEqual(call('tools/list', {})[1].error.code, -32601);
+    // A 2025 client's request (no Mcp-Method header) is refused, saying why.
+    const [old, { error: why }] = call('tools/call', { name: 'render', arguments: {}, _meta: caps }, {});
+    assert.deepEqual([old, why.code], [400, -32020]);
+    assert.match(why.message, /without an Mcp-Method header/);
   } finally {
     close();
+  }
+});
+
+test('the longcall/server block, served by its listen(), runs a call of longcall/mcp that answers the question', async () => {
+  const [, text] = named("} from 'longcall/server';");
+  const { listen, close } = await import(pathToFileURL(files.get(text)).href);
+  const { callTool, httpSender } = await import('longcall/mcp');
+  const server = await listen(0);
+  try {
+    const url = `http://127.0.0.1:${server.address().port}/mcp`;
+    const asked = [];
+    const h = await callTool(httpSender({ url }), {
+      name: 'render',
+      config: { poll: { initialMs: 50, minIntervalMs: 50 } },
+      onInput: (key, request) => {
+        asked.push([key, request.params.message]);
+        return { action: 'accept', content: { high: false } };
+      },
+    });
+    const out = await h.outcome;
+    assert.equal(out.outcome, 'succeeded');
+    assert.deepEqual(asked, [['quality', 'Render the rest in high quality?']]);
+    assert.deepEqual(JSON.parse(out.result.content[0].text), { action: 'accept', content: { high: false } });
+  } finally {
+    close();
+    server.close();
   }
 });
