@@ -159,7 +159,7 @@ export interface JobHostOptions {
   /** The job API's base URL (`http://127.0.0.1:PORT`, `location.origin`, or in a page a path of its own origin such as `'/api'`, behind a proxy). */
   baseUrl: string | URL;
   /** Headers on every request (`authorization`). */
-  headers?: Record<string, string> | undefined;
+  headers?: Record<string, string> | Iterable<readonly [string, string]> | undefined;
   /** `open_api` (default: the Sume Open API) or `mcp_tools` (the MCP job tools over HTTP). */
   dialect?: JobDialect | undefined;
   /** Where each intent's record goes; without one a job does not survive a restart. */

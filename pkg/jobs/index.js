@@ -18,7 +18,7 @@
 // they arrived (`handleWaitHttp`).
 import * as lc from 'longcall';
 import { checkOptions, isHttpUrl, seeded } from '../options.js';
-import { mergeHeaders } from '../headers.js';
+import { checkHeaders, mergeHeaders } from '../headers.js';
 
 // The first artifact's URL of a settled result, in either dialect's shape (the core reads it).
 export { artifactUrl } from 'longcall';
@@ -585,7 +585,7 @@ export class JobHost {
   #live = new Map();
 
   /**
-   * @param {{baseUrl: string|URL, headers?: Record<string,string>, dialect?: 'open_api'|'mcp_tools',
+   * @param {{baseUrl: string|URL, headers?: Record<string,string> | Iterable<[string,string]>, dialect?: 'open_api'|'mcp_tools',
    *   store?: {get(k: string): any, set(k: string, v: string): any, delete(k: string): any},
    *   fetch?: typeof fetch, config?: object, wire?: object, now?: () => number, timeoutMs?: number}} options
    */
@@ -605,6 +605,7 @@ export class JobHost {
       timeoutMs = 30_000,
     } = options ?? {};
     if (baseUrl == null) throw new JobHostError('invalid_input', 'JobHost: baseUrl is required');
+    checkHeaders(headers, 'JobHost', (code, message) => new JobHostError(code, message));
     // A timer's whole milliseconds, as httpSender takes them.
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2 ** 31 - 1)
       throw new JobHostError(

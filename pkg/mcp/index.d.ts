@@ -118,7 +118,7 @@ export interface HttpSenderOptions {
       ) => Promise<HttpAnswerLike>)
     | undefined;
   /** Extra headers on every request (auth). */
-  headers?: Record<string, string> | undefined;
+  headers?: Record<string, string> | Iterable<readonly [string, string]> | undefined;
   /**
    * The client every request names (`_meta["io.modelcontextprotocol/clientInfo"]`, written by
    * the core; default `{name: 'longcall', version}`): the sender's `clientInfo`. A value

@@ -35,7 +35,7 @@
 // given is no longer followed.
 import * as lc from 'longcall';
 import { checkOptions, isHttpUrl, seeded } from '../options.js';
-import { mergeHeaders } from '../headers.js';
+import { checkHeaders, mergeHeaders } from '../headers.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
@@ -92,7 +92,7 @@ const safe = (fn, ...args) => {
  * fetch Response whole: the core reads it (a JSON or SSE body; an HTTP error with a JSON-RPC
  * body, such as 400 -32602 or 400 -32021, is an answer; a 429 or 503 without one fails the
  * request, its Retry-After a floor for the next poll).
- * @param {{url: string|URL, fetch?: typeof fetch, headers?: Record<string,string>,
+ * @param {{url: string|URL, fetch?: typeof fetch, headers?: Record<string,string> | Iterable<[string,string]>,
  *   clientInfo?: {name: string, version: string}, timeoutMs?: number, declareTasks?: boolean}} options
  *   `declareTasks: false` strips the tasks extension from `_meta` (to see a server's -32021).
  */
@@ -107,6 +107,7 @@ export function httpSender(options = {}) {
     declareTasks = true,
   } = options ?? {};
   if (!url) throw new McpCallError('invalid_input', 'httpSender: url is required');
+  checkHeaders(extra, 'httpSender', mcpError);
   // Refused here, not at the first call, where fetch's throw would read as "no answer: the tool
   // may have started" for a request that never left.
   // In a page, a path of its own origin ('/mcp', behind a dev server's proxy) is a URL too.

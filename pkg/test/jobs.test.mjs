@@ -921,6 +921,10 @@ test('each header goes out once, whatever its case: the body keeps its Content-T
   for (const headers of [
     { authorization: 'Bearer k' },
     { 'Content-Type': 'application/json', authorization: 'Bearer k' },
+    // Given the way fetch takes them: a Headers (read as an object, it has no entries), a Map, pairs.
+    new Headers({ authorization: 'Bearer k' }),
+    new Map([['authorization', 'Bearer k']]),
+    [['authorization', 'Bearer k']],
   ]) {
     /** @type {Headers[]} */
     const seen = [];
@@ -940,6 +944,19 @@ test('each header goes out once, whatever its case: the body keeps its Content-T
     assert.equal(submit.get('authorization'), 'Bearer k');
     assert.equal(submit.get('idempotency-key'), 'intent-h');
   }
+});
+
+test('headers that are no headers are refused when given, not dropped at the first request', () => {
+  for (const [headers, got] of [
+    ['Bearer k', 'string'],
+    [[['authorization']], 'other entries'],
+    [new Set(['authorization']), 'other entries'],
+  ])
+    assert.throws(() => new JobHost({ baseUrl: 'http://127.0.0.1:9', headers }), {
+      name: 'JobHostError',
+      code: 'invalid_input',
+      message: `JobHost: headers must be an object of names and values, a Headers, a Map or [name, value] pairs, got ${got}`,
+    });
 });
 
 test('a cancel pressed from inside a hook: hooks see the core order, and cancel() the answer', async () => {

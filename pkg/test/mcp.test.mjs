@@ -1030,6 +1030,34 @@ test('listTools through httpSender: an event-stream answer is read; a 503 page i
   });
 });
 
+test('httpSender: its headers go out given as an object, a Headers, a Map or pairs; a string is refused', async () => {
+  for (const headers of [
+    { authorization: 'Bearer k' },
+    new Headers({ authorization: 'Bearer k' }),
+    new Map([['authorization', 'Bearer k']]),
+    [['authorization', 'Bearer k']],
+  ]) {
+    const seen = [];
+    const fakeFetch = async (_url, init) => {
+      seen.push(new Headers(init.headers));
+      const m = JSON.parse(init.body);
+      return new Response(JSON.stringify(ok(m, { resultType: 'complete', content: [] })), {
+        headers: { 'content-type': 'application/json' },
+      });
+    };
+    const h = await callTool(httpSender({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch, headers }), { name: 'now' });
+    assert.equal((await h.outcome).outcome, 'succeeded');
+    assert.equal(seen[0].get('authorization'), 'Bearer k', `${headers.constructor.name}`);
+    assert.equal(seen[0].get('mcp-method'), 'tools/call');
+  }
+  assert.throws(() => httpSender({ url: 'http://127.0.0.1:1/mcp', headers: 'Bearer k' }), {
+    name: 'McpCallError',
+    code: 'invalid_input',
+    message:
+      /^httpSender: headers must be an object of names and values, a Headers, a Map or \[name, value\] pairs, got string$/,
+  });
+});
+
 test('httpSender: a body that breaks off is no answer', async () => {
   const clock = fakeClock();
   let gets = 0;
