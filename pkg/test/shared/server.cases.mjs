@@ -213,7 +213,8 @@ export const cases = {
     for (const answer of [reg.get(1, 'p', 't'), reg.get(1, 'p', 'nope')])
       assert.throws(() => lc.answerText(1, answer), {
         code: 'invalid_input',
-        message: 'invalid input: result: this is a registry or job book answer ({ok, value} or {ok, error}), not a result',
+        message:
+          'invalid input: result: this is a registry or job book answer ({ok, value} or {ok, error}), not a result',
       });
     // A result of the tool's own that has an `ok` among its members is a result.
     const own = { ok: true, value: 3, content: [] };
