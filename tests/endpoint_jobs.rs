@@ -979,6 +979,18 @@ fn a_cancel_pressed_while_creating_is_made_once_the_job_is_named() {
         .collect();
     assert_eq!(cancels.len(), 1, "the kept press is made: {out:?}");
     assert_eq!(ep.tracker().button(), ButtonState::Requesting);
+    let shown: Vec<_> = out
+        .iter()
+        .filter_map(|e| match e {
+            Event::Button { state } => Some(*state),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        vec![ButtonState::Requesting],
+        "from unavailable straight to the press, never `available` in between"
+    );
     assert!(!ep.snapshot().unwrap().contains("cancel_asked"));
 
     // Restored before the submit's answer came (the process died): the submit goes again with
@@ -990,6 +1002,12 @@ fn a_cancel_pressed_while_creating_is_made_once_the_job_is_named() {
     let out = drain(&mut ep);
     assert!(
         sent(&out).iter().any(|s| s.2.ends_with("/cancel")),
+        "{out:?}"
+    );
+    assert!(
+        !out.contains(&Event::Button {
+            state: ButtonState::Available
+        }),
         "{out:?}"
     );
 

@@ -278,9 +278,11 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.match(store.get(intent), /"cancel_asked":true/, 'the press is in the record');
     first.close(); // the process exits: its record stays
     assert.equal(await pressed, 'unavailable', 'this process never learned the job');
-    const again = await host('jobs-cancel-restart', { store }).resume(intent);
+    const buttons = [];
+    const again = await host('jobs-cancel-restart', { store }).resume(intent, { onButton: (s) => buttons.push(s) });
     const end = await again.settled;
     assert.equal(end.outcome, 'cancelled', 'pressed once the resumed submit named the job');
+    assert.deepEqual(buttons, ['unavailable', 'requesting', 'cancelled'], 'never `available` after the press');
     const c = await counters();
     assert.equal(c.jobs_per_idempotency_key[intent], 1, 'one job for the intent');
     assert.equal(c.jobs[again.id].status, 'canceled');

@@ -2052,6 +2052,11 @@ impl CallEndpoint {
                     self.prompts.push_back(ask.clone());
                     self.queue.push_back(ask);
                 }
+                // A press held while the create was out (E-65) is made right after the answer
+                // that makes the button available: that `available` never stood for the user,
+                // who had pressed, and is not said before the press's own state.
+                Output::Button { state }
+                    if self.cancel_asked && state == ButtonState::Available => {}
                 Output::Button { state } => self.queue.push_back(Event::Button { state }),
                 Output::Status { status } => self.queue.push_back(Event::Status { status }),
                 Output::Violation { violation } => {
