@@ -169,10 +169,14 @@ export class StoreError extends Error {
 }
 
 /** The embedded store on Node's built-in `node:sqlite` (Node 22.13 or later): one file. */
-export function sqliteStore(path: string, options?: { table?: string }): Promise<Store>;
+export function sqliteStore(path: string, options?: { table?: string | undefined } | undefined): Promise<Store>;
 
 /** The fleet store on PostgreSQL (npm `pg`): pass a `pg.Pool` or a connection string. */
-export function pgStore(options: { pool?: unknown; connectionString?: string; table?: string }): Promise<Store>;
+export function pgStore(options: {
+  pool?: unknown;
+  connectionString?: string | undefined;
+  table?: string | undefined;
+}): Promise<Store>;
 
 /**
  * A watch list holding the store's calls, each resumed from its record: every call without
@@ -183,7 +187,10 @@ export function pgStore(options: { pool?: unknown; connectionString?: string; ta
 export function openWatchList(
   store: Pick<Store, 'load' | 'claim'>,
   now: number,
-  options?: { config?: WatchConfig | null; lease?: Omit<Lease, 'now'> & { limit?: number } },
+  options?: {
+    config?: WatchConfig | null | undefined;
+    lease?: (Omit<Lease, 'now'> & { limit?: number | undefined }) | undefined;
+  },
 ): Promise<WatchList>;
 
 /** Claims calls that need a host and resumes them in `list`; resolves to their ids. */
