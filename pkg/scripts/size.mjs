@@ -4,8 +4,8 @@
 // target, and exits 1 when an entry's wasm + JS gzip exceeds its regression gate:
 //   entry            target (the package's goal)   gate (fails npm test above it)
 //   longcall/lite    30,000                          LONGCALL_LITE_GZIP_GATE (default 30,000)
-//   longcall         100,000                         LONGCALL_GZIP_GATE (default 202,700)
-//   longcall/server  reported only                   LONGCALL_SERVER_GZIP_GATE (default 138,000)
+//   longcall         100,000                         LONGCALL_GZIP_GATE (default 203,700)
+//   longcall/server  reported only                   LONGCALL_SERVER_GZIP_GATE (default 138,800)
 // The gates sit just above today's figures so a regression fails; the targets are where the
 // package must get to (pkg/README.md "Size" says how far off each is and the next lever).
 import { readFileSync, existsSync } from 'node:fs';
@@ -28,14 +28,14 @@ const ENTRIES = [
     js: 'web.js',
     wasm: 'dist/longcall_bg.wasm',
     target: 100_000,
-    gate: Number(process.env.LONGCALL_GZIP_GATE ?? 202_700),
+    gate: Number(process.env.LONGCALL_GZIP_GATE ?? 203_700),
   },
   {
     entry: 'longcall/server',
     js: 'server-web.js',
     wasm: 'dist/longcall_server_bg.wasm',
     target: null,
-    gate: Number(process.env.LONGCALL_SERVER_GZIP_GATE ?? 138_000),
+    gate: Number(process.env.LONGCALL_SERVER_GZIP_GATE ?? 138_800),
   },
 ];
 

@@ -167,6 +167,12 @@ const CLAIM_OPTIONS = ['owner', 'now', 'leaseMs', 'limit', 'restart'];
  * @param {{ table?: string }} [options]
  */
 export async function sqliteStore(path, options = {}) {
+  // A path left out would open a file named "undefined" or fail as cannot_open.
+  if (typeof path !== 'string' || path === '')
+    throw new StoreError(
+      'invalid_input',
+      `sqliteStore: path must be the database file's path (or ':memory:'), got ${path === '' ? 'an empty string' : typeof path}`,
+    );
   checkOptions(options, ['table'], 'sqliteStore', storeError);
   const t = tableName(options?.table ?? 'longcall_watches');
   let sqlite;
@@ -512,6 +518,7 @@ export async function openWatchList(store, now, options = {}) {
   });
   uint(now, 'now');
   const { config, lease: l } = options ?? {};
+  if (l != null) checkOptions(l, ['owner', 'leaseMs', 'limit'], 'openWatchList: lease', storeError);
   const list = new WatchList(config ?? null);
   // A host restarted under its old owner id takes back at once what that id still held.
   if (l) await claimInto(list, store, { ...l, now, restart: true });

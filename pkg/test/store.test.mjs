@@ -439,6 +439,32 @@ test('calls added together draw their own jitter seeds and do not poll together;
   assert.deepEqual(firstPoll({ seed: 42 }), given, 'and it replays');
 });
 
+test('a misspelt key is told the key it slipped from, in every input of the watch list and store', async () => {
+  assert.throws(() => new WatchList({ durabel: true }), {
+    code: 'malformed',
+    message: 'malformed argument: config: unknown key "durabel" (did you mean "durable"?)',
+  });
+  // A misspelt required member: the reader stops at the missing one, and says which key it was.
+  const list = new WatchList({ durable: false });
+  list.addHandle(0, 6, 'job', 'j');
+  assert.throws(() => list.handle(5, 6, { type: 'job_created', job: { id: 'j', stauts: 'queued' } }), {
+    code: 'malformed',
+    message: 'malformed argument: input: job: missing field `status` (is "stauts" it, misspelt?)',
+  });
+  list.free();
+  await assert.rejects(() => sqliteStore(), {
+    code: 'invalid_input',
+    message: "sqliteStore: path must be the database file's path (or ':memory:'), got undefined",
+  });
+  const store = await sqliteStore(':memory:');
+  await assert.rejects(() => openWatchList(store, 1, { lease: { owner: 'a', leaseMS: 3000 } }), {
+    code: 'invalid_input',
+    message:
+      'openWatchList: lease: unknown option "leaseMS" (did you mean "leaseMs"?); expected one of owner, leaseMs, limit',
+  });
+  await store.close();
+});
+
 test('the watch list speaks camelCase, names an unknown key and carries the intent as it is', () => {
   const malformed = (key) => (e) => e.code === 'malformed' && e.message.includes(key);
   assert.throws(() => new WatchList({ max_create_resends: 1 }), malformed('max_create_resends'));

@@ -77,8 +77,57 @@ fn convert(value: Value, key_of: fn(&str) -> String) -> Value {
     }
 }
 
+/// The key of `known` the caller most likely meant by `key`, which it lacks: the same but for
+/// case and underscores, or one typing slip away ([`slipped`]), else one that starts the other
+/// (`pollInterval` for `pollIntervalMs`).
+pub fn near_key<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    let given = flat(key);
+    let start = |k: &str| {
+        let k = flat(k);
+        given.len() >= 3 && (k.starts_with(&given) || given.starts_with(&k))
+    };
+    let found = known.iter().find(|k| slipped(key, k));
+    found.or_else(|| known.iter().find(|k| start(k))).copied()
+}
+
+/// Whether `a` is `b` written by a slip: the same but for case and underscores (`task_id`,
+/// `capMS`), or, from four letters, two neighbours swapped or one letter wrong, missing or
+/// extra (`stauts`, `durabel`).
+fn slipped(a: &str, b: &str) -> bool {
+    let (a, b) = (flat(a), flat(b));
+    a == b || (a.len() >= 4 && one_slip(&a, &b))
+}
+
+/// A key's letters in lower case, underscores left out. ASCII only: `char::to_lowercase` would
+/// link Unicode's case tables for these hints.
+fn flat(key: &str) -> Vec<u8> {
+    key.bytes()
+        .filter(|b| *b != b'_')
+        .map(|b| b.to_ascii_lowercase())
+        .collect()
+}
+
+fn one_slip(a: &[u8], b: &[u8]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    // From the first difference on.
+    let start = short.iter().zip(long).take_while(|(x, y)| x == y).count();
+    let (s, l) = (
+        short.get(start..).unwrap_or_default(),
+        long.get(start..).unwrap_or_default(),
+    );
+    match long.len() - short.len() {
+        0 => {
+            s.get(1..) == l.get(1..)
+                || matches!((s, l), ([x, y, s_rest @ ..], [y2, x2, l_rest @ ..])
+                    if x == x2 && y == y2 && s_rest == l_rest)
+        }
+        1 => Some(s) == l.get(1..),
+        _ => false,
+    }
+}
+
 /// The first key of `given` (camelCase) that `known` (the value read back, camelCase) lacks,
-/// as a dotted path, with the known key it is the snake_case spelling of (`task_id`: `taskId`);
+/// as a dotted path, with the known key it was likely meant for ([`near_key`]);
 /// `null` values are let through (an absent optional reads back absent).
 fn unknown_key(given: &Value, known: &Value, path: &str) -> Option<(String, Option<String>)> {
     match (given, known) {
@@ -91,8 +140,8 @@ fn unknown_key(given: &Value, known: &Value, path: &str) -> Option<(String, Opti
             match k.get(key) {
                 None if v.is_null() => None,
                 None => {
-                    let spelt = camel(key);
-                    Some((here, k.contains_key(&spelt).then_some(spelt)))
+                    let known: Vec<&str> = k.keys().map(String::as_str).collect();
+                    Some((here, near_key(key, &known).map(String::from)))
                 }
                 Some(_) if opaque(key, g) => None,
                 Some(kv) => unknown_key(v, kv, &here),
@@ -249,12 +298,34 @@ fn given(text: &str, field: &str) -> Result<(Value, Value), Error> {
 
 /// serde's refusal of `given`, said as the caller spells it ([`for_caller`]).
 pub fn refused(e: &serde_json::Error, given: Value, field: &str) -> Error {
+    let said = for_caller(&e.to_string(), &given);
+    // A required member missing because the caller misspelt it (`stauts`): say which key that
+    // likely is, where the key itself is not refused (a reader that fails on the missing member
+    // first never reaches the unknown one).
+    const MISSING: &str = "missing field `";
+    let hint = rfind(&said, MISSING)
+        .and_then(|at| said.get(at + MISSING.len()..))
+        .and_then(|name| name.strip_suffix('`'))
+        .and_then(|name| misspelt(&given, name))
+        .map_or(String::new(), |k| format!(" (is \"{k}\" it, misspelt?)"));
     Error::Malformed {
         what: "argument",
-        reason: format!(
-            "{field}: {}",
-            crate::json::short_reason(&for_caller(&e.to_string(), &given))
-        ),
+        reason: format!("{field}: {}{hint}", crate::json::short_reason(&said)),
+    }
+}
+
+/// A key anywhere in `given` one typing slip or a case away from `name` ([`near_key`]).
+fn misspelt(given: &Value, name: &str) -> Option<String> {
+    match given {
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            if k != name && slipped(k, name) {
+                Some(crate::json::short_reason(k))
+            } else {
+                misspelt(v, name)
+            }
+        }),
+        Value::Array(items) => items.iter().find_map(|v| misspelt(v, name)),
+        _ => None,
     }
 }
 
@@ -315,6 +386,24 @@ mod tests {
     use super::*;
     use longcall::tracker::{Input, Output, Request};
     use serde_json::json;
+
+    #[test]
+    fn near_keys_are_slips_case_or_a_start() {
+        let known = ["pollIntervalMs", "ttlMs", "durable", "status", "taskId"];
+        let near = |k| near_key(k, &known);
+        assert_eq!(near("poll_interval_ms"), Some("pollIntervalMs"));
+        assert_eq!(near("TTLMS"), Some("ttlMs"));
+        assert_eq!(near("durabel"), Some("durable"), "two neighbours swapped");
+        assert_eq!(near("stauts"), Some("status"));
+        assert_eq!(near("statsu"), Some("status"));
+        assert_eq!(near("statu"), Some("status"), "one missing");
+        assert_eq!(near("sttatus"), Some("status"), "one extra");
+        assert_eq!(near("statis"), Some("status"), "one wrong");
+        assert_eq!(near("pollInterval"), Some("pollIntervalMs"), "a start");
+        assert_eq!(near("bogus"), None);
+        assert_eq!(near("tsk"), None, "three letters: no slip is guessed");
+        assert_eq!(near("sutats"), None, "more than one slip");
+    }
 
     #[test]
     fn keys_both_ways() {

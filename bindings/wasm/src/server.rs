@@ -119,21 +119,8 @@ fn config_refused(
 /// them.
 fn unknown_config_key(key: &str, known: &Object) -> Error {
     let spelt: Vec<String> = known.keys().map(|k| crate::errors::camel(k)).collect();
-    // Case and underscores aside (`poll_interval_ms`, `capMS`), or a key that starts the other
-    // (`pollInterval`). ASCII only: `char::to_lowercase` would link Unicode's case tables.
-    let flat = |k: &str| -> Vec<u8> {
-        k.bytes()
-            .filter(|b| *b != b'_')
-            .map(|b| b.to_ascii_lowercase())
-            .collect()
-    };
-    let given = flat(key);
-    let near = spelt.iter().find(|k| flat(k) == given).or_else(|| {
-        spelt.iter().find(|k| {
-            let k = flat(k);
-            given.len() >= 3 && (k.starts_with(&given) || given.starts_with(&k))
-        })
-    });
+    let names: Vec<&str> = spelt.iter().map(String::as_str).collect();
+    let near = crate::case::near_key(key, &names);
     let hint = near.map_or(String::new(), |k| format!(" (did you mean \"{k}\"?)"));
     Error::invalid_input(
         "config",
