@@ -243,6 +243,13 @@ export class JobHost {
   /** Watches a job id kept elsewhere; its first poll assumes no status. */
   watch(jobId: string, hooks?: JobHooks): Job;
   /**
+   * Ends every job's loop and every wave on this host, as a process exit would: each job's
+   * `settled` resolves `{type: 'stopped', reason: 'host_stopped'}`, its record stays in the
+   * store, and the jobs go on at the server; a new host continues them with `resume`. Later
+   * calls of `submit`, `resume`, `watch` and `wait` throw `closed`.
+   */
+  close(): void;
+  /**
    * Watches many created jobs together through `jobs_wait` rounds (`POST /jobs/wait` by default).
    * Hand it the {@link Job}s themselves: the wave takes over each one's loop (its own polling
    * stops; its `status`, `outcome` and `onStatus` follow the wave) and ends it as the loop would:

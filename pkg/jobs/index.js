@@ -81,6 +81,7 @@ const JOIN = Symbol('join');
 const WAVE_SETTLING = Symbol('waveSettling');
 const SETTLED_END = Symbol('settledEnd');
 const START = Symbol('start');
+const RUNNING = Symbol('running');
 
 /**
  * The core's refusals (a configuration or job it cannot take, a deadline already passed, a
@@ -175,6 +176,7 @@ class Job {
    * restored from its record shows first what the core held (its button, its status).
    */
   [START](restored = false) {
+    this.#host[RUNNING](this);
     if (restored) {
       // Told in the order a live job's events come: the status, then the button it allows.
       const status = this.#ep.status;
@@ -583,6 +585,10 @@ export class JobHost {
   // The Job of each intent this host watches, from the first submit or resume until it ends.
   /** @type {Map<string, Promise<Job | null>>} */
   #live = new Map();
+  // What runs on this host until it ends: the jobs' loops and the waves, which `close()` ends.
+  /** @type {Set<{close(): void} | {stop(): void}>} */
+  #running = new Set();
+  #closed = false;
 
   /**
    * @param {{baseUrl: string|URL, headers?: Record<string,string> | Iterable<[string,string]>, dialect?: 'open_api'|'mcp_tools',
@@ -649,12 +655,38 @@ export class JobHost {
   }
 
   /**
+   * Ends every job's loop and every wave on this host, as a process exit would: each job's
+   * `settled` resolves `stopped` (`host_stopped`), its record stays in the store, and the jobs
+   * go on at the server. A `submit`, `resume`, `watch` or `wait` after it is refused (`closed`).
+   * For a clean shutdown; a new host continues from the store.
+   */
+  close() {
+    this.#closed = true;
+    for (const running of this.#running) 'close' in running ? running.close() : running.stop();
+    this.#running.clear();
+  }
+
+  /** A job's own loop started (`Job[START]`): kept until it ends, for `close()`. */
+  [RUNNING](job) {
+    // Started by a submit that was under way when the host closed: it ends at once.
+    if (this.#closed) queueMicrotask(() => job.close());
+    this.#running.add(job);
+    job.settled.then(() => this.#running.delete(job));
+  }
+
+  /** @param {string} what */
+  #open(what) {
+    if (this.#closed) throw new JobHostError('closed', `${what}: this JobHost is closed; make a new one`);
+  }
+
+  /**
    * Submits the job of `intent` (its idempotency key), or continues it from the store when a
    * record of that intent is there: a submit answered before is never sent again, one in flight
    * goes again with the same key (the server answers with the job it has). A record of another
    * job under the same intent is refused (`duplicate`, E-66): the key names that job.
    */
   async submit(intent, job, hooks) {
+    this.#open('submit');
     if (typeof intent !== 'string' || intent === '')
       throw new JobHostError('invalid_input', 'submit: the intent key must be a non-empty string');
     checkOptions(hooks, HOOKS, 'submit: hooks', jobError);
@@ -674,6 +706,7 @@ export class JobHost {
 
   /** The job of `intent` from the store, continued; `null` when the store has no record of it. */
   resume(intent, hooks) {
+    this.#open('resume');
     checkOptions(hooks, HOOKS, 'resume: hooks', jobError);
     return this.#once(intent, hooks, null, () => this.#resume(intent, hooks, null));
   }
@@ -725,6 +758,7 @@ export class JobHost {
 
   /** Watches a job id persisted elsewhere (no store record: the id is the application's). */
   watch(jobId, hooks) {
+    this.#open('watch');
     checkOptions(hooks, HOOKS, 'watch: hooks', jobError);
     const ep = fromCore(() => lc.Endpoint.watch('job', jobId, seeded(this.config), this.wire));
     return new Job(this, ep, null, hooks)[START]();
@@ -738,6 +772,7 @@ export class JobHost {
    * watched nowhere else.
    */
   wait(jobs, options = {}) {
+    this.#open('wait');
     checkOptions(options, WAIT_OPTIONS, 'wait', jobError);
     const { deadline = null, path = '/jobs/wait', onJob, ...config } = options ?? {};
     const w = fromCore(() => new lc.Wave(seeded(config)));
@@ -885,6 +920,9 @@ export class JobHost {
         run(w.handleJobInput(at, j.id, { type: 'stop_watching' }));
       }
     };
+    const wave = { stop };
+    this.#running.add(wave);
+    done.then(() => this.#running.delete(wave));
     return { done, stop };
   }
 }

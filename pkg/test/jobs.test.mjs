@@ -304,6 +304,36 @@ describe('longcall/jobs against longcall serve-jobs', { skip: !existsSync(CLI) &
     assert.equal(store.size, 0, 'the record that could never be watched is gone');
   });
 
+  test('host.close() ends every loop on the host, keeps the records, refuses what comes after', {
+    timeout: 20_000,
+  }, async () => {
+    const store = new Map();
+    const first = host('jobs-host-close', { store });
+    const a = await first.submit('intent-close-a', prompt('close-a'));
+    const b = await first.submit('intent-close-b', prompt('close-b'));
+    await Promise.all([a.created, b.created]);
+    const before = (await counters()).submits;
+    first.close();
+    for (const job of [a, b]) assert.deepEqual(await job.settled, { type: 'stopped', reason: 'host_stopped' });
+    assert.deepEqual([...store.keys()].sort(), ['intent-close-a', 'intent-close-b'], 'the records stay');
+    await assert.rejects(first.submit('intent-close-c', prompt('close-c')), { name: 'JobHostError', code: 'closed' });
+    assert.throws(() => first.watch('job_1'), { code: 'closed' });
+    assert.throws(() => first.resume('intent-close-a'), { code: 'closed' });
+    assert.throws(() => first.wait([]), { code: 'closed' });
+    first.close(); // twice is nothing
+    // A new host carries on from the store; nothing is submitted again.
+    const second = host('jobs-host-close', { store });
+    const ends = await Promise.all(
+      ['intent-close-a', 'intent-close-b'].map(async (intent) => (await second.resume(intent))?.settled),
+    );
+    assert.deepEqual(
+      ends.map((e) => e?.outcome),
+      ['succeeded', 'succeeded'],
+    );
+    assert.equal((await counters()).submits, before);
+    second.close();
+  });
+
   test('watching stopped, then resumed: the job is watched again, not submitted', { timeout: 20_000 }, async () => {
     const store = new Map();
     const intent = 'intent-stopped';
