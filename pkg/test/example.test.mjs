@@ -191,6 +191,12 @@ for (const example of ['cancel-button', 'lite-button'])
           { timeout: 10_000 },
         );
         assert.equal(await finished(page), 'Finished: succeeded');
+        // Sent twice with its key, one job made: what the API's counters say.
+        const { submitsPerKey, jobPerKey } = await (await fetch(`${at.server.base}/_counters`)).json();
+        const keys = Object.keys(submitsPerKey).filter((k) => !k.startsWith('unkeyed'));
+        const key = keys.find((k) => submitsPerKey[k] === 2);
+        assert.ok(key, JSON.stringify(submitsPerKey));
+        assert.match(jobPerKey[key], /^job_\d+$/);
       },
     );
 

@@ -16,8 +16,10 @@
 //   three polls); each NAME plays its script once per run of this server (restart it to see it again);
 //   a submit (`?model=NAME`'s Render button) creates one job per idempotency key, which plays
 //   the last script (`?model=slow-submit`: the submit is answered after 2 s; `?model=full-once`:
-//   the first submit finds the queue full). It answers other origins too (CORS), for a page
-//   served by a dev server; or
+//   the first submit finds the queue full). `GET /_counters` says what it got: the submits per
+//   idempotency key and the job each key made, so a host can be seen to send a submit again with
+//   its key and make one job. It answers other origins too (CORS), for a page served by a dev
+//   server; or
 // * a real job server, proxied: `serve.mjs 8080 --api http://127.0.0.1:PORT` (`longcall
 //   serve-jobs` prints its URL; submit a job there, then open `?job=ID&key=API_KEY`).
 import http from 'node:http';
@@ -101,6 +103,8 @@ export async function serveExample(port = 0, { api } = {}) {
   const submitted = new Map();
   /** Keys whose first submit was refused (`full-once`). */
   const refused = new Set();
+  /** Submits received per idempotency key (`/_counters`). */
+  const submits = new Map();
   const server = http.createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (api && /^\/(v1\/|_counters$)/.test(path)) {
@@ -109,6 +113,11 @@ export async function serveExample(port = 0, { api } = {}) {
     }
     if (path === '/mcp') {
       await proxy(mcp, req, res);
+      return;
+    }
+    if (path === '/_counters') {
+      const counters = { submitsPerKey: Object.fromEntries(submits), jobPerKey: Object.fromEntries(submitted) };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(counters));
       return;
     }
     // The scripted API also answers pages served elsewhere (a Vite dev server on its own port).
@@ -131,6 +140,7 @@ export async function serveExample(port = 0, { api } = {}) {
       // Model `slow-submit`: the submit is answered after 2 s, time to press cancel meanwhile.
       if (model === 'slow-submit') await new Promise((r) => setTimeout(r, 2000));
       const key = req.headers['idempotency-key'] ?? `unkeyed-${submitted.size}`;
+      submits.set(key, (submits.get(key) ?? 0) + 1);
       // Model `full-once`: the first submit of each key finds the queue full (429, Retry-After 1).
       if (model === 'full-once' && !refused.has(key)) {
         refused.add(key);
