@@ -107,6 +107,8 @@ fn flat(key: &str) -> Vec<u8> {
         .collect()
 }
 
+/// Whether `a` and `b` differ by one typing slip: two neighbours swapped, or one letter wrong,
+/// missing or extra.
 fn one_slip(a: &[u8], b: &[u8]) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     // From the first difference on.
@@ -296,7 +298,8 @@ fn given(text: &str, field: &str) -> Result<(Value, Value), Error> {
     Ok((given, snake_case))
 }
 
-/// serde's refusal of `given`, said as the caller spells it ([`for_caller`]).
+/// serde's refusal of `given`, said as the caller spells it ([`for_caller`]), with the key a
+/// missing member was misspelt as.
 pub fn refused(e: &serde_json::Error, given: Value, field: &str) -> Error {
     let said = for_caller(&e.to_string(), &given);
     // A required member missing because the caller misspelt it (`stauts`): say which key that
@@ -314,7 +317,7 @@ pub fn refused(e: &serde_json::Error, given: Value, field: &str) -> Error {
     }
 }
 
-/// A key anywhere in `given` one typing slip or a case away from `name` ([`near_key`]).
+/// A key anywhere in `given` that is `name` written by a slip ([`slipped`]).
 fn misspelt(given: &Value, name: &str) -> Option<String> {
     match given {
         Value::Object(map) => map.iter().find_map(|(k, v)| {
