@@ -53,7 +53,9 @@ export interface JobHooks {
   /**
    * A status poll got no usable answer (the server is down, a 503, a proxy's error page) and
    * the core polls again later, by its backoff. Called for each failed poll: show that the
-   * server is not answering. With no answer at all, `cause` is what `fetch` threw.
+   * server is not answering. With no answer at all, `cause` is what `fetch` threw. A failed
+   * fetch of a completed job's result (`GET /result`) is said as `request: 'get'` too: it
+   * counts as a failed poll, and the status is asked again before the result (rule D-10).
    * @example
    * onRequestFailed: (f) => (note.textContent = f.failure.kind === 'http' ? `Server error ${f.failure.status}` : 'Server unreachable, retrying…'),
    * onRecovered: () => (note.textContent = ''),
