@@ -56,6 +56,9 @@ const why = (e) => {
 
 say(undefined, all()[intent] ? 'continuing from ./jobs.json' : `submitting to ${baseUrl}`);
 const host = new JobHost({ baseUrl, headers: { authorization: `Bearer ${apiKey}` }, store });
+// Ctrl-C or a service manager's SIGTERM ends watching as an exit would: the record stays in
+// ./jobs.json, the job goes on at the server, and a run with the same INTENT carries on.
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => host.close());
 const job = await host.submit(
   intent,
   { model: 'demo-image', kind: 'image', arguments: { prompt: 'a harbour at dawn' } },
