@@ -55,7 +55,10 @@ function value(v, name, kind) {
  * @returns {number[]}
  */
 export function trackerConfig(config) {
-  const out = [NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN];
+  // A seed of its own unless the caller gives one (to replay a schedule): the core draws every
+  // poll's jitter from it, and one default seed would have every tracker in every page and
+  // process poll on the same schedule, together. The host is where randomness lives.
+  const out = [NaN, NaN, NaN, NaN, NaN, NaN, NaN, crypto.getRandomValues(new Uint32Array(1))[0], NaN];
   if (absent(config)) return out;
   // What is being read, for a getter or proxy that throws: `cannot be read`, naming it.
   let reading = 'config';
@@ -78,7 +81,7 @@ export function trackerConfig(config) {
     // Then the numbers of the config itself (`seed`, `deadlineMs`).
     for (let i = 1; i < CONFIG_KEYS.length; i++) {
       const key = (reading = CONFIG_KEYS[i]);
-      out[POLL_KEYS.length + i - 1] = value(config[key], key, 'number');
+      if (!absent(config[key])) out[POLL_KEYS.length + i - 1] = value(config[key], key, 'number');
     }
   } catch (e) {
     throw isLongcallError(e) ? e : malformed(reading, 'cannot be read');

@@ -592,7 +592,10 @@ export interface TrackerConfig {
         followServerInterval?: boolean | undefined;
       }
     | undefined;
-  /** The jitter's seed (any integer; the same seed, the same schedule). */
+  /**
+   * The jitter's seed (any integer; the same seed, the same schedule). Without one, each tracker
+   * draws its own from `crypto.getRandomValues`, so trackers made together do not poll together.
+   */
   seed?: number | undefined;
   /**
    * When watching stops (`stopped`, reason `deadline`): an absolute time on the clock the `now`

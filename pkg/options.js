@@ -75,12 +75,13 @@ export function isHttpUrl(value) {
 }
 
 /**
- * `config` with a jitter seed of its own when the caller gave none. The core draws every poll's
- * jitter from its seed, and the default seed is the same in every process, so calls started
- * together (a batch, or a fleet of hosts restarted at once) would poll together, every time. A
- * host is where randomness lives: it draws one seed per call from the platform's source. A
- * caller who gives a seed (to replay a schedule) keeps it; a `config` that is not an object is
- * left for the core to refuse.
+ * A `Wave`'s `config` with a jitter seed of its own when the caller gave none, as config.js gives
+ * every tracker configuration one (a wave's is read in the module, not there). The core draws
+ * every round's jitter from its seed, and the default seed is the same in every process, so
+ * waves started together (a fleet of hosts restarted at once) would poll together, every time.
+ * A host is where randomness lives: it draws the seed from the platform's source. A caller who
+ * gives a seed (to replay a schedule) keeps it; a `config` that is not an object is left for the
+ * core to refuse.
  * @template T
  * @param {T} config
  * @returns {T}

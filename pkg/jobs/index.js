@@ -699,7 +699,7 @@ export class JobHost {
     return this.#once(intent, hooks, submit, async () => {
       const resumed = await this.#resume(intent, hooks, submit);
       if (resumed) return resumed;
-      const ep = fromCore(() => lc.Endpoint.submitJob(submit, seeded(this.config), this.wire, this.now()));
+      const ep = fromCore(() => lc.Endpoint.submitJob(submit, this.config, this.wire, this.now()));
       return new Job(this, ep, intent, hooks)[START]();
     });
   }
@@ -744,7 +744,7 @@ export class JobHost {
       // Watching had stopped (a deadline, `stop()`) and the job goes on: watch it again.
       let again = null;
       try {
-        if (ep.id) again = ep.watchAgain(seeded(this.config), this.wire);
+        if (ep.id) again = ep.watchAgain(this.config, this.wire);
       } finally {
         ep.free();
       }
@@ -760,7 +760,7 @@ export class JobHost {
   watch(jobId, hooks) {
     this.#open('watch');
     checkOptions(hooks, HOOKS, 'watch: hooks', jobError);
-    const ep = fromCore(() => lc.Endpoint.watch('job', jobId, seeded(this.config), this.wire));
+    const ep = fromCore(() => lc.Endpoint.watch('job', jobId, this.config, this.wire));
     return new Job(this, ep, null, hooks)[START]();
   }
 

@@ -34,7 +34,7 @@
 // text or object, or an HTTP answer whole), unvalidated; throw only when none did; once `send` has settled, the signal it was
 // given is no longer followed.
 import * as lc from 'longcall';
-import { checkOptions, isHttpUrl, seeded } from '../options.js';
+import { checkOptions, isHttpUrl } from '../options.js';
 import { checkHeaders, mergeHeaders } from '../headers.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -1176,7 +1176,7 @@ export async function callTool(sender, opts) {
   const ep = fromCore(() =>
     lc.Endpoint.callTool(sender.model, opts.tool ?? opts.name, opts.arguments ?? {}, {
       ttlMs: opts.ttlMs,
-      config: seeded(opts.config),
+      config: opts.config,
       wire: wireOf(sender, opts.wire),
       now: (opts.now ?? Date.now)(),
     }),
@@ -1208,9 +1208,7 @@ export function watchTask(sender, taskId, opts = {}) {
 
 // Watches a task by its id; `name` is the tool that created it, when known (a resume).
 function watchId(sender, taskId, opts, name = null) {
-  const ep = fromCore(() =>
-    lc.Endpoint.watch(sender.model, taskId, seeded(opts.config ?? null), wireOf(sender, opts.wire)),
-  );
+  const ep = fromCore(() => lc.Endpoint.watch(sender.model, taskId, opts.config ?? null, wireOf(sender, opts.wire)));
   return watchWith(sender, ep, opts, name);
 }
 
@@ -1246,7 +1244,7 @@ export function resume(snapshot, sender, opts = {}) {
     const name = ep.toolName ?? null;
     let again = null;
     try {
-      again = fromCore(() => ep.watchAgain(seeded(opts.config ?? null), wireOf(sender, opts.wire)));
+      again = fromCore(() => ep.watchAgain(opts.config ?? null, wireOf(sender, opts.wire)));
     } catch (e) {
       // Stopped before any task and in no round: nothing to go on with, said again below.
       if (ep.id || e.code !== 'invalid_input') {

@@ -37,21 +37,8 @@
 import { wasmBytes } from '../node-wasm.js';
 import * as glue from '../dist/longcall_watch.js';
 import { configAt } from '../config.js';
-import { checkOptions, seeded } from '../options.js';
+import { checkOptions } from '../options.js';
 import { bind } from '../runtime.js';
-
-/**
- * A call's tracker configuration read as everywhere else (config.js), with a jitter seed of its
- * own unless it gives one (options.js `seeded`): calls added together, or a fleet restarted at
- * once, must not poll together.
- */
-function seededAt(at) {
-  const read = configAt(at);
-  return (args) => {
-    args[at] = seeded(args[at]);
-    read(args);
-  };
-}
 
 // A module of its own (bindings/wasm feature `watch`): hosts that never keep a store do not load
 // it. Bound as every entry point is (runtime.js: coded errors, `free()` idempotent, `freed` and
@@ -59,7 +46,7 @@ function seededAt(at) {
 const state = bind(glue, {
   entry: 'longcall/store',
   file: 'longcall_watch_bg.wasm',
-  prepare: { WatchList: { addNew: seededAt(2), addHandle: seededAt(4), adoptHandle: seededAt(3) } },
+  prepare: { WatchList: { addNew: configAt(2), addHandle: configAt(4), adoptHandle: configAt(3) } },
 });
 state.initSync(wasmBytes(new URL('../dist/longcall_watch_bg.wasm', import.meta.url)));
 

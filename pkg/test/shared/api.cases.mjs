@@ -424,6 +424,30 @@ export const cases = {
     assert.deepEqual(first(bare({ poll: bare(poll) })), { type: 'wake_at', at: 3000 }, 'no prototype');
   },
 
+  async 'a tracker without a seed draws its own, so trackers made together do not poll together'({ lc, assert }) {
+    const l = await import('longcall/lite');
+    const polls = (mod, config) => {
+      const t = new mod.Tracker('job', config);
+      const at = [];
+      let outs = mod.decodeFast(t, t.fastCreated('job_1', 0, 5, NaN));
+      for (let i = 0; i < 6; i++) {
+        const wake = outs.findLast((o) => o.type === 'wake_at').at;
+        at.push(wake);
+        mod.decodeFast(t, t.fastTimeout(wake)); // the poll goes out
+        outs = mod.decodeFast(t, t.fastPolled(wake + 1, 5, NaN, 0)); // still queued
+      }
+      t.free();
+      return at.join(',');
+    };
+    for (const mod of [lc, l]) {
+      // Six polls of full jitter: two drawn seeds give the same times about never.
+      assert.notEqual(polls(mod, null), polls(mod, null), 'each draws its own seed');
+      assert.notEqual(polls(mod, { poll: { capMs: 60_000 } }), polls(mod, { poll: { capMs: 60_000 } }));
+      // A seed given replays its schedule.
+      assert.equal(polls(mod, { seed: 7 }), polls(mod, { seed: 7 }));
+    }
+  },
+
   'tracker config: a config on another prototype builds what the same plain config does'({ lc, assert }) {
     // A config made with Object.create (its prototype not Object.prototype) is read as a plain
     // one (config.js): the same tracker, or the same error.
@@ -439,7 +463,8 @@ export const cases = {
         const t = new lc.Tracker(model, cfg);
         const out = t.snapshot ? t.snapshot() : JSON.stringify(t.fastCreated('t', 0, 0, NaN));
         t.free();
-        return out;
+        // Without a seed of the caller's, each tracker draws its own.
+        return cfg?.seed == null ? out.replace(/"rng":\{"state":"\d+"\}/, '"rng":"drawn"') : out;
       } catch (e) {
         return `${e.code}: ${e.message}`;
       }
