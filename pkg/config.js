@@ -57,8 +57,9 @@ function value(v, name, kind) {
 export function trackerConfig(config) {
   // A seed of its own unless the caller gives one (to replay a schedule): the core draws every
   // poll's jitter from it, and one default seed would have every tracker in every page and
-  // process poll on the same schedule, together. The host is where randomness lives.
-  const out = [NaN, NaN, NaN, NaN, NaN, NaN, NaN, crypto.getRandomValues(new Uint32Array(1))[0], NaN];
+  // process poll on the same schedule, together. The host is where randomness lives; jitter
+  // needs no more than `Math.random`'s.
+  const out = [NaN, NaN, NaN, NaN, NaN, NaN, NaN, (Math.random() * 1e9) | 0, NaN];
   if (absent(config)) return out;
   // What is being read, for a getter or proxy that throws: `cannot be read`, naming it.
   let reading = 'config';

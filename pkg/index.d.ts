@@ -809,7 +809,8 @@ export interface CancelButtonCore<M extends Model = Model> {
    * given `undefined`: it decides nothing, so the button stays `requesting` and the next status
    * decides, never `cancelled` on its own. Returns the new state (`available` again when the
    * cancel did not go through).
-   * @throws {LongcallError} `invalid_input` (not an HTTP status, or no cancel out), `unknown_status` (a 2xx with a status no job has).
+   * @throws {LongcallError} `invalid_input` (not an HTTP status, a code that is not a string,
+   * such as the whole error body, or no cancel out), `unknown_status` (a 2xx with a status no job has).
    */
   handleJobAnswer(httpStatus: number, statusOrCode?: string | null): ButtonState;
   /** The handle no longer resolves. */

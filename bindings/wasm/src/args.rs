@@ -63,7 +63,8 @@ pub fn code(value: f64) -> Option<u8> {
     (f64::from(n) == value).then_some(n)
 }
 
-fn not_a_string(field: &str, value: &JsValue) -> Error {
+/// `invalid_input` for `field`, which must be a string and is `value`, said as it is (`object`).
+pub fn not_a_string(field: &str, value: &JsValue) -> Error {
     Error::InvalidInput {
         field: field.into(),
         reason: String::from("expected a string, got ") + &describe(value),

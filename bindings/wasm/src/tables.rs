@@ -98,8 +98,14 @@ pub fn job_cancel_answer(
         let status = crate::args::status(Model::Job, status_or_code, "status")?.expect_job()?;
         return Ok(CancelAnswer::Job { status });
     }
-    let code =
-        crate::args::name(status_or_code).map_or(JobErrorCode::Other, |s| JobErrorCode::parse(&s));
+    // The API's error code as written: a code longcall does not know is `other`, none at all
+    // (undefined, null) too; a value that is no code (the whole error body, say) is the host's
+    // mistake, which read as `other` would turn a "too late, it bills" answer into "try again".
+    let code = match crate::args::name(status_or_code) {
+        Some(s) => JobErrorCode::parse(&s),
+        None if status_or_code.is_undefined() || status_or_code.is_null() => JobErrorCode::Other,
+        None => return Err(crate::args::not_a_string("code", status_or_code)),
+    };
     Ok(CancelAnswer::JobError {
         http_status,
         code,

@@ -202,6 +202,17 @@ export const cases = {
       }
       const html = press('queued').handleJobAnswer(502, undefined);
       assert.ok(mod.BUTTON_STATES.includes(html), html);
+      // The whole error body where its code belongs is the host's mistake, not a code longcall
+      // does not know: read as `other`, a 409 "too late, it bills" would say "try again".
+      const body = { error: { code: 'job_generation_already_started' } };
+      for (const wrong of [body, body.error, 409]) {
+        const b = press('queued');
+        assert.throws(() => b.handleJobAnswer(409, wrong), {
+          code: 'invalid_input',
+          message: `invalid input: code: expected a string, got ${typeof wrong}`,
+        });
+        assert.equal(b.state, 'requesting', 'the refused answer changed nothing');
+      }
       assert.equal(errorOf(() => press('queued').handleJobAnswer(200, 'nope')).code, 'unknown_status');
       // A 2xx that names no status (an empty body, a proxy's HTML page) decides nothing: the
       // button waits and the next status decides (D-9, C-20), never `cancelled` on a 200 alone.
@@ -233,6 +244,8 @@ export const cases = {
       const t = new mod.Tracker('job', { poll: { jitter: 'none' } });
       t.fastCreated('job_1', 0, 5, NaN);
       assert.ok(t.fastCancelPressed(10) > 0);
+      assert.equal(t.fastJobCancelAnswered(20, 409, body), -1);
+      assert.equal(t.lastError, 'invalid_input');
       const n = t.fastJobCancelAnswered(20, 409, 'job_generation_already_started');
       assert.ok(mod.decodeFast(t, n).some((o) => o.type === 'button' && o.state === 'too_late'));
       assert.equal(t.fastJobCancelAnswered(30, Symbol('x'), 'x'), -1);
