@@ -594,7 +594,7 @@ export interface TrackerConfig {
     | undefined;
   /**
    * The jitter's seed (any integer; the same seed, the same schedule). Without one, each tracker
-   * draws its own from `crypto.getRandomValues`, so trackers made together do not poll together.
+   * draws its own, so trackers made together do not poll together.
    */
   seed?: number | undefined;
   /**

@@ -13,7 +13,7 @@ const LABEL = {
   acknowledged_pending: 'Cancel requested', // accepted; the job has not ended yet
   too_late: 'Still running: too late to cancel', // started (seen so, or a 409): it runs and bills
   cancelled: 'Cancelled', // the server says so
-  finished_first: 'Finished before the cancel', // it ran to its end (and bills): the cancel came too late
+  finished_first: 'Finished: the cancel came too late', // it ran to its end (and bills), whether the cancel was refused or outrun
   not_applicable: 'Done', // ended with no cancel pressed
 };
 

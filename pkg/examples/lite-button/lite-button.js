@@ -18,7 +18,7 @@ const LABEL = {
   acknowledged_pending: 'Cancel requested',
   too_late: 'Still running: too late to cancel',
   cancelled: 'Cancelled',
-  finished_first: 'Finished before the cancel',
+  finished_first: 'Finished: the cancel came too late',
   not_applicable: 'Done',
 };
 
