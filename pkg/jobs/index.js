@@ -18,7 +18,7 @@
 // they arrived (`handleWaitHttp`).
 import * as lc from 'longcall';
 import { checkOptions, isHttpUrl, seeded } from '../options.js';
-import { checkHeaders, mergeHeaders } from '../headers.js';
+import { mergeHeaders, ownHeaders } from '../headers.js';
 
 // The first artifact's URL of a settled result, in either dialect's shape (the core reads it).
 export { artifactUrl } from 'longcall';
@@ -611,7 +611,6 @@ export class JobHost {
       timeoutMs = 30_000,
     } = options ?? {};
     if (baseUrl == null) throw new JobHostError('invalid_input', 'JobHost: baseUrl is required');
-    checkHeaders(headers, 'JobHost', (code, message) => new JobHostError(code, message));
     // A timer's whole milliseconds, as httpSender takes them.
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2 ** 31 - 1)
       throw new JobHostError(
@@ -637,7 +636,7 @@ export class JobHost {
         `JobHost: store needs get, set and delete (sync or async); it has no ${missing.join(', ')}`,
       );
     this.base = String(baseUrl).replace(/\/+$/, '');
-    this.headers = headers;
+    this.headers = ownHeaders(headers, 'JobHost', (code, message) => new JobHostError(code, message));
     this.store = store;
     this.fetch = f;
     this.timeoutMs = timeoutMs;

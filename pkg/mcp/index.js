@@ -35,7 +35,7 @@
 // given is no longer followed.
 import * as lc from 'longcall';
 import { checkOptions, isHttpUrl } from '../options.js';
-import { checkHeaders, mergeHeaders } from '../headers.js';
+import { mergeHeaders, ownHeaders } from '../headers.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
@@ -101,13 +101,13 @@ export function httpSender(options = {}) {
   const {
     url,
     fetch: f = globalThis.fetch,
-    headers: extra = {},
+    headers: given,
     clientInfo,
     timeoutMs = 30000,
     declareTasks = true,
   } = options ?? {};
   if (!url) throw new McpCallError('invalid_input', 'httpSender: url is required');
-  checkHeaders(extra, 'httpSender', mcpError);
+  const extra = ownHeaders(given, 'httpSender', mcpError);
   // Refused here, not at the first call, where fetch's throw would read as "no answer: the tool
   // may have started" for a request that never left.
   // In a page, a path of its own origin ('/mcp', behind a dev server's proxy) is a URL too.

@@ -957,6 +957,8 @@ test('each header goes out once, whatever its case: the body keeps its Content-T
     new Headers({ authorization: 'Bearer k' }),
     new Map([['authorization', 'Bearer k']]),
     [['authorization', 'Bearer k']],
+    // An iterator can be read only once: the host reads it where it is given.
+    new Map([['authorization', 'Bearer k']]).entries(),
   ]) {
     /** @type {Headers[]} */
     const seen = [];

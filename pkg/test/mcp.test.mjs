@@ -1036,6 +1036,7 @@ test('httpSender: its headers go out given as an object, a Headers, a Map or pai
     new Headers({ authorization: 'Bearer k' }),
     new Map([['authorization', 'Bearer k']]),
     [['authorization', 'Bearer k']],
+    new Map([['authorization', 'Bearer k']]).entries(), // read once, where it is given
   ]) {
     const seen = [];
     const fakeFetch = async (_url, init) => {
