@@ -43,9 +43,12 @@ fn answered(ep: &mut CallEndpoint, now: u64, id: u64, answer: Option<Answer>) {
     }
 }
 
-/// Your clock (ms), your timer, your user.
+/// Your clock (ms), your random source, your timer, your user.
 fn now() -> u64 {
     0
+}
+fn random_seed() -> u64 {
+    0x9e37_79b9_7f4a_7c15 // each call its own, so calls started together do not poll together
 }
 fn sleep_until(_at: u64) {}
 fn prompt(request: &serde_json::Value) -> serde_json::Value {
@@ -55,7 +58,8 @@ fn prompt(request: &serde_json::Value) -> serde_json::Value {
 
 fn main() -> Result<(), longcall::Error> {
     let args = serde_json::json!({"prompt": "a cat"});
-    let mut ep = CallEndpoint::call_tool(Model::Task2026, "render", args, None, Config::default())?;
+    let config = Config::with_seed(random_seed());
+    let mut ep = CallEndpoint::call_tool(Model::Task2026, "render", args, None, config)?;
     loop {
         match ep.poll_event() {
             Event::Transmit(Transmit::Rpc { id, text, headers }) => {

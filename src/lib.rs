@@ -16,7 +16,8 @@
 //! use longcall::Model;
 //!
 //! let args = serde_json::json!({"prompt": "a cat"});
-//! let mut ep = CallEndpoint::call_tool(Model::Task2026, "render", args, None, Config::default())?;
+//! let seed = 0x5eed; // from your random source: each call its own, for its poll jitter
+//! let mut ep = CallEndpoint::call_tool(Model::Task2026, "render", args, None, Config::with_seed(seed))?;
 //! // The first thing to do: send the `tools/call` (its answer goes to `handle_message`).
 //! assert!(matches!(ep.poll_event(), Event::Transmit(Transmit::Rpc { .. })));
 //! # Ok::<(), longcall::Error>(())

@@ -235,6 +235,27 @@ impl<'de> Deserialize<'de> for Config {
     }
 }
 
+impl Config {
+    /// The default configuration with the tracker's jitter drawn from `seed`: what a host
+    /// should start from. Draw the seed from your random source for each call (or at least each
+    /// process); the default seed is the same everywhere, and calls started together with it
+    /// poll together.
+    ///
+    /// ```
+    /// use longcall::endpoint::Config;
+    /// let seed = 0x9e37_79b9_7f4a_7c15; // from your random source
+    /// let config = Config::with_seed(seed);
+    /// assert_eq!(config.tracker.seed, seed);
+    /// assert_eq!(Config { tracker: Default::default(), ..config }, Config::default());
+    /// ```
+    #[must_use]
+    pub fn with_seed(seed: u64) -> Config {
+        let mut config = Config::default();
+        config.tracker.seed = seed;
+        config
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {

@@ -44,6 +44,13 @@ Calls tool NAME on the MCP server at URL (Streamable HTTP) and watches it to its
   --cancel-after-ms N     press cancel after N ms (Ctrl-C presses it too)
 Prints the settled outcome as one JSON line.";
 
+/// A jitter seed from the operating system's randomness (std's hasher keys), so two hosts
+/// started together do not poll together.
+fn random_seed() -> u64 {
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(0u8)
+}
+
 fn args() -> Result<Args, String> {
     let mut a = Args {
         url: String::new(),
@@ -292,7 +299,7 @@ fn main() {
         &args.tool,
         args.arguments.clone(),
         None,
-        Config::default(),
+        Config::with_seed(random_seed()),
     ) {
         Ok(ep) => ep,
         Err(e) => {
@@ -310,5 +317,13 @@ fn main() {
     loop {
         let event = ep.poll_event();
         host.on_event(&mut ep, event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn each_draw_is_its_own_seed() {
+        assert_ne!(super::random_seed(), super::random_seed());
     }
 }

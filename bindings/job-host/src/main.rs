@@ -46,6 +46,13 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// A jitter seed from the operating system's randomness (std's hasher keys), so two hosts
+/// started together do not poll together.
+fn random_seed() -> u64 {
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(0u8)
+}
+
 fn sleep_until(at: u64) {
     let now = now_ms();
     if at > now {
@@ -278,7 +285,7 @@ fn drive(
 fn open_api_config() -> Config {
     Config {
         job_dialect: JobDialect::OpenApi,
-        ..Config::default()
+        ..Config::with_seed(random_seed())
     }
 }
 
@@ -510,7 +517,10 @@ fn wave(base: &str, run: u64, size: usize) -> Line {
     let scenario = "wave of 100 jobs";
     let key = format!("host-wave-{run}");
     let mut net = Net::new(base, &key);
-    let mut w = match Wave::new(WaveConfig::default()) {
+    let mut w = match Wave::new(WaveConfig {
+        seed: random_seed(),
+        ..WaveConfig::default()
+    }) {
         Ok(w) => w,
         Err(e) => {
             return Line {
@@ -526,7 +536,7 @@ fn wave(base: &str, run: u64, size: usize) -> Line {
     for i in 0..size {
         let Ok(mut ep) = CallEndpoint::submit_job(
             submit(&format!("intent-wave-{run}-{i}"), "demo-image"),
-            Config::default(),
+            Config::with_seed(random_seed()),
         ) else {
             continue;
         };
@@ -726,5 +736,13 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn each_draw_is_its_own_seed() {
+        assert_ne!(super::random_seed(), super::random_seed());
     }
 }
