@@ -5,7 +5,7 @@
 //   shape is deprecated; runtime.js always passes `{ module }` or `{ module_or_path }`;
 // * the fallback for a `TextEncoder` without `encodeInto`, which every engine that runs these
 //   modules (reference types, multi-value) has;
-// * it says the wrong-MIME-type warning in fewer words;
+// * the wrong-MIME-type warning names the type that came, in fewer words;
 // * and each class's `Symbol.dispose` line: runtime.js points `Symbol.dispose` of every class at
 //   its guarded `free` itself.
 //
@@ -23,7 +23,9 @@ const BRANCHES = [
   [/if \(!\('encodeInto' in cachedTextEncoder\)\) \{[\s\S]*?\n\}\n/, ''],
   [
     /console\.warn\("`WebAssembly\.instantiateStreaming` failed because your server does not serve Wasm with `application\/wasm` MIME type\. Falling back to `WebAssembly\.instantiate` which is slower\. Original error:\\n", e\);/,
-    "console.warn('longcall: the .wasm was not served as application/wasm, so it is compiled the slower way:', e);",
+    // The type it got, not "slower": a wrong URL answering an HTML page lands here too, and the
+    // error that follows says what to do about it.
+    "console.warn(`longcall: the .wasm URL answered ${module.headers.get('Content-Type')}, not application/wasm; reading its bytes instead`);",
   ],
 ];
 

@@ -72,11 +72,17 @@ console.log(JSON.stringify([failed, lc.observe('job', 'queued', 'completed')]));
     assert.deepEqual(out, ['not_initialized', 'skipped']);
   });
   test('a URL that answers an HTML page (a dev server): the error says so, and how to fix it', () => {
-    const [code, message] = viaWeb(`const page = '<!doctype html><html><body>app</body></html>';
+    const [code, message, warned] = viaWeb(`const page = '<!doctype html><html><body>app</body></html>';
+const warned = [];
+console.warn = (...args) => warned.push(args.join(' '));
 try { await lc.init(new Response(page, { headers: { 'content-type': 'text/html' } })); } catch (e) {
-  console.log(JSON.stringify([e.code, e.message]));
+  console.log(JSON.stringify([e.code, e.message, warned]));
 }`);
     assert.equal(code, 'not_initialized');
+    // The console's warning before it names what came, not a slower compile that would work.
+    assert.deepEqual(warned, [
+      'longcall: the .wasm URL answered text/html, not application/wasm; reading its bytes instead',
+    ]);
     assert.match(message, /the URL did not answer longcall_bg\.wasm: pass init\(\) its URL/);
     assert.match(message, /exclude longcall from optimizeDeps/);
   });
