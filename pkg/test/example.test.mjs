@@ -1,6 +1,7 @@
 // The cancel-button example (examples/cancel-button/, shipped in the tarball, on longcall/jobs) is
-// the README's browser snippet: the README block must equal the file, the file type-checks in
-// strict TypeScript (checkJs), and it runs in headless Chromium at 390 px
+// the browser snippet of docs/page.md: the block must equal the file, as the Node examples' blocks
+// in docs/jobs.md must equal theirs; the file type-checks in strict TypeScript (checkJs), and it
+// runs in headless Chromium at 390 px
 // * against the example's scripted job API on loopback through every path: a queued job
 //   cancelled; a started job answered 409, shown as too late, then finished first (never
 //   "Cancelled"); a 502 HTML page, a 200 HTML page (a proxy's: it names no status), a dropped
@@ -15,7 +16,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchChromium } from './support/chromium.mjs';
 import { PKG } from './support/paths.mjs';
@@ -69,13 +70,18 @@ function examplesInChromium() {
   return at;
 }
 
-test('every README example block is its file, verbatim', () => {
-  const readme = readFileSync(join(PKG, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/<!-- example: (\S+) -->\s*```js\n([\s\S]*?)```/g)];
-  assert.deepEqual(
-    blocks.map((m) => m[1]),
-    [FILE, 'examples/job-host.mjs', 'examples/job-batch.mjs'],
-  );
+test('every example block of the README and its pages is its file, verbatim', () => {
+  // The README and docs/*.md (not the rule book, copied in at pack time).
+  const pages = [
+    'README.md',
+    ...readdirSync(join(PKG, 'docs'))
+      .filter((f) => f.endsWith('.md') && f !== 'rules.md')
+      .map((f) => `docs/${f}`),
+  ];
+  const blocks = pages.flatMap((page) => [
+    ...readFileSync(join(PKG, page), 'utf8').matchAll(/<!-- example: (\S+) -->\s*```js\n([\s\S]*?)```/g),
+  ]);
+  assert.deepEqual(blocks.map((m) => m[1]).sort(), [FILE, 'examples/job-batch.mjs', 'examples/job-host.mjs'].sort());
   for (const [, file, text] of blocks) assert.equal(text, readFileSync(join(PKG, file), 'utf8'), file);
 });
 

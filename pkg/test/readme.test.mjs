@@ -1,27 +1,42 @@
-// Every JavaScript block of the README works as written: all of them type-check in strict
-// TypeScript (checkJs, so a name the block never defines fails), and the ones that need no
-// outside service run: the first example and the lite cancel button print what their comments
-// say, the numbers-only path prints its outputs, and the run loop (`runTask`) drives real tasks on the reference MCP server
-// (examples/mcp-tasks-server.mjs) on loopback to their outcomes, input round included.
+// Every JavaScript block of the README and of the pages it links (docs/*.md, shipped in the
+// package) works as written: all of them type-check in strict TypeScript (checkJs, so a name the
+// block never defines fails), and the ones that need no outside service run: the first example
+// and the lite cancel button print what their comments say, the numbers-only path prints its
+// outputs, and the run loop (`runTask`) drives real tasks on the reference MCP server
+// (examples/mcp-tasks-server.mjs) on loopback to their outcomes, input round included. The
+// README's quick starts are copies of the pages' first blocks: each must be one of them, verbatim.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PKG } from './support/paths.mjs';
 import { createTasksServer } from '../examples/mcp-tasks-server.mjs';
 
-const readme = readFileSync(join(PKG, 'README.md'), 'utf8');
-// [line, text] of every ```js block.
-const blocks = [...readme.matchAll(/^```js\n([\s\S]*?)^```/gm)].map((m) => [
-  readme.slice(0, m.index).split('\n').length,
-  m[1],
-]);
+// The README, then the pages (the rule book, copied in at pack time, has no code).
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(PKG, 'docs'))
+    .filter((f) => f.endsWith('.md') && f !== 'rules.md')
+    .sort()
+    .map((f) => `docs/${f}`),
+];
+/** [where, text] of every ```js block of `page`, `where` being `page:line`. */
+const blocksOf = (page) => {
+  const md = readFileSync(join(PKG, page), 'utf8');
+  return [...md.matchAll(/^```js\n([\s\S]*?)^```/gm)].map((m) => [
+    `${page}:${md.slice(0, m.index).split('\n').length}`,
+    m[1],
+  ]);
+};
+const all = DOCS.flatMap(blocksOf);
+// A block repeated verbatim (a README quick start, again on its page) is one example.
+const blocks = all.filter(([, text], i) => all.findIndex(([, t]) => t === text) === i);
 const named = (needle) => {
   const found = blocks.filter(([, text]) => text.includes(needle));
-  assert.equal(found.length, 1, `one README block has ${needle}`);
+  assert.equal(found.length, 1, `one block of the README and its pages has ${needle}`);
   return found[0];
 };
 
@@ -30,8 +45,8 @@ let dir;
 const files = new Map();
 before(() => {
   dir = mkdtempSync(join(PKG, 'test', '.readme-'));
-  for (const [line, text] of blocks) {
-    const file = join(dir, `line-${line}.mjs`);
+  for (const [where, text] of blocks) {
+    const file = join(dir, `${where.replace(/\W+/g, '-')}.mjs`);
     writeFileSync(file, text);
     files.set(text, file);
   }
@@ -40,11 +55,20 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const node = (file) => spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 30_000 });
 
-test('the README has its blocks', () => {
+test('the README and its pages have their blocks', () => {
   assert.ok(blocks.length >= 8, `${blocks.length} blocks`);
 });
 
-test('every README block type-checks in strict TypeScript', () => {
+test("every README block is a page's block, verbatim", () => {
+  const onPages = new Set(
+    DOCS.slice(1)
+      .flatMap(blocksOf)
+      .map(([, text]) => text),
+  );
+  for (const [where, text] of blocksOf('README.md')) assert.ok(onPages.has(text), `${where} is on no page as it is`);
+});
+
+test('every block of the README and its pages type-checks in strict TypeScript', () => {
   const config = {
     compilerOptions: {
       strict: true,
@@ -81,11 +105,11 @@ test('the examples that say what they print print it', () => {
     ['longcall', 'longcall/lite'],
     'the first example and the lite button',
   );
-  for (const [line, text] of saying) {
+  for (const [where, text] of saying) {
     const r = node(files.get(text));
-    assert.equal(r.status, 0, `line ${line}: ${r.stderr}`);
+    assert.equal(r.status, 0, `${where}: ${r.stderr}`);
     const said = [...text.matchAll(/^console\.log\(.*\/\/ '([\w-]+)'$/gm)].map((m) => m[1]);
-    assert.deepEqual(r.stdout.trim().split('\n'), said, `line ${line}`);
+    assert.deepEqual(r.stdout.trim().split('\n'), said, where);
   }
 });
 
