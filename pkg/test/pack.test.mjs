@@ -1,15 +1,17 @@
 // Pack-and-install smoke test of the real tarball: `npm pack`, install it offline into a fresh
 // temporary project, import it from Node ESM, then load it in headless Chromium from a page with
-// a plain <script type="module"> (served from that project).
+// a plain <script type="module"> (served from that project). The tarball carries its docs: the
+// README, the pages in docs/ and the rule book they cite (copied in by the prepack script), every
+// relative link among them leading to a file and heading the tarball has.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { launchChromium, openPage } from './support/chromium.mjs';
 import { serve } from './support/server.mjs';
-import { PKG } from './support/paths.mjs';
+import { PKG, ROOT } from './support/paths.mjs';
 
 const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 let tmp, app, tarball, packed;
@@ -31,7 +33,79 @@ after(() => {
 test('tarball holds the package files and nothing else', () => {
   const files = packed.files.map((f) => f.path).sort();
   const listed = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).files;
-  assert.deepEqual(files, [...listed, 'package.json'].sort());
+  // A folder entry (`docs/`) stands for the files in it.
+  const expanded = listed.flatMap((entry) =>
+    entry.endsWith('/')
+      ? readdirSync(join(PKG, entry), { recursive: true, withFileTypes: true })
+          .filter((d) => d.isFile())
+          .map((d) => posix.join(entry, posix.relative(join(PKG, entry), join(d.parentPath, d.name))))
+      : [entry],
+  );
+  assert.deepEqual(files, [...expanded, 'package.json'].sort());
+});
+
+test('tarball holds the README, every page of docs/ and the rule book they cite', () => {
+  const files = new Set(packed.files.map((f) => f.path));
+  const pages = readdirSync(join(PKG, 'docs')).filter((f) => f.endsWith('.md') && f !== 'rules.md');
+  assert.ok(pages.length >= 5, `${pages.length} pages`);
+  for (const f of ['README.md', 'docs/rules.md', ...pages.map((p) => `docs/${p}`)]) assert.ok(files.has(f), f);
+  // The repository's book as it is, not a copy that drifted.
+  assert.equal(
+    readFileSync(join(app, 'node_modules/longcall/docs/rules.md'), 'utf8'),
+    readFileSync(join(ROOT, 'docs/rules.md'), 'utf8'),
+  );
+});
+
+/** A heading's anchor as GitHub and npm make it: lower case, punctuation (backticks too) dropped, `-` for spaces. */
+const slug = (heading) =>
+  heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+/** Markdown `text` without its fenced blocks, where `#` starts no heading and `](` no link. */
+const unfenced = (text) => text.replace(/^```[\s\S]*?^```/gm, '');
+/** ... and without its code spans. */
+const prose = (text) => unfenced(text).replace(/(`+)[\s\S]*?\1/g, 'code');
+
+/** The anchors of a Markdown file's headings (a repeated heading gets -1, -2, ...). */
+function anchors(text) {
+  const seen = new Map();
+  return new Set(
+    [...unfenced(text).matchAll(/^#{1,6} +(.*)$/gm)].map((m) => {
+      const base = slug(m[1]);
+      const n = seen.get(base) ?? 0;
+      seen.set(base, n + 1);
+      return n ? `${base}-${n}` : base;
+    }),
+  );
+}
+
+test('every relative link of a shipped .md file leads to a file and heading the tarball has', () => {
+  const root = join(app, 'node_modules/longcall');
+  const files = packed.files.map((f) => f.path);
+  const has = (path) => files.includes(path) || files.some((f) => f.startsWith(`${path.replace(/\/$/, '')}/`));
+  const broken = [];
+  let links = 0;
+  for (const md of files.filter((f) => f.endsWith('.md'))) {
+    const text = readFileSync(join(root, md), 'utf8');
+    for (const [, target] of prose(text).matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // a URL, not a file of the package
+      links++;
+      const [path, anchor] = target.split('#');
+      const file = path ? posix.normalize(posix.join(posix.dirname(md), path)) : md;
+      if (file.startsWith('..') || !has(file)) broken.push(`${md}: ${target}: no ${file} in the tarball`);
+      else if (
+        anchor !== undefined &&
+        file.endsWith('.md') &&
+        !anchors(readFileSync(join(root, file), 'utf8')).has(anchor)
+      )
+        broken.push(`${md}: ${target}: no heading #${anchor} in ${file}`);
+    }
+  }
+  assert.ok(links >= 20, `${links} links`);
+  assert.deepEqual(broken, []);
 });
 
 test('installed package works from Node ESM through longcall/lite', () => {
