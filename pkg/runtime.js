@@ -34,11 +34,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The `setTimeout` delay for a `wake_at` output: `at - now`, never below 0 and never above
- * setTimeout's limit of 2^31-1 ms. A wake-up further away fires early; `handleTimeout` before
+ * setTimeout's limit of 2^31-1 ms (0 when either is not a number). A wake-up further away fires early; `handleTimeout` before
  * the time changes nothing and gives the same `wake_at` again, which arms the next timer.
  */
 export function timerDelay(at, now) {
-  return Math.min(Math.max(0, at - now), MAX_TIMER_MS);
+  const delay = at - now;
+  // A time that is no number gives NaN, which setTimeout runs at once: said as 0.
+  return delay > 0 ? Math.min(delay, MAX_TIMER_MS) : 0;
 }
 
 /** True for an `Error` thrown by longcall: its `code` is one of `ERROR_CODES`. */

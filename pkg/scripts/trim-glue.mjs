@@ -6,6 +6,7 @@
 // * the fallback for a `TextEncoder` without `encodeInto`, which every engine that runs these
 //   modules (reference types, multi-value) has;
 // * the wrong-MIME-type warning names the type that came, in fewer words;
+// * each class's stand-in for a missing `FinalizationRegistry`, which every such engine has too;
 // * and each class's `Symbol.dispose` line: runtime.js points `Symbol.dispose` of every class at
 //   its guarded `free` itself.
 //
@@ -25,7 +26,8 @@ const BRANCHES = [
     /console\.warn\("`WebAssembly\.instantiateStreaming` failed because your server does not serve Wasm with `application\/wasm` MIME type\. Falling back to `WebAssembly\.instantiate` which is slower\. Original error:\\n", e\);/,
     // The type it got, not "slower": a wrong URL answering an HTML page lands here too, and the
     // error that follows says what to do about it.
-    "console.warn(`longcall: the .wasm URL answered ${module.headers.get('Content-Type')}, not application/wasm; reading its bytes instead`);",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: glue source text, its own template literal
+    "console.warn(`longcall: .wasm served as ${module.headers.get('Content-Type')}, not application/wasm; compiling its bytes`);",
   ],
 ];
 
@@ -44,6 +46,12 @@ export function trimGlue(gluePath) {
   if (found !== declared)
     throw new Error(`trim-glue: ${gluePath}: ${found} Symbol.dispose lines for ${declared} classes`);
   js = js.replace(dispose, '');
+  const standIn =
+    /\(typeof FinalizationRegistry === 'undefined'\)\n\s*\? \{ register: \(\) => \{\}, unregister: \(\) => \{\} \}\n\s*: /g;
+  const standIns = js.match(standIn)?.length ?? 0;
+  if (standIns !== declared)
+    throw new Error(`trim-glue: ${gluePath}: ${standIns} FinalizationRegistry stand-ins for ${declared} classes`);
+  js = js.replace(standIn, '');
   writeFileSync(gluePath, js);
-  return BRANCHES.length + found;
+  return BRANCHES.length + found + standIns;
 }

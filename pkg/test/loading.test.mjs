@@ -80,9 +80,7 @@ try { await lc.init(new Response(page, { headers: { 'content-type': 'text/html' 
 }`);
     assert.equal(code, 'not_initialized');
     // The console's warning before it names what came, not a slower compile that would work.
-    assert.deepEqual(warned, [
-      'longcall: the .wasm URL answered text/html, not application/wasm; reading its bytes instead',
-    ]);
+    assert.deepEqual(warned, ['longcall: .wasm served as text/html, not application/wasm; compiling its bytes']);
     assert.match(message, /the URL did not answer longcall_bg\.wasm: pass init\(\) its URL/);
     assert.match(message, /exclude longcall from optimizeDeps/);
   });

@@ -65,13 +65,23 @@ impl CancelButton {
     /// `handleJobAnswer(httpStatus, statusOrCode)`: a Sume `jobs_cancel` answer as read off the
     /// HTTP response (2xx with the job's status, or `undefined` when its body names none; or
     /// the error status with `error.code`, an unknown or missing code being `other`); returns
-    /// the new state. Throws `invalid_input` when no cancel is out, as `handleVerdict` does.
+    /// the new state. Throws `invalid_input` when no cancel is out, as `handleVerdict` does, and
+    /// `wrong_model` on a task's button, whose cancel has no such answer.
     #[wasm_bindgen(js_name = handleJobAnswer)]
     pub fn handle_job_answer(
         &mut self,
         http_status: f64,
         status_or_code: JsValue,
     ) -> JsResult<JsValue> {
+        // A job's answer on a task's button is the host's slip, not the server's (C-5 reads a
+        // wire answer of the other model that way): refused before the press's answer is used.
+        let model = self.inner.model();
+        if model != longcall::Model::Job {
+            js(Err(longcall::Error::WrongModel {
+                expected: longcall::Model::Job,
+                got: model,
+            }))?;
+        }
         let answer = js(crate::tables::job_cancel_answer(
             http_status,
             &status_or_code,

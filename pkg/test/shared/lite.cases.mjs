@@ -10,6 +10,8 @@ export const cases = {
       assert.equal(timerDelay(1_500, 1_000), 500);
       assert.equal(timerDelay(1_000, 1_500), 0, 'a time already passed: at once');
       assert.equal(timerDelay(2 ** 53 - 1, 0), 2 ** 31 - 1, 'capped: a longer delay would fire at once');
+      assert.equal(timerDelay(Number.NaN, 0), 0, 'no time: at once, said as the 0 it is');
+      assert.equal(timerDelay(undefined, 0), 0);
     }
   },
   async 'lite exports only its own surface, and the same code tables'({ lc, assert }) {

@@ -214,6 +214,18 @@ export const cases = {
         assert.equal(b.state, 'requesting', 'the refused answer changed nothing');
       }
       assert.equal(errorOf(() => press('queued').handleJobAnswer(200, 'nope')).code, 'unknown_status');
+      // A job's answer on a task's button is the host's slip: refused, and the press still
+      // waits for its own answer.
+      const task = new mod.CancelButton('task-2026');
+      task.handleStatus('working');
+      task.press();
+      assert.throws(() => task.handleJobAnswer(409, 'job_generation_already_started'), {
+        code: 'wrong_model',
+        message: 'wrong model: expected job, got task-2026',
+      });
+      assert.equal(task.state, 'requesting');
+      assert.equal(task.handleVerdict('acknowledged'), 'acknowledged_pending');
+      task.free();
       // A 2xx that names no status (an empty body, a proxy's HTML page) decides nothing: the
       // button waits and the next status decides (D-9, C-20), never `cancelled` on a 200 alone.
       for (const none of [undefined, null]) {
