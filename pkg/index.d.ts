@@ -700,13 +700,14 @@ export function cancelWindow<M extends Model>(model: M, status: StatusOf<M>): Ca
 export function cancelWindowCode(modelCode: number, statusCode: number): 0 | 1 | 2 | 255;
 /**
  * What a cancel answer means.
- * @throws {LongcallError} `invalid_input` for a malformed answer, `status_not_in_model`.
+ * @throws {LongcallError} `malformed` for an answer it cannot read (a member missing or of the
+ * wrong type, a key it does not have), `unknown_status`, `status_not_in_model`.
  * @example classifyCancelAnswer('job', { kind: 'job_error', httpStatus: 409, code: 'job_generation_already_started' }) // 'too_late'
  */
 export function classifyCancelAnswer(model: Model, answer: Camelized<CancelAnswer>): CancelVerdict;
 /**
  * Admission advice for a submit (never "resubmit").
- * @throws {LongcallError} `invalid_input`.
+ * @throws {LongcallError} `malformed` (a member missing or of the wrong type, a key it does not have).
  * @example classifySubmit({ kind: 'local_timeout' }) // { advice: 'reconcile' }
  */
 export function classifySubmit(submitted: Camelized<Submitted>): Camelized<Advice>;
@@ -714,7 +715,7 @@ export function classifySubmit(submitted: Camelized<Submitted>): Camelized<Advic
 export function mcpCreateLost(): Camelized<Advice>;
 /**
  * Plans the `jobs_wait` calls for a wave (chunks of 20; duplicates and known-terminal ids left out).
- * @throws {LongcallError} `invalid_input` (an empty id, a malformed argument).
+ * @throws {LongcallError} `invalid_input` (an empty id), `malformed` (an argument it cannot read).
  */
 export function planWaits(args: {
   ids: string[];
@@ -945,7 +946,7 @@ export interface WaveConfig {
  * @example
  * const w = new Wave({ waitFor: 'all' });
  * w.addJob(Date.now(), { id: 'job_1', status: 'queued' });
- * const out = w.handleTimeout(Date.now()); // [{ type: 'wait', callId: 1, call: { job_ids: ['job_1'], ... } }, ...]
+ * const out = w.handleTimeout(Date.now()); // [{ type: 'wait', callId: 0, call: { job_ids: ['job_1'], ... } }, ...]
  */
 export class Wave {
   /** @throws {LongcallError} `invalid_config`, `malformed` (naming an unknown key). */
