@@ -16,7 +16,7 @@ pub fn to_js(err: &Error) -> JsValue {
     // Only a JSON reader's message has a position, and the small build (`client` alone) reads
     // no JSON: it skips the scan.
     #[cfg(feature = "std")]
-    let message = without_position(&message);
+    let message = without_reader_noise(&message);
     let js = js_sys::Error::new(&message);
     // Reflect.set on a fresh Error object cannot fail; if it ever did, the message still stands.
     let _ = js_sys::Reflect::set(
@@ -28,8 +28,10 @@ pub fn to_js(err: &Error) -> JsValue {
 }
 
 /// The message without a JSON reader's ` at line N column M` (a JavaScript argument is one
-/// value, not a file; the position only adds noise).
-pub fn without_position(message: &str) -> String {
+/// value, not a file; the position only adds noise), and with serde's name of the Rust type a
+/// value was read into (`expected struct TaskView`, `expected internally tagged enum
+/// CancelAnswer`) said as JavaScript has it: `expected an object`.
+pub fn without_reader_noise(message: &str) -> String {
     // A byte scan, not `str::find`: the substring searcher would add several KB to the small
     // build for this one use.
     const AT: &[u8] = b" at line ";
@@ -42,7 +44,22 @@ pub fn without_position(message: &str) -> String {
     };
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
+    'scan: while let Some(&b) = bytes.get(i) {
+        for rust in [
+            &b"expected struct "[..],
+            b"expected internally tagged enum ",
+        ] {
+            if bytes.get(i..i + rust.len()) == Some(rust) {
+                let name = bytes.get(i + rust.len()..).map_or(0, |rest| {
+                    rest.iter()
+                        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                        .count()
+                });
+                out.extend_from_slice(b"expected an object");
+                i += rust.len() + name;
+                continue 'scan;
+            }
+        }
         if bytes.get(i..i + AT.len()) == Some(AT) {
             let line = digits(i + AT.len());
             let col_at = i + AT.len() + line;
@@ -106,20 +123,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn rust_type_names_are_said_as_objects() {
+        assert_eq!(
+            without_reader_noise("input: invalid type: null, expected struct Flat"),
+            "input: invalid type: null, expected an object"
+        );
+        assert_eq!(
+            without_reader_noise(
+                "a: invalid type: string \"x\", expected internally tagged enum CancelAnswer; \
+                 b: expected struct Limits"
+            ),
+            "a: invalid type: string \"x\", expected an object; b: expected an object"
+        );
+    }
+
+    #[test]
     fn positions_are_removed() {
         assert_eq!(
-            without_position("invalid snapshot: expected value at line 1 column 1"),
+            without_reader_noise("invalid snapshot: expected value at line 1 column 1"),
             "invalid snapshot: expected value"
         );
         assert_eq!(
-            without_position("a at line 2 column 30: b at line 9 column 9"),
+            without_reader_noise("a at line 2 column 30: b at line 9 column 9"),
             "a: b"
         );
         assert_eq!(
-            without_position("wait at line 5 please"),
+            without_reader_noise("wait at line 5 please"),
             "wait at line 5 please"
         );
-        assert_eq!(without_position("plain"), "plain");
+        assert_eq!(without_reader_noise("plain"), "plain");
     }
 
     #[test]

@@ -180,7 +180,7 @@ impl<'de> serde::de::Visitor<'de> for Members<'_> {
 pub const MAX_REASON_CHARS: usize = 120;
 
 /// A reader's message cut to [`MAX_REASON_CHARS`], so an input is never echoed whole (the
-/// line/column position goes when the error is thrown: [`crate::errors::without_position`]).
+/// line/column position goes when the error is thrown: [`crate::errors::without_reader_noise`]).
 pub fn short_reason(message: &str) -> String {
     match message.char_indices().nth(MAX_REASON_CHARS) {
         Some((cut, _)) => String::from(message.get(..cut).unwrap_or(message)) + "\u{2026}",
