@@ -262,9 +262,10 @@ export interface WatchOptions {
    * again later, by its backoff: called for each, so the page can say the server is not
    * answering. With no answer at all, `cause` is what the sender threw; for an HTTP answer
    * without a JSON-RPC answer in it (a proxy's 502 page, a 429), a `transport` error with
-   * `httpStatus` whose message quotes the start of the body.
+   * `httpStatus` whose message quotes the start of the body. `message` says it in words to log
+   * (`tasks/get got no answer: fetch failed: connect ECONNREFUSED 127.0.0.1:3001; asking again`).
    */
-  onRequestFailed?: ((failed: EndpointRequestFailed & { cause?: unknown }) => void) | undefined;
+  onRequestFailed?: ((failed: EndpointRequestFailed & { message: string; cause?: unknown }) => void) | undefined;
   /** The server answered again after `onRequestFailed`. */
   onRecovered?: (() => void) | undefined;
   /** A rule the peer broke (the call goes on). */

@@ -59,6 +59,22 @@ export class McpCallError extends Error {
 const closedCancel = () =>
   new McpCallError('sender_closed', "the sender's client is closed: the cancel cannot be sent");
 
+// The method each request kind of the core is on the MCP wire, for words to show.
+const REQUEST_METHODS = {
+  get: 'tasks/get',
+  cancel: 'tasks/cancel',
+  update: 'tasks/update',
+  fetch_result: 'tasks/result',
+  continue_call: 'tools/call',
+};
+
+/** What a failed request got, in words (`failed`: the exchange's own error, when it had one). */
+function failureText(failure, failed) {
+  if (failure.kind === 'rpc') return `answered JSON-RPC error ${failure.error.code}: ${failure.error.message}`;
+  if (failed) return `got no answer: ${failed.detail}`;
+  return failure.kind === 'http' ? `answered HTTP ${failure.status}` : 'got no answer';
+}
+
 /**
  * What a transport failure says, with the causes it wraps: fetch throws "fetch failed" and puts
  * the socket's words (`connect ECONNREFUSED 127.0.0.1:9`) in `cause`.
@@ -536,7 +552,8 @@ class Watch {
         // No answer: say what the sender threw, or what came back instead, as `callTool`'s own
         // errors do. (A JSON-RPC error is an answer.)
         const failed = e.failure.kind === 'rpc' ? null : this.failedExchange();
-        safe(opts.onRequestFailed, failed ? { ...e, cause: failed.error } : e);
+        const message = `${REQUEST_METHODS[e.request] ?? e.request} ${failureText(e.failure, failed)}; asking again`;
+        safe(opts.onRequestFailed, failed ? { ...e, message, cause: failed.error } : { ...e, message });
         break;
       }
       case 'recovered':
@@ -1155,7 +1172,12 @@ export async function callTool(sender, opts) {
   checkHooks(opts, 'callTool');
   checkSender(sender, opts, 'callTool');
   // The tool by its name, or its `tools/list` entry, whose `taskSupport` the core reads (E-64).
-  if (!opts || (opts.tool == null) === (typeof opts.name !== 'string'))
+  if (opts?.name != null && typeof opts.name !== 'string')
+    throw new McpCallError(
+      'invalid_input',
+      `callTool: opts.name is the tool's name, a string, not ${Array.isArray(opts.name) ? 'an array' : `a ${typeof opts.name}`}`,
+    );
+  if (!opts || (opts.tool == null) === (opts.name == null))
     throw new McpCallError(
       'invalid_input',
       'callTool: give the tool as opts.name (its name) or opts.tool (its tools/list entry), one of the two',

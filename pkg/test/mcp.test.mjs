@@ -395,16 +395,35 @@ test('a failed tasks/get is said to onRequestFailed, the next answer to onRecove
   const h = await callTool(s, {
     name: 'slow',
     ...on(clock),
-    onRequestFailed: (f) => seen.push(['failed', f.request, f.failure.kind, f.cause?.message]),
+    onRequestFailed: (f) => seen.push(['failed', f.request, f.failure.kind, f.cause?.message, f.message]),
     onRecovered: () => seen.push(['recovered', polls]),
   });
   const out = await until(clock, h.outcome);
   assert.equal(out.outcome, 'succeeded');
   // Said with the first answer after, a plain `working` one: not only when the task ends.
   assert.deepEqual(seen, [
-    ['failed', 'get', 'transport', 'socket hang up'],
+    ['failed', 'get', 'transport', 'socket hang up', 'tasks/get got no answer: socket hang up; asking again'],
     ['recovered', 2],
   ]);
+});
+
+test('a JSON-RPC error to tasks/get is said to onRequestFailed in words', async () => {
+  const clock = fakeClock();
+  let polls = 0;
+  const s = working('t-1', clock, {
+    'tasks/get': (m) => {
+      polls++;
+      if (polls === 1) return { jsonrpc: '2.0', id: m.id, error: { code: -32603, message: 'busy' } };
+      return ok(m, { ...task26('t-1', 'completed'), resultType: 'complete', result: { content: [] } });
+    },
+  });
+  const seen = [];
+  const h = await callTool(s, { name: 'slow', ...on(clock), onRequestFailed: (f) => seen.push(f) });
+  assert.equal((await until(clock, h.outcome)).outcome, 'succeeded');
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].failure.kind, 'rpc');
+  assert.equal(seen[0].cause, undefined, 'an error answer is an answer: nothing was thrown');
+  assert.equal(seen[0].message, 'tasks/get answered JSON-RPC error -32603: busy; asking again');
 });
 
 test('a sender whose send() resolves with undefined: no answer, said, never a call left in flight', async () => {
@@ -568,6 +587,11 @@ test('a listed tool runs as a task on the 2025 wire only where its taskSupport a
     message: /opts\.tool is the tool's tools\/list entry .*not a string; give a name as opts\.name/,
   });
   assert.equal(named.sent.length, 0);
+  // A name that is no string is said as such, not as a tool missing.
+  await assert.rejects(callTool(server(), { name: 42 }), {
+    code: 'invalid_input',
+    message: "callTool: opts.name is the tool's name, a string, not a number",
+  });
   await assert.rejects(callTool(server(), { tool: echo, ttlMs: 5 }), { code: 'invalid_input', message: /asks no TTL/ });
   // Rule M-22: a TTL of 0 would let the server delete the task before its first poll.
   const zero = server();
@@ -941,6 +965,7 @@ test('httpSender: the core reads SSE answers and HTTP 400 JSON-RPC errors; a 502
     failed[0].cause.message,
     'HTTP 502 (text/html) from the server without a readable JSON-RPC answer to tasks/get: "<h1>bad gateway</h1>"',
   );
+  assert.equal(failed[0].message, `tasks/get got no answer: ${failed[0].cause.message}; asking again`);
   assert.equal(await until(clock, h.cancel()), 'available', 'a 502 page is no cancel answer');
   assert.equal(exchanges.at(-1).http.status, 502);
   const out = await until(clock, h.outcome);
