@@ -78,7 +78,8 @@ export interface JobHooks {
  * `outcome: 'failed'` with `status: null` is a submit the API refused for good (a 400, a 401, a
  * 404 such as a `baseUrl` with one path segment too many, an unknown model): no job was made and
  * nothing was billed; `error` is the API's error object (`{code, message}`, the `error` of its
- * envelope), or its JSON body as it came when that has none.
+ * envelope), or its JSON body as it came when that has none (a text or HTML body leaves it out),
+ * and `httpStatus` the status of the answer that refused it.
  */
 export interface JobSettled {
   type: 'settled';
@@ -86,6 +87,8 @@ export interface JobSettled {
   status: JobStatus | null;
   result?: Json;
   error?: Json;
+  /** A submit refused for good (`status` null): the HTTP status that refused it. */
+  httpStatus?: number;
 }
 /**
  * Watching ended without an outcome; `reason` says why. No job id yet (`create_unanswered`: no

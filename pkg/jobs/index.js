@@ -128,6 +128,9 @@ class Job {
   // What fetch threw for the latest request left unanswered (null once one is answered): the
   // cause of a stop it led to, and of the admission event that says so.
   #transportError = null;
+  // The HTTP status of the latest submit answer that was a refusal (its `admission` event): a
+  // submit refused for good settles with it, though its body (a text 404) had no error object.
+  #refusedWith = 0;
   // Presses waiting for the button to leave `requesting` (or the job to end).
   #cancelWaiters = [];
   // The events being acted on, with the write each waits for; null between batches.
@@ -481,6 +484,7 @@ class Job {
         this.#tell('onRecovered');
         break;
       case 'admission':
+        this.#refusedWith = e.httpStatus;
         // httpStatus 0: the submit got no answer.
         this.#tell('onEvent', this.#withCause(e, e.httpStatus === 0));
         break;
@@ -498,6 +502,8 @@ class Job {
     if (this.#end) return;
     // A stop the application asked for is not the transport's doing, even after a lost answer.
     e = this.#withCause(e, e.type === 'stopped' && e.reason !== 'host_stopped');
+    // A submit refused for good (no job: `status` null) says the status that refused it.
+    if (e.type === 'settled' && e.status == null && this.#refusedWith) e = { ...e, httpStatus: this.#refusedWith };
     this.#end = e;
     clearTimeout(this.#timer);
     this.#flushCancel(this.button);

@@ -1302,6 +1302,15 @@ test('a wave of no jobs sends nothing and ends at once, unsatisfied', async () =
 
 // Rule E-63: a watch whose polls fail used to say nothing at all (the button sat on its last
 // state while the host retried for ever); each failure is said, and so is the first answer after.
+test('a submit refused for good by a page that is no JSON settles with the status that refused it', async () => {
+  // A baseUrl with one path segment too many: the server's own 404 page, text.
+  const fetch = async () => new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
+  const host = new JobHost({ baseUrl: 'http://jobs.invalid/v1', fetch });
+  const job = await host.submit('intent-404', { model: 'demo-image', kind: 'image', arguments: { prompt: 'a cat' } });
+  const end = await job.settled;
+  assert.deepEqual(end, { type: 'settled', outcome: 'failed', status: null, httpStatus: 404 });
+});
+
 test('a watch says each failed poll, with what fetch threw, and the first answer after', async () => {
   const answers = [
     () => {
