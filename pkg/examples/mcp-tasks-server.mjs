@@ -46,6 +46,7 @@
 import http from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import {
   TaskRegistry,
   renderTask2026,
@@ -673,8 +674,24 @@ export function createTasksServer(opts = {}) {
 // ---- command line -----------------------------------------------------------------------------
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const argv = process.argv.slice(2);
-  if (argv.includes('--help') || argv.includes('-h')) {
+  // Node's own parser, strict: a misspelt flag (`--prot 3000`) is refused, not ignored.
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        'serve-2025': { type: 'boolean' },
+        'allow-origin': { type: 'string', multiple: true },
+        'poll-interval-ms': { type: 'string' },
+        'max-lifetime-ms': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    process.stderr.write(`${e.message}; see --help\n`);
+    process.exit(2);
+  }
+  if (values.help) {
     process.stdout.write(`Usage: mcp-tasks-server.mjs [options]
 A reference MCP tasks server on http://127.0.0.1:PORT/mcp (Streamable HTTP, the 2026-07-28 tasks
 extension). Prints "LISTENING <url>" when ready; stops on SIGINT or SIGTERM.
@@ -691,22 +708,33 @@ Tools: greet (sync), slow_compute {seconds, label} (a task reporting progress), 
 `);
     process.exit(0);
   }
-  const arg = (name, dflt) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? Number(argv[i + 1]) : dflt;
-  };
-  const interval = arg('--poll-interval-ms', undefined);
-  if (interval !== undefined && !(Number.isSafeInteger(interval) && interval > 0)) {
-    process.stderr.write('--poll-interval-ms: expected a whole number of milliseconds above 0\n');
+  /** The whole number a flag was given, `dflt` when it was not; exits 2 on anything else. */
+  const whole = (name, dflt, least) => {
+    if (values[name] === undefined) return dflt;
+    const n = Number(values[name]);
+    if (Number.isSafeInteger(n) && n >= least) return n;
+    process.stderr.write(
+      `--${name}: expected a whole number of at least ${least}, got ${JSON.stringify(values[name])}\n`,
+    );
     process.exit(2);
-  }
+  };
+  const port = whole('port', 0, 0);
   const srv = createTasksServer({
     log: (m) => process.stderr.write(`[tasks-server] ${m}\n`),
-    serve2025: argv.includes('--serve-2025'),
-    pollIntervalMs: interval,
-    allowOrigins: argv.flatMap((a, i) => (a === '--allow-origin' && argv[i + 1] ? [argv[i + 1]] : [])),
+    serve2025: Boolean(values['serve-2025']),
+    pollIntervalMs: whole('poll-interval-ms', undefined, 1),
+    allowOrigins: values['allow-origin'] ?? [],
   });
-  const url = await srv.listen(arg('--port', 0));
+  let url;
+  try {
+    url = await srv.listen(port);
+  } catch (e) {
+    // A port another process holds: said in a line, not a stack.
+    process.stderr.write(
+      `cannot listen on 127.0.0.1:${port}: ${e.code === 'EADDRINUSE' ? 'the port is in use' : e.message}\n`,
+    );
+    process.exit(1);
+  }
   process.stdout.write(`LISTENING ${url}\n`);
   const stop = async () => {
     await srv.close();
@@ -714,7 +742,7 @@ Tools: greet (sync), slow_compute {seconds, label} (a task reporting progress), 
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  const lifetime = arg('--max-lifetime-ms', 0);
+  const lifetime = whole('max-lifetime-ms', 0, 0);
   if (lifetime > 0)
     setTimeout(() => {
       process.stderr.write('[tasks-server] max lifetime reached\n');

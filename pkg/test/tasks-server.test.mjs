@@ -248,6 +248,26 @@ test('--help prints the usage and exits', async () => {
   assert.match(r.stdout, /--allow-origin/);
 });
 
+test('a misspelt flag is refused, and a port in use is said in a line', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { createServer } = await import('node:net');
+  const script = new URL('../examples/mcp-tasks-server.mjs', import.meta.url).pathname;
+  const run = (...args) => spawnSync(process.execPath, [script, ...args], { encoding: 'utf8', timeout: 10_000 });
+  const typo = run('--prot', '3000');
+  assert.equal(typo.status, 2);
+  assert.match(typo.stderr, /Unknown option '--prot'; see --help/);
+  const held = createServer();
+  await new Promise((resolve) => held.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = held.address();
+    const busy = run('--port', String(port));
+    assert.equal(busy.status, 1);
+    assert.equal(busy.stderr, `cannot listen on 127.0.0.1:${port}: the port is in use\n`);
+  } finally {
+    held.close();
+  }
+});
+
 test('--poll-interval-ms sets the interval every task states; a bad value is refused', async () => {
   const { spawn, spawnSync } = await import('node:child_process');
   const script = new URL('../examples/mcp-tasks-server.mjs', import.meta.url).pathname;
