@@ -26,12 +26,16 @@ const jobs = await Promise.all(
 // good, or left unanswered, creates none; its `settled` says why. A job that already finished
 // (a second run finds it by its key) counts as settled in the wave at once.
 const created = await Promise.all(jobs.map((job) => job.created));
+// Bounded: a wave whose rounds keep failing (a server without `jobs_wait`) tries again with
+// backoff, so without a deadline it would wait for good.
 const { done } = host.wait(
   jobs.filter((_, i) => created[i]),
-  { waitFor: 'all', timeoutSeconds: 5 },
+  { waitFor: 'all', timeoutSeconds: 5, deadline: Date.now() + 10 * 60_000 },
 );
-const { rounds } = await done;
+const { rounds, failedRounds, lastFailure } = await done;
 console.error(`${rounds} jobs_wait round(s) for ${n} job(s)`);
+if (failedRounds > 0)
+  console.error(`${failedRounds} round(s) got no usable answer, the last: HTTP ${lastFailure?.httpStatus}`);
 
 let allSucceeded = true;
 for (const [i, job] of jobs.entries()) {
