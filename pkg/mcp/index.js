@@ -735,7 +735,7 @@ class Watch {
       this.asking.delete(key);
     }
     // The question was withdrawn while the dialog was open: whatever it answered goes nowhere,
-    // as the README says, and is nobody's fault.
+    // as docs/mcp.md says, and is nobody's fault.
     if (asking.signal.aborted) return WITHDRAWN;
     // An answer is an object (rule I-9); the SDK's own handler would be sent anything.
     if (typeof answer !== 'object' || Array.isArray(answer))

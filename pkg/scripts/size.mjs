@@ -7,7 +7,7 @@
 //   longcall         100,000                         LONGCALL_GZIP_GATE (default 203,700)
 //   longcall/server  reported only                   LONGCALL_SERVER_GZIP_GATE (default 138,800)
 // The gates sit just above today's figures so a regression fails; the targets are where the
-// package must get to (pkg/README.md "Size" says how far off each is and the next lever).
+// package must get to (pkg/docs/size.md says how far off each is and the next lever).
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';

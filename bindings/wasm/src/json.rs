@@ -8,8 +8,7 @@
 //!   the native run's JSON gives (times are plain numbers).
 //!
 //! The core already links `serde_json` (snapshots, `Value` payloads), so this route adds almost
-//! nothing to the module, where `serde-wasm-bindgen` costs several KB gzip more (measured in
-//! `pkg/README.md`, "Size").
+//! nothing to the module, where `serde-wasm-bindgen` measured several KB gzip more.
 
 #[allow(unused_imports)]
 use crate::prelude::*;
@@ -106,7 +105,7 @@ pub fn stringify(value: &JsValue, field: &str) -> Result<String, Error> {
 ///
 /// Text goes to a `serde_json::Value` first, then into `T`: every type is then read by the one
 /// `Value` deserializer the module needs anyway (camelCase keys, snapshots), not by a text
-/// reader's copy of it as well (measured in `pkg/README.md`, "Size").
+/// reader's copy of it as well (measured in the repository's `docs/size.md`).
 #[cfg(feature = "std")]
 pub fn parse<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, Error> {
     let bad = |e: serde_json::Error| Error::Malformed {

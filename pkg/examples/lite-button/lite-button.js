@@ -1,11 +1,11 @@
-// An honest cancel button for a paid job on `longcall/lite`, the small build (the README's
-// "Size" gives its bytes): the page moves bytes with fetch and reads the JSON itself; the core's tracker
+// An honest cancel button for a paid job on `longcall/lite`, the small build (docs/size.md
+// gives its bytes): the page moves bytes with fetch and reads the JSON itself; the core's tracker
 // decides every poll, every label and what each cancel answer means, through numbers (status
 // codes in, output triples out, read with `decodeFast`). The job API is the Sume Open API:
 // `GET /v1/jobs/{id}/status`, `POST /v1/jobs/{id}/cancel`, `GET /v1/jobs/{id}/result`.
 //
 // What lite does not have: it builds and reads no MCP wire messages (a page on lite writes its
-// own `tools/call` and `tasks/get` for a 2026 task, as the package README's lite section shows,
+// own `tools/call` and `tasks/get` for a 2026 task, as the package's docs/page.md shows,
 // and hands the numbers over) and no input requests (`ask_user` needs the JSON reader of
 // `longcall`); a page that calls MCP tools with input uses `longcall` (or `longcall/mcp`).
 import { REQUEST_KINDS, STATUSES, Tracker, decodeFast, init, jobErrorCode, timerDelay } from 'longcall/lite';
