@@ -56,11 +56,13 @@ export interface JobHooks {
    * server is not answering. With no answer at all, `cause` is what `fetch` threw. A failed
    * fetch of a completed job's result (`GET /result`) is said as `request: 'get'` too: it
    * counts as a failed poll, and the status is asked again before the result (rule D-10).
+   * `message` says it in words to log (`the status poll of job job_1 got no answer: fetch
+   * failed: connect ECONNREFUSED 127.0.0.1:9; asking again`).
    * @example
    * onRequestFailed: (f) => (note.textContent = f.failure.kind === 'http' ? `Server error ${f.failure.status}` : 'Server unreachable, retrying…'),
    * onRecovered: () => (note.textContent = ''),
    */
-  onRequestFailed?(failed: EndpointRequestFailed & { cause?: unknown }, job: Job): void;
+  onRequestFailed?(failed: EndpointRequestFailed & { message: string; cause?: unknown }, job: Job): void;
   /** The server answered again after {@link JobHooks.onRequestFailed}. */
   onRecovered?(job: Job): void;
   /**

@@ -19,6 +19,7 @@
 import * as lc from 'longcall';
 import { checkOptions, isHttpUrl, seeded } from '../options.js';
 import { mergeHeaders, ownHeaders } from '../headers.js';
+import { failureText, transportDetail } from '../failure.js';
 
 // The first artifact's URL of a settled result, in either dialect's shape (the core reads it).
 export { artifactUrl } from 'longcall';
@@ -110,6 +111,10 @@ const duplicateIntent = (e) => {
 };
 
 /** One job watched by a {@link JobHost}: see index.d.ts `Job`. */
+// Each request kind of the core, in words (the status poll is `get`, a failed result fetch too:
+// rule D-10).
+const JOB_REQUESTS = { get: 'the status poll', cancel: 'the cancel', fetch_result: 'the result fetch' };
+
 class Job {
   #host;
   #ep;
@@ -477,9 +482,14 @@ class Job {
         break;
       case 'idle':
         break;
-      case 'request_failed':
-        this.#tell('onRequestFailed', this.#withCause(e, e.failure.kind === 'transport'));
+      case 'request_failed': {
+        const unanswered = e.failure.kind === 'transport';
+        const detail = unanswered && this.#transportError ? transportDetail(this.#transportError) : null;
+        const what = `${JOB_REQUESTS[e.request] ?? e.request} of job ${this.#ep.id}`;
+        const message = `${what} ${failureText(e.failure, detail)}; asking again`;
+        this.#tell('onRequestFailed', { ...this.#withCause(e, unanswered), message });
         break;
+      }
       case 'recovered':
         this.#tell('onRecovered');
         break;

@@ -36,6 +36,7 @@
 import * as lc from 'longcall';
 import { checkOptions, isHttpUrl } from '../options.js';
 import { mergeHeaders, ownHeaders } from '../headers.js';
+import { failureText, transportDetail } from '../failure.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
@@ -67,28 +68,6 @@ const REQUEST_METHODS = {
   fetch_result: 'tasks/result',
   continue_call: 'tools/call',
 };
-
-/** What a failed request got, in words (`failed`: the exchange's own error, when it had one). */
-function failureText(failure, failed) {
-  if (failure.kind === 'rpc') return `answered JSON-RPC error ${failure.error.code}: ${failure.error.message}`;
-  if (failed) return `got no answer: ${failed.detail}`;
-  return failure.kind === 'http' ? `answered HTTP ${failure.status}` : 'got no answer';
-}
-
-/**
- * What a transport failure says, with the causes it wraps: fetch throws "fetch failed" and puts
- * the socket's words (`connect ECONNREFUSED 127.0.0.1:9`) in `cause`.
- */
-function transportDetail(e) {
-  const parts = [];
-  for (let x = e, depth = 0; x != null && depth < 4; x = x.cause, depth++) {
-    // A dual-stack connect failure is an AggregateError with no message of its own.
-    const m = typeof x === 'object' ? x.message || x.code || x.errors?.[0]?.message : String(x);
-    if (m && !parts.includes(String(m))) parts.push(String(m));
-    if (typeof x !== 'object') break;
-  }
-  return parts.join(': ') || 'no answer';
-}
 
 const safe = (fn, ...args) => {
   try {
@@ -552,7 +531,7 @@ class Watch {
         // No answer: say what the sender threw, or what came back instead, as `callTool`'s own
         // errors do. (A JSON-RPC error is an answer.)
         const failed = e.failure.kind === 'rpc' ? null : this.failedExchange();
-        const message = `${REQUEST_METHODS[e.request] ?? e.request} ${failureText(e.failure, failed)}; asking again`;
+        const message = `${REQUEST_METHODS[e.request] ?? e.request} ${failureText(e.failure, failed?.detail)}; asking again`;
         safe(opts.onRequestFailed, failed ? { ...e, message, cause: failed.error } : { ...e, message });
         break;
       }

@@ -1334,15 +1334,27 @@ test('a watch says each failed poll, with what fetch threw, and the first answer
   });
   const seen = [];
   const job = host.watch('job_1', {
-    onRequestFailed: (f) => seen.push(['failed', f.request, f.failure, f.cause?.message]),
+    onRequestFailed: (f) => seen.push(['failed', f.request, f.failure, f.cause?.message, f.message]),
     onRecovered: () => seen.push(['recovered']),
     onStatus: (status) => seen.push(['status', status]),
   });
   const end = await job.settled;
   assert.equal(end.outcome, 'succeeded');
   assert.deepEqual(seen, [
-    ['failed', 'get', { kind: 'transport' }, 'fetch failed'],
-    ['failed', 'get', { kind: 'http', status: 503, code: 'service_unavailable', retryAfterMs: null }, undefined],
+    [
+      'failed',
+      'get',
+      { kind: 'transport' },
+      'fetch failed',
+      'the status poll of job job_1 got no answer: fetch failed: connect ECONNREFUSED 127.0.0.1:9; asking again',
+    ],
+    [
+      'failed',
+      'get',
+      { kind: 'http', status: 503, code: 'service_unavailable', retryAfterMs: null },
+      undefined,
+      'the status poll of job job_1 answered HTTP 503 (service_unavailable); asking again',
+    ],
     ['recovered'],
     ['status', 'processing'],
     ['status', 'completed'],
