@@ -319,6 +319,29 @@ export type McpRunRecord = Camelized<RunRecord> & { name: string | null; wireVio
 export type McpOutcome = Exclude<Outcome, 'failed' | 'expired'>;
 
 /** The verified outcome of a call. */
+/** One item of a tool result's `content` (`{type: 'text', text}`, an image, a resource, ...). */
+export interface ToolContent {
+  type: string;
+  text?: string;
+  [member: string]: unknown;
+}
+
+/**
+ * A tool's result as MCP spells it (`CallToolResult`), exactly as the server sent it: the members
+ * a host reads are typed, anything else the server put in is there as it came (JSON). A server
+ * that breaks MCP may send other shapes (a result without its `content` list is passed on, with
+ * a `missing_field` violation): check before you rely on one.
+ */
+export interface ToolResult {
+  content?: ToolContent[];
+  structuredContent?: { [key: string]: Json };
+  isError?: boolean;
+  /** `'complete'` on the 2026 wire. */
+  resultType?: string;
+  _meta?: { [key: string]: Json };
+  [member: string]: unknown;
+}
+
 export interface CallOutcome {
   /** What the call means (`tool_error`: the tool ran and reported an error). */
   outcome: McpOutcome;
@@ -329,7 +352,7 @@ export interface CallOutcome {
    * with the members its revision adds (`resultType: 'complete'` on 2026, the related-task
    * `_meta` on 2025). Hand a model its `content`, not the whole object.
    */
-  result?: Json;
+  result?: ToolResult;
   /** The JSON-RPC error, when one came back: the task's, or for `lost` the answer that lost it (`-32602`, "Task not found"). */
   error?: RpcError;
   /** The run record at settlement. */

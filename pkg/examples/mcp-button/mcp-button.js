@@ -60,17 +60,12 @@ function askInPage(box, request, signal) {
 }
 
 /**
- * The text a tool result carries (`content` items of type `text`), for the note.
- * @param {import('longcall').Json | undefined} result
+ * The text a tool result carries (`content` items of type `text`), for the note. The list is
+ * checked: a server that breaks MCP may send none (a violation says so).
+ * @param {import('longcall/mcp').ToolResult | undefined} result
  */
-const textOf = (result) => {
-  const content = typeof result === 'object' && result !== null && !Array.isArray(result) ? result.content : null;
-  return Array.isArray(content)
-    ? content
-        .map((c) => (typeof c === 'object' && c !== null && !Array.isArray(c) && c.type === 'text' ? c.text : ''))
-        .join(' ')
-    : '';
-};
+const textOf = (result) =>
+  Array.isArray(result?.content) ? result.content.map((c) => (c?.type === 'text' ? c.text : '')).join(' ') : '';
 
 /**
  * Calls tool `name` with `args` on the MCP server at `url` as a task and drives the page: the

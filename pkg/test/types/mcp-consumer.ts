@@ -62,6 +62,11 @@ export async function example(url: string): Promise<string> {
     if (e instanceof McpCallError) return e.code;
   }
   const out: CallOutcome = await h.outcome;
+  // The result's members a host reads are typed: no cast to reach the text.
+  const text: string | undefined = out.result?.content?.[0]?.text;
+  const isError: boolean | undefined = out.result?.isError;
+  void text;
+  void isError;
   const r: ReadAnswer = readAnswer('task-2026', 'get', '{}');
   const b: BuiltRequest = buildRequest('task-2025', { kind: 'fetch_result', handle: 't' }, 1);
   void r;
