@@ -125,6 +125,17 @@ for (const example of ['cancel-button', 'lite-button'])
       }
     }
 
+    test('a script plays again as a job of its own under NAME-N', async () => {
+      const api = (id, what, method = 'GET') => fetch(`${at.server.base}/v1/jobs/${id}/${what}`, { method });
+      for (const id of ['late-1', 'late-2']) {
+        assert.equal((await (await api(id, 'status')).json()).data.sume_status, 'queued');
+        const refused = await api(id, 'cancel', 'POST');
+        assert.equal(refused.status, 409);
+        assert.equal((await refused.json()).error.code, 'job_generation_already_started');
+        assert.deepEqual((await (await api(id, 'status')).json()).data, { request_id: id, sume_status: 'processing' });
+      }
+    });
+
     test('a queued job is cancelled', { timeout: 30_000 }, async () => {
       const r = await flow('queued', { until: () => document.querySelector('#cancel').dataset.state === 'cancelled' });
       assert.deepEqual(r.states, ['available', 'requesting', 'cancelled'], r.logs.join('\n'));

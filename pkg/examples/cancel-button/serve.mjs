@@ -13,7 +13,8 @@
 //   404 page, which is not the API saying the job is unknown, then it finishes), `owned` (answers
 //   401 unless the request carries `Authorization: Bearer owner`, as `?key=owner` sends it),
 //   anything else (finishes after
-//   three polls); each NAME plays its script once per run of this server (restart it to see it again);
+//   three polls); each NAME plays its script once per run of this server, and NAME-N (`late-2`)
+//   plays it again as a job of its own;
 //   a submit (`?model=NAME`'s Render button) creates one job per idempotency key, which plays
 //   the last script (`?model=slow-submit`: the submit is answered after 2 s; `?model=full-once`:
 //   the first submit finds the queue full). `GET /_counters` says what it got: the submits per
@@ -31,13 +32,17 @@ import { createTasksServer } from '../mcp-tasks-server.mjs';
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm' };
 
-/** The answers of one job, by what happened to it so far. */
-function script(name) {
+/** The script job `id` plays: its name, a number after it left off (`late-2` plays `late`). */
+const scriptOf = (id) => id.replace(/-\d+$/, '');
+
+/** The answers of job `id`, by what happened to it so far. */
+function script(id) {
+  const name = scriptOf(id);
   let polls = 0,
     afterPress = 0,
     cancelled = false,
     pressed = false;
-  const job = (status) => ({ status: 200, body: { data: { request_id: name, sume_status: status } } });
+  const job = (status) => ({ status: 200, body: { data: { request_id: id, sume_status: status } } });
   const error = (status, code) => ({ status, body: { error: { code, message: code, retryable: false } } });
   return {
     get() {
@@ -52,8 +57,8 @@ function script(name) {
       return job(polls > 3 ? 'completed' : 'queued');
     },
     result() {
-      const artifacts = [{ url: `https://artifacts.invalid/${name}/0.png` }];
-      return { status: 200, body: { data: { request_id: name, sume_status: 'completed', result: { artifacts } } } };
+      const artifacts = [{ url: `https://artifacts.invalid/${id}/0.png` }];
+      return { status: 200, body: { data: { request_id: id, sume_status: 'completed', result: { artifacts } } } };
     },
     cancel() {
       pressed = true;
@@ -63,7 +68,7 @@ function script(name) {
       if (name === 'drop') return { drop: true };
       if (name === 'unlisted') return error(409, 'job_already_finishing');
       cancelled = true;
-      return { status: 200, body: { data: { request_id: name, sume_status: 'canceled', refunded: true } } };
+      return { status: 200, body: { data: { request_id: id, sume_status: 'canceled', refunded: true } } };
     },
   };
 }
@@ -157,7 +162,7 @@ export async function serveExample(port = 0, { api } = {}) {
     }
     const m = path.match(/^\/v1\/jobs\/([\w-]+)\/(status|result|cancel)$/);
     if (m) {
-      if (m[1] === 'owned' && req.headers.authorization !== 'Bearer owner') {
+      if (scriptOf(m[1]) === 'owned' && req.headers.authorization !== 'Bearer owner') {
         const error = { code: 'unauthorized', message: 'send Authorization: Bearer <api key>' };
         res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
         return;
