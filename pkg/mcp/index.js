@@ -849,9 +849,14 @@ class Watch {
     }
     const wait =
       failure?.retryAfterMs != null ? ` The server asked to wait ${failure.retryAfterMs} ms (Retry-After).` : '';
+    // What a URL that is no MCP endpoint answers (a wrong path, a plain web server): said, since
+    // "the tool may have started" alone sends a newcomer looking for a task that never was.
+    const notMcp = [404, 405, 501].includes(transport?.error?.httpStatus)
+      ? ` Is the URL the server's MCP endpoint (its path, such as /mcp)?`
+      : '';
     const why =
       reason === 'create_unanswered'
-        ? `tools/call ${this.name ?? ''} got no ${transport?.error?.httpStatus ? 'JSON-RPC ' : ''}answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit.${wait}`
+        ? `tools/call ${this.name ?? ''} got no ${transport?.error?.httpStatus ? 'JSON-RPC ' : ''}answer${said}: the tool may have started. Reconcile (look the task or its effects up); do not resubmit.${wait}${notMcp}`
         : this.closed
           ? `stopped watching: the sender's client is closed${said}; ${id ? `${goesOn} with a connected one` : 'nothing was sent'}`
           : reason === 'answer_too_large'

@@ -1211,6 +1211,22 @@ test('a tools/call answered by a 429 page: create_unanswered with its status and
   assert.equal(page.httpStatus, 502);
   assert.equal(page.retryAfterMs, null);
   assert.doesNotMatch(page.message, /asked to wait/);
+  assert.doesNotMatch(page.message, /MCP endpoint/, 'a gateway page is no sign of a wrong URL');
+  // What a URL that is no MCP endpoint answers: the message asks whether the URL is one.
+  for (const status of [404, 405, 501]) {
+    const wrong = await callTool(
+      httpSender({ url: 'http://127.0.0.1:1/', fetch: async () => new Response('nope', { status }) }),
+      { name: 'render' },
+    ).then(
+      () => assert.fail('callTool resolved'),
+      (x) => x,
+    );
+    assert.equal(wrong.code, 'create_unanswered');
+    assert.match(
+      wrong.message,
+      /do not resubmit\. Is the URL the server's MCP endpoint \(its path, such as \/mcp\)\?$/,
+    );
+  }
   // A 2xx page (a login page) is no answer either, and its status is said the same way.
   const login = await callTool(
     httpSender({
