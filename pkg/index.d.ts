@@ -225,7 +225,9 @@ export interface EndpointRequestFailed {
  * A JSON object the caller hands over as it is (a tool's or a job's arguments, an answer as an
  * MCP SDK returns it). Typed `object`, so an `interface` fits as well as a type literal
  * (TypeScript gives an interface no index signature) and so does an SDK result, whose index
- * signature is of `unknown`; the module refuses anything but a JSON object.
+ * signature is of `unknown`; the module refuses anything but a JSON object. `longcall/mcp` and
+ * `longcall/jobs` also refuse, as `malformed`, what JSON.stringify would change without a word
+ * (a `Map`, a `Set`, a function, a `Date`, `NaN`), naming where it is.
  */
 export type JsonObject = object;
 

@@ -31,6 +31,38 @@ export function checkOptions(options, known, where, fail, hints = {}) {
 }
 
 /**
+ * Throws `fail('malformed', message)`, as the core says of what it cannot read as JSON, when
+ * `value`, JSON the caller hands over as it is (a
+ * tool's or a job's arguments), holds something JSON.stringify would turn into something else
+ * without a word: a Map or a Set (`{}`), a function or a symbol (dropped), a number that is not
+ * finite (`null`), a class instance. The message names where (`at`).
+ * @param {unknown} value
+ * @param {string} at
+ * @param {(code: string, message: string) => Error} fail
+ */
+export function checkJson(value, at, fail) {
+  const refuse = (where, what) => {
+    throw fail(
+      'malformed',
+      `${where}: ${what} is not JSON; give plain objects, arrays, strings, numbers, booleans and null`,
+    );
+  };
+  // Depth-first, bounded: deeper (or cyclic) JSON is the core's to refuse.
+  const walk = (v, where, depth) => {
+    // `undefined`: no arguments at all, or an optional member left out, which JSON leaves out.
+    if (v == null || typeof v === 'string' || typeof v === 'boolean' || depth > 64) return;
+    if (typeof v === 'number') return Number.isFinite(v) ? undefined : refuse(where, String(v));
+    if (typeof v !== 'object') return refuse(where, `a ${typeof v}`);
+    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${where}[${i}]`, depth + 1));
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null)
+      refuse(where, `a ${proto?.constructor?.name ?? 'class instance'}`);
+    for (const [k, x] of Object.entries(v)) walk(x, `${where}.${k}`, depth + 1);
+  };
+  walk(value, at, 0);
+}
+
+/**
  * `did you mean "k"?` for the known key closest to `key`: the same but for case and
  * underscores (`on_status`: `onStatus`), else one that starts the other, else the longest shared
  * start of three letters or more (`args`: `arguments`).

@@ -17,7 +17,7 @@
 // request bodies are sent as `application/json`. `jobs_wait` answers go to the core's `Wave` as
 // they arrived (`handleWaitHttp`).
 import * as lc from 'longcall';
-import { checkOptions, isHttpUrl, seeded } from '../options.js';
+import { checkJson, checkOptions, isHttpUrl, seeded } from '../options.js';
 import { mergeHeaders, ownHeaders } from '../headers.js';
 import { failureText, transportDetail } from '../failure.js';
 
@@ -710,6 +710,8 @@ export class JobHost {
     checkOptions(job, JOB_KEYS, 'submit: job', jobError, {
       idempotencyKey: 'the intent is the key: submit(intent, job)',
     });
+    // A Map of arguments would go out as {}: a paid submit without its prompt.
+    checkJson(job?.arguments, 'submit: job.arguments', jobError);
     const submit = { ...job, idempotencyKey: intent };
     return this.#once(intent, hooks, submit, async () => {
       const resumed = await this.#resume(intent, hooks, submit);

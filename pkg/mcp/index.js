@@ -34,7 +34,7 @@
 // text or object, or an HTTP answer whole), unvalidated; throw only when none did; once `send` has settled, the signal it was
 // given is no longer followed.
 import * as lc from 'longcall';
-import { checkOptions, isHttpUrl } from '../options.js';
+import { checkJson, checkOptions, isHttpUrl } from '../options.js';
 import { mergeHeaders, ownHeaders } from '../headers.js';
 import { failureText, transportDetail } from '../failure.js';
 
@@ -1166,6 +1166,7 @@ export async function callTool(sender, opts) {
       'invalid_input',
       'callTool: give the tool as opts.name (its name) or opts.tool (its tools/list entry), one of the two',
     );
+  checkJson(opts.arguments, 'callTool: opts.arguments', mcpError);
   // A name passed as `tool` would run with no `taskSupport` to decide by: said, not guessed.
   if (opts.tool != null && (typeof opts.tool !== 'object' || Array.isArray(opts.tool)))
     throw new McpCallError(

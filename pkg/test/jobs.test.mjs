@@ -1302,6 +1302,28 @@ test('a wave of no jobs sends nothing and ends at once, unsatisfied', async () =
 
 // Rule E-63: a watch whose polls fail used to say nothing at all (the button sat on its last
 // state while the host retried for ever); each failure is said, and so is the first answer after.
+test('arguments that are not JSON are refused before the paid submit goes out', async () => {
+  let sent = 0;
+  const fetch = async () => {
+    sent++;
+    return Response.json({ data: { request_id: 'job_1', sume_status: 'queued' } });
+  };
+  const host = new JobHost({ baseUrl: 'http://jobs.invalid', fetch });
+  for (const [args, said] of [
+    [new Map([['prompt', 'a harbour']]), 'submit: job.arguments: a Map is not JSON'],
+    [{ prompt: 'a harbour', seed: () => 1 }, 'submit: job.arguments.seed: a function is not JSON'],
+    [{ frames: [1, Number.NaN] }, 'submit: job.arguments.frames[1]: NaN is not JSON'],
+    [{ at: new Date(0) }, 'submit: job.arguments.at: a Date is not JSON'],
+  ]) {
+    await assert.rejects(host.submit('intent-args', { model: 'demo-image', kind: 'image', arguments: args }), (e) => {
+      assert.equal(e.code, 'malformed');
+      assert.ok(e.message.startsWith(said), e.message);
+      return true;
+    });
+  }
+  assert.equal(sent, 0, 'nothing was sent');
+});
+
 test('a submit refused for good by a page that is no JSON settles with the status that refused it', async () => {
   // A baseUrl with one path segment too many: the server's own 404 page, text.
   const fetch = async () => new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });

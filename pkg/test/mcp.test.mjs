@@ -587,6 +587,13 @@ test('a listed tool runs as a task on the 2025 wire only where its taskSupport a
     message: /opts\.tool is the tool's tools\/list entry .*not a string; give a name as opts\.name/,
   });
   assert.equal(named.sent.length, 0);
+  // Arguments JSON.stringify would change without a word are refused, nothing sent.
+  const mapped = server();
+  await assert.rejects(callTool(mapped, { name: 'echo', arguments: { when: new Map() } }), {
+    code: 'malformed',
+    message: /^callTool: opts\.arguments\.when: a Map is not JSON/,
+  });
+  assert.equal(mapped.sent.length, 0);
   // A name that is no string is said as such, not as a tool missing.
   await assert.rejects(callTool(server(), { name: 42 }), {
     code: 'invalid_input',
