@@ -51,13 +51,18 @@ export function checkJson(value, at, fail) {
   const walk = (v, where, depth) => {
     // `undefined`: no arguments at all, or an optional member left out, which JSON leaves out.
     if (v == null || typeof v === 'string' || typeof v === 'boolean' || depth > 64) return;
-    if (typeof v === 'number') return Number.isFinite(v) ? undefined : refuse(where, String(v));
-    if (typeof v !== 'object') return refuse(where, `a ${typeof v}`);
-    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${where}[${i}]`, depth + 1));
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null)
-      refuse(where, `a ${proto?.constructor?.name ?? 'class instance'}`);
-    for (const [k, x] of Object.entries(v)) walk(x, `${where}.${k}`, depth + 1);
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) refuse(where, String(v));
+    } else if (typeof v !== 'object') {
+      refuse(where, `a ${typeof v}`);
+    } else if (Array.isArray(v)) {
+      for (const [i, x] of v.entries()) walk(x, `${where}[${i}]`, depth + 1);
+    } else {
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null)
+        refuse(where, `a ${proto?.constructor?.name ?? 'class instance'}`);
+      for (const [k, x] of Object.entries(v)) walk(x, `${where}.${k}`, depth + 1);
+    }
   };
   walk(value, at, 0);
 }
