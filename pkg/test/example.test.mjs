@@ -125,9 +125,21 @@ for (const example of ['cancel-button', 'lite-button'])
       }
     }
 
+    test('a submitted job whose model names a script plays it', async () => {
+      const r = await fetch(`${at.server.base}/v1/image-router/generate`, {
+        method: 'POST',
+        headers: { 'idempotency-key': `scripted-${example}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'late', prompt: 'a cat' }),
+      });
+      const id = (await r.json()).data.request_id;
+      assert.match(id, /^late-\d+$/);
+      const refused = await fetch(`${at.server.base}/v1/jobs/${id}/cancel`, { method: 'POST' });
+      assert.equal(refused.status, 409);
+    });
+
     test('a script plays again as a job of its own under NAME-N', async () => {
       const api = (id, what, method = 'GET') => fetch(`${at.server.base}/v1/jobs/${id}/${what}`, { method });
-      for (const id of ['late-1', 'late-2']) {
+      for (const id of ['late-71', 'late-72']) {
         assert.equal((await (await api(id, 'status')).json()).data.sume_status, 'queued');
         const refused = await api(id, 'cancel', 'POST');
         assert.equal(refused.status, 409);

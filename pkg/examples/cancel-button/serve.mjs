@@ -16,8 +16,8 @@
 //   three polls); each NAME plays its script once per run of this server, and NAME-N (`late-2`)
 //   plays it again as a job of its own;
 //   a submit (`?model=NAME`'s Render button) creates one job per idempotency key, which plays
-//   the last script (`?model=slow-submit`: the submit is answered after 2 s; `?model=full-once`:
-//   the first submit finds the queue full). `GET /_counters` says what it got: the submits per
+//   the script its model names (`?model=late`), else the last one (`?model=slow-submit`: the
+//   submit is answered after 2 s; `?model=full-once`: the first submit finds the queue full). `GET /_counters` says what it got: the submits per
 //   idempotency key and the job each key made, so a host can be seen to send a submit again with
 //   its key and make one job. It answers other origins too (CORS), for a page served by a dev
 //   server; or
@@ -31,6 +31,9 @@ import { createTasksServer } from '../mcp-tasks-server.mjs';
 
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+
+/** The scripts a job can play, by name; any other name finishes after three polls. */
+const SCRIPTS = ['queued', 'late', 'html502', 'html200', 'drop', 'unlisted', 'unknown', 'html404', 'owned'];
 
 /** The script job `id` plays: its name, a number after it left off (`late-2` plays `late`). */
 const scriptOf = (id) => id.replace(/-\d+$/, '');
@@ -153,7 +156,9 @@ export async function serveExample(port = 0, { api } = {}) {
         res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error }));
         return;
       }
-      if (!submitted.has(key)) submitted.set(key, `job_${submitted.size + 1}`);
+      // A model that names a script (`late`) makes a job that plays it (`late-3`).
+      const n = submitted.size + 1;
+      if (!submitted.has(key)) submitted.set(key, SCRIPTS.includes(model) ? `${model}-${n}` : `job_${n}`);
       const id = submitted.get(key);
       res
         .writeHead(200, { 'content-type': 'application/json' })
