@@ -110,11 +110,11 @@ const duplicateIntent = (e) => {
   );
 };
 
-/** One job watched by a {@link JobHost}: see index.d.ts `Job`. */
 // Each request kind of the core, in words (the status poll is `get`, a failed result fetch too:
 // rule D-10).
 const JOB_REQUESTS = { get: 'the status poll', cancel: 'the cancel', fetch_result: 'the result fetch' };
 
+/** One job watched by a {@link JobHost}: see index.d.ts `Job`. */
 class Job {
   #host;
   #ep;
