@@ -9,6 +9,7 @@ import { makeFast } from './fast.js';
 import { FAST_METHODS, NUMERIC_FUNCTIONS, BUTTON_NAMES, CALL_NAMES, TEXT_ARGUMENTS } from './numeric.js';
 import { routeStructured } from './structured.js';
 import { callToolArgs, configAt } from './config.js';
+import { seeded } from './options.js';
 
 // Before bind(), which guards the methods it installs (freed, unbound, coded errors).
 routeStructured(glue.Tracker, () => fastOutputs());
@@ -21,6 +22,12 @@ const state = bind(glue, {
   names: { Tracker: CALL_NAMES, Endpoint: CALL_NAMES, CancelButton: BUTTON_NAMES },
   prepare: {
     Tracker: { new: configAt(1) },
+    // A wave's configuration is read in the module, not by config.js: its seed is drawn here.
+    Wave: {
+      new: (args) => {
+        args[0] = seeded(args[0]);
+      },
+    },
     Endpoint: { callTool: callToolArgs, submitJob: configAt(1), watch: configAt(2), watchAgain: configAt(0) },
   },
 });

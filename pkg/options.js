@@ -32,9 +32,8 @@ export function checkOptions(options, known, where, fail, hints = {}) {
 
 /**
  * Throws `fail('malformed', message)`, as the core says of what it cannot read as JSON, when
- * `value`, JSON the caller hands over as it is (a
- * tool's or a job's arguments), holds something JSON.stringify would turn into something else
- * without a word: a Map or a Set (`{}`), a function or a symbol (dropped), a number that is not
+ * `value`, JSON the caller hands over as it is (a tool's or a job's arguments), holds something
+ * JSON.stringify would turn into something else without a word: a Map or a Set (`{}`), a function or a symbol (dropped), a number that is not
  * finite (`null`), a class instance. The message names where (`at`).
  * @param {unknown} value
  * @param {string} at
@@ -112,8 +111,9 @@ export function isHttpUrl(value) {
 }
 
 /**
- * A `Wave`'s `config` with a jitter seed of its own when the caller gave none, as config.js gives
- * every tracker configuration one (a wave's is read in the module, not there). The core draws
+ * A `Wave`'s `config` with a jitter seed of its own when the caller gave none (api.js, for every
+ * `Wave` made), as config.js gives every tracker configuration one (a wave's is read in the
+ * module, not there). The core draws
  * every round's jitter from its seed, and the default seed is the same in every process, so
  * waves started together (a fleet of hosts restarted at once) would poll together, every time.
  * A host is where randomness lives: it draws the seed from the platform's source. A caller who

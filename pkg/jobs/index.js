@@ -17,7 +17,7 @@
 // request bodies are sent as `application/json`. `jobs_wait` answers go to the core's `Wave` as
 // they arrived (`handleWaitHttp`).
 import * as lc from 'longcall';
-import { checkJson, checkOptions, isHttpUrl, seeded } from '../options.js';
+import { checkJson, checkOptions, isHttpUrl } from '../options.js';
 import { mergeHeaders, ownHeaders } from '../headers.js';
 import { failureText, transportDetail } from '../failure.js';
 
@@ -792,7 +792,7 @@ export class JobHost {
     this.#open('wait');
     checkOptions(options, WAIT_OPTIONS, 'wait', jobError);
     const { deadline = null, path = '/jobs/wait', onJob, ...config } = options ?? {};
-    const w = fromCore(() => new lc.Wave(seeded(config)));
+    const w = fromCore(() => new lc.Wave(config));
     /** @type {Map<string, object>} */
     const settled = new Map();
     // Jobs whose watching stopped unsettled (a deadline, max polls): they count as ended for

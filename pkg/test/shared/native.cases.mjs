@@ -303,6 +303,11 @@ export const cases = {
     );
     assert.equal(w.isSatisfied, true);
     assert.equal(restored.isSatisfied, false, 'the snapshot is independent');
+    // Waves made without a seed draw one each, so waves started together do not poll together;
+    // a given seed is kept.
+    const seedOf = (wave) => JSON.parse(wave.snapshot()).state.config.seed;
+    assert.notEqual(seedOf(new lc.Wave()), seedOf(new lc.Wave({ waitFor: 'any' })));
+    assert.equal(seedOf(new lc.Wave({ seed: 42 })), 42);
     assert.equal(errorOf(() => new lc.Wave({ waitFor: 'any', capMs: 1 })).code, 'malformed');
     assert.equal(errorOf(() => new lc.Wave({ timeoutSeconds: 0 })).code, 'invalid_config');
     assert.equal(errorOf(() => w.addJob(0, { id: 'j3', status: 'queued', extra: 1 })).code, 'malformed');
